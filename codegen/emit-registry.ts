@@ -1,0 +1,148 @@
+/**
+ * generated/registry.ts (per-tool metadata read by dispatch, tools/list and list_capabilities),
+ * generated/handlers.ts (the Handlers interface), generated/tool-modules.ts (the static import map that
+ * must satisfy Handlers, so a spec method without a handler fails to compile) and generated/errors.ts.
+ */
+import type { MethodSpec, Spec } from "./load.js";
+import { mcpInputSchema, mcpOutputSchema, paramsDefName, resultDefName } from "./schemas.js";
+import { validatorName } from "./emit-validators.js";
+
+export function toolArea(m: MethodSpec): string {
+  const area = m.scope.split(":")[1];
+  if (!area) throw new Error(`method ${m.name}: scope ${m.scope} has no area`);
+  return area === "whoami" ? "meta" : area;
+}
+
+export function toolFile(m: MethodSpec): string {
+  return `src/tools/${toolArea(m)}/${m.name}.ts`;
+}
+
+function title(m: MethodSpec): string {
+  const words = m.name.split("_");
+  return [words[0]![0]!.toUpperCase() + words[0]!.slice(1), ...words.slice(1)].join(" ");
+}
+
+function annotations(m: MethodSpec) {
+  if (m.kind === "read") return { readOnlyHint: true, openWorldHint: false };
+  return { readOnlyHint: false, destructiveHint: m.name.startsWith("delete_"), idempotentHint: true, openWorldHint: false };
+}
+
+const json = (v: unknown) => JSON.stringify(v, null, 2);
+
+export function emitRegistry(spec: Spec, banner: string): string {
+  const entries = spec.methods.map((m) => ({
+    name: m.name,
+    title: title(m),
+    description: m.description,
+    scope: m.scope,
+    kind: m.kind,
+    paramNames: m.params.map((p) => p.name),
+    errors: m.errors,
+    annotations: annotations(m),
+    inputSchema: mcpInputSchema(spec, m),
+    outputSchema: mcpOutputSchema(spec, m),
+  }));
+  const lines = [
+    banner,
+    `import * as validators from "./validators.js";`,
+    `import type { ValidateFunction } from "ajv";`,
+    ``,
+    `export interface ToolDefinition {`,
+    `  readonly name: ToolName;`,
+    `  readonly title: string;`,
+    `  readonly description: string;`,
+    `  readonly scope: string;`,
+    `  readonly kind: "read" | "write";`,
+    `  /** Param names in spec order: how positional JSON-RPC params map to names. */`,
+    `  readonly paramNames: readonly string[];`,
+    `  readonly errors: readonly string[];`,
+    `  readonly annotations: Readonly<Record<string, boolean>>;`,
+    `  readonly inputSchema: Readonly<Record<string, unknown>>;`,
+    `  readonly outputSchema: Readonly<Record<string, unknown>>;`,
+    `  readonly validateParams: ValidateFunction;`,
+    `  readonly validateResult: ValidateFunction;`,
+    `}`,
+    ``,
+    `export type ToolName = ${spec.methods.map((m) => json(m.name)).join(" | ")};`,
+    ``,
+    `/** Every tool, in spec order (the order of tools/list). */`,
+    `export const tools: readonly ToolDefinition[] = [`,
+    ...entries.map((e) => {
+      const body = json(e).slice(0, -2); // drop the closing "\n}"
+      return `${body},\n  "validateParams": validators.${validatorName(e.name, "params")},\n  "validateResult": validators.${validatorName(e.name, "result")}\n},`;
+    }),
+    `];`,
+    ``,
+    `export const toolsByName: ReadonlyMap<string, ToolDefinition> = new Map(tools.map((t) => [t.name, t]));`,
+    ``,
+    `/** Every scope a token may hold, in a stable order. */`,
+    `export const scopes = ${json([...new Set(spec.methods.map((m) => m.scope))].sort())} as const;`,
+    ``,
+  ];
+  return lines.join("\n");
+}
+
+export function emitHandlers(spec: Spec, banner: string): string {
+  const lines = [
+    banner,
+    `import type * as T from "./types.js";`,
+    `import type { ToolContext } from "../src/tools/context.js";`,
+    `import type { WriteContext, WriteOutcome } from "../src/writes/types.js";`,
+    ``,
+    `/**`,
+    ` * One function per spec method. Reads return their result; writes return the resource and the change`,
+    ` * to audit, and the write pipeline adds status, audit_id and the stored response around them.`,
+    ` */`,
+    `export interface Handlers {`,
+    ...spec.methods.map((m) =>
+      m.kind === "read"
+        ? `  ${m.name}(params: T.${paramsDefName(m)}, ctx: ToolContext): Promise<T.${resultDefName(m)}>;`
+        : `  ${m.name}(params: T.${paramsDefName(m)}, ctx: WriteContext): Promise<WriteOutcome<T.${resultDefName(m)}>>;`,
+    ),
+    `}`,
+    ``,
+    ...spec.methods.map((m) => `export type ${paramsDefName(m)} = T.${paramsDefName(m)};\nexport type ${resultDefName(m)} = T.${resultDefName(m)};`),
+    ``,
+  ];
+  return lines.join("\n");
+}
+
+export function emitToolModules(spec: Spec, banner: string): string {
+  return [
+    banner,
+    `import type { Handlers } from "./handlers.js";`,
+    ...spec.methods.map((m) => `import { ${m.name} } from "../${toolFile(m).replace(/\.ts$/, ".js")}";`),
+    ``,
+    `/** The hand-written handler of every spec method; \`satisfies\` makes a missing or extra one a compile error. */`,
+    `export const handlers = {`,
+    ...spec.methods.map((m) => `  ${m.name},`),
+    `} satisfies Handlers;`,
+    ``,
+  ].join("\n");
+}
+
+export function emitErrors(spec: Spec, banner: string): string {
+  return [
+    banner,
+    `/** The server's error table, from components/errors: data.code → JSON-RPC code and message. */`,
+    `export const errorTable = ${json(spec.errors)} as const;`,
+    ``,
+    `export type ErrorName = keyof typeof errorTable;`,
+    ``,
+  ].join("\n");
+}
+
+export function stubSource(m: MethodSpec): string {
+  const depth = toolFile(m).split("/").length - 1;
+  const up = "../".repeat(depth);
+  return [
+    `import type { Handlers } from "${up}generated/handlers.js";`,
+    `import { notImplemented } from "${up.slice(3)}errors.js";`,
+    ``,
+    `// Created by codegen because openrpc.json declares ${m.name} and no handler existed. Replace the body.`,
+    `export const ${m.name}: Handlers["${m.name}"] = async () => {`,
+    `  throw notImplemented("${m.name}");`,
+    `};`,
+    ``,
+  ].join("\n");
+}

@@ -1,0 +1,166 @@
+/**
+ * Reads openrpc.json, validates it with @open-rpc/schema-utils-js and applies the project's own rules,
+ * which the OpenRPC meta-schema cannot express (object results, closed objects, scope/kind present,
+ * an example per method). Every later stage works from the `Spec` this returns.
+ */
+import { readFile } from "node:fs/promises";
+import { validateOpenRPCDocument } from "@open-rpc/schema-utils-js";
+
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+export type JsonObject = { [key: string]: Json };
+
+export interface ContentDescriptor {
+  name: string;
+  description?: string;
+  required?: boolean;
+  schema: JsonObject;
+}
+
+export interface MethodSpec {
+  name: string;
+  summary?: string;
+  description: string;
+  params: ContentDescriptor[];
+  result: ContentDescriptor;
+  scope: string;
+  kind: "read" | "write";
+  errors: string[];
+  examples: JsonObject[];
+}
+
+export interface Spec {
+  raw: JsonObject;
+  methods: MethodSpec[];
+  schemas: Record<string, JsonObject>;
+  errors: Record<string, { code: number; message: string }>;
+}
+
+const COMPONENT_PREFIX = "#/components/";
+
+function resolveComponentRef(raw: JsonObject, ref: string): Json {
+  if (!ref.startsWith(COMPONENT_PREFIX)) throw new Error(`unsupported $ref ${ref}: only #/components/... refs are allowed`);
+  let node: Json = raw;
+  for (const part of ref.slice(2).split("/")) {
+    if (node === null || typeof node !== "object" || Array.isArray(node) || !(part in node)) {
+      throw new Error(`$ref ${ref} does not resolve`);
+    }
+    node = (node as JsonObject)[part] as Json;
+  }
+  return node;
+}
+
+function deref<T extends Json>(raw: JsonObject, value: Json): T {
+  if (value && typeof value === "object" && !Array.isArray(value) && typeof value.$ref === "string") {
+    return resolveComponentRef(raw, value.$ref) as T;
+  }
+  return value as T;
+}
+
+/** Walks every schema node, so that rules hold at every depth, not only at the root. */
+export function walkSchema(schema: Json, visit: (node: JsonObject, path: string) => void, path = ""): void {
+  if (schema === null || typeof schema !== "object") return;
+  if (Array.isArray(schema)) {
+    schema.forEach((item, i) => walkSchema(item, visit, `${path}/${i}`));
+    return;
+  }
+  visit(schema, path);
+  for (const [key, value] of Object.entries(schema)) {
+    if (key === "examples" || key === "default" || key === "enum" || key === "const") continue;
+    walkSchema(value, visit, `${path}/${key}`);
+  }
+}
+
+function checkClosedObjects(schema: Json, where: string, problems: string[]): void {
+  walkSchema(schema, (node, path) => {
+    const isObject = node.type === "object" || (Array.isArray(node.type) && node.type.includes("object"));
+    if (!isObject) return;
+    if (node.additionalProperties !== false) problems.push(`${where}${path}: object without additionalProperties: false`);
+    if (!Array.isArray(node.required)) problems.push(`${where}${path}: object without an explicit required list`);
+  });
+}
+
+export async function loadSpec(path: string): Promise<Spec> {
+  const raw = JSON.parse(await readFile(path, "utf8")) as JsonObject;
+  const valid = validateOpenRPCDocument(structuredClone(raw) as never);
+  if (valid !== true) throw new Error(`openrpc.json is not a valid OpenRPC document: ${(valid as Error).message}`);
+
+  const problems: string[] = [];
+  const components = (raw.components ?? {}) as JsonObject;
+  const schemas = (components.schemas ?? {}) as Record<string, JsonObject>;
+  const errorTable = (components.errors ?? {}) as Record<string, { code: number; message: string }>;
+
+  for (const [name, schema] of Object.entries(schemas)) {
+    if (schema.title !== name) problems.push(`components/schemas/${name}: title must equal the key`);
+    checkClosedObjects(schema, `components/schemas/${name}`, problems);
+  }
+  walkSchema(raw.methods as Json, (node, path) => {
+    if (typeof node.$ref === "string" && "title" in node) problems.push(`methods${path}: title next to $ref`);
+  });
+
+  const methods: MethodSpec[] = [];
+  const seen = new Set<string>();
+  for (const rawMethod of raw.methods as JsonObject[]) {
+    const m = deref<JsonObject>(raw, rawMethod);
+    const name = String(m.name);
+    const where = `method ${name}`;
+    if (seen.has(name)) problems.push(`${where}: declared twice`);
+    seen.add(name);
+    if (typeof m.description !== "string" || m.description.length < 40) problems.push(`${where}: needs a description written for a language model`);
+    if (m.paramStructure !== "by-name") problems.push(`${where}: paramStructure must be "by-name"`);
+    const scope = m["x-scope"];
+    const kind = m["x-kind"];
+    if (typeof scope !== "string") problems.push(`${where}: x-scope is required`);
+    if (kind !== "read" && kind !== "write") problems.push(`${where}: x-kind must be read or write`);
+
+    const params = ((m.params ?? []) as Json[]).map((p) => deref<JsonObject>(raw, p) as unknown as ContentDescriptor);
+    for (const p of params) {
+      if (typeof p.required !== "boolean") problems.push(`${where}: param ${p.name} needs an explicit required`);
+      checkClosedObjects(p.schema, `${where} param ${p.name}`, problems);
+    }
+    const result = deref<JsonObject>(raw, m.result as Json) as unknown as ContentDescriptor;
+    const resultRoot = deref<JsonObject>(raw, result.schema);
+    if (resultRoot.type !== "object") problems.push(`${where}: the result schema must be an object at its root`);
+    checkClosedObjects(result.schema, `${where} result`, problems);
+
+    const errors: string[] = [];
+    for (const e of (m.errors ?? []) as JsonObject[]) {
+      const ref = typeof e.$ref === "string" ? e.$ref : undefined;
+      if (!ref || !ref.startsWith("#/components/errors/")) {
+        problems.push(`${where}: errors must be $refs into components/errors`);
+        continue;
+      }
+      const key = ref.slice("#/components/errors/".length);
+      if (!(key in errorTable)) problems.push(`${where}: unknown error ${key}`);
+      errors.push(key);
+    }
+    const examples = ((m.examples ?? []) as Json[]).map((e) => deref<JsonObject>(raw, e));
+    if (examples.length === 0) problems.push(`${where}: needs at least one example`);
+
+    if (kind === "write") {
+      for (const required of ["idempotency_key", "dry_run"]) {
+        if (!params.some((p) => p.name === required)) problems.push(`${where}: write tools take ${required}`);
+      }
+    }
+    methods.push({
+      name,
+      summary: typeof m.summary === "string" ? m.summary : undefined,
+      description: String(m.description ?? ""),
+      params,
+      result,
+      scope: String(scope),
+      kind: kind as "read" | "write",
+      errors,
+      examples,
+    });
+  }
+
+  const codes = new Map<number, string>();
+  for (const [key, e] of Object.entries(errorTable)) {
+    const other = codes.get(e.code);
+    if (other) problems.push(`components/errors: ${key} and ${other} share code ${e.code}`);
+    codes.set(e.code, key);
+  }
+
+  if (problems.length > 0) throw new Error(`openrpc.json breaks the project's rules:\n  - ${problems.join("\n  - ")}`);
+  return { raw, methods, schemas, errors: errorTable };
+}

@@ -1,0 +1,63 @@
+/**
+ * DATABASE_URL → one Knex instance. `postgres://`/`postgresql://` use pg; `sqlite:<path>` (or
+ * `sqlite::memory:`) uses better-sqlite3.
+ *
+ * Row values differ by driver, so row mappers always coerce: BigInt(x) for money (pg returns BIGINT as
+ * strings; better-sqlite3 is set to return every integer as BigInt so sums past 2^53 stay exact),
+ * Number(x) for counts, Boolean(x) for flags. Dates are stored as 'YYYY-MM-DD' text and times as ISO-8601
+ * UTC text on both dialects, so that they compare and sort identically.
+ */
+import { mkdirSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import knexFactory, { type Knex } from "knex";
+import pg from "pg";
+
+export type Dialect = "sqlite" | "postgres";
+
+// DATE would otherwise become a JS Date at local midnight, shifting calendar days.
+pg.types.setTypeParser(1082, (v: string) => v);
+
+export function dialectOf(url: string): Dialect {
+  if (/^postgres(ql)?:\/\//.test(url)) return "postgres";
+  if (url.startsWith("sqlite:")) return "sqlite";
+  throw new Error(`DATABASE_URL must start with postgres://, postgresql:// or sqlite:, got ${JSON.stringify(url.replace(/\/\/[^@]*@/, "//***@"))}`);
+}
+
+export function sqlitePath(url: string): string {
+  const path = url.slice("sqlite:".length).replace(/^\/\//, "");
+  return path === ":memory:" ? path : resolve(path);
+}
+
+export function knexConfig(url: string): Knex.Config {
+  if (dialectOf(url) === "postgres") {
+    return { client: "pg", connection: url, pool: { min: 0, max: 10 } };
+  }
+  const filename = sqlitePath(url);
+  if (filename !== ":memory:") mkdirSync(dirname(filename), { recursive: true });
+  return {
+    client: "better-sqlite3",
+    connection: { filename },
+    useNullAsDefault: true,
+    // One connection: SQLite has one writer anyway, and knex then serialises transactions in-process.
+    pool: {
+      min: 1,
+      max: 1,
+      afterCreate(conn: { pragma(s: string): unknown; defaultSafeIntegers(on: boolean): unknown }, done: (err: Error | null, conn: unknown) => void) {
+        conn.pragma("journal_mode = WAL");
+        conn.pragma("foreign_keys = ON");
+        conn.pragma("busy_timeout = 5000");
+        conn.pragma("synchronous = NORMAL");
+        conn.defaultSafeIntegers(true);
+        done(null, conn);
+      },
+    },
+  };
+}
+
+export function createDb(url: string): Knex {
+  return knexFactory(knexConfig(url));
+}
+
+export function dialect(db: Knex): Dialect {
+  return db.client.config.client === "pg" ? "postgres" : "sqlite";
+}

@@ -1,0 +1,72 @@
+/**
+ * AppError is the one error type that crosses layers. Handlers throw it; the RPC layer turns it into a
+ * JSON-RPC error (src/rpc/to-jsonrpc-error.ts) and the MCP layer into an isError tool result. Codes and
+ * messages come from generated/errors.ts (components/errors in openrpc.json); docs/errors.md explains them.
+ */
+import { errorTable, type ErrorName } from "../generated/errors.js";
+
+export type { ErrorName };
+
+export interface ErrorDetails {
+  field?: string;
+  expected?: string;
+  retry_after_seconds?: number;
+  scope?: string;
+  position?: number;
+  [key: string]: unknown;
+}
+
+const RETRYABLE: ReadonlySet<ErrorName> = new Set<ErrorName>(["idempotency_key_in_use", "rate_limited", "internal_error"]);
+
+const HTTP_STATUS: Partial<Record<ErrorName, number>> = {
+  unauthorized: 401,
+  insufficient_scope: 403,
+  rate_limited: 429,
+  internal_error: 500,
+};
+
+export class AppError extends Error {
+  readonly name = "AppError";
+  constructor(
+    readonly errorName: ErrorName,
+    message: string,
+    readonly details: ErrorDetails = {},
+  ) {
+    super(message);
+  }
+
+  get code(): number {
+    return errorTable[this.errorName].code;
+  }
+
+  get retryable(): boolean {
+    return RETRYABLE.has(this.errorName);
+  }
+
+  /** The HTTP status a direct JSON-RPC call answers with; tool-level failures stay 200 like any JSON-RPC error. */
+  get httpStatus(): number {
+    return HTTP_STATUS[this.errorName] ?? 200;
+  }
+
+  /** The JSON-RPC `data` member: stable code, retryability, then details. */
+  toData(): Record<string, unknown> {
+    return { code: this.errorName, retryable: this.retryable, ...this.details };
+  }
+}
+
+export const invalidParams = (field: string, expected: string, message?: string) =>
+  new AppError("invalid_params", message ?? `${field}: expected ${expected}`, { field, expected });
+
+export const notFound = (resource: string, field: string, id: unknown) =>
+  new AppError("not_found", `${field}: no ${resource} with id ${JSON.stringify(id)} exists for this user. List the user's ${resource}s to find the right id.`, {
+    field,
+    expected: `the id of one of the user's ${resource}s`,
+  });
+
+export const conflict = (field: string, message: string) => new AppError("conflict", message, { field });
+
+export const notImplemented = (tool: string) =>
+  new AppError("not_implemented", `${tool} is declared in the contract but not implemented on this server yet. Do not retry.`);
+
+export const internalError = () =>
+  new AppError("internal_error", "The server failed unexpectedly and changed nothing. Retry later with the same idempotency_key.");
