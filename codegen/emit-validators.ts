@@ -20,6 +20,8 @@ export function emitValidators(spec: Spec, banner: string): { js: string; dts: s
     strictTypes: false,
     allErrors: true,
     useDefaults: true,
+    // verbose keeps parentSchema on each error, so messages can quote the schema's own description.
+    verbose: true,
     keywords: ["example"],
   });
   addFormats.default(ajv);

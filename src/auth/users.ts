@@ -1,0 +1,42 @@
+/** Users: created by the CLI, authenticated by email and password on the tokens endpoint. */
+import type { Knex } from "knex";
+import { newId } from "../db/ids.js";
+import { isKnownCurrency } from "../money/currencies.js";
+import { hashPassword } from "./passwords.js";
+import { isValidTimeZone } from "./timezones.js";
+
+export interface User {
+  id: string;
+  email: string;
+  timezone: string;
+  default_currency: string;
+  created_at: string;
+}
+
+export class UserInputError extends Error {}
+
+export const normalizeEmail = (email: string) => email.trim().toLowerCase();
+
+export async function createUser(
+  db: Knex,
+  input: { email: string; password: string; timezone?: string; currency?: string },
+  now = new Date(),
+): Promise<User> {
+  const email = input.email.trim();
+  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) || email.length > 320) throw new UserInputError(`email: expected an email address, got ${JSON.stringify(email)}`);
+  if (input.password.length < 12) throw new UserInputError("password: expected at least 12 characters");
+  const timezone = input.timezone ?? "UTC";
+  if (!isValidTimeZone(timezone)) throw new UserInputError(`timezone: expected an IANA time zone such as Europe/Berlin, got ${JSON.stringify(timezone)}`);
+  const currency = (input.currency ?? "USD").toUpperCase();
+  if (!isKnownCurrency(currency)) throw new UserInputError(`currency: expected an ISO 4217 code such as EUR, got ${JSON.stringify(input.currency)}`);
+  const existing = await db("users").where({ email_normalized: normalizeEmail(email) }).first("id");
+  if (existing) throw new UserInputError(`email: a user with this email already exists`);
+  const at = now.toISOString();
+  const user = { id: newId("usr"), email, timezone, default_currency: currency, created_at: at };
+  await db("users").insert({ ...user, email_normalized: normalizeEmail(email), password_hash: await hashPassword(input.password), updated_at: at });
+  return user;
+}
+
+export async function findUserByEmail(db: Knex, email: string): Promise<(User & { password_hash: string }) | undefined> {
+  return db("users").where({ email_normalized: normalizeEmail(email) }).first("id", "email", "timezone", "default_currency", "created_at", "password_hash");
+}

@@ -1,0 +1,58 @@
+/**
+ * Express middleware shared by the MCP routes: DNS-rebinding protection (Host and Origin allow-lists),
+ * content negotiation (Accept), and the bearer-token check with its WWW-Authenticate answer.
+ */
+import type { NextFunction, Request, Response } from "express";
+import type { Knex } from "knex";
+import type { Config } from "../config.js";
+import { authenticateBearer } from "../auth/tokens.js";
+import { AppError } from "../errors.js";
+import type { Caller } from "../tools/context.js";
+import { INVALID_REQUEST, protocolError } from "../rpc/protocol-error.js";
+import { sendRpcError } from "./send.js";
+
+function hostName(hostHeader: string): string {
+  if (hostHeader.startsWith("[")) return hostHeader.slice(0, hostHeader.indexOf("]") + 1);
+  return hostHeader.split(":")[0]!;
+}
+
+export function hostAndOriginGuard(config: Config) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const host = req.headers.host;
+    if (!config.allowedHosts.includes("*") && (!host || !config.allowedHosts.includes(hostName(host).toLowerCase()))) {
+      return sendRpcError(res, null, protocolError(INVALID_REQUEST, `Host ${JSON.stringify(host ?? "")} is not allowed (ALLOWED_HOSTS).`, { code: "forbidden_host" }, 403));
+    }
+    const origin = req.headers.origin;
+    if (origin && !config.allowedOrigins.includes("*")) {
+      let allowed = false;
+      try {
+        const u = new URL(origin);
+        allowed = config.allowedOrigins.some((o) => o === origin || o === `${u.protocol}//${u.hostname}`);
+      } catch {
+        allowed = false;
+      }
+      if (!allowed) return sendRpcError(res, null, protocolError(INVALID_REQUEST, `Origin ${JSON.stringify(origin)} is not allowed (ALLOWED_ORIGINS).`, { code: "forbidden_origin" }, 403));
+    }
+    next();
+  };
+}
+
+export function acceptsJsonOrSse(req: Request): boolean {
+  const accept = req.headers.accept ?? "";
+  return /application\/json|text\/event-stream|\*\/\*|application\/\*/.test(accept);
+}
+
+export const BEARER_CHALLENGE = 'Bearer realm="finance-mcp", error="invalid_token"';
+
+export async function authenticate(db: Knex, config: Config, req: Request): Promise<Caller> {
+  return authenticateBearer(db, req.headers.authorization, config.tokenPepper);
+}
+
+/** Adds the headers that go with an error's HTTP status (401/403 challenges). */
+export function challengeHeaders(res: Response, err: unknown): void {
+  if (!(err instanceof AppError)) return;
+  if (err.errorName === "unauthorized") res.setHeader("WWW-Authenticate", BEARER_CHALLENGE);
+  if (err.errorName === "insufficient_scope" && typeof err.details.scope === "string") {
+    res.setHeader("WWW-Authenticate", `Bearer realm="finance-mcp", error="insufficient_scope", scope="${err.details.scope}"`);
+  }
+}

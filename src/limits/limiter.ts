@@ -1,0 +1,69 @@
+/**
+ * The per-token and per-user limits, on rate-limiter-flexible (a well-kept library with Postgres and
+ * SQLite stores) rather than a hand-written counter. Counters live in the database table rate_limits, so
+ * several processes over one Postgres share them exactly. Each store limiter has an in-memory insurance
+ * limiter: if the store fails, limiting goes on from memory instead of failing open or failing requests.
+ */
+import Database from "better-sqlite3";
+import type { Knex } from "knex";
+import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, RateLimiterSQLite, type RateLimiterAbstract } from "rate-limiter-flexible";
+import type { Config } from "../config.js";
+import { dialect, sqlitePath } from "../db/knex.js";
+import type { LimitDecision, LimitName, RateLimits } from "./types.js";
+
+const WINDOWS: Record<LimitName, number> = { mcp: 60, sse: 60, tokens: 3600 };
+
+export function createRateLimits(db: Knex, config: Config): RateLimits {
+  const points: Record<LimitName, number> = {
+    mcp: config.rateLimits.mcpPerMinute,
+    sse: config.rateLimits.ssePerMinute,
+    tokens: config.rateLimits.tokensPerHour,
+  };
+  // better-sqlite3 through knex returns BigInt integers (see src/db/knex.ts), which the library's
+  // arithmetic cannot take; it gets its own plain connection to the same file instead.
+  let sqlite: Database.Database | undefined;
+  if (dialect(db) === "sqlite") {
+    const path = sqlitePath(config.databaseUrl);
+    sqlite = new Database(path);
+    sqlite.pragma("journal_mode = WAL");
+    sqlite.pragma("busy_timeout = 5000");
+    if (path === ":memory:") sqlite.exec("CREATE TABLE IF NOT EXISTS rate_limits (key TEXT PRIMARY KEY, points INTEGER NOT NULL DEFAULT 0, expire INTEGER)");
+  }
+  const limiters = new Map<LimitName, RateLimiterAbstract>();
+  for (const name of Object.keys(WINDOWS) as LimitName[]) {
+    const common = { points: points[name], duration: WINDOWS[name], keyPrefix: name, tableName: "rate_limits", tableCreated: true };
+    const insuranceLimiter = new RateLimiterMemory({ points: points[name], duration: WINDOWS[name], keyPrefix: `${name}_insurance` });
+    limiters.set(
+      name,
+      sqlite
+        ? new RateLimiterSQLite({ ...common, storeClient: sqlite, storeType: "better-sqlite3", insuranceLimiter })
+        : new RateLimiterPostgres({ ...common, storeClient: db, storeType: "knex", insuranceLimiter }),
+    );
+  }
+
+  return {
+    async consume(name, key): Promise<LimitDecision> {
+      const limiter = limiters.get(name)!;
+      try {
+        const res = await limiter.consume(key, 1);
+        return decision(name, points[name], res, true);
+      } catch (rejection) {
+        if (rejection instanceof RateLimiterRes) return decision(name, points[name], rejection, false);
+        throw rejection;
+      }
+    },
+    async close() {
+      sqlite?.close();
+    },
+  };
+}
+
+function decision(name: LimitName, limit: number, res: RateLimiterRes, allowed: boolean): LimitDecision {
+  return {
+    allowed,
+    limit,
+    remaining: Math.max(0, res.remainingPoints),
+    resetSeconds: Math.max(1, Math.ceil(res.msBeforeNext / 1000)),
+    windowSeconds: WINDOWS[name],
+  };
+}

@@ -1,0 +1,98 @@
+/**
+ * The one path of every tool call, whichever transport brought it (MCP tools/call on Streamable HTTP or
+ * on the SSE transport, or a direct JSON-RPC call): look the tool up → check scope → check the write
+ * switch → validate params → handler (writes through the write pipeline) → validate the result.
+ * Authentication and rate limiting happen once per JSON-RPC message, before this (src/rpc/message.ts).
+ */
+import type { Knex } from "knex";
+import type { Config } from "../config.js";
+import { AppError, internalError } from "../errors.js";
+import { toolsByName, type ToolDefinition } from "../../generated/registry.js";
+import type { Handlers } from "../../generated/handlers.js";
+import type { Caller, ToolContext } from "../tools/context.js";
+import type { WriteHandler } from "../writes/pipeline.js";
+import { METHOD_NOT_FOUND, protocolError } from "./protocol-error.js";
+import { validationError } from "./describe-validation.js";
+import type { Logger } from "../log.js";
+
+export interface CallInfo {
+  caller: Caller;
+  requestId: string;
+}
+
+export interface DispatchDeps {
+  db: Knex;
+  config: Config;
+  handlers: Handlers;
+  runWrite: (tool: string, params: Record<string, unknown>, ctx: ToolContext, handler: WriteHandler) => Promise<Record<string, unknown>>;
+  log: Logger;
+  now?: () => Date;
+}
+
+export type Dispatch = (tool: string, params: unknown, call: CallInfo) => Promise<Record<string, unknown>>;
+
+/** Whether a token may use a tool right now: what tools/list and list_capabilities show. */
+export function toolAvailable(tool: ToolDefinition, scopes: ReadonlySet<string>, config: Config): boolean {
+  return scopes.has(tool.scope) && (tool.kind === "read" || config.writeTools === "enabled");
+}
+
+export function findTool(name: string): ToolDefinition {
+  const tool = toolsByName.get(name);
+  if (!tool) {
+    throw protocolError(METHOD_NOT_FOUND, `Unknown tool ${JSON.stringify(name)}. Call tools/list (or list_capabilities) to see the tools this token may use.`);
+  }
+  return tool;
+}
+
+/** Positional params map onto the spec's param order, so clients generated from openrpc.json work. */
+function namedParams(tool: ToolDefinition, params: unknown): Record<string, unknown> {
+  if (params === undefined || params === null) return {};
+  if (Array.isArray(params)) {
+    if (params.length > tool.paramNames.length) {
+      throw new AppError("invalid_params", `${tool.name} takes at most ${tool.paramNames.length} positional params (${tool.paramNames.join(", ")}), got ${params.length}.`, {
+        field: "(params)",
+        expected: `at most ${tool.paramNames.length} values in the order ${tool.paramNames.join(", ")}`,
+      });
+    }
+    const out: Record<string, unknown> = {};
+    params.forEach((v, i) => {
+      if (v !== undefined && v !== null) out[tool.paramNames[i]!] = v;
+    });
+    return out;
+  }
+  if (typeof params !== "object") {
+    throw new AppError("invalid_params", `${tool.name} takes its params as an object of named arguments.`, { field: "(params)", expected: "an object" });
+  }
+  return structuredClone(params as Record<string, unknown>);
+}
+
+export function createDispatch(deps: DispatchDeps): Dispatch {
+  const now = deps.now ?? (() => new Date());
+  return async (name, rawParams, call) => {
+    const tool = findTool(name);
+    if (!call.caller.scopes.has(tool.scope)) {
+      throw new AppError("insufficient_scope", `This token lacks the scope ${tool.scope}, which ${tool.name} needs. Ask the user for a token that has it.`, {
+        scope: tool.scope,
+      });
+    }
+    if (tool.kind === "write" && deps.config.writeTools === "disabled") {
+      throw new AppError("writes_disabled", `Write tools are disabled on this server by its administrator, so ${tool.name} cannot run. Tell the user; do not retry.`);
+    }
+    const params = namedParams(tool, rawParams);
+    if (!tool.validateParams(params)) throw validationError(tool.name, tool.validateParams.errors ?? []);
+
+    const ctx: ToolContext = { db: deps.db, caller: call.caller, requestId: call.requestId, config: deps.config, now };
+    const handler = deps.handlers[tool.name as keyof Handlers] as unknown as (p: unknown, c: ToolContext) => Promise<Record<string, unknown>>;
+    const result =
+      tool.kind === "write"
+        ? await deps.runWrite(tool.name, params, ctx, handler as unknown as WriteHandler)
+        : await handler(params, ctx);
+
+    if (deps.config.validateResults && !tool.validateResult(result)) {
+      // Never send a result that breaks the contract: it is our bug, so say so without details.
+      deps.log.error("result_invalid", { tool: tool.name, request_id: call.requestId, errors: tool.validateResult.errors?.slice(0, 5) });
+      throw internalError();
+    }
+    return result;
+  };
+}

@@ -1,0 +1,74 @@
+/**
+ * One JSON-RPC message, after the HTTP layer has parsed it and authenticated the caller. Direct OpenRPC
+ * calls (method = tool name) go to dispatch; MCP methods go to the MCP layer (src/mcp), which calls
+ * dispatch for tools/call. Both transports (Streamable HTTP and the SSE transport) come through here.
+ */
+import { AppError, internalError } from "../errors.js";
+import type { Logger } from "../log.js";
+import type { Caller } from "../tools/context.js";
+import type { Dispatch } from "./dispatch.js";
+import { INVALID_REQUEST, METHOD_NOT_FOUND, ProtocolError, protocolError } from "./protocol-error.js";
+
+export type JsonRpcId = string | number | null;
+
+export interface JsonRpcRequest {
+  jsonrpc: "2.0";
+  id?: JsonRpcId;
+  method: string;
+  params?: unknown;
+}
+
+export interface JsonRpcError {
+  code: number;
+  message: string;
+  data?: Record<string, unknown>;
+}
+
+export type JsonRpcResponse =
+  | { jsonrpc: "2.0"; id: JsonRpcId; result: unknown }
+  | { jsonrpc: "2.0"; id: JsonRpcId; error: JsonRpcError };
+
+/** Checks the envelope; a batch or a malformed message is an invalid request. */
+export function parseEnvelope(body: unknown): JsonRpcRequest {
+  if (Array.isArray(body)) throw protocolError(INVALID_REQUEST, "JSON-RPC batches are not supported: send one request per HTTP request.", {}, 400);
+  if (body === null || typeof body !== "object") throw protocolError(INVALID_REQUEST, "The body must be a JSON-RPC 2.0 request object.", {}, 400);
+  const msg = body as Record<string, unknown>;
+  if (msg.jsonrpc !== "2.0") throw protocolError(INVALID_REQUEST, 'jsonrpc: expected "2.0".', { field: "jsonrpc" }, 400);
+  if (typeof msg.method !== "string" || msg.method === "") throw protocolError(INVALID_REQUEST, "method: expected a non-empty string.", { field: "method" }, 400);
+  if ("id" in msg && msg.id !== null && typeof msg.id !== "string" && typeof msg.id !== "number") {
+    throw protocolError(INVALID_REQUEST, "id: expected a string, a number or null.", { field: "id" }, 400);
+  }
+  if (msg.params !== undefined && (msg.params === null || typeof msg.params !== "object")) {
+    throw protocolError(INVALID_REQUEST, "params: expected an object or an array.", { field: "params" }, 400);
+  }
+  return msg as unknown as JsonRpcRequest;
+}
+
+/** The only place where an error becomes a JSON-RPC error object. */
+export function toJsonRpcError(err: unknown, log: Logger, requestId: string): { error: JsonRpcError; httpStatus: number } {
+  if (err instanceof AppError) return { error: { code: err.code, message: err.message, data: err.toData() }, httpStatus: err.httpStatus };
+  if (err instanceof ProtocolError) return { error: { code: err.code, message: err.message, data: err.data }, httpStatus: err.httpStatus };
+  log.error("unhandled_error", { request_id: requestId, error: err instanceof Error ? `${err.name}: ${err.message}` : String(err), stack: err instanceof Error ? err.stack : undefined });
+  const internal = internalError();
+  return { error: { code: internal.code, message: internal.message, data: internal.toData() }, httpStatus: 500 };
+}
+
+export interface MessageContext {
+  caller: Caller;
+  requestId: string;
+}
+
+/** MCP methods (initialize, tools/list, tools/call, …); undefined when the method is not an MCP one. */
+export type McpMethods = (msg: JsonRpcRequest, ctx: MessageContext) => Promise<unknown> | undefined;
+
+export function isToolMethod(method: string, toolNames: ReadonlySet<string>): boolean {
+  return toolNames.has(method);
+}
+
+export async function handleDirectCall(dispatch: Dispatch, msg: JsonRpcRequest, ctx: MessageContext): Promise<unknown> {
+  return dispatch(msg.method, msg.params, { caller: ctx.caller, requestId: ctx.requestId });
+}
+
+export function unknownMethod(method: string): ProtocolError {
+  return protocolError(METHOD_NOT_FOUND, `Unknown method ${JSON.stringify(method)}. Tools are called by name (see rpc.discover) or through MCP tools/call.`);
+}

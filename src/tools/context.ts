@@ -1,0 +1,23 @@
+import type { Knex } from "knex";
+import type { Config } from "../config.js";
+
+/** Who is calling: the token's user and the token itself. Built by src/auth, read by handlers. */
+export interface Caller {
+  readonly userId: string;
+  readonly tokenId: string;
+  readonly tokenName: string;
+  readonly scopes: ReadonlySet<string>;
+  readonly expiresAt: string | null;
+  readonly timezone: string;
+  readonly defaultCurrency: string;
+}
+
+/** What a read handler gets besides its params. No HTTP, no transport: the same for every caller. */
+export interface ToolContext {
+  readonly db: Knex;
+  readonly caller: Caller;
+  readonly requestId: string;
+  readonly config: Config;
+  /** The clock, injectable so tests can fix "today". */
+  now(): Date;
+}

@@ -1,0 +1,88 @@
+/**
+ * The audit log: one row per committed write, written inside the write's transaction. Rows hold resource
+ * snapshots and identifiers only; tokens, hashes and passwords never reach them.
+ */
+import type { Knex } from "knex";
+import type { AuditChange } from "./types.js";
+
+export interface AuditEntry {
+  id: string;
+  created_at: string;
+  user_id: string;
+  token_id: string | null;
+  tool: string;
+  action: string;
+  resource_type: string;
+  resource_id: string;
+  before: unknown;
+  after: unknown;
+  idempotency_key: string;
+  request_id: string;
+}
+
+export interface AuditWrite {
+  userId: string;
+  tokenId: string | null;
+  tool: string;
+  idempotencyKey: string;
+  requestId: string;
+  at: string;
+  change: AuditChange;
+}
+
+export async function insertAuditRow(trx: Knex.Transaction, w: AuditWrite): Promise<string> {
+  const rows = await trx("audit_log")
+    .insert({
+      created_at: w.at,
+      user_id: w.userId,
+      token_id: w.tokenId,
+      tool: w.tool,
+      action: w.change.action,
+      resource_type: w.change.resourceType,
+      resource_id: w.change.resourceId,
+      before_json: w.change.before === null || w.change.before === undefined ? null : JSON.stringify(w.change.before),
+      after_json: w.change.after === null || w.change.after === undefined ? null : JSON.stringify(w.change.after),
+      idempotency_key: w.idempotencyKey,
+      request_id: w.requestId,
+    })
+    .returning("id");
+  const first = rows[0] as { id: unknown } | unknown;
+  return String(typeof first === "object" && first !== null && "id" in first ? first.id : first);
+}
+
+type AuditRow = Record<string, unknown>;
+
+function toEntry(row: AuditRow): AuditEntry {
+  return {
+    id: String(row.id),
+    created_at: String(row.created_at),
+    user_id: String(row.user_id),
+    token_id: row.token_id == null ? null : String(row.token_id),
+    tool: String(row.tool),
+    action: String(row.action),
+    resource_type: String(row.resource_type),
+    resource_id: String(row.resource_id),
+    before: row.before_json == null ? null : JSON.parse(String(row.before_json)),
+    after: row.after_json == null ? null : JSON.parse(String(row.after_json)),
+    idempotency_key: String(row.idempotency_key),
+    request_id: String(row.request_id),
+  };
+}
+
+export async function readAuditEntry(db: Knex, id: string): Promise<AuditEntry | undefined> {
+  if (!/^\d+$/.test(id)) return undefined;
+  const row = await db("audit_log").where({ id }).first();
+  return row ? toEntry(row) : undefined;
+}
+
+/** A user's entries after an id, oldest first: the SSE stream's Last-Event-ID replay. */
+export async function auditEntriesAfter(db: Knex, userId: string, afterId: string, limit = 500): Promise<AuditEntry[]> {
+  const rows = await db("audit_log").where({ user_id: userId }).andWhere("id", ">", afterId).orderBy("id", "asc").limit(limit);
+  return rows.map(toEntry);
+}
+
+/** A user's newest entries first: the audit CLI. */
+export async function latestAuditEntries(db: Knex, userId: string, limit: number): Promise<AuditEntry[]> {
+  const rows = await db("audit_log").where({ user_id: userId }).orderBy("id", "desc").limit(limit);
+  return rows.map(toEntry);
+}

@@ -1,0 +1,71 @@
+/**
+ * Idempotency keys, scoped to (user, key). A key is claimed inside the write's own transaction, so a
+ * failed write claims nothing. The stored response is replayed for the same tool and arguments; other
+ * arguments under the same key are refused.
+ */
+import { createHash } from "node:crypto";
+import type { Knex } from "knex";
+import { AppError } from "../errors.js";
+
+/** Arguments compared after normalisation: key order does not matter; the key and dry_run are not arguments. */
+export function requestHash(tool: string, params: Record<string, unknown>): string {
+  const { idempotency_key: _k, dry_run: _d, ...args } = params;
+  return createHash("sha256").update(`${tool}\n${canonicalJson(args)}`).digest("hex");
+}
+
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, v]) => v !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
+}
+
+export interface StoredKey {
+  tool: string;
+  request_hash: string;
+  response_json: string;
+}
+
+export async function findKey(db: Knex, userId: string, key: string): Promise<StoredKey | undefined> {
+  return db("idempotency_keys").where({ user_id: userId, key }).first("tool", "request_hash", "response_json");
+}
+
+/** The answer to a key seen before: the stored response marked replayed, or idempotency_key_reused. */
+export function replayOrRefuse(stored: StoredKey, tool: string, hash: string): Record<string, unknown> {
+  if (stored.tool !== tool || stored.request_hash !== hash) {
+    throw new AppError(
+      "idempotency_key_reused",
+      `idempotency_key was already used for ${stored.tool === tool ? "other arguments" : `another tool (${stored.tool})`}. Use a new UUIDv4 for a new change; reuse a key only to retry the very same call.`,
+      { field: "idempotency_key", expected: "a new UUIDv4 for a new change" },
+    );
+  }
+  return { ...(JSON.parse(stored.response_json) as Record<string, unknown>), status: "replayed" };
+}
+
+export async function storeKey(
+  trx: Knex.Transaction,
+  row: { userId: string; key: string; tool: string; hash: string; response: unknown; at: Date; retentionHours: number },
+): Promise<void> {
+  await trx("idempotency_keys").insert({
+    user_id: row.userId,
+    key: row.key,
+    tool: row.tool,
+    request_hash: row.hash,
+    response_json: JSON.stringify(row.response),
+    created_at: row.at.toISOString(),
+    expires_at: new Date(row.at.getTime() + row.retentionHours * 3_600_000).toISOString(),
+  });
+}
+
+export async function purgeExpiredKeys(db: Knex, now: Date): Promise<number> {
+  return db("idempotency_keys").where("expires_at", "<", now.toISOString()).delete();
+}
+
+export function keyInUse(): AppError {
+  return new AppError("idempotency_key_in_use", "A call with this idempotency_key is still running. Wait a second, then retry with the same key.", {
+    field: "idempotency_key",
+    retry_after_seconds: 1,
+  });
+}
