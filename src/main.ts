@@ -7,6 +7,7 @@ import { createDb } from "./db/knex.js";
 import { migrateLatest } from "./db/migrate.js";
 import { closeServices, createApp, createServices } from "./app.js";
 import { purgeExpiredKeys } from "./writes/idempotency.js";
+import { seedKnowledgeBase } from "./domain/knowledge/store.js";
 
 const PURGE_EVERY_MS = 10 * 60_000;
 
@@ -14,6 +15,7 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const db = createDb(config.databaseUrl);
   await migrateLatest(db);
+  await seedKnowledgeBase(db);
   const services = await createServices(config, db);
   const server = createServer(createApp(services));
   const purge = setInterval(() => void purgeExpiredKeys(db, new Date()).catch(() => undefined), PURGE_EVERY_MS);

@@ -10,6 +10,7 @@ import { closeServices, createApp, createServices, type Services } from "../../s
 import { loadConfig, type Config } from "../../src/config.js";
 import { createDb } from "../../src/db/knex.js";
 import { migrateLatest } from "../../src/db/migrate.js";
+import { seedKnowledgeBase } from "../../src/domain/knowledge/store.js";
 import { createToken } from "../../src/auth/tokens.js";
 import { KNOWN_SCOPES } from "../../src/auth/tokens.js";
 import { newId } from "../../src/db/ids.js";
@@ -57,6 +58,7 @@ export async function startTestServer(env: Record<string, string> = {}, options:
   const config = loadConfig({ LOG_LEVEL: "silent", ...env, DATABASE_URL: database.url });
   const db = createDb(config.databaseUrl);
   await migrateLatest(db);
+  await seedKnowledgeBase(db);
   const services = await createServices(config, db, { now: options.now });
   const server: Server = createServer(createApp(services));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

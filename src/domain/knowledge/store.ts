@@ -1,0 +1,102 @@
+/**
+ * The knowledge base in the database, searched with each engine's own full-text index:
+ * SQLite FTS5 (porter stemming, bm25 with titles weighted 10, tags 5, bodies 1) and Postgres tsvector
+ * (GIN index; titles weight A, tags B, bodies D; ts_rank). User text never reaches either query language
+ * as syntax: it is cut into words first, and only words are passed on.
+ */
+import { dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { Knex } from "knex";
+import { dialect } from "../../db/knex.js";
+import { loadCorpus, type KbEntry } from "./corpus.js";
+
+export const DEFAULT_KB_FOLDER = resolve(dirname(fileURLToPath(import.meta.url)), "../../../kb");
+
+export interface KnowledgeHit {
+  id: string;
+  title: string;
+  snippet: string;
+  tags: string[];
+  score: number;
+}
+
+const STOPWORDS = new Set(
+  "a an and are as at be by can could do does did for from how i if in into is it its me my of on or please should so that the their them then there these this to was we what when where which who why will with would you your".split(" "),
+);
+
+/** The words of a question, lower-cased, contractions undone, stopwords and one-letter words dropped. */
+export function queryWords(query: string): string[] {
+  const text = query.toLowerCase().replace(/n['’]t\b/g, " not").replace(/['’](s|re|ll|ve|d|m)\b/g, "");
+  const words = text.match(/[\p{L}\p{N}]+/gu) ?? [];
+  return [...new Set(words.filter((w) => w.length > 1 && !STOPWORDS.has(w) && w !== "not"))].slice(0, 32);
+}
+
+export async function importCorpus(db: Knex, entries: KbEntry[], now = new Date()): Promise<number> {
+  await db.transaction(async (trx) => {
+    await trx("kb_entries").delete();
+    if (dialect(trx) === "sqlite") await trx.raw("DELETE FROM kb_fts");
+    for (const e of entries) {
+      await trx("kb_entries").insert({ id: e.id, title: e.title, tags: JSON.stringify(e.tags), body: e.body, updated_at: now.toISOString() });
+      if (dialect(trx) === "sqlite") {
+        await trx.raw("INSERT INTO kb_fts (entry_id, title, tags, body) VALUES (?, ?, ?, ?)", [e.id, e.title, e.tags.join(" "), e.body]);
+      }
+    }
+  });
+  return entries.length;
+}
+
+/** Loads the shipped corpus when the table is empty (first start, fresh test database). */
+export async function seedKnowledgeBase(db: Knex, folder = DEFAULT_KB_FOLDER): Promise<void> {
+  const row = await db("kb_entries").count<{ n: unknown }[]>({ n: "*" }).first();
+  if (Number(row?.n ?? 0) > 0) return;
+  await importCorpus(db, await loadCorpus(folder));
+}
+
+function tagFilter(tags: readonly string[] | undefined): { sql: string; bindings: string[] } {
+  if (!tags || tags.length === 0) return { sql: "", bindings: [] };
+  return { sql: ` AND (${tags.map(() => "e.tags LIKE ?").join(" OR ")})`, bindings: tags.map((t) => `%${JSON.stringify(t)}%`) };
+}
+
+export async function searchKnowledge(db: Knex, query: string, limit: number, tags?: readonly string[]): Promise<KnowledgeHit[]> {
+  const words = queryWords(query);
+  if (words.length === 0) return [];
+  const filter = tagFilter(tags);
+  if (dialect(db) === "sqlite") {
+    // Each word quoted: FTS5 operators, column filters and quotes in user text stay plain words.
+    const match = words.map((w) => `"${w}"`).join(" OR ");
+    const rows = await db.raw(
+      `SELECT f.entry_id AS id, e.title AS title, e.tags AS tags,
+              snippet(kb_fts, 3, '**', '**', '…', 24) AS snippet,
+              bm25(kb_fts, 0.0, 10.0, 5.0, 1.0) AS rank
+         FROM kb_fts f JOIN kb_entries e ON e.id = f.entry_id
+        WHERE kb_fts MATCH ?${filter.sql}
+        ORDER BY rank LIMIT ?`,
+      [match, ...filter.bindings, limit],
+    );
+    return (rows as Record<string, unknown>[]).map((r) => hit(r, -Number(r.rank)));
+  }
+  // Entries that contain every word rank above those that contain some (ts_rank alone does not weigh
+  // rare words, so a plain OR lets common words win; a plain AND misses new wordings).
+  const all = words.join(" & ");
+  const any = words.join(" | ");
+  const result = await db.raw(
+    `SELECT e.id, e.title, e.tags,
+            ts_headline('english', e.body, to_tsquery('english', ?), 'StartSel=**, StopSel=**, MaxWords=30, MinWords=12, MaxFragments=1') AS snippet,
+            (CASE WHEN e.search @@ to_tsquery('english', ?) THEN 1 ELSE 0 END) + ts_rank(e.search, to_tsquery('english', ?)) AS score
+       FROM kb_entries e
+      WHERE e.search @@ to_tsquery('english', ?)${filter.sql}
+      ORDER BY score DESC, e.id LIMIT ?`,
+    [any, all, any, any, ...filter.bindings, limit],
+  );
+  return (result.rows as Record<string, unknown>[]).map((r) => hit(r, Number(r.score)));
+}
+
+function hit(r: Record<string, unknown>, score: number): KnowledgeHit {
+  return {
+    id: String(r.id),
+    title: String(r.title),
+    snippet: String(r.snippet ?? "").replace(/\s+/g, " ").trim(),
+    tags: JSON.parse(String(r.tags)) as string[],
+    score: Math.round(score * 10000) / 10000,
+  };
+}

@@ -1,0 +1,60 @@
+/**
+ * Pins the code generator: generated/ is what openrpc.json produces (codegen:check passes), an edit of
+ * openrpc.json that was not regenerated makes codegen:check fail, and every spec method has exactly one
+ * handler module (no handler without a method either).
+ */
+import { spawnSync } from "node:child_process";
+import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { expect } from "chai";
+import { handlers } from "../../generated/tool-modules.js";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+const spec = JSON.parse(readFileSync(join(root, "openrpc.json"), "utf8"));
+
+function codegenCheck(dir: string) {
+  return spawnSync(process.execPath, ["--import", "tsx", join(root, "codegen/index.ts"), "--check", "--root", dir], { encoding: "utf8", cwd: root });
+}
+
+describe("codegen", function () {
+  this.timeout(120_000);
+
+  it("codegen:check passes on the committed tree", () => {
+    const r = codegenCheck(root);
+    expect(r.status, r.stderr).to.equal(0);
+  });
+
+  it("codegen:check fails after an edit of openrpc.json that was not regenerated", () => {
+    const dir = mkdtempSync(join(tmpdir(), "fmcp-codegen-"));
+    try {
+      cpSync(join(root, "openrpc.json"), join(dir, "openrpc.json"));
+      cpSync(join(root, "generated"), join(dir, "generated"), { recursive: true });
+      expect(codegenCheck(dir).status, "copy before the edit").to.equal(0);
+      const edited = JSON.parse(readFileSync(join(dir, "openrpc.json"), "utf8"));
+      edited.methods[0].description += " Edited.";
+      writeFileSync(join(dir, "openrpc.json"), JSON.stringify(edited, null, 2));
+      const r = codegenCheck(dir);
+      expect(r.status).to.equal(1);
+      expect(r.stderr).to.contain("generated/registry.ts");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("has a handler for every spec method and no handler without one", () => {
+    const specNames = spec.methods.map((m: any) => m.name).sort();
+    expect(Object.keys(handlers).sort()).to.deep.equal(specNames);
+    const files: string[] = [];
+    const walk = (dir: string) => {
+      for (const e of readdirSync(dir, { withFileTypes: true })) {
+        if (e.isDirectory()) walk(join(dir, e.name));
+        else if (e.name.endsWith(".ts") && e.name !== "context.ts") files.push(relative(join(root, "src/tools"), join(dir, e.name)));
+      }
+    };
+    walk(join(root, "src/tools"));
+    const handlerFiles = files.map((f) => f.split("/").pop()!.replace(/\.ts$/, "")).filter((n) => /^[a-z]+(_[a-z]+)+$/.test(n) || n === "whoami" || n === "calculate");
+    expect(handlerFiles.sort()).to.deep.equal(specNames);
+  });
+});

@@ -1,0 +1,82 @@
+/**
+ * Pins the contract: openrpc.json is a valid OpenRPC document, holds exactly the service description's
+ * 29 tools with their scopes and kinds, and every example validates against its method's schemas
+ * (through the same generated validators the server uses).
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { expect } from "chai";
+import { validateOpenRPCDocument } from "@open-rpc/schema-utils-js";
+import { tools, toolsByName } from "../../generated/registry.js";
+
+const spec = JSON.parse(readFileSync(new URL("../../openrpc.json", import.meta.url), "utf8"));
+const expectedTools: { name: string; scope: string; kind: string }[] = JSON.parse(
+  readFileSync(new URL("../fixtures/service-description-tools.json", import.meta.url), "utf8"),
+);
+
+describe("openrpc.json", () => {
+  it("is a valid OpenRPC 1.3.2 document", () => {
+    expect(spec.openrpc).to.equal("1.3.2");
+    expect(validateOpenRPCDocument(structuredClone(spec))).to.equal(true);
+  });
+
+  it("refuses a wrong x-scope or x-kind value (declared under x-extensions)", () => {
+    for (const [key, value] of [["x-scope", "read:everything"], ["x-kind", "maybe"]]) {
+      const broken = structuredClone(spec);
+      broken.methods[0][key] = value;
+      expect(validateOpenRPCDocument(broken), `${key}=${value}`).not.to.equal(true);
+    }
+  });
+
+  it("declares exactly the service description's tools, scopes and kinds", () => {
+    const actual = spec.methods.map((m: any) => ({ name: m.name, scope: m["x-scope"], kind: m["x-kind"] }));
+    const byName = (a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name);
+    expect([...actual].sort(byName)).to.deep.equal([...expectedTools].sort(byName));
+    expect(actual.filter((t: any) => t.kind === "read")).to.have.length(13);
+    expect(actual.filter((t: any) => t.kind === "write")).to.have.length(16);
+  });
+
+  it("matches the service description itself when it is beside the checkout", function () {
+    const path = new URL("../../../shared/service-description.md", import.meta.url);
+    if (!existsSync(path)) this.skip();
+    const text = readFileSync(path, "utf8");
+    for (const t of expectedTools) expect(text, t.name).to.match(new RegExp(`\\| ${t.name} \\|[^\\n]*\\| ${t.scope} \\|`));
+  });
+
+  for (const method of spec.methods as any[]) {
+    describe(method.name, () => {
+      const tool = toolsByName.get(method.name)!;
+
+      it("has a description for a language model, a summary and at least one example", () => {
+        expect(method.summary).to.be.a("string").and.not.empty;
+        expect(method.description.length).to.be.greaterThan(80);
+        expect(method.examples).to.be.an("array").that.is.not.empty;
+      });
+
+      it("has examples whose params and result validate against its schemas", () => {
+        for (const example of method.examples) {
+          const params = Object.fromEntries(example.params.map((p: any) => [p.name, structuredClone(p.value)]));
+          expect(tool.validateParams(params), `${example.name} params: ${JSON.stringify(tool.validateParams.errors)}`).to.equal(true);
+          const result = structuredClone(example.result.value);
+          expect(tool.validateResult(result), `${example.name} result: ${JSON.stringify(tool.validateResult.errors)}`).to.equal(true);
+        }
+      });
+
+      it("is in the registry with MCP schemas free of $ref and annotations from x-kind", () => {
+        expect(JSON.stringify(tool.inputSchema)).not.to.contain("$ref");
+        expect(JSON.stringify(tool.outputSchema)).not.to.contain("$ref");
+        expect(tool.inputSchema.type).to.equal("object");
+        expect(tool.outputSchema.type).to.equal("object");
+        expect(tool.annotations.openWorldHint).to.equal(false);
+        if (tool.kind === "read") expect(tool.annotations.readOnlyHint).to.equal(true);
+        else {
+          expect(tool.annotations.idempotentHint).to.equal(true);
+          expect(tool.annotations.destructiveHint).to.equal(tool.name.startsWith("delete_"));
+        }
+      });
+    });
+  }
+
+  it("lists the registry in spec order", () => {
+    expect(tools.map((t) => t.name)).to.deep.equal(spec.methods.map((m: any) => m.name));
+  });
+});
