@@ -1,0 +1,19 @@
+import type { Handlers } from "../../../generated/handlers.js";
+import { tools } from "../../../generated/registry.js";
+import type { Scope } from "../../../generated/types.js";
+import { toolAvailable } from "../../rpc/dispatch.js";
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../../domain/paging.js";
+
+export const list_capabilities: Handlers["list_capabilities"] = async (_params, ctx) => ({
+  tools: tools
+    .filter((t) => toolAvailable(t, ctx.caller.scopes, ctx.config))
+    .map((t) => ({ name: t.name, title: t.title, description: t.description, scope: t.scope as Scope, kind: t.kind })),
+  limits: {
+    requests_per_minute: ctx.config.rateLimits.mcpPerMinute,
+    sse_connects_per_minute: ctx.config.rateLimits.ssePerMinute,
+    idempotency_key_retention_hours: ctx.config.idempotencyRetentionHours,
+    max_page_size: MAX_PAGE_SIZE,
+    default_page_size: DEFAULT_PAGE_SIZE,
+  },
+  writes_enabled: ctx.config.writeTools === "enabled",
+});
