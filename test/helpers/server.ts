@@ -55,7 +55,9 @@ export class RpcCallError extends Error {
 
 export async function startTestServer(env: Record<string, string> = {}, options: { now?: () => Date } = {}): Promise<TestServer> {
   const database = await createTestDatabase();
-  const config = loadConfig({ LOG_LEVEL: "silent", ...env, DATABASE_URL: database.url });
+  // Tests make many calls with one token: the MCP and SSE limits are raised unless a test sets them
+  // (the rate-limit tests do); the token-creation limit keeps its default.
+  const config = loadConfig({ LOG_LEVEL: "silent", RATE_LIMIT_MCP_PER_MINUTE: "1000000", RATE_LIMIT_SSE_PER_MINUTE: "1000000", ...env, DATABASE_URL: database.url });
   const db = createDb(config.databaseUrl);
   await migrateLatest(db);
   await seedKnowledgeBase(db);

@@ -1,0 +1,86 @@
+/**
+ * Pins search_product_knowledge and calculate through the whole server: ranking quality on realistic
+ * questions (>= 90% find their entry in the top 3), safety of any user text in the query, limits, and
+ * the calculator's answers and errors as a client sees them.
+ */
+import { readFileSync } from "node:fs";
+import { expect } from "chai";
+import { engine } from "../helpers/database.js";
+import { startTestServer, type TestServer, type TestUser } from "../helpers/server.js";
+
+const questions: { question: string; expected: string }[] = JSON.parse(readFileSync(new URL("../fixtures/kb-questions.json", import.meta.url), "utf8"));
+
+describe(`knowledge base and calculator (${engine})`, () => {
+  let server: TestServer;
+  let user: TestUser;
+  before(async () => {
+    server = await startTestServer();
+    user = await server.createUser();
+  });
+  after(async () => server.close());
+
+  it("ships at least 40 entries, loaded at start", async () => {
+    const n = Number((await server.db("kb_entries").count({ n: "*" }))[0]!.n);
+    expect(n).to.be.at.least(40);
+  });
+
+  it("finds the right entry in the top 3 for at least 90% of realistic questions", async () => {
+    expect(questions.length).to.be.at.least(25);
+    const misses: string[] = [];
+    for (const q of questions) {
+      const { results } = await server.call("search_product_knowledge", { query: q.question, limit: 3 }, user.token);
+      if (!results.some((r: { id: string }) => r.id === q.expected)) misses.push(`${q.question} → ${q.expected} (got ${results.map((r: { id: string }) => r.id).join(", ")})`);
+    }
+    const hitRate = 1 - misses.length / questions.length;
+    expect(hitRate, `misses:\n${misses.join("\n")}`).to.be.at.least(0.9);
+  });
+
+  it("answers with id, title, a snippet marking matched terms, tags and a score, best first", async () => {
+    const { results } = await server.call("search_product_knowledge", { query: "revoke a token" }, user.token);
+    expect(results.length).to.be.within(1, 5);
+    for (const r of results) {
+      expect(r.id).to.match(/^kb_/);
+      expect(r.title).to.be.a("string").and.not.empty;
+      expect(r.tags).to.be.an("array");
+      expect(r.score).to.be.a("number");
+    }
+    expect(results.map((r: { score: number }) => r.score)).to.deep.equal([...results.map((r: { score: number }) => r.score)].sort((a, b) => b - a));
+    expect(results.some((r: { snippet: string }) => /\*\*[^*]+\*\*/.test(r.snippet))).to.equal(true);
+  });
+
+  it("never fails on quotes, operators and punctuation in the query", async () => {
+    const nasty = ['"unbalanced', "NEAR(a b)", "title:token", "a OR", "AND", "*", "^x", "token -revoke", "'; DROP TABLE kb_entries; --", "(((", "a & b | !c", "<->", ":*", "{}[]", "\\", "✓ ünïcödé", "isn't allowed", "   "];
+    for (const query of nasty) {
+      const answer = await server.call("search_product_knowledge", { query }, user.token);
+      expect(answer.results, query).to.be.an("array");
+    }
+    expect(Number((await server.db("kb_entries").count({ n: "*" }))[0]!.n)).to.be.at.least(40);
+  });
+
+  it("applies limit: default 5, at most 20", async () => {
+    const dflt = await server.call("search_product_knowledge", { query: "token scope rate limit budget goal wallet" }, user.token);
+    expect(dflt.results).to.have.length(5);
+    const twenty = await server.call("search_product_knowledge", { query: "token scope rate limit budget goal wallet transaction bill error money", limit: 20 }, user.token);
+    expect(twenty.results.length).to.be.within(6, 20);
+    const tooMany = await server.callError("search_product_knowledge", { query: "token", limit: 21 }, user.token);
+    expect(tooMany.data.code).to.equal("invalid_params");
+    expect(tooMany.data.field).to.equal("limit");
+  });
+
+  it("calculates exactly and echoes the expression", async () => {
+    expect(await server.call("calculate", { expression: "0.1 + 0.2" }, user.token)).to.deep.equal({ result: "0.3", expression: "0.1 + 0.2" });
+    expect((await server.call("calculate", { expression: "15% of 80" }, user.token)).result).to.equal("12");
+    expect((await server.call("calculate", { expression: "round(1234.5678, 2) * 3" }, user.token)).result).to.equal("3703.71");
+  });
+
+  it("reports calculator errors with the position, as calculation_error", async () => {
+    const err = await server.callError("calculate", { expression: "10 / (5 - 5)" }, user.token);
+    expect(err.code).to.equal(-32010);
+    expect(err.data.code).to.equal("calculation_error");
+    expect(err.data.reason).to.equal("division_by_zero");
+    expect(err.data.position).to.equal(3);
+    const long = await server.callError("calculate", { expression: "1+".repeat(200) + "1" }, user.token);
+    expect(long.data.code).to.equal("invalid_params");
+    expect(long.data.field).to.equal("expression");
+  });
+});
