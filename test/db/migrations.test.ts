@@ -1,4 +1,5 @@
 /** Pins the migrations: forward from empty, back to nothing with rollback --all, and forward again. */
+import { spawnSync } from "node:child_process";
 import { expect } from "chai";
 import { createDb } from "../../src/db/knex.js";
 import { migrateLatest, rollbackAll } from "../../src/db/migrate.js";
@@ -17,6 +18,25 @@ describe(`migrations (${engine})`, () => {
       for (const t of TABLES) expect(await db.schema.hasTable(t), t).to.equal(false);
       await migrateLatest(db);
       expect(await db.schema.hasTable("audit_log")).to.equal(true);
+    } finally {
+      await db.destroy();
+      await database.drop();
+    }
+  });
+
+  it("run forward and back through the knex CLI (knexfile.js)", async function () {
+    this.timeout(60_000);
+    const database = await createTestDatabase();
+    const db = createDb(database.url);
+    const knexCli = (...args: string[]) =>
+      spawnSync(process.execPath, ["node_modules/knex/bin/cli.js", ...args], { env: { ...process.env, DATABASE_URL: database.url }, encoding: "utf8" });
+    try {
+      const up = knexCli("migrate:latest");
+      expect(up.status, up.stderr).to.equal(0);
+      expect(await db.schema.hasTable("transactions")).to.equal(true);
+      const down = knexCli("migrate:rollback", "--all");
+      expect(down.status, down.stderr).to.equal(0);
+      for (const t of TABLES) expect(await db.schema.hasTable(t), t).to.equal(false);
     } finally {
       await db.destroy();
       await database.drop();
