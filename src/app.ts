@@ -10,6 +10,7 @@ import type { Knex } from "knex";
 import type { Config } from "./config.js";
 import { createChangeBus, type ChangeBus } from "./events/bus.js";
 import { mcpRouter } from "./http/mcp-route.js";
+import { tokensRouter } from "./http/tokens-route.js";
 import { createRateLimits } from "./limits/limiter.js";
 import type { RateLimits } from "./limits/types.js";
 import { createLogger, type Logger } from "./log.js";
@@ -54,6 +55,7 @@ export function createApp(services: Services): Express {
 
   const mcp = createMcpMethods(services);
   app.use(mcpRouter({ ...services, mcp }));
+  app.use(tokensRouter(services));
 
   app.use((_req, res) => {
     res.status(404).json({ error: { code: "not_found", message: "No such endpoint. The MCP endpoint is POST /api/v1/mcp." } });

@@ -26,7 +26,12 @@ export async function verifyPassword(password: string, stored: string): Promise<
   const [scheme, n, r, p, salt, key] = stored.split("$");
   if (scheme !== "scrypt" || !n || !r || !p || !salt || !key) return false;
   const expected = Buffer.from(key, "base64");
-  const actual = await derive(password, Buffer.from(salt, "base64"), Number(n), Number(r), Number(p));
+  let actual: Buffer;
+  try {
+    actual = await derive(password, Buffer.from(salt, "base64"), Number(n), Number(r), Number(p));
+  } catch {
+    return false; // unusable stored parameters: no password matches
+  }
   return actual.length === expected.length && timingSafeEqual(actual, expected);
 }
 

@@ -4,6 +4,7 @@
 import { timingSafeEqual } from "node:crypto";
 import type { Knex } from "knex";
 import { newId } from "../db/ids.js";
+import { dialect } from "../db/knex.js";
 import { AppError } from "../errors.js";
 import { scopes as knownScopes } from "../../generated/registry.js";
 import type { Caller } from "../tools/context.js";
@@ -22,9 +23,11 @@ export interface TokenRecord {
 
 export const KNOWN_SCOPES: readonly string[] = knownScopes;
 
+/** A bad token-creation body: `field` names the culprit, `expected` says what would do. */
 export class TokenInputError extends Error {
   constructor(
     readonly field: string,
+    readonly expected: string,
     message: string,
     readonly extra: Record<string, unknown> = {},
   ) {
@@ -33,28 +36,44 @@ export class TokenInputError extends Error {
 }
 
 export interface NewToken {
-  name: unknown;
-  scopes: unknown;
+  name?: unknown;
+  scopes?: unknown;
   expires_in_days?: unknown;
 }
 
+const NEW_TOKEN_FIELDS = ["name", "scopes", "expires_in_days"];
+const MAX_NAME = 100;
+
 /** Checks the body of a token creation; the messages name the field and what it expects. */
-export function validateNewToken(body: NewToken): { name: string; scopes: string[]; expiresInDays: number } {
-  if (typeof body.name !== "string" || body.name.trim() === "" || body.name.length > 100) {
-    throw new TokenInputError("name", "name: expected a non-empty string of at most 100 characters");
+export function validateNewToken(body: unknown): { name: string; scopes: string[]; expiresInDays: number } {
+  if (body === null || typeof body !== "object" || Array.isArray(body)) {
+    throw new TokenInputError("(body)", "a JSON object", "The body must be a JSON object with name, scopes and optionally expires_in_days.");
   }
-  if (!Array.isArray(body.scopes) || body.scopes.length === 0 || !body.scopes.every((s) => typeof s === "string")) {
-    throw new TokenInputError("scopes", "scopes: expected a non-empty array of scope names", { valid_scopes: KNOWN_SCOPES });
+  const b = body as NewToken;
+  const extra = Object.keys(b).find((k) => !NEW_TOKEN_FIELDS.includes(k));
+  if (extra !== undefined) {
+    throw new TokenInputError(extra, "no such field", `${extra}: unknown field; a token is created from ${NEW_TOKEN_FIELDS.join(", ")} only`);
   }
-  const unknown = body.scopes.filter((s) => !KNOWN_SCOPES.includes(s));
+  const nameExpected = `a non-empty string of at most ${MAX_NAME} characters`;
+  if (typeof b.name !== "string" || b.name.trim() === "" || b.name.length > MAX_NAME) {
+    throw new TokenInputError("name", nameExpected, `name: expected ${nameExpected}`);
+  }
+  const scopesExpected = `a non-empty array of scopes from: ${KNOWN_SCOPES.join(", ")}`;
+  if (!Array.isArray(b.scopes) || b.scopes.length === 0 || !b.scopes.every((s) => typeof s === "string")) {
+    throw new TokenInputError("scopes", scopesExpected, `scopes: expected ${scopesExpected}`, { valid_scopes: KNOWN_SCOPES });
+  }
+  const unknown = (b.scopes as string[]).filter((s) => !KNOWN_SCOPES.includes(s));
   if (unknown.length) {
-    throw new TokenInputError("scopes", `scopes: unknown scope(s) ${unknown.join(", ")}; valid scopes are ${KNOWN_SCOPES.join(", ")}`, { valid_scopes: KNOWN_SCOPES });
+    throw new TokenInputError("scopes", scopesExpected, `scopes: unknown scope(s) ${unknown.join(", ")}; valid scopes are ${KNOWN_SCOPES.join(", ")}`, {
+      valid_scopes: KNOWN_SCOPES,
+      unknown_scopes: unknown,
+    });
   }
-  const days = body.expires_in_days ?? 90;
+  const days = b.expires_in_days ?? 90;
   if (typeof days !== "number" || !Number.isInteger(days) || days < 1 || days > 365) {
-    throw new TokenInputError("expires_in_days", "expires_in_days: expected an integer from 1 to 365 (default 90)");
+    throw new TokenInputError("expires_in_days", "an integer from 1 to 365 (default 90)", "expires_in_days: expected an integer from 1 to 365 (default 90)");
   }
-  return { name: body.name.trim(), scopes: [...new Set(body.scopes as string[])].sort(), expiresInDays: days };
+  return { name: b.name.trim(), scopes: [...new Set(b.scopes as string[])].sort(), expiresInDays: days };
 }
 
 export async function createToken(
@@ -87,6 +106,52 @@ export async function createToken(
   return { token, ...record };
 }
 
+/** The user already created `limit` tokens in the last hour; a slot frees in retryAfterSeconds. */
+export class TokenQuotaError extends Error {
+  constructor(
+    readonly limit: number,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(`at most ${limit} tokens may be created per hour; the next can be created in ${retryAfterSeconds} seconds`);
+  }
+}
+
+const HOUR_MS = 3_600_000;
+
+/**
+ * createToken, refused when the user already created `perHour` tokens in the rolling hour before `now`.
+ * The count runs in the creating transaction with the user's row locked (Postgres; SQLite has one
+ * writer), so parallel requests on any number of processes cannot exceed it. The rate limiter in front
+ * of it is a fixed window and could let up to twice the limit through across a window boundary.
+ */
+export async function createTokenWithinQuota(
+  db: Knex,
+  userId: string,
+  input: { name: string; scopes: string[]; expiresInDays: number },
+  pepper: string,
+  perHour: number,
+  now = new Date(),
+): Promise<TokenRecord & { token: string }> {
+  return db.transaction(async (trx) => {
+    if (dialect(db) === "postgres") await trx("users").where({ id: userId }).forUpdate().first("id");
+    else await trx("users").where({ id: userId }).update({ updated_at: trx.ref("updated_at") }); // takes SQLite's write lock now
+    const since = new Date(now.getTime() - HOUR_MS).toISOString();
+    const recent = await trx("mcp_tokens").where({ user_id: userId }).where("created_at", ">", since).orderBy("created_at", "asc").select("created_at");
+    if (recent.length >= perHour) {
+      const freesAt = Date.parse(String(recent[recent.length - perHour]!.created_at)) + HOUR_MS;
+      throw new TokenQuotaError(perHour, Math.max(1, Math.ceil((freesAt - now.getTime()) / 1000)));
+    }
+    return createToken(trx, userId, input, pepper, now);
+  });
+}
+
+export type TokenStatus = "active" | "expired" | "revoked";
+
+export function tokenStatus(t: TokenRecord, now = new Date()): TokenStatus {
+  if (t.revoked_at) return "revoked";
+  return t.expires_at <= now.toISOString() ? "expired" : "active";
+}
+
 function toRecord(row: Record<string, unknown>): TokenRecord {
   return {
     token_id: String(row.id),
@@ -115,7 +180,10 @@ export async function revokeToken(db: Knex, userId: string, tokenId: string, now
 export const invalidToken = (why: string) =>
   new AppError("unauthorized", `${why} Present a valid MCP token as "Authorization: Bearer <token>"; create one at POST /api/v1/mcp-tokens.`);
 
-const LAST_USED_GRANULARITY_MS = 60_000;
+const NOT_VALID = "The token is unknown, expired or revoked.";
+
+/** last_used_at is written at most once per this interval, to keep writes off the hot path. */
+export const LAST_USED_GRANULARITY_MS = 60_000;
 
 /** Bearer header → Caller, or unauthorized. Malformed tokens never reach the database. */
 export async function authenticateBearer(db: Knex, header: string | undefined, pepper: string, now = new Date()): Promise<Caller> {
@@ -130,12 +198,18 @@ export async function authenticateBearer(db: Knex, header: string | undefined, p
     .where("t.token_hash", hash)
     .first("t.id", "t.user_id", "t.name", "t.scopes", "t.expires_at", "t.revoked_at", "t.last_used_at", "t.token_hash", "u.timezone", "u.default_currency");
   // The lookup is by hash; the constant-time compare guards against a database that matched loosely.
-  if (!row || !timingSafeEqual(Buffer.from(String(row.token_hash)), Buffer.from(hash))) throw invalidToken("The token is not valid.");
-  if (row.revoked_at) throw invalidToken("The token has been revoked.");
-  if (String(row.expires_at) <= now.toISOString()) throw invalidToken("The token has expired.");
+  // Unknown, revoked and expired look the same: the answer must not confirm that a leaked token was real.
+  if (!row || !timingSafeEqual(Buffer.from(String(row.token_hash)), Buffer.from(hash))) throw invalidToken(NOT_VALID);
+  if (row.revoked_at) throw invalidToken(NOT_VALID);
+  if (String(row.expires_at) <= now.toISOString()) throw invalidToken(NOT_VALID);
   const lastUsed = row.last_used_at ? Date.parse(String(row.last_used_at)) : 0;
   if (now.getTime() - lastUsed >= LAST_USED_GRANULARITY_MS) {
-    await db("mcp_tokens").where({ id: row.id }).update({ last_used_at: now.toISOString() });
+    // Conditional, so that parallel requests on several processes write it once per interval too.
+    const before = new Date(now.getTime() - LAST_USED_GRANULARITY_MS).toISOString();
+    await db("mcp_tokens")
+      .where({ id: row.id })
+      .where((q) => q.whereNull("last_used_at").orWhere("last_used_at", "<=", before))
+      .update({ last_used_at: now.toISOString() });
   }
   return {
     userId: String(row.user_id),

@@ -3,17 +3,33 @@
  * SQLite stores) rather than a hand-written counter. Counters live in the database table rate_limits, so
  * several processes over one Postgres share them exactly. Each store limiter has an in-memory insurance
  * limiter: if the store fails, limiting goes on from memory instead of failing open or failing requests.
+ *
+ * Besides the three limits of the service description (mcp, sse, tokens) the same table holds the login
+ * throttle of the tokens endpoint (login_email, login_address; see login.ts).
  */
 import Database from "better-sqlite3";
 import type { Knex } from "knex";
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, RateLimiterSQLite, type RateLimiterAbstract } from "rate-limiter-flexible";
 import type { Config } from "../config.js";
 import { dialect, sqlitePath } from "../db/knex.js";
+import { createLoginThrottle, LOGIN_POLICIES, type LoginPolicy } from "./login.js";
 import type { LimitDecision, LimitName, RateLimits } from "./types.js";
 
-const WINDOWS: Record<LimitName, number> = { mcp: 60, sse: 60, tokens: 3600 };
+export const WINDOWS: Record<LimitName, number> = { mcp: 60, sse: 60, tokens: 3600 };
 
-export function createRateLimits(db: Knex, config: Config): RateLimits {
+interface LimiterSpec {
+  keyPrefix: string;
+  points: number;
+  duration: number;
+  blockDuration?: number;
+}
+
+export interface RateLimitOptions {
+  /** Overrides of the login throttle's numbers (tests). */
+  loginPolicies?: { email: LoginPolicy; address: LoginPolicy };
+}
+
+export function createRateLimits(db: Knex, config: Config, options: RateLimitOptions = {}): RateLimits {
   const points: Record<LimitName, number> = {
     mcp: config.rateLimits.mcpPerMinute,
     sse: config.rateLimits.ssePerMinute,
@@ -29,17 +45,30 @@ export function createRateLimits(db: Knex, config: Config): RateLimits {
     sqlite.pragma("busy_timeout = 5000");
     if (path === ":memory:") sqlite.exec("CREATE TABLE IF NOT EXISTS rate_limits (key TEXT PRIMARY KEY, points INTEGER NOT NULL DEFAULT 0, expire INTEGER)");
   }
+
+  const make = (spec: LimiterSpec): RateLimiterAbstract => {
+    const common = { ...spec, tableName: "rate_limits", tableCreated: true };
+    // The insurance limiter counts in this process's memory while the store fails: each process then
+    // allows up to the full limit on its own, which is still a limit (neither fail-open nor 500s).
+    const insuranceLimiter = new RateLimiterMemory({ ...spec, keyPrefix: `${spec.keyPrefix}_insurance` });
+    return sqlite
+      ? new RateLimiterSQLite({ ...common, storeClient: sqlite, storeType: "better-sqlite3", insuranceLimiter })
+      : new RateLimiterPostgres({ ...common, storeClient: db, storeType: "knex", insuranceLimiter });
+  };
+
   const limiters = new Map<LimitName, RateLimiterAbstract>();
   for (const name of Object.keys(WINDOWS) as LimitName[]) {
-    const common = { points: points[name], duration: WINDOWS[name], keyPrefix: name, tableName: "rate_limits", tableCreated: true };
-    const insuranceLimiter = new RateLimiterMemory({ points: points[name], duration: WINDOWS[name], keyPrefix: `${name}_insurance` });
-    limiters.set(
-      name,
-      sqlite
-        ? new RateLimiterSQLite({ ...common, storeClient: sqlite, storeType: "better-sqlite3", insuranceLimiter })
-        : new RateLimiterPostgres({ ...common, storeClient: db, storeType: "knex", insuranceLimiter }),
-    );
+    limiters.set(name, make({ keyPrefix: name, points: points[name], duration: WINDOWS[name] }));
   }
+
+  const policies = options.loginPolicies ?? LOGIN_POLICIES;
+  const login = createLoginThrottle(
+    {
+      email: make({ keyPrefix: "login_email", points: policies.email.refuseAfter, duration: policies.email.windowSeconds, blockDuration: policies.email.blockSeconds }),
+      address: make({ keyPrefix: "login_address", points: policies.address.refuseAfter, duration: policies.address.windowSeconds, blockDuration: policies.address.blockSeconds }),
+    },
+    policies,
+  );
 
   return {
     async consume(name, key): Promise<LimitDecision> {
@@ -52,6 +81,7 @@ export function createRateLimits(db: Knex, config: Config): RateLimits {
         throw rejection;
       }
     },
+    login,
     async close() {
       sqlite?.close();
     },

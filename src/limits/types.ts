@@ -10,7 +10,21 @@ export interface LimitDecision {
   windowSeconds: number;
 }
 
+/**
+ * What the login throttle says about one attempt to log in with HTTP Basic (the tokens endpoint).
+ * Refused: answer 429 without checking the password. Otherwise wait `delayMs` before checking it.
+ */
+export type LoginVerdict = { refused: true; retryAfterSeconds: number } | { refused: false; delayMs: number };
+
+export interface LoginThrottle {
+  /** Counts the attempt (atomically, before the password is checked) against the email and the client address. */
+  attempt(email: string, clientAddress: string): Promise<LoginVerdict>;
+  /** The password was right: the email's consecutive-failure count restarts and the address gets its point back. */
+  succeeded(email: string, clientAddress: string): Promise<void>;
+}
+
 export interface RateLimits {
   consume(name: LimitName, key: string): Promise<LimitDecision>;
+  login: LoginThrottle;
   close(): Promise<void>;
 }

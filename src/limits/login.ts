@@ -1,0 +1,86 @@
+/**
+ * Throttling of HTTP Basic logins (the tokens endpoint), per email and per client address, on
+ * rate-limiter-flexible limiters over the shared rate_limits table (so every process sees the same
+ * counts). Each attempt is counted atomically *before* the password is checked, so a burst of parallel
+ * guesses cannot slip past the threshold; a right password then gives the point back.
+ *
+ * Per email (consecutive failures): the first 3 failures cost nothing; from the 4th attempt each one is
+ * held back 1 s more than the previous (at most 5 s), before the password is checked, whatever the
+ * outcome, so that timing out early teaches an attacker nothing; after 10 consecutive failures the email
+ * is refused (429) for 15 minutes. A successful login resets the count. The count also lapses an hour
+ * after the first failure.
+ * Per client address (all failures within an hour): slowed from the 21st the same way, refused after
+ * 100 for an hour. Successes do not reset it (an attacker could otherwise log into their own account
+ * between guesses), they only give their own point back.
+ */
+import { createHash } from "node:crypto";
+import { isIPv6 } from "node:net";
+import { RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
+import type { LoginThrottle, LoginVerdict } from "./types.js";
+
+export interface LoginPolicy {
+  /** Attempts without delay. */
+  slowAfter: number;
+  /** Attempts allowed in the window; the next is refused for blockSeconds. */
+  refuseAfter: number;
+  windowSeconds: number;
+  blockSeconds: number;
+  /** Delay added per attempt beyond slowAfter, and its cap. */
+  delayStepMs: number;
+  maxDelayMs: number;
+}
+
+export const LOGIN_POLICIES: { email: LoginPolicy; address: LoginPolicy } = {
+  email: { slowAfter: 3, refuseAfter: 10, windowSeconds: 3600, blockSeconds: 15 * 60, delayStepMs: 1000, maxDelayMs: 5000 },
+  address: { slowAfter: 20, refuseAfter: 100, windowSeconds: 3600, blockSeconds: 3600, delayStepMs: 1000, maxDelayMs: 5000 },
+};
+
+/** Email → a fixed-length key that keeps addresses out of the rate_limits table. */
+export function emailKey(email: string): string {
+  return createHash("sha256").update(email.trim().toLowerCase()).digest("hex");
+}
+
+/** IPv4-mapped IPv6 → IPv4; IPv6 → its /64 network (one host usually holds a whole /64). */
+export function addressKey(address: string): string {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped) return mapped[1]!;
+  if (!isIPv6(address)) return address;
+  const [head = "", tail] = address.split("%")[0]!.split("::");
+  const left = head ? head.split(":") : [];
+  const right = tail === undefined ? [] : tail ? tail.split(":") : [];
+  const groups = tail === undefined ? left : [...left, ...Array(8 - left.length - right.length).fill("0"), ...right];
+  return `${groups.slice(0, 4).map((g) => parseInt(g || "0", 16).toString(16)).join(":")}::/64`;
+}
+
+function delayFor(policy: LoginPolicy, attempts: number): number {
+  return attempts > policy.slowAfter ? Math.min(policy.maxDelayMs, (attempts - policy.slowAfter) * policy.delayStepMs) : 0;
+}
+
+async function count(limiter: RateLimiterAbstract, key: string): Promise<RateLimiterRes> {
+  try {
+    return await limiter.consume(key, 1);
+  } catch (rejection) {
+    if (rejection instanceof RateLimiterRes) return rejection;
+    throw rejection;
+  }
+}
+
+export function createLoginThrottle(
+  limiters: { email: RateLimiterAbstract; address: RateLimiterAbstract },
+  policies: { email: LoginPolicy; address: LoginPolicy } = LOGIN_POLICIES,
+): LoginThrottle {
+  return {
+    async attempt(email, clientAddress): Promise<LoginVerdict> {
+      const [byEmail, byAddress] = await Promise.all([count(limiters.email, emailKey(email)), count(limiters.address, addressKey(clientAddress))]);
+      const refusals = [
+        byEmail.consumedPoints > policies.email.refuseAfter ? byEmail.msBeforeNext : -1,
+        byAddress.consumedPoints > policies.address.refuseAfter ? byAddress.msBeforeNext : -1,
+      ].filter((ms) => ms >= 0);
+      if (refusals.length) return { refused: true, retryAfterSeconds: Math.max(1, Math.ceil(Math.max(...refusals) / 1000)) };
+      return { refused: false, delayMs: Math.max(delayFor(policies.email, byEmail.consumedPoints), delayFor(policies.address, byAddress.consumedPoints)) };
+    },
+    async succeeded(email, clientAddress) {
+      await Promise.all([limiters.email.delete(emailKey(email)), limiters.address.reward(addressKey(clientAddress), 1)]);
+    },
+  };
+}
