@@ -1,7 +1,19 @@
 import type { Handlers } from "../../../generated/handlers.js";
-import { notImplemented } from "../../errors.js";
+import { todayInTimeZone } from "../../domain/bills/schedule.js";
+import { balanceOf, ledgerSums, listWalletRows, requireWallet, totalsPerCurrency, walletBalance } from "../../domain/wallets/store.js";
+import { toMoney } from "../../money/amount.js";
 
-// Created by codegen because openrpc.json declares get_wallet_balance and no handler existed. Replace the body.
-export const get_wallet_balance: Handlers["get_wallet_balance"] = async () => {
-  throw notImplemented("get_wallet_balance");
+export const get_wallet_balance: Handlers["get_wallet_balance"] = async (params, ctx) => {
+  const userId = ctx.caller.userId;
+  const asOf = params.as_of ?? todayInTimeZone(ctx.caller.timezone, ctx.now());
+  const rows = params.wallet_id
+    ? [await requireWallet(ctx.db, userId, params.wallet_id, "wallet_id")]
+    : await listWalletRows(ctx.db, userId, { includeArchived: false });
+  const sums = await ledgerSums(ctx.db, userId, { walletIds: rows.map((r) => r.id), asOf });
+  const balances = rows.map((row) => ({ row, minor: balanceOf(row, sums, asOf) }));
+  return {
+    as_of: asOf,
+    wallets: balances.map(({ row, minor }) => walletBalance(row, minor)),
+    totals: totalsPerCurrency(balances.map(({ row, minor }) => ({ currency: row.currency, minor }))).map((t) => toMoney(t.minor, t.currency)),
+  };
 };

@@ -1,7 +1,9 @@
 import type { Handlers } from "../../../generated/handlers.js";
-import { notImplemented } from "../../errors.js";
+import { balanceOf, ledgerSums, listWalletRows, walletFromRow } from "../../domain/wallets/store.js";
 
-// Created by codegen because openrpc.json declares list_wallets and no handler existed. Replace the body.
-export const list_wallets: Handlers["list_wallets"] = async () => {
-  throw notImplemented("list_wallets");
+export const list_wallets: Handlers["list_wallets"] = async (params, ctx) => {
+  const userId = ctx.caller.userId;
+  const rows = await listWalletRows(ctx.db, userId, { includeArchived: params.include_archived === true });
+  const sums = await ledgerSums(ctx.db, userId, { walletIds: rows.map((r) => r.id) });
+  return { wallets: rows.map((row) => walletFromRow(row, balanceOf(row, sums))) };
 };

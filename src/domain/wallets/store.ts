@@ -1,0 +1,128 @@
+/**
+ * Wallets in the database. Every query is scoped by user_id: another user's wallet id is answered exactly
+ * like an id that does not exist (not_found), so ids cannot be probed.
+ *
+ * A balance is never stored. It is the opening balance (counted from opening_date, or always when
+ * opening_date is null) plus SUM(amount_minor) of the wallet's transactions, summed by the database
+ * (BIGINT; pg hands the SUM back as a numeric string, better-sqlite3 as a BigInt) and added with BigInt.
+ *
+ * Exported for other resources (goals, budgets, bills check wallets they refer to):
+ *   findWalletRow(db, userId, walletId) → WalletRow | undefined
+ *   requireWallet(db, userId, walletId, field) → WalletRow, or throws not_found naming `field`
+ *   walletFromRow(row, balanceMinor) → Wallet (the contract's object)
+ */
+import type { Knex } from "knex";
+import type { Wallet, WalletBalance, WalletType } from "../../../generated/types.js";
+import { notFound } from "../../errors.js";
+import { toMinorBigInt, toMoney, type MinorLike } from "../../money/amount.js";
+
+export interface WalletRow {
+  id: string;
+  user_id: string;
+  name: string;
+  name_normalized: string;
+  type: WalletType;
+  currency: string;
+  opening_balance_minor: bigint;
+  opening_date: string | null;
+  archived: boolean;
+  notes: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Driver values → typed row (BIGINT as BigInt, flags as booleans). */
+export function coerceWalletRow(raw: Record<string, unknown>): WalletRow {
+  return {
+    id: String(raw.id),
+    user_id: String(raw.user_id),
+    name: String(raw.name),
+    name_normalized: String(raw.name_normalized),
+    type: String(raw.type) as WalletType,
+    currency: String(raw.currency),
+    opening_balance_minor: toMinorBigInt(raw.opening_balance_minor as MinorLike),
+    opening_date: raw.opening_date == null ? null : String(raw.opening_date),
+    archived: raw.archived === true || raw.archived === 1n || raw.archived === 1 || raw.archived === "1" || raw.archived === "true",
+    notes: raw.notes == null ? null : String(raw.notes),
+    created_at: String(raw.created_at),
+    updated_at: String(raw.updated_at),
+  };
+}
+
+export function walletFromRow(row: WalletRow, balanceMinor: bigint): Wallet {
+  return {
+    id: row.id,
+    name: row.name,
+    type: row.type,
+    currency: row.currency,
+    opening_balance: toMoney(row.opening_balance_minor, row.currency),
+    opening_date: row.opening_date,
+    archived: row.archived,
+    notes: row.notes,
+    balance: toMoney(balanceMinor, row.currency),
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+export async function findWalletRow(db: Knex, userId: string, walletId: string): Promise<WalletRow | undefined> {
+  const raw = await db("wallets").where({ user_id: userId, id: walletId }).first();
+  return raw ? coerceWalletRow(raw) : undefined;
+}
+
+export async function requireWallet(db: Knex, userId: string, walletId: string, field: string): Promise<WalletRow> {
+  const row = await findWalletRow(db, userId, walletId);
+  if (!row) throw notFound("wallet", field, walletId);
+  return row;
+}
+
+export async function listWalletRows(db: Knex, userId: string, opts: { includeArchived: boolean }): Promise<WalletRow[]> {
+  const q = db("wallets").where({ user_id: userId });
+  if (!opts.includeArchived) q.andWhere({ archived: false });
+  const rows = await q.orderBy([{ column: "name_normalized" }, { column: "id" }]);
+  return rows.map(coerceWalletRow);
+}
+
+/**
+ * SUM(amount_minor) per wallet of the user's transactions dated on or before `asOf` (all of them when
+ * asOf is undefined), optionally only for some wallets. Served by (user_id, wallet_id, date, id).
+ */
+export async function ledgerSums(db: Knex, userId: string, opts: { walletIds?: readonly string[]; asOf?: string }): Promise<Map<string, bigint>> {
+  const q = db("transactions").where("user_id", userId);
+  if (opts.walletIds) {
+    if (opts.walletIds.length === 0) return new Map();
+    q.whereIn("wallet_id", [...opts.walletIds]);
+  }
+  if (opts.asOf !== undefined) q.andWhere("date", "<=", opts.asOf);
+  const rows: { wallet_id: string; total: MinorLike }[] = await q.select("wallet_id").sum({ total: "amount_minor" }).groupBy("wallet_id");
+  return new Map(rows.map((r) => [String(r.wallet_id), toMinorBigInt(r.total ?? 0n)]));
+}
+
+/** The opening balance as it counts at the end of `asOf` (undefined: it always counts). */
+export function openingOn(row: WalletRow, asOf?: string): bigint {
+  if (asOf === undefined || row.opening_date === null || row.opening_date <= asOf) return row.opening_balance_minor;
+  return 0n;
+}
+
+export function balanceOf(row: WalletRow, sums: Map<string, bigint>, asOf?: string): bigint {
+  return openingOn(row, asOf) + (sums.get(row.id) ?? 0n);
+}
+
+/** One wallet with its current balance (opening balance plus every transaction). */
+export async function loadWallet(db: Knex, userId: string, walletId: string): Promise<Wallet | undefined> {
+  const row = await findWalletRow(db, userId, walletId);
+  if (!row) return undefined;
+  const sums = await ledgerSums(db, userId, { walletIds: [row.id] });
+  return walletFromRow(row, balanceOf(row, sums));
+}
+
+export function walletBalance(row: WalletRow, balanceMinor: bigint): WalletBalance {
+  return { wallet_id: row.id, name: row.name, currency: row.currency, balance: toMoney(balanceMinor, row.currency) };
+}
+
+/** Exact totals per currency, ordered by currency code. */
+export function totalsPerCurrency(items: Iterable<{ currency: string; minor: bigint }>): { currency: string; minor: bigint }[] {
+  const totals = new Map<string, bigint>();
+  for (const { currency, minor } of items) totals.set(currency, (totals.get(currency) ?? 0n) + minor);
+  return [...totals.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([currency, minor]) => ({ currency, minor }));
+}
