@@ -1,7 +1,31 @@
 import type { Handlers } from "../../../generated/handlers.js";
-import { notImplemented } from "../../errors.js";
+import { todayInTimeZone } from "../../domain/bills/schedule.js";
+import { parseAmountParam } from "../../domain/transactions/amounts.js";
+import { insertTransaction } from "../../domain/transactions/store.js";
+import { requireWallet } from "../../domain/wallets/store.js";
 
-// Created by codegen because openrpc.json declares create_transaction and no handler existed. Replace the body.
-export const create_transaction: Handlers["create_transaction"] = async () => {
-  throw notImplemented("create_transaction");
+export const create_transaction: Handlers["create_transaction"] = async (params, ctx) => {
+  const userId = ctx.caller.userId;
+  // The wallet first: its currency decides how many decimals the amount may have.
+  const wallet = await requireWallet(ctx.db, userId, params.wallet_id, "wallet_id");
+  const amountMinor = parseAmountParam(params.amount, wallet.currency, "amount");
+  const inserted = await insertTransaction(ctx.db, userId, {
+    walletId: wallet.id,
+    date: params.date ?? todayInTimeZone(ctx.caller.timezone, ctx.now()),
+    amountMinor,
+    direction: params.direction,
+    toWalletId: params.to_wallet_id ?? null,
+    payee: params.payee,
+    description: params.description,
+    category: params.category,
+    tags: params.tags,
+    notes: params.notes,
+    externalId: params.external_id,
+    now: ctx.now(),
+  });
+  const { transaction, counterpart, warnings } = inserted;
+  return {
+    result: { transaction, counterpart, warnings },
+    change: { action: "create", resourceType: "transaction", resourceId: transaction.id, before: null, after: { transaction, counterpart } },
+  };
 };

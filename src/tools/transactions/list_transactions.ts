@@ -1,7 +1,4 @@
 import type { Handlers } from "../../../generated/handlers.js";
-import { notImplemented } from "../../errors.js";
+import { listTransactions } from "../../domain/transactions/list.js";
 
-// Created by codegen because openrpc.json declares list_transactions and no handler existed. Replace the body.
-export const list_transactions: Handlers["list_transactions"] = async () => {
-  throw notImplemented("list_transactions");
-};
+export const list_transactions: Handlers["list_transactions"] = async (params, ctx) => listTransactions(ctx.db, ctx.caller.userId, params);

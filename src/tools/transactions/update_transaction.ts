@@ -1,7 +1,10 @@
 import type { Handlers } from "../../../generated/handlers.js";
-import { notImplemented } from "../../errors.js";
+import { updateTransaction } from "../../domain/transactions/update.js";
 
-// Created by codegen because openrpc.json declares update_transaction and no handler existed. Replace the body.
-export const update_transaction: Handlers["update_transaction"] = async () => {
-  throw notImplemented("update_transaction");
+export const update_transaction: Handlers["update_transaction"] = async (params, ctx) => {
+  const { before, after, warnings } = await updateTransaction(ctx.db, ctx.caller.userId, params, ctx.now());
+  return {
+    result: { ...after, warnings },
+    change: { action: "update", resourceType: "transaction", resourceId: params.transaction_id, before, after },
+  };
 };

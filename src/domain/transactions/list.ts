@@ -1,0 +1,193 @@
+/**
+ * list_transactions: filters, sort and keyset pagination.
+ *
+ * A page is read with a keyset condition on the sort key and id (never OFFSET), so page 1000 costs what
+ * page 1 costs: the database walks an index that starts with user_id and ends with id, from the cursor on,
+ * and stops after limit + 1 rows. total_count is a COUNT(*) over the same filters. docs/ledger.md shows the
+ * plans on both engines.
+ *
+ * The cursor is opaque base64url JSON {v, s (sort), k (sort key of the last row), i (its id), f (a
+ * fingerprint of the filters)}; a cursor from other filters or another sort is refused, so a page can
+ * never silently mix two queries.
+ */
+import { createHash } from "node:crypto";
+import type { Knex } from "knex";
+import type { ListTransactionsParams, ListTransactionsResult } from "../../../generated/types.js";
+import { canonicalJson } from "../../writes/idempotency.js";
+import { AppError, invalidParams } from "../../errors.js";
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../paging.js";
+import { requireWallet } from "../wallets/store.js";
+import { boundInMinorUnits, exponentOf } from "./amounts.js";
+import { coerceTransactionRow, transactionsFromRows } from "./store.js";
+import { containsPattern, foldKey, normalizeTags } from "./text.js";
+
+type Sort = "date_desc" | "date_asc" | "amount_desc" | "amount_asc";
+
+/** Filters after validation, in the form the SQL needs. */
+export interface LedgerFilters {
+  userId: string;
+  dateFrom?: string;
+  dateTo?: string;
+  walletId?: string;
+  categoryKey?: string;
+  direction?: string;
+  tagsAny?: string[];
+  tagsAll?: string[];
+  /** Magnitude bounds per group of currencies with one exponent (null currencies: every currency). */
+  magnitude?: { currencies: string[] | null; min?: bigint; max?: bigint }[];
+  queryPattern?: string;
+}
+
+export async function resolveFilters(db: Knex, userId: string, p: ListTransactionsParams): Promise<LedgerFilters> {
+  if (p.date_from !== undefined && p.date_to !== undefined && p.date_from > p.date_to) {
+    throw invalidParams("date_to", `a day on or after date_from (${p.date_from})`, `date_to: ${p.date_to} is before date_from ${p.date_from}.`);
+  }
+  const f: LedgerFilters = { userId };
+  if (p.date_from !== undefined) f.dateFrom = p.date_from;
+  if (p.date_to !== undefined) f.dateTo = p.date_to;
+  let walletCurrency: string | undefined;
+  if (p.wallet_id !== undefined) {
+    const wallet = await requireWallet(db, userId, p.wallet_id, "wallet_id");
+    f.walletId = wallet.id;
+    walletCurrency = wallet.currency;
+  }
+  if (p.category !== undefined) f.categoryKey = foldKey(p.category);
+  if (p.direction !== undefined) f.direction = p.direction;
+  if (p.tags_any !== undefined) f.tagsAny = normalizeTags(p.tags_any, "tags_any");
+  if (p.tags_all !== undefined) f.tagsAll = normalizeTags(p.tags_all, "tags_all");
+  if (p.query !== undefined) f.queryPattern = containsPattern(p.query.normalize("NFC"));
+
+  if (p.min_amount !== undefined || p.max_amount !== undefined) {
+    // "40" means 4000 cents but 40 yen: the bound is converted per exponent of the currencies in play.
+    const currencies = walletCurrency ? [walletCurrency] : (await db("wallets").where({ user_id: userId }).distinct("currency")).map((r) => String(r.currency));
+    const byExponent = new Map<number, string[]>();
+    for (const c of currencies.length > 0 ? currencies : ["USD"]) {
+      const e = exponentOf(c);
+      byExponent.set(e, [...(byExponent.get(e) ?? []), c]);
+    }
+    f.magnitude = [...byExponent.entries()].map(([exponent, cs]) => ({
+      currencies: byExponent.size === 1 ? null : cs.sort(),
+      ...(p.min_amount !== undefined ? { min: boundInMinorUnits(p.min_amount, exponent, "min") } : {}),
+      ...(p.max_amount !== undefined ? { max: boundInMinorUnits(p.max_amount, exponent, "max") } : {}),
+    }));
+  }
+  return f;
+}
+
+/** BigInt bindings: both drivers take them (pg as text, better-sqlite3 as INTEGER); knex's types lack them. */
+const bigintValue = (v: bigint): Knex.Value => v as unknown as Knex.Value;
+const sqlValue = (v: string | bigint): Knex.Value => (typeof v === "bigint" ? bigintValue(v) : v);
+
+/** Applies the filters to a query over `transactions` (no alias). */
+export function applyFilters(db: Knex, q: Knex.QueryBuilder, f: LedgerFilters): Knex.QueryBuilder {
+  q.where("user_id", f.userId);
+  if (f.walletId !== undefined) q.andWhere("wallet_id", f.walletId);
+  if (f.categoryKey !== undefined) q.andWhere("category_key", f.categoryKey);
+  if (f.dateFrom !== undefined) q.andWhere("date", ">=", f.dateFrom);
+  if (f.dateTo !== undefined) q.andWhere("date", "<=", f.dateTo);
+  if (f.direction !== undefined) q.andWhere("direction", f.direction);
+  if (f.tagsAny && f.tagsAny.length > 0) {
+    q.whereIn("id", db("transaction_tags").select("transaction_id").where("user_id", f.userId).whereIn("tag", f.tagsAny));
+  }
+  for (const tag of f.tagsAll ?? []) {
+    q.whereIn("id", db("transaction_tags").select("transaction_id").where({ user_id: f.userId, tag }));
+  }
+  if (f.magnitude) {
+    const groups = f.magnitude;
+    q.where((outer) => {
+      for (const g of groups) {
+        outer.orWhere((inner) => {
+          if (g.currencies) inner.whereIn("currency", g.currencies);
+          if (g.min !== undefined) inner.andWhereRaw("abs(amount_minor) >= ?", [bigintValue(g.min)]);
+          if (g.max !== undefined) inner.andWhereRaw("abs(amount_minor) <= ?", [bigintValue(g.max)]);
+        });
+      }
+    });
+  }
+  if (f.queryPattern !== undefined) {
+    const p = f.queryPattern;
+    q.andWhereRaw("(lower(payee) LIKE ? ESCAPE '\\' OR lower(description) LIKE ? ESCAPE '\\' OR lower(notes) LIKE ? ESCAPE '\\')", [p, p, p]);
+  }
+  return q;
+}
+
+// ── Cursor ───────────────────────────────────────────────────────────────────────────────────────────
+
+interface Cursor {
+  v: 1;
+  s: Sort;
+  k: string;
+  i: string;
+  f: string;
+}
+
+function filtersFingerprint(p: ListTransactionsParams): string {
+  const { cursor: _c, limit: _l, sort, ...filters } = p;
+  return createHash("sha256").update(canonicalJson({ sort: sort ?? "date_desc", filters })).digest("base64url").slice(0, 16);
+}
+
+export function encodeCursor(c: Omit<Cursor, "v">): string {
+  return Buffer.from(JSON.stringify({ v: 1, ...c }), "utf8").toString("base64url");
+}
+
+const badCursor = (why: string) =>
+  new AppError("invalid_params", `cursor: ${why} Pass next_cursor back unchanged, with the same filters and sort, or leave cursor out to start from the first page.`, {
+    field: "cursor",
+    expected: "the next_cursor of the previous page, with the same filters and sort",
+  });
+
+export function decodeCursor(raw: string, p: ListTransactionsParams, sort: Sort): Cursor {
+  let c: Partial<Cursor>;
+  try {
+    if (!/^[A-Za-z0-9_-]+$/.test(raw)) throw new Error("not base64url");
+    c = JSON.parse(Buffer.from(raw, "base64url").toString("utf8")) as Partial<Cursor>;
+  } catch {
+    throw badCursor("this is not a cursor this server issued.");
+  }
+  if (!c || c.v !== 1 || typeof c.k !== "string" || typeof c.i !== "string" || typeof c.f !== "string" || typeof c.s !== "string") {
+    throw badCursor("this is not a cursor this server issued.");
+  }
+  if (c.s !== sort || c.f !== filtersFingerprint(p)) throw badCursor("it belongs to a query with other filters or another sort.");
+  const keyOk = sort.startsWith("date") ? /^\d{4}-\d{2}-\d{2}$/.test(c.k) : /^(0|[1-9][0-9]{0,19})$/.test(c.k);
+  if (!keyOk || !/^txn_[A-Za-z0-9]{16,40}$/.test(c.i)) throw badCursor("this is not a cursor this server issued.");
+  return c as Cursor;
+}
+
+// ── The page ─────────────────────────────────────────────────────────────────────────────────────────
+
+export async function listTransactions(db: Knex, userId: string, p: ListTransactionsParams): Promise<ListTransactionsResult> {
+  const sort: Sort = p.sort ?? "date_desc";
+  const limit = Math.min(Math.max(p.limit ?? DEFAULT_PAGE_SIZE, 1), MAX_PAGE_SIZE);
+  const filters = await resolveFilters(db, userId, p);
+  const after = p.cursor !== undefined ? decodeCursor(p.cursor, p, sort) : undefined;
+
+  const byDate = sort.startsWith("date");
+  const desc = sort.endsWith("desc");
+  const cmp = desc ? "<" : ">";
+  const keyExpr = byDate ? "date" : "abs(amount_minor)";
+
+  const page = applyFilters(db, db("transactions"), filters);
+  if (after) {
+    const key: string | bigint = byDate ? after.k : BigInt(after.k);
+    // key <= k AND (key < k OR id < i): the first conjunct is a plain range the index seeks to.
+    page.andWhereRaw(`${keyExpr} ${cmp}= ? AND (${keyExpr} ${cmp} ? OR id ${cmp} ?)`, [sqlValue(key), sqlValue(key), after.i]);
+  }
+  const dir = desc ? "DESC" : "ASC";
+  page.orderByRaw(`${keyExpr} ${dir}, id ${dir}`).limit(limit + 1);
+
+  const countQuery = applyFilters(db, db("transactions"), filters).count({ n: "*" });
+  const [rawRows, counted] = await Promise.all([page.select("*"), countQuery]);
+  const rows = (rawRows as Record<string, unknown>[]).map(coerceTransactionRow);
+  const hasMore = rows.length > limit;
+  const pageRows = hasMore ? rows.slice(0, limit) : rows;
+  const last = pageRows[pageRows.length - 1];
+  const next_cursor =
+    hasMore && last
+      ? encodeCursor({ s: sort, k: byDate ? last.date : (last.amount_minor < 0n ? -last.amount_minor : last.amount_minor).toString(), i: last.id, f: filtersFingerprint(p) })
+      : null;
+  return {
+    transactions: await transactionsFromRows(db, pageRows),
+    next_cursor,
+    total_count: Number((counted as { n: unknown }[])[0]?.n ?? 0),
+  };
+}

@@ -1,0 +1,312 @@
+/**
+ * The ledger's rows: reading, mapping and recording transactions. Every query is scoped by user_id.
+ *
+ * ── For other resources (goals' add_goal_funds records its wallet transaction with this) ──────────────
+ *
+ *   insertTransaction(trx: Knex.Transaction, userId: string, input: NewTransaction): Promise<InsertedTransaction>
+ *
+ *     Records one expense or income (or a transfer: both legs) inside the caller's transaction, after
+ *     checking everything create_transaction checks: the wallet (and to_wallet) belongs to the user
+ *     (else not_found naming input.walletField / "to_wallet_id"), input.currency if given equals the
+ *     wallet's currency (else invalid_params naming input.walletField), external_id is free in the wallet
+ *     (else conflict naming "external_id"). Returns the contract's Transaction objects and the non-blocking
+ *     warnings (possible_duplicate, wallet_archived). It writes no audit row and claims no key: the caller
+ *     runs inside the write pipeline, which does that once for the whole write.
+ *
+ *     NewTransaction = {
+ *       walletId: string;             walletField?: string   (argument named in errors; default "wallet_id")
+ *       date: string;                 (YYYY-MM-DD, the user's calendar day)
+ *       amountMinor: bigint;          (a positive magnitude in the wallet currency's minor units; the sign
+ *                                      is derived: expense and transfer-out negative, income positive)
+ *       direction: "expense" | "income" | "transfer";   toWalletId?: string (transfers only)
+ *       currency?: string;            (when set, the wallet must have this currency)
+ *       payee?, description?, category?, notes?, externalId?: string | null;   tags?: readonly string[]
+ *       now: Date;                    (created_at / updated_at)
+ *     }
+ *     InsertedTransaction = { transaction: Transaction; counterpart: Transaction | null; warnings: Warning[] }
+ *
+ *   loadTransaction(db, userId, transactionId) → Transaction | undefined
+ *   transactionsFromRows(db, rows) → Transaction[]     (rows of the transactions table, tags loaded)
+ *
+ * Keep these signatures stable; extend NewTransaction only with optional members.
+ *
+ * Storage: amount_minor is signed BIGINT minor units (outflow negative). category_key and payee_key are the
+ * folded forms used for case-insensitive filters and groups; tags live in transaction_tags, folded to
+ * lower case. A transfer is two rows sharing transfer_id, each pointing at the other's wallet through
+ * counterpart_wallet_id; the outgoing leg (negative) is in wallet_id, the incoming leg in to_wallet_id.
+ */
+import type { Knex } from "knex";
+import type { Direction, Transaction, Warning } from "../../../generated/types.js";
+import { newId } from "../../db/ids.js";
+import { AppError, invalidParams } from "../../errors.js";
+import { formatMinor, toMinorBigInt, toMoney, type MinorLike } from "../../money/amount.js";
+import { addDays } from "../bills/schedule.js";
+import { isUniqueViolation } from "../wallets/names.js";
+import { requireWallet, type WalletRow } from "../wallets/store.js";
+import { cleanText, foldKey, normalizeTags } from "./text.js";
+
+export interface TransactionRow {
+  id: string;
+  user_id: string;
+  wallet_id: string;
+  date: string;
+  amount_minor: bigint;
+  currency: string;
+  direction: Direction;
+  payee: string | null;
+  description: string | null;
+  category: string | null;
+  notes: string | null;
+  external_id: string | null;
+  transfer_id: string | null;
+  counterpart_wallet_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+const nullableText = (v: unknown): string | null => (v == null ? null : String(v));
+
+export function coerceTransactionRow(raw: Record<string, unknown>): TransactionRow {
+  return {
+    id: String(raw.id),
+    user_id: String(raw.user_id),
+    wallet_id: String(raw.wallet_id),
+    date: String(raw.date),
+    amount_minor: toMinorBigInt(raw.amount_minor as MinorLike),
+    currency: String(raw.currency),
+    direction: String(raw.direction) as Direction,
+    payee: nullableText(raw.payee),
+    description: nullableText(raw.description),
+    category: nullableText(raw.category),
+    notes: nullableText(raw.notes),
+    external_id: nullableText(raw.external_id),
+    transfer_id: nullableText(raw.transfer_id),
+    counterpart_wallet_id: nullableText(raw.counterpart_wallet_id),
+    created_at: String(raw.created_at),
+    updated_at: String(raw.updated_at),
+  };
+}
+
+export function transactionFromRow(row: TransactionRow, tags: readonly string[]): Transaction {
+  return {
+    id: row.id,
+    wallet_id: row.wallet_id,
+    date: row.date,
+    amount: toMoney(row.amount_minor, row.currency),
+    direction: row.direction,
+    payee: row.payee,
+    description: row.description,
+    category: row.category,
+    tags: [...tags],
+    notes: row.notes,
+    external_id: row.external_id,
+    transfer_id: row.transfer_id,
+    counterpart_wallet_id: row.counterpart_wallet_id,
+    currency: row.currency,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+/** Tags of many transactions at once (sorted), through the (transaction_id, tag) primary key. */
+export async function tagsOf(db: Knex, transactionIds: readonly string[]): Promise<Map<string, string[]>> {
+  const out = new Map<string, string[]>();
+  for (const id of transactionIds) out.set(id, []);
+  for (let i = 0; i < transactionIds.length; i += 500) {
+    const chunk = transactionIds.slice(i, i + 500);
+    const rows = await db("transaction_tags").whereIn("transaction_id", chunk).select("transaction_id", "tag").orderBy([{ column: "transaction_id" }, { column: "tag" }]);
+    for (const r of rows) out.get(String(r.transaction_id))?.push(String(r.tag));
+  }
+  for (const tags of out.values()) tags.sort();
+  return out;
+}
+
+export async function transactionsFromRows(db: Knex, rows: readonly TransactionRow[]): Promise<Transaction[]> {
+  const tags = await tagsOf(db, rows.map((r) => r.id));
+  return rows.map((r) => transactionFromRow(r, tags.get(r.id) ?? []));
+}
+
+export async function findTransactionRow(db: Knex, userId: string, transactionId: string): Promise<TransactionRow | undefined> {
+  const raw = await db("transactions").where({ user_id: userId, id: transactionId }).first();
+  return raw ? coerceTransactionRow(raw) : undefined;
+}
+
+/** The other leg of a transfer (undefined for a plain transaction). */
+export async function findCounterpartRow(db: Knex, row: TransactionRow): Promise<TransactionRow | undefined> {
+  if (!row.transfer_id) return undefined;
+  const raw = await db("transactions").where({ user_id: row.user_id, transfer_id: row.transfer_id }).andWhereNot("id", row.id).first();
+  return raw ? coerceTransactionRow(raw) : undefined;
+}
+
+export async function loadTransaction(db: Knex, userId: string, transactionId: string): Promise<Transaction | undefined> {
+  const row = await findTransactionRow(db, userId, transactionId);
+  if (!row) return undefined;
+  return (await transactionsFromRows(db, [row]))[0];
+}
+
+/** A transaction and its transfer counterpart, as the write tools answer them. */
+export interface TransactionPair {
+  transaction: Transaction;
+  counterpart: Transaction | null;
+}
+
+export async function loadPair(db: Knex, row: TransactionRow): Promise<TransactionPair> {
+  const other = await findCounterpartRow(db, row);
+  const [transaction, counterpart] = await transactionsFromRows(db, other ? [row, other] : [row]);
+  return { transaction: transaction!, counterpart: counterpart ?? null };
+}
+
+// ── Recording ────────────────────────────────────────────────────────────────────────────────────────
+
+export interface NewTransaction {
+  walletId: string;
+  walletField?: string;
+  date: string;
+  amountMinor: bigint;
+  direction: Direction;
+  toWalletId?: string | null;
+  currency?: string;
+  payee?: string | null;
+  description?: string | null;
+  category?: string | null;
+  tags?: readonly string[] | null;
+  notes?: string | null;
+  externalId?: string | null;
+  now: Date;
+}
+
+export interface InsertedTransaction extends TransactionPair {
+  warnings: Warning[];
+}
+
+/** How many days around the new transaction's date the possible-duplicate check looks (both ways). */
+export const DUPLICATE_WINDOW_DAYS = 3;
+
+export async function insertTransaction(trx: Knex, userId: string, input: NewTransaction): Promise<InsertedTransaction> {
+  const walletField = input.walletField ?? "wallet_id";
+  if (input.amountMinor <= 0n) throw new RangeError("insertTransaction: amountMinor must be a positive magnitude");
+
+  const wallet = await requireWallet(trx, userId, input.walletId, walletField);
+  if (input.currency !== undefined && input.currency !== wallet.currency) {
+    throw invalidParams(walletField, `a wallet in ${input.currency}`, `${walletField}: the wallet ${JSON.stringify(wallet.name)} holds ${wallet.currency}, but this amount is in ${input.currency}. Choose a wallet in ${input.currency}.`);
+  }
+
+  let toWallet: WalletRow | undefined;
+  if (input.direction === "transfer") {
+    if (!input.toWalletId) throw invalidParams("to_wallet_id", "the id of the receiving wallet", "to_wallet_id: a transfer needs to_wallet_id, the wallet that receives the money.");
+    if (input.toWalletId === wallet.id) throw invalidParams("to_wallet_id", "a wallet other than wallet_id", "to_wallet_id: a transfer needs two different wallets; to_wallet_id equals wallet_id.");
+    toWallet = await requireWallet(trx, userId, input.toWalletId, "to_wallet_id");
+    if (toWallet.currency !== wallet.currency) {
+      throw invalidParams(
+        "to_wallet_id",
+        `a wallet in ${wallet.currency}`,
+        `to_wallet_id: transfers need both wallets in the same currency; ${JSON.stringify(wallet.name)} holds ${wallet.currency} and ${JSON.stringify(toWallet.name)} holds ${toWallet.currency}. Record an expense in one and an income in the other instead.`,
+      );
+    }
+  } else if (input.toWalletId) {
+    throw invalidParams("to_wallet_id", "absent unless direction is transfer", `to_wallet_id: only a transfer has a receiving wallet; leave it out for ${input.direction === "expense" ? "an expense" : "an income"}.`);
+  }
+
+  const externalId = input.externalId ?? null;
+  if (externalId !== null) await assertExternalIdFree(trx, userId, wallet.id, externalId);
+
+  const payee = cleanText(input.payee);
+  const category = cleanText(input.category);
+  const tags = normalizeTags(input.tags);
+  const signed = input.direction === "income" ? input.amountMinor : -input.amountMinor;
+  const warnings: Warning[] = [];
+  if (wallet.archived) warnings.push(archivedWarning(wallet));
+  if (toWallet?.archived) warnings.push(archivedWarning(toWallet));
+  const duplicates = await possibleDuplicates(trx, userId, { walletId: wallet.id, date: input.date, amountMinor: signed, direction: input.direction, payee, externalId });
+  if (duplicates.length > 0) warnings.push(duplicateWarning(duplicates, wallet.currency));
+
+  const at = input.now.toISOString();
+  const transferId = toWallet ? newId("trf") : null;
+  const base = {
+    user_id: userId,
+    date: input.date,
+    currency: wallet.currency,
+    direction: input.direction,
+    payee,
+    payee_key: payee === null ? null : foldKey(payee),
+    description: input.description ?? null,
+    category,
+    category_key: category === null ? null : foldKey(category),
+    notes: input.notes ?? null,
+    transfer_id: transferId,
+    created_at: at,
+    updated_at: at,
+  };
+  const rows = [{ ...base, id: newId("txn"), wallet_id: wallet.id, amount_minor: signed, external_id: externalId, counterpart_wallet_id: toWallet?.id ?? null }];
+  if (toWallet) rows.push({ ...base, id: newId("txn"), wallet_id: toWallet.id, amount_minor: input.amountMinor, external_id: null, counterpart_wallet_id: wallet.id });
+
+  try {
+    await trx("transactions").insert(rows);
+  } catch (err) {
+    if (isUniqueViolation(err)) throw externalIdConflict(externalId ?? "", undefined);
+    throw err;
+  }
+  if (tags.length > 0) {
+    await trx("transaction_tags").insert(rows.flatMap((r) => tags.map((tag) => ({ transaction_id: r.id, user_id: userId, tag }))));
+  }
+  const [transaction, counterpart] = rows.map((r) => transactionFromRow(coerceTransactionRow(r), tags));
+  return { transaction: transaction!, counterpart: counterpart ?? null, warnings };
+}
+
+export async function assertExternalIdFree(db: Knex, userId: string, walletId: string, externalId: string, exceptId?: string): Promise<void> {
+  const q = db("transactions").where({ user_id: userId, wallet_id: walletId, external_id: externalId });
+  if (exceptId) q.andWhereNot("id", exceptId);
+  const clash = await q.first("id");
+  if (clash) throw externalIdConflict(externalId, String(clash.id));
+}
+
+function externalIdConflict(externalId: string, existingId: string | undefined): AppError {
+  return new AppError(
+    "conflict",
+    `external_id: the wallet already has a transaction with external_id ${JSON.stringify(externalId)}${existingId ? ` (${existingId})` : ""}, so this import line was probably recorded before. Skip it, or use another external_id if it really is a different transaction.`,
+    existingId ? { field: "external_id", existing_id: existingId } : { field: "external_id" },
+  );
+}
+
+function archivedWarning(wallet: WalletRow): Warning {
+  return {
+    code: "wallet_archived",
+    message: `The wallet ${JSON.stringify(wallet.name)} is archived; the transaction was recorded anyway. Restore the wallet with update_wallet (archived: false) if it is in use again.`,
+  };
+}
+
+interface DuplicateProbe {
+  walletId: string;
+  date: string;
+  amountMinor: bigint;
+  direction: Direction;
+  payee: string | null;
+  externalId: string | null;
+}
+
+/**
+ * Transactions of the same wallet and direction with the same signed amount and payee (case-insensitive;
+ * both absent also matches) dated within DUPLICATE_WINDOW_DAYS of the new one. Two lines that both carry
+ * different external_ids are distinct by the bank's own word and never match. Served by
+ * (user_id, wallet_id, date, id): a few days of one wallet.
+ */
+export async function possibleDuplicates(db: Knex, userId: string, probe: DuplicateProbe, exceptIds: readonly string[] = []): Promise<TransactionRow[]> {
+  const q = db("transactions")
+    .where({ user_id: userId, wallet_id: probe.walletId, direction: probe.direction, amount_minor: probe.amountMinor })
+    .andWhereBetween("date", [addDays(probe.date, -DUPLICATE_WINDOW_DAYS), addDays(probe.date, DUPLICATE_WINDOW_DAYS)]);
+  if (probe.payee === null) q.whereNull("payee_key");
+  else q.andWhere("payee_key", foldKey(probe.payee));
+  if (exceptIds.length > 0) q.whereNotIn("id", [...exceptIds]);
+  const rows = (await q.orderBy([{ column: "date" }, { column: "id" }]).limit(5)).map(coerceTransactionRow);
+  return rows.filter((r) => probe.externalId === null || r.external_id === null || r.external_id === probe.externalId);
+}
+
+function duplicateWarning(matches: readonly TransactionRow[], currency: string): Warning {
+  const first = matches[0]!;
+  const what = `${formatMinor(first.amount_minor, currency)} ${currency}${first.payee ? ` to/from ${JSON.stringify(first.payee)}` : ""}`;
+  const ids = matches.map((m) => `${m.id} on ${m.date}`).join(", ");
+  return {
+    code: "possible_duplicate",
+    message: `This wallet already has ${matches.length === 1 ? "a transaction" : `${matches.length} transactions`} of ${what} within ${DUPLICATE_WINDOW_DAYS} days of this date (${ids}). It was recorded anyway; if it is the same payment, delete one with delete_transaction.`,
+  };
+}

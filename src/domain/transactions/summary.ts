@@ -1,0 +1,108 @@
+/**
+ * get_transaction_summary: income, expenses, net and count per currency, optionally per group, computed
+ * by SQL aggregation over the date range (index (user_id, date, id), or (user_id, wallet_id, date, id)
+ * with a wallet). Transfers are excluded. The sums are BIGINT SUMs: pg answers them as numeric strings,
+ * better-sqlite3 as BigInts; both become BigInt here, and net is income − expenses in BigInt. No row is
+ * loaded into JavaScript, only one row per (currency, group).
+ */
+import type { Knex } from "knex";
+import type { GetTransactionSummaryParams, GetTransactionSummaryResult, SummaryGroup, SummaryTotal } from "../../../generated/types.js";
+import { invalidParams } from "../../errors.js";
+import { toMinorBigInt, toMoney, type MinorLike } from "../../money/amount.js";
+import { requireWallet } from "../wallets/store.js";
+
+interface Figures {
+  currency: string;
+  income: bigint;
+  expenses: bigint;
+  count: number;
+}
+
+const INCOME = "SUM(CASE WHEN t.direction = 'income' THEN t.amount_minor ELSE 0 END)";
+const EXPENSES = "SUM(CASE WHEN t.direction = 'expense' THEN -t.amount_minor ELSE 0 END)";
+
+function figures(raw: Record<string, unknown>): Figures {
+  return {
+    currency: String(raw.currency),
+    income: toMinorBigInt((raw.income ?? 0n) as MinorLike),
+    expenses: toMinorBigInt((raw.expenses ?? 0n) as MinorLike),
+    count: Number(raw.n ?? 0),
+  };
+}
+
+function money(f: Figures) {
+  return {
+    currency: f.currency,
+    income: toMoney(f.income, f.currency),
+    expenses: toMoney(f.expenses, f.currency),
+    net: toMoney(f.income - f.expenses, f.currency),
+    count: f.count,
+  };
+}
+
+const byCode = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+export async function transactionSummary(db: Knex, userId: string, p: GetTransactionSummaryParams): Promise<GetTransactionSummaryResult> {
+  if (p.date_from > p.date_to) {
+    throw invalidParams("date_to", `a day on or after date_from (${p.date_from})`, `date_to: ${p.date_to} is before date_from ${p.date_from}.`);
+  }
+  const walletId = p.wallet_id !== undefined ? (await requireWallet(db, userId, p.wallet_id, "wallet_id")).id : undefined;
+
+  const base = () => {
+    const q = db({ t: "transactions" }).where("t.user_id", userId);
+    if (walletId !== undefined) q.andWhere("t.wallet_id", walletId);
+    return q.andWhere("t.date", ">=", p.date_from).andWhere("t.date", "<=", p.date_to).whereIn("t.direction", ["income", "expense"]);
+  };
+  const sums = [db.raw(`${INCOME} AS income`), db.raw(`${EXPENSES} AS expenses`), db.raw("COUNT(*) AS n")];
+
+  const totalRows: Record<string, unknown>[] = await base().select("t.currency", ...sums).groupBy("t.currency");
+  const totals: SummaryTotal[] = totalRows.map(figures).sort((a, b) => byCode(a.currency, b.currency)).map(money);
+
+  let groups: SummaryGroup[] = [];
+  if (p.group_by !== undefined) {
+    let rows: Record<string, unknown>[];
+    switch (p.group_by) {
+      case "category":
+        // One group per folded category; its key and label are one of the spellings used (MIN).
+        rows = await base().select("t.currency", db.raw("MIN(t.category) AS k"), db.raw("MIN(t.category) AS label"), ...sums).groupBy("t.currency", "t.category_key");
+        break;
+      case "payee":
+        rows = await base().select("t.currency", db.raw("MIN(t.payee) AS k"), db.raw("MIN(t.payee) AS label"), ...sums).groupBy("t.currency", "t.payee_key");
+        break;
+      case "month":
+        rows = await base().select("t.currency", db.raw("substr(t.date, 1, 7) AS k"), db.raw("substr(t.date, 1, 7) AS label"), ...sums).groupByRaw("t.currency, substr(t.date, 1, 7)");
+        break;
+      case "wallet":
+        rows = await base()
+          .join({ w: "wallets" }, function () {
+            this.on("w.id", "=", "t.wallet_id").andOn("w.user_id", "=", "t.user_id");
+          })
+          .select("t.currency", "t.wallet_id as k", "w.name as label", ...sums)
+          .groupBy("t.currency", "t.wallet_id", "w.name");
+        break;
+      case "tag":
+        // A transaction counts once in each of its tags; untagged ones form the null group.
+        rows = await base()
+          .leftJoin({ g: "transaction_tags" }, function () {
+            this.on("g.transaction_id", "=", "t.id").andOn("g.user_id", "=", "t.user_id");
+          })
+          .select("t.currency", "g.tag as k", "g.tag as label", ...sums)
+          .groupBy("t.currency", "g.tag");
+        break;
+    }
+    const withKeys = rows.map((r) => ({ key: r.k == null ? null : String(r.k), label: r.label == null ? null : String(r.label), f: figures(r) }));
+    withKeys.sort((a, b) => {
+      if (p.group_by !== "month") {
+        if (a.f.expenses !== b.f.expenses) return a.f.expenses > b.f.expenses ? -1 : 1;
+      }
+      if (a.key !== b.key) {
+        if (a.key === null) return 1;
+        if (b.key === null) return -1;
+        return byCode(a.key, b.key);
+      }
+      return byCode(a.f.currency, b.f.currency);
+    });
+    groups = withKeys.map(({ key, label, f }) => ({ key, label, ...money(f) }));
+  }
+  return { date_from: p.date_from, date_to: p.date_to, totals, groups };
+}

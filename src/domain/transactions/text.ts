@@ -1,0 +1,41 @@
+/**
+ * Text rules of the ledger, one place for both engines: what is trimmed, how names, categories, payees
+ * and tags are compared (case-insensitively, folded in JavaScript so SQLite and Postgres agree), and how
+ * user text becomes a LIKE pattern without becoming syntax.
+ */
+import { invalidParams } from "../../errors.js";
+
+/** The comparison key of a name, category or payee: NFC, trimmed, lower-cased. */
+export function foldKey(s: string): string {
+  return s.normalize("NFC").trim().toLowerCase();
+}
+
+/** Trimmed user text, or null for absent/null. (Schemas already refuse blank names, payees, categories.) */
+export function cleanText(s: string | null | undefined): string | null {
+  if (s === undefined || s === null) return null;
+  return s.normalize("NFC").trim();
+}
+
+export const MAX_TAG_LENGTH = 40;
+
+/**
+ * Tags are stored folded (lower case), without duplicates, sorted: "Food" and "food" are one tag, and a
+ * transaction's tags always come back in the same order.
+ */
+export function normalizeTags(tags: readonly string[] | undefined | null, field = "tags"): string[] {
+  if (!tags) return [];
+  const out = new Set<string>();
+  for (const raw of tags) {
+    const tag = foldKey(raw);
+    if (tag.length === 0 || [...tag].length > MAX_TAG_LENGTH) {
+      throw invalidParams(field, `tags of 1 to ${MAX_TAG_LENGTH} characters`, `${field}: ${JSON.stringify(raw)} is not a valid tag; expected 1 to ${MAX_TAG_LENGTH} characters`);
+    }
+    out.add(tag);
+  }
+  return [...out].sort();
+}
+
+/** A LIKE pattern that finds `text` anywhere, with %, _ and the escape character itself escaped (ESCAPE '\'). */
+export function containsPattern(text: string): string {
+  return `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}

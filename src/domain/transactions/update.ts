@@ -1,0 +1,130 @@
+/**
+ * update_transaction: only the fields given change. Rules:
+ * - wallet_id moves the transaction to another of the user's wallets in the same currency (another
+ *   currency is refused); a transfer leg cannot move onto its counterpart's wallet.
+ * - direction switches between expense and income (the sign follows); a transfer leg has no direction to
+ *   switch (delete the transfer and record something else).
+ * - date, amount and description of a transfer leg change both legs (each keeps its sign); payee,
+ *   category, tags and notes belong to the leg given.
+ * - null clears payee, description, category or notes; tags replaces the whole set.
+ */
+import type { Knex } from "knex";
+import type { UpdateTransactionParams, Warning } from "../../../generated/types.js";
+import { AppError, invalidParams, notFound } from "../../errors.js";
+import { requireWallet } from "../wallets/store.js";
+import { parseAmountParam } from "./amounts.js";
+import { assertExternalIdFree, findCounterpartRow, findTransactionRow, loadPair, possibleDuplicates, type TransactionPair } from "./store.js";
+import { cleanText, foldKey, normalizeTags } from "./text.js";
+
+const FIELDS = ["wallet_id", "date", "amount", "direction", "payee", "description", "category", "tags", "notes"] as const;
+
+export interface UpdatedTransaction {
+  before: TransactionPair;
+  after: TransactionPair;
+  warnings: Warning[];
+}
+
+export async function updateTransaction(db: Knex, userId: string, params: UpdateTransactionParams, now: Date): Promise<UpdatedTransaction> {
+  const row = await findTransactionRow(db, userId, params.transaction_id);
+  if (!row) throw notFound("transaction", "transaction_id", params.transaction_id);
+  if (!FIELDS.some((f) => params[f] !== undefined)) {
+    throw new AppError("invalid_params", `update_transaction needs at least one field to change besides transaction_id: ${FIELDS.join(", ")}.`, {
+      field: "(params)",
+      expected: `at least one of ${FIELDS.join(", ")}`,
+    });
+  }
+  const before = await loadPair(db, row);
+  const other = await findCounterpartRow(db, row);
+  const isTransfer = row.direction === "transfer";
+  const warnings: Warning[] = [];
+
+  if (isTransfer && params.direction !== undefined) {
+    throw invalidParams(
+      "direction",
+      "no direction for a transfer leg",
+      "direction: this transaction is a leg of a transfer; a transfer cannot be turned into an expense or income. Delete the transfer (both legs) and record what happened instead.",
+    );
+  }
+
+  const at = now.toISOString();
+  const patch: Record<string, unknown> = { updated_at: at };
+  const otherPatch: Record<string, unknown> = {};
+
+  let walletId = row.wallet_id;
+  if (params.wallet_id !== undefined && params.wallet_id !== row.wallet_id) {
+    const target = await requireWallet(db, userId, params.wallet_id, "wallet_id");
+    if (target.currency !== row.currency) {
+      throw invalidParams(
+        "wallet_id",
+        `a wallet in ${row.currency}`,
+        `wallet_id: the transaction is in ${row.currency} but the wallet ${JSON.stringify(target.name)} holds ${target.currency}; a transaction can only move to a wallet of the same currency.`,
+      );
+    }
+    if (other && target.id === other.wallet_id) {
+      throw invalidParams("wallet_id", "a wallet other than the transfer's other wallet", "wallet_id: that wallet is the other side of this transfer; a transfer needs two different wallets.");
+    }
+    if (row.external_id !== null) await assertExternalIdFree(db, userId, target.id, row.external_id, row.id);
+    if (target.archived) warnings.push({ code: "wallet_archived", message: `The wallet ${JSON.stringify(target.name)} is archived; the transaction was moved anyway.` });
+    walletId = target.id;
+    patch.wallet_id = target.id;
+    if (other) otherPatch.counterpart_wallet_id = target.id;
+  }
+
+  const magnitude = params.amount !== undefined ? parseAmountParam(params.amount, row.currency, "amount") : row.amount_minor < 0n ? -row.amount_minor : row.amount_minor;
+  const direction = isTransfer ? row.direction : (params.direction ?? row.direction);
+  if (params.amount !== undefined || params.direction !== undefined) {
+    const outgoing = isTransfer ? row.amount_minor < 0n : direction === "expense";
+    patch.amount_minor = outgoing ? -magnitude : magnitude;
+    patch.direction = direction;
+    if (other && params.amount !== undefined) otherPatch.amount_minor = outgoing ? magnitude : -magnitude;
+  }
+  if (params.date !== undefined) {
+    patch.date = params.date;
+    if (other) otherPatch.date = params.date;
+  }
+  if (params.description !== undefined) {
+    patch.description = params.description;
+    if (other) otherPatch.description = params.description;
+  }
+  let payee = row.payee;
+  if (params.payee !== undefined) {
+    payee = cleanText(params.payee);
+    patch.payee = payee;
+    patch.payee_key = payee === null ? null : foldKey(payee);
+  }
+  if (params.category !== undefined) {
+    const category = cleanText(params.category);
+    patch.category = category;
+    patch.category_key = category === null ? null : foldKey(category);
+  }
+  if (params.notes !== undefined) patch.notes = params.notes;
+
+  await db("transactions").where({ user_id: userId, id: row.id }).update(patch);
+  if (other && Object.keys(otherPatch).length > 0) {
+    await db("transactions").where({ user_id: userId, id: other.id }).update({ ...otherPatch, updated_at: at });
+  }
+  if (params.tags !== undefined) {
+    const tags = normalizeTags(params.tags);
+    await db("transaction_tags").where({ transaction_id: row.id }).delete();
+    if (tags.length > 0) await db("transaction_tags").insert(tags.map((tag) => ({ transaction_id: row.id, user_id: userId, tag })));
+  }
+
+  const moved = ["wallet_id", "date", "amount", "direction", "payee"].some((f) => params[f as keyof UpdateTransactionParams] !== undefined);
+  if (moved && !isTransfer) {
+    const duplicates = await possibleDuplicates(
+      db,
+      userId,
+      { walletId, date: params.date ?? row.date, amountMinor: patch.amount_minor !== undefined ? (patch.amount_minor as bigint) : row.amount_minor, direction, payee, externalId: row.external_id },
+      [row.id],
+    );
+    if (duplicates.length > 0) {
+      warnings.push({
+        code: "possible_duplicate",
+        message: `After this change the wallet has ${duplicates.length === 1 ? "another transaction" : `${duplicates.length} other transactions`} with the same amount and payee within a few days (${duplicates.map((d) => `${d.id} on ${d.date}`).join(", ")}). If it is the same payment, delete one with delete_transaction.`,
+      });
+    }
+  }
+
+  const updated = (await findTransactionRow(db, userId, row.id))!;
+  return { before, after: await loadPair(db, updated), warnings };
+}
