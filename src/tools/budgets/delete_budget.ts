@@ -1,7 +1,13 @@
 import type { Handlers } from "../../../generated/handlers.js";
-import { notImplemented } from "../../errors.js";
+import { budgetToApi, deleteBudgetRow, loadBudget } from "../../domain/budgets/store.js";
 
-// Created by codegen because openrpc.json declares delete_budget and no handler existed. Replace the body.
-export const delete_budget: Handlers["delete_budget"] = async () => {
-  throw notImplemented("delete_budget");
+/** Deletes the definition only; transactions are never touched. The snapshot stays in the audit log. */
+export const delete_budget: Handlers["delete_budget"] = async (params, ctx) => {
+  const old = await loadBudget(ctx.db, ctx.caller.userId, params.budget_id);
+  await deleteBudgetRow(ctx.db, old.userId, old.id);
+  const snapshot = budgetToApi(old);
+  return {
+    result: { budget: snapshot, warnings: [] },
+    change: { action: "delete", resourceType: "budget", resourceId: old.id, before: snapshot, after: null },
+  };
 };

@@ -1,7 +1,24 @@
 import type { Handlers } from "../../../generated/handlers.js";
-import { notImplemented } from "../../errors.js";
+import { invalidParams } from "../../errors.js";
+import { todayFor } from "../../domain/budgets/common.js";
+import { computeBudgetStatus } from "../../domain/budgets/status.js";
+import { budgetActiveOn, listBudgetRecords, loadBudget } from "../../domain/budgets/store.js";
 
-// Created by codegen because openrpc.json declares get_budget_status and no handler existed. Replace the body.
-export const get_budget_status: Handlers["get_budget_status"] = async () => {
-  throw notImplemented("get_budget_status");
+/** One budget (as_of must lie in its dates) or every budget active on as_of (default today, user's timezone). */
+export const get_budget_status: Handlers["get_budget_status"] = async (params, ctx) => {
+  const userId = ctx.caller.userId;
+  const asOf = params.as_of ?? todayFor(ctx);
+  if (params.budget_id !== undefined) {
+    const b = await loadBudget(ctx.db, userId, params.budget_id);
+    if (!budgetActiveOn(b, asOf)) {
+      const range = `${b.startDate}..${b.endDate ?? "(no end)"}`;
+      throw invalidParams("as_of", `a day within the budget's dates ${range}`, `as_of: budget ${b.id} applies ${range}, so ${asOf} has no period; choose a day within those dates.`);
+    }
+    return { as_of: asOf, budgets: [await computeBudgetStatus(ctx.db, b, asOf)] };
+  }
+  const budgets = [];
+  for (const b of await listBudgetRecords(ctx.db, userId)) {
+    if (budgetActiveOn(b, asOf)) budgets.push(await computeBudgetStatus(ctx.db, b, asOf));
+  }
+  return { as_of: asOf, budgets };
 };

@@ -1,7 +1,63 @@
 import type { Handlers } from "../../../generated/handlers.js";
-import { notImplemented } from "../../errors.js";
+import { invalidParams } from "../../errors.js";
+import { assertNameFree, cleanName, nowIso, parseMoneyParam, todayFor } from "../../domain/budgets/common.js";
+import { calendarPeriodStart } from "../../domain/budgets/periods.js";
+import { checkDateOrder, checkWallets, cleanLabels } from "../../domain/budgets/input.js";
+import { computeBudgetStatus } from "../../domain/budgets/status.js";
+import { budgetActiveOn, budgetToApi, loadBudget, updateBudgetRow, type BudgetRecord } from "../../domain/budgets/store.js";
+import { overLimitWarnings } from "../../domain/budgets/warnings.js";
 
-// Created by codegen because openrpc.json declares update_budget and no handler existed. Replace the body.
-export const update_budget: Handlers["update_budget"] = async () => {
-  throw notImplemented("update_budget");
+const CHANGEABLE = [
+  "name",
+  "amount",
+  "period",
+  "interval",
+  "anchor_date",
+  "categories",
+  "tags",
+  "wallet_ids",
+  "start_date",
+  "end_date",
+  "rollover",
+  "alert_threshold",
+  "notes",
+] as const;
+
+export const update_budget: Handlers["update_budget"] = async (params, ctx) => {
+  const userId = ctx.caller.userId;
+  if (!CHANGEABLE.some((k) => params[k] !== undefined)) {
+    throw invalidParams("(params)", `at least one of ${CHANGEABLE.join(", ")}`, "Nothing to change: give at least one field besides budget_id.");
+  }
+  const old = await loadBudget(ctx.db, userId, params.budget_id);
+  const next: BudgetRecord = { ...old, updatedAt: nowIso(ctx) };
+
+  if (params.name !== undefined) {
+    await assertNameFree(ctx.db, "budgets", userId, params.name, old.id);
+    next.name = cleanName(params.name);
+  }
+  if (params.amount !== undefined) next.amountMinor = parseMoneyParam(params.amount, old.currency, "amount");
+  if (params.period !== undefined) next.period = params.period;
+  if (params.interval !== undefined) next.interval = params.interval;
+  if (params.categories !== undefined) next.categories = cleanLabels(params.categories);
+  if (params.tags !== undefined) next.tags = cleanLabels(params.tags);
+  if (params.wallet_ids !== undefined) next.walletIds = await checkWallets(ctx.db, userId, params.wallet_ids, old.currency);
+  if (params.start_date !== undefined) next.startDate = params.start_date;
+  if (params.end_date !== undefined) next.endDate = params.end_date;
+  // The anchor: the one given; else, when the unit changes, the contract's default for the new unit (the
+  // first day of its calendar period containing start_date); else the old anchor (an interval change
+  // keeps it).
+  if (params.anchor_date !== undefined) next.anchorDate = params.anchor_date;
+  else if (next.period !== old.period) next.anchorDate = calendarPeriodStart(next.period, next.startDate);
+  if (params.rollover !== undefined) next.rollover = params.rollover;
+  if (params.alert_threshold !== undefined) next.alertThreshold = params.alert_threshold;
+  if (params.notes !== undefined) next.notes = params.notes;
+  checkDateOrder(next.startDate, next.endDate, params.end_date !== undefined && params.end_date !== null ? "end_date" : "start_date");
+
+  await updateBudgetRow(ctx.db, next);
+  const today = todayFor(ctx);
+  const status = budgetActiveOn(next, today) ? await computeBudgetStatus(ctx.db, next, today) : undefined;
+  return {
+    result: { budget: budgetToApi(next, status), warnings: overLimitWarnings(status) },
+    change: { action: "update", resourceType: "budget", resourceId: next.id, before: budgetToApi(old), after: budgetToApi(next) },
+  };
 };
