@@ -5,7 +5,10 @@
  *   user create --email E [--timezone TZ] [--currency CUR]
  *                                           password from FINANCE_MCP_PASSWORD or standard input
  *   token create --email E --scopes a,b --name N [--expires-in-days D]
- *                                           password as above; prints the token once
+ *                                           password as above; prints the token once (at most
+ *                                           RATE_LIMIT_TOKENS_PER_HOUR per user per rolling hour)
+ *   token list --email E                    the user's tokens, one JSON line each, never the secret
+ *   token revoke --email E --token-id ID    revokes one of the user's tokens
  *   audit --email E [--limit N]             a user's audit entries, newest first
  *   kb import [folder]                      replace the knowledge base with the folder's entries (default kb/)
  */
@@ -14,8 +17,8 @@ import { loadConfig } from "../config.js";
 import { createDb } from "../db/knex.js";
 import { migrateLatest, rollbackAll } from "../db/migrate.js";
 import { createUser, findUserByEmail, UserInputError } from "../auth/users.js";
-import { verifyPassword } from "../auth/passwords.js";
-import { createToken, TokenInputError, validateNewToken } from "../auth/tokens.js";
+import { dummyPasswordHash, verifyPassword } from "../auth/passwords.js";
+import { createTokenWithinQuota, listTokens, revokeToken, TokenInputError, TokenQuotaError, tokenStatus, validateNewToken } from "../auth/tokens.js";
 import { latestAuditEntries } from "../writes/audit.js";
 import { loadCorpus } from "../domain/knowledge/corpus.js";
 import { DEFAULT_KB_FOLDER, importCorpus } from "../domain/knowledge/store.js";
@@ -61,20 +64,39 @@ async function run(argv: string[]): Promise<void> {
       console.log(JSON.stringify(user, null, 2));
       return;
     }
-    if (command === "token" && sub === "create") {
+    if (command === "token" && (sub === "create" || sub === "list" || sub === "revoke")) {
       const { values } = parseArgs({
         args: rest,
-        options: { email: { type: "string" }, scopes: { type: "string" }, name: { type: "string" }, "expires-in-days": { type: "string" } },
+        options: {
+          email: { type: "string" },
+          scopes: { type: "string" },
+          name: { type: "string" },
+          "expires-in-days": { type: "string" },
+          "token-id": { type: "string" },
+        },
       });
-      const user = await findUserByEmail(db, required(values, "email"));
+      const email = required(values, "email");
+      const user = await findUserByEmail(db, email);
       const password = await readPassword();
-      if (!user || !(await verifyPassword(password, user.password_hash))) throw new UsageError("wrong email or password");
+      if (!(await verifyPassword(password, user?.password_hash ?? (await dummyPasswordHash()))) || !user) throw new UsageError("wrong email or password");
+      if (sub === "list") {
+        const now = new Date();
+        for (const t of await listTokens(db, user.id)) console.log(JSON.stringify({ ...t, status: tokenStatus(t, now) }));
+        return;
+      }
+      if (sub === "revoke") {
+        const tokenId = required(values, "token-id");
+        if (!(await revokeToken(db, user.id, tokenId))) throw new UsageError(`no token with id ${tokenId} for this user`);
+        console.log(JSON.stringify({ token_id: tokenId, revoked: true }));
+        return;
+      }
+      const days = values["expires-in-days"];
       const input = validateNewToken({
         name: required(values, "name"),
         scopes: required(values, "scopes").split(",").map((s) => s.trim()).filter(Boolean),
-        expires_in_days: values["expires-in-days"] === undefined ? undefined : Number(values["expires-in-days"]),
+        ...(days === undefined ? {} : { expires_in_days: /^\d+$/.test(days) ? Number(days) : days }),
       });
-      const token = await createToken(db, user.id, input, config.tokenPepper);
+      const token = await createTokenWithinQuota(db, user.id, input, config.tokenPepper, config.rateLimits.tokensPerHour);
       console.log(JSON.stringify(token, null, 2));
       return;
     }
@@ -100,7 +122,7 @@ async function run(argv: string[]): Promise<void> {
 }
 
 run(process.argv.slice(2)).catch((err: unknown) => {
-  if (err instanceof UsageError || err instanceof UserInputError || err instanceof TokenInputError) {
+  if (err instanceof UsageError || err instanceof UserInputError || err instanceof TokenInputError || err instanceof TokenQuotaError) {
     console.error(`finance-mcp: ${err.message}`);
     process.exit(2);
   }

@@ -1,0 +1,184 @@
+/**
+ * Presenting a token on POST /api/v1/mcp: 401 answers (missing, malformed, unknown, expired, revoked),
+ * malformed tokens refused without touching the database, no tokens in URLs, secrets never echoed or
+ * stored, last_used_at written at most once a minute, and whoami (issue 4, items 3, 4 and 6).
+ */
+import { createHash } from "node:crypto";
+import { expect } from "chai";
+import { authenticateBearer, createToken, KNOWN_SCOPES, LAST_USED_GRANULARITY_MS } from "../../src/auth/tokens.js";
+import { generateToken } from "../../src/auth/token-format.js";
+import { engine } from "../helpers/database.js";
+import { startTestServer, type TestServer, type TestUser } from "../helpers/server.js";
+
+const CHALLENGE = 'Bearer realm="finance-mcp", error="invalid_token"';
+
+describe(`bearer tokens (${engine})`, () => {
+  let server: TestServer;
+  let user: TestUser;
+  before(async () => {
+    server = await startTestServer();
+    user = await server.createUser({ timezone: "Asia/Tokyo", currency: "JPY" });
+  });
+  after(async () => server.close());
+
+  const whoami = (token?: string, headers: Record<string, string> = {}) => server.rpc({ jsonrpc: "2.0", id: 7, method: "whoami" }, token, headers);
+
+  /** Runs fn and returns the SQL of every query the server's knex sent meanwhile. */
+  async function queriesDuring(fn: () => Promise<unknown>): Promise<string[]> {
+    const seen: string[] = [];
+    const listener = (q: { sql: string }) => seen.push(q.sql);
+    server.db.on("query", listener);
+    try {
+      await fn();
+    } finally {
+      server.db.off("query", listener);
+    }
+    return seen;
+  }
+
+  function expectUnauthorized(answer: { status: number; headers: Headers; body: any }) {
+    expect(answer.status).to.equal(401);
+    expect(answer.headers.get("www-authenticate")).to.equal(CHALLENGE);
+    expect(answer.body.jsonrpc).to.equal("2.0");
+    expect(answer.body.id).to.equal(7);
+    expect(answer.body.error.code).to.equal(-32001);
+    expect(answer.body.error.data).to.include({ code: "unauthorized", retryable: false });
+  }
+
+  it("accepts a valid token", async () => {
+    const answer = await whoami(user.token);
+    expect(answer.status).to.equal(200);
+    expect(answer.body.result.user_id).to.equal(user.id);
+  });
+
+  it("answers a missing token with 401, the Bearer challenge and a JSON-RPC error", async () => {
+    expectUnauthorized(await whoami());
+  });
+
+  it("refuses a Basic header on the MCP endpoint", async () => {
+    expectUnauthorized(await whoami(undefined, { authorization: `Basic ${Buffer.from("a@b.c:password").toString("base64")}` }));
+  });
+
+  describe("malformed tokens are refused before any database query", () => {
+    const valid = generateToken();
+    const badChecksum = valid.slice(0, -1) + (valid.endsWith("0") ? "1" : "0");
+    const cases: Array<[string, string]> = [
+      ["a wrong prefix", `ghp_${valid.slice(5)}`],
+      ["a wrong checksum", badChecksum],
+      ["a short token", valid.slice(0, 20)],
+      ["a token with a bad character", `${valid.slice(0, 10)}-${valid.slice(11)}`],
+      ["a JWT-looking string", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJl"],
+    ];
+    for (const [label, token] of cases) {
+      it(`${label}: 401 and zero queries`, async () => {
+        let answer!: Awaited<ReturnType<typeof whoami>>;
+        const queries = await queriesDuring(async () => (answer = await whoami(token)));
+        expectUnauthorized(answer);
+        expect(answer.body.error.message).to.include("malformed");
+        expect(queries).to.deep.equal([]);
+        // The secret-looking text is never echoed.
+        expect(JSON.stringify(answer.body)).not.to.include(token);
+      });
+    }
+
+    it("while a well-formed unknown token does reach the database (the spy works)", async () => {
+      let answer!: Awaited<ReturnType<typeof whoami>>;
+      const queries = await queriesDuring(async () => (answer = await whoami(generateToken())));
+      expectUnauthorized(answer);
+      expect(queries.some((sql) => sql.includes("mcp_tokens"))).to.equal(true);
+    });
+  });
+
+  describe("unknown, expired and revoked tokens", () => {
+    it("all get 401 with the same body, which never contains the token", async () => {
+      const unknown = generateToken();
+      const expired = (await createToken(server.db, user.id, { name: "old", scopes: [...KNOWN_SCOPES], expiresInDays: 1 }, server.config.tokenPepper, new Date(Date.now() - 2 * 86_400_000))).token;
+      const revoked = await createToken(server.db, user.id, { name: "gone", scopes: [...KNOWN_SCOPES], expiresInDays: 30 }, server.config.tokenPepper);
+      expect((await whoami(revoked.token)).status).to.equal(200);
+      await server.db("mcp_tokens").where({ id: revoked.token_id }).update({ revoked_at: new Date().toISOString() });
+
+      const answers = await Promise.all([whoami(unknown), whoami(expired), whoami(revoked.token)]);
+      for (const a of answers) expectUnauthorized(a);
+      expect(answers[1]!.body).to.deep.equal(answers[0]!.body);
+      expect(answers[2]!.body).to.deep.equal(answers[0]!.body);
+      for (const [a, t] of [[answers[0]!, unknown], [answers[1]!, expired], [answers[2]!, revoked.token]] as const) {
+        expect(JSON.stringify(a.body)).not.to.include(t);
+        expect(JSON.stringify(a.body)).not.to.include(t.slice(5, 25));
+      }
+    });
+
+    it("expiry is checked on every request: a token becomes invalid the moment it expires", async () => {
+      const t = await createToken(server.db, user.id, { name: "soon", scopes: ["meta:whoami"], expiresInDays: 1 }, server.config.tokenPepper);
+      expect((await whoami(t.token)).status).to.equal(200);
+      await server.db("mcp_tokens").where({ id: t.token_id }).update({ expires_at: new Date(Date.now() - 1000).toISOString() });
+      expectUnauthorized(await whoami(t.token));
+    });
+  });
+
+  it("never accepts a token in the URL", async () => {
+    for (const query of ["access_token", "token", "auth", "bearer"]) {
+      const res = await fetch(`${server.mcpUrl}?${query}=${encodeURIComponent(user.token)}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 7, method: "whoami" }),
+      });
+      expectUnauthorized({ status: res.status, headers: res.headers, body: await res.json() });
+    }
+  });
+
+  it("stores only the token's SHA-256 (or HMAC) hash, never the token", async () => {
+    const created = await createToken(server.db, user.id, { name: "stored", scopes: ["meta:whoami"], expiresInDays: 1 }, server.config.tokenPepper);
+    const rows = await server.db("mcp_tokens").select();
+    const dump = JSON.stringify(rows, (_k, v) => (typeof v === "bigint" ? String(v) : v));
+    expect(dump).not.to.include(created.token.slice(5, 37));
+    const row = rows.find((r) => r.id === created.token_id);
+    expect(row.token_hash).to.equal(createHash("sha256").update(created.token).digest("hex"));
+  });
+
+  describe("last_used_at", () => {
+    it("is written on first use and not again within the minute", async () => {
+      const t = await createToken(server.db, user.id, { name: "used", scopes: ["meta:whoami"], expiresInDays: 1 }, server.config.tokenPepper);
+      const updates = (sql: string[]) => sql.filter((s) => /^update/i.test(s.trim()) && s.includes("mcp_tokens"));
+      const first = await queriesDuring(() => whoami(t.token));
+      expect(updates(first)).to.have.length(1);
+      const usedAt = (await server.db("mcp_tokens").where({ id: t.token_id }).first("last_used_at")).last_used_at;
+      expect(usedAt).to.be.a("string");
+      const second = await queriesDuring(async () => {
+        for (let i = 0; i < 3; i++) await whoami(t.token);
+      });
+      expect(updates(second)).to.deep.equal([]);
+      expect((await server.db("mcp_tokens").where({ id: t.token_id }).first("last_used_at")).last_used_at).to.equal(usedAt);
+    });
+
+    it("is written again once a minute has passed (clock injected)", async () => {
+      const t = await createToken(server.db, user.id, { name: "clock", scopes: ["meta:whoami"], expiresInDays: 1 }, server.config.tokenPepper);
+      const header = `Bearer ${t.token}`;
+      const t0 = new Date(Date.now() + 1000);
+      const lastUsed = async () => (await server.db("mcp_tokens").where({ id: t.token_id }).first("last_used_at")).last_used_at;
+      await authenticateBearer(server.db, header, server.config.tokenPepper, t0);
+      expect(await lastUsed()).to.equal(t0.toISOString());
+      await authenticateBearer(server.db, header, server.config.tokenPepper, new Date(t0.getTime() + 30_000));
+      expect(await lastUsed()).to.equal(t0.toISOString());
+      await authenticateBearer(server.db, header, server.config.tokenPepper, new Date(t0.getTime() + LAST_USED_GRANULARITY_MS - 1));
+      expect(await lastUsed()).to.equal(t0.toISOString());
+      const t1 = new Date(t0.getTime() + LAST_USED_GRANULARITY_MS + 1000);
+      await authenticateBearer(server.db, header, server.config.tokenPepper, t1);
+      expect(await lastUsed()).to.equal(t1.toISOString());
+    });
+  });
+
+  it("whoami returns the user, the token, its scopes and expiry, and the user's timezone and currency", async () => {
+    const t = await createToken(server.db, user.id, { name: "whoami test", scopes: ["meta:whoami", "read:wallets"], expiresInDays: 7 }, server.config.tokenPepper);
+    const answer = await whoami(t.token);
+    expect(answer.status).to.equal(200);
+    expect(answer.body.result).to.deep.equal({
+      user_id: user.id,
+      token_id: t.token_id,
+      token_name: "whoami test",
+      scopes: ["meta:whoami", "read:wallets"],
+      expires_at: t.expires_at,
+      timezone: "Asia/Tokyo",
+      default_currency: "JPY",
+    });
+  });
+});
