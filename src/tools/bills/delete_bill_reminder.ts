@@ -1,7 +1,14 @@
 import type { Handlers } from "../../../generated/handlers.js";
-import { notImplemented } from "../../errors.js";
+import { todayFor } from "../../domain/budgets/common.js";
+import { billToApi, deleteBillRow, loadBill } from "../../domain/bills/store.js";
 
-// Created by codegen because openrpc.json declares delete_bill_reminder and no handler existed. Replace the body.
-export const delete_bill_reminder: Handlers["delete_bill_reminder"] = async () => {
-  throw notImplemented("delete_bill_reminder");
+/** Deletes the reminder for good (transactions untouched); the snapshot stays in the audit log. */
+export const delete_bill_reminder: Handlers["delete_bill_reminder"] = async (params, ctx) => {
+  const old = await loadBill(ctx.db, ctx.caller.userId, params.bill_reminder_id);
+  await deleteBillRow(ctx.db, old.userId, old.id);
+  const snapshot = billToApi(old, todayFor(ctx));
+  return {
+    result: { bill_reminder: snapshot, warnings: [] },
+    change: { action: "delete", resourceType: "bill_reminder", resourceId: old.id, before: snapshot, after: null },
+  };
 };

@@ -1,7 +1,16 @@
 import type { Handlers } from "../../../generated/handlers.js";
-import { notImplemented } from "../../errors.js";
+import { todayFor } from "../../domain/budgets/common.js";
+import { billToApi, listBills, upcomingOccurrences } from "../../domain/bills/store.js";
 
-// Created by codegen because openrpc.json declares list_bill_reminders and no handler existed. Replace the body.
-export const list_bill_reminders: Handlers["list_bill_reminders"] = async () => {
-  throw notImplemented("list_bill_reminders");
+/**
+ * Due dates from today through today + days_ahead (plus the last 7 days as overdue) of active reminders,
+ * and the reminders themselves; "today" is the user's calendar day.
+ */
+export const list_bill_reminders: Handlers["list_bill_reminders"] = async (params, ctx) => {
+  const today = todayFor(ctx);
+  const bills = await listBills(ctx.db, ctx.caller.userId, params.include_inactive === true);
+  return {
+    upcoming: upcomingOccurrences(bills, today, params.days_ahead ?? 30),
+    reminders: bills.map((b) => billToApi(b, today)),
+  };
 };
