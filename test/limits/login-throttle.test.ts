@@ -1,0 +1,96 @@
+/**
+ * The login throttle of the tokens endpoint on its real store (rate_limits on SQLite or Postgres), with
+ * small numbers: slowed then refused per email and per client address, counted atomically before the
+ * password check, reset per email by a success, and keyed without storing emails.
+ */
+import { expect } from "chai";
+import type { Knex } from "knex";
+import { loadConfig } from "../../src/config.js";
+import { createDb } from "../../src/db/knex.js";
+import { migrateLatest } from "../../src/db/migrate.js";
+import { createRateLimits } from "../../src/limits/limiter.js";
+import { addressKey, emailKey, LOGIN_POLICIES, type LoginPolicy } from "../../src/limits/login.js";
+import type { RateLimits } from "../../src/limits/types.js";
+import { createTestDatabase, engine, type TestDatabase } from "../helpers/database.js";
+
+const small: { email: LoginPolicy; address: LoginPolicy } = {
+  email: { slowAfter: 2, refuseAfter: 4, windowSeconds: 3600, blockSeconds: 900, delayStepMs: 100, maxDelayMs: 150 },
+  address: { slowAfter: 5, refuseAfter: 8, windowSeconds: 3600, blockSeconds: 3600, delayStepMs: 1000, maxDelayMs: 5000 },
+};
+
+describe(`login throttle (${engine})`, () => {
+  let database: TestDatabase;
+  let db: Knex;
+  let limits: RateLimits;
+  before(async () => {
+    database = await createTestDatabase();
+    db = createDb(database.url);
+    await migrateLatest(db);
+    limits = createRateLimits(db, loadConfig({ DATABASE_URL: database.url }), { loginPolicies: small });
+  });
+  after(async () => {
+    await limits.close();
+    await db.destroy();
+    await database.drop();
+  });
+
+  it("documents the production numbers", () => {
+    expect(LOGIN_POLICIES.email).to.include({ slowAfter: 3, refuseAfter: 10, blockSeconds: 900 });
+    expect(LOGIN_POLICIES.address).to.include({ slowAfter: 20, refuseAfter: 100, blockSeconds: 3600 });
+  });
+
+  it("per email: free, then slowed with a growing (capped) delay, then refused for the block duration", async () => {
+    const verdicts = [];
+    for (let i = 0; i < 5; i++) verdicts.push(await limits.login.attempt("Someone@Example.test", `198.51.100.${i}`));
+    expect(verdicts.slice(0, 4)).to.deep.equal([
+      { refused: false, delayMs: 0 },
+      { refused: false, delayMs: 0 },
+      { refused: false, delayMs: 100 },
+      { refused: false, delayMs: 150 },
+    ]);
+    expect(verdicts[4]).to.deep.equal({ refused: true, retryAfterSeconds: 900 });
+    // The email is normalised: another spelling is the same account.
+    expect((await limits.login.attempt("someone@example.TEST ", "198.51.100.99")).refused).to.equal(true);
+  });
+
+  it("a success restarts the email's count", async () => {
+    for (let i = 0; i < 3; i++) await limits.login.attempt("reset@example.test", "203.0.113.1");
+    await limits.login.succeeded("reset@example.test", "203.0.113.1");
+    expect(await limits.login.attempt("reset@example.test", "203.0.113.1")).to.deep.equal({ refused: false, delayMs: 0 });
+  });
+
+  it("per address: many emails from one address are slowed, then refused for an hour", async () => {
+    const verdicts = [];
+    for (let i = 0; i < 9; i++) verdicts.push(await limits.login.attempt(`spray${i}@example.test`, "192.0.2.50"));
+    expect(verdicts.slice(0, 5).every((v) => !v.refused && v.delayMs === 0)).to.equal(true);
+    expect(verdicts.slice(5, 8)).to.deep.equal([
+      { refused: false, delayMs: 1000 },
+      { refused: false, delayMs: 2000 },
+      { refused: false, delayMs: 3000 },
+    ]);
+    expect(verdicts[8]).to.deep.equal({ refused: true, retryAfterSeconds: 3600 });
+    // Another address is not affected.
+    expect(await limits.login.attempt("spray0@example.test", "192.0.2.51")).to.deep.equal({ refused: false, delayMs: 0 });
+  });
+
+  it("counts parallel attempts atomically: no more than refuseAfter get through", async () => {
+    const verdicts = await Promise.all(Array.from({ length: 12 }, (_, i) => limits.login.attempt("burst@example.test", `198.18.0.${i}`)));
+    expect(verdicts.filter((v) => !v.refused)).to.have.length(small.email.refuseAfter);
+  });
+
+  it("stores neither emails nor raw IPv6 host addresses in its keys", async () => {
+    await limits.login.attempt("private.person@example.test", "2001:db8:1:2:3:4:5:6");
+    const keys = (await db("rate_limits").select("key")).map((r) => String(r.key));
+    expect(keys.some((k) => k.includes("private.person"))).to.equal(false);
+    expect(keys).to.include(`login_email:${emailKey("private.person@example.test")}`);
+    expect(keys).to.include("login_address:2001:db8:1:2::/64");
+  });
+
+  it("groups IPv6 addresses by /64 and unwraps IPv4-mapped ones", () => {
+    expect(addressKey("2001:db8::1")).to.equal("2001:db8:0:0::/64");
+    expect(addressKey("2001:db8:0:0:ffff::1")).to.equal("2001:db8:0:0::/64");
+    expect(addressKey("::1")).to.equal("0:0:0:0::/64");
+    expect(addressKey("::ffff:192.0.2.1")).to.equal("192.0.2.1");
+    expect(addressKey("192.0.2.1")).to.equal("192.0.2.1");
+  });
+});
