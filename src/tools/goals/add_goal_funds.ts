@@ -1,7 +1,86 @@
 import type { Handlers } from "../../../generated/handlers.js";
-import { notImplemented } from "../../errors.js";
+import type { Transaction, Warning } from "../../../generated/types.js";
+import { newId } from "../../db/ids.js";
+import { invalidParams } from "../../errors.js";
+import { formatMinor } from "../../money/amount.js";
+import { nowIso, parseMoneyParam, todayFor } from "../../domain/budgets/common.js";
+import { achievedWarning } from "../../domain/goals/warnings.js";
+import { contributionToApi, goalToApi, insertContribution, loadGoal, savedOf, updateGoalRow, type ContributionRecord, type GoalRecord } from "../../domain/goals/store.js";
+import { insertTransaction } from "../../domain/transactions/store.js";
 
-// Created by codegen because openrpc.json declares add_goal_funds and no handler existed. Replace the body.
-export const add_goal_funds: Handlers["add_goal_funds"] = async () => {
-  throw notImplemented("add_goal_funds");
+/**
+ * Records one contribution (positive adds, negative withdraws; the saved amount never goes below zero).
+ * With from_wallet_id the wallet transaction is recorded first, in the same database transaction as the
+ * contribution (the write pipeline's), so both exist or neither does.
+ */
+export const add_goal_funds: Handlers["add_goal_funds"] = async (params, ctx) => {
+  const userId = ctx.caller.userId;
+  const goal = await loadGoal(ctx.db, userId, params.goal_id);
+  const amount = parseMoneyParam(params.amount, goal.currency, "amount", { signed: true });
+  const saved = await savedOf(ctx.db, userId, goal.id);
+  const after = saved + amount;
+  if (after < 0n) {
+    const can = formatMinor(saved, goal.currency);
+    throw invalidParams(
+      "amount",
+      `a withdrawal of at most ${can} ${goal.currency} (the saved amount)`,
+      `amount: goal "${goal.name}" has ${can} ${goal.currency} saved, so at most "-${can}" can be withdrawn; the saved amount never goes below zero.`,
+    );
+  }
+  const date = params.date ?? todayFor(ctx);
+  const at = nowIso(ctx);
+  const warnings: Warning[] = [];
+
+  let transaction: Transaction | null = null;
+  if (params.from_wallet_id !== undefined) {
+    const adding = amount > 0n;
+    const inserted = await insertTransaction(ctx.db, userId, {
+      walletId: params.from_wallet_id,
+      walletField: "from_wallet_id",
+      date,
+      amountMinor: adding ? amount : -amount,
+      direction: adding ? "expense" : "income",
+      currency: goal.currency,
+      description: `${adding ? "Goal contribution" : "Goal withdrawal"}: ${goal.name}`,
+      notes: params.note ?? null,
+      now: ctx.now(),
+    });
+    transaction = inserted.transaction;
+    warnings.push(...inserted.warnings);
+  }
+
+  const contribution: ContributionRecord = {
+    id: newId("gct"),
+    userId,
+    goalId: goal.id,
+    amountMinor: amount,
+    date,
+    note: params.note ?? null,
+    fromWalletId: transaction ? transaction.wallet_id : null,
+    transactionId: transaction ? transaction.id : null,
+    createdAt: at,
+  };
+  await insertContribution(ctx.db, contribution);
+
+  const next: GoalRecord = { ...goal, updatedAt: at };
+  // Achieved when this contribution takes the saved amount from below the target to at least the target.
+  if (goal.targetMinor !== null && saved < goal.targetMinor && after >= goal.targetMinor && (goal.status === "active" || goal.status === "paused")) {
+    next.status = "achieved";
+    next.achievedAt = at;
+    warnings.push(achievedWarning(next, after));
+  }
+  await updateGoalRow(ctx.db, next);
+
+  const goalAfter = goalToApi(next, after);
+  const contributionOut = contributionToApi(contribution, goal.currency);
+  return {
+    result: { goal: goalAfter, contribution: contributionOut, transaction, warnings },
+    change: {
+      action: "add_funds",
+      resourceType: "goal",
+      resourceId: goal.id,
+      before: goalToApi(goal, saved),
+      after: { ...goalAfter, contribution: contributionOut },
+    },
+  };
 };
