@@ -10,6 +10,7 @@
 import { randomUUID } from "node:crypto";
 import { expect } from "chai";
 import { toolsByName } from "../../generated/registry.js";
+import { budgetsPushedOverLimit } from "../../src/domain/budgets/over-limit.js";
 import { engine } from "../helpers/database.js";
 import { startTestServer, type TestServer, type TestUser } from "../helpers/server.js";
 
@@ -367,6 +368,24 @@ describe(`budgets (${engine})`, function () {
       const status = await server.call("get_budget_status", {}, bob.token);
       expect(status.budgets.some((s: any) => s.budget_id === ids.groceries)).to.equal(false);
       expect(await server.db("budgets").where({ id: ids.groceries }).first()).to.deep.equal(before);
+    });
+  });
+
+  describe("budget_over_limit for the ledger's writes", () => {
+    it("names the budgets an expense pushes over their limit, judged on the whole period", async () => {
+      // March in scope of Groceries so far: 212.49 (t4, t5, t6, t7, t13). "Ceiling" allows 215.00.
+      await budget(alice, { name: "Ceiling", amount: "215.00", period: "month", categories: ["groceries"], start_date: "2026-03-01" });
+      await txn(alice, { wallet_id: checking, date: "2026-03-02", amount: "5.00", direction: "expense", category: "Groceries" });
+      // Back-dated to 03-02, yet 03-17 and 03-31 count: 217.49 > 215.00, and 212.49 was not over.
+      const expense = { date: "2026-03-02", currency: "USD", amountMinor: 500n, walletId: checking, category: "GROCERIES", tags: [] };
+      const warnings = await budgetsPushedOverLimit(server.db, alice.id, expense);
+      expect(warnings.map((w) => w.code)).to.deep.equal(["budget_over_limit"]);
+      expect(warnings[0]!.message).to.contain('"Ceiling"').and.contain("217.49").and.contain("215.00");
+      // The next expense finds it over already: no new warning. Out of scope or another user: none.
+      await txn(alice, { wallet_id: checking, date: "2026-03-03", amount: "1.00", direction: "expense", category: "Groceries" });
+      expect(await budgetsPushedOverLimit(server.db, alice.id, { ...expense, date: "2026-03-03", amountMinor: 100n })).to.deep.equal([]);
+      expect(await budgetsPushedOverLimit(server.db, alice.id, { ...expense, category: "Dining" })).to.deep.equal([]);
+      expect(await budgetsPushedOverLimit(server.db, bob.id, expense)).to.deep.equal([]);
     });
   });
 });
