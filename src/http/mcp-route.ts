@@ -1,10 +1,15 @@
 /**
- * POST /api/v1/mcp: the JSON-RPC endpoint. MCP Streamable HTTP messages and direct OpenRPC calls share
- * it. Order of checks (each with the status it yields): Host/Origin 403 → Accept 406 → body size 413 →
- * JSON 400 (-32700) → envelope 400 (-32600) → token 401 (rpc.discover excepted: the contract is public)
- * → rate limit 429 → the method.
+ * POST /api/v1/mcp: the JSON-RPC endpoint. MCP Streamable HTTP messages (every revision, see
+ * src/mcp/revisions.ts) and direct OpenRPC calls share it. Order of checks (each with the status it
+ * yields): Host/Origin 403 → Accept 406 → body size 413 → JSON 400 (-32700) → envelope 400 (-32600) →
+ * protocol revision headers 400 (-32022 / -32020 / -32602) → token 401 (rpc.discover excepted: the
+ * contract is public) → rate limit 429 → the method.
+ *
+ * GET and DELETE /api/v1/mcp answer 405: the server is stateless (no sessions, no GET stream). Change
+ * events travel on GET /api/v1/mcp/sse (src/http/sse-route.ts), whose posted messages go through the
+ * same admit/answer functions below.
  */
-import express, { type Request, type Response, type Router } from "express";
+import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from "express";
 import type { Knex } from "knex";
 import { randomUUID } from "node:crypto";
 import type { Config } from "../config.js";
@@ -12,9 +17,12 @@ import { AppError } from "../errors.js";
 import type { Logger } from "../log.js";
 import type { RateLimits } from "../limits/types.js";
 import type { Dispatch } from "../rpc/dispatch.js";
-import { handleDirectCall, parseEnvelope, toJsonRpcError, unknownMethod, type JsonRpcRequest, type McpMethods, type MessageContext } from "../rpc/message.js";
-import { PARSE_ERROR, protocolError } from "../rpc/protocol-error.js";
+import { handleDirectCall, parseEnvelope, toJsonRpcError, unknownMethod, type JsonRpcError, type JsonRpcId, type JsonRpcRequest } from "../rpc/message.js";
+import { INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, protocolError } from "../rpc/protocol-error.js";
 import { toolsByName } from "../../generated/registry.js";
+import { readRevision, type Revision, type Transport } from "../mcp/revisions.js";
+import type { McpContext, McpMethods } from "../mcp/types.js";
+import type { Caller } from "../tools/context.js";
 import { acceptsJsonOrSse, authenticate, challengeHeaders, hostAndOriginGuard } from "./guards.js";
 import { sendRpcError } from "./send.js";
 import { applyLimit } from "./rate-limit-headers.js";
@@ -29,64 +37,158 @@ export interface McpRouteDeps {
   openrpc: unknown;
 }
 
-export function mcpRouter(deps: McpRouteDeps): Router {
-  const router = express.Router();
-  const jsonBody = express.json({ limit: deps.config.maxBodyBytes, strict: false, type: () => true });
-
-  router.post("/api/v1/mcp", hostAndOriginGuard(deps.config), (req, res, next) => {
-    if (!acceptsJsonOrSse(req)) {
-      return sendRpcError(res, null, protocolError(-32600, "Accept must include application/json or text/event-stream.", { code: "not_acceptable" }, 406));
-    }
+/** express.json with the endpoint's answers: 413 over the limit, -32700 for a body that is not JSON. */
+export function jsonBodyParser(config: Config): RequestHandler {
+  const jsonBody = express.json({ limit: config.maxBodyBytes, strict: false, type: () => true });
+  return (req: Request, res: Response, next: NextFunction) => {
     jsonBody(req, res, (err?: unknown) => {
       if (!err) return next();
       const e = err as { type?: string; status?: number };
       if (e.type === "entity.too.large") {
-        return sendRpcError(res, null, protocolError(-32600, `The request body is larger than ${deps.config.maxBodyBytes} bytes.`, { code: "payload_too_large" }, 413));
+        return sendRpcError(res, null, protocolError(INVALID_REQUEST, `The request body is larger than ${config.maxBodyBytes} bytes.`, { code: "payload_too_large" }, 413));
       }
       return sendRpcError(res, null, protocolError(PARSE_ERROR, "The body is not valid JSON.", {}, 400));
     });
-  }, (req, res) => {
-    void handlePost(deps, req, res);
+  };
+}
+
+export function mcpRouter(deps: McpRouteDeps): Router {
+  const router = express.Router();
+  const guard = hostAndOriginGuard(deps.config);
+
+  router.post(
+    "/api/v1/mcp",
+    guard,
+    (req, res, next) => {
+      if (!acceptsJsonOrSse(req)) {
+        return sendRpcError(res, null, protocolError(INVALID_REQUEST, "Accept must include application/json or text/event-stream.", { code: "not_acceptable" }, 406));
+      }
+      next();
+    },
+    jsonBodyParser(deps.config),
+    (req, res) => {
+      void handlePost(deps, req, res);
+    },
+  );
+
+  // Stateless Streamable HTTP: no GET stream, no sessions to delete (spec: 405 is the compliant answer).
+  router.all("/api/v1/mcp", guard, (_req, res) => {
+    res.setHeader("Allow", "POST");
+    sendRpcError(
+      res,
+      null,
+      protocolError(INVALID_REQUEST, "Method not allowed: this MCP endpoint is stateless and takes POST only. Change events are on GET /api/v1/mcp/sse.", { code: "method_not_allowed" }, 405),
+    );
   });
 
   return router;
 }
 
-async function handlePost(deps: McpRouteDeps, req: Request, res: Response): Promise<void> {
-  const requestId = randomUUID();
-  let id: JsonRpcRequest["id"] = null;
-  try {
-    const msg = parseEnvelope(req.body);
-    id = msg.id ?? null;
-    if (msg.method === "rpc.discover") {
-      res.json({ jsonrpc: "2.0", id, result: deps.openrpc });
-      return;
-    }
-    const caller = await authenticate(deps.db, deps.config, req);
-    await applyLimit(deps.limits, res, "mcp", caller.tokenId);
-    const ctx: MessageContext = { caller, requestId };
-    const isNotification = msg.id === undefined;
-    const result = await routeMessage(deps, msg, ctx, req, res);
-    if (res.headersSent) return;
-    if (isNotification) {
-      res.status(202).end();
-      return;
-    }
-    res.json({ jsonrpc: "2.0", id, result });
-  } catch (err) {
-    if (res.headersSent) return;
-    const { error, httpStatus } = toJsonRpcError(err, deps.log, requestId);
-    challengeHeaders(res, err);
-    if (err instanceof AppError && err.errorName === "rate_limited" && typeof err.details.retry_after_seconds === "number") {
-      res.setHeader("Retry-After", String(err.details.retry_after_seconds));
-    }
-    res.status(httpStatus).json({ jsonrpc: "2.0", id, error });
+/** A message that passed the envelope, revision, token and rate-limit checks. */
+export interface Admitted {
+  msg: JsonRpcRequest;
+  revision: Revision;
+  caller: Caller;
+}
+
+/**
+ * The checks every message passes before its method runs, on either transport: envelope, protocol
+ * revision headers, token, rate limit (every JSON-RPC message counts). Throws what the HTTP answer
+ * must say; `owner` (SSE transport) refuses a token of another user than the stream's.
+ */
+export async function admit(deps: McpRouteDeps, body: unknown, req: Request, res: Response, transport: Transport, owner?: (caller: Caller) => void): Promise<Admitted> {
+  const msg = parseEnvelope(body);
+  const revision = readRevision(msg, req.headers, transport);
+  const caller = await authenticate(deps.db, deps.config, req);
+  owner?.(caller);
+  await applyLimit(deps.limits, res, "mcp", caller.tokenId);
+  return { msg, revision, caller };
+}
+
+/**
+ * Notifications need no answer: MCP's (notifications/…) are accepted (202). Any other message without
+ * an id would be a tool call or request whose outcome nobody could read, so it is refused.
+ */
+export function checkNotification(msg: JsonRpcRequest): void {
+  if (!msg.method.startsWith("notifications/")) {
+    throw protocolError(INVALID_REQUEST, `${msg.method} is a request, not a notification: send it with an "id" to get its result.`, { field: "id" }, 400);
   }
 }
 
-async function routeMessage(deps: McpRouteDeps, msg: JsonRpcRequest, ctx: MessageContext, _req: Request, _res: Response): Promise<unknown> {
+export interface Answer {
+  httpStatus: number;
+  body: { jsonrpc: "2.0"; id: JsonRpcId; result: unknown } | { jsonrpc: "2.0"; id: JsonRpcId; error: JsonRpcError };
+  /** The error, when there was one (its HTTP headers: WWW-Authenticate, Retry-After). */
+  err?: unknown;
+}
+
+/** Runs an admitted request's method and returns its JSON-RPC response; never throws. */
+export async function answer(deps: McpRouteDeps, admitted: Admitted, requestId: string): Promise<Answer> {
+  const { msg, revision, caller } = admitted;
+  const id = msg.id ?? null;
+  try {
+    const ctx: McpContext = { caller, requestId, revision };
+    const result = await routeMessage(deps, msg, ctx);
+    return { httpStatus: 200, body: { jsonrpc: "2.0", id, result } };
+  } catch (err) {
+    return errorAnswer(deps, id, err, requestId);
+  }
+}
+
+export function errorAnswer(deps: Pick<McpRouteDeps, "log">, id: JsonRpcId, err: unknown, requestId: string): Answer {
+  const { error, httpStatus } = toJsonRpcError(err, deps.log, requestId);
+  return { httpStatus, body: { jsonrpc: "2.0", id, error }, err };
+}
+
+/** Writes an error answer with the headers its status calls for. */
+export function sendAnswer(res: Response, a: Answer): void {
+  if (a.err !== undefined) {
+    challengeHeaders(res, a.err);
+    if (a.err instanceof AppError && a.err.errorName === "rate_limited" && typeof a.err.details.retry_after_seconds === "number") {
+      res.setHeader("Retry-After", String(a.err.details.retry_after_seconds));
+    }
+  }
+  res.status(a.httpStatus).json(a.body);
+}
+
+async function handlePost(deps: McpRouteDeps, req: Request, res: Response): Promise<void> {
+  const requestId = randomUUID();
+  let id: JsonRpcId = null;
+  try {
+    const body = req.body as { method?: unknown; id?: unknown } | undefined;
+    if (body && typeof body === "object" && !Array.isArray(body) && body.method === "rpc.discover") {
+      // The published contract needs no token; it still passes the envelope and revision checks.
+      const msg = parseEnvelope(body);
+      id = msg.id ?? null;
+      readRevision(msg, req.headers, "streamable-http");
+      res.json({ jsonrpc: "2.0", id, result: deps.openrpc });
+      return;
+    }
+    const admitted = await admit(deps, body, req, res, "streamable-http");
+    id = admitted.msg.id ?? null;
+    if (admitted.msg.id === undefined) {
+      checkNotification(admitted.msg);
+      res.status(202).end();
+      return;
+    }
+    sendAnswer(res, await answer(deps, admitted, requestId));
+  } catch (err) {
+    if (res.headersSent) return;
+    if (id === null && req.body && typeof req.body === "object" && !Array.isArray(req.body)) {
+      const raw = (req.body as { id?: unknown }).id;
+      if (typeof raw === "string" || typeof raw === "number") id = raw;
+    }
+    sendAnswer(res, errorAnswer(deps, id, err, requestId));
+  }
+}
+
+async function routeMessage(deps: McpRouteDeps, msg: JsonRpcRequest, ctx: McpContext): Promise<unknown> {
   if (toolsByName.has(msg.method)) return handleDirectCall(deps.dispatch, msg, ctx);
   const mcp = deps.mcp(msg, ctx);
   if (mcp !== undefined) return mcp;
+  if (ctx.revision.era === "modern") {
+    // 2026-07-28: an unknown method is 404 with -32601, which tells a modern client this is a modern server.
+    throw protocolError(METHOD_NOT_FOUND, `Method not found: ${msg.method} is not a method of protocol revision ${ctx.revision.version} on this server.`, {}, 404);
+  }
   throw unknownMethod(msg.method);
 }

@@ -1,11 +1,53 @@
 /**
- * MCP methods on the JSON-RPC endpoint. The protocol layer (issue 3: initialize, tools/list,
- * tools/call, ping, server/discover, revisions) lives in src/mcp; until it lands only direct OpenRPC
- * calls work, and MCP methods answer "method not found".
+ * The MCP methods on the JSON-RPC endpoint, for every revision this server speaks:
+ *   legacy (2025-11-25, 2025-06-18, 2025-03-26, and 2024-11-05 on the SSE transport): initialize, ping,
+ *     tools/list, tools/call (server/discover answers too, harmlessly);
+ *   modern (2026-07-28): server/discover, tools/list, tools/call; every result carries
+ *     resultType "complete" and the server's identity in _meta, cacheable ones ttlMs and cacheScope.
+ * Anything else is not an MCP method here (undefined): the route answers -32601.
  */
 import type { Services } from "../app.js";
-import type { McpMethods } from "../rpc/message.js";
+import { SERVER_INFO, discoverResult, initializeResult } from "./lifecycle.js";
+import { META_SERVER_INFO } from "./revisions.js";
+import { callTool, listToolsResult } from "./tools.js";
+import type { McpContext, McpMethods } from "./types.js";
 
-export function createMcpMethods(_services: Services): McpMethods {
-  return () => undefined;
+export type { McpMethods } from "./types.js";
+
+/** How long a client may reuse a tools/list answer (2026-07-28 caching): the list changes only with the token's scopes and the server's config. */
+export const TOOLS_LIST_TTL_MS = 300_000;
+export const DISCOVER_TTL_MS = 3_600_000;
+
+const modernMeta = Object.freeze({ [META_SERVER_INFO]: SERVER_INFO });
+
+function modern(result: Record<string, unknown>, cache?: { ttlMs: number; cacheScope: "public" | "private" }): Record<string, unknown> {
+  const meta = result._meta as Record<string, unknown> | undefined;
+  return { ...result, ...cache, resultType: "complete", _meta: meta ? { ...modernMeta, ...meta } : modernMeta };
+}
+
+export function createMcpMethods(services: Pick<Services, "config" | "dispatch" | "log">): McpMethods {
+  const callDeps = { dispatch: services.dispatch, log: services.log };
+  return (msg, ctx: McpContext) => {
+    const isModern = ctx.revision.era === "modern";
+    switch (msg.method) {
+      case "initialize":
+        // 2026-07-28 has no handshake: a modern-era initialize is an unknown method.
+        return isModern ? undefined : Promise.resolve(initializeResult(msg.params, ctx.revision.transport));
+      case "ping":
+        return isModern ? undefined : Promise.resolve({});
+      case "server/discover": {
+        const result = discoverResult(ctx.revision.transport);
+        return Promise.resolve(isModern ? modern(result, { ttlMs: DISCOVER_TTL_MS, cacheScope: "public" }) : result);
+      }
+      case "tools/list": {
+        const result = listToolsResult(msg.params, ctx, services.config);
+        // Filtered by the token's scopes: private to this authorization context.
+        return Promise.resolve(isModern ? modern(result, { ttlMs: TOOLS_LIST_TTL_MS, cacheScope: "private" }) : result);
+      }
+      case "tools/call":
+        return isModern ? callTool(callDeps, msg.params, ctx).then((r) => modern(r)) : callTool(callDeps, msg.params, ctx);
+      default:
+        return undefined;
+    }
+  };
 }

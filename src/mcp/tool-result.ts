@@ -1,0 +1,50 @@
+/**
+ * What a tool call becomes in MCP: a CallToolResult.
+ *
+ * Success: the tool's result as structuredContent (it validates against the tool's outputSchema, which
+ * dispatch checks) and the same JSON as one text block, for clients that read only content.
+ *
+ * Failure: an AppError that a language model can act on (invalid_params, not_found, conflict,
+ * idempotency_*, writes_disabled, calculation_error, not_implemented, internal_error…) becomes a result
+ * with isError: true whose text is the message plus the error's data (field, expected, …), so the model
+ * can correct its call (SEP-1303). Errors of the transport and of the caller's credentials stay JSON-RPC
+ * errors with their HTTP status: unauthorized (401), insufficient_scope (403 + challenge), rate_limited
+ * (429). Protocol errors (unknown tool, malformed request) are thrown by the caller, not converted here.
+ */
+import { AppError, internalError, type ErrorName } from "../errors.js";
+
+export interface TextContent {
+  type: "text";
+  text: string;
+}
+
+export interface CallToolResult {
+  content: TextContent[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+  [key: string]: unknown;
+}
+
+/** AppErrors that keep their JSON-RPC form (and HTTP status) over MCP. */
+const TRANSPORT_ERRORS: ReadonlySet<ErrorName> = new Set<ErrorName>(["unauthorized", "insufficient_scope", "rate_limited"]);
+
+export function isTransportError(err: unknown): boolean {
+  return err instanceof AppError && TRANSPORT_ERRORS.has(err.errorName);
+}
+
+export function successResult(result: Record<string, unknown>): CallToolResult {
+  return { content: [{ type: "text", text: JSON.stringify(result) }], structuredContent: result };
+}
+
+export function errorResult(err: AppError): CallToolResult {
+  const data = err.toData();
+  return {
+    content: [{ type: "text", text: `${err.message}\nerror.data: ${JSON.stringify(data)}` }],
+    isError: true,
+  };
+}
+
+/** An unexpected failure (already logged by the caller) as a tool result that changes nothing. */
+export function unexpectedErrorResult(): CallToolResult {
+  return errorResult(internalError());
+}

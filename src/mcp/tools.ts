@@ -1,0 +1,84 @@
+/**
+ * tools/list and tools/call. Everything about a tool comes from the generated registry; the call goes
+ * through services.dispatch, the one path of every tool call (scope → write switch → params → handler
+ * → result validation), exactly like a direct JSON-RPC call.
+ */
+import { tools, toolsByName, type ToolDefinition } from "../../generated/registry.js";
+import type { Config } from "../config.js";
+import { AppError } from "../errors.js";
+import type { Logger } from "../log.js";
+import { toolAvailable, type Dispatch } from "../rpc/dispatch.js";
+import { INVALID_PARAMS, ProtocolError, protocolError } from "../rpc/protocol-error.js";
+import type { McpContext } from "./types.js";
+import { errorResult, isTransportError, successResult, unexpectedErrorResult, type CallToolResult } from "./tool-result.js";
+
+export interface McpTool {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: Readonly<Record<string, unknown>>;
+  outputSchema: Readonly<Record<string, unknown>>;
+  annotations: Readonly<Record<string, unknown>>;
+}
+
+/** Built once per tool: tools/list only filters and copies references. */
+const descriptors = new Map<ToolDefinition, McpTool>(
+  tools.map((t) => [
+    t,
+    { name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema, outputSchema: t.outputSchema, annotations: { title: t.title, ...t.annotations } },
+  ]),
+);
+
+/** The tools this token may use right now, in registry (spec) order. */
+export function listTools(scopes: ReadonlySet<string>, config: Config): McpTool[] {
+  return tools.filter((t) => toolAvailable(t, scopes, config)).map((t) => descriptors.get(t)!);
+}
+
+export function listToolsResult(params: unknown, ctx: McpContext, config: Config): { tools: McpTool[] } {
+  const cursor = params !== null && typeof params === "object" ? (params as Record<string, unknown>).cursor : undefined;
+  if (cursor !== undefined && cursor !== null) {
+    // The whole list fits one page, so this server never hands out a cursor: any cursor is invalid.
+    throw protocolError(INVALID_PARAMS, "params.cursor: this server returns every tool on one page and never issues a cursor; call tools/list without one.", {
+      field: "cursor",
+      expected: "no cursor",
+    });
+  }
+  return { tools: listTools(ctx.caller.scopes, config) };
+}
+
+function malformed(field: string, expected: string): ProtocolError {
+  return protocolError(INVALID_PARAMS, `tools/call: params.${field}: expected ${expected}.`, { field, expected });
+}
+
+export interface CallDeps {
+  dispatch: Dispatch;
+  log: Logger;
+}
+
+export async function callTool(deps: CallDeps, params: unknown, ctx: McpContext): Promise<CallToolResult> {
+  if (params === null || typeof params !== "object" || Array.isArray(params)) throw malformed("name", "the name of a tool (params is an object {name, arguments})");
+  const { name, arguments: args } = params as Record<string, unknown>;
+  if (typeof name !== "string") throw malformed("name", "the name of a tool, a string");
+  if (!toolsByName.has(name)) {
+    throw protocolError(INVALID_PARAMS, `Unknown tool: ${name}. Call tools/list to see the tools this token may use.`, {
+      code: "unknown_tool",
+      field: "name",
+      expected: "the name of a tool from tools/list",
+    });
+  }
+  if (args !== undefined && args !== null && (typeof args !== "object" || Array.isArray(args))) throw malformed("arguments", "an object of named arguments");
+
+  try {
+    return successResult(await deps.dispatch(name, args ?? {}, { caller: ctx.caller, requestId: ctx.requestId }));
+  } catch (err) {
+    if (err instanceof AppError && !isTransportError(err)) return errorResult(err);
+    if (err instanceof AppError || err instanceof ProtocolError) throw err;
+    deps.log.error("unhandled_error", {
+      request_id: ctx.requestId,
+      tool: name,
+      error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
+      stack: err instanceof Error ? err.stack : undefined,
+    });
+    return unexpectedErrorResult();
+  }
+}

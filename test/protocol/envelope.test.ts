@@ -1,0 +1,136 @@
+/** The HTTP and JSON-RPC envelope of POST /api/v1/mcp: every check before a method runs, in order. */
+import { expect } from "chai";
+import { engine } from "../helpers/database.js";
+import { startTestServer, type TestServer, type TestUser } from "../helpers/server.js";
+import { JSON_HEADERS, raw } from "./helpers.js";
+
+describe(`protocol: envelope and HTTP guards (${engine})`, () => {
+  let server: TestServer;
+  let user: TestUser;
+  before(async () => {
+    server = await startTestServer({ MAX_BODY_BYTES: "2048" });
+    user = await server.createUser();
+  });
+  after(async () => server.close());
+
+  const auth = () => ({ ...JSON_HEADERS, authorization: `Bearer ${user.token}` });
+  const ping = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" });
+
+  it("refuses a batch with -32600 (400)", async () => {
+    const a = await raw(server.mcpUrl, { headers: auth(), body: JSON.stringify([{ jsonrpc: "2.0", id: 1, method: "ping" }]) });
+    expect(a.status).to.equal(400);
+    expect(a.json.error.code).to.equal(-32600);
+    expect(a.json.error.data.code).to.equal("invalid_request");
+    expect(a.json.id).to.equal(null);
+  });
+
+  it("answers a body that is not JSON with -32700 (400)", async () => {
+    const a = await raw(server.mcpUrl, { headers: auth(), body: '{"jsonrpc": "2.0", "id": 1, "method": ' });
+    expect(a.status).to.equal(400);
+    expect(a.json.error.code).to.equal(-32700);
+    expect(a.json.error.data.code).to.equal("parse_error");
+  });
+
+  it("refuses a malformed envelope with -32600 naming the field", async () => {
+    const a = await raw(server.mcpUrl, { headers: auth(), body: JSON.stringify({ jsonrpc: "1.0", id: 1, method: "ping" }) });
+    expect(a.status).to.equal(400);
+    expect(a.json.error).to.include({ code: -32600 });
+    expect(a.json.error.data.field).to.equal("jsonrpc");
+    expect(a.json.id).to.equal(1);
+  });
+
+  it("answers a body over MAX_BODY_BYTES with 413", async () => {
+    const big = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "calculate", arguments: { expression: "1+".repeat(2000) + "1" } } });
+    const a = await raw(server.mcpUrl, { headers: auth(), body: big });
+    expect(a.status).to.equal(413);
+    expect(a.json.error.data.code).to.equal("payload_too_large");
+  });
+
+  it("answers 406 when Accept names neither application/json nor text/event-stream", async () => {
+    const a = await raw(server.mcpUrl, { headers: { ...auth(), accept: "text/html" }, body: ping });
+    expect(a.status).to.equal(406);
+    expect(a.json.error.data.code).to.equal("not_acceptable");
+  });
+
+  it("accepts Accept: application/json alone and text/event-stream alone", async () => {
+    for (const accept of ["application/json", "text/event-stream"]) {
+      const a = await raw(server.mcpUrl, { headers: { ...auth(), accept }, body: ping });
+      expect(a.status, accept).to.equal(200);
+      expect(a.json.result).to.deep.equal({});
+    }
+  });
+
+  it("refuses a foreign Host with 403 (DNS rebinding)", async () => {
+    const a = await raw(server.mcpUrl, { headers: { ...auth(), host: "evil.example.com" }, body: ping });
+    expect(a.status).to.equal(403);
+    expect(a.json.error.data.code).to.equal("forbidden_host");
+  });
+
+  it("refuses a foreign Origin with 403 and accepts a local one", async () => {
+    const bad = await raw(server.mcpUrl, { headers: { ...auth(), origin: "http://evil.example.com" }, body: ping });
+    expect(bad.status).to.equal(403);
+    expect(bad.json.error.data.code).to.equal("forbidden_origin");
+    const good = await raw(server.mcpUrl, { headers: { ...auth(), origin: `http://localhost:${new URL(server.url).port}` }, body: ping });
+    expect(good.status).to.equal(200);
+  });
+
+  it("answers GET and DELETE on the endpoint with 405 (stateless: no GET stream, no sessions)", async () => {
+    for (const method of ["GET", "DELETE"]) {
+      const a = await raw(server.mcpUrl, { method, headers: { accept: "text/event-stream", authorization: `Bearer ${user.token}` } });
+      expect(a.status, method).to.equal(405);
+      expect(a.headers.allow).to.equal("POST");
+    }
+  });
+
+  it("refuses a missing or invalid token with 401 and a Bearer challenge", async () => {
+    const none = await raw(server.mcpUrl, { headers: JSON_HEADERS, body: ping });
+    expect(none.status).to.equal(401);
+    expect(none.headers["www-authenticate"]).to.match(/^Bearer /);
+    expect(none.json).to.deep.include({ jsonrpc: "2.0", id: 1 });
+    expect(none.json.error.data.code).to.equal("unauthorized");
+    const bad = await raw(server.mcpUrl, { headers: { ...JSON_HEADERS, authorization: "Bearer fmcp_nope" }, body: ping });
+    expect(bad.status).to.equal(401);
+  });
+
+  it("serves rpc.discover without a token", async () => {
+    const a = await raw(server.mcpUrl, { headers: JSON_HEADERS, body: JSON.stringify({ jsonrpc: "2.0", id: 7, method: "rpc.discover" }) });
+    expect(a.status).to.equal(200);
+    expect(a.json.result.openrpc).to.be.a("string");
+  });
+
+  it("answers a notification with 202 and no body", async () => {
+    const a = await raw(server.mcpUrl, { headers: auth(), body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) });
+    expect(a.status).to.equal(202);
+    expect(a.text).to.equal("");
+  });
+
+  it("refuses a request without an id that is not a notification (its result could not be read)", async () => {
+    const a = await raw(server.mcpUrl, { headers: auth(), body: JSON.stringify({ jsonrpc: "2.0", method: "whoami" }) });
+    expect(a.status).to.equal(400);
+    expect(a.json.error.code).to.equal(-32600);
+    expect(a.json.error.data.field).to.equal("id");
+  });
+
+  it("answers an unknown method with -32601", async () => {
+    const a = await raw(server.mcpUrl, { headers: auth(), body: JSON.stringify({ jsonrpc: "2.0", id: "x", method: "resources/list" }) });
+    expect(a.status).to.equal(200);
+    expect(a.json).to.deep.include({ id: "x" });
+    expect(a.json.error.code).to.equal(-32601);
+    expect(a.json.error.data.code).to.equal("method_not_found");
+  });
+
+  it("keeps direct OpenRPC calls working, with params by name and by position", async () => {
+    const byName = await raw(server.mcpUrl, { headers: auth(), body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "calculate", params: { expression: "2 * 21" } }) });
+    expect(byName.status).to.equal(200);
+    const byPosition = await raw(server.mcpUrl, { headers: auth(), body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "calculate", params: ["2 * 21"] }) });
+    expect(byPosition.json.result).to.deep.equal(byName.json.result);
+    const who = await raw(server.mcpUrl, { headers: auth(), body: JSON.stringify({ jsonrpc: "2.0", id: 3, method: "whoami" }) });
+    expect(who.json.result.user_id).to.equal(user.id);
+  });
+
+  it("answers direct-call errors as JSON-RPC errors with the data.code table", async () => {
+    const a = await raw(server.mcpUrl, { headers: auth(), body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "calculate", params: { expression: "2 *" } }) });
+    expect(a.json.error.code).to.equal(-32010);
+    expect(a.json.error.data.code).to.equal("calculation_error");
+  });
+});
