@@ -32,7 +32,7 @@ export async function assertNameFree(
 ): Promise<void> {
   const normalized = normalizeName(name);
   const q = table === "bill_reminders"
-    // bill_reminders has no name_normalized column: compare in SQL on the trimmed, lower-cased name.
+    // bill_reminders has no name_normalized column: read the user's reminders and compare folded names here.
     ? db(table).select("id", "name").where({ user_id: userId })
     : db(table).select("id").where({ user_id: userId, name_normalized: normalized });
   if (exceptId) q.whereNot({ id: exceptId });

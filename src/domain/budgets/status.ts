@@ -8,7 +8,8 @@
  * - In scope: direction 'expense', the budget's currency, and every non-empty scope list matched —
  *   category one of `categories`, at least one tag of `tags`, wallet one of `wallet_ids`. Categories
  *   and tags compare case-insensitively through the ledger's folded forms (category_key, the folded
- *   tags of transaction_tags; foldKey), so both engines agree beyond ASCII. Income and transfers never count. spent = −SUM(amount_minor).
+ *   tags of transaction_tags; foldKey), so both engines agree beyond ASCII. Income and transfers
+ *   never count. spent = −SUM(amount_minor).
  * - The reported period is the one containing as_of, cut to the budget's start_date and end_date
  *   (a budget that starts mid-month has a short first period with the full limit).
  * - spent and transaction_count cover period_start through as_of: expenses dated after as_of (already
