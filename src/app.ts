@@ -10,6 +10,7 @@ import type { Knex } from "knex";
 import type { Config } from "./config.js";
 import { createChangeBus, type ChangeBus } from "./events/bus.js";
 import { mcpRouter } from "./http/mcp-route.js";
+import { DEFAULT_KEEPALIVE_MS, sseRouter } from "./http/sse-route.js";
 import { tokensRouter } from "./http/tokens-route.js";
 import { createRateLimits } from "./limits/limiter.js";
 import type { RateLimits } from "./limits/types.js";
@@ -43,7 +44,12 @@ export async function createServices(config: Config, db: Knex, options: { now?: 
   return { config, db, log, bus, limits, dispatch, openrpc, now };
 }
 
-export function createApp(services: Services): Express {
+export interface AppOptions {
+  /** Keep-alive comment interval of SSE streams (default 20 s; tests shorten it). */
+  sseKeepAliveMs?: number;
+}
+
+export function createApp(services: Services, options: AppOptions = {}): Express {
   const app = express();
   app.disable("x-powered-by");
   app.set("trust proxy", false);
@@ -55,6 +61,7 @@ export function createApp(services: Services): Express {
 
   const mcp = createMcpMethods(services);
   app.use(mcpRouter({ ...services, mcp }));
+  app.use(sseRouter({ ...services, mcp, keepAliveMs: options.sseKeepAliveMs ?? DEFAULT_KEEPALIVE_MS }));
   app.use(tokensRouter(services));
 
   app.use((_req, res) => {
