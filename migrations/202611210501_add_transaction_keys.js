@@ -7,7 +7,9 @@
  * - Every index a page is read through ends in id, the tie-breaker of the keyset cursor, so a page is an
  *   index range read in order and never a sort of the user's whole history:
  *     (user_id, date, id)                 exists: date order, date ranges
- *     (user_id, wallet_id, date, id)      replaces (user_id, wallet_id, date)
+ *     (user_id, wallet_id, date, id, amount_minor)
+ *                                         replaces (user_id, wallet_id, date); amount_minor last makes it
+ *                                         covering for the balance SUM (an index-only read per wallet)
  *     (user_id, category_key, date, id)   replaces (user_id, category, date)
  *     (user_id, abs(amount_minor), id)    new: amount order, min/max magnitude
  */
@@ -21,7 +23,7 @@ export async function up(knex) {
   await knex.raw("UPDATE transactions SET category_key = lower(category), payee_key = lower(payee)");
   await knex.raw("DROP INDEX IF EXISTS transactions_user_wallet_date");
   await knex.raw("DROP INDEX IF EXISTS transactions_user_category_date");
-  await knex.raw("CREATE INDEX transactions_user_wallet_date_id ON transactions (user_id, wallet_id, date, id)");
+  await knex.raw("CREATE INDEX transactions_user_wallet_date_id ON transactions (user_id, wallet_id, date, id, amount_minor)");
   await knex.raw("CREATE INDEX transactions_user_category_key_date_id ON transactions (user_id, category_key, date, id)");
   await knex.raw("CREATE INDEX transactions_user_magnitude_id ON transactions (user_id, abs(amount_minor), id)");
 }

@@ -3,12 +3,13 @@
  *
  * A page is read with a keyset condition on the sort key and id (never OFFSET), so page 1000 costs what
  * page 1 costs: the database walks an index that starts with user_id and ends with id, from the cursor on,
- * and stops after limit + 1 rows. total_count is a COUNT(*) over the same filters. docs/ledger.md shows the
- * plans on both engines.
+ * and stops after limit + 1 rows. total_count is a COUNT(*) over the same filters (index-only where the
+ * filters allow), run for the first page and carried in the cursor, so later pages cost O(limit) only.
+ * docs/ledger.md shows the plans on both engines.
  *
  * The cursor is opaque base64url JSON {v, s (sort), k (sort key of the last row), i (its id), f (a
- * fingerprint of the filters)}; a cursor from other filters or another sort is refused, so a page can
- * never silently mix two queries.
+ * fingerprint of the filters), t (total_count of the first page)}; a cursor from other filters or another
+ * sort is refused, so a page can never silently mix two queries.
  */
 import { createHash } from "node:crypto";
 import type { Knex } from "knex";
@@ -94,7 +95,12 @@ export function applyFilters(db: Knex, q: Knex.QueryBuilder, f: LedgerFilters): 
   }
   if (f.magnitude) {
     const groups = f.magnitude;
-    q.where((outer) => {
+    // The loosest bounds over all exponents first, as plain conjuncts: a range on (user_id, abs(amount_minor), id).
+    const mins = groups.flatMap((g) => (g.min === undefined ? [] : [g.min]));
+    const maxes = groups.flatMap((g) => (g.max === undefined ? [] : [g.max]));
+    if (mins.length > 0) q.andWhereRaw("abs(amount_minor) >= ?", [bigintValue(mins.reduce((a, b) => (b < a ? b : a)))]);
+    if (maxes.length > 0) q.andWhereRaw("abs(amount_minor) <= ?", [bigintValue(maxes.reduce((a, b) => (b > a ? b : a)))]);
+    if (groups.length > 1) q.where((outer) => {
       for (const g of groups) {
         outer.orWhere((inner) => {
           if (g.currencies) inner.whereIn("currency", g.currencies);
@@ -119,6 +125,7 @@ interface Cursor {
   k: string;
   i: string;
   f: string;
+  t: number;
 }
 
 function filtersFingerprint(p: ListTransactionsParams): string {
@@ -144,7 +151,7 @@ export function decodeCursor(raw: string, p: ListTransactionsParams, sort: Sort)
   } catch {
     throw badCursor("this is not a cursor this server issued.");
   }
-  if (!c || c.v !== 1 || typeof c.k !== "string" || typeof c.i !== "string" || typeof c.f !== "string" || typeof c.s !== "string") {
+  if (!c || c.v !== 1 || typeof c.k !== "string" || typeof c.i !== "string" || typeof c.f !== "string" || typeof c.s !== "string" || !Number.isSafeInteger(c.t) || (c.t as number) < 0) {
     throw badCursor("this is not a cursor this server issued.");
   }
   if (c.s !== sort || c.f !== filtersFingerprint(p)) throw badCursor("it belongs to a query with other filters or another sort.");
@@ -175,19 +182,24 @@ export async function listTransactions(db: Knex, userId: string, p: ListTransact
   const dir = desc ? "DESC" : "ASC";
   page.orderByRaw(`${keyExpr} ${dir}, id ${dir}`).limit(limit + 1);
 
-  const countQuery = applyFilters(db, db("transactions"), filters).count({ n: "*" });
-  const [rawRows, counted] = await Promise.all([page.select("*"), countQuery]);
-  const rows = (rawRows as Record<string, unknown>[]).map(coerceTransactionRow);
+  const rows = ((await page.select("*")) as Record<string, unknown>[]).map(coerceTransactionRow);
+  let total: number;
+  if (after) total = after.t;
+  else if (rows.length <= limit) total = rows.length; // the whole result fits on this page: nothing to count
+  else {
+    const counted = await applyFilters(db, db("transactions"), filters).count({ n: "*" }).first();
+    total = Number((counted as { n: unknown } | undefined)?.n ?? 0);
+  }
   const hasMore = rows.length > limit;
   const pageRows = hasMore ? rows.slice(0, limit) : rows;
   const last = pageRows[pageRows.length - 1];
   const next_cursor =
     hasMore && last
-      ? encodeCursor({ s: sort, k: byDate ? last.date : (last.amount_minor < 0n ? -last.amount_minor : last.amount_minor).toString(), i: last.id, f: filtersFingerprint(p) })
+      ? encodeCursor({ s: sort, k: byDate ? last.date : (last.amount_minor < 0n ? -last.amount_minor : last.amount_minor).toString(), i: last.id, f: filtersFingerprint(p), t: total })
       : null;
   return {
     transactions: await transactionsFromRows(db, pageRows),
     next_cursor,
-    total_count: Number((counted as { n: unknown }[])[0]?.n ?? 0),
+    total_count: total,
   };
 }
