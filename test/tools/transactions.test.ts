@@ -129,6 +129,19 @@ describe(`transaction tools (${engine})`, function () {
       expect((await create({ amount: "3.00", payee: "Bakery", date: "2026-01-05", external_id: "line-b" })).warnings).to.deep.equal([]);
     });
 
+    it("warns budget_over_limit when an expense pushes a budget over its limit", async () => {
+      const u = await server.createUser();
+      const w = (await server.call("create_wallet", { name: "W", type: "checking", currency: "USD", idempotency_key: key() }, u.token)).wallet;
+      await server.call("create_budget", { name: "Dining out", amount: "20.00", currency: "USD", period: "month", categories: ["dining"], start_date: "2026-03-01", idempotency_key: key() }, u.token);
+      const spend = (amount: string, category: string) =>
+        server.call("create_transaction", { wallet_id: w.id, amount, direction: "expense", category, date: "2026-03-10", payee: `P ${amount}`, idempotency_key: key() }, u.token);
+      expect((await spend("15.00", "Dining")).warnings).to.deep.equal([]);
+      expect((await spend("99.00", "Rent")).warnings).to.deep.equal([]); // out of the budget's scope
+      const over = await spend("5.01", "DINING");
+      expect(over.warnings.map((x: any) => x.code)).to.deep.equal(["budget_over_limit"]);
+      expect(over.warnings[0].message).to.include("Dining out");
+    });
+
     it("warns when recording into an archived wallet", async () => {
       const w = (await server.call("create_wallet", { name: "Retired", type: "cash", currency: "USD", idempotency_key: key() }, user.token)).wallet;
       await server.call("update_wallet", { wallet_id: w.id, archived: true, idempotency_key: key() }, user.token);

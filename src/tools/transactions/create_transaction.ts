@@ -1,5 +1,6 @@
 import type { Handlers } from "../../../generated/handlers.js";
 import { todayInTimeZone } from "../../domain/bills/schedule.js";
+import { budgetsPushedOverLimit } from "../../domain/budgets/over-limit.js";
 import { parseAmountParam } from "../../domain/transactions/amounts.js";
 import { insertTransaction } from "../../domain/transactions/store.js";
 import { requireWallet } from "../../domain/wallets/store.js";
@@ -23,7 +24,21 @@ export const create_transaction: Handlers["create_transaction"] = async (params,
     externalId: params.external_id,
     now: ctx.now(),
   });
-  const { transaction, counterpart, warnings } = inserted;
+  const { transaction, counterpart } = inserted;
+  const warnings = [...inserted.warnings];
+  if (transaction.direction === "expense") {
+    // After the insert, in the same transaction: the budgets this expense pushed over their limit.
+    warnings.push(
+      ...(await budgetsPushedOverLimit(ctx.db, userId, {
+        date: transaction.date,
+        currency: transaction.currency,
+        amountMinor: amountMinor,
+        walletId: transaction.wallet_id,
+        category: transaction.category,
+        tags: transaction.tags,
+      })),
+    );
+  }
   return {
     result: { transaction, counterpart, warnings },
     change: { action: "create", resourceType: "transaction", resourceId: transaction.id, before: null, after: { transaction, counterpart } },
