@@ -136,6 +136,10 @@ export async function loadSpec(path: string): Promise<Spec> {
     const examples = ((m.examples ?? []) as Json[]).map((e) => deref<JsonObject>(raw, e));
     if (examples.length === 0) problems.push(`${where}: needs at least one example`);
 
+    if (name.startsWith("update_")) {
+      // Defaults are filled in before the handler runs: on an update they would overwrite stored values.
+      for (const p of params) if (!p.required && p.name !== "dry_run" && "default" in p.schema) problems.push(`${where}: optional param ${p.name} of an update tool must not declare a default`);
+    }
     if (kind === "write") {
       for (const required of ["idempotency_key", "dry_run"]) {
         if (!params.some((p) => p.name === required)) problems.push(`${where}: write tools take ${required}`);

@@ -5251,8 +5251,7 @@ export const tools: readonly ToolDefinition[] = [
         "type": "integer",
         "minimum": 1,
         "maximum": 12,
-        "default": 1,
-        "description": "Period units per budget period, e.g. 2 with week for a fortnightly budget. Default 1."
+        "description": "Period units per budget period, e.g. 2 with week for a fortnightly budget. Omit to keep the current value."
       },
       "anchor_date": {
         "description": "A calendar day, YYYY-MM-DD, in the user's timezone.",
@@ -5329,8 +5328,7 @@ export const tools: readonly ToolDefinition[] = [
         "type": "integer",
         "minimum": 1,
         "maximum": 100,
-        "default": 80,
-        "description": "Percent of the limit at which the alert flag turns on. Default 80."
+        "description": "Percent of the limit at which the alert flag turns on. Omit to keep the current value."
       },
       "notes": {
         "oneOf": [
@@ -9322,13 +9320,11 @@ export const tools: readonly ToolDefinition[] = [
         "type": "integer",
         "minimum": 0,
         "maximum": 60,
-        "default": 3,
-        "description": "Days before the due date that the notice period starts. Default 3."
+        "description": "Days before the due date that the notice period starts. Omit to keep the current value."
       },
       "autopay": {
         "type": "boolean",
-        "default": false,
-        "description": "The bill is paid automatically (information only; nothing is recorded). Default false."
+        "description": "The bill is paid automatically (information only; nothing is recorded). Omit to keep the current value."
       },
       "notes": {
         "oneOf": [

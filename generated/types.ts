@@ -1258,7 +1258,7 @@ export interface UpdateBudgetParams {
   amount?: Amount;
   period?: BudgetPeriod;
   /**
-   * Period units per budget period, e.g. 2 with week for a fortnightly budget. Default 1.
+   * Period units per budget period, e.g. 2 with week for a fortnightly budget. Omit to keep the current value.
    */
   interval?: number;
   anchor_date?: Date;
@@ -1308,7 +1308,7 @@ export interface UpdateBudgetParams {
   end_date?: Date | null;
   rollover?: Rollover;
   /**
-   * Percent of the limit at which the alert flag turns on. Default 80.
+   * Percent of the limit at which the alert flag turns on. Omit to keep the current value.
    */
   alert_threshold?: number;
   /**
@@ -1652,11 +1652,11 @@ export interface UpdateBillReminderParams {
   category?: Category | null;
   schedule?: BillSchedule;
   /**
-   * Days before the due date that the notice period starts. Default 3.
+   * Days before the due date that the notice period starts. Omit to keep the current value.
    */
   notice_days?: number;
   /**
-   * The bill is paid automatically (information only; nothing is recorded). Default false.
+   * The bill is paid automatically (information only; nothing is recorded). Omit to keep the current value.
    */
   autopay?: boolean;
   /**
