@@ -126,6 +126,68 @@ describe(`bearer tokens (${engine})`, () => {
     }
   });
 
+  describe("the SSE transport", () => {
+    /** Opens GET /api/v1/mcp/sse and returns the messages URL of its endpoint event, or the refusal. */
+    async function openStream(token?: string): Promise<{ status: number; headers: Headers; body?: any; endpoint?: string; close(): void }> {
+      const controller = new AbortController();
+      const res = await fetch(`${server.url}/api/v1/mcp/sse`, {
+        headers: { accept: "text/event-stream", ...(token ? { authorization: `Bearer ${token}` } : {}) },
+        signal: controller.signal,
+      });
+      const close = () => controller.abort();
+      if (res.status !== 200) return { status: res.status, headers: res.headers, body: await res.json().catch(() => undefined), close };
+      const reader = res.body!.getReader();
+      let text = "";
+      const deadline = Date.now() + 5000;
+      while (!/event: endpoint\ndata: ([^\n]+)\n/.test(text) && Date.now() < deadline) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        text += new TextDecoder().decode(value);
+      }
+      const endpoint = /event: endpoint\ndata: ([^\n]+)\n/.exec(text)?.[1];
+      return { status: 200, headers: res.headers, endpoint, close };
+    }
+
+    const postTo = (endpoint: string, token?: string) =>
+      fetch(`${server.url}${endpoint}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 7, method: "whoami" }),
+      }).then(async (r) => ({ status: r.status, headers: r.headers, body: await r.json().catch(() => undefined) }));
+
+    it("needs a bearer token to connect and on every posted message", async function () {
+      const refused = await openStream();
+      if (refused.status === 404) return this.skip(); // PENDING: the SSE transport is not served yet
+      expectUnauthorized({ ...refused, body: { ...refused.body, id: 7 } });
+      refused.close();
+
+      const stream = await openStream(user.token);
+      try {
+        expect(stream.status).to.equal(200);
+        expect(stream.endpoint).to.be.a("string");
+        const other = await server.createUser();
+        const revoked = await createToken(server.db, user.id, { name: "revoked", scopes: [...KNOWN_SCOPES], expiresInDays: 1 }, server.config.tokenPepper);
+        await server.db("mcp_tokens").where({ id: revoked.token_id }).update({ revoked_at: new Date().toISOString() });
+
+        for (const token of [undefined, "fmcp_nonsense", generateToken(), revoked.token]) {
+          const answer = await postTo(stream.endpoint!, token);
+          expect(answer.status, String(token)).to.equal(401);
+          expect(answer.headers.get("www-authenticate")).to.equal(CHALLENGE);
+          expect(answer.body.error.data.code).to.equal("unauthorized");
+        }
+        // Another user's valid token may not post into this user's stream.
+        expect((await postTo(stream.endpoint!, other.token)).status).to.equal(403);
+        // The owner's token is accepted (the answer travels on the stream).
+        expect((await postTo(stream.endpoint!, user.token)).status).to.equal(202);
+        // A token in the URL is ignored.
+        const inUrl = await postTo(`${stream.endpoint!}&access_token=${encodeURIComponent(user.token)}`);
+        expect(inUrl.status).to.equal(401);
+      } finally {
+        stream.close();
+      }
+    });
+  });
+
   it("stores only the token's SHA-256 (or HMAC) hash, never the token", async () => {
     const created = await createToken(server.db, user.id, { name: "stored", scopes: ["meta:whoami"], expiresInDays: 1 }, server.config.tokenPepper);
     const rows = await server.db("mcp_tokens").select();
