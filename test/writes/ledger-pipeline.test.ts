@@ -9,6 +9,7 @@ import type { AuditEntry } from "../../src/writes/audit.js";
 import { engine } from "../helpers/database.js";
 import { startServerProcess } from "../helpers/process.js";
 import { startTestServer, type TestServer, type TestUser } from "../helpers/server.js";
+import { SseReader } from "../protocol/helpers.js";
 import { countRows, key } from "./ledger-fixture.js";
 
 describe(`write pipeline on wallets and transactions (${engine})`, function () {
@@ -225,6 +226,47 @@ describe(`write pipeline on wallets and transactions (${engine})`, function () {
         expect(events.map((e) => e.tool)).to.deep.equal(["create_wallet", "create_wallet", "update_wallet", "create_transaction", "update_transaction", "delete_transaction", "delete_wallet"]);
       } finally {
         unsubscribe();
+      }
+    });
+  });
+
+  describe("SSE change events", () => {
+    it(`reach the user's open stream for every wallet and transaction write${engine === "postgres" ? ", also when committed by another server process" : ""}`, async () => {
+      const u = await server.createUser();
+      const other = await server.createUser();
+      const stream = await SseReader.open(`${server.url}/api/v1/mcp/sse`, { authorization: `Bearer ${u.token}` });
+      const second = engine === "postgres" ? await startServerProcess(server.database.url, { RATE_LIMIT_MCP_PER_MINUTE: "1000000" }) : undefined;
+      try {
+        await stream.endpoint();
+        const callOn = async (url: string, tool: string, params: Record<string, unknown>) => {
+          const res = await fetch(url, {
+            method: "POST",
+            headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${u.token}` },
+            body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: tool, params: { ...params, idempotency_key: key() } }),
+          });
+          return ((await res.json()) as { result: any }).result;
+        };
+        const w = (await callOn(server.mcpUrl, "create_wallet", { name: "Main", type: "checking", currency: "USD" })).wallet;
+        const w2 = (await callOn(second?.mcpUrl ?? server.mcpUrl, "create_wallet", { name: "Second", type: "savings", currency: "USD" })).wallet;
+        const t = await callOn(second?.mcpUrl ?? server.mcpUrl, "create_transaction", { wallet_id: w.id, to_wallet_id: w2.id, direction: "transfer", amount: "1.00" });
+        await callOn(server.mcpUrl, "update_transaction", { transaction_id: t.transaction.id, amount: "2.00" });
+        await callOn(server.mcpUrl, "update_wallet", { wallet_id: w.id, notes: "n" });
+        await callOn(server.mcpUrl, "delete_transaction", { transaction_id: t.counterpart.id });
+        await callOn(second?.mcpUrl ?? server.mcpUrl, "delete_wallet", { wallet_id: w2.id });
+        await server.call("create_wallet", { name: "Not yours", type: "cash", currency: "USD", idempotency_key: key() }, other.token);
+        await server.call("create_wallet", { name: "Preview", type: "cash", currency: "USD", idempotency_key: key(), dry_run: true }, u.token);
+        const audit = await server.db("audit_log").where({ user_id: u.id }).orderBy("id");
+        expect(audit).to.have.length(7);
+        await stream.until(() => audit.every((a: any) => stream.events.some((e) => e.id === String(a.id))), 5000, "the seven change events");
+        await new Promise((r) => setTimeout(r, 150));
+        const changes = stream.events.filter((e) => e.id !== undefined).map((e) => JSON.parse(e.data));
+        expect(changes.map((c) => c.method)).to.deep.equal(Array(7).fill("notifications/finance/changed"));
+        expect(changes.map((c) => [c.params.audit_id, c.params.tool, c.params.action, c.params.resource_type, c.params.resource_id])).to.deep.equal(
+          audit.map((a: any) => [String(a.id), a.tool, a.action, a.resource_type, a.resource_id]),
+        );
+      } finally {
+        stream.close();
+        await second?.stop();
       }
     });
   });
