@@ -1,0 +1,241 @@
+/**
+ * Bulk seeding of the benchmark data (scripts/bench/data.ts) into a fresh database that the project's
+ * own migrations created:
+ *   SQLite    one transaction, a prepared statement per table through better-sqlite3 directly;
+ *   Postgres  multi-row INSERT … SELECT FROM unnest($1::text[], …) in batches, through pg directly.
+ * The secondary indexes of the two big tables are dropped before and recreated after the load (from
+ * their own definitions in sqlite_master / pg_indexes, so the indexes measured are exactly the
+ * migrations' ones). Columns are read from the database, not assumed: a column the data does not fill
+ * is derived when it is a folded key (`category_key` ← lower(category)), left to its default when it has
+ * one, and otherwise stops the seeding with a message saying which column to add here.
+ */
+import Database from "better-sqlite3";
+import pg from "pg";
+import { createDb } from "../../src/db/knex.js";
+import { migrateLatest } from "../../src/db/migrate.js";
+import type { Row, TableRows } from "./data.js";
+
+const BIG_TABLES = ["transactions", "transaction_tags"];
+const PG_BATCH = 5000;
+const SQLITE_BATCH = 200;
+const SQLITE_MAX_VARIABLES = 32766;
+
+export interface SeedStats {
+  seconds: number;
+  rows: Record<string, number>;
+  /** Seconds spent recreating the dropped indexes (included in seconds). */
+  indexSeconds: number;
+}
+
+interface ColumnInfo {
+  name: string;
+  required: boolean;
+  pgType?: string;
+}
+
+type Plan = { columns: string[]; value: (row: Row, column: string) => unknown };
+
+function plan(table: string, available: ColumnInfo[], sample: Row): Plan {
+  const keys = new Set(Object.keys(sample));
+  const columns: string[] = [];
+  const derived = new Map<string, string>();
+  for (const c of available) {
+    if (keys.has(c.name)) {
+      columns.push(c.name);
+    } else if (c.name.endsWith("_key") && keys.has(c.name.slice(0, -4))) {
+      columns.push(c.name);
+      derived.set(c.name, c.name.slice(0, -4));
+    } else if (c.required) {
+      throw new Error(
+        `bench seeding: ${table}.${c.name} is required (NOT NULL, no default) and the benchmark data has no value for it; add it to scripts/bench/data.ts`,
+      );
+    }
+  }
+  const value = (row: Row, column: string): unknown => {
+    const from = derived.get(column);
+    if (from === undefined) return row[column];
+    const v = row[from];
+    return typeof v === "string" ? v.normalize("NFC").trim().toLowerCase() : v;
+  };
+  return { columns, value };
+}
+
+/** The first row and an iterator over all rows (the first one included). */
+function peek(rows: Iterable<Row>): { first: Row | undefined; all: Iterable<Row> } {
+  const it = rows[Symbol.iterator]();
+  const head = it.next();
+  if (head.done) return { first: undefined, all: [] };
+  return {
+    first: head.value,
+    all: {
+      *[Symbol.iterator]() {
+        yield head.value;
+        for (let r = it.next(); !r.done; r = it.next()) yield r.value;
+      },
+    },
+  };
+}
+
+async function migrate(url: string): Promise<void> {
+  const db = createDb(url);
+  try {
+    await migrateLatest(db);
+  } finally {
+    await db.destroy();
+  }
+}
+
+const q = (name: string) => `"${name.replace(/"/g, '""')}"`;
+
+export type SeedLog = (message: string) => void;
+
+const since = (t: number) => `${((performance.now() - t) / 1000).toFixed(1)} s`;
+
+export async function seedSqlite(path: string, tables: TableRows[], log: SeedLog = () => undefined): Promise<SeedStats> {
+  const started = performance.now();
+  await migrate(`sqlite:${path}`);
+  log(`migrated in ${since(started)}`);
+  const db = new Database(path);
+  const rows: Record<string, number> = {};
+  let indexSeconds = 0;
+  try {
+    // No journal while loading a database nobody else has open yet; WAL (what the server uses) after.
+    db.pragma("journal_mode = OFF");
+    db.pragma("synchronous = OFF");
+    db.pragma("cache_size = -2097152");
+    db.pragma("temp_store = MEMORY");
+    db.pragma("foreign_keys = OFF");
+    const indexes = db
+      .prepare(`SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL AND tbl_name IN (${BIG_TABLES.map(() => "?").join(", ")})`)
+      .all(...BIG_TABLES) as { name: string; sql: string }[];
+    db.transaction(() => {
+      for (const ix of indexes) db.exec(`DROP INDEX ${q(ix.name)}`);
+      for (const { table, rows: source } of tables) {
+        const { first, all } = peek(source);
+        rows[table] = 0;
+        if (!first) continue;
+        const info = db.prepare(`PRAGMA table_info(${q(table)})`).all() as { name: string; notnull: number; dflt_value: unknown; pk: number }[];
+        const p = plan(table, info.map((c) => ({ name: c.name, required: c.notnull === 1 && c.dflt_value === null && c.pk === 0 })), first);
+        // Multi-row statements: SQLITE_BATCH rows per call, then single rows for the remainder.
+        const width = p.columns.length;
+        const tuple = `(${p.columns.map(() => "?").join(", ")})`;
+        const insert = (count: number) => db.prepare(`INSERT INTO ${q(table)} (${p.columns.map(q).join(", ")}) VALUES ${new Array(count).fill(tuple).join(", ")}`);
+        const perStatement = Math.max(1, Math.min(SQLITE_BATCH, Math.floor(SQLITE_MAX_VARIABLES / width)));
+        const many = insert(perStatement);
+        const one = insert(1);
+        const values: unknown[] = new Array(width * perStatement);
+        let filled = 0;
+        let n = 0;
+        for (const row of all) {
+          for (let i = 0; i < width; i++) {
+            const v = p.value(row, p.columns[i]!);
+            values[filled * width + i] = typeof v === "boolean" ? (v ? 1 : 0) : v;
+          }
+          n++;
+          if (++filled === perStatement) {
+            many.run(values);
+            filled = 0;
+          }
+        }
+        for (let r = 0; r < filled; r++) one.run(values.slice(r * width, (r + 1) * width));
+        rows[table] = n;
+        if (n >= 10_000) log(`${table}: ${n} rows after ${since(started)}`);
+      }
+      const t0 = performance.now();
+      for (const ix of indexes) db.exec(ix.sql);
+      indexSeconds = (performance.now() - t0) / 1000;
+      log(`${indexes.length} indexes recreated in ${indexSeconds.toFixed(1)} s`);
+    })();
+    db.pragma("journal_mode = WAL");
+  } finally {
+    db.close();
+  }
+  return { seconds: (performance.now() - started) / 1000, rows, indexSeconds };
+}
+
+const PG_ARRAY_TYPES: Record<string, string> = {
+  bigint: "int8[]",
+  integer: "int4[]",
+  smallint: "int2[]",
+  boolean: "bool[]",
+  date: "date[]",
+};
+
+export async function seedPostgres(url: string, tables: TableRows[], log: SeedLog = () => undefined): Promise<SeedStats> {
+  const started = performance.now();
+  await migrate(url);
+  log(`migrated in ${since(started)}`);
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  const rows: Record<string, number> = {};
+  let indexSeconds = 0;
+  try {
+    await client.query("SET synchronous_commit = off");
+    await client.query("SET maintenance_work_mem = '256MB'");
+    // Foreign-key checks are triggers in Postgres, one per inserted row; the generated data is
+    // consistent by construction, so the load skips them (superuser only, as on this machine).
+    await client.query("SET session_replication_role = replica").catch(() => undefined);
+    const indexes = (
+      await client.query<{ indexname: string; indexdef: string }>(
+        `SELECT i.indexname, i.indexdef FROM pg_indexes i
+          WHERE i.schemaname = current_schema() AND i.tablename = ANY($1)
+            AND i.indexname NOT IN (SELECT conname FROM pg_constraint WHERE conrelid IN (SELECT oid FROM pg_class WHERE relname = ANY($1)))`,
+        [BIG_TABLES],
+      )
+    ).rows;
+    await client.query("BEGIN");
+    for (const ix of indexes) await client.query(`DROP INDEX ${q(ix.indexname)}`);
+    for (const { table, rows: source } of tables) {
+      const { first, all } = peek(source);
+      rows[table] = 0;
+      if (!first) continue;
+      const info = (
+        await client.query<{ column_name: string; data_type: string; is_nullable: string; column_default: string | null; is_generated: string; is_identity: string }>(
+          `SELECT column_name, data_type, is_nullable, column_default, is_generated, is_identity FROM information_schema.columns
+            WHERE table_schema = current_schema() AND table_name = $1 ORDER BY ordinal_position`,
+          [table],
+        )
+      ).rows.filter((c) => c.is_generated !== "ALWAYS");
+      const types = new Map(info.map((c) => [c.column_name, PG_ARRAY_TYPES[c.data_type] ?? "text[]"]));
+      const p = plan(
+        table,
+        info.map((c) => ({ name: c.column_name, required: c.is_nullable === "NO" && c.column_default === null && c.is_identity !== "YES" })),
+        first,
+      );
+      const sql = `INSERT INTO ${q(table)} (${p.columns.map(q).join(", ")}) SELECT * FROM unnest(${p.columns.map((c, i) => `$${i + 1}::${types.get(c)}`).join(", ")})`;
+      let batch: unknown[][] = p.columns.map(() => []);
+      let inBatch = 0;
+      let n = 0;
+      const flush = async () => {
+        if (inBatch === 0) return;
+        await client.query(sql, batch);
+        batch = p.columns.map(() => []);
+        inBatch = 0;
+      };
+      for (const row of all) {
+        for (let i = 0; i < p.columns.length; i++) batch[i]!.push(p.value(row, p.columns[i]!));
+        inBatch++;
+        n++;
+        if (inBatch >= PG_BATCH) await flush();
+      }
+      await flush();
+      rows[table] = n;
+      if (n >= 10_000) log(`${table}: ${n} rows after ${since(started)}`);
+    }
+    const t0 = performance.now();
+    for (const ix of indexes) await client.query(ix.indexdef);
+    indexSeconds = (performance.now() - t0) / 1000;
+    log(`${indexes.length} indexes recreated in ${indexSeconds.toFixed(1)} s`);
+    await client.query("COMMIT");
+    // What autovacuum would do shortly after a bulk load; the planner needs it to pick the indexes.
+    const t1 = performance.now();
+    await client.query("ANALYZE");
+    log(`analyzed in ${since(t1)}`);
+  } catch (err) {
+    await client.query("ROLLBACK").catch(() => undefined);
+    throw err;
+  } finally {
+    await client.end();
+  }
+  return { seconds: (performance.now() - started) / 1000, rows, indexSeconds };
+}
