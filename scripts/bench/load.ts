@@ -1,0 +1,174 @@
+/**
+ * Load generation (autocannon as a library) and measurement around it: requests per second, latency
+ * percentiles, errors, the CPU the server and this process used (to show which side was saturated) and
+ * the server's memory afterwards. Plus single requests (probes) and an unloaded latency series over one
+ * keep-alive connection, whose percentiles have microsecond resolution (autocannon's are whole ms).
+ */
+import { Agent, request as httpRequest } from "node:http";
+import { loadavg } from "node:os";
+import autocannon, { type Request as AcRequest, type Result } from "autocannon";
+import { cpuSecondsOf, memoryOf } from "./processes.js";
+
+export interface HttpCall {
+  path: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+export interface LoadStats {
+  durationSec: number;
+  /** 2xx answers whose body passed the check, per second. */
+  okPerSec: number;
+  /** Every answer, per second. */
+  answersPerSec: number;
+  ok: number;
+  answers: number;
+  non2xx: number;
+  /** 2xx answers whose body was an error (or failed the tool's check). */
+  badBodies: number;
+  errors: number;
+  timeouts: number;
+  statusCodes: Record<string, number>;
+  latencyMs: { p50: number; p90: number; p99: number; max: number; mean: number };
+  connections: number;
+  /** Server CPU use during the run as a share of one core (1.0 = one core busy all the time). */
+  serverCores?: number;
+  /** This process's (the load generator's) CPU use as a share of one core. */
+  clientCores: number;
+  serverRssMB?: number;
+  serverPeakRssMB?: number;
+  /** The machine's 1-minute load average right after the run (above the core count: other work competed). */
+  loadAvg1: number;
+}
+
+export interface LoadSpec {
+  origin: string;
+  connections: number;
+  durationSec: number;
+  warmupSec: number;
+  requests: AcRequest[];
+  /** True when a 2xx body is a success (a JSON-RPC result, not an error). */
+  verify: (body: string) => boolean;
+  /** The server's pid, for CPU and memory. */
+  pid?: number;
+  /** Called between the warm-up and the measured run. */
+  onMeasureStart?: () => void;
+}
+
+function run(spec: LoadSpec, durationSec: number): Promise<Result> {
+  return Promise.resolve(
+    autocannon({
+      url: spec.origin,
+      connections: spec.connections,
+      duration: durationSec,
+      pipelining: 1,
+      timeout: 10,
+      requests: spec.requests,
+      verifyBody: spec.verify,
+    }),
+  );
+}
+
+export async function measureLoad(spec: LoadSpec): Promise<LoadStats> {
+  if (spec.warmupSec > 0) await run(spec, spec.warmupSec);
+  spec.onMeasureStart?.();
+  const serverCpu0 = spec.pid ? cpuSecondsOf(spec.pid) : undefined;
+  const clientCpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  const r = await run(spec, spec.durationSec);
+  const wall = (performance.now() - t0) / 1000;
+  const clientCpu = process.cpuUsage(clientCpu0);
+  const serverCpu1 = spec.pid ? cpuSecondsOf(spec.pid) : undefined;
+  const mem = spec.pid ? memoryOf(spec.pid) : undefined;
+  // autocannon's duration is the measured window; wall time adds start-up and the last responses.
+  const durationSec = r.duration > 0 ? r.duration : wall;
+  const answers = r["1xx"] + r["2xx"] + r["3xx"] + r["4xx"] + r["5xx"];
+  const ok = r["2xx"] - r.mismatches;
+  const statusCodes: Record<string, number> = {};
+  for (const [code, s] of Object.entries(r.statusCodeStats ?? {})) statusCodes[code] = s.count;
+  return {
+    durationSec,
+    okPerSec: ok / durationSec,
+    answersPerSec: answers / durationSec,
+    ok,
+    answers,
+    non2xx: r.non2xx,
+    badBodies: r.mismatches,
+    errors: r.errors,
+    timeouts: r.timeouts,
+    statusCodes,
+    latencyMs: { p50: r.latency.p50, p90: r.latency.p90, p99: r.latency.p99, max: r.latency.max, mean: r.latency.mean },
+    connections: spec.connections,
+    serverCores: serverCpu0 !== undefined && serverCpu1 !== undefined ? (serverCpu1 - serverCpu0) / wall : undefined,
+    clientCores: (clientCpu.user + clientCpu.system) / 1e6 / wall,
+    serverRssMB: mem?.rssMB,
+    serverPeakRssMB: mem?.peakMB,
+    loadAvg1: Math.round(loadavg()[0]! * 100) / 100,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Single requests
+
+const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+
+export interface Answer {
+  status: number;
+  text: string;
+  json: unknown;
+}
+
+export function call(origin: string, c: HttpCall, timeoutMs = 15_000): Promise<Answer> {
+  const url = new URL(c.path, origin);
+  return new Promise<Answer>((resolve, reject) => {
+    const req = httpRequest(
+      url,
+      { method: "POST", agent, headers: { ...c.headers, "content-length": String(Buffer.byteLength(c.body)) }, timeout: timeoutMs },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (d: Buffer) => chunks.push(d));
+        res.on("end", () => {
+          const text = Buffer.concat(chunks).toString("utf8");
+          let json: unknown;
+          try {
+            json = JSON.parse(text);
+          } catch {
+            json = undefined;
+          }
+          resolve({ status: res.statusCode ?? 0, text, json });
+        });
+        res.on("error", reject);
+      },
+    );
+    req.on("timeout", () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
+    req.on("error", reject);
+    req.end(c.body);
+  });
+}
+
+export interface LatencySeries {
+  n: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  mean: number;
+}
+
+/**
+ * Latency of one request at a time over one keep-alive connection: `n` requests (after `warm` unrecorded
+ * ones), stopping early after `maxMs`. `next()` gives the call to make each time.
+ */
+export async function latencySeries(origin: string, next: () => HttpCall, n: number, warm: number, maxMs: number): Promise<LatencySeries> {
+  const deadline = performance.now() + maxMs;
+  const times: number[] = [];
+  for (let i = 0; i < warm + n && performance.now() < deadline; i++) {
+    const t0 = performance.now();
+    const a = await call(origin, next());
+    const dt = performance.now() - t0;
+    if (a.status < 200 || a.status >= 300) throw new Error(`latency series: HTTP ${a.status}: ${a.text.slice(0, 300)}`);
+    if (i >= warm) times.push(dt);
+  }
+  times.sort((a, b) => a - b);
+  const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))] ?? NaN;
+  return { n: times.length, p50: at(0.5), p90: at(0.9), p99: at(0.99), mean: times.reduce((s, t) => s + t, 0) / Math.max(1, times.length) };
+}

@@ -1,0 +1,259 @@
+/** The shape of docs/bench/results.json, and the evaluation of the issue's targets against it. */
+import type { LatencySeries, LoadStats } from "./load.js";
+import type { SeedStats } from "./seed.js";
+import type { TargetKind } from "./targets.js";
+
+export interface MachineInfo {
+  date: string;
+  command: string;
+  cpuModel: string;
+  nproc: number;
+  memTotalGB: number;
+  os: string;
+  node: string;
+  gitCommit: string;
+  gitDirty: boolean;
+  loadAvgStart: number[];
+  loadAvgEnd?: number[];
+}
+
+export interface Settings {
+  quick: boolean;
+  scales: number[];
+  connections: number;
+  durationSec: number;
+  warmupSec: number;
+  sustainSec: number;
+  recentPerDay: number;
+  historyYears: number;
+  mainTokens: number;
+  otherUsers: number;
+  serverEnv: Record<string, string>;
+}
+
+export type ToolStatus = "ok" | "not_implemented" | "not_available" | "error" | "skipped";
+
+export interface ToolRun {
+  id: string;
+  label: string;
+  kind: TargetKind;
+  status: ToolStatus;
+  /** Why it has no numbers (status other than ok), or what went wrong during the load. */
+  note?: string;
+  load?: LoadStats;
+  /** One request at a time (history-bound tools only). */
+  latency?: LatencySeries;
+}
+
+export interface WriteCheck {
+  /** Requests answered 2xx with a committed transaction. */
+  acknowledged: number;
+  /** Rows of this run in the database afterwards. */
+  rows: number;
+  /** Audit rows of create_transaction for these rows, and their distinct idempotency keys. */
+  auditRows: number | null;
+  distinctKeys: number | null;
+  /** Acknowledged ids missing from the database. */
+  lost: number;
+  /** Rows beyond one per idempotency key. */
+  duplicated: number | null;
+  /** Rows whose answer had not reached the client when the load stopped (at most one per connection). */
+  inFlightAtStop: number;
+  ok: boolean;
+  note?: string;
+}
+
+export interface ScaleRun {
+  scale: number;
+  mainTransactions: number;
+  seed: SeedStats;
+  tools: ToolRun[];
+  writeCheck?: WriteCheck;
+  serverRssEndMB?: number;
+  serverPeakRssMB?: number;
+}
+
+export interface EngineRun {
+  engine: "sqlite" | "postgres";
+  status: "ok" | "skipped" | "unreachable";
+  note?: string;
+  scales: ScaleRun[];
+}
+
+export interface BaselineRun {
+  label: string;
+  kind: string;
+  load: LoadStats;
+}
+
+export interface Sustained {
+  seconds: number;
+  windowSec: number;
+  targets: string[];
+  samples: { t: number; rssMB: number }[];
+  firstWindowMedianMB: number;
+  lastWindowMedianMB: number;
+  growthMB: number;
+  load: LoadStats;
+}
+
+export interface TargetCheck {
+  id: string;
+  text: string;
+  subject: string;
+  measured: string;
+  threshold: string;
+  /** null: could not be measured (the tool is not implemented, the engine was unreachable…). */
+  met: boolean | null;
+}
+
+export interface BenchResults {
+  meta: MachineInfo;
+  settings: Settings;
+  baselines: BaselineRun[];
+  echoEnd?: LoadStats;
+  engines: EngineRun[];
+  sustained?: Sustained;
+  sustainedNote?: string;
+  memory: { endRssMB?: number; endPeakMB?: number; where: string };
+  targets: TargetCheck[];
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/** Growth of the median RSS between the first and last window that still counts as "no growth". */
+export const GROWTH_TOLERANCE_MB = 5;
+
+export const fmt = (n: number | undefined, digits = 0): string =>
+  n === undefined || !Number.isFinite(n) ? "–" : n.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
+
+export function echoReference(r: Pick<BenchResults, "baselines" | "echoEnd">): number | undefined {
+  const start = r.baselines.find((b) => b.kind === "echo")?.load.okPerSec;
+  const end = r.echoEnd?.okPerSec;
+  if (start === undefined) return end;
+  return end === undefined ? start : (start + end) / 2;
+}
+
+/** The faster SDK server (the stricter comparison). */
+export function bestSdk(r: Pick<BenchResults, "baselines">): { label: string; okPerSec: number } | undefined {
+  const sdks = r.baselines.filter((b) => b.kind !== "echo").sort((a, b) => b.load.okPerSec - a.load.okPerSec);
+  return sdks[0] ? { label: sdks[0].label, okPerSec: sdks[0].load.okPerSec } : undefined;
+}
+
+export function largest(engine: EngineRun | undefined): ScaleRun | undefined {
+  return engine?.scales.reduce<ScaleRun | undefined>((a, s) => (!a || s.scale > a.scale ? s : a), undefined);
+}
+
+export function smallest(engine: EngineRun | undefined): ScaleRun | undefined {
+  return engine?.scales.reduce<ScaleRun | undefined>((a, s) => (!a || s.scale < a.scale ? s : a), undefined);
+}
+
+/** A run with errors under load does not count as meeting a throughput target. */
+function clean(t: ToolRun): boolean {
+  return t.status === "ok" && !!t.load && t.load.non2xx === 0 && t.load.badBodies === 0 && t.load.errors === 0 && t.load.timeouts === 0;
+}
+
+function why(t: ToolRun | undefined): string {
+  if (!t) return "not measured";
+  if (t.status !== "ok") return t.status.replace("_", " ") + (t.note ? ` (${t.note})` : "");
+  return `errors under load: ${t.load?.non2xx ?? 0} non-2xx, ${t.load?.badBodies ?? 0} error bodies, ${t.load?.errors ?? 0} socket errors`;
+}
+
+export function evaluateTargets(r: Omit<BenchResults, "targets">): TargetCheck[] {
+  const out: TargetCheck[] = [];
+  const echo = echoReference(r);
+  const sdk = bestSdk(r);
+  const sqlite = r.engines.find((e) => e.engine === "sqlite");
+  const pg = r.engines.find((e) => e.engine === "postgres");
+  const big = largest(sqlite);
+  const scaleNote = (s: ScaleRun | undefined, engine: string) => (s ? `${engine}, ${fmt(s.mainTransactions)} transactions` : engine);
+
+  const ratioCheck = (id: string, text: string, t: ToolRun, engine: string, s: ScaleRun | undefined, ref: number | undefined, refName: string, min: number) => {
+    const subject = `${t.label} (${scaleNote(s, engine)})`;
+    if (!clean(t) || ref === undefined) {
+      out.push({ id, text, subject, measured: ref === undefined ? `no ${refName} measurement` : why(t), threshold: `≥ ${min} × ${refName}`, met: null });
+      return;
+    }
+    const ratio = t.load!.okPerSec / ref;
+    out.push({ id, text, subject, measured: `${fmt(t.load!.okPerSec)} req/s = ${fmt(ratio, 2)} × ${refName} (${fmt(ref)} req/s)`, threshold: `≥ ${min} ×`, met: ratio >= min });
+  };
+
+  // tools/list and the MCP tools/call rows count as reads through the full pipeline too; tools/list is not
+  // a tool, so it is left out of the comparison with the SDK servers' tools/call.
+  for (const t of big?.tools ?? []) {
+    if (t.kind !== "write") ratioCheck("sqlite-read-vs-echo", "Read tools on SQLite: at least 0.5 of the bare echo", t, "SQLite", big, echo, "echo", 0.5);
+  }
+  for (const t of big?.tools ?? []) {
+    if (t.id !== "tools/list") ratioCheck("sqlite-vs-sdk", `Every tool at least 3 × either SDK server (the faster: ${sdk?.label ?? "–"})`, t, "SQLite", big, sdk?.okPerSec, "SDK", 3);
+  }
+  const write = big?.tools.find((t) => t.id === "create_transaction");
+  if (write) ratioCheck("sqlite-write-vs-echo", "create_transaction on SQLite: at least 0.25 of the echo", write, "SQLite", big, echo, "echo", 0.25);
+  for (const e of [sqlite, pg]) {
+    const s = largest(e);
+    if (!e || !s) continue;
+    const w = s.writeCheck;
+    out.push({
+      id: `${e.engine}-writes-exact`,
+      text: `No write lost or duplicated under load (${e.engine})`,
+      subject: `create_transaction (${scaleNote(s, e.engine)})`,
+      measured: w
+        ? `${fmt(w.acknowledged)} acknowledged, ${fmt(w.rows)} rows, ${w.lost} lost, ${w.duplicated ?? "?"} duplicated, ${w.inFlightAtStop} in flight at stop${w.note ? ` (${w.note})` : ""}`
+        : why(s.tools.find((t) => t.id === "create_transaction")),
+      threshold: "0 lost, 0 duplicated",
+      met: w ? w.ok : null,
+    });
+  }
+
+  for (const e of [sqlite, pg]) {
+    const lo = smallest(e);
+    const hi = largest(e);
+    if (!e || !lo || !hi || lo === hi) continue;
+    for (const id of ["list_transactions", "get_transaction_summary"]) {
+      const a = lo.tools.find((t) => t.id === id);
+      const b = hi.tools.find((t) => t.id === id);
+      const text = `${id} p50 at ${fmt(hi.mainTransactions)} transactions ≤ 1.5 × p50 at ${fmt(lo.mainTransactions)} (${e.engine})`;
+      if (!a?.latency || !b?.latency) {
+        out.push({ id: `${e.engine}-scaling-${id}`, text, subject: id, measured: why(b?.latency ? a : b), threshold: "≤ 1.5 ×", met: null });
+        continue;
+      }
+      const ratio = b.latency.p50 / a.latency.p50;
+      out.push({
+        id: `${e.engine}-scaling-${id}`,
+        text,
+        subject: `${id} (${e.engine}, one request at a time)`,
+        measured: `${fmt(a.latency.p50, 2)} ms → ${fmt(b.latency.p50, 2)} ms = ${fmt(ratio, 2)} ×`,
+        threshold: "≤ 1.5 ×",
+        met: ratio <= 1.5,
+      });
+    }
+  }
+
+  out.push({
+    id: "memory-end",
+    text: "Resident memory under 250 MB at the end of the run",
+    subject: r.memory.where,
+    measured: r.memory.endRssMB === undefined ? "not measured" : `${fmt(r.memory.endRssMB, 1)} MB (peak ${fmt(r.memory.endPeakMB, 1)} MB)`,
+    threshold: "< 250 MB",
+    met: r.memory.endRssMB === undefined ? null : r.memory.endRssMB < 250,
+  });
+  const s = r.sustained;
+  out.push({
+    id: "memory-growth",
+    text: "No memory growth between the first and the last minute of a sustained run",
+    subject: s ? `${fmt(s.seconds)} s mixed load (${s.targets.length} tools)` : "sustained run",
+    measured: s
+      ? `median RSS ${fmt(s.firstWindowMedianMB, 1)} MB in the first ${fmt(s.windowSec)} s, ${fmt(s.lastWindowMedianMB, 1)} MB in the last: ${s.growthMB >= 0 ? "+" : ""}${fmt(s.growthMB, 1)} MB`
+      : (r.sustainedNote ?? "not run"),
+    threshold: `growth ≤ ${GROWTH_TOLERANCE_MB} MB (sampling noise)`,
+    met: s ? s.growthMB <= GROWTH_TOLERANCE_MB : null,
+  });
+
+  const pgBig = largest(pg);
+  if (pg && pg.status !== "ok") {
+    out.push({ id: "postgres-vs-echo", text: "Postgres: the same tools at least 0.3 of the echo", subject: "Postgres", measured: pg.note ?? pg.status, threshold: "≥ 0.3 ×", met: null });
+  }
+  for (const t of pgBig?.tools ?? []) {
+    ratioCheck("postgres-vs-echo", "Postgres: the same tools at least 0.3 of the echo", t, "Postgres", pgBig, echo, "echo", 0.3);
+  }
+  return out;
+}

@@ -1,0 +1,184 @@
+/**
+ * What is measured on the real server: one entry per tool (plus tools/list and the MCP tools/call path),
+ * each as the JSON-RPC request a client sends. Direct OpenRPC calls (`"method": "<tool>"`) for the tools,
+ * MCP `tools/list` and `tools/call` for the protocol rows. The requests rotate over many tokens (so the
+ * per-token rate limiter runs its real path with many keys) and over a few argument variants.
+ */
+import { randomUUID } from "node:crypto";
+import type { Request as AcRequest } from "autocannon";
+import type { Fixture } from "./data.js";
+import type { HttpCall } from "./load.js";
+
+export const MCP_PATH = "/api/v1/mcp";
+
+export type TargetKind = "read" | "write" | "protocol";
+
+export interface Target {
+  id: string;
+  /** How the row is labelled in the tables. */
+  label: string;
+  kind: TargetKind;
+  /** Read through the user's history: measured at every scale (the others at the largest only). */
+  historyBound: boolean;
+  /** One of the two tools of the latency-against-history target (measured at every scale even in --quick). */
+  scaling?: boolean;
+  /** The i-th request variant (token and arguments). */
+  call(i: number): HttpCall;
+  /** How many distinct variants there are (the load cycles over them). */
+  variants: number;
+  /** True when a 2xx body is a success. */
+  verify(body: string): boolean;
+}
+
+const BASE_HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+
+function rpc(method: string, params: Record<string, unknown>): string {
+  return JSON.stringify({ jsonrpc: "2.0", id: 1, method, params });
+}
+
+/** A JSON-RPC success: a result and no error object (a tool's text block carries escaped JSON only). */
+export function isRpcResult(body: string): boolean {
+  return body.includes('"result":') && !body.includes('"error":{"code":');
+}
+
+function isToolSuccess(body: string): boolean {
+  return isRpcResult(body) && !body.includes('"isError":true');
+}
+
+export interface TargetContext {
+  fixture: Fixture;
+  today: string;
+  /** Marks this run's create_transaction rows (their description) so that the check can count them. */
+  writeMarker: string;
+}
+
+export function buildTargets(ctx: TargetContext): Target[] {
+  const { fixture } = ctx;
+  const all = [...fixture.mainTokens, ...fixture.otherTokens];
+  const main = fixture.mainTokens;
+  const auth = (tokens: string[], i: number) => ({ ...BASE_HEADERS, authorization: `Bearer ${tokens[i % tokens.length]}` });
+  const month = fixture.benchMonth;
+  const direct = (
+    id: string,
+    tokens: string[],
+    params: (i: number) => Record<string, unknown>,
+    kind: TargetKind,
+    historyBound: boolean,
+    variants = tokens.length,
+  ): Target => ({
+    id,
+    label: id,
+    kind,
+    historyBound,
+    variants,
+    call: (i) => ({ path: MCP_PATH, headers: auth(tokens, i), body: rpc(id, params(i)) }),
+    verify: isRpcResult,
+  });
+
+  const queries = [
+    "how do I retry a payment that timed out",
+    "export my transactions to a spreadsheet",
+    "what happens to unspent budget at the end of the month",
+    "how do I create a token for my chatbot",
+    "change my default currency",
+    "delete a wallet I no longer use",
+  ];
+  const expressions = ["0.1 + 0.2", "15% of 80", "round(1234.5678 * 1.0825, 2)", "(4500 - 1200) / 3", "1250.75 * 12 - 99.99"];
+  const modernMeta = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {},
+    "io.modelcontextprotocol/clientInfo": { name: "bench", version: "1.0.0" },
+  };
+
+  return [
+    {
+      id: "tools/list",
+      label: "tools/list (MCP)",
+      kind: "protocol",
+      historyBound: false,
+      variants: all.length,
+      call: (i) => ({ path: MCP_PATH, headers: { ...auth(all, i), "mcp-protocol-version": "2025-11-25" }, body: rpc("tools/list", {}) }),
+      verify: (b) => isRpcResult(b) && b.includes('"tools":['),
+    },
+    direct("whoami", all, () => ({}), "read", false),
+    {
+      id: "tools/call whoami",
+      label: "tools/call whoami (MCP 2025-11-25)",
+      kind: "protocol",
+      historyBound: false,
+      variants: all.length,
+      call: (i) => ({ path: MCP_PATH, headers: { ...auth(all, i), "mcp-protocol-version": "2025-11-25" }, body: rpc("tools/call", { name: "whoami", arguments: {} }) }),
+      verify: isToolSuccess,
+    },
+    {
+      id: "tools/call whoami modern",
+      label: "tools/call whoami (MCP 2026-07-28)",
+      kind: "protocol",
+      historyBound: false,
+      variants: all.length,
+      call: (i) => ({
+        path: MCP_PATH,
+        headers: { ...auth(all, i), "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "whoami" },
+        body: rpc("tools/call", { name: "whoami", arguments: {}, _meta: modernMeta }),
+      }),
+      verify: isToolSuccess,
+    },
+    direct("get_wallet_balance", main, (i) => ({ wallet_id: fixture.walletIds[i % fixture.walletIds.length] }), "read", true),
+    { ...direct("list_transactions", main, (i) => ({ wallet_id: fixture.walletIds[i % 3], date_from: month.from, date_to: month.to, limit: 50 }), "read", true), scaling: true },
+    { ...direct("get_transaction_summary", main, () => ({ date_from: month.from, date_to: month.to, group_by: "category" }), "read", true), scaling: true },
+    direct("get_budget_status", main, () => ({}), "read", true),
+    direct("list_bill_reminders", main, () => ({ days_ahead: 30 }), "read", false),
+    direct("search_product_knowledge", all, (i) => ({ query: queries[i % queries.length], limit: 5 }), "read", false),
+    direct("calculate", all, (i) => ({ expression: expressions[i % expressions.length] }), "read", false),
+    {
+      id: "create_transaction",
+      label: "create_transaction",
+      kind: "write",
+      historyBound: false,
+      variants: main.length,
+      call: (i) => ({
+        path: MCP_PATH,
+        headers: auth(main, i),
+        body: rpc("create_transaction", {
+          wallet_id: fixture.walletIds[i % 3],
+          date: ctx.today,
+          amount: `${10 + (i % 40)}.${String(i % 100).padStart(2, "0")}`,
+          direction: "expense",
+          payee: "Bench Coffee",
+          description: ctx.writeMarker,
+          category: "Dining",
+          tags: ["coffee"],
+          idempotency_key: randomUUID(),
+        }),
+      }),
+      verify: isRpcResult,
+    },
+  ];
+}
+
+/**
+ * The autocannon request list of a target: one prebuilt request per variant, except for writes, whose
+ * every request is rebuilt with a fresh idempotency key (setupRequest).
+ */
+export function autocannonRequests(target: Target, limit = 2000): AcRequest[] {
+  const n = Math.min(target.variants, limit);
+  if (target.kind === "write") {
+    let i = 0;
+    return [
+      {
+        method: "POST",
+        path: MCP_PATH,
+        setupRequest: (req) => {
+          const c = target.call(i++);
+          return { ...req, method: "POST", path: c.path, headers: c.headers, body: c.body };
+        },
+      },
+    ];
+  }
+  const out: AcRequest[] = [];
+  for (let i = 0; i < n; i++) {
+    const c = target.call(i);
+    out.push({ method: "POST", path: c.path, headers: c.headers, body: c.body });
+  }
+  return out;
+}
