@@ -125,6 +125,10 @@ describe(`transaction tools (${engine})`, function () {
       for (const p of [{ amount: "42.76" }, { payee: "Whole Foods" }, { date: "2026-01-20" }, { direction: "income" }]) {
         expect((await create({ amount: "42.75", payee: "Trader Joe's", date: "2026-01-11", ...p })).warnings, JSON.stringify(p)).to.deep.equal([]);
       }
+      // An update that makes a transaction look like another warns too.
+      const other = await create({ amount: "42.00", payee: "Trader Joe's", date: "2026-01-11" });
+      const updated = await server.call("update_transaction", { transaction_id: other.transaction.id, amount: "42.75", idempotency_key: key() }, user.token);
+      expect(updated.warnings.map((w: any) => w.code)).to.deep.equal(["possible_duplicate"]);
       await create({ amount: "3.00", payee: "Bakery", date: "2026-01-05", external_id: "line-a" });
       expect((await create({ amount: "3.00", payee: "Bakery", date: "2026-01-05", external_id: "line-b" })).warnings).to.deep.equal([]);
     });
