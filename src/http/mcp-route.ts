@@ -148,7 +148,16 @@ export function sendAnswer(res: Response, a: Answer): void {
       res.setHeader("Retry-After", String(a.err.details.retry_after_seconds));
     }
   }
-  res.status(a.httpStatus).json(a.body);
+  writeJson(res, a.httpStatus, a.body);
+}
+
+/** res.json without express's ETag and freshness work, which a JSON-RPC answer to a POST never uses. */
+export function writeJson(res: Response, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.statusCode = status;
+  res.setHeader("Content-Type", "application/json; charset=utf-8");
+  res.setHeader("Content-Length", Buffer.byteLength(text));
+  res.end(text);
 }
 
 async function handlePost(deps: McpRouteDeps, req: Request, res: Response): Promise<void> {
@@ -161,7 +170,7 @@ async function handlePost(deps: McpRouteDeps, req: Request, res: Response): Prom
       const msg = parseEnvelope(body);
       id = msg.id ?? null;
       readRevision(msg, req.headers, "streamable-http");
-      res.json({ jsonrpc: "2.0", id, result: deps.openrpc });
+      writeJson(res, 200, { jsonrpc: "2.0", id, result: deps.openrpc });
       return;
     }
     const admitted = await admit(deps, body, req, res, "streamable-http");
