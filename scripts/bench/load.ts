@@ -69,8 +69,28 @@ function run(spec: LoadSpec, durationSec: number): Promise<Result> {
   );
 }
 
+/**
+ * Waits until the process has used less than a fifth of a core over 200 ms (at most maxMs): when the
+ * load generator stops, the server still has every request it had already read to answer, and a slow
+ * tool's backlog would otherwise be counted against the next measurement.
+ */
+export async function waitIdle(pid: number | undefined, maxMs = 30_000): Promise<void> {
+  if (pid === undefined) return;
+  const deadline = performance.now() + maxMs;
+  let before = cpuSecondsOf(pid);
+  while (before !== undefined && performance.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 200));
+    const now = cpuSecondsOf(pid);
+    if (now === undefined || now - before < 0.04) return;
+    before = now;
+  }
+}
+
 export async function measureLoad(spec: LoadSpec): Promise<LoadStats> {
-  if (spec.warmupSec > 0) await run(spec, spec.warmupSec);
+  if (spec.warmupSec > 0) {
+    await run(spec, spec.warmupSec);
+    await waitIdle(spec.pid);
+  }
   spec.onMeasureStart?.();
   const serverCpu0 = spec.pid ? cpuSecondsOf(spec.pid) : undefined;
   const clientCpu0 = process.cpuUsage();
@@ -80,6 +100,7 @@ export async function measureLoad(spec: LoadSpec): Promise<LoadStats> {
   const clientCpu = process.cpuUsage(clientCpu0);
   const serverCpu1 = spec.pid ? cpuSecondsOf(spec.pid) : undefined;
   const mem = spec.pid ? memoryOf(spec.pid) : undefined;
+  await waitIdle(spec.pid);
   // autocannon's duration is the measured window; wall time adds start-up and the last responses.
   const durationSec = r.duration > 0 ? r.duration : wall;
   const answers = r["1xx"] + r["2xx"] + r["3xx"] + r["4xx"] + r["5xx"];
@@ -110,20 +131,22 @@ export async function measureLoad(spec: LoadSpec): Promise<LoadStats> {
 // ---------------------------------------------------------------------------------------------
 // Single requests
 
-const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-
 export interface Answer {
   status: number;
   text: string;
   json: unknown;
 }
 
-export function call(origin: string, c: HttpCall, timeoutMs = 15_000): Promise<Answer> {
+/**
+ * One request. Without an agent it goes on a connection of its own (a kept-alive socket that sat idle
+ * through a load run may be closed by the server's keep-alive timeout just as it is reused).
+ */
+export function call(origin: string, c: HttpCall, timeoutMs = 15_000, agent?: Agent): Promise<Answer> {
   const url = new URL(c.path, origin);
   return new Promise<Answer>((resolve, reject) => {
     const req = httpRequest(
       url,
-      { method: "POST", agent, headers: { ...c.headers, "content-length": String(Buffer.byteLength(c.body)) }, timeout: timeoutMs },
+      { method: "POST", agent: agent ?? false, headers: { ...c.headers, "content-length": String(Buffer.byteLength(c.body)) }, timeout: timeoutMs },
       (res) => {
         const chunks: Buffer[] = [];
         res.on("data", (d: Buffer) => chunks.push(d));
@@ -161,12 +184,17 @@ export interface LatencySeries {
 export async function latencySeries(origin: string, next: () => HttpCall, n: number, warm: number, maxMs: number): Promise<LatencySeries> {
   const deadline = performance.now() + maxMs;
   const times: number[] = [];
-  for (let i = 0; i < warm + n && performance.now() < deadline; i++) {
-    const t0 = performance.now();
-    const a = await call(origin, next());
-    const dt = performance.now() - t0;
-    if (a.status < 200 || a.status >= 300) throw new Error(`latency series: HTTP ${a.status}: ${a.text.slice(0, 300)}`);
-    if (i >= warm) times.push(dt);
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  try {
+    for (let i = 0; i < warm + n && performance.now() < deadline; i++) {
+      const t0 = performance.now();
+      const a = await call(origin, next(), 15_000, agent);
+      const dt = performance.now() - t0;
+      if (a.status < 200 || a.status >= 300) throw new Error(`latency series: HTTP ${a.status}: ${a.text.slice(0, 300)}`);
+      if (i >= warm) times.push(dt);
+    }
+  } finally {
+    agent.destroy();
   }
   times.sort((a, b) => a - b);
   const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))] ?? NaN;
