@@ -6,7 +6,8 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { expect } from "chai";
-import { createApp } from "../../src/app.js";
+import { closeServices, createApp, createServices } from "../../src/app.js";
+import { createDb } from "../../src/db/knex.js";
 import { revokeToken } from "../../src/auth/tokens.js";
 import { engine } from "../helpers/database.js";
 import { startTestServer, type TestServer, type TestUser } from "../helpers/server.js";
@@ -178,6 +179,39 @@ describe(`protocol: SSE transport and change events (${engine})`, () => {
       const tokenId = (await server.call("whoami", {}, token)).token_id;
       expect(await revokeToken(server.db, alice.id, tokenId)).to.equal(true);
       await s.until(() => s.ended, 3000, "the stream to end");
+    });
+  });
+
+  describe("two server instances over one Postgres", function () {
+    let other: Server;
+    let otherUrl: string;
+    let close: () => Promise<void>;
+    before(async function () {
+      if (engine !== "postgres") return this.skip();
+      // A second process's worth of services on the same database: its own pool, its own LISTEN connection.
+      const db2 = createDb(server.config.databaseUrl);
+      const services2 = await createServices(server.config, db2);
+      other = createServer(createApp(services2));
+      await new Promise<void>((resolve) => other.listen(0, "127.0.0.1", resolve));
+      otherUrl = `http://127.0.0.1:${(other.address() as AddressInfo).port}/api/v1/mcp/sse`;
+      close = async () => {
+        other.closeAllConnections();
+        await new Promise<void>((resolve) => other.close(() => resolve()));
+        await closeServices(services2);
+        await db2.destroy();
+      };
+    });
+    after(async () => close?.());
+
+    it("delivers a change committed through one instance to a stream open on the other, and replays there", async () => {
+      const s = await connect(alice.token, {}, otherUrl);
+      await s.endpoint();
+      const entry = await publishChange(server, alice.id);
+      await s.until(() => s.events.find((e) => e.id === entry.id), 5000, "the change from the other instance");
+      s.close();
+      const missed = await publishChange(server, alice.id);
+      const again = await connect(alice.token, { "last-event-id": entry.id }, otherUrl);
+      await again.until(() => again.events.find((e) => e.id === missed.id), 5000, "the replayed change");
     });
   });
 
