@@ -53,20 +53,27 @@ export interface LoadSpec {
   pid?: number;
   /** Called between the warm-up and the measured run. */
   onMeasureStart?: () => void;
+  /**
+   * Measure a fixed number of requests instead of a fixed time: as many as the warm-up managed in
+   * durationSec (at least 2 per connection). The run then ends when every request has its answer, so
+   * nothing is in flight when it stops (what the write check needs to compare rows with answers).
+   */
+  byCount?: boolean;
 }
 
-function run(spec: LoadSpec, durationSec: number): Promise<Result> {
-  return Promise.resolve(
-    autocannon({
-      url: spec.origin,
-      connections: spec.connections,
-      duration: durationSec,
-      pipelining: 1,
-      timeout: 10,
-      requests: spec.requests,
-      verifyBody: spec.verify,
-    }),
-  );
+function run(spec: LoadSpec, durationSec: number, amount?: number): Promise<Result> {
+  const instance = autocannon({
+    url: spec.origin,
+    connections: spec.connections,
+    ...(amount ? { amount } : { duration: durationSec }),
+    pipelining: 1,
+    timeout: 10,
+    requests: spec.requests,
+    verifyBody: spec.verify,
+  });
+  // A count-bounded run is bounded in time too.
+  const guard = amount ? setTimeout(() => instance.stop(), (3 * durationSec + 30) * 1000) : undefined;
+  return Promise.resolve(instance).finally(() => clearTimeout(guard));
 }
 
 /**
@@ -87,15 +94,18 @@ export async function waitIdle(pid: number | undefined, maxMs = 30_000): Promise
 }
 
 export async function measureLoad(spec: LoadSpec): Promise<LoadStats> {
+  let warmRate = 0;
   if (spec.warmupSec > 0) {
-    await run(spec, spec.warmupSec);
+    const w = await run(spec, spec.warmupSec);
+    warmRate = (w["2xx"] - w.mismatches) / Math.max(0.1, w.duration);
     await waitIdle(spec.pid);
   }
+  const amount = spec.byCount ? Math.max(2 * spec.connections, Math.round(warmRate * spec.durationSec)) : undefined;
   spec.onMeasureStart?.();
   const serverCpu0 = spec.pid ? cpuSecondsOf(spec.pid) : undefined;
   const clientCpu0 = process.cpuUsage();
   const t0 = performance.now();
-  const r = await run(spec, spec.durationSec);
+  const r = await run(spec, spec.durationSec, amount);
   const wall = (performance.now() - t0) / 1000;
   const clientCpu = process.cpuUsage(clientCpu0);
   const serverCpu1 = spec.pid ? cpuSecondsOf(spec.pid) : undefined;
