@@ -3,6 +3,7 @@
  * bound to the stream's user) and change events (delivered live, replayed after Last-Event-ID from the
  * audit log, keep-alives). Changes are committed and published exactly as the write pipeline does.
  */
+import { randomUUID } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { expect } from "chai";
@@ -142,6 +143,28 @@ describe(`protocol: SSE transport and change events (${engine})`, () => {
     await again.until(() => again.events.find((e) => e.id === live.id), 5000, "the live change");
     expect(again.events.filter((e) => e.id).map((e) => e.id)).to.deep.equal([...missed.map((m) => m.id), live.id]);
     expect(again.events[0]!.event, "endpoint stays the first event").to.equal("endpoint");
+  });
+
+  it("delivers real writes made with MCP tools/call, and replays them after a reconnect", async () => {
+    const createWallet = async (name: string) => {
+      const a = await server.rpc(
+        { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "create_wallet", arguments: { name, type: "checking", currency: "USD", idempotency_key: randomUUID() } } },
+        alice.token,
+      );
+      expect(a.body.result?.isError, JSON.stringify(a.body)).to.not.equal(true);
+      return a.body.result.structuredContent as { audit_id: string; wallet: { id: string } };
+    };
+    const s = await connect(alice.token);
+    await s.endpoint();
+    const first = await createWallet("Live wallet");
+    const ev = await s.until(() => s.events.find((e) => e.id === String(first.audit_id)), 5000, "the write's change event");
+    expect(JSON.parse(ev.data).params).to.include({ tool: "create_wallet", action: "create", resource_type: "wallet", resource_id: first.wallet.id });
+    s.close();
+
+    const missed = await createWallet("Missed wallet");
+    const again = await connect(alice.token, { "last-event-id": String(first.audit_id) });
+    const replayed = await again.until(() => again.events.find((e) => e.id === String(missed.audit_id)), 5000, "the missed write");
+    expect(JSON.parse(replayed.data).params.resource_id).to.equal(missed.wallet.id);
   });
 
   it("ignores a Last-Event-ID that no audit id can be", async () => {
