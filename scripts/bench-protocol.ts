@@ -311,7 +311,7 @@ async function main(): Promise<void> {
   const profileDir = arg("--profile");
   const duration = Number(arg("--duration") ?? (quick ? 1 : 4));
   const rounds = Number(arg("--rounds") ?? (quick ? 1 : 3));
-  const warmup = quick ? 0.5 : 2;
+  const warmup = quick ? 0 : 2; // whole seconds: autocannon rounds durations up
   const connections = Number(arg("--connections") ?? 16);
   const maxRequests = quick ? 20_000 : 400_000;
   const only = arg("--only")?.split(",") ?? (profileDir ? ["full"] : undefined);
@@ -329,7 +329,7 @@ async function main(): Promise<void> {
         failed = true;
         continue;
       }
-      await measure(t, { duration: warmup, connections, maxRequests });
+      if (warmup > 0) await measure(t, { duration: warmup, connections, maxRequests });
       live.push(t);
     }
     // Rounds interleave the targets, so a machine busy with something else hurts them alike.
