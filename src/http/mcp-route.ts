@@ -151,6 +151,13 @@ export function sendAnswer(res: Response, a: Answer): void {
   writeJson(res, a.httpStatus, a.body);
 }
 
+/** The id of a message the envelope check refused, when it is a usable one (else null). */
+export function idOf(body: unknown): JsonRpcId {
+  if (body === null || typeof body !== "object" || Array.isArray(body)) return null;
+  const raw = (body as { id?: unknown }).id;
+  return typeof raw === "string" || typeof raw === "number" ? raw : null;
+}
+
 /** res.json without express's ETag and freshness work, which a JSON-RPC answer to a POST never uses. */
 export function writeJson(res: Response, status: number, body: unknown): void {
   const text = JSON.stringify(body);
@@ -183,11 +190,7 @@ async function handlePost(deps: McpRouteDeps, req: Request, res: Response): Prom
     sendAnswer(res, await answer(deps, admitted, requestId));
   } catch (err) {
     if (res.headersSent) return;
-    if (id === null && req.body && typeof req.body === "object" && !Array.isArray(req.body)) {
-      const raw = (req.body as { id?: unknown }).id;
-      if (typeof raw === "string" || typeof raw === "number") id = raw;
-    }
-    sendAnswer(res, errorAnswer(deps, id, err, requestId));
+    sendAnswer(res, errorAnswer(deps, id ?? idOf(req.body), err, requestId));
   }
 }
 

@@ -28,7 +28,7 @@ import { INVALID_REQUEST, protocolError } from "../rpc/protocol-error.js";
 import type { JsonRpcId } from "../rpc/message.js";
 import { auditEntriesAfter, type AuditEntry } from "../writes/audit.js";
 import { authenticate, hostAndOriginGuard } from "./guards.js";
-import { admit, answer, checkNotification, errorAnswer, jsonBodyParser, sendAnswer, type McpRouteDeps } from "./mcp-route.js";
+import { admit, answer, checkNotification, errorAnswer, idOf, jsonBodyParser, sendAnswer, type McpRouteDeps } from "./mcp-route.js";
 import { applyLimit } from "./rate-limit-headers.js";
 import { sendRpcError } from "./send.js";
 
@@ -171,10 +171,6 @@ async function postMessage(deps: SseRouteDeps, streams: SseStreams, req: Request
     stream!.message(a.body);
   } catch (err) {
     if (res.headersSent) return;
-    if (id === null && req.body && typeof req.body === "object" && !Array.isArray(req.body)) {
-      const raw = (req.body as { id?: unknown }).id;
-      if (typeof raw === "string" || typeof raw === "number") id = raw;
-    }
-    sendAnswer(res, errorAnswer(deps, id, err, requestId));
+    sendAnswer(res, errorAnswer(deps, id ?? idOf(req.body), err, requestId));
   }
 }
