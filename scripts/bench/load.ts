@@ -61,7 +61,9 @@ export interface LoadSpec {
   byCount?: boolean;
 }
 
-function run(spec: LoadSpec, durationSec: number, amount?: number): Promise<Result> {
+/** An autocannon run, and the seconds between its first request and its end. */
+async function run(spec: LoadSpec, durationSec: number, amount?: number): Promise<Result & { loadSec: number }> {
+  let startedAt = performance.now();
   const instance = autocannon({
     url: spec.origin,
     connections: spec.connections,
@@ -71,13 +73,22 @@ function run(spec: LoadSpec, durationSec: number, amount?: number): Promise<Resu
     requests: spec.requests,
     verifyBody: spec.verify,
   });
+  // autocannon's own duration also counts setting up its connections, before any request is sent.
+  instance.on("start", () => {
+    startedAt = performance.now();
+  });
   // A count-bounded run is bounded in time too.
   const guard = amount ? setTimeout(() => instance.stop(), (3 * durationSec + 30) * 1000) : undefined;
-  return Promise.resolve(instance).finally(() => clearTimeout(guard));
+  try {
+    const r = await Promise.resolve(instance);
+    return { ...r, loadSec: (performance.now() - startedAt) / 1000 };
+  } finally {
+    clearTimeout(guard);
+  }
 }
 
 /**
- * Waits until the process has used less than a fifth of a core over 200 ms (at most maxMs): when the
+ * Waits until the process has used less than a fifth of a core over 100 ms (at most maxMs): when the
  * load generator stops, the server still has every request it had already read to answer, and a slow
  * tool's backlog would otherwise be counted against the next measurement.
  */
@@ -86,9 +97,9 @@ export async function waitIdle(pid: number | undefined, maxMs = 30_000): Promise
   const deadline = performance.now() + maxMs;
   let before = cpuSecondsOf(pid);
   while (before !== undefined && performance.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 200));
+    await new Promise((r) => setTimeout(r, 100));
     const now = cpuSecondsOf(pid);
-    if (now === undefined || now - before < 0.04) return;
+    if (now === undefined || now - before < 0.02) return;
     before = now;
   }
 }
@@ -97,22 +108,22 @@ export async function measureLoad(spec: LoadSpec): Promise<LoadStats> {
   let warmRate = 0;
   if (spec.warmupSec > 0) {
     const w = await run(spec, spec.warmupSec);
-    warmRate = (w["2xx"] - w.mismatches) / Math.max(0.1, w.duration);
+    warmRate = (w["2xx"] - w.mismatches) / Math.max(0.1, w.loadSec);
     await waitIdle(spec.pid);
   }
   const amount = spec.byCount ? Math.max(2 * spec.connections, Math.round(warmRate * spec.durationSec)) : undefined;
   spec.onMeasureStart?.();
   const serverCpu0 = spec.pid ? cpuSecondsOf(spec.pid) : undefined;
   const clientCpu0 = process.cpuUsage();
-  const t0 = performance.now();
   const r = await run(spec, spec.durationSec, amount);
-  const wall = (performance.now() - t0) / 1000;
+  const wall = r.loadSec;
   const clientCpu = process.cpuUsage(clientCpu0);
   const serverCpu1 = spec.pid ? cpuSecondsOf(spec.pid) : undefined;
   const mem = spec.pid ? memoryOf(spec.pid) : undefined;
   await waitIdle(spec.pid);
-  // autocannon's duration is the measured window; wall time adds start-up and the last responses.
-  const durationSec = r.duration > 0 ? r.duration : wall;
+  // From the first request to the end of the run (autocannon stops on its next one-second sample
+  // after the duration, and the answers counted are those received by then).
+  const durationSec = wall;
   const answers = r["1xx"] + r["2xx"] + r["3xx"] + r["4xx"] + r["5xx"];
   const ok = r["2xx"] - r.mismatches;
   const statusCodes: Record<string, number> = {};

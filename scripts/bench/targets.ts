@@ -157,28 +157,25 @@ export function buildTargets(ctx: TargetContext): Target[] {
 }
 
 /**
- * The autocannon request list of a target: one prebuilt request per variant, except for writes, whose
- * every request is rebuilt with a fresh idempotency key (setupRequest).
+ * The autocannon request list of a target: one request whose setupRequest hands out the variants in
+ * turn across all connections (so the tokens rotate globally), prebuilt for reads; writes are built
+ * afresh each time with a new idempotency key. (A prebuilt list of every variant would be built again
+ * by each of autocannon's connections before the run starts: seconds for a thousand tokens.)
  */
-export function autocannonRequests(target: Target, limit = 2000): AcRequest[] {
-  const n = Math.min(target.variants, limit);
+export function autocannonRequests(target: Target, limit = 5000): AcRequest[] {
+  let i = 0;
   if (target.kind === "write") {
-    let i = 0;
-    return [
-      {
-        method: "POST",
-        path: MCP_PATH,
-        setupRequest: (req) => {
-          const c = target.call(i++);
-          return { ...req, method: "POST", path: c.path, headers: c.headers, body: c.body };
-        },
+    return [{ method: "POST", path: MCP_PATH, setupRequest: (req) => ({ ...req, ...target.call(i++), method: "POST" }) }];
+  }
+  const calls = Array.from({ length: Math.min(target.variants, limit) }, (_, k) => target.call(k));
+  return [
+    {
+      method: "POST",
+      path: MCP_PATH,
+      setupRequest: (req) => {
+        const c = calls[i++ % calls.length]!;
+        return { ...req, method: "POST", path: c.path, headers: c.headers, body: c.body };
       },
-    ];
-  }
-  const out: AcRequest[] = [];
-  for (let i = 0; i < n; i++) {
-    const c = target.call(i);
-    out.push({ method: "POST", path: c.path, headers: c.headers, body: c.body });
-  }
-  return out;
+    },
+  ];
 }
