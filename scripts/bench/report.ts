@@ -1,5 +1,5 @@
 /** docs/bench/results.md and docs/bench/chart.svg from the results (hand-built SVG, no chart library). */
-import { bestSdk, echoReference, fmt, largest, type BenchResults, type EngineRun, type ToolRun } from "./results.js";
+import { bestSdk, echoReference, fmt, largest, writeCheckOk, type BenchResults, type EngineRun, type ToolRun } from "./results.js";
 
 const statusText = (t: ToolRun): string => (t.status === "ok" ? (t.note ? "errors" : "ok") : t.status.replace(/_/g, " "));
 
@@ -68,7 +68,8 @@ export function renderMarkdown(r: BenchResults): string {
   for (const e of r.engines) {
     for (const s of e.scales) {
       const w = s.writeCheck;
-      if (w) out.push(`| ${e.engine} | ${fmt(s.mainTransactions)} | ${fmt(w.acknowledged)} | ${fmt(w.rows)} | ${fmt(w.auditRows ?? undefined)} | ${fmt(w.distinctKeys ?? undefined)} | ${w.lost} | ${w.duplicated ?? "?"} | ${w.inFlightAtStop} | ${w.ok ? "ok" : "**failed**"} |`);
+      const gaveUp = w?.clientGaveUp ?? s.tools.find((t) => t.id === "create_transaction")?.load?.errors ?? 0;
+      if (w) out.push(`| ${e.engine} | ${fmt(s.mainTransactions)} | ${fmt(w.acknowledged)} | ${fmt(w.rows)} | ${fmt(w.auditRows ?? undefined)} | ${fmt(w.distinctKeys ?? undefined)} | ${w.lost} | ${w.duplicated ?? "?"} | ${w.inFlightAtStop}${gaveUp ? ` (client gave up on ${gaveUp})` : ""} | ${writeCheckOk(w, gaveUp) ? "ok" : "**failed**"} |`);
       else if (s.tools.some((t) => t.id === "create_transaction")) out.push(`| ${e.engine} | ${fmt(s.mainTransactions)} | ${statusText(s.tools.find((t) => t.id === "create_transaction")!)} | | | | | | | |`);
     }
   }
