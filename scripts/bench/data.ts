@@ -52,6 +52,8 @@ export interface Fixture {
   walletIds: string[];
   mainTokens: string[];
   otherTokens: string[];
+  /** The other users' wallets, in the order of otherTokens. */
+  otherWalletIds: string[];
   budgetIds: string[];
   /** The last complete calendar month before today: what the summary and the page read. */
   benchMonth: { from: string; to: string };
@@ -427,6 +429,7 @@ export function buildData(spec: DataSpec): { fixture: Fixture; tables: TableRows
     walletIds,
     mainTokens,
     otherTokens,
+    otherWalletIds: others.map((o) => o.walletId),
     budgetIds,
     benchMonth: previousMonth(spec.today),
     recentFrom: dayString(recentFromN),

@@ -28,6 +28,8 @@ export interface ProfileSummary {
   totalMs: number;
   byArea: { area: string; ms: number; share: number }[];
   byFunction: { fn: string; where: string; ms: number; share: number }[];
+  /** Inclusive time of our own functions (src/ and generated/): a function and everything it called. */
+  ownInclusive: { fn: string; where: string; ms: number; share: number }[];
 }
 
 function area(url: string, fn: string): string {
@@ -57,6 +59,9 @@ export function summarize(profile: Profile, top = 25): ProfileSummary {
     const per = (profile.endTime - profile.startTime) / 1000 / Math.max(1, profile.nodes.reduce((s, n) => s + (n.hitCount ?? 0), 0));
     for (const n of profile.nodes) self.set(n.id, (n.hitCount ?? 0) * per);
   }
+  const parent = new Map<number, number>();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const own = new Map<string, { where: string; ms: number }>();
   const areas = new Map<string, number>();
   const fns = new Map<string, { where: string; ms: number }>();
   let total = 0;
@@ -73,11 +78,29 @@ export function summarize(profile: Profile, top = 25): ProfileSummary {
     const f = fns.get(key) ?? { where, ms: 0 };
     f.ms += ms;
     fns.set(key, f);
+    // Inclusive: every distinct own frame on this sample's stack gets the sample's time once.
+    const seen = new Set<string>();
+    for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
+      const frame = byId.get(cur)?.callFrame;
+      if (!frame?.url) continue;
+      const rel = relative(ROOT, frame.url.replace(/^file:\/\//, ""));
+      if (!/^(src|generated)\//.test(rel)) continue;
+      const k = `${frame.functionName || "(anonymous)"} ${rel}`;
+      if (seen.has(k)) continue;
+      seen.add(k);
+      const o = own.get(k) ?? { where: rel, ms: 0 };
+      o.ms += ms;
+      own.set(k, o);
+    }
   }
   return {
     totalMs: total,
     byArea: [...areas.entries()].map(([a, ms]) => ({ area: a, ms, share: ms / total })).sort((x, y) => y.ms - x.ms),
     byFunction: [...fns.entries()]
+      .map(([k, v]) => ({ fn: k.split(" ")[0]!, where: v.where, ms: v.ms, share: v.ms / total }))
+      .sort((x, y) => y.ms - x.ms)
+      .slice(0, top),
+    ownInclusive: [...own.entries()]
       .map(([k, v]) => ({ fn: k.split(" ")[0]!, where: v.where, ms: v.ms, share: v.ms / total }))
       .sort((x, y) => y.ms - x.ms)
       .slice(0, top),
@@ -93,5 +116,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     for (const a of s.byArea.slice(0, 20)) console.log(`    ${(a.share * 100).toFixed(1).padStart(5)} %  ${a.area}`);
     console.log("  by function (self time):");
     for (const f of s.byFunction) console.log(`    ${(f.share * 100).toFixed(1).padStart(5)} %  ${f.fn}  ${f.where}`);
+    console.log("  our functions, inclusive (with everything they call):");
+    for (const f of s.ownInclusive) console.log(`    ${(f.share * 100).toFixed(1).padStart(5)} %  ${f.fn}  ${f.where}`);
   }
 }

@@ -1,5 +1,5 @@
 /** docs/bench/results.md and docs/bench/chart.svg from the results (hand-built SVG, no chart library). */
-import { bestSdk, echoReference, fmt, largest, writeCheckOk, type BenchResults, type EngineRun, type ToolRun } from "./results.js";
+import { bestSdk, echoReference, fmt, largest, writeCheckOk, writeChecksOf, type BenchResults, type EngineRun, type ToolRun } from "./results.js";
 
 const statusText = (t: ToolRun): string => (t.status === "ok" ? (t.note ? "errors" : "ok") : t.status.replace(/_/g, " "));
 
@@ -64,13 +64,16 @@ export function renderMarkdown(r: BenchResults): string {
   out.push("");
 
   out.push("## Writes: nothing lost, nothing duplicated", "", "Every create_transaction of the measured run carries a new idempotency key; the run is a fixed number of requests (what the warm-up managed in the measuring time) and ends when each has its answer. Afterwards the rows of the run are counted in the database and matched, id by id, with the acknowledged answers.", "");
-  out.push("| engine | transactions | acknowledged (2xx, committed) | rows | audit rows | distinct keys | lost | duplicated | written, not acknowledged | verdict |", "|---|--:|--:|--:|--:|--:|--:|--:|--:|---|");
+  out.push("| tool | engine | transactions | acknowledged (2xx, committed) | rows | audit rows | distinct keys | lost | duplicated | written, not acknowledged | verdict |", "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|---|");
   for (const e of r.engines) {
     for (const s of e.scales) {
-      const w = s.writeCheck;
-      const gaveUp = w?.clientGaveUp ?? s.tools.find((t) => t.id === "create_transaction")?.load?.errors ?? 0;
-      if (w) out.push(`| ${e.engine} | ${fmt(s.mainTransactions)} | ${fmt(w.acknowledged)} | ${fmt(w.rows)} | ${fmt(w.auditRows ?? undefined)} | ${fmt(w.distinctKeys ?? undefined)} | ${w.lost} | ${w.duplicated ?? "?"} | ${w.inFlightAtStop}${gaveUp ? ` (client gave up on ${gaveUp})` : ""} | ${writeCheckOk(w, gaveUp) ? "ok" : "**failed**"} |`);
-      else if (s.tools.some((t) => t.id === "create_transaction")) out.push(`| ${e.engine} | ${fmt(s.mainTransactions)} | ${statusText(s.tools.find((t) => t.id === "create_transaction")!)} | | | | | | | |`);
+      const checks = writeChecksOf(s);
+      for (const t of s.tools.filter((x) => x.kind === "write")) {
+        const w = checks[t.id];
+        const gaveUp = w?.clientGaveUp ?? t.load?.errors ?? 0;
+        if (w) out.push(`| ${t.label} | ${e.engine} | ${fmt(s.mainTransactions)} | ${fmt(w.acknowledged)} | ${fmt(w.rows)} | ${fmt(w.auditRows ?? undefined)} | ${fmt(w.distinctKeys ?? undefined)} | ${w.lost} | ${w.duplicated ?? "?"} | ${w.inFlightAtStop}${gaveUp ? ` (client gave up on ${gaveUp})` : ""} | ${writeCheckOk(w, gaveUp) ? "ok" : "**failed**"} |`);
+        else out.push(`| ${t.label} | ${e.engine} | ${fmt(s.mainTransactions)} | ${statusText(t)} | | | | | | | |`);
+      }
     }
   }
   out.push("");

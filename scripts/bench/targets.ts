@@ -153,6 +153,31 @@ export function buildTargets(ctx: TargetContext): Target[] {
       }),
       verify: isRpcResult,
     },
+    {
+      // The same write spread over the 1,000 other users (each in their own wallet): what the service
+      // can write when writes do not queue behind one user's write lock.
+      id: "create_transaction many users",
+      label: "create_transaction (1,000 users)",
+      kind: "write",
+      historyBound: false,
+      variants: fixture.otherTokens.length,
+      call: (i) => ({
+        path: MCP_PATH,
+        headers: auth(fixture.otherTokens, i),
+        body: rpc("create_transaction", {
+          wallet_id: fixture.otherWalletIds[i % fixture.otherWalletIds.length],
+          date: ctx.today,
+          amount: `${10 + (i % 40)}.${String(i % 100).padStart(2, "0")}`,
+          direction: "expense",
+          payee: "Bench Coffee",
+          description: ctx.writeMarker,
+          category: "Dining",
+          tags: ["coffee"],
+          idempotency_key: randomUUID(),
+        }),
+      }),
+      verify: isRpcResult,
+    },
   ];
 }
 
