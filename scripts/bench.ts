@@ -33,7 +33,7 @@ import Database from "better-sqlite3";
 import pg from "pg";
 import { BASELINE_KINDS, BASELINE_PATH, baselineRequests } from "./bench/baselines.js";
 import { buildData, type DataSpec, type Fixture } from "./bench/data.js";
-import { call, latencySeries, measureLoad, type LoadStats } from "./bench/load.js";
+import { call, latencySeries, measureLoad, waitIdle, type LoadStats } from "./bench/load.js";
 import { cpuSecondsOf, installCleanup, memoryOf, ROOT, startBaselineServer, startFinanceServer, type Child } from "./bench/processes.js";
 import { renderChart, renderMarkdown } from "./bench/report.js";
 import { evaluateTargets, fmt, writeCheckOk, type BaselineRun, type BenchResults, type EngineRun, type MachineInfo, type ScaleRun, type Settings, type Sustained, type ToolRun, type WriteCheck } from "./bench/results.js";
@@ -76,6 +76,7 @@ const settings: Settings = {
   durationSec: num(args.duration, quick ? 2 : 10),
   warmupSec: num(args.warmup, quick ? 0 : 3),
   sustainSec: num(args.sustain, quick ? 0 : 180),
+  processWarmupSec: quick ? 0 : 15,
   recentPerDay: quick ? 3 : 10,
   historyYears: quick ? 3 : 10,
   mainTokens: quick ? 20 : 100,
@@ -450,6 +451,20 @@ async function runScale(p: Prepared, isLargest: boolean, results: { sustained?: 
     const whoami = buildTargets(ctx).find((t) => t.id === "whoami")!;
     const sanity = await probe(origin, whoami);
     if (sanity.status !== "ok") throw new Error(`the server refuses the benchmark's own tokens (whoami: ${sanity.status} ${sanity.note ?? ""}): the seeding or the token hashing is broken`);
+    if (settings.processWarmupSec > 0) {
+      // Like the baselines: a fresh process warms up (JIT) before anything is measured, here on a mix of
+      // the reads it is about to serve; its answers are not looked at.
+      say(`  warming the server up: ${settings.processWarmupSec} s of mixed reads`);
+      await measureLoad({
+        origin,
+        connections: settings.connections,
+        durationSec: settings.processWarmupSec,
+        warmupSec: 0,
+        requests: targets.filter((t) => t.kind !== "write").flatMap((t) => autocannonRequests(t)),
+        verify: () => true,
+        pid: server.pid,
+      });
+    }
     for (const t of targets) scaleRun.tools.push(await measureTarget(server, origin, t, ctx, p.db, p.fixture, t.historyBound, scaleRun));
 
     if (isLargest && p.db.engine === "sqlite") {
@@ -510,6 +525,9 @@ async function main(): Promise<void> {
   for (const child of await Promise.all(baselineGroups.map((kinds) => track(startBaselineServer(kinds))))) {
     for (const [kind, port] of Object.entries(child.ports)) baselines.set(kind, { child, port });
   }
+  // Nothing is measured while a server is still starting (compiling, migrating, loading the knowledge base).
+  const ready = await Promise.all(prestarted.map((p) => p?.catch(() => undefined)));
+  for (const child of [...baselines.values()].map((b) => b.child).concat(ready.filter((c): c is Child => c !== undefined))) await waitIdle(child.pid, 15_000);
   for (const b of baselineRequests()) {
     const { child, port } = baselines.get(b.kind)!;
     const origin = `http://127.0.0.1:${port}`;
@@ -519,7 +537,9 @@ async function main(): Promise<void> {
       origin,
       connections: settings.connections,
       durationSec: settings.durationSec,
-      warmupSec: settings.warmupSec,
+      // A fresh express process keeps getting faster for some 50,000 requests (JIT); the real server
+      // gets the same warm-up before its first run (see runScale).
+      warmupSec: settings.processWarmupSec,
       requests: [{ method: "POST", path: BASELINE_PATH, headers: b.headers, body: b.body }],
       verify: b.verify,
       pid: child.pid,
@@ -536,6 +556,24 @@ async function main(): Promise<void> {
     sqliteRun.scales.push(await runScale(p, i === sqlite.length - 1, side, prestarted[i]));
     await discard(p);
   }
+
+  // The echo again between the engines (not in --quick): each engine's ratios use the echo runs around it.
+  const echoRun = async (label: string): Promise<LoadStats> => {
+    const echo = baselines.get("echo")!;
+    const echoReq = baselineRequests().find((b) => b.kind === "echo")!;
+    const load = await measureLoad({
+      origin: `http://127.0.0.1:${echo.port}`,
+      connections: settings.connections,
+      durationSec: settings.durationSec,
+      warmupSec: 0,
+      requests: [{ method: "POST", path: BASELINE_PATH, headers: echoReq.headers, body: echoReq.body }],
+      verify: echoReq.verify,
+      pid: echo.child.pid,
+    });
+    say(line(label, load));
+    return load;
+  };
+  if (!quick && usePostgres) results.echoMid = await echoRun("express JSON echo (again, between the engines)");
 
   // Postgres, when reachable: fresh databases, created and dropped here.
   const pgRun: EngineRun = { engine: "postgres", status: "ok", scales: [] };
@@ -560,19 +598,7 @@ async function main(): Promise<void> {
 
   // The echo once more: how much the machine drifted during the run (not in --quick).
   const echo = baselines.get("echo")!;
-  if (!quick) {
-    const echoReq = baselineRequests().find((b) => b.kind === "echo")!;
-    results.echoEnd = await measureLoad({
-      origin: `http://127.0.0.1:${echo.port}`,
-      connections: settings.connections,
-      durationSec: settings.durationSec,
-      warmupSec: 0,
-      requests: [{ method: "POST", path: BASELINE_PATH, headers: echoReq.headers, body: echoReq.body }],
-      verify: echoReq.verify,
-      pid: echo.child.pid,
-    });
-    say(line("express JSON echo (again, at the end)", results.echoEnd));
-  }
+  if (!quick) results.echoEnd = await echoRun("express JSON echo (again, at the end)");
   await stopChild(echo.child);
 
   results.sustained = side.sustained;

@@ -6,7 +6,7 @@ const statusText = (t: ToolRun): string => (t.status === "ok" ? (t.note ? "error
 function toolTable(r: BenchResults, e: EngineRun): string {
   const s = largest(e);
   if (!s) return `_${e.note ?? e.status}_\n`;
-  const echo = echoReference(r);
+  const echo = echoReference(r, e.engine);
   const sdk = bestSdk(r);
   const rows = s.tools.map((t) => {
     const l = t.load;
@@ -34,7 +34,7 @@ export function renderMarkdown(r: BenchResults): string {
   out.push(
     `Produced by \`${m.command}\` on ${m.date.slice(0, 16).replace("T", " ")} UTC at commit \`${m.gitCommit}\`${m.gitDirty ? " (with uncommitted changes in the tree)" : ""}.`,
     `Machine: ${m.cpuModel}, ${m.nproc} cores, ${m.memTotalGB} GB RAM, ${m.os}; Node ${m.node}. Load average at the start ${m.loadAvgStart.join(" / ")}${m.loadAvgEnd ? `, at the end ${m.loadAvgEnd.join(" / ")}` : ""} (1 / 5 / 15 min).`,
-    `Load: autocannon, ${r.settings.connections} connections, ${r.settings.durationSec} s per measurement after ${r.settings.warmupSec} s of warm-up, on loopback. The server is \`node --import tsx src/main.ts\` (what \`npm start\` runs) with its defaults except ${Object.keys(r.settings.serverEnv).map((k) => `\`${k}\``).join(", ")}; the baselines run as their own processes too. How to read this: docs/performance.md.`,
+    `Load: autocannon, ${r.settings.connections} connections, ${r.settings.durationSec} s per measurement after ${r.settings.warmupSec} s of warm-up${r.settings.processWarmupSec ? ` (and ${r.settings.processWarmupSec} s for each fresh server process before its first measurement, baselines included)` : ""}, on loopback. The server is \`node --import tsx src/main.ts\` (what \`npm start\` runs) with its defaults except ${Object.keys(r.settings.serverEnv).map((k) => `\`${k}\``).join(", ")}; the baselines run as their own processes too. How to read this: docs/performance.md.`,
     "",
   );
 
@@ -42,11 +42,15 @@ export function renderMarkdown(r: BenchResults): string {
   for (const t of r.targets) out.push(`| ${t.met === null ? "n/a" : t.met ? "met" : "**missed**"} | ${t.text} | ${t.subject} | ${t.measured} | ${t.threshold} |`);
   out.push("");
 
-  const echo = echoReference(r);
   out.push("## Baselines", "", "| server | req/s | p50 ms | p99 ms | max ms | server CPU (cores) | client CPU (cores) |", "|---|--:|--:|--:|--:|--:|--:|");
   for (const b of r.baselines) out.push(`| ${b.label} | ${fmt(b.load.okPerSec)} | ${fmt(b.load.latencyMs.p50)} | ${fmt(b.load.latencyMs.p99)} | ${fmt(b.load.latencyMs.max)} | ${fmt(b.load.serverCores, 2)} | ${fmt(b.load.clientCores, 2)} |`);
+  if (r.echoMid) out.push(`| express JSON echo, again after the SQLite measurements | ${fmt(r.echoMid.okPerSec)} | ${fmt(r.echoMid.latencyMs.p50)} | ${fmt(r.echoMid.latencyMs.p99)} | ${fmt(r.echoMid.latencyMs.max)} | ${fmt(r.echoMid.serverCores, 2)} | ${fmt(r.echoMid.clientCores, 2)} |`);
   if (r.echoEnd) out.push(`| express JSON echo, again at the end | ${fmt(r.echoEnd.okPerSec)} | ${fmt(r.echoEnd.latencyMs.p50)} | ${fmt(r.echoEnd.latencyMs.p99)} | ${fmt(r.echoEnd.latencyMs.max)} | ${fmt(r.echoEnd.serverCores, 2)} | ${fmt(r.echoEnd.clientCores, 2)} |`);
-  out.push("", `Ratios use the mean of the two echo runs (${fmt(echo)} req/s) and the faster SDK server (${bestSdk(r)?.label ?? "–"}).`, "");
+  out.push(
+    "",
+    `Ratios use the fastest echo run (${fmt(echoReference(r))} req/s: the echo keeps speeding up as it warms, and the ceiling is its warmest run; the spread between the echo runs also shows how much the machine drifted) and the faster SDK server (${bestSdk(r)?.label ?? "–"}).`,
+    "",
+  );
 
   for (const e of r.engines) {
     out.push(`## Tools on ${e.engine === "sqlite" ? "SQLite" : "Postgres"}`, "", toolTable(r, e));
@@ -130,7 +134,7 @@ export function renderChart(r: BenchResults): string {
   const barX = 12 + labelW;
   const barW = 330;
   const H = Math.max(460, top + bars.length * rowH + 70);
-  const echo = echoReference(r);
+  const echo = echoReference(r, "sqlite");
   const sdk = bestSdk(r);
   const refs: [string, number | undefined][] = [
     ["½ echo", echo === undefined ? undefined : echo / 2],

@@ -24,6 +24,8 @@ export interface Settings {
   durationSec: number;
   warmupSec: number;
   sustainSec: number;
+  /** Warm-up of each fresh server process (baselines and the real server) before its first run. */
+  processWarmupSec: number;
   recentPerDay: number;
   historyYears: number;
   mainTokens: number;
@@ -116,6 +118,8 @@ export interface BenchResults {
   meta: MachineInfo;
   settings: Settings;
   baselines: BaselineRun[];
+  /** The echo measured again between the SQLite and the Postgres measurements. */
+  echoMid?: LoadStats;
   echoEnd?: LoadStats;
   engines: EngineRun[];
   sustained?: Sustained;
@@ -132,11 +136,15 @@ export const GROWTH_TOLERANCE_MB = 5;
 export const fmt = (n: number | undefined, digits = 0): string =>
   n === undefined || !Number.isFinite(n) ? "–" : n.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
 
-export function echoReference(r: Pick<BenchResults, "baselines" | "echoEnd">): number | undefined {
-  const start = r.baselines.find((b) => b.kind === "echo")?.load.okPerSec;
-  const end = r.echoEnd?.okPerSec;
-  if (start === undefined) return end;
-  return end === undefined ? start : (start + end) / 2;
+/**
+ * The echo throughput runs are compared with: the fastest of the echo runs (at the start, between the
+ * engines, at the end). The echo keeps getting faster for tens of thousands of requests (JIT), and the
+ * ceiling of the stack is its warmest measurement; taking the fastest also makes every ratio the
+ * strictest one the run supports. (The engine argument is kept for callers; the reference is the same.)
+ */
+export function echoReference(r: Pick<BenchResults, "baselines" | "echoMid" | "echoEnd">, _engine?: "sqlite" | "postgres"): number | undefined {
+  const xs = [r.baselines.find((b) => b.kind === "echo")?.load.okPerSec, r.echoMid?.okPerSec, r.echoEnd?.okPerSec].filter((x): x is number => x !== undefined);
+  return xs.length ? Math.max(...xs) : undefined;
 }
 
 /** The faster SDK server (the stricter comparison). */
@@ -187,7 +195,8 @@ export function writeCheckOk(w: WriteCheck, clientGaveUp: number): boolean {
 
 export function evaluateTargets(r: Omit<BenchResults, "targets">): TargetCheck[] {
   const out: TargetCheck[] = [];
-  const echo = echoReference(r);
+  const echo = echoReference(r, "sqlite");
+  const pgEcho = echoReference(r, "postgres");
   const sdk = bestSdk(r);
   const sqlite = r.engines.find((e) => e.engine === "sqlite");
   const pg = r.engines.find((e) => e.engine === "postgres");
@@ -294,7 +303,7 @@ export function evaluateTargets(r: Omit<BenchResults, "targets">): TargetCheck[]
     out.push({ id: "postgres-vs-echo", text: "Postgres: the same tools at least 0.3 of the echo", subject: "Postgres", measured: pg.note ?? pg.status, threshold: "≥ 0.3 ×", met: null });
   }
   for (const t of pgBig?.tools ?? []) {
-    ratioCheck("postgres-vs-echo", "Postgres: the same tools at least 0.3 of the echo", t, "Postgres", pgBig, echo, "echo", 0.3);
+    ratioCheck("postgres-vs-echo", "Postgres: the same tools at least 0.3 of the echo", t, "Postgres", pgBig, pgEcho, "echo", 0.3);
   }
   return out;
 }
