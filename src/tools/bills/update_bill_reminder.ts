@@ -1,15 +1,12 @@
 import type { Handlers } from "../../../generated/handlers.js";
+import { requireSomeChange } from "../require-change.js";
 import { invalidParams } from "../../errors.js";
 import { assertNameFree, assertSameCurrency, cleanName, findWallet, nowIso, parseMoneyParam, todayFor } from "../../domain/budgets/common.js";
 import { billToApi, checkAmountRange, checkSchedule, loadBill, updateBillRow, type BillRecord } from "../../domain/bills/store.js";
 
-const CHANGEABLE = ["name", "payee", "amount", "amount_min", "amount_max", "wallet_id", "category", "schedule", "notice_days", "autopay", "notes", "active"] as const;
-
 export const update_bill_reminder: Handlers["update_bill_reminder"] = async (params, ctx) => {
   const userId = ctx.caller.userId;
-  if (!CHANGEABLE.some((k) => params[k] !== undefined)) {
-    throw invalidParams("(params)", `at least one of ${CHANGEABLE.join(", ")}`, "Nothing to change: give at least one field besides bill_reminder_id.");
-  }
+  requireSomeChange("update_bill_reminder", "bill_reminder_id", params);
   const old = await loadBill(ctx.db, userId, params.bill_reminder_id);
   const next: BillRecord = { ...old, updatedAt: nowIso(ctx) };
 

@@ -1,5 +1,5 @@
 import type { Handlers } from "../../../generated/handlers.js";
-import { invalidParams } from "../../errors.js";
+import { requireSomeChange } from "../require-change.js";
 import { assertNameFree, cleanName, nowIso, parseMoneyParam, todayFor } from "../../domain/budgets/common.js";
 import { calendarPeriodStart } from "../../domain/budgets/periods.js";
 import { checkDateOrder, checkWallets, cleanLabels } from "../../domain/budgets/input.js";
@@ -7,27 +7,9 @@ import { computeBudgetStatus } from "../../domain/budgets/status.js";
 import { budgetActiveOn, budgetToApi, loadBudget, updateBudgetRow, type BudgetRecord } from "../../domain/budgets/store.js";
 import { overLimitWarnings } from "../../domain/budgets/warnings.js";
 
-const CHANGEABLE = [
-  "name",
-  "amount",
-  "period",
-  "interval",
-  "anchor_date",
-  "categories",
-  "tags",
-  "wallet_ids",
-  "start_date",
-  "end_date",
-  "rollover",
-  "alert_threshold",
-  "notes",
-] as const;
-
 export const update_budget: Handlers["update_budget"] = async (params, ctx) => {
   const userId = ctx.caller.userId;
-  if (!CHANGEABLE.some((k) => params[k] !== undefined)) {
-    throw invalidParams("(params)", `at least one of ${CHANGEABLE.join(", ")}`, "Nothing to change: give at least one field besides budget_id.");
-  }
+  requireSomeChange("update_budget", "budget_id", params);
   const old = await loadBudget(ctx.db, userId, params.budget_id);
   const next: BudgetRecord = { ...old, updatedAt: nowIso(ctx) };
 

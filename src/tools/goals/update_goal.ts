@@ -1,16 +1,12 @@
 import type { Handlers, UpdateGoalResult } from "../../../generated/handlers.js";
-import { invalidParams } from "../../errors.js";
+import { requireSomeChange } from "../require-change.js";
 import { assertNameFree, assertSameCurrency, cleanName, findWallet, nowIso, parseMoneyParam } from "../../domain/budgets/common.js";
 import { achievedWarning } from "../../domain/goals/warnings.js";
 import { goalToApi, loadGoal, savedOf, updateGoalRow, type GoalRecord } from "../../domain/goals/store.js";
 
-const CHANGEABLE = ["name", "target_amount", "target_date", "wallet_id", "status", "notes"] as const;
-
 export const update_goal: Handlers["update_goal"] = async (params, ctx) => {
   const userId = ctx.caller.userId;
-  if (!CHANGEABLE.some((k) => params[k] !== undefined)) {
-    throw invalidParams("(params)", `at least one of ${CHANGEABLE.join(", ")}`, "Nothing to change: give at least one field besides goal_id.");
-  }
+  requireSomeChange("update_goal", "goal_id", params);
   const old = await loadGoal(ctx.db, userId, params.goal_id);
   const saved = await savedOf(ctx.db, userId, old.id);
   const at = nowIso(ctx);

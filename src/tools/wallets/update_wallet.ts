@@ -1,20 +1,14 @@
 import type { Handlers } from "../../../generated/handlers.js";
+import { requireSomeChange } from "../require-change.js";
 import { parseAmountParam } from "../../domain/transactions/amounts.js";
 import { assertNameFree, isUniqueViolation, normalizeWalletName } from "../../domain/wallets/names.js";
 import { loadWallet, requireWallet } from "../../domain/wallets/store.js";
 import { AppError } from "../../errors.js";
 
-const FIELDS = ["name", "type", "opening_balance", "opening_date", "archived", "notes"] as const;
-
 export const update_wallet: Handlers["update_wallet"] = async (params, ctx) => {
   const userId = ctx.caller.userId;
   const row = await requireWallet(ctx.db, userId, params.wallet_id, "wallet_id");
-  if (!FIELDS.some((f) => params[f] !== undefined)) {
-    throw new AppError("invalid_params", `update_wallet needs at least one field to change besides wallet_id: ${FIELDS.join(", ")}.`, {
-      field: "(params)",
-      expected: `at least one of ${FIELDS.join(", ")}`,
-    });
-  }
+  requireSomeChange("update_wallet", "wallet_id", params);
   const before = (await loadWallet(ctx.db, userId, row.id))!;
 
   const patch: Record<string, unknown> = {};
