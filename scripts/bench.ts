@@ -14,10 +14,13 @@
  *   --postgres | --no-postgres   measure Postgres too (default: when reachable, and not in --quick).
  *   --scales a,b,c       transaction counts of the main user (default 10000,100000,1000000).
  *   --duration S  --warmup S  --connections N  --sustain S   load settings (defaults 10, 3, 50, 180).
+ *   --process-warmup S   warm-up of each fresh server process before its first run (default 15; 0 in
+ *                        --quick, and for profiles of one tool, which the warm-up mix would dilute).
  *   --only id,id         measure only these targets (ids as in the tables: whoami, list_transactions, …).
  *   --out DIR            where results.{md,json} and chart.svg go (default docs/bench).
  *   --profile DIR        run the largest SQLite server under node --cpu-prof, profiles into DIR.
  *   --keep               keep the temporary databases.
+ *   --no-baselines       skip the echo and SDK servers (for profiling runs; no ratios then).
  *   --report FILE        measure nothing: evaluate the targets of an earlier results.json again and
  *                        rewrite results.{md,json} and chart.svg (next to it, or into --out).
  * Exits non-zero only when the instrument itself fails (a server that does not start, seeding that
@@ -58,6 +61,8 @@ const { values: args } = parseArgs({
     profile: { type: "string" },
     keep: { type: "boolean", default: false },
     report: { type: "string" },
+    "no-baselines": { type: "boolean", default: false },
+    "process-warmup": { type: "string" },
   },
   strict: true,
 });
@@ -76,7 +81,7 @@ const settings: Settings = {
   durationSec: num(args.duration, quick ? 2 : 10),
   warmupSec: num(args.warmup, quick ? 0 : 3),
   sustainSec: num(args.sustain, quick ? 0 : 180),
-  processWarmupSec: quick ? 0 : 15,
+  processWarmupSec: num(args["process-warmup"], quick ? 0 : 15),
   recentPerDay: quick ? 3 : 10,
   historyYears: quick ? 3 : 10,
   mainTokens: quick ? 20 : 100,
@@ -460,7 +465,7 @@ async function runScale(p: Prepared, isLargest: boolean, results: { sustained?: 
         connections: settings.connections,
         durationSec: settings.processWarmupSec,
         warmupSec: 0,
-        requests: targets.filter((t) => t.kind !== "write").flatMap((t) => autocannonRequests(t)),
+        requests: (targets.some((t) => t.kind !== "write") ? targets : buildTargets(ctx)).filter((t) => t.kind !== "write").flatMap((t) => autocannonRequests(t)),
         verify: () => true,
         pid: server.pid,
       });
@@ -520,7 +525,7 @@ async function main(): Promise<void> {
   say("starting the baseline servers");
   // Each baseline in a process of its own (--quick: one process for the three, to save start-up time).
   const baselines = new Map<string, { child: Child; port: number }>();
-  const baselineGroups = quick ? [BASELINE_KINDS] : BASELINE_KINDS.map((k) => [k]);
+  const baselineGroups = args["no-baselines"] ? [] : quick ? [BASELINE_KINDS] : BASELINE_KINDS.map((k) => [k]);
   const prestarted = sqlite.map((p, i) => (i === 0 || quick ? startServerFor(p, i === sqlite.length - 1) : undefined));
   for (const child of await Promise.all(baselineGroups.map((kinds) => track(startBaselineServer(kinds))))) {
     for (const [kind, port] of Object.entries(child.ports)) baselines.set(kind, { child, port });
@@ -528,7 +533,7 @@ async function main(): Promise<void> {
   // Nothing is measured while a server is still starting (compiling, migrating, loading the knowledge base).
   const ready = await Promise.all(prestarted.map((p) => p?.catch(() => undefined)));
   for (const child of [...baselines.values()].map((b) => b.child).concat(ready.filter((c): c is Child => c !== undefined))) await waitIdle(child.pid, 15_000);
-  for (const b of baselineRequests()) {
+  for (const b of baselineRequests().filter((x) => baselines.has(x.kind))) {
     const { child, port } = baselines.get(b.kind)!;
     const origin = `http://127.0.0.1:${port}`;
     const first = await call(origin, { path: BASELINE_PATH, headers: b.headers, body: b.body });
@@ -547,7 +552,7 @@ async function main(): Promise<void> {
     results.baselines.push({ label: b.label, kind: b.kind, load } satisfies BaselineRun);
     say(line(b.label, load));
   }
-  if (!quick) for (const kind of ["sdk-v1", "sdk-v2"]) await stopChild(baselines.get(kind)!.child);
+  if (!quick) for (const kind of ["sdk-v1", "sdk-v2"]) if (baselines.has(kind)) await stopChild(baselines.get(kind)!.child);
 
   // SQLite, smallest scale first.
   const sqliteRun: EngineRun = { engine: "sqlite", status: "ok", scales: [] };
@@ -558,8 +563,9 @@ async function main(): Promise<void> {
   }
 
   // The echo again between the engines (not in --quick): each engine's ratios use the echo runs around it.
-  const echoRun = async (label: string): Promise<LoadStats> => {
-    const echo = baselines.get("echo")!;
+  const echoRun = async (label: string): Promise<LoadStats | undefined> => {
+    const echo = baselines.get("echo");
+    if (!echo) return undefined;
     const echoReq = baselineRequests().find((b) => b.kind === "echo")!;
     const load = await measureLoad({
       origin: `http://127.0.0.1:${echo.port}`,
@@ -597,9 +603,8 @@ async function main(): Promise<void> {
   }
 
   // The echo once more: how much the machine drifted during the run (not in --quick).
-  const echo = baselines.get("echo")!;
   if (!quick) results.echoEnd = await echoRun("express JSON echo (again, at the end)");
-  await stopChild(echo.child);
+  for (const { child } of baselines.values()) if (running.has(child)) await stopChild(child);
 
   results.sustained = side.sustained;
   if (!side.sustained) results.sustainedNote = settings.sustainSec > 0 ? "not run" : "skipped (--quick or --sustain 0)";

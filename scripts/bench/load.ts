@@ -112,6 +112,7 @@ export async function waitIdle(pid: number | undefined, maxMs = 30_000): Promise
 }
 
 export async function measureLoad(spec: LoadSpec): Promise<LoadStats> {
+  if (spec.requests.length === 0) throw new Error("measureLoad: no requests to send");
   let warmRate = 0;
   if (spec.warmupSec > 0) {
     const w = await run(spec, spec.warmupSec);
