@@ -1,6 +1,9 @@
 import { expect } from "chai";
+import fc from "fast-check";
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import rrulePkg from "rrule";
+import { parseSimpleRule } from "../../src/domain/bills/periodic.js";
 import {
   addDays,
   daysBetween,
@@ -14,6 +17,7 @@ import {
   todayInTimeZone,
   toRRule,
   validateSchedule,
+  WEEKDAYS,
 } from "../../src/domain/bills/schedule.js";
 
 /** Expands a schedule the way the service does: stored RRULE + start date. */
@@ -663,6 +667,187 @@ describe("schedule: calendar days and time zones", () => {
     expect((reference as string[][])[0]?.slice(0, 3)).to.deep.equal(["2026-01-31", "2026-02-28", "2026-03-31"]);
     for (const [tz, result] of results) {
       expect(result, tz).to.deep.equal(reference);
+    }
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// The arithmetic expansion (periodic.ts) against the `rrule` package expanding from the start date,
+// which is how every due date was computed before: same dates, same order, same limits.
+
+const { RRule } = rrulePkg;
+
+/** The former expansion, kept here verbatim as the reference: rrule from DTSTART = start date. */
+function rruleBetween(rrule: string, startDate: string, from: string, to: string, limit: number, inc = true): string[] {
+  const rule = new RRule({ ...RRule.parseString(rrule.trim()), dtstart: new Date(`${startDate}T00:00:00Z`), tzid: null }, true);
+  const fromDay = new Date(`${from}T00:00:00Z`);
+  const toDay = new Date(`${to}T00:00:00Z`);
+  if (toDay.getTime() < fromDay.getTime()) return [];
+  return rule.between(fromDay, toDay, inc, (_d, i) => i < limit).map((d) => d.toISOString().slice(0, 10));
+}
+
+const DAY_MS = 86_400_000;
+const dayOf = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
+const FIRST_START = Date.UTC(2019, 0, 1);
+const LAST_START = Date.UTC(2031, 11, 31);
+
+/** Start dates 2019-2031, with month ends and February 29 (2020, 2024, 2028) drawn often. */
+const startDateArb = fc.oneof(
+  fc.integer({ min: 0, max: (LAST_START - FIRST_START) / DAY_MS }).map((n) => dayOf(FIRST_START + n * DAY_MS)),
+  fc
+    .record({ year: fc.integer({ min: 2019, max: 2031 }), month: fc.integer({ min: 0, max: 11 }), back: fc.integer({ min: 0, max: 3 }) })
+    .map(({ year, month, back }) => dayOf(Date.UTC(year, month + 1, 0 - back))),
+  fc.constantFrom("2020-02-29", "2024-02-29", "2028-02-29", "2024-02-28", "2023-03-01", "2026-01-31"),
+);
+
+const scheduleArb: fc.Arbitrary<Schedule | null> = fc
+  .record({
+    frequency: fc.constantFrom("once", "daily", "weekly", "biweekly", "monthly", "quarterly", "yearly"),
+    start_date: startDateArb,
+    interval: fc.integer({ min: 1, max: 4 }),
+    day_of_month: fc.option(fc.oneof(fc.integer({ min: 1, max: 31 }), fc.constantFrom(-1, 28, 29, 30, 31)), { nil: undefined }),
+    weekday: fc.option(fc.constantFrom(...WEEKDAYS), { nil: undefined }),
+    end: fc.oneof(
+      fc.constant(null),
+      fc.record({ count: fc.integer({ min: 1, max: 60 }) }),
+      fc.record({ endAfterDays: fc.integer({ min: 0, max: 2000 }) }),
+    ),
+  })
+  .map((r) => {
+    const s: Schedule = { frequency: r.frequency as Schedule["frequency"], start_date: r.start_date };
+    if (r.frequency === "once") return s;
+    s.interval = r.interval;
+    if (["monthly", "quarterly", "yearly"].includes(r.frequency) && r.day_of_month !== undefined) s.day_of_month = r.day_of_month;
+    if (["weekly", "biweekly"].includes(r.frequency) && r.weekday !== undefined) s.weekday = r.weekday;
+    if (r.end && "count" in r.end) s.count = r.end.count;
+    if (r.end && "endAfterDays" in r.end) s.end_date = addDays(r.start_date, r.end.endAfterDays);
+    try {
+      return validateSchedule(s);
+    } catch {
+      return null; // e.g. yearly on April 31: refused at the boundary, never stored
+    }
+  });
+
+/** Windows before, around, inside and long after the series (up to ~11 years past its start). */
+const windowArb = fc.record({
+  startOffset: fc.oneof(fc.integer({ min: -800, max: 4000 }), fc.integer({ min: -40, max: 40 })),
+  length: fc.oneof(fc.integer({ min: -3, max: 60 }), fc.integer({ min: 0, max: 800 })),
+  limit: fc.oneof(fc.constant(1000), fc.integer({ min: 1, max: 5 })),
+});
+
+describe("schedule: arithmetic expansion equals rrule's expansion from the start date", () => {
+  it("every schedule toRRule writes takes the arithmetic path", () => {
+    fc.assert(
+      fc.property(scheduleArb, (s) => {
+        fc.pre(s !== null);
+        expect(parseSimpleRule(toRRule(s!), new Date(`${s!.start_date}T00:00:00Z`)), toRRule(s!)).to.not.equal(null);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("occurrencesBetween: windows before, inside and after the series", () => {
+    fc.assert(
+      fc.property(scheduleArb, windowArb, (s, w) => {
+        fc.pre(s !== null);
+        const rrule = toRRule(s!);
+        const from = addDays(s!.start_date, w.startOffset);
+        const to = addDays(from, w.length);
+        const expected = rruleBetween(rrule, s!.start_date, from, to, w.limit);
+        expect(occurrencesBetween(rrule, s!.start_date, from, to, w.limit), `${rrule} ${s!.start_date} ${from}..${to}`).to.deep.equal(
+          expected,
+        );
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it("nextOccurrences: strictly after and on or after, from before the start to years later", () => {
+    fc.assert(
+      fc.property(
+        scheduleArb,
+        fc.integer({ min: -400, max: 4000 }),
+        fc.integer({ min: 1, max: 5 }),
+        fc.boolean(),
+        (s, offset, n, inclusive) => {
+          fc.pre(s !== null);
+          const rrule = toRRule(s!);
+          const after = addDays(s!.start_date, offset);
+          const expected = rruleBetween(rrule, s!.start_date, after, "9999-12-31", n, inclusive);
+          expect(nextOccurrences(rrule, s!.start_date, after, n, inclusive), `${rrule} ${s!.start_date} after ${after}`).to.deep.equal(
+            expected,
+          );
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it("the list_bill_reminders window (today - 7 .. today + days_ahead) in the user's timezone", () => {
+    const zones = ["UTC", "Pacific/Kiritimati", "Pacific/Pago_Pago", "America/Los_Angeles", "Australia/Lord_Howe", "Asia/Kolkata"];
+    fc.assert(
+      fc.property(
+        scheduleArb,
+        fc.constantFrom(...zones),
+        fc.integer({ min: Date.UTC(2018, 11, 1), max: Date.UTC(2034, 0, 1) }),
+        fc.integer({ min: 1, max: 365 }),
+        (s, zone, nowMs, daysAhead) => {
+          fc.pre(s !== null);
+          const rrule = toRRule(s!);
+          const today = todayInTimeZone(zone, new Date(nowMs));
+          const from = addDays(today, -7);
+          const to = addDays(today, daysAhead);
+          expect(occurrencesBetween(rrule, s!.start_date, from, to), `${rrule} ${s!.start_date} ${zone} ${today}`).to.deep.equal(
+            rruleBetween(rrule, s!.start_date, from, to, 1000),
+          );
+          expect(nextOccurrences(rrule, s!.start_date, today, 3, true)).to.deep.equal(
+            rruleBetween(rrule, s!.start_date, today, "9999-12-31", 3),
+          );
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it("cases written out: month ends, February 29, counts ending inside and before the window, the year 9999", () => {
+    const cases: Array<[Schedule, string, string]> = [
+      [{ frequency: "monthly", start_date: "2024-01-31", interval: 1 }, "2031-01-01", "2031-04-30"],
+      [{ frequency: "monthly", start_date: "2026-01-20", day_of_month: 15, interval: 2 }, "2026-01-01", "2026-12-31"],
+      [{ frequency: "quarterly", start_date: "2024-02-29", day_of_month: 30, interval: 1 }, "2029-01-01", "2030-12-31"],
+      [{ frequency: "yearly", start_date: "2024-02-29", interval: 1 }, "2027-01-01", "2033-12-31"],
+      [{ frequency: "yearly", start_date: "2024-03-01", day_of_month: -1, interval: 3 }, "2024-01-01", "2040-12-31"],
+      [{ frequency: "yearly", start_date: "2024-12-31", day_of_month: 1, interval: 1, count: 3 }, "2024-01-01", "2030-12-31"],
+      [{ frequency: "monthly", start_date: "2026-01-31", day_of_month: 31, interval: 1, count: 5 }, "2026-04-01", "2026-12-31"],
+      [{ frequency: "monthly", start_date: "2026-01-31", day_of_month: 31, interval: 1, count: 2 }, "2026-04-01", "2026-12-31"],
+      [{ frequency: "weekly", start_date: "2026-03-15", weekday: "sat", interval: 3, count: 4 }, "2026-03-01", "2026-06-30"],
+      [{ frequency: "biweekly", start_date: "2026-03-15", weekday: "sun", interval: 1, end_date: "2026-04-12" }, "2026-03-15", "2026-05-31"],
+      [{ frequency: "daily", start_date: "2019-01-01", interval: 4 }, "2026-02-25", "2026-03-05"],
+      [{ frequency: "monthly", start_date: "9999-11-30", interval: 1 }, "9999-01-01", "9999-12-31"],
+      [{ frequency: "once", start_date: "2026-03-15" }, "2026-03-15", "2026-03-15"],
+    ];
+    for (const [s, from, to] of cases) {
+      const rrule = toRRule(s);
+      const label = `${rrule} ${s.start_date} ${from}..${to}`;
+      expect(occurrencesBetween(rrule, s.start_date, from, to), label).to.deep.equal(rruleBetween(rrule, s.start_date, from, to, 1000));
+      expect(nextOccurrences(rrule, s.start_date, from, 4), label).to.deep.equal(
+        rruleBetween(rrule, s.start_date, from, "9999-12-31", 4, false),
+      );
+    }
+  });
+
+  it("rules of other shapes are still expanded by rrule", () => {
+    const others = [
+      "FREQ=MONTHLY;BYMONTHDAY=31", // skips the shorter months
+      "FREQ=WEEKLY;INTERVAL=2;BYDAY=MO", // week start Monday, not the start date's weekday
+      "FREQ=WEEKLY;INTERVAL=1;BYDAY=MO,TH;WKST=SU",
+      "FREQ=DAILY;INTERVAL=2;UNTIL=20260401T120000Z",
+      "FREQ=YEARLY;INTERVAL=1",
+    ];
+    for (const rrule of others) {
+      expect(parseSimpleRule(rrule, new Date("2026-01-04T00:00:00Z")), rrule).to.equal(null);
+      expect(occurrencesBetween(rrule, "2026-01-04", "2026-01-01", "2027-03-31"), rrule).to.deep.equal(
+        rruleBetween(rrule, "2026-01-04", "2026-01-01", "2027-03-31", 1000),
+      );
     }
   });
 });

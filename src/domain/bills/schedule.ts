@@ -1,7 +1,8 @@
 /**
  * Bill schedules: the simple shape a language model fills in at the tool boundary, its RFC 5545
- * RRULE form (what is stored, next to the start date) and the expansion into due dates with the
- * `rrule` package.
+ * RRULE form (what is stored, next to the start date) and the expansion into due dates: by
+ * arithmetic (periodic.ts) for the rules toRRule writes, so that the cost does not grow with the
+ * bill's age, and with the `rrule` package for any other rule.
  *
  * Dates are calendar days, `YYYY-MM-DD`. Internally each day is the Date at 00:00 UTC of that
  * day; only `getUTC*` and `Date.UTC` are used, so the host's timezone (TZ) never leaks in. "Today"
@@ -34,6 +35,7 @@
  */
 import rrulePkg from "rrule";
 import type { Options as RRuleOptions } from "rrule";
+import { parseSimpleRule, simpleOccurrences } from "./periodic.js";
 
 // rrule 2.8.1 has no "exports" map and no "type": Node's ESM loader (and tsx) sees its CommonJS
 // (UMD) build, whose named exports are not detectable: `import { RRule } from 'rrule'` fails at
@@ -164,6 +166,11 @@ function formatDay(d: Date): string {
   const m = String(d.getUTCMonth() + 1).padStart(2, "0");
   const day = String(d.getUTCDate()).padStart(2, "0");
   return `${y}-${m}-${day}`;
+}
+
+/** The YYYY-MM-DD of a day number (UTC-midnight milliseconds / MS_PER_DAY). */
+function formatDayNumber(day: number): string {
+  return formatDay(new Date(day * MS_PER_DAY));
 }
 
 /** `date` plus `days` calendar days (negative to go back). */
@@ -484,6 +491,11 @@ export function occurrencesBetween(
   checkLimit(limit, "limit");
   const fromDay = requireDay(from, "from");
   const toDay = requireDay(to, "to");
+  const simple = typeof rrule === "string" ? parseSimpleRule(rrule, requireDay(startDate, "start_date")) : null;
+  if (simple) {
+    if (toDay.getTime() < fromDay.getTime()) return [];
+    return simpleOccurrences(simple, fromDay.getTime() / MS_PER_DAY, toDay.getTime() / MS_PER_DAY, limit).map(formatDayNumber);
+  }
   const rule = buildRule(rrule, startDate);
   if (toDay.getTime() < fromDay.getTime()) return [];
   return rule.between(fromDay, toDay, true, (_d, i) => i < limit).map(formatDay);
@@ -503,8 +515,14 @@ export function nextOccurrences(
 ): string[] {
   checkLimit(n, "n");
   const afterDay = requireDay(after, "after");
-  const rule = buildRule(rrule, startDate);
   const end = new Date(Date.UTC(MAX_YEAR, 11, 31));
+  const simple = typeof rrule === "string" ? parseSimpleRule(rrule, requireDay(startDate, "start_date")) : null;
+  if (simple) {
+    // Due dates are whole days, so "strictly after" is "on or after the next day".
+    const from = afterDay.getTime() / MS_PER_DAY + (inclusive ? 0 : 1);
+    return simpleOccurrences(simple, from, end.getTime() / MS_PER_DAY, n).map(formatDayNumber);
+  }
+  const rule = buildRule(rrule, startDate);
   return rule.between(afterDay, end, inclusive, (_d, i) => i < n).map(formatDay);
 }
 
