@@ -11,6 +11,8 @@ import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import knexFactory, { type Knex } from "knex";
 import pg from "pg";
+import type Database from "better-sqlite3";
+import { cacheStatements } from "./statement-cache.js";
 
 export type Dialect = "sqlite" | "postgres";
 
@@ -42,7 +44,9 @@ export function knexConfig(url: string): Knex.Config {
     pool: {
       min: 1,
       max: 1,
-      afterCreate(conn: { pragma(s: string): unknown; defaultSafeIntegers(on: boolean): unknown }, done: (err: Error | null, conn: unknown) => void) {
+      afterCreate(conn: Database.Database, done: (err: Error | null, conn: unknown) => void) {
+        // knex prepares every query anew; the cache makes repeated SQL texts reuse their statement.
+        cacheStatements(conn);
         conn.pragma("journal_mode = WAL");
         conn.pragma("foreign_keys = ON");
         conn.pragma("busy_timeout = 5000");

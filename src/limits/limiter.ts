@@ -12,6 +12,7 @@ import type { Knex } from "knex";
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, RateLimiterSQLite, type RateLimiterAbstract } from "rate-limiter-flexible";
 import type { Config } from "../config.js";
 import { dialect, sqlitePath } from "../db/knex.js";
+import { cacheStatements } from "../db/statement-cache.js";
 import { createLoginThrottle, LOGIN_POLICIES, type LoginPolicy } from "./login.js";
 import type { LimitDecision, LimitName, RateLimits } from "./types.js";
 
@@ -40,7 +41,8 @@ export function createRateLimits(db: Knex, config: Config, options: RateLimitOpt
   let sqlite: Database.Database | undefined;
   if (dialect(db) === "sqlite") {
     const path = sqlitePath(config.databaseUrl);
-    sqlite = new Database(path);
+    // The store prepares its upsert on every consume; the cache compiles it once.
+    sqlite = cacheStatements(new Database(path));
     sqlite.pragma("journal_mode = WAL");
     sqlite.pragma("busy_timeout = 5000");
     if (path === ":memory:") sqlite.exec("CREATE TABLE IF NOT EXISTS rate_limits (key TEXT PRIMARY KEY, points INTEGER NOT NULL DEFAULT 0, expire INTEGER)");
