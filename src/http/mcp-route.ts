@@ -21,6 +21,7 @@ import { handleDirectCall, parseEnvelope, toJsonRpcError, unknownMethod, type Js
 import { INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, protocolError } from "../rpc/protocol-error.js";
 import { toolsByName } from "../../generated/registry.js";
 import { readRevision, type Revision, type Transport } from "../mcp/revisions.js";
+import { stringifyResponse } from "../mcp/serialized.js";
 import type { McpContext, McpMethods } from "../mcp/types.js";
 import type { Caller } from "../tools/context.js";
 import { acceptsJsonOrSse, authenticate, challengeHeaders, hostAndOriginGuard } from "./guards.js";
@@ -160,7 +161,7 @@ export function idOf(body: unknown): JsonRpcId {
 
 /** res.json without express's ETag and freshness work, which a JSON-RPC answer to a POST never uses. */
 export function writeJson(res: Response, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
+  const text = stringifyResponse(body);
   res.statusCode = status;
   res.setHeader("Content-Type", "application/json; charset=utf-8");
   res.setHeader("Content-Length", Buffer.byteLength(text));

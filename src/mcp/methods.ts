@@ -9,6 +9,7 @@
 import type { Services } from "../app.js";
 import { SERVER_INFO, discoverResult, initializeResult } from "./lifecycle.js";
 import { META_SERVER_INFO } from "./revisions.js";
+import { SerializedJson } from "./serialized.js";
 import { callTool, listToolsResult } from "./tools.js";
 import type { McpContext, McpMethods } from "./types.js";
 
@@ -17,6 +18,7 @@ export type { McpMethods } from "./types.js";
 /** How long a client may reuse a tools/list answer (2026-07-28 caching): the list changes only with the token's scopes and the server's config. */
 export const TOOLS_LIST_TTL_MS = 300_000;
 export const DISCOVER_TTL_MS = 3_600_000;
+const LIST_CACHE_MAX = 64;
 
 const modernMeta = Object.freeze({ [META_SERVER_INFO]: SERVER_INFO });
 
@@ -27,6 +29,11 @@ function modern(result: Record<string, unknown>, cache?: { ttlMs: number; cacheS
 
 export function createMcpMethods(services: Pick<Services, "config" | "dispatch" | "log">): McpMethods {
   const callDeps = { dispatch: services.dispatch, log: services.log };
+  // tools/list's text per (tools the token may use, era). Nothing invalidates it: the registry is
+  // generated code and the config (the write switch) is fixed for the life of these services, so the
+  // same key always yields the same bytes. A key is one of the few distinct scope combinations in use;
+  // the cap only bounds memory against a user minting tokens with every combination.
+  const listCache = new Map<string, SerializedJson>();
   return (msg, ctx: McpContext) => {
     const isModern = ctx.revision.era === "modern";
     switch (msg.method) {
@@ -41,8 +48,15 @@ export function createMcpMethods(services: Pick<Services, "config" | "dispatch" 
       }
       case "tools/list": {
         const result = listToolsResult(msg.params, ctx, services.config);
-        // Filtered by the token's scopes: private to this authorization context.
-        return Promise.resolve(isModern ? modern(result, { ttlMs: TOOLS_LIST_TTL_MS, cacheScope: "private" }) : result);
+        const key = `${ctx.revision.era}:${result.tools.map((t) => t.name).join(",")}`;
+        let text = listCache.get(key);
+        if (!text) {
+          // Filtered by the token's scopes: private to this authorization context.
+          text = new SerializedJson(JSON.stringify(isModern ? modern(result, { ttlMs: TOOLS_LIST_TTL_MS, cacheScope: "private" }) : result));
+          if (listCache.size >= LIST_CACHE_MAX) listCache.delete(listCache.keys().next().value!);
+          listCache.set(key, text);
+        }
+        return Promise.resolve(text);
       }
       case "tools/call":
         return isModern ? callTool(callDeps, msg.params, ctx).then((r) => modern(r)) : callTool(callDeps, msg.params, ctx);

@@ -9,6 +9,7 @@
  */
 import type { ServerResponse } from "node:http";
 import type { AuditEntry } from "../writes/audit.js";
+import { stringifyResponse } from "./serialized.js";
 
 export const CHANGE_NOTIFICATION = "notifications/finance/changed";
 
@@ -68,7 +69,7 @@ export class SseStream {
   }
 
   message(payload: unknown, id?: string): void {
-    this.event("message", JSON.stringify(payload), id);
+    this.event("message", stringifyResponse(payload), id);
   }
 
   comment(text: string): void {

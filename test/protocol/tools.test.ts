@@ -6,8 +6,12 @@
  */
 import { expect } from "chai";
 import { tools, toolsByName } from "../../generated/registry.js";
+import { SERVER_INFO } from "../../src/mcp/lifecycle.js";
+import { SerializedJson, stringifyResponse } from "../../src/mcp/serialized.js";
+import { listTools } from "../../src/mcp/tools.js";
 import { engine } from "../helpers/database.js";
 import { startTestServer, type TestServer, type TestUser } from "../helpers/server.js";
+import { JSON_HEADERS, MODERN_META, raw } from "./helpers.js";
 
 const call = (id: number, name: string, args?: unknown) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } });
 
@@ -44,6 +48,73 @@ describe(`protocol: tools/list and tools/call (${engine})`, () => {
     const expected = tools.filter((t) => scopes.includes(t.scope)).map((t) => t.name);
     expect(a.body.result.tools.map((t: any) => t.name)).to.deep.equal(expected);
     expect(expected).to.include.members(["whoami", "list_wallets", "create_wallet"]);
+  });
+
+  describe("the list's text, made once per scope set and era", () => {
+    const listRaw = (token: string, id: unknown, modern = false) =>
+      raw(server.mcpUrl, {
+        headers: {
+          ...JSON_HEADERS,
+          authorization: `Bearer ${token}`,
+          ...(modern ? { "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/list" } : { "mcp-protocol-version": "2025-11-25" }),
+        },
+        body: JSON.stringify({ jsonrpc: "2.0", id, method: "tools/list", ...(modern ? { params: { _meta: MODERN_META } } : {}) }),
+      });
+    // What the server sent before the text was cached: JSON.stringify of the whole response.
+    const uncached = (id: unknown, scopes: string[], modern = false) => {
+      const result = { tools: listTools(new Set(scopes), server.config) };
+      return JSON.stringify({
+        jsonrpc: "2.0",
+        id,
+        result: modern ? { ...result, ttlMs: 300_000, cacheScope: "private", resultType: "complete", _meta: { "io.modelcontextprotocol/serverInfo": SERVER_INFO } } : result,
+      });
+    };
+
+    it("gives two tokens with different scopes their own lists, and one token the same bytes each time", async () => {
+      const walletScopes = ["read:wallets", "write:wallets"];
+      const budgetScopes = ["read:budgets", "meta:whoami"];
+      const wallets = await user.tokenWith(walletScopes);
+      const budgets = await user.tokenWith(budgetScopes);
+      for (const modern of [false, true]) {
+        const w1 = await listRaw(wallets, 1, modern);
+        const b1 = await listRaw(budgets, 1, modern);
+        const w2 = await listRaw(wallets, 1, modern);
+        const b2 = await listRaw(budgets, 1, modern);
+        expect(w1.status).to.equal(200);
+        expect(w1.json.result.tools.map((t: any) => t.name)).to.deep.equal(tools.filter((t) => walletScopes.includes(t.scope)).map((t) => t.name));
+        expect(b1.json.result.tools.map((t: any) => t.name)).to.deep.equal(tools.filter((t) => budgetScopes.includes(t.scope)).map((t) => t.name));
+        expect(w1.text).to.not.equal(b1.text);
+        expect(w2.text).to.equal(w1.text);
+        expect(b2.text).to.equal(b1.text);
+        expect(w1.text).to.equal(uncached(1, walletScopes, modern));
+        expect(b2.text).to.equal(uncached(1, budgetScopes, modern));
+      }
+    });
+
+    it("echoes each request's id around the shared list, byte for byte what JSON.stringify gave", async () => {
+      const scopes = ["read:goals", "write:goals"];
+      const token = await user.tokenWith(scopes);
+      for (const id of [7, 0, -1.5, "a", 'quote " and \\ backslash', "ünïcode", null]) {
+        const a = await listRaw(token, id);
+        expect(a.json.id).to.deep.equal(id);
+        expect(a.text).to.equal(uncached(id, scopes));
+      }
+      // The legacy and modern answers differ (caching hints): the era is part of the key.
+      const legacy = await listRaw(token, 1);
+      const modern = await listRaw(token, 1, true);
+      expect(legacy.json.result).to.not.have.property("resultType");
+      expect(modern.json.result).to.include({ resultType: "complete", cacheScope: "private" });
+    });
+
+    it("splices a serialised result exactly where JSON.stringify would put it", () => {
+      const value = { tools: [{ name: "x", n: 1.5, s: "\u2028 \"q\"" }] };
+      for (const id of [1, "id", null]) {
+        expect(stringifyResponse({ jsonrpc: "2.0", id, result: new SerializedJson(JSON.stringify(value)) })).to.equal(JSON.stringify({ jsonrpc: "2.0", id, result: value }));
+      }
+      expect(stringifyResponse({ jsonrpc: "2.0", id: 1, error: { code: 1, message: "m" } })).to.equal('{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"m"}}');
+      // Anything that stringifies it without knowing (a log, a test) still gets the value.
+      expect(JSON.stringify({ r: new SerializedJson('{"a":[1]}') })).to.equal('{"r":{"a":[1]}}');
+    });
   });
 
   it("refuses a cursor (the list is one page) with -32602", async () => {
