@@ -8,13 +8,15 @@
  * the expense's date and the expense is in its scope (currency, category, tags, wallet; the same rules as
  * get_budget_status). Its period (the one containing the expense's date) is evaluated as a whole, up to the
  * period's end, so a back-dated expense is judged against everything else in that period; it was pushed
- * over when the period is over its limit (+ carried in) now and was not without this expense.
+ * over when the period is over its limit (+ carried in) now and was not without this expense. The spending
+ * of all those budgets comes from one statement (computeBudgetStatuses), and none runs when no budget is
+ * in scope.
  */
 import type { Knex } from "knex";
-import type { Warning } from "../../../generated/types.js";
+import type { BudgetStatus, Warning } from "../../../generated/types.js";
 import { formatMinor } from "../../money/amount.js";
 import { foldKey } from "../transactions/text.js";
-import { computeBudgetStatus, statusWindow } from "./status.js";
+import { computeBudgetStatuses, statusWindow } from "./status.js";
 import { budgetActiveOn, listBudgetRecords, type BudgetRecord } from "./store.js";
 
 export interface RecordedExpense {
@@ -40,11 +42,14 @@ export function expenseInScope(b: BudgetRecord, e: RecordedExpense): boolean {
 }
 
 export async function budgetsPushedOverLimit(db: Knex, userId: string, e: RecordedExpense): Promise<Warning[]> {
+  const affected = (await listBudgetRecords(db, userId)).filter((b) => budgetActiveOn(b, e.date) && expenseInScope(b, e));
+  // Most expenses fall into no budget: then there is nothing to sum.
+  if (affected.length === 0) return [];
+  // One spending statement for all of them, each evaluated to the end of its period.
+  const statuses = await computeBudgetStatuses(db, userId, affected.map((b) => ({ budget: b, asOf: statusWindow(b, e.date).periodEnd })));
   const warnings: Warning[] = [];
-  for (const b of await listBudgetRecords(db, userId)) {
-    if (!budgetActiveOn(b, e.date) || !expenseInScope(b, e)) continue;
-    const { periodEnd } = statusWindow(b, e.date);
-    const s = await computeBudgetStatus(db, b, periodEnd);
+  affected.forEach((b, i) => {
+    const s = statuses[i] as BudgetStatus;
     const base = BigInt(s.limit.minor) + BigInt(s.carried_in.minor);
     const spent = BigInt(s.spent.minor);
     if (spent > base && spent - e.amountMinor <= base) {
@@ -53,6 +58,6 @@ export async function budgetsPushedOverLimit(db: Knex, userId: string, e: Record
         message: `This expense takes budget "${b.name}" over its limit for ${s.period_start}..${s.period_end}: ${formatMinor(spent, b.currency)} spent of ${formatMinor(base, b.currency)} ${b.currency}.`,
       });
     }
-  }
+  });
   return warnings;
 }

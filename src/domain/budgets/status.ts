@@ -1,8 +1,8 @@
 /**
  * How a budget stands on a day (as_of): the period that contains it, what was spent in scope, what is
  * left, the carry-in from earlier periods, and the pace. Spending comes from SQL aggregation over
- * `transactions` (SUM and COUNT per day in scope); only the per-day sums reach this process, which
- * buckets them into periods for the rollover chain.
+ * `transactions` (SUM and COUNT per day in scope, for all the budgets asked about in one statement);
+ * only the per-day sums reach this process, which buckets them into periods for the rollover chain.
  *
  * Rules (openrpc.json, BudgetStatus and Budget), with the choices made where the contract is silent:
  * - In scope: direction 'expense', the budget's currency, and every non-empty scope list matched —
@@ -43,37 +43,112 @@ export interface DailySpending {
   count: number;
 }
 
+/** What one budget's spending query covers: its scope, from `from` to `to` (inclusive). */
+export interface SpendingRequest {
+  scope: Scope;
+  from: string;
+  to: string;
+}
+
+/** The most requests one statement carries: 2 result columns each stays far below SQLite's column limit. */
+const REQUESTS_PER_STATEMENT = 100;
+
 /**
- * SUM and COUNT of the in-scope expenses of each day from `from` to `to` (inclusive), oldest first.
- * One query; days without spending are absent.
+ * SUM and COUNT of the in-scope expenses of each day, per request (oldest day first; days without
+ * spending are absent), in one statement for up to REQUESTS_PER_STATEMENT requests.
+ *
+ * Requests with the same date range share one scan of the user's transactions, grouped by day, with
+ * one SUM(CASE …)/COUNT(CASE …) pair per request holding that request's scope; ranges that differ
+ * (rollover from start_date, weekly beside monthly periods, over-limit checks to different period ends)
+ * become further branches of a UNION ALL, so a long rollover range never makes the short ranges read
+ * its history. A branch whose requests all restrict categories (or wallets) also filters on the union
+ * of those lists, so that a single-budget branch reads the same index range the per-budget query did.
  */
-export async function dailySpending(db: Knex, userId: string, scope: Scope, from: string, to: string): Promise<DailySpending[]> {
-  if (to < from) return [];
-  const q = db("transactions as t")
-    .select("t.date")
-    .sum({ total: "t.amount_minor" })
-    .count({ n: "*" })
-    .where("t.user_id", userId)
-    .andWhere("t.direction", "expense")
-    .andWhere("t.currency", scope.currency)
-    .andWhere("t.date", ">=", from)
-    .andWhere("t.date", "<=", to)
-    .groupBy("t.date")
-    .orderBy("t.date");
-  if (scope.categories.length > 0) {
-    // category_key is the category folded by the ledger (foldKey); fold the budget's list the same way.
-    q.whereIn("t.category_key", [...new Set(scope.categories.map(foldKey))]);
+export async function dailySpendingBatch(db: Knex, userId: string, requests: readonly SpendingRequest[]): Promise<DailySpending[][]> {
+  const out: DailySpending[][] = requests.map(() => []);
+  const live = requests.map((r, i) => ({ r, i })).filter(({ r }) => r.from <= r.to);
+  for (let c = 0; c < live.length; c += REQUESTS_PER_STATEMENT) {
+    const chunk = live.slice(c, c + REQUESTS_PER_STATEMENT);
+    const rows = await spendingStatement(db, userId, chunk.map(({ r }) => r));
+    for (const row of rows) {
+      const date = String(row.date);
+      chunk.forEach(({ i }, j) => {
+        const n = row[`n${j}`];
+        if (n === null || n === undefined || Number(n) === 0) return;
+        (out[i] as DailySpending[]).push({ date, spent: -toMinorBigInt((row[`s${j}`] ?? 0) as MinorLike), count: Number(n) });
+      });
+    }
   }
-  if (scope.walletIds.length > 0) q.whereIn("t.wallet_id", [...scope.walletIds]);
-  if (scope.tags.length > 0) {
-    // transaction_tags holds tags folded by the ledger (normalizeTags): compare folded.
-    const tags = [...new Set(scope.tags.map(foldKey))];
-    q.whereExists(function () {
-      this.select(db.raw("1")).from("transaction_tags as g").whereRaw("g.transaction_id = t.id").whereIn("g.tag", tags);
-    });
+  for (const days of out) days.sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
+  return out;
+}
+
+function placeholders(values: readonly unknown[]): string {
+  return values.map(() => "?").join(", ");
+}
+
+async function spendingStatement(db: Knex, userId: string, requests: readonly SpendingRequest[]): Promise<Record<string, unknown>[]> {
+  const branches = new Map<string, number[]>();
+  requests.forEach((r, j) => {
+    const key = `${r.from}..${r.to}`;
+    const list = branches.get(key);
+    if (list) list.push(j);
+    else branches.set(key, [j]);
+  });
+  // Folded once per request: category_key and transaction_tags hold the ledger's folded forms (foldKey).
+  const folded = requests.map((r) => ({
+    categories: [...new Set(r.scope.categories.map(foldKey))],
+    tags: [...new Set(r.scope.tags.map(foldKey))],
+    walletIds: [...new Set(r.scope.walletIds)],
+  }));
+  const selects: string[] = [];
+  const bindings: unknown[] = [];
+  for (const members of branches.values()) {
+    const inBranch = new Set(members);
+    const cols: string[] = ["t.date AS date"];
+    for (let j = 0; j < requests.length; j++) {
+      if (!inBranch.has(j)) {
+        // Typed: Postgres would resolve a column that is NULL in the first two branches of a UNION to text.
+        cols.push(`CAST(NULL AS NUMERIC) AS s${j}`, `CAST(NULL AS BIGINT) AS n${j}`);
+        continue;
+      }
+      const r = requests[j] as SpendingRequest;
+      const f = folded[j] as (typeof folded)[number];
+      const conds = ["t.currency = ?"];
+      const condBindings: unknown[] = [r.scope.currency];
+      if (f.categories.length > 0) {
+        conds.push(`t.category_key IN (${placeholders(f.categories)})`);
+        condBindings.push(...f.categories);
+      }
+      if (f.walletIds.length > 0) {
+        conds.push(`t.wallet_id IN (${placeholders(f.walletIds)})`);
+        condBindings.push(...f.walletIds);
+      }
+      if (f.tags.length > 0) {
+        conds.push(`EXISTS (SELECT 1 FROM transaction_tags g WHERE g.transaction_id = t.id AND g.tag IN (${placeholders(f.tags)}))`);
+        condBindings.push(...f.tags);
+      }
+      const cond = conds.join(" AND ");
+      cols.push(`SUM(CASE WHEN ${cond} THEN t.amount_minor END) AS s${j}`, `COUNT(CASE WHEN ${cond} THEN 1 END) AS n${j}`);
+      bindings.push(...condBindings, ...condBindings);
+    }
+    const first = requests[members[0] as number] as SpendingRequest;
+    const where = ["t.user_id = ?", "t.direction = 'expense'", "t.date >= ?", "t.date <= ?"];
+    bindings.push(userId, first.from, first.to);
+    const currencies = [...new Set(members.map((j) => (requests[j] as SpendingRequest).scope.currency))];
+    where.push(`t.currency IN (${placeholders(currencies)})`);
+    bindings.push(...currencies);
+    for (const list of ["categories", "walletIds"] as const) {
+      if (!members.every((j) => (folded[j] as (typeof folded)[number])[list].length > 0)) continue;
+      const union = [...new Set(members.flatMap((j) => (folded[j] as (typeof folded)[number])[list]))];
+      where.push(`t.${list === "categories" ? "category_key" : "wallet_id"} IN (${placeholders(union)})`);
+      bindings.push(...union);
+    }
+    selects.push(`SELECT ${cols.join(", ")} FROM transactions t WHERE ${where.join(" AND ")} GROUP BY t.date`);
   }
-  const rows = (await q) as { date: string; total: MinorLike | null; n: MinorLike }[];
-  return rows.map((r) => ({ date: String(r.date), spent: -toMinorBigInt(r.total ?? 0), count: Number(r.n) }));
+  const result = (await db.raw(selects.join(" UNION ALL "), bindings as Knex.RawBinding[])) as unknown;
+  // better-sqlite3 answers raw() with the rows, pg with a result object holding them.
+  return (Array.isArray(result) ? result : (result as { rows: Record<string, unknown>[] }).rows) as Record<string, unknown>[];
 }
 
 /** n / d rounded half up, for n ≥ 0 and d > 0. */
@@ -104,17 +179,42 @@ export function statusWindow(b: BudgetRecord, asOf: string): StatusWindow {
   };
 }
 
+/** The days whose spending a status needs: from start_date with rollover, else from the period's start. */
+function spendingRange(b: BudgetRecord, asOf: string): { from: string; to: string } {
+  return { from: b.rollover === "carry_unspent" ? b.startDate : statusWindow(b, asOf).periodStart, to: asOf };
+}
+
+export interface StatusRequest {
+  budget: BudgetRecord;
+  /** Must lie between the budget's start and end dates (callers check). */
+  asOf: string;
+}
+
 /**
- * The budget's status on `asOf`, which must lie between its start and end dates (callers check).
- * One aggregation query (from start_date with rollover, else from the period's start).
+ * The statuses of several budgets of one user, each on its own `asOf`, in the order asked: all their
+ * spending comes from one statement (dailySpendingBatch), whatever the number of budgets.
  */
+export async function computeBudgetStatuses(db: Knex, userId: string, requests: readonly StatusRequest[]): Promise<BudgetStatus[]> {
+  if (requests.length === 0) return [];
+  const days = await dailySpendingBatch(
+    db,
+    userId,
+    requests.map(({ budget: b, asOf }) => ({ scope: { currency: b.currency, categories: b.categories, tags: b.tags, walletIds: b.walletIds }, ...spendingRange(b, asOf) })),
+  );
+  return requests.map(({ budget, asOf }, i) => statusFromDays(budget, asOf, days[i] as DailySpending[]));
+}
+
+/** The budget's status on `asOf`, which must lie between its start and end dates (callers check). */
 export async function computeBudgetStatus(db: Knex, b: BudgetRecord, asOf: string): Promise<BudgetStatus> {
+  return (await computeBudgetStatuses(db, b.userId, [{ budget: b, asOf }]))[0] as BudgetStatus;
+}
+
+/** The status from the in-scope spending per day over spendingRange(b, asOf), oldest first. */
+export function statusFromDays(b: BudgetRecord, asOf: string, days: readonly DailySpending[]): BudgetStatus {
   const rule: PeriodRule = { unit: b.period, interval: b.interval, anchor: b.anchorDate };
   const current = periodContaining(rule, asOf);
   const window = statusWindow(b, asOf);
   const rollover = b.rollover === "carry_unspent";
-  const from = rollover ? b.startDate : window.periodStart;
-  const days = await dailySpending(db, b.userId, { currency: b.currency, categories: b.categories, tags: b.tags, walletIds: b.walletIds }, from, asOf);
 
   let i = 0;
   let carried = 0n;

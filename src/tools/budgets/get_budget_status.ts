@@ -1,7 +1,7 @@
 import type { Handlers } from "../../../generated/handlers.js";
 import { invalidParams } from "../../errors.js";
 import { todayFor } from "../../domain/budgets/common.js";
-import { computeBudgetStatus } from "../../domain/budgets/status.js";
+import { computeBudgetStatuses } from "../../domain/budgets/status.js";
 import { budgetActiveOn, listBudgetRecords, loadBudget } from "../../domain/budgets/store.js";
 
 /** One budget (as_of must lie in its dates) or every budget active on as_of (default today, user's timezone). */
@@ -14,11 +14,8 @@ export const get_budget_status: Handlers["get_budget_status"] = async (params, c
       const range = `${b.startDate}..${b.endDate ?? "(no end)"}`;
       throw invalidParams("as_of", `a day within the budget's dates ${range}`, `as_of: budget ${b.id} applies ${range}, so ${asOf} has no period; choose a day within those dates.`);
     }
-    return { as_of: asOf, budgets: [await computeBudgetStatus(ctx.db, b, asOf)] };
+    return { as_of: asOf, budgets: await computeBudgetStatuses(ctx.db, userId, [{ budget: b, asOf }]) };
   }
-  const budgets = [];
-  for (const b of await listBudgetRecords(ctx.db, userId)) {
-    if (budgetActiveOn(b, asOf)) budgets.push(await computeBudgetStatus(ctx.db, b, asOf));
-  }
-  return { as_of: asOf, budgets };
+  const active = (await listBudgetRecords(ctx.db, userId)).filter((b) => budgetActiveOn(b, asOf));
+  return { as_of: asOf, budgets: await computeBudgetStatuses(ctx.db, userId, active.map((b) => ({ budget: b, asOf }))) };
 };
