@@ -2,10 +2,10 @@
 import { spawnSync } from "node:child_process";
 import { expect } from "chai";
 import { createDb } from "../../src/db/knex.js";
-import { migrateLatest, rollbackAll } from "../../src/db/migrate.js";
+import { migrateLatest, migratorConfig, rollbackAll } from "../../src/db/migrate.js";
 import { createTestDatabase, engine } from "../helpers/database.js";
 
-const TABLES = ["users", "mcp_tokens", "wallets", "transactions", "transaction_tags", "budgets", "goals", "goal_contributions", "bill_reminders", "kb_entries", "audit_log", "idempotency_keys", "rate_limits"];
+const TABLES = ["users", "mcp_tokens", "wallets", "transactions", "transaction_tags", "budgets", "goals", "goal_contributions", "bill_reminders", "kb_entries", "audit_log", "idempotency_keys", "rate_limits", "wallet_month_totals"];
 
 describe(`migrations (${engine})`, () => {
   it("run forward from empty, back cleanly, and forward again", async () => {
@@ -37,6 +37,51 @@ describe(`migrations (${engine})`, () => {
       const down = knexCli("migrate:rollback", "--all");
       expect(down.status, down.stderr).to.equal(0);
       for (const t of TABLES) expect(await db.schema.hasTable(t), t).to.equal(false);
+    } finally {
+      await db.destroy();
+      await database.drop();
+    }
+  });
+
+  it("fills wallet_month_totals from the rows already there, and its down() leaves transactions writable", async () => {
+    const database = await createTestDatabase();
+    const db = createDb(database.url);
+    try {
+      await migrateLatest(db);
+      // By name, so that later migrations do not change what this test undoes.
+      const totalsMigration = { ...migratorConfig, name: "202611220001_add_wallet_month_totals.js" };
+      const [, undone] = await db.migrate.down(totalsMigration);
+      expect(undone).to.deep.equal(["202611220001_add_wallet_month_totals.js"]);
+      expect(await db.schema.hasTable("wallet_month_totals")).to.equal(false);
+      const at = "2026-01-01T00:00:00Z";
+      const minor = (n: bigint) => (engine === "postgres" ? n.toString() : n);
+      for (const u of ["usr_a", "usr_b"]) {
+        await db("users").insert({ id: u, email: `${u}@x.test`, email_normalized: `${u}@x.test`, password_hash: "x", created_at: at, updated_at: at });
+        await db("wallets").insert({ id: `wal_${u}`, user_id: u, name: "W", name_normalized: "w", type: "cash", currency: "USD", created_at: at, updated_at: at });
+      }
+      // With the triggers gone, writes to transactions must still work (no trigger left pointing at a dropped table).
+      const rows: [string, string, string, bigint][] = [
+        ["usr_a", "t1", "2025-12-31", 9007199254740993n],
+        ["usr_a", "t2", "2025-12-01", 9007199254740993n],
+        ["usr_a", "t3", "2026-01-01", -250n],
+        ["usr_a", "t4", "2026-01-31", 250n], // January sums to zero: no row
+        ["usr_a", "t5", "2026-02-15", -1n],
+        ["usr_b", "t6", "2026-02-15", 42n],
+      ];
+      for (const [u, id, date, amount] of rows) {
+        await db("transactions").insert({ id, user_id: u, wallet_id: `wal_${u}`, date, amount_minor: minor(amount), currency: "USD", direction: amount < 0n ? "expense" : "income", created_at: at, updated_at: at });
+      }
+      await db("transactions").where({ id: "t5" }).update({ amount_minor: minor(-2n) });
+      await db.migrate.up(totalsMigration);
+      const totals = (await db("wallet_month_totals").orderBy(["user_id", "month"])).map((r) => [r.user_id, r.wallet_id, r.month, BigInt(r.total_minor)]);
+      expect(totals).to.deep.equal([
+        ["usr_a", "wal_usr_a", "2025-12", 18014398509481986n],
+        ["usr_a", "wal_usr_a", "2026-02", -2n],
+        ["usr_b", "wal_usr_b", "2026-02", 42n],
+      ]);
+      // And the triggers are back.
+      await db("transactions").where({ id: "t6" }).delete();
+      expect(await db("wallet_month_totals").where({ user_id: "usr_b" })).to.have.length(0);
     } finally {
       await db.destroy();
       await database.drop();

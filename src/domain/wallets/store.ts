@@ -5,6 +5,7 @@
  * A balance is never stored. It is the opening balance (counted from opening_date, or always when
  * opening_date is null) plus SUM(amount_minor) of the wallet's transactions, summed by the database
  * (BIGINT; pg hands the SUM back as a numeric string, better-sqlite3 as a BigInt) and added with BigInt.
+ * The sum comes from per-month totals the database keeps itself (ledgerSums).
  *
  * Exported for other resources (goals, budgets, bills check wallets they refer to):
  *   findWalletRow(db, userId, walletId) → WalletRow | undefined
@@ -85,16 +86,37 @@ export async function listWalletRows(db: Knex, userId: string, opts: { includeAr
 
 /**
  * SUM(amount_minor) per wallet of the user's transactions dated on or before `asOf` (all of them when
- * asOf is undefined), optionally only for some wallets. Served by (user_id, wallet_id, date, id).
+ * asOf is undefined), optionally only for some wallets.
+ *
+ * Read from wallet_month_totals (kept by triggers on transactions; migration 202611220001): the whole
+ * months before asOf's month from the totals, plus asOf's own month up to asOf from the transactions
+ * (an index range of at most one month on (user_id, wallet_id, date, id, amount_minor)). Months compare
+ * as the date's first seven characters, so `month < M` and `date >= M` split the rows exactly. Without
+ * asOf every month counts, future-dated ones included (a wallet's current balance is "opening balance
+ * plus all transactions").
  */
 export async function ledgerSums(db: Knex, userId: string, opts: { walletIds?: readonly string[]; asOf?: string }): Promise<Map<string, bigint>> {
-  const q = db("transactions").where("user_id", userId);
-  if (opts.walletIds) {
-    if (opts.walletIds.length === 0) return new Map();
-    q.whereIn("wallet_id", [...opts.walletIds]);
+  if (opts.walletIds && opts.walletIds.length === 0) return new Map();
+  const scoped = (q: Knex.QueryBuilder) => {
+    q.where("user_id", userId);
+    if (opts.walletIds) q.whereIn("wallet_id", [...opts.walletIds]);
+    return q;
+  };
+  const months = scoped(db("wallet_month_totals").select("wallet_id", { total: "total_minor" }));
+  let source: Knex.QueryBuilder;
+  if (opts.asOf === undefined) {
+    source = months;
+  } else {
+    const month = opts.asOf.slice(0, 7);
+    months.andWhere("month", "<", month);
+    const current = scoped(db("transactions").select("wallet_id", { total: "amount_minor" })).andWhere("date", ">=", month).andWhere("date", "<=", opts.asOf);
+    source = months.unionAll(current);
   }
-  if (opts.asOf !== undefined) q.andWhere("date", "<=", opts.asOf);
-  const rows: { wallet_id: string; total: MinorLike }[] = await q.select("wallet_id").sum({ total: "amount_minor" }).groupBy("wallet_id");
+  const rows: { wallet_id: string; total: MinorLike }[] = await db
+    .from(source.as("s"))
+    .select("s.wallet_id")
+    .sum({ total: "s.total" })
+    .groupBy("s.wallet_id");
   return new Map(rows.map((r) => [String(r.wallet_id), toMinorBigInt(r.total ?? 0n)]));
 }
 
