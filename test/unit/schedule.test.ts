@@ -3,6 +3,7 @@ import fc from "fast-check";
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import rrulePkg from "rrule";
+import { isValidTimeZone as authIsValidTimeZone } from "../../src/auth/timezones.js";
 import { parseSimpleRule } from "../../src/domain/bills/periodic.js";
 import {
   addDays,
@@ -601,6 +602,10 @@ describe("schedule: calendar days and time zones", () => {
       ScheduleError,
       "timezone: unknown time zone",
     );
+  });
+
+  it("isValidTimeZone is the one check user creation uses too", () => {
+    expect(isValidTimeZone).to.equal(authIsValidTimeZone);
   });
 
   it("isValidTimeZone", () => {

@@ -35,7 +35,10 @@
  */
 import rrulePkg from "rrule";
 import type { Options as RRuleOptions } from "rrule";
+import { dayFormatter, isValidTimeZone } from "../../auth/timezones.js";
 import { parseSimpleRule, simpleOccurrences } from "./periodic.js";
+
+export { isValidTimeZone };
 
 // rrule 2.8.1 has no "exports" map and no "type": Node's ESM loader (and tsx) sees its CommonJS
 // (UMD) build, whose named exports are not detectable: `import { RRule } from 'rrule'` fails at
@@ -581,36 +584,6 @@ export function describeSchedule(input: Schedule): string {
 
 // ---------------------------------------------------------------------------------------------
 // Time zones
-
-const formatterCache = new Map<string, Intl.DateTimeFormat>();
-
-function dayFormatter(timeZone: string): Intl.DateTimeFormat {
-  let f = formatterCache.get(timeZone);
-  if (!f) {
-    f = new Intl.DateTimeFormat("en-US", {
-      timeZone,
-      calendar: "gregory",
-      numberingSystem: "latn",
-      year: "numeric",
-      month: "2-digit",
-      day: "2-digit",
-    });
-    if (formatterCache.size >= 1000) formatterCache.clear();
-    formatterCache.set(timeZone, f);
-  }
-  return f;
-}
-
-/** True when `tz` is a time zone `Intl` knows, such as "Europe/Paris" or "UTC". */
-export function isValidTimeZone(tz: unknown): tz is string {
-  if (typeof tz !== "string" || tz.length === 0 || tz.length > 64) return false;
-  try {
-    dayFormatter(tz);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** The calendar day (YYYY-MM-DD) it is at the instant `now` in `timeZone`, e.g. the user's "today". */
 export function todayInTimeZone(timeZone: string, now: Date = new Date()): string {
