@@ -8,6 +8,11 @@
  * migrations' ones). Columns are read from the database, not assumed: a column the data does not fill
  * is derived when it is a folded key (`category_key` ← lower(category)), left to its default when it has
  * one, and otherwise stops the seeding with a message saying which column to add here.
+ *
+ * Triggers on the big tables are dropped around the load too (on SQLite there is no other way to keep
+ * them from firing a million times; on Postgres `session_replication_role = replica` already silences
+ * them, but only for a superuser) and recreated from their own definitions afterwards. What they
+ * maintain is then rebuilt in one statement per table (DERIVED), as the migration that added it did.
  */
 import Database from "better-sqlite3";
 import pg from "pg";
@@ -16,6 +21,22 @@ import { migrateLatest } from "../../src/db/migrate.js";
 import type { Row, TableRows } from "./data.js";
 
 const BIG_TABLES = ["transactions", "transaction_tags"];
+
+/**
+ * Tables the big tables' triggers keep, and how to rebuild each from scratch after a load that ran
+ * without the triggers (the same GROUP BY as its migration's backfill; valid SQL on both engines).
+ */
+const DERIVED: { table: string; rebuild: string[] }[] = [
+  {
+    table: "wallet_month_totals",
+    rebuild: [
+      "DELETE FROM wallet_month_totals",
+      `INSERT INTO wallet_month_totals (user_id, wallet_id, month, total_minor)
+         SELECT user_id, wallet_id, substr(date, 1, 7), SUM(amount_minor) FROM transactions
+          GROUP BY user_id, wallet_id, substr(date, 1, 7) HAVING SUM(amount_minor) <> 0`,
+    ],
+  },
+];
 const PG_BATCH = 5000;
 const SQLITE_BATCH = 200;
 const SQLITE_MAX_VARIABLES = 32766;
@@ -108,7 +129,12 @@ export async function seedSqlite(path: string, tables: TableRows[], log: SeedLog
     const indexes = db
       .prepare(`SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL AND tbl_name IN (${BIG_TABLES.map(() => "?").join(", ")})`)
       .all(...BIG_TABLES) as { name: string; sql: string }[];
+    const triggers = db
+      .prepare(`SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name IN (${BIG_TABLES.map(() => "?").join(", ")})`)
+      .all(...BIG_TABLES) as { name: string; sql: string }[];
+    const derived = DERIVED.filter((d) => db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(d.table) !== undefined);
     db.transaction(() => {
+      for (const tr of triggers) db.exec(`DROP TRIGGER ${q(tr.name)}`);
       for (const ix of indexes) db.exec(`DROP INDEX ${q(ix.name)}`);
       for (const { table, rows: source } of tables) {
         const { first, all } = peek(source);
@@ -145,6 +171,10 @@ export async function seedSqlite(path: string, tables: TableRows[], log: SeedLog
       for (const ix of indexes) db.exec(ix.sql);
       indexSeconds = (performance.now() - t0) / 1000;
       log(`${indexes.length} indexes recreated in ${indexSeconds.toFixed(1)} s`);
+      const t1 = performance.now();
+      for (const d of derived) for (const sql of d.rebuild) db.exec(sql);
+      for (const tr of triggers) db.exec(tr.sql);
+      log(`${derived.map((d) => d.table).join(", ") || "no derived tables"} rebuilt and ${triggers.length} triggers recreated in ${since(t1)}`);
     })();
     db.pragma("journal_mode = WAL");
   } finally {
@@ -189,11 +219,22 @@ export async function seedPostgres(url: string, tables: TableRows[], log: SeedLo
         [BIG_TABLES],
       )
     ).rows;
+    const triggers = (
+      await client.query<{ tgname: string; tbl: string; def: string }>(
+        `SELECT t.tgname, c.relname AS tbl, pg_get_triggerdef(t.oid) AS def
+           FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
+          WHERE NOT t.tgisinternal AND c.relname = ANY($1) AND c.relnamespace = current_schema()::regnamespace`,
+        [BIG_TABLES],
+      )
+    ).rows;
+    const derived: typeof DERIVED = [];
+    for (const d of DERIVED) if ((await client.query("SELECT to_regclass($1) AS t", [d.table])).rows[0].t !== null) derived.push(d);
     const order = (c: { contype: string }) => (c.contype === "f" ? 0 : 1);
     constraints.sort((a, b) => order(a) - order(b));
     await client.query("BEGIN");
     for (const c of constraints) await client.query(`ALTER TABLE ${q(c.tbl)} DROP CONSTRAINT ${q(c.conname)}`);
     for (const ix of indexes) await client.query(`DROP INDEX ${q(ix.indexname)}`);
+    for (const tr of triggers) await client.query(`DROP TRIGGER ${q(tr.tgname)} ON ${q(tr.tbl)}`);
     for (const { table, rows: source } of tables) {
       const { first, all } = peek(source);
       rows[table] = 0;
@@ -237,6 +278,10 @@ export async function seedPostgres(url: string, tables: TableRows[], log: SeedLo
     for (const ix of indexes) await client.query(ix.indexdef);
     indexSeconds = (performance.now() - t0) / 1000;
     log(`${constraints.length} constraints and ${indexes.length} indexes recreated in ${indexSeconds.toFixed(1)} s`);
+    const t2 = performance.now();
+    for (const d of derived) for (const sql of d.rebuild) await client.query(sql);
+    for (const tr of triggers) await client.query(tr.def);
+    log(`${derived.map((d) => d.table).join(", ") || "no derived tables"} rebuilt and ${triggers.length} triggers recreated in ${since(t2)}`);
     await client.query("COMMIT");
     // What autovacuum would do shortly after a bulk load; the planner needs it to pick the indexes.
     const t1 = performance.now();
