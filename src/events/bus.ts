@@ -3,6 +3,10 @@
  * On Postgres the write transaction also runs pg_notify, so every server process (including the one that
  * wrote) learns of the entry through LISTEN and delivers it to its own streams: a stream on one process
  * sees writes committed on another. On SQLite (one process) publishing is local.
+ *
+ * The notification's payload is "<audit id> <user id>": a process reads the entry back only when one of
+ * its streams belongs to that user, instead of one read per write in every process. A payload with the
+ * id alone (a process of an earlier version during a rolling deploy) is still read and delivered.
  */
 import { EventEmitter } from "node:events";
 import type { Knex } from "knex";
@@ -11,6 +15,11 @@ import { dialect } from "../db/knex.js";
 import { readAuditEntry, type AuditEntry } from "../writes/audit.js";
 
 export const NOTIFY_CHANNEL = "finance_changes";
+
+/** What the write transaction sends with pg_notify for its audit entry. */
+export function notifyPayload(entry: Pick<AuditEntry, "id" | "user_id">): string {
+  return `${entry.id} ${entry.user_id}`;
+}
 
 export interface ChangeBus {
   /** Called by the write pipeline after commit. */
@@ -31,7 +40,9 @@ export async function createChangeBus(db: Knex): Promise<ChangeBus> {
     listener = conn;
     conn.on("notification", (msg) => {
       if (msg.channel !== NOTIFY_CHANNEL || !msg.payload) return;
-      readAuditEntry(db, msg.payload)
+      const space = msg.payload.indexOf(" ");
+      if (space >= 0 && emitter.listenerCount(msg.payload.slice(space + 1)) === 0) return; // no stream of that user here
+      readAuditEntry(db, space >= 0 ? msg.payload.slice(0, space) : msg.payload)
         .then((entry) => entry && deliver(entry))
         .catch(() => undefined); // the stream's Last-Event-ID replay covers a missed read
     });

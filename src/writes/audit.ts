@@ -30,24 +30,31 @@ export interface AuditWrite {
   change: AuditChange;
 }
 
-export async function insertAuditRow(trx: Knex.Transaction, w: AuditWrite): Promise<string> {
-  const rows = await trx("audit_log")
-    .insert({
-      created_at: w.at,
-      user_id: w.userId,
-      token_id: w.tokenId,
-      tool: w.tool,
-      action: w.change.action,
-      resource_type: w.change.resourceType,
-      resource_id: w.change.resourceId,
-      before_json: w.change.before === null || w.change.before === undefined ? null : JSON.stringify(w.change.before),
-      after_json: w.change.after === null || w.change.after === undefined ? null : JSON.stringify(w.change.after),
-      idempotency_key: w.idempotencyKey,
-      request_id: w.requestId,
-    })
-    .returning("id");
+/**
+ * Writes the audit row and returns its entry exactly as reading the row back would give it, so that the
+ * pipeline can publish the change event without a query after commit.
+ */
+export async function writeAuditEntry(trx: Knex.Transaction, w: AuditWrite): Promise<AuditEntry> {
+  const row: AuditRow = {
+    created_at: w.at,
+    user_id: w.userId,
+    token_id: w.tokenId,
+    tool: w.tool,
+    action: w.change.action,
+    resource_type: w.change.resourceType,
+    resource_id: w.change.resourceId,
+    before_json: w.change.before === null || w.change.before === undefined ? null : JSON.stringify(w.change.before),
+    after_json: w.change.after === null || w.change.after === undefined ? null : JSON.stringify(w.change.after),
+    idempotency_key: w.idempotencyKey,
+    request_id: w.requestId,
+  };
+  const rows = await trx("audit_log").insert(row).returning("id");
   const first = rows[0] as { id: unknown } | unknown;
-  return String(typeof first === "object" && first !== null && "id" in first ? first.id : first);
+  return toEntry({ ...row, id: typeof first === "object" && first !== null && "id" in first ? first.id : first });
+}
+
+export async function insertAuditRow(trx: Knex.Transaction, w: AuditWrite): Promise<string> {
+  return (await writeAuditEntry(trx, w)).id;
 }
 
 type AuditRow = Record<string, unknown>;

@@ -44,11 +44,16 @@ export function replayOrRefuse(stored: StoredKey, tool: string, hash: string): R
   return { ...(JSON.parse(stored.response_json) as Record<string, unknown>), status: "replayed" };
 }
 
+/**
+ * Claims the key with the response to replay. False when the key is already stored (a retry, or another
+ * process's call with the same key): the caller rolls back and answers from the stored key. ON CONFLICT
+ * DO NOTHING rather than catching the unique violation, so a retry is no error in the database's log.
+ */
 export async function storeKey(
   trx: Knex.Transaction,
   row: { userId: string; key: string; tool: string; hash: string; response: unknown; at: Date; retentionHours: number },
-): Promise<void> {
-  await trx("idempotency_keys").insert({
+): Promise<boolean> {
+  const claimed = await trx("idempotency_keys").insert({
     user_id: row.userId,
     key: row.key,
     tool: row.tool,
@@ -56,7 +61,11 @@ export async function storeKey(
     response_json: JSON.stringify(row.response),
     created_at: row.at.toISOString(),
     expires_at: new Date(row.at.getTime() + row.retentionHours * 3_600_000).toISOString(),
-  });
+  })
+    .onConflict(["user_id", "key"])
+    .ignore()
+    .returning("key");
+  return claimed.length === 1;
 }
 
 export async function purgeExpiredKeys(db: Knex, now: Date): Promise<number> {

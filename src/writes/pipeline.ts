@@ -2,23 +2,31 @@
  * The one write pipeline of all write tools:
  *   dry run → run the handler in a transaction and roll it back (so it checks exactly what a real call
  *             checks), claim nothing, audit nothing;
- *   commit  → in one transaction: take the user's write lock, look the key up (replay / refuse), apply
- *             the change, write the audit row, store the response, commit; then publish the event.
+ *   commit  → in one transaction: take the user's write lock, apply the change, write the audit row,
+ *             claim the key by storing the response, commit; then publish the event.
  * A failure anywhere rolls everything back, the key included.
+ *
+ * A key seen before is not looked up first: that lookup was one statement on every write to serve the
+ * rare retry. Instead the key's insert (unique on user and key) claims nothing for a key already stored;
+ * the whole transaction is then rolled back, and only then is the stored key read to replay or refuse. A retry's
+ * handler may also fail on its own (a delete of what the first call deleted): every failure is therefore
+ * checked against the stored keys before it is reported, so a retry gets the stored answer whatever its
+ * handler did. A new key costs no extra statement; a failing call costs one read.
  */
 import type { Knex } from "knex";
 import { dialect } from "../db/knex.js";
-import { AppError } from "../errors.js";
 import type { ChangeBus } from "../events/bus.js";
-import { NOTIFY_CHANNEL } from "../events/bus.js";
+import { NOTIFY_CHANNEL, notifyPayload } from "../events/bus.js";
 import type { ToolContext } from "../tools/context.js";
-import { insertAuditRow, readAuditEntry } from "./audit.js";
+import { writeAuditEntry, type AuditEntry } from "./audit.js";
 import { findKey, keyInUse, replayOrRefuse, requestHash, storeKey } from "./idempotency.js";
 import type { WriteContext, WriteOutcome } from "./types.js";
 
 export type WriteHandler = (params: never, ctx: WriteContext) => Promise<WriteOutcome<Record<string, unknown>>>;
 
 class DryRunRollback extends Error {}
+/** Rolls back a call whose key turned out to be stored already; the stored key answers it. */
+class KeyAlreadyStored extends Error {}
 
 /** Keys being written by this process right now: a duplicate gets idempotency_key_in_use at once. */
 const inFlight = new Set<string>();
@@ -65,15 +73,12 @@ export function createWritePipeline(deps: WritePipelineDeps) {
     if (inFlight.has(flightKey)) throw keyInUse();
     inFlight.add(flightKey);
     try {
-      let auditId: string | undefined;
+      let entry: AuditEntry | undefined;
       const response = await ctx.db.transaction(async (trx) => {
         await lockUser(trx, userId, key);
-        const stored = await findKey(trx, userId, key);
-        if (stored) return replayOrRefuse(stored, tool, hash);
-
         const at = ctx.now();
         const outcome = await handler(params as never, { ...ctx, db: trx, dryRun: false });
-        auditId = await insertAuditRow(trx, {
+        const written = await writeAuditEntry(trx, {
           userId,
           tokenId: ctx.caller.tokenId,
           tool,
@@ -82,31 +87,22 @@ export function createWritePipeline(deps: WritePipelineDeps) {
           at: at.toISOString(),
           change: outcome.change,
         });
-        const result = { ...outcome.result, status: "committed", audit_id: auditId };
-        await storeKey(trx, { userId, key, tool, hash, response: result, at, retentionHours: ctx.config.idempotencyRetentionHours });
-        if (dialect(trx) === "postgres") await trx.raw("SELECT pg_notify(?, ?)", [NOTIFY_CHANNEL, auditId]);
+        const result = { ...outcome.result, status: "committed", audit_id: written.id };
+        if (!(await storeKey(trx, { userId, key, tool, hash, response: result, at, retentionHours: ctx.config.idempotencyRetentionHours }))) throw new KeyAlreadyStored();
+        if (dialect(trx) === "postgres") await trx.raw("SELECT pg_notify(?, ?)", [NOTIFY_CHANNEL, notifyPayload(written)]);
+        entry = written;
         return result;
       });
-      if (auditId) {
-        const entry = await readAuditEntry(ctx.db, auditId);
-        if (entry) deps.bus.published(entry);
-      }
+      // The entry is what the transaction wrote, so publishing needs no read after commit.
+      if (entry) deps.bus.published(entry);
       return response;
     } catch (err) {
-      if (isUniqueViolation(err)) {
-        // Another process claimed the same key between our lookup and insert (SQLite, two processes).
-        const stored = await findKey(ctx.db, userId, key);
-        if (stored) return replayOrRefuse(stored, tool, hash);
-      }
+      // The key was used before (this process or another), whatever the handler made of the retry.
+      const stored = await findKey(ctx.db, userId, key).catch(() => undefined);
+      if (stored) return replayOrRefuse(stored, tool, hash);
       throw err;
     } finally {
       inFlight.delete(flightKey);
     }
   };
-}
-
-function isUniqueViolation(err: unknown): boolean {
-  if (err instanceof AppError) return false;
-  const e = err as { code?: string; message?: string };
-  return e?.code === "23505" || (typeof e?.message === "string" && e.message.includes("UNIQUE constraint failed: idempotency_keys"));
 }
