@@ -101,11 +101,17 @@ async function spendingStatement(db: Knex, userId: string, requests: readonly Sp
     tags: [...new Set(r.scope.tags.map(foldKey))],
     walletIds: [...new Set(r.scope.walletIds)],
   }));
+  // The CTEs come first in the text, so their bindings go first too.
+  const ctes: string[] = [];
+  const cteBindings: unknown[] = [];
   const selects: string[] = [];
-  const bindings: unknown[] = [];
+  const selectBindings: unknown[] = [];
   for (const members of branches.values()) {
     const inBranch = new Set(members);
-    const cols: string[] = ["t.date AS date"];
+    const withTags = members.some((j) => (folded[j] as (typeof folded)[number]).tags.length > 0);
+    const flags: string[] = [];
+    const bindings: unknown[] = [];
+    const cols: string[] = [withTags ? "date" : "t.date AS date"];
     for (let j = 0; j < requests.length; j++) {
       if (!inBranch.has(j)) {
         // Typed: Postgres would resolve a column that is NULL in the first two branches of a UNION to text.
@@ -129,8 +135,14 @@ async function spendingStatement(db: Knex, userId: string, requests: readonly Sp
         condBindings.push(...f.tags);
       }
       const cond = conds.join(" AND ");
-      cols.push(`SUM(CASE WHEN ${cond} THEN t.amount_minor END) AS s${j}`, `COUNT(CASE WHEN ${cond} THEN 1 END) AS n${j}`);
-      bindings.push(...condBindings, ...condBindings);
+      if (withTags) {
+        flags.push(`CASE WHEN ${cond} THEN 1 ELSE 0 END AS m${j}`);
+        bindings.push(...condBindings);
+        cols.push(`SUM(m${j} * amount_minor) AS s${j}`, `SUM(m${j}) AS n${j}`);
+      } else {
+        cols.push(`SUM(CASE WHEN ${cond} THEN t.amount_minor END) AS s${j}`, `COUNT(CASE WHEN ${cond} THEN 1 END) AS n${j}`);
+        bindings.push(...condBindings, ...condBindings);
+      }
     }
     const first = requests[members[0] as number] as SpendingRequest;
     const where = ["t.user_id = ?", "t.direction = 'expense'", "t.date >= ?", "t.date <= ?"];
@@ -144,9 +156,22 @@ async function spendingStatement(db: Knex, userId: string, requests: readonly Sp
       where.push(`t.${list === "categories" ? "category_key" : "wallet_id"} IN (${placeholders(union)})`);
       bindings.push(...union);
     }
-    selects.push(`SELECT ${cols.join(", ")} FROM transactions t WHERE ${where.join(" AND ")} GROUP BY t.date`);
+    if (withTags) {
+      // A scope written into both aggregates is tested twice per row, once for the SUM and once for the
+      // COUNT; with tags that is a lookup in transaction_tags each time. So such a branch tests each scope
+      // once per row into a flag and sums the flags; MATERIALIZED keeps SQLite from flattening the flags
+      // back into the aggregates. (Without tags the tests are cheaper than materializing: measured.)
+      const name = `b${ctes.length}`;
+      ctes.push(`${name} AS MATERIALIZED (SELECT t.date AS date, t.amount_minor AS amount_minor, ${flags.join(", ")} FROM transactions t WHERE ${where.join(" AND ")})`);
+      cteBindings.push(...bindings);
+      selects.push(`SELECT ${cols.join(", ")} FROM ${name} GROUP BY date`);
+    } else {
+      selects.push(`SELECT ${cols.join(", ")} FROM transactions t WHERE ${where.join(" AND ")} GROUP BY t.date`);
+      selectBindings.push(...bindings);
+    }
   }
-  const result = (await db.raw(selects.join(" UNION ALL "), bindings as Knex.RawBinding[])) as unknown;
+  const sql = `${ctes.length > 0 ? `WITH ${ctes.join(", ")} ` : ""}${selects.join(" UNION ALL ")}`;
+  const result = (await db.raw(sql, [...cteBindings, ...selectBindings] as Knex.RawBinding[])) as unknown;
   // better-sqlite3 answers raw() with the rows, pg with a result object holding them.
   return (Array.isArray(result) ? result : (result as { rows: Record<string, unknown>[] }).rows) as Record<string, unknown>[];
 }
