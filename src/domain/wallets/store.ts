@@ -88,12 +88,14 @@ export async function listWalletRows(db: Knex, userId: string, opts: { includeAr
  * SUM(amount_minor) per wallet of the user's transactions dated on or before `asOf` (all of them when
  * asOf is undefined), optionally only for some wallets.
  *
- * Read from wallet_month_totals (kept by triggers on transactions; migration 202611220001): the whole
- * months before asOf's month from the totals, plus asOf's own month up to asOf from the transactions
- * (an index range of at most one month on (user_id, wallet_id, date, id, amount_minor)). Months compare
- * as the date's first seven characters, so `month < M` and `date >= M` split the rows exactly. Without
- * asOf every month counts, future-dated ones included (a wallet's current balance is "opening balance
- * plus all transactions").
+ * Read from wallet_month_totals (kept by triggers on transactions; migration 202611220001) plus the
+ * shorter half of asOf's own month from the transactions, an index range on (user_id, wallet_id, date,
+ * id, amount_minor) of at most half a month:
+ *   day 1–15   the months before asOf's month, plus that month's rows up to asOf;
+ *   day 16–31  the months up to and including asOf's month, minus that month's rows after asOf.
+ * A month is the date's first seven characters, so `month < M`, `date >= M` and `date < M+1` split the
+ * rows exactly. Without asOf every month counts, future-dated ones included (a wallet's current balance
+ * is "opening balance plus all transactions").
  */
 export async function ledgerSums(db: Knex, userId: string, opts: { walletIds?: readonly string[]; asOf?: string }): Promise<Map<string, bigint>> {
   if (opts.walletIds && opts.walletIds.length === 0) return new Map();
@@ -108,9 +110,15 @@ export async function ledgerSums(db: Knex, userId: string, opts: { walletIds?: r
     source = months;
   } else {
     const month = opts.asOf.slice(0, 7);
-    months.andWhere("month", "<", month);
-    const current = scoped(db("transactions").select("wallet_id", { total: "amount_minor" })).andWhere("date", ">=", month).andWhere("date", "<=", opts.asOf);
-    source = months.unionAll(current);
+    let partial: Knex.QueryBuilder;
+    if (Number(opts.asOf.slice(8, 10)) <= 15) {
+      months.andWhere("month", "<", month);
+      partial = scoped(db("transactions").select("wallet_id", { total: "amount_minor" })).andWhere("date", ">=", month).andWhere("date", "<=", opts.asOf);
+    } else {
+      months.andWhere("month", "<=", month);
+      partial = scoped(db("transactions").select("wallet_id", { total: db.raw("-amount_minor") })).andWhere("date", ">", opts.asOf).andWhere("date", "<", nextMonth(month));
+    }
+    source = months.unionAll(partial);
   }
   const rows: { wallet_id: string; total: MinorLike }[] = await db
     .from(source.as("s"))
@@ -118,6 +126,13 @@ export async function ledgerSums(db: Knex, userId: string, opts: { walletIds?: r
     .sum({ total: "s.total" })
     .groupBy("s.wallet_id");
   return new Map(rows.map((r) => [String(r.wallet_id), toMinorBigInt(r.total ?? 0n)]));
+}
+
+/** 'YYYY-MM' → the month after it, 'YYYY-MM'. */
+function nextMonth(month: string): string {
+  const y = Number(month.slice(0, 4));
+  const m = Number(month.slice(5, 7));
+  return m === 12 ? `${String(y + 1).padStart(4, "0")}-01` : `${month.slice(0, 4)}-${String(m + 1).padStart(2, "0")}`;
 }
 
 /** The opening balance as it counts at the end of `asOf` (undefined: it always counts). */
