@@ -103,6 +103,27 @@ describe(`bill reminders (${engine})`, function () {
       expect(f.next_due_dates).to.deep.equal(["2026-03-20", "2026-04-03", "2026-04-17"]);
     });
 
+    it("series that started years ago: the dates of the window follow from the start date, counts included", async () => {
+      const u = await user();
+      const daily = await bill(u, { name: "Feed", schedule: { frequency: "daily", interval: 3, start_date: "2019-03-01" } });
+      expect(await dues(u, daily.id, 10)).to.deep.equal(["2026-03-09", "2026-03-12", "2026-03-15", "2026-03-18", "2026-03-21", "2026-03-24"]);
+      expect(daily.next_due_dates).to.deep.equal(["2026-03-15", "2026-03-18", "2026-03-21"]);
+      // Every 5 months on the 31st from 2016-10-31: the 25th and last payment is 2026-10-31.
+      const months = await bill(u, { name: "Loan", schedule: { frequency: "monthly", interval: 5, day_of_month: 31, start_date: "2016-10-31", count: 25 } });
+      expect(await dues(u, months.id, 366)).to.deep.equal(["2026-05-31", "2026-10-31"]);
+      expect(months.next_due_dates).to.deep.equal(["2026-05-31", "2026-10-31"]);
+      // Every 6 weeks on Wednesday, counted from Saturday 2017-06-03 (first due Wednesday 2017-06-07).
+      const weeks = await bill(u, { name: "Window cleaning", schedule: { frequency: "biweekly", interval: 3, weekday: "wed", start_date: "2017-06-03" } });
+      expect(await dues(u, weeks.id, 60)).to.deep.equal(["2026-04-15"]);
+      expect(weeks.next_due_dates).to.deep.equal(["2026-04-15", "2026-05-27", "2026-07-08"]);
+      const leap = await bill(u, { name: "Olympics fund", schedule: { frequency: "yearly", interval: 4, start_date: "2012-02-29" } });
+      expect(await dues(u, leap.id, 366)).to.deep.equal([]);
+      expect(leap.next_due_dates).to.deep.equal(["2028-02-29", "2032-02-29", "2036-02-29"]);
+      const quarters = await bill(u, { name: "Storage", schedule: { frequency: "quarterly", day_of_month: -1, start_date: "2015-11-30", end_date: "2026-05-31" } });
+      expect(await dues(u, quarters.id, 366)).to.deep.equal(["2026-05-31"]);
+      expect(quarters.next_due_dates).to.deep.equal(["2026-05-31"]);
+    });
+
     it("an end by count: 4 monthly payments from 2026-01-15 end on 2026-04-15", async () => {
       const u = await user();
       const b = await bill(u, { name: "Installment", schedule: { frequency: "monthly", start_date: "2026-01-15", count: 4 } });
