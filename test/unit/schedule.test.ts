@@ -840,6 +840,15 @@ describe("schedule: arithmetic expansion equals rrule's expansion from the start
     }
   });
 
+  it("the remembered parse of a rule does not outlive its inputs: another start date, a bad start date", () => {
+    const rrule = toRRule({ frequency: "monthly", start_date: "2026-01-31" });
+    expect(occurrencesBetween(rrule, "2026-01-31", "2026-02-01", "2026-03-31")).to.deep.equal(["2026-02-28", "2026-03-31"]);
+    expect(occurrencesBetween(rrule, "2026-03-05", "2026-02-01", "2026-04-30")).to.deep.equal(["2026-03-31", "2026-04-30"]);
+    expect(() => occurrencesBetween(rrule, "2026-02-30", "2026-02-01", "2026-03-31")).to.throw(ScheduleError, "start_date:");
+    expect(() => nextOccurrences(rrule, "2026-02-30", "2026-02-01", 1)).to.throw(ScheduleError, "start_date:");
+    expect(occurrencesBetween(rrule, "2026-01-31", "2026-02-01", "2026-03-31")).to.deep.equal(["2026-02-28", "2026-03-31"]);
+  });
+
   it("rules of other shapes are still expanded by rrule", () => {
     const others = [
       "FREQ=MONTHLY;BYMONTHDAY=31", // skips the shorter months

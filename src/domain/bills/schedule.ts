@@ -36,7 +36,7 @@
 import rrulePkg from "rrule";
 import type { Options as RRuleOptions } from "rrule";
 import { dayFormatter, isValidTimeZone } from "../../auth/timezones.js";
-import { parseSimpleRule, simpleOccurrences } from "./periodic.js";
+import { parseSimpleRule, type SimpleRule, simpleOccurrences } from "./periodic.js";
 
 export { isValidTimeZone };
 
@@ -474,6 +474,25 @@ function buildRule(rrule: string, startDate: string): RRuleInstance {
   return new RRule({ ...options, dtstart, tzid: null }, true);
 }
 
+const simpleRuleCache = new Map<string, SimpleRule | null>();
+
+/**
+ * parseSimpleRule, remembered per (start date, RRULE): list_bill_reminders asks for every bill twice
+ * per call, and the parse cost more than the arithmetic. Entries are immutable and few (one per
+ * stored bill schedule); the bound only keeps a flood of distinct rules from growing it.
+ */
+function simpleRuleFor(rrule: string, startDate: string): SimpleRule | null {
+  if (typeof rrule !== "string") return null;
+  const key = `${startDate}|${rrule}`;
+  let rule = simpleRuleCache.get(key);
+  if (rule === undefined) {
+    rule = parseSimpleRule(rrule, requireDay(startDate, "start_date"));
+    if (simpleRuleCache.size >= 1000) simpleRuleCache.clear();
+    simpleRuleCache.set(key, rule);
+  }
+  return rule;
+}
+
 function checkLimit(limit: number, field: string): void {
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_OCCURRENCE_LIMIT) {
     throw new RangeError(`${field} must be an integer from 1 to ${MAX_OCCURRENCE_LIMIT}, got ${String(limit)}`);
@@ -494,7 +513,7 @@ export function occurrencesBetween(
   checkLimit(limit, "limit");
   const fromDay = requireDay(from, "from");
   const toDay = requireDay(to, "to");
-  const simple = typeof rrule === "string" ? parseSimpleRule(rrule, requireDay(startDate, "start_date")) : null;
+  const simple = simpleRuleFor(rrule, startDate);
   if (simple) {
     if (toDay.getTime() < fromDay.getTime()) return [];
     return simpleOccurrences(simple, fromDay.getTime() / MS_PER_DAY, toDay.getTime() / MS_PER_DAY, limit).map(formatDayNumber);
@@ -519,7 +538,7 @@ export function nextOccurrences(
   checkLimit(n, "n");
   const afterDay = requireDay(after, "after");
   const end = new Date(Date.UTC(MAX_YEAR, 11, 31));
-  const simple = typeof rrule === "string" ? parseSimpleRule(rrule, requireDay(startDate, "start_date")) : null;
+  const simple = simpleRuleFor(rrule, startDate);
   if (simple) {
     // Due dates are whole days, so "strictly after" is "on or after the next day".
     const from = afterDay.getTime() / MS_PER_DAY + (inclusive ? 0 : 1);
