@@ -12,6 +12,8 @@ import { createChangeBus, type ChangeBus } from "./events/bus.js";
 import { mcpRouter } from "./http/mcp-route.js";
 import { DEFAULT_KEEPALIVE_MS, sseRouter } from "./http/sse-route.js";
 import { tokensRouter } from "./http/tokens-route.js";
+import { turnGateFor } from "./http/turns.js";
+import { dialect } from "./db/knex.js";
 import { createRateLimits } from "./limits/limiter.js";
 import type { RateLimits } from "./limits/types.js";
 import { createLogger, type Logger } from "./log.js";
@@ -63,8 +65,10 @@ export function createApp(services: Services, options: AppOptions = {}): Express
   });
 
   const mcp = createMcpMethods(services);
-  app.use(mcpRouter({ ...services, mcp }));
-  app.use(sseRouter({ ...services, mcp, keepAliveMs: options.sseKeepAliveMs ?? DEFAULT_KEEPALIVE_MS }));
+  // One gate for both transports: SQLite's synchronous work of all MCP requests shares one event loop.
+  const gate = turnGateFor(dialect(services.db));
+  app.use(mcpRouter({ ...services, mcp, gate }));
+  app.use(sseRouter({ ...services, mcp, gate, keepAliveMs: options.sseKeepAliveMs ?? DEFAULT_KEEPALIVE_MS }));
   app.use(tokensRouter(services));
 
   app.use((_req, res) => {

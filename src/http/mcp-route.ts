@@ -26,6 +26,7 @@ import type { McpContext, McpMethods } from "../mcp/types.js";
 import type { Caller } from "../tools/context.js";
 import { acceptsJsonOrSse, authenticate, challengeHeaders, hostAndOriginGuard } from "./guards.js";
 import { sendRpcError } from "./send.js";
+import type { TurnGate } from "./turns.js";
 import { applyLimit } from "./rate-limit-headers.js";
 
 export interface McpRouteDeps {
@@ -36,6 +37,8 @@ export interface McpRouteDeps {
   limits: RateLimits;
   mcp: McpMethods;
   openrpc: unknown;
+  /** Spreads SQLite requests over event-loop turns (src/http/turns.ts); none: every request starts at once. */
+  gate?: TurnGate;
 }
 
 /** express.json with the endpoint's answers: 413 over the limit, -32700 for a body that is not JSON. */
@@ -98,6 +101,8 @@ export interface Admitted {
  * must say; `owner` (SSE transport) refuses a token of another user than the stream's.
  */
 export async function admit(deps: McpRouteDeps, body: unknown, req: Request, res: Response, transport: Transport, owner?: (caller: Caller) => void): Promise<Admitted> {
+  const turn = deps.gate?.enter();
+  if (turn) await turn;
   const msg = parseEnvelope(body);
   const revision = readRevision(msg, req.headers, transport);
   const caller = await authenticate(deps.db, deps.config, req);
