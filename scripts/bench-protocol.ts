@@ -9,6 +9,7 @@
  *     StreamableHTTPServerTransport({ sessionIdGenerator: undefined }) per request), one trivial tool;
  *   - the official SDK v2 server, createMcpHandler(factory) with the same trivial tool, called in both
  *     eras (2025-11-25 legacy fallback and 2026-07-28).
+ * The baselines and the requests that call them are those of `npm run bench` (scripts/bench/baselines.ts).
  * Our server is measured on both revisions and once with VALIDATE_RESULTS=false (the cost of result
  * validation). It runs on a fresh SQLite file with a real user and token.
  *
@@ -27,7 +28,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import express from "express";
+import { BASELINE_PATH, baselineRequests, startBaseline, type BaselineRequest } from "./bench/baselines.js";
 
 const require = createRequire(import.meta.url);
 
@@ -51,66 +52,6 @@ async function listen(handler: (req: IncomingMessage, res: ServerResponse) => vo
 }
 
 const TRIVIAL_TOOL = "whoami";
-const trivialResult = () => ({ content: [{ type: "text" as const, text: JSON.stringify({ user_id: "usr_bench" }) }], structuredContent: { user_id: "usr_bench" } });
-
-async function startEcho(): Promise<number> {
-  const app = express();
-  app.use(express.json());
-  app.post("/mcp", (req, res) => {
-    res.json(req.body);
-  });
-  return listen(app);
-}
-
-async function startSdkV1(): Promise<number> {
-  const { McpServer } = await import("@modelcontextprotocol/sdk/server/mcp.js");
-  const { StreamableHTTPServerTransport } = await import("@modelcontextprotocol/sdk/server/streamableHttp.js");
-  const getServer = () => {
-    const server = new McpServer({ name: "bench-sdk-v1", version: "1.0.0" });
-    server.registerTool(TRIVIAL_TOOL, { description: "Returns a fixed user id." }, async () => trivialResult());
-    return server;
-  };
-  const app = express();
-  app.use(express.json());
-  app.post("/mcp", async (req, res) => {
-    const server = getServer();
-    try {
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-      await server.connect(transport);
-      await transport.handleRequest(req, res, req.body);
-      res.on("close", () => {
-        void transport.close();
-        void server.close();
-      });
-    } catch {
-      if (!res.headersSent) res.status(500).json({ jsonrpc: "2.0", error: { code: -32603, message: "Internal server error" }, id: null });
-    }
-  });
-  return listen(app);
-}
-
-async function startSdkV2(): Promise<number> {
-  const { McpServer, createMcpHandler } = await import("@modelcontextprotocol/server");
-  const handler = createMcpHandler(() => {
-    const server = new McpServer({ name: "bench-sdk-v2", version: "1.0.0" });
-    server.registerTool(TRIVIAL_TOOL, { description: "Returns a fixed user id." }, async () => trivialResult());
-    return server;
-  });
-  // The web-standard handler behind express.json(), as its docs describe for a pre-parsed body
-  // (what toNodeHandler from @modelcontextprotocol/node does, without that extra package).
-  const app = express();
-  app.use(express.json());
-  app.post("/mcp", async (req, res) => {
-    const headers = new Headers();
-    for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string") headers.set(k, v);
-    const request = new Request(`http://${req.headers.host}${req.originalUrl}`, { method: "POST", headers, body: JSON.stringify(req.body) });
-    const response = await handler.fetch(request, { parsedBody: req.body });
-    res.status(response.status);
-    response.headers.forEach((v, k) => res.setHeader(k, v));
-    res.end(Buffer.from(await response.arrayBuffer()));
-  });
-  return listen(app);
-}
 
 async function startFull(dbUrl: string, validateResults: boolean, token?: string): Promise<{ port: number; token: string }> {
   const { loadConfig } = await import("../src/config.js");
@@ -144,11 +85,11 @@ async function serve(): Promise<void> {
   const full = await startFull(dbUrl, true);
   const fullNoValidate = await startFull(dbUrl, false, full.token);
   const ports: Ports = {
-    echo: await startEcho(),
+    echo: (await startBaseline("echo")).port,
     full: full.port,
     fullNoValidate: fullNoValidate.port,
-    sdkV1: await startSdkV1(),
-    sdkV2: await startSdkV2(),
+    sdkV1: (await startBaseline("sdk-v1")).port,
+    sdkV2: (await startBaseline("sdk-v2")).port,
     token: full.token,
   };
   process.stdout.write(`${JSON.stringify(ports)}\n`);
@@ -181,17 +122,31 @@ const legacyHeaders = { ...BASE_HEADERS, "mcp-protocol-version": "2025-11-25" };
 const modernHeaders = { ...BASE_HEADERS, "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": TRIVIAL_TOOL };
 const toolOk = (status: number, body: string) => status === 200 && body.includes('"structuredContent"') && !body.includes('"isError":true') && body.includes("user_id");
 
+function baseline(kind: BaselineRequest["kind"], version?: string): BaselineRequest {
+  const r = baselineRequests().find((b) => b.kind === kind && b.headers["mcp-protocol-version"] === version);
+  if (!r) throw new Error(`no baseline request for ${kind} ${version ?? ""}`);
+  return r;
+}
+
 function targets(p: Ports): Target[] {
   const auth = { authorization: `Bearer ${p.token}` };
   const url = (port: number, path: string) => `http://127.0.0.1:${port}${path}`;
+  const base = (key: string, label: string, port: number, r: BaselineRequest): Target => ({
+    key,
+    label,
+    url: url(port, BASELINE_PATH),
+    headers: r.headers,
+    body: r.body,
+    check: (s, b) => s === 200 && r.verify(b),
+  });
   return [
-    { key: "echo", label: "bare express JSON echo", url: url(p.echo, "/mcp"), headers: BASE_HEADERS, body: legacyCall, check: (s, b) => s === 200 && b === legacyCall },
+    base("echo", "bare express JSON echo", p.echo, baseline("echo")),
     { key: "full", label: "finance-mcp tools/call whoami (2025-11-25)", url: url(p.full, "/api/v1/mcp"), headers: { ...legacyHeaders, ...auth }, body: legacyCall, check: toolOk },
     { key: "fullModern", label: "finance-mcp tools/call whoami (2026-07-28)", url: url(p.full, "/api/v1/mcp"), headers: { ...modernHeaders, ...auth }, body: modernCall, check: toolOk },
     { key: "fullNoValidate", label: "finance-mcp, VALIDATE_RESULTS=false", url: url(p.fullNoValidate, "/api/v1/mcp"), headers: { ...legacyHeaders, ...auth }, body: legacyCall, check: toolOk },
-    { key: "sdkV1", label: "SDK 1.x stateless Streamable HTTP", url: url(p.sdkV1, "/mcp"), headers: legacyHeaders, body: legacyCall, check: toolOk },
-    { key: "sdkV2Legacy", label: "SDK v2 createMcpHandler (2025-11-25)", url: url(p.sdkV2, "/mcp"), headers: legacyHeaders, body: legacyCall, check: toolOk },
-    { key: "sdkV2Modern", label: "SDK v2 createMcpHandler (2026-07-28)", url: url(p.sdkV2, "/mcp"), headers: modernHeaders, body: modernCall, check: toolOk },
+    base("sdkV1", "SDK 1.x stateless Streamable HTTP", p.sdkV1, baseline("sdk-v1", "2025-11-25")),
+    base("sdkV2Legacy", "SDK v2 createMcpHandler (2025-11-25)", p.sdkV2, baseline("sdk-v2", "2025-11-25")),
+    base("sdkV2Modern", "SDK v2 createMcpHandler (2026-07-28)", p.sdkV2, baseline("sdk-v2", "2026-07-28")),
   ];
 }
 

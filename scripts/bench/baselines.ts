@@ -15,7 +15,7 @@
  * Each SDK server has one trivial tool, `whoami`, that returns a short text. startBaseline() serves one
  * of them in the calling process; scripts/bench/baseline-server.ts runs it as its own process so that
  * it gets the same one-process conditions as the real server. baselineRequests() gives the JSON-RPC
- * body and headers that call each one. Shared by `npm run bench` (and meant for bench:protocol).
+ * body and headers that call each one. Shared by `npm run bench` and `npm run bench:protocol`.
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
