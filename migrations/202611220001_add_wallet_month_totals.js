@@ -15,6 +15,9 @@
  */
 
 const WATCHED = ["user_id", "wallet_id", "date", "amount_minor"];
+/** What an update must change to move money between totals (a new day in the same month does not). */
+const changed = (distinct) =>
+  ["user_id", "wallet_id", "amount_minor"].map((c) => `OLD.${c} ${distinct} NEW.${c}`).concat(`substr(OLD.date, 1, 7) ${distinct} substr(NEW.date, 1, 7)`).join(" OR ");
 
 /** @param {import('knex').Knex} knex */
 export async function up(knex) {
@@ -57,7 +60,7 @@ export async function up(knex) {
     await knex.raw(`CREATE TRIGGER wallet_month_totals_insert AFTER INSERT ON transactions
       FOR EACH ROW EXECUTE FUNCTION wallet_month_totals_apply()`);
     await knex.raw(`CREATE TRIGGER wallet_month_totals_update AFTER UPDATE OF ${WATCHED.join(", ")} ON transactions
-      FOR EACH ROW WHEN (${WATCHED.map((c) => `OLD.${c} IS DISTINCT FROM NEW.${c}`).join(" OR ")})
+      FOR EACH ROW WHEN (${changed("IS DISTINCT FROM")})
       EXECUTE FUNCTION wallet_month_totals_apply()`);
     await knex.raw(`CREATE TRIGGER wallet_month_totals_delete AFTER DELETE ON transactions
       FOR EACH ROW EXECUTE FUNCTION wallet_month_totals_apply()`);
@@ -75,7 +78,7 @@ export async function up(knex) {
       ${dropZero("NEW")}
     END`);
     await knex.raw(`CREATE TRIGGER wallet_month_totals_update AFTER UPDATE OF ${WATCHED.join(", ")} ON transactions
-      WHEN ${WATCHED.map((c) => `OLD.${c} IS NOT NEW.${c}`).join(" OR ")} BEGIN
+      WHEN ${changed("IS NOT")} BEGIN
       ${add("OLD", "-")}
       ${add("NEW", "")}
       ${dropZero("OLD")}

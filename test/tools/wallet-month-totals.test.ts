@@ -192,8 +192,9 @@ describe(`wallet monthly totals (${engine})`, function () {
     await server.db("transactions").where({ id: "txn_sql3" }).update({ date: "2026-03-01" });
     await server.db("transactions").where({ id: "txn_sql4" }).update({ wallet_id: a, amount_minor: engine === "postgres" ? "-700" : -700n });
     await server.db("transactions").where({ id: "txn_sql5" }).update({ payee: "only a payee" });
+    await server.db("transactions").where({ id: "txn_sql1" }).update({ date: "2026-01-02" }); // same month
     await expectTotalsRight("after direct updates");
-    await expectBalancesRight(u, ["2026-01-30", "2026-01-31", "2026-02-01", "2026-02-28", "2026-03-01", "2026-03-15", "2026-03-16"], "direct rows");
+    await expectBalancesRight(u, ["2026-01-01", "2026-01-02", "2026-01-30", "2026-01-31", "2026-02-01", "2026-02-28", "2026-03-01", "2026-03-15", "2026-03-16"], "direct rows");
     const bal = await server.call("get_wallet_balance", { wallet_id: a, as_of: "2026-02-01" }, u.token);
     expect(bal.wallets[0].balance.value).to.equal("180143985094819.86"); // 2 × (2^53 + 1) cents, exactly
     // A month that sums to zero leaves no row, and deleting one of its rows brings the row back.
