@@ -1,40 +1,51 @@
 /**
- * The SQLite turn gate (src/http/turns.ts): requests start in arrival order, one per event-loop turn
+ * The SQLite turn gate (src/http/turns.ts): requests start in arrival order, a few per event-loop turn
  * while others wait, so that the loop gets to accept connections and read requests between them; an
  * idle server starts a request at once. And through the real server: many concurrent connections each
  * get their own answer.
  */
 import { expect } from "chai";
-import { createTurnGate, turnGateFor } from "../../src/http/turns.js";
+import { PER_TURN, createTurnGate, turnGateFor } from "../../src/http/turns.js";
 import { engine } from "../helpers/database.js";
 import { startTestServer, type TestServer, type TestUser } from "../helpers/server.js";
 import { JSON_HEADERS, raw } from "./helpers.js";
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
+/** Five requests read in one turn, and what the loop does meanwhile (accepting a connection, reading a request). */
+async function orderOf(perTurn: number): Promise<string[]> {
+  const gate = createTurnGate(perTurn);
+  const order: string[] = [];
+  const request = async (name: string) => {
+    const wait = gate.enter();
+    if (wait) await wait;
+    order.push(name); // stands for the request's synchronous database work
+  };
+  const all = ["a", "b", "c", "d", "e"].map(request);
+  setImmediate(() => order.push("io-1"));
+  await nextTurn();
+  setImmediate(() => order.push("io-2"));
+  await Promise.all(all);
+  return order;
+}
+
 describe("turn gate", () => {
-  it("starts the first request at once and the others in arrival order, one per turn, with I/O in between", async () => {
-    const gate = createTurnGate();
-    const order: string[] = [];
-    const request = async (name: string) => {
-      const wait = gate.enter();
-      if (wait) await wait;
-      order.push(name); // stands for the request's synchronous database work
-    };
-    const all = ["a", "b", "c", "d", "e"].map(request);
-    // What the loop does between turns (accepting a connection, reading a request): without the gate
-    // all five requests would have run before it.
-    setImmediate(() => order.push("io-1"));
-    await nextTurn();
-    setImmediate(() => order.push("io-2"));
-    await Promise.all(all);
+  it("starts requests in arrival order, one per turn with a limit of one, with I/O in between", async () => {
+    const order = await orderOf(1);
+    // Without the gate all five requests would have run before io-1.
     expect(order.filter((x) => !x.startsWith("io"))).to.deep.equal(["a", "b", "c", "d", "e"]);
     expect(order.indexOf("io-1")).to.be.lessThan(order.indexOf("c"));
     expect(order.indexOf("io-2")).to.be.lessThan(order.indexOf("e"));
   });
 
+  it("starts at most its limit of waiting requests per turn (the default is a few)", async () => {
+    expect(PER_TURN).to.be.within(1, 8);
+    const order = await orderOf(2);
+    expect(order.slice(0, 6)).to.deep.equal(["a", "b", "c", "d", "io-1", "e"]);
+  });
+
   it("lets a request start at once when the previous turn's queue has drained", async () => {
-    const gate = createTurnGate();
+    const gate = createTurnGate(1);
     expect(gate.enter()).to.equal(undefined);
     await gate.enter();
     await nextTurn();
