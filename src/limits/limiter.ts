@@ -6,29 +6,41 @@
  *
  * Besides the three limits of the service description (mcp, sse, tokens) the same table holds the login
  * throttle of the tokens endpoint (login_email, login_address; see login.ts).
+ *
+ * On SQLite the counters are written through knex's own connection, taken from its pool like any query.
+ * A second connection to the file (what this used before) had two costs: its write invalidated the knex
+ * connection's page cache on every call, and while a knex write transaction was open its upsert waited for
+ * SQLite's write lock in the busy handler, which sleeps on the event loop: the transaction could not go on
+ * and the whole process stood still for busy_timeout (5 s) before the insurance limiter answered.
  */
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
 import type { Knex } from "knex";
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, RateLimiterSQLite, type RateLimiterAbstract } from "rate-limiter-flexible";
 import type { Config } from "../config.js";
-import { dialect, sqlitePath } from "../db/knex.js";
-import { cacheStatements } from "../db/statement-cache.js";
+import { dialect } from "../db/knex.js";
 import { createLoginThrottle, LOGIN_POLICIES, type LoginPolicy } from "./login.js";
 import type { LimitDecision, LimitName, RateLimits } from "./types.js";
 
 export const WINDOWS: Record<LimitName, number> = { mcp: 60, sse: 60, tokens: 3600 };
 
 /**
- * The library runs its SQLite upsert (one INSERT … ON CONFLICT DO UPDATE … RETURNING) inside a
- * better-sqlite3 transaction, built anew on every consume: BEGIN, the upsert, COMMIT, and four wrapper
- * functions, 6 % of the CPU of a whoami call. One statement is atomic on its own in autocommit mode (SQLite
- * undoes a failed statement's changes whatever the mode), so it runs alone: the same counts, one statement
- * instead of three. The method is the library's own hook for better-sqlite3 (rate-limiter-flexible 11.4);
- * test/limits/limiter-store.test.ts fails if a new version stops calling it.
+ * rate-limiter-flexible's SQLite store (11.4), with two of its hooks replaced:
+ * - it runs its upsert (one INSERT … ON CONFLICT DO UPDATE … RETURNING) inside a better-sqlite3
+ *   transaction built anew on every consume: BEGIN, the upsert, COMMIT and four wrapper functions, 6 % of
+ *   the CPU of a whoami call. One statement is atomic on its own in autocommit mode (SQLite undoes a failed
+ *   statement's changes whatever the mode), so it runs alone: the same counts, one statement instead of three;
+ * - knex's connection returns integers as BigInt (src/db/knex.ts), which the library's arithmetic cannot
+ *   take, so its rows are turned into numbers (milliseconds and counts, far below 2^53) before it reads them.
+ * test/limits/limiter-store.test.ts fails if a new version of the library stops calling these hooks.
  */
 export class RateLimiterSQLiteAutocommit extends RateLimiterSQLite {
   async _upsertTransactionBetterSQLite3(conn: Database.Database, upsertQuery: string, upsertParams: unknown[]): Promise<unknown> {
     return conn.prepare(upsertQuery).get(...upsertParams);
+  }
+
+  _getRateLimiterRes(rlKey: string, changedPoints: number, result: { points: unknown; expire: unknown }): RateLimiterRes {
+    const row = { points: Number(result.points), expire: result.expire == null ? null : Number(result.expire) };
+    return (RateLimiterSQLite.prototype as unknown as { _getRateLimiterRes(k: string, c: number, r: unknown): RateLimiterRes })._getRateLimiterRes.call(this, rlKey, changedPoints, row);
   }
 }
 
@@ -50,17 +62,7 @@ export function createRateLimits(db: Knex, config: Config, options: RateLimitOpt
     sse: config.rateLimits.ssePerMinute,
     tokens: config.rateLimits.tokensPerHour,
   };
-  // better-sqlite3 through knex returns BigInt integers (see src/db/knex.ts), which the library's
-  // arithmetic cannot take; it gets its own plain connection to the same file instead.
-  let sqlite: Database.Database | undefined;
-  if (dialect(db) === "sqlite") {
-    const path = sqlitePath(config.databaseUrl);
-    // The store prepares its upsert on every consume; the cache compiles it once.
-    sqlite = cacheStatements(new Database(path));
-    sqlite.pragma("journal_mode = WAL");
-    sqlite.pragma("busy_timeout = 5000");
-    if (path === ":memory:") sqlite.exec("CREATE TABLE IF NOT EXISTS rate_limits (key TEXT PRIMARY KEY, points INTEGER NOT NULL DEFAULT 0, expire INTEGER)");
-  }
+  const sqlite = dialect(db) === "sqlite";
 
   const make = (spec: LimiterSpec): RateLimiterAbstract => {
     const common = { ...spec, tableName: "rate_limits", tableCreated: true };
@@ -68,7 +70,7 @@ export function createRateLimits(db: Knex, config: Config, options: RateLimitOpt
     // allows up to the full limit on its own, which is still a limit (neither fail-open nor 500s).
     const insuranceLimiter = new RateLimiterMemory({ ...spec, keyPrefix: `${spec.keyPrefix}_insurance` });
     return sqlite
-      ? new RateLimiterSQLiteAutocommit({ ...common, storeClient: sqlite, storeType: "better-sqlite3", insuranceLimiter })
+      ? new RateLimiterSQLiteAutocommit({ ...common, storeClient: db, storeType: "knex", insuranceLimiter })
       : new RateLimiterPostgres({ ...common, storeClient: db, storeType: "knex", insuranceLimiter });
   };
 
@@ -99,7 +101,7 @@ export function createRateLimits(db: Knex, config: Config, options: RateLimitOpt
     },
     login,
     async close() {
-      sqlite?.close();
+      // Nothing of its own to close: the counters use the service's knex connections.
     },
   };
 }

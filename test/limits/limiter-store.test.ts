@@ -1,7 +1,9 @@
 /**
- * The SQLite store of the limiter without the library's per-call transaction (src/limits/limiter.ts,
- * RateLimiterSQLiteAutocommit): the library must still go through the overridden hook, and the counts must
- * be those of the library's own store, also with two connections (two processes) on one file.
+ * The SQLite store of the limiter (src/limits/limiter.ts, RateLimiterSQLiteAutocommit): without the
+ * library's per-call transaction, on knex's own connection. The library must still go through the
+ * overridden hooks, the counts must be those of the library's own store, also with two connections (two
+ * processes) on one file, and a consume while a knex write transaction is open must wait for it without
+ * stopping the process.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -9,8 +11,11 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { expect } from "chai";
 import { RateLimiterRes, RateLimiterSQLite } from "rate-limiter-flexible";
+import { loadConfig } from "../../src/config.js";
+import { createDb } from "../../src/db/knex.js";
+import { migrateLatest } from "../../src/db/migrate.js";
 import { cacheStatements } from "../../src/db/statement-cache.js";
-import { RateLimiterSQLiteAutocommit } from "../../src/limits/limiter.js";
+import { createRateLimits, RateLimiterSQLiteAutocommit } from "../../src/limits/limiter.js";
 
 const TABLE = "CREATE TABLE IF NOT EXISTS rate_limits (key TEXT PRIMARY KEY, points INTEGER NOT NULL DEFAULT 0, expire INTEGER)";
 
@@ -98,5 +103,71 @@ describe("limiter store on SQLite without a transaction per call", () => {
     await l.consume("k", 1).catch((e: unknown) => (error = e));
     expect(error).to.be.instanceOf(Error);
     expect(db.inTransaction).to.equal(false);
+  });
+
+  describe("on knex's connection (integers as BigInt)", () => {
+    const setup = async (perMinute = "120") => {
+      const url = `sqlite:${join(dir, "service.sqlite")}`;
+      const config = loadConfig({ DATABASE_URL: url, RATE_LIMIT_MCP_PER_MINUTE: perMinute });
+      const db = createDb(url);
+      await migrateLatest(db);
+      return { db, limits: createRateLimits(db, config) };
+    };
+    const stored = async (db: ReturnType<typeof createDb>, key: string) => {
+      const row = await db("rate_limits").where({ key }).first("points");
+      return row === undefined ? undefined : Number(row.points);
+    };
+
+    it("counts in the table through knex: 3 allowed of 5, the window's reset and remaining right", async () => {
+      const { db, limits } = await setup("3");
+      try {
+        const decisions = [];
+        for (let i = 0; i < 5; i++) decisions.push(await limits.consume("mcp", "tok_a"));
+        expect(decisions.map((d) => [d.allowed, d.remaining])).to.deep.equal([
+          [true, 2],
+          [true, 1],
+          [true, 0],
+          [false, 0],
+          [false, 0],
+        ]);
+        for (const d of decisions) expect(d.resetSeconds).to.be.within(1, 60);
+        expect(await stored(db, "mcp:tok_a")).to.equal(5);
+      } finally {
+        await limits.close();
+        await db.destroy();
+      }
+    });
+
+    it("waits for an open write transaction instead of stalling the process, and counts in the store", async () => {
+      const { db, limits } = await setup();
+      try {
+        await limits.consume("mcp", "warm");
+        let finish!: () => void;
+        const held = new Promise<void>((resolve) => (finish = resolve));
+        let wrote!: () => void;
+        const writing = new Promise<void>((resolve) => (wrote = resolve));
+        const trx = db.transaction(async (t) => {
+          await t("rate_limits").insert({ key: "other", points: 1, expire: null });
+          wrote();
+          await held;
+        });
+        await writing; // the transaction now holds SQLite's write lock
+        let settled = false;
+        const pending = limits.consume("mcp", "tok_b").then((d) => ((settled = true), d));
+        // The event loop still turns (a busy wait on the lock would block it) and the consume waits.
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        const settledWhileHeld = settled;
+        finish();
+        await trx;
+        expect(settledWhileHeld).to.equal(false);
+        const d = await pending;
+        expect(d).to.include({ allowed: true, remaining: 119 });
+        // Counted in the table, not by the in-memory insurance limiter.
+        expect(await stored(db, "mcp:tok_b")).to.equal(1);
+      } finally {
+        await limits.close();
+        await db.destroy();
+      }
+    });
   });
 });
