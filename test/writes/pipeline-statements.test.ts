@@ -75,6 +75,23 @@ describe(`write pipeline: statements and events (${engine})`, function () {
     expect(sql.filter((s) => /^select .* from .audit_log/i.test(s)), sql.join("\n")).to.deep.equal([]);
   });
 
+  it("create_transaction reads each wallet once, and still warns about an archived one", async () => {
+    const walletReads = (sql: string[]) => sql.filter((s) => /^select .* from .wallets/i.test(s)).length;
+    const archived = (await server.call("create_wallet", { name: "Old", type: "cash", currency: "USD", idempotency_key: key() }, u.token)).wallet;
+    await server.call("update_wallet", { wallet_id: archived.id, archived: true, idempotency_key: key() }, u.token);
+    let answer: any;
+    let sql = await statementsOf(server.db, async () => {
+      answer = await server.call("create_transaction", { wallet_id: archived.id, direction: "expense", amount: "1.25", idempotency_key: key() }, u.token);
+    });
+    expect(walletReads(sql), sql.join("\n")).to.equal(1);
+    expect(answer.warnings.map((w: { code: string }) => w.code)).to.include("wallet_archived");
+    expect(answer.transaction).to.include({ wallet_id: archived.id, currency: "USD" });
+    sql = await statementsOf(server.db, () => server.call("create_transaction", { wallet_id: walletId, to_wallet_id: archived.id, direction: "transfer", amount: "1.00", idempotency_key: key() }, u.token));
+    expect(walletReads(sql), sql.join("\n")).to.equal(2);
+    const missing = await server.callError("create_transaction", { wallet_id: "wal_doesnotexist000000000", direction: "expense", amount: "1.00", idempotency_key: key() }, u.token);
+    expect(missing.data).to.include({ code: "not_found", field: "wallet_id" });
+  });
+
   it("answers from a key stored by another process: the same call replayed, another refused, nothing written", async () => {
     const k = key();
     const params = { wallet_id: walletId, direction: "expense", amount: "4.00", idempotency_key: k };

@@ -22,6 +22,7 @@
  *       currency?: string;            (when set, the wallet must have this currency)
  *       payee?, description?, category?, notes?, externalId?: string | null;   tags?: readonly string[]
  *       now: Date;                    (created_at / updated_at)
+ *       wallet?: WalletRow;           (walletId's row, when the caller already read it in this transaction)
  *     }
  *     InsertedTransaction = { transaction: Transaction; counterpart: Transaction | null; warnings: Warning[] }
  *
@@ -173,6 +174,11 @@ export interface NewTransaction {
   notes?: string | null;
   externalId?: string | null;
   now: Date;
+  /**
+   * The row of walletId when the caller has already read it in this same transaction (create_transaction
+   * reads it first for the amount's decimals): a second read of the same row would give the same answer.
+   */
+  wallet?: WalletRow;
 }
 
 export interface InsertedTransaction extends TransactionPair {
@@ -186,7 +192,7 @@ export async function insertTransaction(trx: Knex, userId: string, input: NewTra
   const walletField = input.walletField ?? "wallet_id";
   if (input.amountMinor <= 0n) throw new RangeError("insertTransaction: amountMinor must be a positive magnitude");
 
-  const wallet = await requireWallet(trx, userId, input.walletId, walletField);
+  const wallet = input.wallet && input.wallet.id === input.walletId && input.wallet.user_id === userId ? input.wallet : await requireWallet(trx, userId, input.walletId, walletField);
   if (input.currency !== undefined && input.currency !== wallet.currency) {
     throw invalidParams(walletField, `a wallet in ${input.currency}`, `${walletField}: the wallet ${JSON.stringify(wallet.name)} holds ${wallet.currency}, but this amount is in ${input.currency}. Choose a wallet in ${input.currency}.`);
   }

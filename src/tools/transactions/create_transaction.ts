@@ -12,6 +12,8 @@ export const create_transaction: Handlers["create_transaction"] = async (params,
   const amountMinor = parseAmountParam(params.amount, wallet.currency, "amount");
   const inserted = await insertTransaction(ctx.db, userId, {
     walletId: wallet.id,
+    // Already read above in this transaction: insertTransaction need not read it again.
+    wallet,
     date: params.date ?? todayInTimeZone(ctx.caller.timezone, ctx.now()),
     amountMinor,
     direction: params.direction,
