@@ -6,6 +6,7 @@
 import { readFileSync } from "node:fs";
 import { expect } from "chai";
 import { engine } from "../helpers/database.js";
+import { queryWords, searchKnowledge } from "../../src/domain/knowledge/store.js";
 import { startTestServer, type TestServer, type TestUser } from "../helpers/server.js";
 
 const questions: { question: string; expected: string }[] = JSON.parse(readFileSync(new URL("../fixtures/kb-questions.json", import.meta.url), "utf8"));
@@ -66,6 +67,42 @@ describe(`knowledge base and calculator (${engine})`, () => {
     expect(tooMany.data.code).to.equal("invalid_params");
     expect(tooMany.data.field).to.equal("limit");
   });
+
+  it("ranks before it snippets: each shorter limit is a prefix of the longer, snippets included, with and without tags", async () => {
+    const tagSets = [undefined, ["budgets"], ["tokens", "security"], ["no-such-tag"]];
+    for (const q of [...questions.map((x) => x.question), "token scope rate limit budget goal wallet transaction bill error money"]) {
+      for (const tags of tagSets) {
+        const all = await searchKnowledge(server.db, q, 20, tags);
+        for (const limit of [1, 3, 5]) expect(await searchKnowledge(server.db, q, limit, tags), `${q} ${limit} ${tags}`).to.deep.equal(all.slice(0, limit));
+      }
+    }
+  });
+
+  if (engine === "sqlite") {
+    it("returns what one FTS5 statement with snippet and bm25 over every match returns", async () => {
+      const reference = async (q: string, limit: number, tags?: string[]) => {
+        const match = queryWords(q).map((w) => `"${w}"`).join(" OR ");
+        const tagSql = tags ? ` AND (${tags.map(() => "e.tags LIKE ?").join(" OR ")})` : "";
+        const rows: Record<string, unknown>[] = await server.db.raw(
+          `SELECT f.entry_id AS id, e.title AS title, e.tags AS tags, snippet(kb_fts, 3, '**', '**', '…', 24) AS snippet, bm25(kb_fts, 0.0, 10.0, 5.0, 1.0) AS rank
+             FROM kb_fts f JOIN kb_entries e ON e.id = f.entry_id WHERE kb_fts MATCH ?${tagSql} ORDER BY rank LIMIT ?`,
+          [match, ...(tags ?? []).map((t) => `%${JSON.stringify(t)}%`), limit],
+        );
+        return rows.map((r) => ({ id: r.id, snippet: String(r.snippet).replace(/\s+/g, " ").trim(), score: Math.round(-Number(r.rank) * 10000) / 10000 }));
+      };
+      let compared = 0;
+      for (const q of [...questions.map((x) => x.question), "budget", "token scope rate limit budget goal wallet transaction bill error money"]) {
+        for (const tags of [undefined, ["budgets"], ["tokens", "security"]]) {
+          for (const limit of [1, 5, 20]) {
+            const got = (await searchKnowledge(server.db, q, limit, tags)).map((h) => ({ id: h.id, snippet: h.snippet, score: h.score }));
+            expect(got, `${q} ${limit} ${tags}`).to.deep.equal(await reference(q, limit, tags));
+            compared += got.length;
+          }
+        }
+      }
+      expect(compared).to.be.greaterThan(500);
+    });
+  }
 
   it("calculates exactly and echoes the expression", async () => {
     expect(await server.call("calculate", { expression: "0.1 + 0.2" }, user.token)).to.deep.equal({ result: "0.3", expression: "0.1 + 0.2" });

@@ -64,14 +64,22 @@ export async function searchKnowledge(db: Knex, query: string, limit: number, ta
   if (dialect(db) === "sqlite") {
     // Each word quoted: FTS5 operators, column filters and quotes in user text stay plain words.
     const match = words.map((w) => `"${w}"`).join(" OR ");
+    // Rank first, then snippet only the rows kept: snippet() re-reads and tokenizes a whole body, and a
+    // question of a few common words matches most entries. The outer query reads `top` in its order (no
+    // second sort), so the rows and their order are the single query's. The tag filter joins kb_entries
+    // in the ranking, before the LIMIT, as it did.
     const rows = await db.raw(
-      `SELECT f.entry_id AS id, e.title AS title, e.tags AS tags,
-              snippet(kb_fts, 3, '**', '**', '…', 24) AS snippet,
-              bm25(kb_fts, 0.0, 10.0, 5.0, 1.0) AS rank
-         FROM kb_fts f JOIN kb_entries e ON e.id = f.entry_id
-        WHERE kb_fts MATCH ?${filter.sql}
-        ORDER BY rank LIMIT ?`,
-      [match, ...filter.bindings, limit],
+      `WITH top AS MATERIALIZED (
+         SELECT f.rowid AS fts_rowid, bm25(kb_fts, 0.0, 10.0, 5.0, 1.0) AS rank
+           FROM kb_fts f JOIN kb_entries e ON e.id = f.entry_id
+          WHERE kb_fts MATCH ?${filter.sql}
+          ORDER BY rank LIMIT ?)
+       SELECT f.entry_id AS id, e.title AS title, e.tags AS tags,
+              snippet(kb_fts, 3, '**', '**', '…', 24) AS snippet, top.rank AS rank
+         FROM top JOIN kb_fts f ON f.rowid = top.fts_rowid JOIN kb_entries e ON e.id = f.entry_id
+        WHERE kb_fts MATCH ?
+        ORDER BY top.rank`,
+      [match, ...filter.bindings, limit, match],
     );
     return (rows as Record<string, unknown>[]).map((r) => hit(r, -Number(r.rank)));
   }
