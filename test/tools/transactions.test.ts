@@ -7,6 +7,7 @@
 import { expect } from "chai";
 import { engine } from "../helpers/database.js";
 import { startTestServer, type TestServer, type TestUser } from "../helpers/server.js";
+import { loadTransaction } from "../../src/domain/transactions/store.js";
 import { EXPONENT, expectedSummary, key, minorOf, recordRandomLedger, valueOf, type Figures, type LedgerModel, type ModelLeg } from "../writes/ledger-fixture.js";
 
 describe(`transaction tools (${engine})`, function () {
@@ -340,6 +341,34 @@ describe(`transaction tools (${engine})`, function () {
           expect(totals[0], JSON.stringify(params)).to.equal(expected.length);
         }
       }
+    });
+
+    it("answers each transaction of a page, tags included, as it is read alone (tags read with the page)", async () => {
+      // Another user, so the model's ledger stays as the other tests compute it. Tags whose order differs
+      // between code points, UTF-8 bytes and UTF-16 units, many tags and none.
+      const v = await server.createUser({ timezone: "UTC" });
+      const vWallet = (await server.call("create_wallet", { name: "Odd", type: "checking", currency: "USD", idempotency_key: key() }, v.token)).wallet;
+      const odd = [["zeta", "äpfel", "alpha", "😀x", "\uff5e", "ß", "a b", "z"], [], ["only"], ["\uff5e", "😀"], ["b", "a"]];
+      for (const tags of odd) await server.call("create_transaction", { wallet_id: vWallet.id, amount: "3.00", direction: "expense", tags, idempotency_key: key() }, v.token);
+      const oddPage = await server.call("list_transactions", { limit: 3 }, v.token);
+      for (const t of oddPage.transactions) expect(t).to.deep.equal(JSON.parse(JSON.stringify(await loadTransaction(server.db, v.id, t.id))));
+      expect(oddPage.transactions.map((t: any) => t.tags.length).sort()).to.not.deep.equal([0, 0, 0]);
+      let compared = 0;
+      let tagged = 0;
+      for (const [params, limit] of [[{ sort: "date_desc" }, 50], [{ sort: "amount_asc" }, 7], [{ tags_any: ["food", "travel"], sort: "amount_desc" }, 200], [{ wallet_id: model.wallets[0]!.id }, 1]] as const) {
+        let cursor: string | undefined;
+        do {
+          const res = await server.call("list_transactions", { ...params, limit, ...(cursor ? { cursor } : {}) }, u.token);
+          for (const t of res.transactions) {
+            expect(t).to.deep.equal(JSON.parse(JSON.stringify(await loadTransaction(server.db, u.id, t.id))));
+            compared++;
+            if (t.tags.length > 1) tagged++;
+          }
+          cursor = res.next_cursor ?? undefined;
+        } while (cursor);
+      }
+      expect(compared).to.be.greaterThan(200);
+      expect(tagged).to.be.greaterThan(10);
     });
 
     it("refuses a cursor from another query and a forged cursor (naming cursor)", async () => {

@@ -19,7 +19,8 @@ import { AppError, invalidParams } from "../../errors.js";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../paging.js";
 import { requireWallet } from "../wallets/store.js";
 import { boundInMinorUnits, exponentOf } from "./amounts.js";
-import { coerceTransactionRow, transactionsFromRows } from "./store.js";
+import { dialect } from "../../db/knex.js";
+import { coerceTransactionRow, transactionFromRow } from "./store.js";
 import { containsPattern, foldKey, normalizeTags } from "./text.js";
 
 type Sort = "date_desc" | "date_asc" | "amount_desc" | "amount_asc";
@@ -160,6 +161,9 @@ export function decodeCursor(raw: string, p: ListTransactionsParams, sort: Sort)
   return c as Cursor;
 }
 
+/** The columns a TransactionRow reads: not the folded keys, which only filters and groups use. */
+const PAGE_COLUMNS = ["id", "user_id", "wallet_id", "date", "amount_minor", "currency", "direction", "payee", "description", "category", "notes", "external_id", "transfer_id", "counterpart_wallet_id", "created_at", "updated_at"];
+
 // ── The page ─────────────────────────────────────────────────────────────────────────────────────────
 
 export async function listTransactions(db: Knex, userId: string, p: ListTransactionsParams): Promise<ListTransactionsResult> {
@@ -180,9 +184,26 @@ export async function listTransactions(db: Knex, userId: string, p: ListTransact
     page.andWhereRaw(`${keyExpr} ${cmp}= ? AND (${keyExpr} ${cmp} ? OR id ${cmp} ?)`, [sqlValue(key), sqlValue(key), after.i]);
   }
   const dir = desc ? "DESC" : "ASC";
-  page.orderByRaw(`${keyExpr} ${dir}, id ${dir}`).limit(limit + 1);
+  page.orderByRaw(`${keyExpr} ${dir}, id ${dir}`).limit(limit + 1).select(PAGE_COLUMNS);
 
-  const rows = ((await page.select("*")) as Record<string, unknown>[]).map(coerceTransactionRow);
+  // The tags come with the page, one correlated lookup per row of the (transaction_id, tag) key, instead
+  // of a second statement with limit + 1 bindings. The outer query runs it on the page only: inside the
+  // page query a plan that sorts would run it for every row it sorts. The outer ORDER BY restores the page's
+  // order (the key and id are a total order) over at most limit + 1 rows.
+  const tagsOfRow =
+    dialect(db) === "sqlite"
+      ? "(SELECT json_group_array(g.tag) FROM transaction_tags g WHERE g.transaction_id = p.id) AS tags_of_row"
+      : "ARRAY(SELECT g.tag FROM transaction_tags g WHERE g.transaction_id = p.id) AS tags_of_row";
+  const raw = (await db
+    .select("p.*", db.raw(tagsOfRow))
+    .from(page.as("p"))
+    .orderByRaw(`${byDate ? "p.date" : "abs(p.amount_minor)"} ${dir}, p.id ${dir}`)) as Record<string, unknown>[];
+  const rows = raw.map(coerceTransactionRow);
+  const tags = raw.map((r) => {
+    const t = r.tags_of_row;
+    // Sorted here, as tagsOf sorts them: JavaScript's order, not the database's collation.
+    return (Array.isArray(t) ? t.map(String) : (JSON.parse(String(t)) as string[])).sort();
+  });
   let total: number;
   if (after) total = after.t;
   else if (rows.length <= limit) total = rows.length; // the whole result fits on this page: nothing to count
@@ -198,7 +219,7 @@ export async function listTransactions(db: Knex, userId: string, p: ListTransact
       ? encodeCursor({ s: sort, k: byDate ? last.date : (last.amount_minor < 0n ? -last.amount_minor : last.amount_minor).toString(), i: last.id, f: filtersFingerprint(p), t: total })
       : null;
   return {
-    transactions: await transactionsFromRows(db, pageRows),
+    transactions: pageRows.map((r, i) => transactionFromRow(r, tags[i]!)),
     next_cursor,
     total_count: total,
   };
