@@ -355,7 +355,7 @@ describe(`transaction tools (${engine})`, function () {
       expect(oddPage.transactions.map((t: any) => t.tags.length).sort()).to.not.deep.equal([0, 0, 0]);
       let compared = 0;
       let tagged = 0;
-      for (const [params, limit] of [[{ sort: "date_desc" }, 50], [{ sort: "amount_asc" }, 7], [{ tags_any: ["food", "travel"], sort: "amount_desc" }, 200], [{ wallet_id: model.wallets[0]!.id }, 1]] as const) {
+      for (const [params, limit] of [[{ sort: "date_desc" }, 50], [{ sort: "amount_asc" }, 7], [{ tags_any: ["food", "travel"], sort: "amount_desc" }, 200], [{ wallet_id: model.wallets[0]!.id }, 1], [{ wallet_id: model.wallets[1]!.id, sort: "date_asc", date_from: "2026-01-15", date_to: "2026-03-31", query: "a" }, 4]] as const) {
         let cursor: string | undefined;
         do {
           const res = await server.call("list_transactions", { ...params, limit, ...(cursor ? { cursor } : {}) }, u.token);
