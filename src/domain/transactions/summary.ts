@@ -3,7 +3,8 @@
  * by SQL aggregation over the date range (index (user_id, date, id), or (user_id, wallet_id, date, id)
  * with a wallet). Transfers are excluded. The sums are BIGINT SUMs: pg answers them as numeric strings,
  * better-sqlite3 as BigInts; both become BigInt here, and net is income − expenses in BigInt. No row is
- * loaded into JavaScript, only one row per (currency, group).
+ * loaded into JavaScript, only one row per (currency, group). Grouped by anything but tag, the totals are
+ * the groups added up (one statement); by tag, or ungrouped, they are their own statement.
  */
 import type { Knex } from "knex";
 import type { GetTransactionSummaryParams, GetTransactionSummaryResult, SummaryGroup, SummaryTotal } from "../../../generated/types.js";
@@ -55,10 +56,8 @@ export async function transactionSummary(db: Knex, userId: string, p: GetTransac
   };
   const sums = [db.raw(`${INCOME} AS income`), db.raw(`${EXPENSES} AS expenses`), db.raw("COUNT(*) AS n")];
 
-  const totalRows: Record<string, unknown>[] = await base().select("t.currency", ...sums).groupBy("t.currency");
-  const totals: SummaryTotal[] = totalRows.map(figures).sort((a, b) => byCode(a.currency, b.currency)).map(money);
-
   let groups: SummaryGroup[] = [];
+  let groupFigures: Figures[] | undefined;
   if (p.group_by !== undefined) {
     let rows: Record<string, unknown>[];
     switch (p.group_by) {
@@ -91,6 +90,9 @@ export async function transactionSummary(db: Knex, userId: string, p: GetTransac
         break;
     }
     const withKeys = rows.map((r) => ({ key: r.k == null ? null : String(r.k), label: r.label == null ? null : String(r.label), f: figures(r) }));
+    // Every transaction is in exactly one group except by tag (one per tag, or none): there the totals
+    // need their own statement; otherwise they are the groups added up, exactly, in BigInt.
+    if (p.group_by !== "tag") groupFigures = withKeys.map((g) => g.f);
     withKeys.sort((a, b) => {
       if (p.group_by !== "month") {
         if (a.f.expenses !== b.f.expenses) return a.f.expenses > b.f.expenses ? -1 : 1;
@@ -104,5 +106,22 @@ export async function transactionSummary(db: Knex, userId: string, p: GetTransac
     });
     groups = withKeys.map(({ key, label, f }) => ({ key, label, ...money(f) }));
   }
+  let totalFigures: Figures[];
+  if (groupFigures) {
+    const byCurrency = new Map<string, Figures>();
+    for (const g of groupFigures) {
+      const t = byCurrency.get(g.currency);
+      if (t) {
+        t.income += g.income;
+        t.expenses += g.expenses;
+        t.count += g.count;
+      } else byCurrency.set(g.currency, { ...g });
+    }
+    totalFigures = [...byCurrency.values()];
+  } else {
+    const totalRows: Record<string, unknown>[] = await base().select("t.currency", ...sums).groupBy("t.currency");
+    totalFigures = totalRows.map(figures);
+  }
+  const totals: SummaryTotal[] = totalFigures.sort((a, b) => byCode(a.currency, b.currency)).map(money);
   return { date_from: p.date_from, date_to: p.date_to, totals, groups };
 }
