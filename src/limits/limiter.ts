@@ -54,6 +54,7 @@ export class RateLimiterSQLiteAutocommit extends RateLimiterSQLite {
  * The setting is local to the statement's own transaction (set_config(…, true) in autocommit), so the
  * connection goes back to the pool with synchronous commits for everything else. Same statement as the
  * library's otherwise (same name scheme, counts and RETURNING), still a named prepared statement.
+ * test/limits/limiter-store.test.ts fails if a new version of the library stops calling this hook.
  */
 export class RateLimiterPostgresAsyncCommit extends RateLimiterPostgres {
   _upsert(key: string, points: number, msDuration: number, forceExpire = false): Promise<unknown> {
