@@ -44,41 +44,6 @@ export class RateLimiterSQLiteAutocommit extends RateLimiterSQLite {
   }
 }
 
-/**
- * rate-limiter-flexible's Postgres store (11.4) with its upsert committed asynchronously: the counter is a
- * write, and with synchronous_commit on (the server's default) every call waited for a WAL flush to disk
- * before its tool could run, holding one of the pool's connections meanwhile. A lost counter increment
- * after a crash of Postgres costs at most the last fraction of a second of counting in a 60-s window;
- * asynchronous commit never makes the table inconsistent, and the committed count is visible to every
- * other process at once (only durability is deferred), so the limit across processes stays exact.
- * The setting is local to the statement's own transaction (set_config(…, true) in autocommit), so the
- * connection goes back to the pool with synchronous commits for everything else. Same statement as the
- * library's otherwise (same name scheme, counts and RETURNING), still a named prepared statement.
- * test/limits/limiter-store.test.ts fails if a new version of the library stops calling this hook.
- */
-export class RateLimiterPostgresAsyncCommit extends RateLimiterPostgres {
-  _upsert(key: string, points: number, msDuration: number, forceExpire = false): Promise<unknown> {
-    const self = this as unknown as { tableCreated: boolean; _getTableIdentifier(): string; _query(q: { name: string; text: string; values: unknown[] }): Promise<unknown> };
-    if (!self.tableCreated) return Promise.reject(Error("Table is not created yet"));
-    const t = self._getTableIdentifier();
-    const newExpire = msDuration > 0 ? Date.now() + msDuration : null;
-    const expire = forceExpire ? "$3" : `CASE WHEN ${t}.expire <= $4 THEN $3 ELSE ${t}.expire END`;
-    return self._query({
-      name: forceExpire ? "rlflx-upsert-force-async" : "rlflx-upsert-async",
-      text: `INSERT INTO ${t} (key, points, expire)
-               SELECT v.key, v.points, v.expire
-                 FROM (VALUES ($1::varchar, $2::integer, $3::bigint)) AS v(key, points, expire),
-                      (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit
-                WHERE true
-             ON CONFLICT (key) DO UPDATE SET
-               points = CASE WHEN (${t}.expire <= $4 OR 1=${forceExpire ? 1 : 0}) THEN $2 ELSE ${t}.points + ($2) END,
-               expire = ${expire}
-             RETURNING points, expire`,
-      values: [key, points, newExpire, Date.now()],
-    });
-  }
-}
-
 interface LimiterSpec {
   keyPrefix: string;
   points: number;
@@ -106,7 +71,7 @@ export function createRateLimits(db: Knex, config: Config, options: RateLimitOpt
     const insuranceLimiter = new RateLimiterMemory({ ...spec, keyPrefix: `${spec.keyPrefix}_insurance` });
     return sqlite
       ? new RateLimiterSQLiteAutocommit({ ...common, storeClient: db, storeType: "knex", insuranceLimiter })
-      : new RateLimiterPostgresAsyncCommit({ ...common, storeClient: db, storeType: "knex", insuranceLimiter });
+      : new RateLimiterPostgres({ ...common, storeClient: db, storeType: "knex", insuranceLimiter });
   };
 
   const limiters = new Map<LimitName, RateLimiterAbstract>();
