@@ -9,16 +9,17 @@ import { randomUUID } from "node:crypto";
 import { expect } from "chai";
 import type { Knex } from "knex";
 import type { BudgetPeriod, BudgetStatus, Warning } from "../../generated/types.js";
-import { budgetsPushedOverLimit, expenseInScope, type RecordedExpense } from "../../src/domain/budgets/over-limit.js";
+import { budgetsPushedOverLimit, expenseInScope, overLimitWarning, type RecordedExpense } from "../../src/domain/budgets/over-limit.js";
 import { computeBudgetStatuses, statusFromDays, statusWindow, type DailySpending, type Scope } from "../../src/domain/budgets/status.js";
 import { budgetActiveOn, insertBudget, listBudgetRecords, type BudgetRecord } from "../../src/domain/budgets/store.js";
 import { plusDays } from "../../src/domain/budgets/periods.js";
 import { insertTransaction } from "../../src/domain/transactions/store.js";
 import { foldKey } from "../../src/domain/transactions/text.js";
-import { formatMinor, toMinorBigInt, type MinorLike } from "../../src/money/amount.js";
+import { toMinorBigInt, type MinorLike } from "../../src/money/amount.js";
 import { newId } from "../../src/db/ids.js";
 import { engine } from "../helpers/database.js";
 import { startTestServer, type TestServer, type TestUser } from "../helpers/server.js";
+import { seeded } from "../writes/ledger-fixture.js";
 
 /** The per-budget spending query as it was before batching: one statement per budget. */
 async function referenceDailySpending(db: Knex, userId: string, scope: Scope, from: string, to: string): Promise<DailySpending[]> {
@@ -59,28 +60,10 @@ async function referenceOverLimit(db: Knex, userId: string, e: RecordedExpense):
   for (const b of await listBudgetRecords(db, userId)) {
     if (!budgetActiveOn(b, e.date) || !expenseInScope(b, e)) continue;
     const s = await referenceStatus(db, b, statusWindow(b, e.date).periodEnd);
-    const base = BigInt(s.limit.minor) + BigInt(s.carried_in.minor);
-    const spent = BigInt(s.spent.minor);
-    if (spent > base && spent - e.amountMinor <= base) {
-      warnings.push({
-        code: "budget_over_limit",
-        message: `This expense takes budget "${b.name}" over its limit for ${s.period_start}..${s.period_end}: ${formatMinor(spent, b.currency)} spent of ${formatMinor(base, b.currency)} ${b.currency}.`,
-      });
-    }
+    const warning = overLimitWarning(b, s, e.amountMinor);
+    if (warning) warnings.push(warning);
   }
   return warnings;
-}
-
-/** mulberry32: a fixed sequence, so a failure reproduces. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const FIRST_DAY = "2025-01-01";
@@ -91,7 +74,7 @@ describe(`budget spending in one statement (${engine})`, function () {
   let server: TestServer;
   let user: TestUser;
   let other: TestUser;
-  const rnd = prng(20260315);
+  const rnd = seeded(20260315);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)] as T;
   const day = (n: number) => plusDays(FIRST_DAY, n);
   let usd: string[] = [];

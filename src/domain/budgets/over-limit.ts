@@ -47,17 +47,16 @@ export async function budgetsPushedOverLimit(db: Knex, userId: string, e: Record
   if (affected.length === 0) return [];
   // One spending statement for all of them, each evaluated to the end of its period.
   const statuses = await computeBudgetStatuses(db, userId, affected.map((b) => ({ budget: b, asOf: statusWindow(b, e.date).periodEnd })));
-  const warnings: Warning[] = [];
-  affected.forEach((b, i) => {
-    const s = statuses[i] as BudgetStatus;
-    const base = BigInt(s.limit.minor) + BigInt(s.carried_in.minor);
-    const spent = BigInt(s.spent.minor);
-    if (spent > base && spent - e.amountMinor <= base) {
-      warnings.push({
-        code: "budget_over_limit",
-        message: `This expense takes budget "${b.name}" over its limit for ${s.period_start}..${s.period_end}: ${formatMinor(spent, b.currency)} spent of ${formatMinor(base, b.currency)} ${b.currency}.`,
-      });
-    }
-  });
-  return warnings;
+  return affected.flatMap((b, i) => overLimitWarning(b, statuses[i] as BudgetStatus, e.amountMinor) ?? []);
+}
+
+/** The warning when the period's status (the expense included) is over its limit and was not without it. */
+export function overLimitWarning(b: BudgetRecord, s: BudgetStatus, amountMinor: bigint): Warning | undefined {
+  const base = BigInt(s.limit.minor) + BigInt(s.carried_in.minor);
+  const spent = BigInt(s.spent.minor);
+  if (spent <= base || spent - amountMinor > base) return undefined;
+  return {
+    code: "budget_over_limit",
+    message: `This expense takes budget "${b.name}" over its limit for ${s.period_start}..${s.period_end}: ${formatMinor(spent, b.currency)} spent of ${formatMinor(base, b.currency)} ${b.currency}.`,
+  };
 }
