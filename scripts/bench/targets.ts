@@ -83,6 +83,19 @@ export function buildTargets(ctx: TargetContext): Target[] {
     "change my default currency",
     "delete a wallet I no longer use",
   ];
+  // The measured write: a new expense in the wallet with a new key each time, marked for the write check.
+  const expense = (walletId: string, i: number) =>
+    rpc("create_transaction", {
+      wallet_id: walletId,
+      date: ctx.today,
+      amount: `${10 + (i % 40)}.${String(i % 100).padStart(2, "0")}`,
+      direction: "expense",
+      payee: "Bench Coffee",
+      description: ctx.writeMarker,
+      category: "Dining",
+      tags: ["coffee"],
+      idempotency_key: randomUUID(),
+    });
   const expressions = ["0.1 + 0.2", "15% of 80", "round(1234.5678 * 1.0825, 2)", "(4500 - 1200) / 3", "1250.75 * 12 - 99.99"];
   const modernMeta = {
     "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -139,17 +152,7 @@ export function buildTargets(ctx: TargetContext): Target[] {
       call: (i) => ({
         path: MCP_PATH,
         headers: auth(main, i),
-        body: rpc("create_transaction", {
-          wallet_id: fixture.walletIds[i % 3],
-          date: ctx.today,
-          amount: `${10 + (i % 40)}.${String(i % 100).padStart(2, "0")}`,
-          direction: "expense",
-          payee: "Bench Coffee",
-          description: ctx.writeMarker,
-          category: "Dining",
-          tags: ["coffee"],
-          idempotency_key: randomUUID(),
-        }),
+        body: expense(fixture.walletIds[i % 3]!, i),
       }),
       verify: isRpcResult,
     },
@@ -164,17 +167,7 @@ export function buildTargets(ctx: TargetContext): Target[] {
       call: (i) => ({
         path: MCP_PATH,
         headers: auth(fixture.otherTokens, i),
-        body: rpc("create_transaction", {
-          wallet_id: fixture.otherWalletIds[i % fixture.otherWalletIds.length],
-          date: ctx.today,
-          amount: `${10 + (i % 40)}.${String(i % 100).padStart(2, "0")}`,
-          direction: "expense",
-          payee: "Bench Coffee",
-          description: ctx.writeMarker,
-          category: "Dining",
-          tags: ["coffee"],
-          idempotency_key: randomUUID(),
-        }),
+        body: expense(fixture.otherWalletIds[i % fixture.otherWalletIds.length]!, i),
       }),
       verify: isRpcResult,
     },
