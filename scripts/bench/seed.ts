@@ -12,29 +12,42 @@
  * Triggers on the big tables are dropped around the load too (on SQLite there is no other way to keep
  * them from firing a million times; on Postgres `session_replication_role = replica` already silences
  * them, but only for a superuser) and recreated from their own definitions afterwards. What they
- * maintain is then rebuilt in one statement per table (DERIVED), as the migration that added it did.
+ * maintain is then rebuilt as the migration that added it backfilled it (DERIVED).
  */
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { createDb } from "../../src/db/knex.js";
-import { migrateLatest } from "../../src/db/migrate.js";
+import { migrateLatest, migrationsDirectory } from "../../src/db/migrate.js";
 import type { Row, TableRows } from "./data.js";
 
 const BIG_TABLES = ["transactions", "transaction_tags"];
 
+/** The SQL of the expense totals' migration, imported so that the rebuild cannot drift from it. */
+const expenseTotals = (await import(pathToFileURL(join(migrationsDirectory, "202611220101_add_expense_day_totals.js")).href)) as {
+  backfillTagsKeySql(pg: boolean): string;
+  BACKFILL_TOTALS_SQL: string;
+};
+
 /**
- * Tables the big tables' triggers keep, and how to rebuild each from scratch after a load that ran
- * without the triggers (the same GROUP BY as its migration's backfill; valid SQL on both engines).
+ * Tables (and columns) the big tables' triggers keep, and how to rebuild each from scratch after a load
+ * that ran without the triggers (the same statements as its migration's backfill), in this order.
  */
-const DERIVED: { table: string; rebuild: string[] }[] = [
+const DERIVED: { table: string; rebuild: (pg: boolean) => string[] }[] = [
   {
     table: "wallet_month_totals",
-    rebuild: [
+    rebuild: () => [
       "DELETE FROM wallet_month_totals",
       `INSERT INTO wallet_month_totals (user_id, wallet_id, month, total_minor)
          SELECT user_id, wallet_id, substr(date, 1, 7), SUM(amount_minor) FROM transactions
           GROUP BY user_id, wallet_id, substr(date, 1, 7) HAVING SUM(amount_minor) <> 0`,
     ],
+  },
+  {
+    // transactions.tags_key first: the totals are keyed by it.
+    table: "expense_day_totals",
+    rebuild: (pg) => ["DELETE FROM expense_day_totals", expenseTotals.backfillTagsKeySql(pg), expenseTotals.BACKFILL_TOTALS_SQL],
   },
 ];
 const PG_BATCH = 5000;
@@ -172,7 +185,7 @@ export async function seedSqlite(path: string, tables: TableRows[], log: SeedLog
       indexSeconds = (performance.now() - t0) / 1000;
       log(`${indexes.length} indexes recreated in ${indexSeconds.toFixed(1)} s`);
       const t1 = performance.now();
-      for (const d of derived) for (const sql of d.rebuild) db.exec(sql);
+      for (const d of derived) for (const sql of d.rebuild(false)) db.exec(sql);
       for (const tr of triggers) db.exec(tr.sql);
       log(`${derived.map((d) => d.table).join(", ") || "no derived tables"} rebuilt and ${triggers.length} triggers recreated in ${since(t1)}`);
     })();
@@ -279,7 +292,7 @@ export async function seedPostgres(url: string, tables: TableRows[], log: SeedLo
     indexSeconds = (performance.now() - t0) / 1000;
     log(`${constraints.length} constraints and ${indexes.length} indexes recreated in ${indexSeconds.toFixed(1)} s`);
     const t2 = performance.now();
-    for (const d of derived) for (const sql of d.rebuild) await client.query(sql);
+    for (const d of derived) for (const sql of d.rebuild(true)) await client.query(sql);
     for (const tr of triggers) await client.query(tr.def);
     log(`${derived.map((d) => d.table).join(", ") || "no derived tables"} rebuilt and ${triggers.length} triggers recreated in ${since(t2)}`);
     await client.query("COMMIT");

@@ -1,7 +1,8 @@
 /**
  * The benchmark's bulk seeding (scripts/bench/seed.ts) loads transactions with the triggers on them
- * dropped; afterwards the monthly totals must be what the triggers would have made, and the triggers
- * must be back and firing, so that the benchmark measures the schema the migrations create.
+ * dropped; afterwards the wallets' monthly totals, the transactions' tags_key and the expense totals
+ * must be what the triggers would have made, and the triggers must be back and firing, so that the
+ * benchmark measures the schema the migrations create.
  */
 import { expect } from "chai";
 import { createDb } from "../../src/db/knex.js";
@@ -12,7 +13,7 @@ import { createTestDatabase, engine } from "../helpers/database.js";
 describe(`bench seeding (${engine})`, function () {
   this.timeout(120_000);
 
-  it("rebuilds wallet_month_totals after the load and recreates the triggers", async () => {
+  it("rebuilds wallet_month_totals, tags_key and expense_day_totals after the load and recreates the triggers", async () => {
     const database = await createTestDatabase();
     const { fixture, tables } = buildData({
       scale: 3000,
@@ -46,6 +47,33 @@ describe(`bench seeding (${engine})`, function () {
       await db("transactions").where({ id: one.id }).update({ date: "2030-01-01" });
       expect(await stored()).to.deep.equal(await recompute());
       expect(await db("wallet_month_totals").where({ user_id: fixture.mainUserId, month: "2030-01" })).to.have.length(1);
+
+      // The expense totals, from the raw expenses and their tag rows.
+      const expenseTotals = async () => {
+        const tagsOf = new Map<string, string[]>();
+        for (const g of await db("transaction_tags").select("transaction_id", "tag")) tagsOf.set(g.transaction_id, [...(tagsOf.get(g.transaction_id) ?? []), g.tag]);
+        const sums = new Map<string, [bigint, bigint]>();
+        for (const r of await db("transactions").where({ direction: "expense" })) {
+          expect(JSON.parse(r.tags_key), `tags_key of ${r.id}`).to.deep.equal([...(tagsOf.get(r.id) ?? [])].sort());
+          const k = `${r.user_id}|${r.date}|${r.currency}|${r.wallet_id}|${r.category_key ?? ""}|${r.tags_key}`;
+          const [t, n] = sums.get(k) ?? [0n, 0n];
+          sums.set(k, [t + BigInt(r.amount_minor), n + 1n]);
+        }
+        return Object.fromEntries([...sums].map(([k, [t, n]]) => [k, `${t}/${n}`]));
+      };
+      const storedExpenseTotals = async () =>
+        Object.fromEntries(
+          (await db("expense_day_totals")).map((r) => [`${r.user_id}|${r.date}|${r.currency}|${r.wallet_id}|${r.category_key}|${r.tags_key}`, `${BigInt(r.total_minor)}/${BigInt(r.row_count)}`]),
+        );
+      const expectedExpenses = await expenseTotals();
+      expect(Object.keys(expectedExpenses).length).to.be.greaterThan(100);
+      expect(Object.values(expectedExpenses).some((v) => !v.endsWith("/1"))).to.equal(true);
+      expect(await storedExpenseTotals()).to.deep.equal(expectedExpenses);
+      // Their triggers fire again too: a tag added to an expense moves it to another row of totals.
+      const expense = await db("transactions").where({ user_id: fixture.mainUserId, direction: "expense", tags_key: "[]" }).first();
+      await db("transaction_tags").insert({ transaction_id: expense.id, user_id: fixture.mainUserId, tag: "bench-seed-test" });
+      expect(JSON.parse((await db("transactions").where({ id: expense.id }).first()).tags_key)).to.deep.equal(["bench-seed-test"]);
+      expect(await storedExpenseTotals()).to.deep.equal(await expenseTotals());
     } finally {
       await db.destroy();
       await database.drop();

@@ -5,7 +5,7 @@ import { createDb } from "../../src/db/knex.js";
 import { migrateLatest, migratorConfig, rollbackAll } from "../../src/db/migrate.js";
 import { createTestDatabase, engine } from "../helpers/database.js";
 
-const TABLES = ["users", "mcp_tokens", "wallets", "transactions", "transaction_tags", "budgets", "goals", "goal_contributions", "bill_reminders", "kb_entries", "audit_log", "idempotency_keys", "rate_limits", "wallet_month_totals"];
+const TABLES = ["users", "mcp_tokens", "wallets", "transactions", "transaction_tags", "budgets", "goals", "goal_contributions", "bill_reminders", "kb_entries", "audit_log", "idempotency_keys", "rate_limits", "wallet_month_totals", "expense_day_totals"];
 
 describe(`migrations (${engine})`, () => {
   it("run forward from empty, back cleanly, and forward again", async () => {
@@ -82,6 +82,53 @@ describe(`migrations (${engine})`, () => {
       // And the triggers are back.
       await db("transactions").where({ id: "t6" }).delete();
       expect(await db("wallet_month_totals").where({ user_id: "usr_b" })).to.have.length(0);
+    } finally {
+      await db.destroy();
+      await database.drop();
+    }
+  });
+
+  it("fills tags_key and expense_day_totals from the rows already there, and its down() leaves the ledger writable", async () => {
+    const database = await createTestDatabase();
+    const db = createDb(database.url);
+    try {
+      await migrateLatest(db);
+      const totalsMigration = { ...migratorConfig, name: "202611220101_add_expense_day_totals.js" };
+      const [, undone] = await db.migrate.down(totalsMigration);
+      expect(undone).to.deep.equal(["202611220101_add_expense_day_totals.js"]);
+      expect(await db.schema.hasTable("expense_day_totals")).to.equal(false);
+      expect(await db.schema.hasColumn("transactions", "tags_key")).to.equal(false);
+      const at = "2026-01-01T00:00:00Z";
+      const minor = (n: bigint) => (engine === "postgres" ? n.toString() : n);
+      await db("users").insert({ id: "usr_a", email: "a@x.test", email_normalized: "a@x.test", password_hash: "x", created_at: at, updated_at: at });
+      await db("wallets").insert({ id: "wal_a", user_id: "usr_a", name: "W", name_normalized: "w", type: "cash", currency: "USD", created_at: at, updated_at: at });
+      const rows: [string, string, bigint, string | null, string[]][] = [
+        ["t1", "2026-01-05", -9007199254740993n, "dining", ["trip", "coffee"]],
+        ["t2", "2026-01-05", -7n, "dining", ["coffee", "trip"]],
+        ["t3", "2026-01-05", -1n, null, []],
+        ["t4", "2026-01-05", 500n, "dining", ["trip"]], // income: not in the totals
+        ["t5", "2026-01-06", -2n, "dining", ["trip"]],
+      ];
+      for (const [id, date, amount, category, tags] of rows) {
+        await db("transactions").insert({ id, user_id: "usr_a", wallet_id: "wal_a", date, amount_minor: minor(amount), currency: "USD", direction: amount < 0n ? "expense" : "income", category, category_key: category, created_at: at, updated_at: at });
+        for (const tag of tags) await db("transaction_tags").insert({ transaction_id: id, user_id: "usr_a", tag });
+      }
+      await db.migrate.up(totalsMigration);
+      const totals = (await db("expense_day_totals").orderBy(["date", "category_key", "total_minor"])).map((r) => [r.date, r.category_key, JSON.parse(r.tags_key), BigInt(r.total_minor), BigInt(r.row_count)]);
+      expect(totals).to.deep.equal([
+        ["2026-01-05", "", [], -1n, 1n],
+        ["2026-01-05", "dining", ["coffee", "trip"], -9007199254741000n, 2n],
+        ["2026-01-06", "dining", ["trip"], -2n, 1n],
+      ]);
+      expect(JSON.parse((await db("transactions").where({ id: "t4" }).first()).tags_key)).to.deep.equal(["trip"]);
+      // And the triggers are back.
+      await db("transaction_tags").where({ transaction_id: "t5" }).delete();
+      expect((await db("expense_day_totals").where({ date: "2026-01-06" })).map((r) => JSON.parse(r.tags_key))).to.deep.equal([[]]);
+      // down() takes the triggers with it: the ledger stays writable.
+      await db.migrate.down(totalsMigration);
+      await db("transaction_tags").insert({ transaction_id: "t3", user_id: "usr_a", tag: "x" });
+      await db("transactions").where({ id: "t3" }).update({ amount_minor: minor(-3n) });
+      await db("transactions").where({ id: "t1" }).delete();
     } finally {
       await db.destroy();
       await database.drop();

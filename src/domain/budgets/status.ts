@@ -1,14 +1,16 @@
 /**
  * How a budget stands on a day (as_of): the period that contains it, what was spent in scope, what is
  * left, the carry-in from earlier periods, and the pace. Spending comes from SQL aggregation over
- * `transactions` (SUM and COUNT per day in scope, for all the budgets asked about in one statement);
- * only the per-day sums reach this process, which buckets them into periods for the rollover chain.
+ * `expense_day_totals` (the expenses per day, currency, wallet, category and tag set, kept by triggers
+ * in the same transaction as every ledger write; migration 202611220101): SUM and COUNT per day in
+ * scope, for all the budgets asked about in one statement. Only the per-day sums reach this process,
+ * which buckets them into periods for the rollover chain.
  *
  * Rules (openrpc.json, BudgetStatus and Budget), with the choices made where the contract is silent:
  * - In scope: direction 'expense', the budget's currency, and every non-empty scope list matched —
  *   category one of `categories`, at least one tag of `tags`, wallet one of `wallet_ids`. Categories
  *   and tags compare case-insensitively through the ledger's folded forms (category_key, the folded
- *   tags of transaction_tags; foldKey), so both engines agree beyond ASCII. Income and transfers
+ *   tags in tags_key; foldKey), so both engines agree beyond ASCII. Income and transfers
  *   never count. spent = −SUM(amount_minor).
  * - The reported period is the one containing as_of, cut to the budget's start_date and end_date
  *   (a budget that starts mid-month has a short first period with the full limit).
@@ -57,12 +59,12 @@ const REQUESTS_PER_STATEMENT = 100;
  * SUM and COUNT of the in-scope expenses of each day, per request (oldest day first; days without
  * spending are absent), in one statement for up to REQUESTS_PER_STATEMENT requests.
  *
- * Requests with the same date range share one scan of the user's transactions, grouped by day, with
- * one SUM(CASE …)/COUNT(CASE …) pair per request holding that request's scope; ranges that differ
+ * Requests with the same date range share one scan of the user's expense totals, grouped by day, with
+ * one pair of SUM(CASE …) per request (amount and count) holding that request's scope; ranges that differ
  * (rollover from start_date, weekly beside monthly periods, over-limit checks to different period ends)
  * become further branches of a UNION ALL, so a long rollover range never makes the short ranges read
  * its history. A branch whose requests all restrict categories (or wallets) also filters on the union
- * of those lists, so that a single-budget branch reads the same index range the per-budget query did.
+ * of those lists, so that only rows some request can use reach the aggregates.
  */
 export async function dailySpendingBatch(db: Knex, userId: string, requests: readonly SpendingRequest[]): Promise<DailySpending[][]> {
   const out: DailySpending[][] = requests.map(() => []);
@@ -88,6 +90,7 @@ function placeholders(values: readonly unknown[]): string {
 }
 
 async function spendingStatement(db: Knex, userId: string, requests: readonly SpendingRequest[]): Promise<Record<string, unknown>[]> {
+  const pg = db.client.config.client === "pg";
   const branches = new Map<string, number[]>();
   requests.forEach((r, j) => {
     const key = `${r.from}..${r.to}`;
@@ -95,7 +98,7 @@ async function spendingStatement(db: Knex, userId: string, requests: readonly Sp
     if (list) list.push(j);
     else branches.set(key, [j]);
   });
-  // Folded once per request: category_key and transaction_tags hold the ledger's folded forms (foldKey).
+  // Folded once per request: the totals' category_key and tags_key hold the ledger's folded forms (foldKey).
   const folded = requests.map((r) => ({
     categories: [...new Set(r.scope.categories.map(foldKey))],
     tags: [...new Set(r.scope.tags.map(foldKey))],
@@ -115,7 +118,7 @@ async function spendingStatement(db: Knex, userId: string, requests: readonly Sp
     for (let j = 0; j < requests.length; j++) {
       if (!inBranch.has(j)) {
         // Typed: Postgres would resolve a column that is NULL in the first two branches of a UNION to text.
-        cols.push(`CAST(NULL AS NUMERIC) AS s${j}`, `CAST(NULL AS BIGINT) AS n${j}`);
+        cols.push(`CAST(NULL AS NUMERIC) AS s${j}`, `CAST(NULL AS NUMERIC) AS n${j}`);
         continue;
       }
       const r = requests[j] as SpendingRequest;
@@ -131,21 +134,26 @@ async function spendingStatement(db: Knex, userId: string, requests: readonly Sp
         condBindings.push(...f.walletIds);
       }
       if (f.tags.length > 0) {
-        conds.push(`EXISTS (SELECT 1 FROM transaction_tags g WHERE g.transaction_id = t.id AND g.tag IN (${placeholders(f.tags)}))`);
+        // tags_key is the JSON array of the expenses' whole tag set: "at least one of" without counting twice.
+        conds.push(
+          pg
+            ? `EXISTS (SELECT 1 FROM json_array_elements_text(t.tags_key::json) g WHERE g IN (${placeholders(f.tags)}))`
+            : `EXISTS (SELECT 1 FROM json_each(t.tags_key) g WHERE g.value IN (${placeholders(f.tags)}))`,
+        );
         condBindings.push(...f.tags);
       }
       const cond = conds.join(" AND ");
       if (withTags) {
         flags.push(`CASE WHEN ${cond} THEN 1 ELSE 0 END AS m${j}`);
         bindings.push(...condBindings);
-        cols.push(`SUM(m${j} * amount_minor) AS s${j}`, `SUM(m${j}) AS n${j}`);
+        cols.push(`SUM(m${j} * total_minor) AS s${j}`, `SUM(m${j} * row_count) AS n${j}`);
       } else {
-        cols.push(`SUM(CASE WHEN ${cond} THEN t.amount_minor END) AS s${j}`, `COUNT(CASE WHEN ${cond} THEN 1 END) AS n${j}`);
+        cols.push(`SUM(CASE WHEN ${cond} THEN t.total_minor END) AS s${j}`, `SUM(CASE WHEN ${cond} THEN t.row_count END) AS n${j}`);
         bindings.push(...condBindings, ...condBindings);
       }
     }
     const first = requests[members[0] as number] as SpendingRequest;
-    const where = ["t.user_id = ?", "t.direction = 'expense'", "t.date >= ?", "t.date <= ?"];
+    const where = ["t.user_id = ?", "t.date >= ?", "t.date <= ?"];
     bindings.push(userId, first.from, first.to);
     const currencies = [...new Set(members.map((j) => (requests[j] as SpendingRequest).scope.currency))];
     where.push(`t.currency IN (${placeholders(currencies)})`);
@@ -158,15 +166,15 @@ async function spendingStatement(db: Knex, userId: string, requests: readonly Sp
     }
     if (withTags) {
       // A scope written into both aggregates is tested twice per row, once for the SUM and once for the
-      // COUNT; with tags that is a lookup in transaction_tags each time. So such a branch tests each scope
-      // once per row into a flag and sums the flags; MATERIALIZED keeps SQLite from flattening the flags
-      // back into the aggregates. (Without tags the tests are cheaper than materializing: measured.)
+      // COUNT; with tags that is a walk over the row's tags_key each time. So such a branch tests each
+      // scope once per row into a flag and sums the flags; MATERIALIZED keeps SQLite from flattening the
+      // flags back into the aggregates.
       const name = `b${ctes.length}`;
-      ctes.push(`${name} AS MATERIALIZED (SELECT t.date AS date, t.amount_minor AS amount_minor, ${flags.join(", ")} FROM transactions t WHERE ${where.join(" AND ")})`);
+      ctes.push(`${name} AS MATERIALIZED (SELECT t.date AS date, t.total_minor AS total_minor, t.row_count AS row_count, ${flags.join(", ")} FROM expense_day_totals t WHERE ${where.join(" AND ")})`);
       cteBindings.push(...bindings);
       selects.push(`SELECT ${cols.join(", ")} FROM ${name} GROUP BY date`);
     } else {
-      selects.push(`SELECT ${cols.join(", ")} FROM transactions t WHERE ${where.join(" AND ")} GROUP BY t.date`);
+      selects.push(`SELECT ${cols.join(", ")} FROM expense_day_totals t WHERE ${where.join(" AND ")} GROUP BY t.date`);
       selectBindings.push(...bindings);
     }
   }
