@@ -10,13 +10,12 @@
  */
 import type { Knex } from "knex";
 import type { UpdateTransactionParams, Warning } from "../../../generated/types.js";
-import { AppError, invalidParams, notFound } from "../../errors.js";
+import { invalidParams, notFound } from "../../errors.js";
 import { requireWallet } from "../wallets/store.js";
 import { parseAmountParam } from "./amounts.js";
 import { assertExternalIdFree, findCounterpartRow, findTransactionRow, loadPair, possibleDuplicates, type TransactionPair } from "./store.js";
 import { cleanText, foldKey, normalizeTags } from "./text.js";
 
-const FIELDS = ["wallet_id", "date", "amount", "direction", "payee", "description", "category", "tags", "notes"] as const;
 
 export interface UpdatedTransaction {
   before: TransactionPair;
@@ -27,12 +26,6 @@ export interface UpdatedTransaction {
 export async function updateTransaction(db: Knex, userId: string, params: UpdateTransactionParams, now: Date): Promise<UpdatedTransaction> {
   const row = await findTransactionRow(db, userId, params.transaction_id);
   if (!row) throw notFound("transaction", "transaction_id", params.transaction_id);
-  if (!FIELDS.some((f) => params[f] !== undefined)) {
-    throw new AppError("invalid_params", `update_transaction needs at least one field to change besides transaction_id: ${FIELDS.join(", ")}.`, {
-      field: "(params)",
-      expected: `at least one of ${FIELDS.join(", ")}`,
-    });
-  }
   const before = await loadPair(db, row);
   const other = await findCounterpartRow(db, row);
   const isTransfer = row.direction === "transfer";
