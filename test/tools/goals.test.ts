@@ -9,6 +9,7 @@
 import { randomUUID } from "node:crypto";
 import { expect } from "chai";
 import { engine } from "../helpers/database.js";
+import { withFailingInsert } from "../helpers/forced-failure.js";
 import { startTestServer, type TestServer, type TestUser } from "../helpers/server.js";
 
 const NOW = new Date("2026-03-15T12:00:00Z");
@@ -227,19 +228,9 @@ describe(`goals (${engine})`, function () {
       expect(err.data).to.include({ code: "invalid_params", field: "amount" });
 
       // The contribution fails after the wallet transaction was inserted: the transaction is rolled back too.
-      if (engine === "postgres") {
-        await server.db.raw(`CREATE FUNCTION goal_contribution_boom() RETURNS trigger LANGUAGE plpgsql AS $$
-          BEGIN IF NEW.note = 'boom' THEN RAISE EXCEPTION 'boom'; END IF; RETURN NEW; END $$`);
-        await server.db.raw("CREATE TRIGGER goal_contribution_boom BEFORE INSERT ON goal_contributions FOR EACH ROW EXECUTE FUNCTION goal_contribution_boom()");
-      } else {
-        await server.db.raw("CREATE TRIGGER goal_contribution_boom BEFORE INSERT ON goal_contributions WHEN NEW.note = 'boom' BEGIN SELECT RAISE(ABORT, 'boom'); END");
-      }
-      try {
-        err = await server.callError("add_goal_funds", { goal_id: g.id, amount: "10.00", note: "boom", from_wallet_id: wal, idempotency_key: key() }, alice.token);
-        expect(err.data.code).to.equal("internal_error");
-      } finally {
-        await server.db.raw("DROP TRIGGER goal_contribution_boom" + (engine === "postgres" ? " ON goal_contributions" : ""));
-      }
+      const boom = { goal_id: g.id, amount: "10.00", note: "boom", from_wallet_id: wal, idempotency_key: key() };
+      err = await withFailingInsert(server.db, "goal_contributions", () => server.callError("add_goal_funds", boom, alice.token), { column: "note", value: "boom" });
+      expect(err.data.code).to.equal("internal_error");
       expect([await countTx(), await countGc(), await countAudit()]).to.deep.equal([0, 0, audits]);
       expect(await balance(alice, wal)).to.deep.equal(usd(100000));
 

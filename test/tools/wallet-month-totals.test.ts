@@ -11,8 +11,9 @@
  */
 import { expect } from "chai";
 import { engine } from "../helpers/database.js";
+import { withFailingInsert } from "../helpers/forced-failure.js";
 import { startTestServer, type TestServer, type TestUser } from "../helpers/server.js";
-import { dateBetween, key, seeded, valueOf } from "../writes/ledger-fixture.js";
+import { dateBetween, key, randomLedgerWrites, seeded } from "../writes/ledger-fixture.js";
 
 const NOW = new Date("2026-03-15T12:00:00Z");
 const TODAY = "2026-03-15";
@@ -110,8 +111,6 @@ describe(`wallet monthly totals (${engine})`, function () {
     const u = await server.createUser();
     const other = await server.createUser();
     const r = seeded(20261122);
-    const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
-    const amount = () => (r() < 0.05 ? "90071992547409.93" : valueOf(BigInt(1 + Math.floor(r() * 500_000)), 2));
     const date = () => dateBetween(r, "2025-12-01", 240); // into 2026-07: future-dated rows too
     const wallet = async (who: TestUser, name: string, currency: string, opening: string, openingDate?: string) =>
       (await server.call("create_wallet", { name, type: "checking", currency, opening_balance: opening, ...(openingDate ? { opening_date: openingDate } : {}), idempotency_key: key() }, who.token)).wallet.id as string;
@@ -121,47 +120,7 @@ describe(`wallet monthly totals (${engine})`, function () {
     await server.call("create_transaction", { wallet_id: otherWallet, amount: "7.00", direction: "expense", date: "2026-02-03", idempotency_key: key() }, other.token);
     const goal = (await server.call("create_goal", { name: "Trip", currency: "USD", target_amount: "100000.00", idempotency_key: key() }, u.token)).goal.id;
 
-    let committed = 0;
-    let refused = 0;
-    const attempt = async (tool: string, params: Record<string, unknown>) => {
-      const answer = await server.rpc({ jsonrpc: "2.0", id: 1, method: tool, params: { ...params, idempotency_key: key() } }, u.token);
-      if (answer.body.error) {
-        expect(answer.body.error.data.code, `${tool} ${JSON.stringify(params)}`).to.be.oneOf(["invalid_params", "conflict", "not_found"]);
-        refused++;
-      } else committed++;
-    };
-
-    for (let i = 0; i < 160; i++) {
-      const rows = await server.db("transactions").where({ user_id: u.id }).select("id", "transfer_id", "wallet_id", "counterpart_wallet_id");
-      const roll = r();
-      if (rows.length < 5 || roll < 0.35) {
-        const inYen = r() < 0.15;
-        await attempt("create_transaction", {
-          wallet_id: inYen ? yen : pick(usd),
-          amount: inYen ? String(1 + Math.floor(r() * 90_000)) : amount(),
-          direction: pick(["expense", "income"]),
-          date: date(),
-        });
-      } else if (roll < 0.5) {
-        const from = pick(usd);
-        await attempt("create_transaction", { wallet_id: from, to_wallet_id: pick(usd.filter((w) => w !== from)), amount: amount(), direction: "transfer", date: date() });
-      } else if (roll < 0.8) {
-        const row = pick(rows);
-        const change: Record<string, unknown> = {};
-        if (r() < 0.5) change.date = date();
-        if (r() < 0.4) change.amount = row.wallet_id === yen ? String(1 + Math.floor(r() * 90_000)) : amount();
-        // Moves: mostly to another USD wallet; sometimes to the yen wallet or onto the counterpart (refused).
-        if (r() < 0.4) change.wallet_id = r() < 0.1 ? yen : pick(usd.filter((w) => w !== row.wallet_id));
-        if (!row.transfer_id && r() < 0.2) change.direction = pick(["expense", "income"]);
-        if (Object.keys(change).length === 0) change.date = date();
-        await attempt("update_transaction", { transaction_id: row.id, ...change });
-      } else if (roll < 0.92) {
-        await attempt("delete_transaction", { transaction_id: pick(rows).id });
-      } else {
-        await attempt("add_goal_funds", { goal_id: goal, amount: amount(), from_wallet_id: pick(usd), date: date() });
-      }
-      if (i % 20 === 19) await expectTotalsRight(`after step ${i}`);
-    }
+    const { committed, refused } = await randomLedgerWrites(server, u, { usd, yen, goal, r, steps: 160, date, every: 20, checkpoint: (i) => expectTotalsRight(`after step ${i}`) });
     expect(committed, "most random writes commit").to.be.greaterThan(120);
     expect(refused, "some are refused (moves across currencies, onto the counterpart)").to.be.greaterThan(0);
     await expectTotalsRight("at the end");
@@ -226,14 +185,7 @@ describe(`wallet monthly totals (${engine})`, function () {
     const transfer = (await server.call("create_transaction", { wallet_id: w, to_wallet_id: w2, amount: "50.00", direction: "transfer", date: "2026-02-10", idempotency_key: key() }, u.token)).transaction.id;
     const before = await stored();
     const balancesBefore = await server.call("get_wallet_balance", { as_of: "2026-02-28" }, u.token);
-    if (engine === "postgres") {
-      await server.db.raw(`CREATE FUNCTION test_totals_failure() RETURNS trigger LANGUAGE plpgsql AS $$
-        BEGIN RAISE EXCEPTION 'forced failure'; END $$`);
-      await server.db.raw("CREATE TRIGGER test_totals_failure BEFORE INSERT ON audit_log FOR EACH ROW EXECUTE FUNCTION test_totals_failure()");
-    } else {
-      await server.db.raw("CREATE TRIGGER test_totals_failure BEFORE INSERT ON audit_log BEGIN SELECT RAISE(ABORT, 'forced failure'); END");
-    }
-    try {
+    await withFailingInsert(server.db, "audit_log", async () => {
       const failing: [string, Record<string, unknown>][] = [
         ["create_transaction", { wallet_id: w, amount: "1.00", direction: "income", date: "2026-02-01" }],
         ["create_transaction", { wallet_id: w, to_wallet_id: w2, amount: "2.00", direction: "transfer", date: "2026-03-01" }],
@@ -247,10 +199,7 @@ describe(`wallet monthly totals (${engine})`, function () {
         expect(err.data.code, tool).to.equal("internal_error");
         expect(await stored(), tool).to.deep.equal(before);
       }
-    } finally {
-      await server.db.raw("DROP TRIGGER IF EXISTS test_totals_failure" + (engine === "postgres" ? " ON audit_log" : ""));
-      if (engine === "postgres") await server.db.raw("DROP FUNCTION IF EXISTS test_totals_failure()");
-    }
+    });
     expect(await server.call("get_wallet_balance", { as_of: "2026-02-28" }, u.token)).to.deep.equal(balancesBefore);
     await expectTotalsRight("after the failures");
     // The same writes go through once nothing forces a failure, and the totals follow them.

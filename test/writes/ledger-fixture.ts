@@ -224,3 +224,78 @@ export async function countRows(db: Knex): Promise<Record<string, number>> {
   }
   return out;
 }
+
+export interface RandomWritesPlan {
+  /** The user's USD wallets (at least two) and JPY wallet, and a USD goal to fund from a wallet. */
+  usd: readonly string[];
+  yen: string;
+  goal: string;
+  r: () => number;
+  steps: number;
+  /** A transaction date. */
+  date: () => string;
+  /** Fields added to every create (transfers included), e.g. category and tags. */
+  createExtras?: () => Record<string, unknown>;
+  /** Fields added to some updates, e.g. a new category or tags. */
+  updateExtras?: () => Record<string, unknown>;
+  /** Called after every `every`-th step (the totals under test are compared there). */
+  every: number;
+  checkpoint: (step: number) => Promise<void>;
+}
+
+/**
+ * A seeded random sequence of ledger writes through the tools, as a chatbot would make them: creates
+ * (expenses and income in USD and JPY, transfers), updates of date, amount, wallet (sometimes to the yen
+ * wallet, which is refused across currencies) and direction, deletes, goal funding from a wallet. Refused
+ * writes must be refused for a reason a caller can act on. Used by the tests of what triggers keep.
+ */
+export async function randomLedgerWrites(server: TestServer, user: TestUser, plan: RandomWritesPlan): Promise<{ committed: number; refused: number }> {
+  const { r, usd, yen } = plan;
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)] as T;
+  const amount = () => (r() < 0.05 ? "90071992547409.93" : valueOf(BigInt(1 + Math.floor(r() * 500_000)), 2));
+  let committed = 0;
+  let refused = 0;
+  const attempt = async (tool: string, params: Record<string, unknown>) => {
+    const answer = await server.rpc({ jsonrpc: "2.0", id: 1, method: tool, params: { ...params, idempotency_key: key() } }, user.token);
+    if (answer.body.error) {
+      if (!["invalid_params", "conflict", "not_found"].includes(answer.body.error.data?.code)) {
+        throw new Error(`${tool} ${JSON.stringify(params)}: unexpected ${JSON.stringify(answer.body.error)}`);
+      }
+      refused++;
+    } else committed++;
+  };
+  for (let i = 0; i < plan.steps; i++) {
+    const rows = await server.db("transactions").where({ user_id: user.id }).select("id", "transfer_id", "wallet_id");
+    const roll = r();
+    if (rows.length < 5 || roll < 0.35) {
+      const inYen = r() < 0.15;
+      await attempt("create_transaction", {
+        wallet_id: inYen ? yen : pick(usd),
+        amount: inYen ? String(1 + Math.floor(r() * 90_000)) : amount(),
+        direction: r() < 0.7 ? "expense" : "income",
+        date: plan.date(),
+        ...plan.createExtras?.(),
+      });
+    } else if (roll < 0.5) {
+      const from = pick(usd);
+      await attempt("create_transaction", { wallet_id: from, to_wallet_id: pick(usd.filter((w) => w !== from)), amount: amount(), direction: "transfer", date: plan.date(), ...plan.createExtras?.() });
+    } else if (roll < 0.8) {
+      const row = pick(rows);
+      const change: Record<string, unknown> = {};
+      if (r() < 0.5) change.date = plan.date();
+      if (r() < 0.4) change.amount = row.wallet_id === yen ? String(1 + Math.floor(r() * 90_000)) : amount();
+      // Moves: mostly to another USD wallet; sometimes to the yen wallet or onto the counterpart (refused).
+      if (r() < 0.4) change.wallet_id = r() < 0.1 ? yen : pick(usd.filter((w) => w !== row.wallet_id));
+      if (!row.transfer_id && r() < 0.2) change.direction = pick(["expense", "income"]);
+      if (plan.updateExtras && r() < 0.5) Object.assign(change, plan.updateExtras());
+      if (Object.keys(change).length === 0) change.date = plan.date();
+      await attempt("update_transaction", { transaction_id: row.id, ...change });
+    } else if (roll < 0.92) {
+      await attempt("delete_transaction", { transaction_id: pick(rows).id });
+    } else {
+      await attempt("add_goal_funds", { goal_id: plan.goal, amount: amount(), from_wallet_id: pick(usd), date: plan.date() });
+    }
+    if (i % plan.every === plan.every - 1) await plan.checkpoint(i);
+  }
+  return { committed, refused };
+}

@@ -7,6 +7,7 @@
 import { expect } from "chai";
 import type { AuditEntry } from "../../src/writes/audit.js";
 import { engine } from "../helpers/database.js";
+import { withFailingInsert } from "../helpers/forced-failure.js";
 import { startServerProcess } from "../helpers/process.js";
 import { startTestServer, type TestServer, type TestUser } from "../helpers/server.js";
 import { SseReader } from "../protocol/helpers.js";
@@ -294,24 +295,12 @@ describe(`write pipeline on wallets and transactions (${engine})`, function () {
       const u = await server.createUser();
       const w = await wallet(u, "Mine");
       const w2 = await wallet(u, "Mine too");
-      if (engine === "postgres") {
-        await server.db.raw(`CREATE FUNCTION test_forced_failure() RETURNS trigger LANGUAGE plpgsql AS $$
-          BEGIN IF NEW.tool = 'create_transaction' THEN RAISE EXCEPTION 'forced failure'; END IF; RETURN NEW; END $$`);
-        await server.db.raw("CREATE TRIGGER test_forced_failure BEFORE INSERT ON audit_log FOR EACH ROW EXECUTE FUNCTION test_forced_failure()");
-      } else {
-        await server.db.raw("CREATE TRIGGER test_forced_failure BEFORE INSERT ON audit_log WHEN NEW.tool = 'create_transaction' BEGIN SELECT RAISE(ABORT, 'forced failure'); END");
-      }
       const k = key();
       const params = { wallet_id: w.id, to_wallet_id: w2.id, direction: "transfer", amount: "6.00", tags: ["forced"], idempotency_key: k };
       const before = await countRows(server.db);
-      try {
-        const err = await server.callError("create_transaction", params, u.token);
-        expect(err.data.code).to.equal("internal_error");
-        expect(JSON.stringify(err)).to.not.include("forced failure"); // no internals in the answer
-      } finally {
-        await server.db.raw("DROP TRIGGER IF EXISTS test_forced_failure" + (engine === "postgres" ? " ON audit_log" : ""));
-        if (engine === "postgres") await server.db.raw("DROP FUNCTION IF EXISTS test_forced_failure()");
-      }
+      const err = await withFailingInsert(server.db, "audit_log", () => server.callError("create_transaction", params, u.token), { column: "tool", value: "create_transaction" });
+      expect(err.data.code).to.equal("internal_error");
+      expect(JSON.stringify(err)).to.not.include("forced failure"); // no internals in the answer
       expect(await countRows(server.db)).to.deep.equal(before);
       expect(await server.db("transactions").where({ user_id: u.id })).to.have.length(0);
       expect(await server.db("transaction_tags").where({ user_id: u.id })).to.have.length(0);
