@@ -26,6 +26,7 @@
  */
 import type { Knex } from "knex";
 import type { BudgetStatus, Pace } from "../../../generated/types.js";
+import { dialect } from "../../db/knex.js";
 import { toMinorBigInt, toMoney, type MinorLike } from "../../money/amount.js";
 import { foldKey } from "../transactions/text.js";
 import { dayDiff, periodContaining, periodStart, plusDays, type PeriodRule } from "./periods.js";
@@ -90,7 +91,7 @@ function placeholders(values: readonly unknown[]): string {
 }
 
 async function spendingStatement(db: Knex, userId: string, requests: readonly SpendingRequest[]): Promise<Record<string, unknown>[]> {
-  const pg = db.client.config.client === "pg";
+  const pg = dialect(db) === "postgres";
   const branches = new Map<string, number[]>();
   requests.forEach((r, j) => {
     const key = `${r.from}..${r.to}`;
