@@ -3,14 +3,17 @@
  * on a fresh database. Nothing here knows about a particular tool.
  */
 import { readFileSync } from "node:fs";
-import { dirname, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import express, { type Express } from "express";
 import type { Knex } from "knex";
 import type { Config } from "./config.js";
 import { createChangeBus, type ChangeBus } from "./events/bus.js";
+import { healthRouter } from "./http/health-route.js";
 import { mcpRouter } from "./http/mcp-route.js";
-import { DEFAULT_KEEPALIVE_MS, sseRouter } from "./http/sse-route.js";
+import { DEFAULT_KEEPALIVE_MS, SSE_PATH, sseRouter } from "./http/sse-route.js";
+import { metricsRouter } from "./http/metrics-route.js";
+import { requestScope } from "./http/request-scope.js";
+import { createMetrics, type Metrics } from "./metrics/metrics.js";
+import { SseStreams } from "./mcp/sse.js";
 import { tokensRouter } from "./http/tokens-route.js";
 import { turnGateFor } from "./http/turns.js";
 import { dialect } from "./db/knex.js";
@@ -21,8 +24,9 @@ import { createMcpMethods } from "./mcp/methods.js";
 import { createDispatch, type Dispatch } from "./rpc/dispatch.js";
 import { handlers } from "../generated/tool-modules.js";
 import { createWritePipeline } from "./writes/pipeline.js";
+import { packagePath } from "./package-root.js";
 
-export const OPENRPC_PATH = resolve(dirname(fileURLToPath(import.meta.url)), "../openrpc.json");
+export const OPENRPC_PATH = packagePath("openrpc.json");
 
 export interface Services {
   config: Config;
@@ -33,17 +37,28 @@ export interface Services {
   dispatch: Dispatch;
   openrpc: unknown;
   now: () => Date;
+  /** Set when shutdown begins (src/serve.ts): /readyz answers 503 and new SSE streams are refused. */
+  lifecycle: { draining: boolean };
+  /** The open SSE streams of this process (told to reconnect on shutdown, counted by /metrics). */
+  streams: SseStreams;
+  /** Present when METRICS=on. */
+  metrics?: Metrics;
 }
 
 export async function createServices(config: Config, db: Knex, options: { now?: () => Date; log?: Logger } = {}): Promise<Services> {
-  const log = options.log ?? createLogger(config.logLevel);
+  const log = options.log ?? createLogger(config.logLevel, config.logFormat);
   const now = options.now ?? (() => new Date());
   const bus = await createChangeBus(db);
-  const limits = createRateLimits(db, config);
+  const streams = new SseStreams();
+  // Metrics off: nothing is wrapped, so the per-call path is exactly what it is without them.
+  const metrics = config.metrics === "on" ? createMetrics({ db, openStreams: () => streams.size }) : undefined;
+  let limits = createRateLimits(db, config);
+  if (metrics) limits = metrics.instrumentLimits(limits);
   const runWrite = createWritePipeline({ bus });
-  const dispatch = createDispatch({ db, config, handlers, runWrite, log, now });
+  let dispatch = createDispatch({ db, config, handlers, runWrite, log, now });
+  if (metrics) dispatch = metrics.instrumentDispatch(dispatch);
   const openrpc = JSON.parse(readFileSync(OPENRPC_PATH, "utf8")) as unknown;
-  return { config, db, log, bus, limits, dispatch, openrpc, now };
+  return { config, db, log, bus, limits, dispatch, openrpc, now, lifecycle: { draining: false }, streams, metrics };
 }
 
 export interface AppOptions {
@@ -64,11 +79,28 @@ export function createApp(services: Services, options: AppOptions = {}): Express
     res.json(services.openrpc);
   });
 
+  // Probes and scrapes: no token, no Host check, no request log line.
+  app.use(healthRouter({ db: services.db, bus: services.bus, draining: () => services.lifecycle.draining }));
+  if (services.metrics) app.use(metricsRouter(services.config, services.metrics));
+
+  app.use(requestScope(services.log));
+  app.use((req, res, next) => {
+    if (!services.lifecycle.draining) return next();
+    // Shutting down: this connection closes after the answer; no new stream starts here.
+    res.setHeader("Connection", "close");
+    if (req.method === "GET" && req.path === SSE_PATH) {
+      res.setHeader("Retry-After", "1");
+      res.status(503).json({ error: { code: "shutting_down", message: "This server process is shutting down: reconnect (to another process)." } });
+      return;
+    }
+    next();
+  });
+
   const mcp = createMcpMethods(services);
   // One gate for both transports: SQLite's synchronous work of all MCP requests shares one event loop.
   const gate = turnGateFor(dialect(services.db));
   app.use(mcpRouter({ ...services, mcp, gate }));
-  app.use(sseRouter({ ...services, mcp, gate, keepAliveMs: options.sseKeepAliveMs ?? DEFAULT_KEEPALIVE_MS }));
+  app.use(sseRouter({ ...services, mcp, gate, keepAliveMs: options.sseKeepAliveMs ?? DEFAULT_KEEPALIVE_MS, streams: services.streams }));
   app.use(tokensRouter(services));
 
   app.use((_req, res) => {

@@ -1,6 +1,10 @@
 /**
- * Environment → Config, validated once at start-up. README.md lists every variable; keep them in step.
+ * Environment → Config, validated once at start-up: every variable, every problem reported at once, each
+ * message naming the variable and what it expects. README.md lists every variable; keep them in step.
+ * `finance-mcp config` prints the result without secrets (describeConfig).
  */
+import { isIP } from "node:net";
+
 export interface Config {
   port: number;
   host: string;
@@ -14,47 +18,157 @@ export interface Config {
   idempotencyRetentionHours: number;
   tokenPepper: string;
   logLevel: "silent" | "error" | "info";
+  logFormat: "json" | "pretty";
+  shutdownGraceSeconds: number;
+  metrics: "off" | "on";
+  /** When set, GET /metrics needs `Authorization: Bearer <it>` (not a user token). */
+  metricsToken: string;
 }
 
-function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 1): number {
-  const raw = env[name];
-  if (raw === undefined || raw === "") return fallback;
-  if (!/^\d+$/.test(raw) || Number(raw) < min) throw new Error(`${name} must be an integer >= ${min}, got ${JSON.stringify(raw)}`);
-  return Number(raw);
+/** Every problem of the environment, one line each. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n  ${problems.join("\n  ")}`);
+  }
 }
 
-function list(env: NodeJS.ProcessEnv, name: string, fallback: string[]): string[] {
-  const raw = env[name];
-  if (raw === undefined || raw.trim() === "") return fallback;
-  return raw.split(",").map((s) => s.trim()).filter(Boolean);
+/** The variables loadConfig reads (others are ignored): `finance-mcp config` and README.md list these. */
+export const CONFIG_VARIABLES = [
+  "PORT", "HOST", "DATABASE_URL", "WRITE_TOOLS", "VALIDATE_RESULTS", "ALLOWED_HOSTS", "ALLOWED_ORIGINS", "MAX_BODY_BYTES",
+  "RATE_LIMIT_MCP_PER_MINUTE", "RATE_LIMIT_SSE_PER_MINUTE", "RATE_LIMIT_TOKENS_PER_HOUR", "IDEMPOTENCY_RETENTION_HOURS",
+  "TOKEN_PEPPER", "LOG_LEVEL", "LOG_FORMAT", "SHUTDOWN_GRACE_SECONDS", "METRICS", "METRICS_TOKEN",
+] as const;
+
+class Reader {
+  readonly problems: string[] = [];
+  constructor(private readonly env: NodeJS.ProcessEnv) {}
+
+  raw(name: string): string | undefined {
+    const v = this.env[name];
+    return v === undefined || v === "" ? undefined : v;
+  }
+
+  fail<T>(name: string, expected: string, fallback: T): T {
+    const v = this.env[name] ?? "";
+    this.problems.push(`${name} must be ${expected}, got ${JSON.stringify(v.length > 80 ? `${v.slice(0, 80)}…` : v)}`);
+    return fallback;
+  }
+
+  int(name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
+    const raw = this.raw(name);
+    if (raw === undefined) return fallback;
+    if (!/^\d{1,15}$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+      return this.fail(name, max === Number.MAX_SAFE_INTEGER ? `an integer >= ${min}` : `an integer from ${min} to ${max}`, fallback);
+    }
+    return Number(raw);
+  }
+
+  oneOf<T extends string>(name: string, values: readonly T[], fallback: T): T {
+    const raw = this.raw(name);
+    if (raw === undefined) return fallback;
+    if (!(values as readonly string[]).includes(raw)) return this.fail(name, `one of ${values.join(", ")}`, fallback);
+    return raw as T;
+  }
+
+  list(name: string, fallback: string[], valid: (item: string) => boolean, expected: string): string[] {
+    const raw = this.env[name];
+    if (raw === undefined || raw.trim() === "") return fallback;
+    const items = raw.split(",").map((s) => s.trim()).filter(Boolean);
+    const bad = items.filter((i) => i !== "*" && !valid(i));
+    if (bad.length > 0) return this.fail(name, `a comma-separated list of ${expected} (or *); not valid: ${bad.join(", ")}`, fallback);
+    return items;
+  }
 }
 
-function oneOf<T extends string>(env: NodeJS.ProcessEnv, name: string, values: readonly T[], fallback: T): T {
-  const raw = env[name];
-  if (raw === undefined || raw === "") return fallback;
-  if (!(values as readonly string[]).includes(raw)) throw new Error(`${name} must be one of ${values.join(", ")}, got ${JSON.stringify(raw)}`);
-  return raw as T;
+const HOSTNAME = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*\.?$/i;
+
+function validHost(host: string): boolean {
+  if (host.startsWith("[") && host.endsWith("]")) return isIP(host.slice(1, -1)) === 6;
+  return isIP(host) !== 0 || HOSTNAME.test(host);
+}
+
+function validOrigin(origin: string): boolean {
+  try {
+    const u = new URL(origin);
+    return (u.protocol === "http:" || u.protocol === "https:") && origin.replace(/\/$/, "") === u.origin;
+  } catch {
+    return false;
+  }
+}
+
+/** Why a DATABASE_URL cannot be used, or undefined when it can. */
+function databaseUrlProblem(url: string): string | undefined {
+  if (url.startsWith("sqlite:")) {
+    return url.slice("sqlite:".length).replace(/^\/\//, "") === "" ? "sqlite:<path to a file> (the path is empty)" : undefined;
+  }
+  if (/^postgres(ql)?:\/\//.test(url)) {
+    try {
+      const u = new URL(url);
+      if (!u.hostname) return "postgres://[user[:password]@]host[:port]/database (the host is missing)";
+      return undefined;
+    } catch {
+      return "postgres://[user[:password]@]host[:port]/database (not a parseable URL)";
+    }
+  }
+  return "sqlite:<path> or postgres://[user[:password]@]host[:port]/database";
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const port = int(env, "PORT", 8080, 0);
-  return {
-    port,
-    host: env.HOST || "127.0.0.1",
-    databaseUrl: env.DATABASE_URL || "sqlite:data/finance.sqlite",
-    writeTools: oneOf(env, "WRITE_TOOLS", ["enabled", "disabled"] as const, "enabled"),
-    validateResults: oneOf(env, "VALIDATE_RESULTS", ["true", "false"] as const, "true") === "true",
+  const r = new Reader(env);
+  const databaseUrl = r.raw("DATABASE_URL") ?? "sqlite:data/finance.sqlite";
+  const dbProblem = databaseUrlProblem(databaseUrl);
+  // The URL may hold a password: the message shows it masked.
+  if (dbProblem) r.problems.push(`DATABASE_URL must be ${dbProblem}, got ${JSON.stringify(maskUrl(databaseUrl))}`);
+  const host = r.raw("HOST") ?? "127.0.0.1";
+  if (!validHost(host) && host !== "::") r.problems.push(`HOST must be an IP address or a host name to listen on, got ${JSON.stringify(host)}`);
+  const pepper = env.TOKEN_PEPPER ?? "";
+  if (pepper !== "" && pepper.length < 16) r.problems.push("TOKEN_PEPPER must be at least 16 characters when set (its value is not shown)");
+  const metricsToken = env.METRICS_TOKEN ?? "";
+  if (metricsToken !== "" && metricsToken.length < 16) r.problems.push("METRICS_TOKEN must be at least 16 characters when set (its value is not shown)");
+
+  const config: Config = {
+    port: r.int("PORT", 8080, 0, 65535),
+    host,
+    databaseUrl,
+    writeTools: r.oneOf("WRITE_TOOLS", ["enabled", "disabled"] as const, "enabled"),
+    validateResults: r.oneOf("VALIDATE_RESULTS", ["true", "false"] as const, "true") === "true",
     // DNS-rebinding protection: Host must name this server. "*" turns the check off (behind a trusted proxy).
-    allowedHosts: list(env, "ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"]),
-    allowedOrigins: list(env, "ALLOWED_ORIGINS", ["http://localhost", "http://127.0.0.1", "http://[::1]"]),
-    maxBodyBytes: int(env, "MAX_BODY_BYTES", 256 * 1024),
+    allowedHosts: r.list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"], validHost, "host names or IP addresses").map((h) => h.toLowerCase()),
+    allowedOrigins: r.list("ALLOWED_ORIGINS", ["http://localhost", "http://127.0.0.1", "http://[::1]"], validOrigin, "origins such as https://example.com"),
+    maxBodyBytes: r.int("MAX_BODY_BYTES", 256 * 1024, 1),
     rateLimits: {
-      mcpPerMinute: int(env, "RATE_LIMIT_MCP_PER_MINUTE", 120),
-      ssePerMinute: int(env, "RATE_LIMIT_SSE_PER_MINUTE", 30),
-      tokensPerHour: int(env, "RATE_LIMIT_TOKENS_PER_HOUR", 10),
+      mcpPerMinute: r.int("RATE_LIMIT_MCP_PER_MINUTE", 120, 1),
+      ssePerMinute: r.int("RATE_LIMIT_SSE_PER_MINUTE", 30, 1),
+      tokensPerHour: r.int("RATE_LIMIT_TOKENS_PER_HOUR", 10, 1),
     },
-    idempotencyRetentionHours: int(env, "IDEMPOTENCY_RETENTION_HOURS", 24),
-    tokenPepper: env.TOKEN_PEPPER || "",
-    logLevel: oneOf(env, "LOG_LEVEL", ["silent", "error", "info"] as const, "info"),
+    idempotencyRetentionHours: r.int("IDEMPOTENCY_RETENTION_HOURS", 24, 1),
+    tokenPepper: pepper,
+    logLevel: r.oneOf("LOG_LEVEL", ["silent", "error", "info"] as const, "info"),
+    logFormat: r.oneOf("LOG_FORMAT", ["json", "pretty"] as const, "json"),
+    shutdownGraceSeconds: r.int("SHUTDOWN_GRACE_SECONDS", 10, 0, 3600),
+    metrics: r.oneOf("METRICS", ["off", "on"] as const, "off"),
+    metricsToken,
+  };
+  if (r.problems.length > 0) throw new ConfigError(r.problems);
+  return config;
+}
+
+/** A database URL with its password replaced by ***. */
+export function maskUrl(url: string): string {
+  return url.replace(/^(postgres(?:ql)?:\/\/[^:/@]*:)[^@]*@/, "$1***@");
+}
+
+/** What the listening log line says about the database: the SQLite path, or the Postgres URL without password. */
+export function describeDatabase(url: string): string {
+  return maskUrl(url);
+}
+
+/** The effective configuration for people: secrets only as set / not set. */
+export function describeConfig(config: Config): Record<string, unknown> {
+  return {
+    ...config,
+    databaseUrl: maskUrl(config.databaseUrl),
+    tokenPepper: config.tokenPepper ? "(set)" : "(not set)",
+    metricsToken: config.metricsToken ? "(set)" : "(not set)",
   };
 }

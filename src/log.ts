@@ -1,20 +1,55 @@
 /**
- * Structured JSON logs on stderr through pino (fast, well kept, with path redaction). Redaction is a
- * second line of defence: the code never logs headers, params or tokens in the first place.
+ * Structured logs on stderr through pino (fast, well kept, with path redaction): JSON lines, or with
+ * LOG_FORMAT=pretty one coloured line per event through pino-pretty, for people reading a terminal.
+ *
+ * Request scope: the HTTP layer opens a scope per request (request id, then the user id and the tool once
+ * known, src/http/request-scope.ts); every line logged with that request_id also carries the scope's
+ * tool and user_id, so code deep in a request only passes the request id it already has. Lines never
+ * carry argument values, headers or secrets: the code does not log them, and redaction is a second line
+ * of defence.
  */
 import { pino } from "pino";
+import pretty from "pino-pretty";
 
 export interface Logger {
   info(event: string, fields?: Record<string, unknown>): void;
   error(event: string, fields?: Record<string, unknown>): void;
+  /** Lines logged with this request id carry the scope's fields until endRequest (optional: test loggers). */
+  beginRequest?(scope: RequestScope): void;
+  endRequest?(scope: RequestScope): void;
 }
 
-const REDACT = ["token", "*.token", "password", "*.password", "authorization", "*.authorization", "headers"];
+/** What a request's log lines say about it: filled in as the request goes (user after the token check). */
+export interface RequestScope {
+  request_id: string;
+  tool?: string;
+  user_id?: string;
+}
 
-export function createLogger(level: "silent" | "error" | "info"): Logger {
-  const log = pino({ level, base: undefined, redact: { paths: REDACT, censor: "[redacted]" } }, pino.destination(2));
+const REDACT = ["token", "*.token", "password", "*.password", "authorization", "*.authorization", "headers", "params", "arguments", "*.params", "*.arguments"];
+
+export type LogLevel = "silent" | "error" | "info";
+export type LogFormat = "json" | "pretty";
+
+export function createLogger(level: LogLevel, format: LogFormat = "json"): Logger {
+  const destination =
+    format === "pretty"
+      ? pretty({ destination: 2, sync: true, colorize: process.stderr.isTTY === true, messageKey: "event", ignore: "pid,hostname", translateTime: "SYS:HH:MM:ss.l" })
+      : pino.destination(2);
+  const log = pino({ level, base: undefined, messageKey: "event", redact: { paths: REDACT, censor: "[redacted]" } }, destination);
+  const scopes = new Map<string, RequestScope>();
+  const withScope = (fields: Record<string, unknown> | undefined): Record<string, unknown> | undefined => {
+    const id = fields?.request_id;
+    if (typeof id !== "string") return fields;
+    const scope = scopes.get(id);
+    return scope ? { ...scope, ...fields } : fields;
+  };
   return {
-    info: (event, fields) => log.info({ event, ...fields }),
-    error: (event, fields) => log.error({ event, ...fields }),
+    info: (event, fields) => {
+      if (log.isLevelEnabled("info")) log.info(withScope(fields) ?? {}, event);
+    },
+    error: (event, fields) => log.error(withScope(fields) ?? {}, event),
+    beginRequest: (scope) => void scopes.set(scope.request_id, scope),
+    endRequest: (scope) => void scopes.delete(scope.request_id),
   };
 }

@@ -11,9 +11,10 @@
  *   token revoke --email E --token-id ID    revokes one of the user's tokens
  *   audit --email E [--limit N]             a user's audit entries, newest first
  *   kb import [folder]                      replace the knowledge base with the folder's entries (default kb/)
+ *   config                                  the effective configuration as JSON, secrets shown as set / not set
  */
 import { parseArgs } from "node:util";
-import { loadConfig } from "../config.js";
+import { ConfigError, describeConfig, loadConfig } from "../config.js";
 import { createDb } from "../db/knex.js";
 import { migrateLatest, rollbackAll } from "../db/migrate.js";
 import { createUser, findUserByEmail, UserInputError } from "../auth/users.js";
@@ -49,6 +50,10 @@ async function run(argv: string[]): Promise<void> {
     return;
   }
   const config = loadConfig();
+  if (command === "config") {
+    console.log(JSON.stringify(describeConfig(config), null, 2));
+    return;
+  }
   const db = createDb(config.databaseUrl);
   try {
     if (command === "migrate") {
@@ -122,7 +127,7 @@ async function run(argv: string[]): Promise<void> {
 }
 
 run(process.argv.slice(2)).catch((err: unknown) => {
-  if (err instanceof UsageError || err instanceof UserInputError || err instanceof TokenInputError || err instanceof TokenQuotaError) {
+  if (err instanceof UsageError || err instanceof ConfigError || err instanceof UserInputError || err instanceof TokenInputError || err instanceof TokenQuotaError) {
     console.error(`finance-mcp: ${err.message}`);
     process.exit(2);
   }

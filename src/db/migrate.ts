@@ -1,8 +1,7 @@
-import { dirname, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import type { Knex } from "knex";
+import { packagePath } from "../package-root.js";
 
-export const migrationsDirectory = resolve(dirname(fileURLToPath(import.meta.url)), "../../migrations");
+export const migrationsDirectory = packagePath("migrations");
 
 export const migratorConfig: Knex.MigratorConfig = {
   directory: migrationsDirectory,
@@ -16,4 +15,10 @@ export async function migrateLatest(db: Knex): Promise<void> {
 
 export async function rollbackAll(db: Knex): Promise<void> {
   await db.migrate.rollback(migratorConfig, true);
+}
+
+/** How many migration files have not run on this database (0: the schema is current). */
+export async function pendingMigrations(db: Knex): Promise<number> {
+  const [, pending] = (await db.migrate.list(migratorConfig)) as [unknown[], unknown[]];
+  return pending.length;
 }

@@ -25,6 +25,8 @@ export interface ChangeBus {
   /** Called by the write pipeline after commit. */
   published(entry: AuditEntry): void;
   subscribe(userId: string, listener: (entry: AuditEntry) => void): () => void;
+  /** Whether change events of other processes reach this one (always on SQLite: there are none). */
+  listening(): boolean;
   close(): Promise<void>;
 }
 
@@ -33,11 +35,15 @@ export async function createChangeBus(db: Knex): Promise<ChangeBus> {
   emitter.setMaxListeners(0);
   const deliver = (entry: AuditEntry) => emitter.emit(entry.user_id, entry);
   let listener: pg.Client | undefined;
+  let connected = true;
 
   if (dialect(db) === "postgres") {
     // A dedicated connection outside the pool: LISTEN must stay on one session.
     const conn = (await db.client.acquireRawConnection()) as pg.Client;
     listener = conn;
+    // Read by GET /readyz: a process whose LISTEN session is gone misses other processes' writes.
+    conn.on("error", () => (connected = false));
+    conn.on("end", () => (connected = false));
     conn.on("notification", (msg) => {
       if (msg.channel !== NOTIFY_CHANNEL || !msg.payload) return;
       const space = msg.payload.indexOf(" ");
@@ -57,6 +63,7 @@ export async function createChangeBus(db: Knex): Promise<ChangeBus> {
       emitter.on(userId, fn);
       return () => emitter.off(userId, fn);
     },
+    listening: () => connected,
     async close() {
       if (listener) await listener.end().catch(() => undefined);
     },

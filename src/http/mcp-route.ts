@@ -11,7 +11,6 @@
  */
 import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from "express";
 import type { Knex } from "knex";
-import { randomUUID } from "node:crypto";
 import type { Config } from "../config.js";
 import { AppError } from "../errors.js";
 import type { Logger } from "../log.js";
@@ -28,6 +27,7 @@ import { acceptsJsonOrSse, authenticate, challengeHeaders, hostAndOriginGuard } 
 import { sendRpcError } from "./send.js";
 import type { TurnGate } from "./turns.js";
 import { applyLimit } from "./rate-limit-headers.js";
+import { scopeOf, toolOf } from "./request-scope.js";
 
 export interface McpRouteDeps {
   db: Knex;
@@ -174,7 +174,8 @@ export function writeJson(res: Response, status: number, body: unknown): void {
 }
 
 async function handlePost(deps: McpRouteDeps, req: Request, res: Response): Promise<void> {
-  const requestId = randomUUID();
+  const scope = scopeOf(res);
+  const requestId = scope.request_id;
   let id: JsonRpcId = null;
   try {
     const body = req.body as { method?: unknown; id?: unknown } | undefined;
@@ -187,6 +188,8 @@ async function handlePost(deps: McpRouteDeps, req: Request, res: Response): Prom
       return;
     }
     const admitted = await admit(deps, body, req, res, "streamable-http");
+    scope.user_id = admitted.caller.userId;
+    scope.tool = toolOf(admitted.msg);
     id = admitted.msg.id ?? null;
     if (admitted.msg.id === undefined) {
       checkNotification(admitted.msg);

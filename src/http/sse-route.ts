@@ -30,6 +30,7 @@ import { auditEntriesAfter, type AuditEntry } from "../writes/audit.js";
 import { authenticate, hostAndOriginGuard } from "./guards.js";
 import { admit, answer, checkNotification, errorAnswer, idOf, jsonBodyParser, sendAnswer, type McpRouteDeps } from "./mcp-route.js";
 import { applyLimit } from "./rate-limit-headers.js";
+import { scopeOf, toolOf } from "./request-scope.js";
 import { sendRpcError } from "./send.js";
 
 export const SSE_PATH = "/api/v1/mcp/sse";
@@ -72,10 +73,12 @@ function lastEventId(req: Request): bigint | undefined {
 }
 
 async function openStream(deps: SseRouteDeps, streams: SseStreams, req: Request, res: Response): Promise<void> {
-  const requestId = randomUUID();
+  const scope = scopeOf(res);
+  const requestId = scope.request_id;
   let caller;
   try {
     caller = await authenticate(deps.db, deps.config, req);
+    scope.user_id = caller.userId;
     await applyLimit(deps.limits, res, "sse", caller.tokenId);
   } catch (err) {
     if (!res.headersSent) sendAnswer(res, errorAnswer(deps, null, err, requestId));
@@ -146,12 +149,14 @@ async function openStream(deps: SseRouteDeps, streams: SseStreams, req: Request,
 }
 
 async function postMessage(deps: SseRouteDeps, streams: SseStreams, req: Request, res: Response): Promise<void> {
-  const requestId = randomUUID();
+  const scope = scopeOf(res);
+  const requestId = scope.request_id;
   const streamId = typeof req.query.stream === "string" ? req.query.stream : "";
   let stream: SseStream | undefined;
   let id: JsonRpcId = null;
   try {
     const admitted = await admit(deps, req.body, req, res, "sse", (caller) => {
+      scope.user_id = caller.userId;
       stream = streams.get(streamId);
       if (!stream) {
         throw protocolError(INVALID_REQUEST, `No open stream ${JSON.stringify(streamId)} on this server: open GET ${SSE_PATH} and post to the URL of its endpoint event.`, { code: "unknown_stream", field: "stream" }, 404);
@@ -160,6 +165,7 @@ async function postMessage(deps: SseRouteDeps, streams: SseStreams, req: Request
         throw protocolError(INVALID_REQUEST, "This stream belongs to another user: post with a token of the user who opened it.", { code: "forbidden_stream", field: "stream" }, 403);
       }
     });
+    scope.tool = toolOf(admitted.msg);
     id = admitted.msg.id ?? null;
     if (admitted.msg.id === undefined) {
       checkNotification(admitted.msg);

@@ -4,10 +4,11 @@
  * remembered; every later request stands on its own headers.
  */
 import { readFileSync } from "node:fs";
+import { packagePath } from "../package-root.js";
 import { INVALID_PARAMS, protocolError } from "../rpc/protocol-error.js";
 import { META_SERVER_INFO, SUPPORTED_VERSIONS, SSE_TRANSPORT_VERSION, negotiateVersion, type Transport } from "./revisions.js";
 
-const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
+const pkg = JSON.parse(readFileSync(packagePath("package.json"), "utf8")) as { version: string };
 
 export const SERVER_INFO = Object.freeze({ name: "finance-mcp", title: "Personal finance", version: pkg.version });
 

@@ -81,6 +81,12 @@ export class SseStream {
     else this.cleanups.push(fn);
   }
 
+  /** Tells the client to reconnect after retryMs (the SSE `retry` field), then ends the stream. */
+  reconnect(retryMs: number): void {
+    this.write(`retry: ${retryMs}\n\n`);
+    this.close();
+  }
+
   close(): void {
     if (this.closed) return;
     this.closed = true;
@@ -114,5 +120,10 @@ export class SseStreams {
 
   closeAll(): void {
     for (const s of [...this.byId.values()]) s.close();
+  }
+
+  /** Shutdown: every stream is told to reconnect (to another process) and ended. */
+  reconnectAll(retryMs: number): void {
+    for (const s of [...this.byId.values()]) s.reconnect(retryMs);
   }
 }

@@ -1,7 +1,8 @@
 /**
  * startServerProcess: another server process over the same database (already migrated), for tests that
  * need several stateless processes (shared rate limits, idempotency across processes, events across
- * processes). Loopback only; the process is killed on stop() and after a bounded start-up wait.
+ * processes) or a real process to signal (graceful shutdown). Loopback only; the process is killed on
+ * stop() and after a bounded start-up wait.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
@@ -9,15 +10,30 @@ import { fileURLToPath } from "node:url";
 export interface ServerProcess {
   url: string;
   mcpUrl: string;
+  child: ChildProcess;
+  /** stderr lines so far (the JSON log lines when started with logs: true). */
+  logs: string[];
+  /** Resolves with the exit code once the process has exited. */
+  exited: Promise<number | null>;
   stop(): Promise<void>;
 }
 
-export async function startServerProcess(databaseUrl: string, env: Record<string, string> = {}): Promise<ServerProcess> {
+export async function startServerProcess(databaseUrl: string, env: Record<string, string> = {}, options: { logs?: boolean } = {}): Promise<ServerProcess> {
   const entry = fileURLToPath(new URL("./serve-process.ts", import.meta.url));
   const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", entry], {
-    env: { ...process.env, ...env, DATABASE_URL: databaseUrl, LOG_LEVEL: "silent" },
-    stdio: ["ignore", "pipe", "inherit"],
+    env: { ...process.env, LOG_LEVEL: options.logs ? "info" : "silent", ...env, DATABASE_URL: databaseUrl },
+    stdio: ["ignore", "pipe", options.logs ? "pipe" : "inherit"],
   });
+  const logs: string[] = [];
+  if (options.logs) {
+    let rest = "";
+    child.stderr!.on("data", (chunk: Buffer) => {
+      const lines = (rest + chunk.toString()).split("\n");
+      rest = lines.pop() ?? "";
+      logs.push(...lines.filter(Boolean));
+    });
+  }
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
@@ -32,7 +48,7 @@ export async function startServerProcess(databaseUrl: string, env: Record<string
         resolve((JSON.parse(line) as { port: number }).port);
       }
     });
-    child.on("exit", (code) => {
+    void exited.then((code) => {
       clearTimeout(timer);
       reject(new Error(`server process exited with ${code}`));
     });
@@ -41,9 +57,11 @@ export async function startServerProcess(databaseUrl: string, env: Record<string
   return {
     url,
     mcpUrl: `${url}/api/v1/mcp`,
+    child,
+    logs,
+    exited,
     async stop() {
-      if (child.exitCode !== null) return;
-      const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+      if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill("SIGTERM");
       const timer = setTimeout(() => child.kill("SIGKILL"), 4000);
       await exited;

@@ -1,22 +1,13 @@
 /**
- * Entry of a second server process for tests (two processes over one database): serves on an ephemeral
- * loopback port of the DATABASE_URL it is given, prints {"port":N} on stdout, stops on SIGTERM.
+ * Entry of a server process for tests (several processes over one database, shutdown under load): serves
+ * on an ephemeral loopback port of the DATABASE_URL it is given, prints {"port":N} on stdout, and stops
+ * on SIGTERM/SIGINT exactly as `npm start` does (src/serve.ts: graceful, within SHUTDOWN_GRACE_SECONDS).
  */
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
-import { closeServices, createApp, createServices } from "../../src/app.js";
 import { loadConfig } from "../../src/config.js";
-import { createDb } from "../../src/db/knex.js";
+import { createLogger } from "../../src/log.js";
+import { startServer, stopOnSignals } from "../../src/serve.js";
 
-const config = loadConfig({ LOG_LEVEL: "silent", ...process.env });
-const db = createDb(config.databaseUrl);
-const services = await createServices(config, db);
-const server = createServer(createApp(services));
-server.listen(0, "127.0.0.1", () => {
-  process.stdout.write(`${JSON.stringify({ port: (server.address() as AddressInfo).port })}\n`);
-});
-process.on("SIGTERM", () => {
-  server.closeAllConnections();
-  server.close(() => void closeServices(services).then(() => db.destroy()).then(() => process.exit(0)));
-  setTimeout(() => process.exit(1), 3000).unref();
-});
+const config = loadConfig({ LOG_LEVEL: "silent", ...process.env, PORT: "0", HOST: "127.0.0.1" });
+const running = await startServer(config, { log: createLogger(config.logLevel) });
+stopOnSignals(running);
+process.stdout.write(`${JSON.stringify({ port: running.port, pid: process.pid })}\n`);

@@ -4,13 +4,12 @@
  * (GIN index; titles weight A, tags B, bodies D; ts_rank). User text never reaches either query language
  * as syntax: it is cut into words first, and only words are passed on.
  */
-import { dirname, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import type { Knex } from "knex";
 import { dialect } from "../../db/knex.js";
 import { loadCorpus, type KbEntry } from "./corpus.js";
+import { packagePath } from "../../package-root.js";
 
-export const DEFAULT_KB_FOLDER = resolve(dirname(fileURLToPath(import.meta.url)), "../../../kb");
+export const DEFAULT_KB_FOLDER = packagePath("kb");
 
 export interface KnowledgeHit {
   id: string;

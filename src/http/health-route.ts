@@ -1,0 +1,63 @@
+/**
+ * GET /healthz: the process is alive (200 while it answers at all).
+ * GET /readyz: the process can serve: the database answers, no migration is pending, on Postgres the
+ * change listener is connected, and the process is not shutting down. 200 or 503 with the name of each
+ * check and its state, never data. No token and no Host check: load balancers and orchestrators probe
+ * by address.
+ */
+import express, { type Router } from "express";
+import type { Knex } from "knex";
+import type { ChangeBus } from "../events/bus.js";
+import { pendingMigrations } from "../db/migrate.js";
+import { dialect } from "../db/knex.js";
+
+export interface HealthDeps {
+  db: Knex;
+  bus: ChangeBus;
+  /** True once shutdown began: the load balancer should stop sending new requests. */
+  draining: () => boolean;
+}
+
+/** A probe must answer even when the pool is stuck: each check gets this long. */
+const CHECK_TIMEOUT_MS = 2000;
+
+function withTimeout<T>(p: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error("timeout")), CHECK_TIMEOUT_MS);
+  });
+  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
+}
+
+export type ReadyChecks = Record<"database" | "migrations" | "listener" | "shutdown", string>;
+
+export async function readiness(deps: HealthDeps): Promise<{ ready: boolean; checks: ReadyChecks }> {
+  const checks: ReadyChecks = { database: "ok", migrations: "ok", listener: "ok", shutdown: deps.draining() ? "draining" : "no" };
+  try {
+    await withTimeout(deps.db.raw("select 1"));
+    const pending = await withTimeout(pendingMigrations(deps.db));
+    if (pending > 0) checks.migrations = `${pending} pending`;
+  } catch (err) {
+    checks.database = err instanceof Error && err.message === "timeout" ? "timeout" : "unreachable";
+    checks.migrations = "unknown";
+  }
+  if (dialect(deps.db) === "sqlite") checks.listener = "not used";
+  else if (!deps.bus.listening()) checks.listener = "disconnected";
+  const ready = checks.database === "ok" && checks.migrations === "ok" && checks.listener !== "disconnected" && checks.shutdown === "no";
+  return { ready, checks };
+}
+
+export function healthRouter(deps: HealthDeps): Router {
+  const router = express.Router();
+  router.get("/healthz", (_req, res) => {
+    res.setHeader("Cache-Control", "no-store");
+    res.json({ status: "alive" });
+  });
+  router.get("/readyz", (_req, res) => {
+    void readiness(deps).then(({ ready, checks }) => {
+      res.setHeader("Cache-Control", "no-store");
+      res.status(ready ? 200 : 503).json({ status: ready ? "ready" : "not ready", checks });
+    });
+  });
+  return router;
+}

@@ -1,0 +1,59 @@
+/**
+ * One scope per HTTP request (src/log.ts): its id, then the user and the tool once known, and one
+ * `request` log line when the response ends (method, path, status, milliseconds; never the query,
+ * headers or body).
+ *
+ * The id comes from the caller when it sends one: the trace id of a W3C `traceparent`, else a sane
+ * `X-Request-Id`; otherwise a new UUID. It is echoed in the X-Request-Id response header.
+ */
+import { randomUUID } from "node:crypto";
+import type { IncomingHttpHeaders } from "node:http";
+import type { NextFunction, Request, RequestHandler, Response } from "express";
+import type { Logger, RequestScope } from "../log.js";
+import { toolsByName } from "../../generated/registry.js";
+
+const TRACEPARENT = /^[\da-f]{2}-([\da-f]{32})-[\da-f]{16}-[\da-f]{2}(-.*)?$/;
+// At most 60: the audit log keeps the request id of each write (audit_log.request_id is 60 characters).
+const REQUEST_ID = /^[\w.:@/+=-]{1,60}$/;
+
+export function requestIdFrom(headers: IncomingHttpHeaders): string {
+  const traceparent = headers.traceparent;
+  if (typeof traceparent === "string") {
+    const m = TRACEPARENT.exec(traceparent.trim().toLowerCase());
+    // All-zero trace ids are invalid by the W3C spec.
+    if (m && !/^0+$/.test(m[1]!)) return m[1]!;
+  }
+  const given = headers["x-request-id"];
+  if (typeof given === "string" && REQUEST_ID.test(given)) return given;
+  return randomUUID();
+}
+
+export function requestScope(log: Logger): RequestHandler {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const scope: RequestScope = { request_id: requestIdFrom(req.headers) };
+    res.locals.scope = scope;
+    res.setHeader("X-Request-Id", scope.request_id);
+    log.beginRequest?.(scope);
+    const start = performance.now();
+    res.once("close", () => {
+      log.info("request", { request_id: scope.request_id, method: req.method, path: req.path, status: res.statusCode, ms: Math.round((performance.now() - start) * 10) / 10 });
+      log.endRequest?.(scope);
+    });
+    next();
+  };
+}
+
+/** The request's scope (a fresh one when no middleware opened it, e.g. a route mounted on its own). */
+export function scopeOf(res: Response): RequestScope {
+  return ((res.locals.scope as RequestScope | undefined) ??= { request_id: randomUUID() });
+}
+
+/** The tool a JSON-RPC message calls, when it names one of ours (a direct call or MCP tools/call). */
+export function toolOf(msg: { method: string; params?: unknown }): string | undefined {
+  if (toolsByName.has(msg.method)) return msg.method;
+  if (msg.method === "tools/call" && msg.params && typeof msg.params === "object") {
+    const name = (msg.params as { name?: unknown }).name;
+    if (typeof name === "string" && toolsByName.has(name)) return name;
+  }
+  return undefined;
+}

@@ -1,0 +1,133 @@
+/**
+ * Prometheus metrics through prom-client (the maintained Node client; the text format and the process
+ * defaults are its job). One registry per server instance, so tests can run several in one process.
+ *
+ * Names and labels follow the OpenTelemetry MCP semantic conventions where they exist, in their
+ * Prometheus spelling (dots become underscores, seconds get the unit suffix):
+ *   mcp_server_operation_duration_seconds{mcp_method_name, gen_ai_tool_name, error_type}
+ * and otherwise are this server's own (finance_mcp_…). Tool names come from the spec and error types from
+ * its error table, so label values are bounded; no user data is ever a label.
+ *
+ * Off (METRICS=off, the default), nothing here is created and no call is wrapped: the hot path pays
+ * nothing. On, a tool call costs two child lookups and an observation.
+ */
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { Knex } from "knex";
+import { AppError } from "../errors.js";
+import { ProtocolError } from "../rpc/protocol-error.js";
+import type { Dispatch } from "../rpc/dispatch.js";
+import type { LimitName, RateLimits } from "../limits/types.js";
+import { toolsByName } from "../../generated/registry.js";
+
+export interface Metrics {
+  registry: Registry;
+  instrumentDispatch(dispatch: Dispatch): Dispatch;
+  instrumentLimits(limits: RateLimits): RateLimits;
+}
+
+/** Tool calls are fast (the median is well under 10 ms); the buckets reach the 30 s a client waits. */
+const BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+/** error.type of a failed call: the spec's error name, the JSON-RPC code of a protocol error, or _OTHER. */
+export function errorType(err: unknown): string {
+  if (err instanceof AppError) return err.errorName;
+  if (err instanceof ProtocolError) return String(err.code);
+  return "_OTHER";
+}
+
+export function createMetrics(deps: { db: Knex; openStreams: () => number }): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+
+  const duration = new Histogram({
+    name: "mcp_server_operation_duration_seconds",
+    help: "Duration of tool calls (OpenTelemetry mcp.server.operation.duration).",
+    labelNames: ["mcp_method_name", "gen_ai_tool_name", "error_type"] as const,
+    buckets: BUCKETS,
+    registers: [registry],
+  });
+  const calls = new Counter({
+    name: "finance_mcp_tool_calls_total",
+    help: "Tool calls by tool and outcome: ok, tool_error (error_type: the error code) or protocol_error.",
+    labelNames: ["gen_ai_tool_name", "outcome", "error_type"] as const,
+    registers: [registry],
+  });
+  const writes = new Counter({
+    name: "finance_mcp_writes_total",
+    help: "Successful write tool calls by status: committed, replayed (idempotent retry) or dry_run.",
+    labelNames: ["gen_ai_tool_name", "status"] as const,
+    registers: [registry],
+  });
+  const rejected = new Counter({
+    name: "finance_mcp_rate_limit_rejections_total",
+    help: "Requests refused by a rate limit (mcp: JSON-RPC messages, sse: stream connects, tokens: token creations).",
+    labelNames: ["limit"] as const,
+    registers: [registry],
+  });
+  for (const limit of ["mcp", "sse", "tokens"] as const) rejected.labels(limit).inc(0);
+  new Gauge({
+    name: "finance_mcp_sse_streams",
+    help: "Open SSE streams of this process.",
+    registers: [registry],
+    collect() {
+      this.set(deps.openStreams());
+    },
+  });
+  new Gauge({
+    name: "finance_mcp_db_pool_connections",
+    help: "Database pool of this process: connections in use, idle, and acquisitions waiting.",
+    labelNames: ["state"] as const,
+    registers: [registry],
+    collect() {
+      const pool = deps.db.client.pool as { numUsed(): number; numFree(): number; numPendingAcquires(): number } | undefined;
+      if (!pool) return;
+      this.labels("used").set(pool.numUsed());
+      this.labels("idle").set(pool.numFree());
+      this.labels("pending").set(pool.numPendingAcquires());
+    },
+  });
+  new Gauge({
+    name: "finance_mcp_db_pool_max",
+    help: "Largest size of the database pool of this process.",
+    registers: [registry],
+    collect() {
+      this.set(Number((deps.db.client.config as { pool?: { max?: number } }).pool?.max ?? 0));
+    },
+  });
+
+  return {
+    registry,
+    instrumentDispatch(dispatch) {
+      return async (tool, params, call) => {
+        const start = performance.now();
+        try {
+          const result = await dispatch(tool, params, call);
+          duration.labels("tools/call", tool, "").observe((performance.now() - start) / 1000);
+          calls.labels(tool, "ok", "").inc();
+          const status = result.status;
+          if (typeof status === "string" && toolsByName.get(tool)?.kind === "write") writes.labels(tool, status).inc();
+          return result;
+        } catch (err) {
+          const type = errorType(err);
+          // An unknown tool name is the caller's text: it is not a label value.
+          const name = toolsByName.has(tool) ? tool : "_unknown";
+          duration.labels("tools/call", name, type).observe((performance.now() - start) / 1000);
+          calls.labels(name, err instanceof AppError ? "tool_error" : err instanceof ProtocolError ? "protocol_error" : "internal_error", type).inc();
+          throw err;
+        }
+      };
+    },
+    instrumentLimits(limits) {
+      return {
+        ...limits,
+        login: limits.login,
+        close: () => limits.close(),
+        async consume(name: LimitName, key: string) {
+          const decision = await limits.consume(name, key);
+          if (!decision.allowed) rejected.labels(name).inc();
+          return decision;
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,100 @@
+/**
+ * Starting and stopping one server process: database, migrations, knowledge base, HTTP server, and the
+ * graceful shutdown that SIGTERM/SIGINT trigger (src/main.ts; the tests' server processes use the same).
+ *
+ * Shutdown, in order:
+ *   1. draining: /readyz answers 503, new SSE streams get 503, answers carry `Connection: close`;
+ *   2. the listening socket closes (no new connections); idle keep-alive connections are closed;
+ *   3. every SSE stream gets a `retry:` field and is ended, so its client reconnects (to another process);
+ *   4. in-flight requests run to their end: a write's transaction commits or rolls back, never half;
+ *   5. after the last connection ends, or SHUTDOWN_GRACE_SECONDS at the latest (then the remaining
+ *      connections are cut; an unfinished transaction is rolled back by the database), the change
+ *      listener, the rate limiter and the pool close and the process exits (0 clean, 1 forced).
+ */
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Config } from "./config.js";
+import { closeServices, createApp, createServices, type AppOptions, type Services } from "./app.js";
+import { createDb } from "./db/knex.js";
+import { migrateLatest } from "./db/migrate.js";
+import { seedKnowledgeBase } from "./domain/knowledge/store.js";
+import type { Logger } from "./log.js";
+import { purgeExpiredKeys } from "./writes/idempotency.js";
+
+const PURGE_EVERY_MS = 10 * 60_000;
+/** What SSE clients are told to wait before reconnecting (the `retry:` field, milliseconds). */
+export const SHUTDOWN_RETRY_MS = 1000;
+
+export interface RunningServer {
+  services: Services;
+  server: Server;
+  port: number;
+  /** Graceful shutdown; resolves with the exit code (0: every connection ended within the grace period). */
+  stop(reason: string): Promise<number>;
+}
+
+export async function startServer(config: Config, options: { log?: Logger; app?: AppOptions } = {}): Promise<RunningServer> {
+  const db = createDb(config.databaseUrl);
+  await migrateLatest(db);
+  await seedKnowledgeBase(db);
+  const services = await createServices(config, db, { log: options.log });
+  const server = createServer(createApp(services, options.app));
+  const purge = setInterval(() => void purgeExpiredKeys(db, new Date()).catch(() => undefined), PURGE_EVERY_MS);
+  purge.unref();
+  await purgeExpiredKeys(db, new Date());
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+
+  let stopping: Promise<number> | undefined;
+  const stop = (reason: string) => {
+    stopping ??= shutdown(services, server, purge, reason);
+    return stopping;
+  };
+  return { services, server, port, stop };
+}
+
+async function shutdown(services: Services, server: Server, purge: NodeJS.Timeout, reason: string): Promise<number> {
+  const { log, config } = services;
+  const graceMs = config.shutdownGraceSeconds * 1000;
+  services.lifecycle.draining = true;
+  clearInterval(purge);
+  log.info("stopping", { reason, grace_seconds: config.shutdownGraceSeconds, sse_streams: services.streams.size });
+
+  const allClosed = new Promise<void>((resolve) => server.close(() => resolve()));
+  services.streams.reconnectAll(SHUTDOWN_RETRY_MS);
+  // A keep-alive connection is idle between requests; close each as soon as it is (Connection: close
+  // already ends the ones whose request is still running).
+  server.closeIdleConnections();
+  const idle = setInterval(() => server.closeIdleConnections(), 50);
+  let timer: NodeJS.Timeout | undefined;
+  const forced = await Promise.race([
+    allClosed.then(() => false),
+    new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(true), graceMs);
+    }),
+  ]);
+  clearInterval(idle);
+  clearTimeout(timer);
+  if (forced) {
+    log.error("shutdown_grace_exceeded", { grace_seconds: config.shutdownGraceSeconds });
+    server.closeAllConnections();
+  }
+  await closeServices(services).catch(() => undefined);
+  await services.db.destroy().catch(() => undefined);
+  log.info("stopped", { reason, forced });
+  return forced ? 1 : 0;
+}
+
+/** SIGTERM and SIGINT stop the server gracefully, then exit; a second signal does not cut it short. */
+export function stopOnSignals(running: RunningServer): void {
+  const onSignal = (signal: NodeJS.Signals) => {
+    // Past the grace period and the closing of the pool, exit anyway.
+    setTimeout(() => process.exit(1), running.services.config.shutdownGraceSeconds * 1000 + 5000).unref();
+    void running.stop(signal).then((code) => process.exit(code));
+  };
+  process.on("SIGTERM", onSignal);
+  process.on("SIGINT", onSignal);
+}

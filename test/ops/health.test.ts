@@ -1,0 +1,81 @@
+/**
+ * GET /healthz and GET /readyz: no token, no data; readiness follows the database, pending migrations,
+ * the Postgres change listener and shutdown.
+ */
+import { expect } from "chai";
+import pg from "pg";
+import { engine } from "../helpers/database.js";
+import { startTestServer, type TestServer } from "../helpers/server.js";
+
+describe(`health and readiness (${engine})`, () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer();
+  });
+  after(async () => server.close());
+
+  const get = async (path: string) => {
+    const res = await fetch(`${server.url}${path}`, { headers: { host: "10.1.2.3:8080" } });
+    return { status: res.status, body: (await res.json()) as any, cache: res.headers.get("cache-control") };
+  };
+
+  it("/healthz answers 200 without a token, whatever the Host", async () => {
+    const r = await get("/healthz");
+    expect(r).to.deep.equal({ status: 200, body: { status: "alive" }, cache: "no-store" });
+  });
+
+  it("/readyz answers 200 with each check's state and nothing else", async () => {
+    const r = await get("/readyz");
+    expect(r.status).to.equal(200);
+    expect(r.body).to.deep.equal({
+      status: "ready",
+      checks: { database: "ok", migrations: "ok", listener: engine === "postgres" ? "ok" : "not used", shutdown: "no" },
+    });
+  });
+
+  it("/readyz answers 503 while a migration is pending, and 200 again once it has run", async () => {
+    const [last] = await server.db("knex_migrations").orderBy("id", "desc").limit(1);
+    await server.db("knex_migrations").where({ id: last.id }).delete();
+    try {
+      const r = await get("/readyz");
+      expect(r.status).to.equal(503);
+      expect(r.body.checks.migrations).to.equal("1 pending");
+      expect(r.body.status).to.equal("not ready");
+    } finally {
+      await server.db("knex_migrations").insert(last);
+    }
+    expect((await get("/readyz")).status).to.equal(200);
+  });
+
+  it("/readyz answers 503 once shutdown has begun", async () => {
+    server.services.lifecycle.draining = true;
+    try {
+      const r = await get("/readyz");
+      expect(r.status).to.equal(503);
+      expect(r.body.checks.shutdown).to.equal("draining");
+      expect((await get("/healthz")).status).to.equal(200);
+    } finally {
+      server.services.lifecycle.draining = false;
+    }
+  });
+
+  if (engine === "postgres") {
+    it("/readyz answers 503 when the change listener's session is gone", async () => {
+      const admin = new pg.Client({ connectionString: server.database.url });
+      await admin.connect();
+      try {
+        const killed = await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN %'");
+        expect(killed.rowCount).to.equal(1);
+      } finally {
+        await admin.end();
+      }
+      let seen: { status: number; body: any } | undefined;
+      for (let i = 0; i < 60 && seen?.status !== 503; i++) {
+        seen = await get("/readyz");
+        if (seen.status !== 503) await new Promise((r) => setTimeout(r, 25));
+      }
+      expect(seen!.status).to.equal(503);
+      expect(seen!.body.checks.listener).to.equal("disconnected");
+    });
+  }
+});

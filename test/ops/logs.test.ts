@@ -1,0 +1,115 @@
+/**
+ * Request logs of a real server process: every line of a request carries its request id (taken from
+ * X-Request-Id or traceparent when sent), the tool and the user id, and never a secret or an argument
+ * value. LOG_FORMAT=pretty prints readable lines.
+ */
+import { execFile } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { expect } from "chai";
+import { createDb } from "../../src/db/knex.js";
+import { migrateLatest } from "../../src/db/migrate.js";
+import { createTestDatabase, engine, type TestDatabase } from "../helpers/database.js";
+import { callOver, insertUserWithToken } from "../helpers/direct-user.js";
+import { startServerProcess, type ServerProcess } from "../helpers/process.js";
+
+describe(`request logs (${engine})`, function () {
+  this.timeout(60_000);
+  let database: TestDatabase;
+  let server: ServerProcess;
+  let user: { id: string; token: string };
+  let walletId: string;
+  const db = () => createDb(database.url);
+
+  before(async () => {
+    database = await createTestDatabase();
+    const d = db();
+    await migrateLatest(d);
+    user = await insertUserWithToken(d);
+    await d.destroy();
+    server = await startServerProcess(database.url, {}, { logs: true });
+    const w = await callOver(server.mcpUrl, user.token, "create_wallet", { name: "Logs", type: "cash", currency: "USD", idempotency_key: randomUUID() });
+    walletId = w.body.result.wallet.id;
+  });
+  after(async () => {
+    await server.stop();
+    await database.drop();
+  });
+
+  const linesOf = async (requestId: string) => {
+    // The request line is written when the response has ended: give it a moment to reach the pipe.
+    for (let i = 0; i < 40; i++) {
+      const found = server.logs.map((l) => JSON.parse(l)).filter((l) => l.request_id === requestId);
+      if (found.some((l) => l.event === "request")) return found;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    return [];
+  };
+
+  it("takes X-Request-Id, echoes it, and logs the request with tool and user id but no argument value", async () => {
+    const secretish = `argument-value-${randomUUID()}`;
+    const r = await callOver(server.mcpUrl, user.token, "create_transaction", { wallet_id: walletId, amount: "4.20", direction: "expense", payee: secretish, description: secretish, idempotency_key: randomUUID() }, { "x-request-id": "req-abc-123" });
+    expect(r.status).to.equal(200);
+    expect(r.headers.get("x-request-id")).to.equal("req-abc-123");
+    const lines = await linesOf("req-abc-123");
+    expect(lines).to.have.length.greaterThan(0);
+    for (const line of lines) expect(line).to.include({ request_id: "req-abc-123", tool: "create_transaction", user_id: user.id });
+    expect(lines.find((l) => l.event === "request")).to.include({ method: "POST", path: "/api/v1/mcp", status: 200 });
+    const all = server.logs.join("\n");
+    expect(all).not.to.include(secretish);
+    expect(all).not.to.include(user.token);
+    expect(all).not.to.include("4.20");
+
+    // The same id is on the write's audit row.
+    const d = db();
+    try {
+      const row = await d("audit_log").where({ user_id: user.id, tool: "create_transaction" }).orderBy("id", "desc").first();
+      expect(row.request_id).to.equal("req-abc-123");
+    } finally {
+      await d.destroy();
+    }
+  });
+
+  it("takes the trace id of a traceparent, through MCP tools/call too", async () => {
+    const traceId = "4bf92f3577b34da6a3ce929d0e0e4736";
+    const res = await fetch(server.mcpUrl, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        authorization: `Bearer ${user.token}`,
+        traceparent: `00-${traceId}-00f067aa0ba902b7-01`,
+        "mcp-protocol-version": "2025-06-18",
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "list_wallets", arguments: {} } }),
+    });
+    expect(res.status).to.equal(200);
+    expect(res.headers.get("x-request-id")).to.equal(traceId);
+    const [line] = (await linesOf(traceId)).filter((l) => l.event === "request");
+    expect(line).to.include({ tool: "list_wallets", user_id: user.id, status: 200 });
+  });
+
+  it("replaces an unusable X-Request-Id by a fresh one, and logs no user for a request without a valid token", async () => {
+    const r = await callOver(server.mcpUrl, "fmcp_not_a_token", "whoami", {}, { "x-request-id": "has spaces and ; semicolons" });
+    expect(r.status).to.equal(401);
+    const id = r.headers.get("x-request-id")!;
+    expect(id).to.match(/^[0-9a-f-]{36}$/);
+    const [line] = (await linesOf(id)).filter((l) => l.event === "request");
+    expect(line).to.include({ status: 401 });
+    expect(line).not.to.have.property("user_id");
+    expect(server.logs.join("\n")).not.to.include("fmcp_not_a_token");
+  });
+
+  it("LOG_FORMAT=pretty prints readable lines, not JSON", async () => {
+    const script = `import { createLogger } from ${JSON.stringify(fileURLToPath(new URL("../../src/log.ts", import.meta.url)))};
+      const log = createLogger("info", "pretty");
+      log.beginRequest({ request_id: "r-1", tool: "whoami", user_id: "usr_1" });
+      log.info("request", { request_id: "r-1", status: 200, token: "fmcp_secret" });`;
+    const { stderr } = await promisify(execFile)(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { timeout: 30_000 });
+    expect(stderr).to.match(/INFO.*request/);
+    expect(stderr).to.include("r-1").and.to.include("whoami").and.to.include("usr_1");
+    expect(stderr).not.to.include("fmcp_secret");
+    expect(() => JSON.parse(stderr.split("\n")[0]!)).to.throw();
+  });
+});
