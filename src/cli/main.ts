@@ -12,6 +12,11 @@
  *   audit --email E [--limit N]             a user's audit entries, newest first
  *   kb import [folder]                      replace the knowledge base with the folder's entries (default kb/)
  *   config                                  the effective configuration as JSON, secrets shown as set / not set
+ *   export --email E [--format json|csv] [--out PATH]
+ *                                           all of the user's data (src/cli/data-commands.ts)
+ *   import --email E FILE                   a JSON export into the user's empty account
+ *   backup --to FILE                        an online copy of the SQLite database
+ *   demo                                    a demo person, a token and the server, with client configuration
  */
 import { parseArgs } from "node:util";
 import { ConfigError, describeConfig, loadConfig } from "../config.js";
@@ -23,6 +28,11 @@ import { createTokenWithinQuota, listTokens, revokeToken, TokenInputError, Token
 import { latestAuditEntries } from "../writes/audit.js";
 import { loadCorpus } from "../domain/knowledge/corpus.js";
 import { DEFAULT_KB_FOLDER, importCorpus } from "../domain/knowledge/store.js";
+
+import { demoCommand } from "./demo.js";
+import { backupCommand, CommandError, exportCommand, importCommand } from "./data-commands.js";
+import { ImportError } from "../portability/import.js";
+import { BackupError } from "../portability/backup.js";
 
 class UsageError extends Error {}
 
@@ -49,9 +59,17 @@ async function run(argv: string[]): Promise<void> {
     await import("../main.js");
     return;
   }
+  if (command === "demo") {
+    await demoCommand([sub ?? "", ...rest].filter(Boolean));
+    return;
+  }
   const config = loadConfig();
   if (command === "config") {
     console.log(JSON.stringify(describeConfig(config), null, 2));
+    return;
+  }
+  if (command === "backup") {
+    await backupCommand(config.databaseUrl, [sub ?? "", ...rest].filter(Boolean));
     return;
   }
   const db = createDb(config.databaseUrl);
@@ -63,6 +81,11 @@ async function run(argv: string[]): Promise<void> {
       return;
     }
     await migrateLatest(db);
+    if (command === "export" || command === "import") {
+      const args = [sub ?? "", ...rest].filter(Boolean);
+      await (command === "export" ? exportCommand(db, args) : importCommand(db, args));
+      return;
+    }
     if (command === "user" && sub === "create") {
       const { values } = parseArgs({ args: rest, options: { email: { type: "string" }, timezone: { type: "string" }, currency: { type: "string" } } });
       const user = await createUser(db, { email: required(values, "email"), password: await readPassword(), timezone: values.timezone, currency: values.currency });
@@ -127,7 +150,7 @@ async function run(argv: string[]): Promise<void> {
 }
 
 run(process.argv.slice(2)).catch((err: unknown) => {
-  if (err instanceof UsageError || err instanceof ConfigError || err instanceof UserInputError || err instanceof TokenInputError || err instanceof TokenQuotaError) {
+  if (err instanceof UsageError || err instanceof CommandError || err instanceof ImportError || err instanceof BackupError || err instanceof ConfigError || err instanceof UserInputError || err instanceof TokenInputError || err instanceof TokenQuotaError) {
     console.error(`finance-mcp: ${err.message}`);
     process.exit(2);
   }

@@ -95,6 +95,14 @@ export function createMetrics(deps: { db: Knex; openStreams: () => number }): Me
     },
   });
 
+  // The successful call's series of each tool, looked up once (prom-client hashes the labels per lookup).
+  const okSeries = new Map<string, { duration: ReturnType<typeof duration.labels>; calls: ReturnType<typeof calls.labels> }>();
+  const okOf = (tool: string) => {
+    let s = okSeries.get(tool);
+    if (!s) okSeries.set(tool, (s = { duration: duration.labels("tools/call", tool, ""), calls: calls.labels(tool, "ok", "") }));
+    return s;
+  };
+
   return {
     registry,
     instrumentDispatch(dispatch) {
@@ -102,8 +110,9 @@ export function createMetrics(deps: { db: Knex; openStreams: () => number }): Me
         const start = performance.now();
         try {
           const result = await dispatch(tool, params, call);
-          duration.labels("tools/call", tool, "").observe((performance.now() - start) / 1000);
-          calls.labels(tool, "ok", "").inc();
+          const ok = okOf(tool); // dispatch succeeded, so tool is a name from the spec
+          ok.duration.observe((performance.now() - start) / 1000);
+          ok.calls.inc();
           const status = result.status;
           if (typeof status === "string" && toolsByName.get(tool)?.kind === "write") writes.labels(tool, status).inc();
           return result;

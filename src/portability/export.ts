@@ -1,0 +1,83 @@
+/**
+ * finance-mcp export: all of one user's data as one JSON document (or CSV files, one per section, for a
+ * spreadsheet). Read in one transaction, so the sections agree with each other while the server writes.
+ */
+import type { Knex } from "knex";
+import { dialect } from "../db/knex.js";
+import { migratorConfig } from "../db/migrate.js";
+import { ACCOUNT_TABLES, TAGS_TABLE } from "./tables.js";
+
+export const EXPORT_FORMAT = "finance-mcp-export";
+export const EXPORT_VERSION = 1;
+
+export type Row = Record<string, unknown>;
+
+export interface AccountExport {
+  format: typeof EXPORT_FORMAT;
+  version: number;
+  exported_at: string;
+  /** The last migration of the database it was made from. */
+  schema: string;
+  user: { email: string; timezone: string; default_currency: string };
+  [section: string]: unknown;
+}
+
+/** Integers past 2^53 (money in minor units can be) become strings; drivers give BigInt or text. */
+function plain(value: unknown): unknown {
+  if (typeof value === "bigint") return Number.isSafeInteger(Number(value)) ? Number(value) : value.toString();
+  return value;
+}
+
+function plainRow(row: Row, omit: readonly string[]): Row {
+  const out: Row = {};
+  for (const [k, v] of Object.entries(row)) if (!omit.includes(k)) out[k] = plain(v);
+  return out;
+}
+
+export async function lastMigration(db: Knex): Promise<string> {
+  const [done] = (await db.migrate.list(migratorConfig)) as [{ name?: string; file?: string }[] | string[], unknown];
+  const names = (done as unknown[]).map((d) => (typeof d === "string" ? d : ((d as { name?: string; file?: string }).name ?? (d as { file?: string }).file ?? ""))).sort();
+  return names[names.length - 1] ?? "";
+}
+
+export async function exportAccount(db: Knex, userId: string, now = new Date()): Promise<AccountExport> {
+  const schema = await lastMigration(db);
+  return db.transaction(
+    async (trx) => {
+      const user = await trx("users").where({ id: userId }).first("email", "timezone", "default_currency");
+      if (!user) throw new Error(`no user ${userId}`);
+      const out: AccountExport = { format: EXPORT_FORMAT, version: EXPORT_VERSION, exported_at: now.toISOString(), schema, user: { email: user.email, timezone: user.timezone, default_currency: user.default_currency } };
+      const tags = new Map<string, string[]>();
+      for (const t of await trx(TAGS_TABLE).where({ user_id: userId }).orderBy(["transaction_id", "tag"]).select("transaction_id", "tag")) {
+        const list = tags.get(t.transaction_id) ?? [];
+        list.push(t.tag);
+        tags.set(t.transaction_id, list);
+      }
+      for (const spec of ACCOUNT_TABLES) {
+        const rows = (await trx(spec.table).where({ user_id: userId }).orderBy(spec.orderBy)) as Row[];
+        out[spec.section] = rows.map((r) => {
+          const row = plainRow(r, spec.omit);
+          if (spec.table === "transactions") row.tags = tags.get(String(r.id)) ?? [];
+          return row;
+        });
+      }
+      return out;
+    },
+    // One snapshot for every section: REPEATABLE READ on Postgres; a SQLite transaction reads one already.
+    (dialect(db) === "postgres" ? { isolationLevel: "repeatable read", readOnly: true } : {}) as Knex.TransactionConfig,
+  );
+}
+
+/** The export as CSV files, one per section (tags joined with "|"), plus user.csv. */
+export async function exportCsv(data: AccountExport): Promise<Record<string, string>> {
+  const { stringify } = await import("csv-stringify/sync");
+  const files: Record<string, string> = {};
+  files["user.csv"] = stringify([data.user], { header: true });
+  for (const spec of ACCOUNT_TABLES) {
+    const rows = data[spec.section] as Row[];
+    const columns = rows.length > 0 ? Object.keys(rows[0]!) : [];
+    const cells = rows.map((r) => Object.fromEntries(columns.map((c) => [c, Array.isArray(r[c]) ? (r[c] as string[]).join("|") : r[c]])));
+    files[`${spec.section}.csv`] = stringify(cells, { header: true, columns: columns.length > 0 ? columns : undefined, cast: { boolean: (b) => (b ? "true" : "false") } });
+  }
+  return files;
+}

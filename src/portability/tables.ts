@@ -1,0 +1,35 @@
+/**
+ * What an account's data is, for export and import: the user's rows of each table, in an order where
+ * every row's references come before it. Derived data is left out (the totals tables and
+ * transactions.tags_key are kept by triggers; idempotency keys expire; tokens are credentials and stay
+ * with the account they were made for).
+ *
+ * Rows are taken whole (every column but user_id), so a column added by a later migration is exported
+ * without a change here; the export names the last migration it was made under, and an import refuses a
+ * file made under a migration this database has not run.
+ */
+export interface TableSpec {
+  /** The key of the export's section. */
+  section: string;
+  table: string;
+  /** Columns not exported: derived, or meaningless in another account. */
+  omit: string[];
+  orderBy: string;
+}
+
+export const ACCOUNT_TABLES: readonly TableSpec[] = [
+  { section: "wallets", table: "wallets", omit: ["user_id"], orderBy: "id" },
+  { section: "transactions", table: "transactions", omit: ["user_id", "tags_key"], orderBy: "id" },
+  { section: "budgets", table: "budgets", omit: ["user_id"], orderBy: "id" },
+  { section: "goals", table: "goals", omit: ["user_id"], orderBy: "id" },
+  { section: "goal_contributions", table: "goal_contributions", omit: ["user_id"], orderBy: "id" },
+  { section: "bill_reminders", table: "bill_reminders", omit: ["user_id"], orderBy: "id" },
+  // A token of the old account means nothing in the new one; the audit id is the new log's.
+  { section: "audit_log", table: "audit_log", omit: ["user_id", "token_id"], orderBy: "id" },
+];
+
+/** Transactions carry their tags as an array (the rows of transaction_tags). */
+export const TAGS_TABLE = "transaction_tags";
+
+/** The ids this project makes (src/db/ids.ts): prefix, underscore, 22 base62 characters. */
+export const ID_PATTERN = /\b(wal|txn|trf|bud|gol|gct|bil)_[0-9A-Za-z]{22}\b/g;
