@@ -83,7 +83,7 @@ export function createApp(services: Services, options: AppOptions = {}): Express
   app.use(healthRouter({ db: services.db, bus: services.bus, draining: () => services.lifecycle.draining }));
   if (services.metrics) app.use(metricsRouter(services.config, services.metrics));
 
-  app.use(requestScope(services.log));
+  app.use(requestScope(services.log, services.metrics));
   app.use((req, res, next) => {
     if (!services.lifecycle.draining) return next();
     // Shutting down: this connection closes after the answer; no new stream starts here.

@@ -9,8 +9,9 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
-import type { Logger, RequestScope } from "../log.js";
+import { REQUEST_EVENT, type Logger, type RequestScope } from "../log.js";
 import { toolsByName } from "../../generated/registry.js";
+import type { Metrics } from "../metrics/metrics.js";
 
 const TRACEPARENT = /^[\da-f]{2}-([\da-f]{32})-[\da-f]{16}-[\da-f]{2}(-.*)?$/;
 // At most 60: the audit log keeps the request id of each write (audit_log.request_id is 60 characters).
@@ -28,7 +29,7 @@ export function requestIdFrom(headers: IncomingHttpHeaders): string {
   return randomUUID();
 }
 
-export function requestScope(log: Logger): RequestHandler {
+export function requestScope(log: Logger, metrics?: Pick<Metrics, "countRequest">): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
     const scope: RequestScope = { request_id: requestIdFrom(req.headers) };
     res.locals.scope = scope;
@@ -36,8 +37,9 @@ export function requestScope(log: Logger): RequestHandler {
     log.beginRequest?.(scope);
     const start = performance.now();
     res.once("close", () => {
-      log.info("request", { request_id: scope.request_id, method: req.method, path: req.path, status: res.statusCode, ms: Math.round((performance.now() - start) * 10) / 10 });
+      log.info(REQUEST_EVENT, { request_id: scope.request_id, method: req.method, path: req.path.slice(0, 200), status: res.statusCode, ms: Math.round((performance.now() - start) * 10) / 10 });
       log.endRequest?.(scope);
+      metrics?.countRequest(req.method, req.path, res.statusCode);
     });
     next();
   };

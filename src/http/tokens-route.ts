@@ -18,6 +18,7 @@ import { createTokenWithinQuota, listTokens, revokeToken, TokenInputError, Token
 import { authenticateBasic, BASIC_CHALLENGE } from "./basic-auth.js";
 import { hostAndOriginGuard } from "./guards.js";
 import { applyLimit } from "./rate-limit-headers.js";
+import { scopeOf } from "./request-scope.js";
 
 export interface TokensRouteDeps {
   db: Knex;
@@ -75,7 +76,7 @@ export function tokensRouter(deps: TokensRouteDeps): Router {
         if (res.headersSent) return;
         if (err instanceof StatusError) return sendError(res, err.status, err);
         if (err instanceof AppError) return sendError(res, err.httpStatus, err);
-        deps.log.error("tokens_endpoint_error", { error: err instanceof Error ? `${err.name}: ${err.message}` : String(err) });
+        deps.log.error("tokens_endpoint_error", { request_id: scopeOf(res).request_id, error: err instanceof Error ? `${err.name}: ${err.message}` : String(err) });
         sendError(res, 500, internalError());
       });
     };
@@ -95,6 +96,7 @@ export function tokensRouter(deps: TokensRouteDeps): Router {
     guard,
     handle(async (req, res) => {
       const user = await authenticateBasic(deps.db, deps.limits, req);
+      scopeOf(res).user_id = user.id;
       const body = await readJson(req, res);
       let input: ReturnType<typeof validateNewToken>;
       try {
@@ -114,7 +116,7 @@ export function tokensRouter(deps: TokensRouteDeps): Router {
       const now = deps.now();
       try {
         const created = await createTokenWithinQuota(deps.db, user.id, input, deps.config.tokenPepper, deps.config.rateLimits.tokensPerHour, now);
-        deps.log.info("token_created", { user_id: user.id, token_id: created.token_id, scopes: created.scopes });
+        deps.log.info("token_created", { request_id: scopeOf(res).request_id, user_id: user.id, token_id: created.token_id, scopes: created.scopes });
         res.status(201).json({
           token: created.token,
           token_id: created.token_id,
@@ -138,6 +140,7 @@ export function tokensRouter(deps: TokensRouteDeps): Router {
     guard,
     handle(async (req, res) => {
       const user = await authenticateBasic(deps.db, deps.limits, req);
+      scopeOf(res).user_id = user.id;
       const now = deps.now();
       res.json({ tokens: (await listTokens(deps.db, user.id)).map((t) => publicToken(t, now)) });
     }),
@@ -148,6 +151,7 @@ export function tokensRouter(deps: TokensRouteDeps): Router {
     guard,
     handle(async (req, res) => {
       const user = await authenticateBasic(deps.db, deps.limits, req);
+      scopeOf(res).user_id = user.id;
       const tokenId = String(req.params.token_id);
       const now = deps.now();
       if (!(await revokeToken(deps.db, user.id, tokenId, now))) {
@@ -160,7 +164,7 @@ export function tokensRouter(deps: TokensRouteDeps): Router {
         );
       }
       const token = (await listTokens(deps.db, user.id)).find((t) => t.token_id === tokenId)!;
-      deps.log.info("token_revoked", { user_id: user.id, token_id: tokenId });
+      deps.log.info("token_revoked", { request_id: scopeOf(res).request_id, user_id: user.id, token_id: tokenId });
       res.json(publicToken(token, now));
     }),
   );

@@ -21,9 +21,15 @@ import { toolsByName } from "../../generated/registry.js";
 
 export interface Metrics {
   registry: Registry;
+  /** One HTTP request ended (every route but the probes and /metrics). */
+  countRequest(method: string, path: string, status: number): void;
   instrumentDispatch(dispatch: Dispatch): Dispatch;
   instrumentLimits(limits: RateLimits): RateLimits;
 }
+
+const TOKENS_PATH = "/api/v1/mcp-tokens";
+const ROUTES = new Set(["/api/v1/mcp", "/api/v1/mcp/sse", "/api/v1/mcp/sse/messages", "/api/v1/openrpc.json", TOKENS_PATH]);
+const KNOWN_METHODS = new Set(["GET", "POST", "DELETE", "PUT", "PATCH", "OPTIONS", "HEAD"]);
 
 /** Tool calls are fast (the median is well under 10 ms); the buckets reach the 30 s a client waits. */
 const BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
@@ -65,6 +71,12 @@ export function createMetrics(deps: { db: Knex; openStreams: () => number }): Me
     registers: [registry],
   });
   for (const limit of ["mcp", "sse", "tokens"] as const) rejected.labels(limit).inc(0);
+  const requests = new Counter({
+    name: "finance_mcp_http_requests_total",
+    help: "HTTP requests by route and status: protocol-level refusals (401, 403, 406, 413, 429, 400) show here before any tool runs.",
+    labelNames: ["http_request_method", "http_route", "http_response_status_code"] as const,
+    registers: [registry],
+  });
   new Gauge({
     name: "finance_mcp_sse_streams",
     help: "Open SSE streams of this process.",
@@ -105,6 +117,11 @@ export function createMetrics(deps: { db: Knex; openStreams: () => number }): Me
 
   return {
     registry,
+    countRequest(method, path, status) {
+      // Routes, not paths: a path is the caller's text (OpenTelemetry http.route).
+      const route = ROUTES.has(path) ? path : path.startsWith(`${TOKENS_PATH}/`) ? `${TOKENS_PATH}/{token_id}` : "_other";
+      requests.labels(KNOWN_METHODS.has(method) ? method : "_OTHER", route, String(status)).inc();
+    },
     instrumentDispatch(dispatch) {
       return async (tool, params, call) => {
         const start = performance.now();

@@ -105,9 +105,10 @@ describe(`request logs (${engine})`, function () {
     const script = `import { createLogger } from ${JSON.stringify(fileURLToPath(new URL("../../src/log.ts", import.meta.url)))};
       const log = createLogger("info", "pretty");
       log.beginRequest({ request_id: "r-1", tool: "whoami", user_id: "usr_1" });
-      log.info("request", { request_id: "r-1", status: 200, token: "fmcp_secret" });`;
+      log.info("request", { request_id: "r-1", status: 200 });
+      log.info("token_created", { request_id: "r-1", token: "fmcp_secret" });`;
     const { stderr } = await promisify(execFile)(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { timeout: 30_000 });
-    expect(stderr).to.match(/INFO.*request/);
+    expect(stderr).to.match(/INFO.*request/).and.to.match(/INFO.*token_created/);
     expect(stderr).to.include("r-1").and.to.include("whoami").and.to.include("usr_1");
     expect(stderr).not.to.include("fmcp_secret");
     expect(() => JSON.parse(stderr.split("\n")[0]!)).to.throw();
