@@ -1,6 +1,6 @@
 /**
- * Child processes of the benchmark: the real server (the production start command, `node --import tsx
- * src/main.ts`, so that the pid we watch is the server itself) and the baseline servers. Every child is
+ * Child processes of the benchmark: the real server (the production start command, `node
+ * bin/finance-mcp.js serve`, the compiled build, so that the pid we watch is the server itself) and the baseline servers. Every child is
  * tracked and killed when the benchmark ends, on success, on error, on Ctrl-C and on SIGTERM. Every wait
  * is bounded.
  */
@@ -136,13 +136,14 @@ export interface FinanceServerOptions {
 }
 
 /**
- * The real server: `node --import tsx src/main.ts` (what `npm start` runs, without npm's and tsx's
- * wrapper processes), PORT=0 on loopback; the port is read from its "listening" log line.
+ * The real server: `node bin/finance-mcp.js serve` (what `npm start` runs, without npm's wrapper
+ * process: the compiled build, rebuilt first when stale), PORT=0 on loopback; the port is read from its
+ * "listening" log line.
  */
 export function startFinanceServer(opts: FinanceServerOptions): Promise<Child> {
-  const args = ["--import", "tsx"];
+  const args: string[] = [];
   if (opts.cpuProfDir) args.push("--cpu-prof", "--cpu-prof-dir", opts.cpuProfDir);
-  args.push("src/main.ts");
+  args.push("bin/finance-mcp.js", "serve");
   return spawnServer({
     name: "finance-mcp",
     args,

@@ -34,7 +34,7 @@ export function renderMarkdown(r: BenchResults): string {
   out.push(
     `Produced by \`${m.command}\` on ${m.date.slice(0, 16).replace("T", " ")} UTC at commit \`${m.gitCommit}\`${m.gitDirty ? " (with uncommitted changes in the tree)" : ""}.`,
     `Machine: ${m.cpuModel}, ${m.nproc} cores, ${m.memTotalGB} GB RAM, ${m.os}; Node ${m.node}. Load average at the start ${m.loadAvgStart.join(" / ")}${m.loadAvgEnd ? `, at the end ${m.loadAvgEnd.join(" / ")}` : ""} (1 / 5 / 15 min).`,
-    `Load: autocannon, ${r.settings.connections} connections, ${r.settings.durationSec} s per measurement after ${r.settings.warmupSec} s of warm-up${r.settings.processWarmupSec ? ` (and ${r.settings.processWarmupSec} s for each fresh server process before its first measurement, baselines included)` : ""}, on loopback. The server is \`node --import tsx src/main.ts\` (what \`npm start\` runs) with its defaults except ${Object.keys(r.settings.serverEnv).map((k) => `\`${k}\``).join(", ")}; the baselines run as their own processes too. How to read this: docs/performance.md.`,
+    `Load: autocannon, ${r.settings.connections} connections, ${r.settings.durationSec} s per measurement after ${r.settings.warmupSec} s of warm-up${r.settings.processWarmupSec ? ` (and ${r.settings.processWarmupSec} s for each fresh server process before its first measurement, baselines included)` : ""}, on loopback. The server is \`node bin/finance-mcp.js serve\` (the compiled build \`npm start\` runs) with its defaults except ${Object.keys(r.settings.serverEnv).map((k) => `\`${k}\``).join(", ")}; the baselines run as their own processes too. How to read this: docs/performance.md.`,
     "",
   );
 
