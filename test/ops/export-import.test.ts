@@ -9,12 +9,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect } from "chai";
+import { closeServices, createServices } from "../../src/app.js";
 import { authenticateBearer } from "../../src/auth/tokens.js";
+import { loadConfig } from "../../src/config.js";
+import { createDb } from "../../src/db/knex.js";
+import { migrateLatest } from "../../src/db/migrate.js";
 import { seedDemoPerson } from "../../src/demo/seed.js";
 import { exportAccount, type AccountExport } from "../../src/portability/export.js";
 import { ImportError, importAccount } from "../../src/portability/import.js";
 import { ACCOUNT_TABLES } from "../../src/portability/tables.js";
 import { engine } from "../helpers/database.js";
+import { insertUserWithToken } from "../helpers/direct-user.js";
 import { startTestServer, type TestServer, type TestUser } from "../helpers/server.js";
 
 const BIN = fileURLToPath(new URL("../../bin/finance-mcp.js", import.meta.url));
@@ -183,5 +188,52 @@ describe(`export and import (${engine})`, function () {
     expect(nobody.stderr).to.include("no user with the email nobody@example.test");
     const badFormat = await cli(["export", "--email", "alex@example.test", "--format", "xml"], env);
     expect(badFormat.stderr).to.include('--format must be json or csv, got "xml"');
+  });
+});
+
+describe("export from SQLite, import into Postgres (moving a person between engines)", function () {
+  this.timeout(120_000);
+  if (engine !== "postgres") return;
+
+  it("the SQLite export imports into Postgres and the tools answer the same", async () => {
+    const folder = mkdtempSync(join(tmpdir(), "fmcp-move-"));
+    const lite = createDb(`sqlite:${join(folder, "from.sqlite")}`);
+    let exported: AccountExport;
+    let liteBalances: string;
+    try {
+      await migrateLatest(lite);
+      const services = await createServices(loadConfig({ DATABASE_URL: `sqlite:${join(folder, "from.sqlite")}`, LOG_LEVEL: "silent" }), lite);
+      try {
+        const owner = await insertUserWithToken(lite);
+        const caller = await authenticateBearer(lite, `Bearer ${owner.token}`, "");
+        await seedDemoPerson(services.dispatch, caller);
+        exported = JSON.parse(JSON.stringify(await exportAccount(lite, owner.id))) as AccountExport;
+        const call = (tool: string, params: Record<string, unknown>) => services.dispatch(tool, params, { caller, requestId: "t" });
+        const wallets = (await call("list_wallets", {})).wallets as { id: string; name: string }[];
+        const out: Record<string, unknown> = {};
+        for (const w of wallets) out[w.name] = (await call("get_wallet_balance", { wallet_id: w.id })).balance;
+        liteBalances = JSON.stringify(out);
+      } finally {
+        await closeServices(services);
+      }
+    } finally {
+      await lite.destroy();
+      rmSync(folder, { recursive: true, force: true });
+    }
+
+    const server = await startTestServer();
+    try {
+      const target = await server.createUser();
+      const { ids } = await importAccount(server.db, target.id, exported!);
+      const wallets = (await server.call("list_wallets", {}, target.token)).wallets as { id: string; name: string }[];
+      const out: Record<string, unknown> = {};
+      for (const w of wallets) out[w.name] = (await server.call("get_wallet_balance", { wallet_id: w.id }, target.token)).balance;
+      expect(JSON.stringify(out)).to.equal(liteBalances!.replace(/\b(wal|txn|trf|bud|gol|gct|bil)_[0-9A-Za-z]{22}\b/g, (id) => ids.get(id) ?? id));
+      const again = await exportAccount(server.db, target.id);
+      expect((again.transactions as unknown[]).length).to.equal((exported!.transactions as unknown[]).length);
+      expect((again.bill_reminders as { autopay: unknown }[]).filter((b) => b.autopay === true).length).to.equal(2);
+    } finally {
+      await server.close();
+    }
   });
 });
