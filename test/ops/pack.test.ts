@@ -84,6 +84,19 @@ describe(`npm pack installs and starts elsewhere (${engine})`, function () {
       });
       const body = (await discover.json()) as { result: { methods: { name: string }[] } };
       expect(body.result.methods.map((m) => m.name)).to.include("create_transaction");
+
+      // The installed command makes a user and a token; the knowledge base was seeded from the package's kb/.
+      const cliEnv = { PATH: process.env.PATH ?? "", DATABASE_URL: databaseUrl, LOG_LEVEL: "silent", FINANCE_MCP_PASSWORD: "a long enough password" };
+      const bin = join(app, "node_modules", ".bin", "finance-mcp");
+      await run(process.execPath, [bin, "user", "create", "--email", "pack@example.test"], { cwd: work, env: cliEnv, timeout: 60_000 });
+      const token = JSON.parse((await run(process.execPath, [bin, "token", "create", "--email", "pack@example.test", "--scopes", "read:knowledge", "--name", "pack"], { cwd: work, env: cliEnv, timeout: 60_000 })).stdout).token as string;
+      const search = await fetch(`http://127.0.0.1:${port}/api/v1/mcp`, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json", authorization: `Bearer ${token}` },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "search_product_knowledge", params: { query: "how do I create a token" } }),
+      });
+      const hits = ((await search.json()) as { result: { results: unknown[] } }).result.results;
+      expect(hits.length).to.be.greaterThan(0);
       // DATABASE_URL's relative default would land in the working directory, never in the package.
       if (engine === "sqlite") expect(existsSync(join(work, "finance.sqlite"))).to.equal(true);
     } finally {
