@@ -31,16 +31,23 @@ function withTimeout<T>(p: Promise<T>): Promise<T> {
 
 export type ReadyChecks = Record<"database" | "migrations" | "listener" | "shutdown", string>;
 
-export async function readiness(deps: HealthDeps): Promise<{ ready: boolean; checks: ReadyChecks }> {
-  const checks: ReadyChecks = { database: "ok", migrations: "ok", listener: "ok", shutdown: deps.draining() ? "draining" : "no" };
+async function databaseChecks(db: Knex): Promise<Pick<ReadyChecks, "database" | "migrations">> {
   try {
-    await withTimeout(deps.db.raw("select 1"));
-    const pending = await withTimeout(pendingMigrations(deps.db));
-    if (pending > 0) checks.migrations = `${pending} pending`;
+    await withTimeout(db.raw("select 1"));
+    const pending = await withTimeout(pendingMigrations(db));
+    return { database: "ok", migrations: pending > 0 ? `${pending} pending` : "ok" };
   } catch (err) {
-    checks.database = err instanceof Error && err.message === "timeout" ? "timeout" : "unreachable";
-    checks.migrations = "unknown";
+    return { database: err instanceof Error && err.message === "timeout" ? "timeout" : "unreachable", migrations: "unknown" };
   }
+}
+
+/** Probes arriving within this long of a database check share it: /readyz cannot load the database. */
+const DATABASE_CHECK_REUSE_MS = 1000;
+
+export async function readiness(deps: HealthDeps & { recent?: { at: number; result: Promise<Pick<ReadyChecks, "database" | "migrations">> } }): Promise<{ ready: boolean; checks: ReadyChecks }> {
+  const now = Date.now();
+  if (!deps.recent || now - deps.recent.at >= DATABASE_CHECK_REUSE_MS) deps.recent = { at: now, result: databaseChecks(deps.db) };
+  const checks: ReadyChecks = { ...(await deps.recent.result), listener: "ok", shutdown: deps.draining() ? "draining" : "no" };
   if (dialect(deps.db) === "sqlite") checks.listener = "not used";
   else if (!deps.bus.listening()) checks.listener = "disconnected";
   const ready = checks.database === "ok" && checks.migrations === "ok" && checks.listener !== "disconnected" && checks.shutdown === "no";
@@ -53,8 +60,9 @@ export function healthRouter(deps: HealthDeps): Router {
     res.setHeader("Cache-Control", "no-store");
     res.json({ status: "alive" });
   });
+  const state: HealthDeps & { recent?: { at: number; result: Promise<Pick<ReadyChecks, "database" | "migrations">> } } = { ...deps };
   router.get("/readyz", (_req, res) => {
-    void readiness(deps).then(({ ready, checks }) => {
+    void readiness(state).then(({ ready, checks }) => {
       res.setHeader("Cache-Control", "no-store");
       res.status(ready ? 200 : 503).json({ status: ready ? "ready" : "not ready", checks });
     });

@@ -146,8 +146,6 @@ export function createMetrics(deps: { db: Knex; openStreams: () => number }): Me
     instrumentLimits(limits) {
       return {
         ...limits,
-        login: limits.login,
-        close: () => limits.close(),
         async consume(name: LimitName, key: string) {
           const decision = await limits.consume(name, key);
           if (!decision.allowed) rejected.labels(name).inc();
