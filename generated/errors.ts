@@ -97,12 +97,20 @@ export const errorTable = {
       "retryable": false
     }
   },
+  "unavailable": {
+    "code": -32012,
+    "message": "Temporarily unavailable",
+    "data": {
+      "code": "unavailable",
+      "retryable": true
+    }
+  },
   "internal_error": {
     "code": -32603,
     "message": "Internal error",
     "data": {
       "code": "internal_error",
-      "retryable": true
+      "retryable": false
     }
   }
 } as const;

@@ -16,12 +16,11 @@ export interface ErrorDetails {
   [key: string]: unknown;
 }
 
-const RETRYABLE: ReadonlySet<ErrorName> = new Set<ErrorName>(["idempotency_key_in_use", "rate_limited", "internal_error"]);
-
 const HTTP_STATUS: Partial<Record<ErrorName, number>> = {
   unauthorized: 401,
   insufficient_scope: 403,
   rate_limited: 429,
+  unavailable: 503,
   internal_error: 500,
 };
 
@@ -40,7 +39,8 @@ export class AppError extends Error {
   }
 
   get retryable(): boolean {
-    return RETRYABLE.has(this.errorName);
+    // Declared once, in components/errors of the spec: only failures a retry can fix say retryable.
+    return errorTable[this.errorName].data.retryable;
   }
 
   /** The HTTP status a direct JSON-RPC call answers with; tool-level failures stay 200 like any JSON-RPC error. */
@@ -68,5 +68,18 @@ export const conflict = (field: string, message: string) => new AppError("confli
 export const notImplemented = (tool: string) =>
   new AppError("not_implemented", `${tool} is declared in the contract but not implemented on this server yet. Do not retry.`);
 
+/**
+ * A bug of the server, not of the call: retrying it unchanged would fail the same way, so it is not
+ * retryable, and it promises nothing about a write (a failure after COMMIT is possible).
+ */
 export const internalError = () =>
-  new AppError("internal_error", "The server failed unexpectedly and changed nothing. Retry later with the same idempotency_key.");
+  new AppError(
+    "internal_error",
+    "The server failed unexpectedly: a fault of the server, not of the arguments, and retrying the same call is unlikely to help. Tell the user. A write retried with the same idempotency_key is never made twice.",
+  );
+
+/** The database could not take the call now (busy or unreachable): the same call, same key, may succeed later. */
+export const unavailable = (retryAfterSeconds: number, why: string) =>
+  new AppError("unavailable", `${why} Retry in ${retryAfterSeconds} s with the same arguments and the same idempotency_key: a write is made at most once.`, {
+    retry_after_seconds: retryAfterSeconds,
+  });

@@ -32,7 +32,7 @@ export function sqlitePath(url: string): string {
 
 export function knexConfig(url: string): Knex.Config {
   if (dialectOf(url) === "postgres") {
-    return { client: "pg", connection: url, pool: { min: 0, max: 10 } };
+    return { client: "pg", connection: url, pool: { min: 0, max: 10 }, compileSqlOnError: false };
   }
   const filename = sqlitePath(url);
   if (filename !== ":memory:") mkdirSync(dirname(filename), { recursive: true });
@@ -40,6 +40,9 @@ export function knexConfig(url: string): Knex.Config {
     client: "better-sqlite3",
     connection: { filename },
     useNullAsDefault: true,
+    // knex would otherwise interpolate the bindings into the error's message: values would reach logs,
+    // and a BigInt binding makes that formatting throw "str.replace is not a function" instead.
+    compileSqlOnError: false,
     // One connection: SQLite has one writer anyway, and knex then serialises transactions in-process.
     pool: {
       min: 1,

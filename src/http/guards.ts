@@ -42,6 +42,18 @@ export function acceptsJsonOrSse(req: Request): boolean {
   return /application\/json|text\/event-stream|\*\/\*|application\/\*/.test(accept);
 }
 
+/**
+ * The body of a JSON-RPC POST must be JSON: a Content-Type of application/json or any +json type, with
+ * any parameters. A missing Content-Type is read as JSON (simple clients and curl -d without -H omit or
+ * vary it, and the body is parsed strictly anyway); any other type is refused with 415.
+ */
+export function hasJsonContentType(req: Request): boolean {
+  const type = req.headers["content-type"];
+  if (type === undefined || type.trim() === "") return true;
+  const media = type.split(";")[0]!.trim().toLowerCase();
+  return media === "application/json" || /^application\/[a-z0-9.+-]*\+json$/.test(media);
+}
+
 export const BEARER_CHALLENGE = 'Bearer realm="finance-mcp", error="invalid_token"';
 
 export async function authenticate(db: Knex, config: Config, req: Request): Promise<Caller> {

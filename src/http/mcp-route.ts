@@ -23,7 +23,7 @@ import { readRevision, type Revision, type Transport } from "../mcp/revisions.js
 import { stringifyResponse } from "../mcp/serialized.js";
 import type { McpContext, McpMethods } from "../mcp/types.js";
 import type { Caller } from "../tools/context.js";
-import { acceptsJsonOrSse, authenticate, challengeHeaders, hostAndOriginGuard } from "./guards.js";
+import { acceptsJsonOrSse, hasJsonContentType, authenticate, challengeHeaders, hostAndOriginGuard } from "./guards.js";
 import { sendRpcError } from "./send.js";
 import type { TurnGate } from "./turns.js";
 import { applyLimit } from "./rate-limit-headers.js";
@@ -41,10 +41,14 @@ export interface McpRouteDeps {
   gate?: TurnGate;
 }
 
-/** express.json with the endpoint's answers: 413 over the limit, -32700 for a body that is not JSON. */
+/** express.json with the endpoint's answers: 415 for a Content-Type that is not JSON, 413 over the limit, -32700 for a body that is not JSON. */
 export function jsonBodyParser(config: Config): RequestHandler {
   const jsonBody = express.json({ limit: config.maxBodyBytes, strict: false, type: () => true });
   return (req: Request, res: Response, next: NextFunction) => {
+    if (!hasJsonContentType(req)) {
+      const type = JSON.stringify(req.headers["content-type"]);
+      return sendRpcError(res, null, protocolError(INVALID_REQUEST, `Content-Type ${type} is not JSON: send the body as application/json.`, { code: "unsupported_media_type" }, 415));
+    }
     jsonBody(req, res, (err?: unknown) => {
       if (!err) return next();
       const e = err as { type?: string; status?: number };
@@ -150,7 +154,7 @@ export function errorAnswer(deps: Pick<McpRouteDeps, "log">, id: JsonRpcId, err:
 export function sendAnswer(res: Response, a: Answer): void {
   if (a.err !== undefined) {
     challengeHeaders(res, a.err);
-    if (a.err instanceof AppError && a.err.errorName === "rate_limited" && typeof a.err.details.retry_after_seconds === "number") {
+    if (a.err instanceof AppError && a.err.retryable && typeof a.err.details.retry_after_seconds === "number") {
       res.setHeader("Retry-After", String(a.err.details.retry_after_seconds));
     }
   }
@@ -161,7 +165,7 @@ export function sendAnswer(res: Response, a: Answer): void {
 export function idOf(body: unknown): JsonRpcId {
   if (body === null || typeof body !== "object" || Array.isArray(body)) return null;
   const raw = (body as { id?: unknown }).id;
-  return typeof raw === "string" || typeof raw === "number" ? raw : null;
+  return typeof raw === "string" || (typeof raw === "number" && Number.isFinite(raw)) ? raw : null;
 }
 
 /** res.json without express's ETag and freshness work, which a JSON-RPC answer to a POST never uses. */

@@ -15,6 +15,7 @@
  * direction is a separate field.
  */
 import { currencyExponent, isKnownCurrency } from "./currencies.js";
+import { amountLimitMinor } from "./ceilings.js";
 
 /**
  * A refused amount or currency. `field` names the argument (for example `amount` or
@@ -34,9 +35,6 @@ export class MoneyError extends Error {
     this.expected = expected;
   }
 }
-
-/** The largest magnitude accepted by `parseAmount`, in minor units (10^18, below the BIGINT limit of ~9.22 x 10^18). */
-export const MAX_MINOR_MAGNITUDE = 10n ** 18n;
 
 /** Longest input string looked at (a valid amount is at most 19 + 1 + 4 characters plus a sign). */
 const MAX_INPUT_LENGTH = 40;
@@ -83,8 +81,8 @@ export function expectedAmount(currency: string, opts: ParseAmountOptions = {}):
  * numbers, which lose precision before we ever see them), the empty string, whitespace,
  * exponents ("1e3"), a "+" sign, a "-" sign unless `signed`, leading zeros ("012"), a bare "."
  * ("12." or ".5"), more decimals than the currency allows (including trailing zeros:
- * "12.500" is refused for USD, "100.0" for JPY), zero unless `allowZero`, and a magnitude above
- * 10^18 minor units.
+ * "12.500" is refused for USD, "100.0" for JPY), zero unless `allowZero`, and a magnitude of
+ * info.x-limits.amount_below major units or more (src/money/ceilings.ts).
  *
  * Returns the minor units: a positive magnitude unless `signed` is set.
  */
@@ -160,11 +158,12 @@ export function parseAmount(input: unknown, currency: string, field: string, opt
   if (magnitude === 0n && !opts.allowZero) {
     throw new MoneyError(field, expected, `must be greater than zero, got ${shown}`);
   }
-  if (magnitude > MAX_MINOR_MAGNITUDE) {
+  const limit = amountLimitMinor(currency);
+  if (magnitude >= limit) {
     throw new MoneyError(
       field,
       expected,
-      `is too large: at most ${formatMinor(MAX_MINOR_MAGNITUDE, currency)} ${currency}, got ${shown}`,
+      `is too large: an amount must be below ${formatMinor(limit, currency)} ${currency}, got ${shown}`,
     );
   }
   return sign === "-" ? -magnitude : magnitude;

@@ -13,6 +13,8 @@ import type { Caller, ToolContext } from "../tools/context.js";
 import type { WriteHandler } from "../writes/pipeline.js";
 import { METHOD_NOT_FOUND, protocolError } from "./protocol-error.js";
 import { validationError } from "./describe-validation.js";
+import { checkArguments } from "./input-checks.js";
+import { translateDriverError } from "../db/errors.js";
 import type { Logger } from "../log.js";
 
 export interface CallInfo {
@@ -78,15 +80,22 @@ export function createDispatch(deps: DispatchDeps): Dispatch {
     if (tool.kind === "write" && deps.config.writeTools === "disabled") {
       throw new AppError("writes_disabled", `Write tools are disabled on this server by its administrator, so ${tool.name} cannot run. Tell the user; do not retry.`);
     }
+    // Depth, size and text first: namedParams' structuredClone and ajv recurse.
+    checkArguments(tool.name, rawParams);
     const params = namedParams(tool, rawParams);
     if (!tool.validateParams(params)) throw validationError(tool.name, tool.validateParams.errors ?? []);
 
     const ctx: ToolContext = { db: deps.db, caller: call.caller, requestId: call.requestId, config: deps.config, now };
     const handler = deps.handlers[tool.name as keyof Handlers] as unknown as (p: unknown, c: ToolContext) => Promise<Record<string, unknown>>;
-    const result =
-      tool.kind === "write"
-        ? await deps.runWrite(tool.name, params, ctx, handler as unknown as WriteHandler)
-        : await handler(params, ctx);
+    let result: Record<string, unknown>;
+    try {
+      result =
+        tool.kind === "write"
+          ? await deps.runWrite(tool.name, params, ctx, handler as unknown as WriteHandler)
+          : await handler(params, ctx);
+    } catch (err) {
+      throw translateDriverError(err);
+    }
 
     if (deps.config.validateResults && !tool.validateResult(result)) {
       // Never send a result that breaks the contract: it is our bug, so say so without details.

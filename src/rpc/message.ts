@@ -8,6 +8,9 @@ import type { Logger } from "../log.js";
 import type { Caller } from "../tools/context.js";
 import type { Dispatch } from "./dispatch.js";
 import { INVALID_REQUEST, METHOD_NOT_FOUND, ProtocolError, protocolError } from "./protocol-error.js";
+import { translateDriverError } from "../db/errors.js";
+import { findShapeProblem } from "./input-checks.js";
+import { limits } from "../../generated/limits.js";
 
 export type JsonRpcId = string | number | null;
 
@@ -32,11 +35,24 @@ export type JsonRpcResponse =
 export function parseEnvelope(body: unknown): JsonRpcRequest {
   if (Array.isArray(body)) throw protocolError(INVALID_REQUEST, "JSON-RPC batches are not supported: send one request per HTTP request.", {}, 400);
   if (body === null || typeof body !== "object") throw protocolError(INVALID_REQUEST, "The body must be a JSON-RPC 2.0 request object.", {}, 400);
+  // Before anything recursive reads the message: the envelope, params and tools/call's arguments nest two
+  // levels above a tool's own arguments, whose finer checks (text, names of fields) dispatch makes.
+  const shape = findShapeProblem(body, { checkText: false, maxDepth: limits.maxParamsDepth + 2, maxValues: limits.maxParamsValues + 100 });
+  if (shape) {
+    if (shape.path === "params" || shape.path.startsWith("params.")) {
+      throw new AppError("invalid_params", `${shape.path}: ${shape.message}. Fix this argument and call again.`, { field: shape.path, expected: shape.expected });
+    }
+    throw protocolError(INVALID_REQUEST, `${shape.path}: ${shape.message}.`, { field: shape.path }, 400);
+  }
   const msg = body as Record<string, unknown>;
   if (msg.jsonrpc !== "2.0") throw protocolError(INVALID_REQUEST, 'jsonrpc: expected "2.0".', { field: "jsonrpc" }, 400);
   if (typeof msg.method !== "string" || msg.method === "") throw protocolError(INVALID_REQUEST, "method: expected a non-empty string.", { field: "method" }, 400);
   if ("id" in msg && msg.id !== null && typeof msg.id !== "string" && typeof msg.id !== "number") {
     throw protocolError(INVALID_REQUEST, "id: expected a string, a number or null.", { field: "id" }, 400);
+  }
+  if (typeof msg.id === "number" && !Number.isFinite(msg.id)) {
+    // "id": 1e400 parses as Infinity, which no answer could echo (JSON has no Infinity).
+    throw protocolError(INVALID_REQUEST, "id: the number is too large to represent; use a string or an integer within ±2^53.", { field: "id" }, 400);
   }
   if (msg.params !== undefined && (msg.params === null || typeof msg.params !== "object")) {
     throw protocolError(INVALID_REQUEST, "params: expected an object or an array.", { field: "params" }, 400);
@@ -45,7 +61,8 @@ export function parseEnvelope(body: unknown): JsonRpcRequest {
 }
 
 /** The only place where an error becomes a JSON-RPC error object. */
-export function toJsonRpcError(err: unknown, log: Logger, requestId: string): { error: JsonRpcError; httpStatus: number } {
+export function toJsonRpcError(thrown: unknown, log: Logger, requestId: string): { error: JsonRpcError; httpStatus: number } {
+  const err = translateDriverError(thrown);
   if (err instanceof AppError) return { error: { code: err.code, message: err.message, data: err.toData() }, httpStatus: err.httpStatus };
   if (err instanceof ProtocolError) return { error: { code: err.code, message: err.message, data: err.data }, httpStatus: err.httpStatus };
   log.error("unhandled_error", { request_id: requestId, error: err instanceof Error ? `${err.name}: ${err.message}` : String(err), stack: err instanceof Error ? err.stack : undefined });

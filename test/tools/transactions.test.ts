@@ -231,27 +231,28 @@ describe(`transaction tools (${engine})`, function () {
   });
 
   describe("money", () => {
-    it("sums amounts that floats get wrong exactly in summaries (0.10 + 0.20; 90071992547409.93)", async () => {
+    it("sums amounts that floats get wrong exactly in summaries (0.10 + 0.20; past 2^53 minor units in CLF)", async () => {
       const u = await server.createUser();
-      const w = (await server.call("create_wallet", { name: "W", type: "checking", currency: "USD", idempotency_key: key() }, u.token)).wallet;
+      // CLF has 4 decimals: 900719925474.0993 is 2^53 + 1 minor units, below the amount bound (1e12).
+      const w = (await server.call("create_wallet", { name: "W", type: "checking", currency: "CLF", idempotency_key: key() }, u.token)).wallet;
       const add = (amount: string, direction: string, date: string) => server.call("create_transaction", { wallet_id: w.id, amount, direction, date, idempotency_key: key() }, u.token);
       await add("0.10", "income", "2026-01-01");
       await add("0.20", "income", "2026-01-02");
-      await add("90071992547409.93", "expense", "2026-02-01");
-      await add("90071992547409.93", "expense", "2026-02-02");
+      await add("900719925474.0993", "expense", "2026-02-01");
+      await add("900719925474.0993", "expense", "2026-02-02");
       await add("0.01", "expense", "2026-02-03");
       const jan = await server.call("get_transaction_summary", { date_from: "2026-01-01", date_to: "2026-01-31" }, u.token);
-      expect(jan.totals[0].income).to.deep.equal({ value: "0.30", currency: "USD", minor: 30 });
+      expect(jan.totals[0].income).to.deep.equal({ value: "0.3000", currency: "CLF", minor: 3000 });
       const all = await server.call("get_transaction_summary", { date_from: "2026-01-01", date_to: "2026-12-31", group_by: "month" }, u.token);
-      expect(all.totals[0].expenses.value).to.equal("180143985094819.87");
-      expect(all.totals[0].net.value).to.equal("-180143985094819.57");
+      expect(all.totals[0].expenses.value).to.equal("1801439850948.2086");
+      expect(all.totals[0].net.value).to.equal("-1801439850947.9086");
       expect(all.groups.map((g: any) => [g.key, g.net.value])).to.deep.equal([
-        ["2026-01", "0.30"],
-        ["2026-02", "-180143985094819.87"],
+        ["2026-01", "0.3000"],
+        ["2026-02", "-1801439850948.2086"],
       ]);
-      const listed = await server.call("list_transactions", { min_amount: "90071992547409.93" }, u.token);
+      const listed = await server.call("list_transactions", { min_amount: "900719925474.0993" }, u.token);
       expect(listed.total_count).to.equal(2);
-      expect(listed.transactions[0].amount.value).to.equal("-90071992547409.93");
+      expect(listed.transactions[0].amount.value).to.equal("-900719925474.0993");
     });
   });
 

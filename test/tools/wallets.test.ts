@@ -169,19 +169,20 @@ describe(`wallet tools (${engine})`, function () {
       expect((await server.call("list_wallets", {}, u.token)).wallets[0].balance.value).to.equal("1079.00");
     });
 
-    it("adds amounts that floats get wrong exactly (0.10 + 0.20; 90071992547409.93)", async () => {
+    it("adds amounts that floats get wrong exactly (0.10 + 0.20; past 2^53 minor units in CLF)", async () => {
       const u = await server.createUser();
-      const small = (await create({ name: "Small", opening_balance: "0.10" }, u.token)).wallet;
+      const small = (await create({ name: "Small", opening_balance: "0.10", currency: "CLF" }, u.token)).wallet;
       await server.call("create_transaction", { wallet_id: small.id, amount: "0.20", direction: "income", idempotency_key: key() }, u.token);
-      const big = (await create({ name: "Big", opening_balance: "90071992547409.93" }, u.token)).wallet;
+      // CLF has 4 decimals: 900719925474.0993 is 2^53 + 1 minor units, below the amount bound (1e12).
+      const big = (await create({ name: "Big", opening_balance: "900719925474.0993", currency: "CLF" }, u.token)).wallet;
       await server.call("create_transaction", { wallet_id: big.id, amount: "0.01", direction: "expense", idempotency_key: key() }, u.token);
-      await server.call("create_transaction", { wallet_id: big.id, amount: "90071992547409.93", direction: "income", idempotency_key: key() }, u.token);
+      await server.call("create_transaction", { wallet_id: big.id, amount: "900719925474.0993", direction: "income", idempotency_key: key() }, u.token);
       const res = await server.call("get_wallet_balance", {}, u.token);
       const byName = Object.fromEntries(res.wallets.map((w: any) => [w.name, w.balance]));
-      expect(byName.Small).to.deep.equal({ value: "0.30", currency: "USD", minor: 30 });
-      expect(byName.Big.value).to.equal("180143985094819.85");
+      expect(byName.Small).to.deep.equal({ value: "0.3000", currency: "CLF", minor: 3000 });
+      expect(byName.Big.value).to.equal("1801439850948.1886");
       expect(res.totals).to.have.length(1);
-      expect(res.totals[0].value).to.equal("180143985094820.15");
+      expect(res.totals[0].value).to.equal("1801439850948.4886");
       expect(0.1 + 0.2).to.not.equal(0.3); // the trap the strings avoid
     });
 

@@ -82,7 +82,7 @@ function randomDecimal(r: () => number, exponent: number): string {
   let minor: bigint;
   if (roll < 0.1) minor = pick(r, [10n, 20n, 30n, 1n, 3n]) * (exponent >= 1 ? 10n ** BigInt(exponent - 1) : 1n);
   else if (roll < 0.95) minor = BigInt(1 + Math.floor(r() * 50_000)) * (exponent === 0 ? 7n : 1n);
-  else minor = BigInt(Math.floor(r() * 9_000_000_000)) * 1000n + 1n;
+  else minor = BigInt(Math.floor(r() * 9_000_000_000)) * 100n + 1n; // below the amount bound (1e12 units) even in yen
   if (minor <= 0n) minor = 1n;
   return valueOf(minor, exponent);
 }

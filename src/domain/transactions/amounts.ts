@@ -6,6 +6,7 @@
 import { AppError, invalidParams } from "../../errors.js";
 import { MoneyError, parseAmount, type ParseAmountOptions } from "../../money/amount.js";
 import { currencyExponent, isKnownCurrency } from "../../money/currencies.js";
+import { limits } from "../../../generated/limits.js";
 
 export function parseAmountParam(input: unknown, currency: string, field: string, opts: ParseAmountOptions = {}): bigint {
   try {
@@ -36,6 +37,13 @@ export function boundInMinorUnits(decimal: string, exponent: number, kind: "min"
   if (!m) throw new AppError("invalid_params", `${kind}_amount: expected a decimal string such as "40.00"`, { field: `${kind}_amount`, expected: 'a decimal string such as "40.00"' });
   const intPart = m[1] ?? "0";
   const frac = m[2] ?? "";
+  if (BigInt(intPart) >= limits.amountBelow) {
+    // No amount reaches it, and beyond it the bound in minor units could leave BIGINT.
+    throw new AppError("invalid_params", `${kind}_amount: must be below ${limits.amountBelow}, the largest amount the service stores`, {
+      field: `${kind}_amount`,
+      expected: `a decimal string below ${limits.amountBelow}`,
+    });
+  }
   if (frac.length <= exponent) return BigInt(intPart + frac.padEnd(exponent, "0"));
   const numerator = BigInt(intPart + frac);
   const denominator = 10n ** BigInt(frac.length - exponent);

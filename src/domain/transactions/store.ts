@@ -44,6 +44,7 @@ import { formatMinor, toMinorBigInt, toMoney, type MinorLike } from "../../money
 import { addDays } from "../bills/schedule.js";
 import { isUniqueViolation } from "../wallets/names.js";
 import { requireWallet, type WalletRow } from "../wallets/store.js";
+import { assertRunningTotals } from "../wallets/ceiling.js";
 import { cleanText, foldKey, normalizeTags } from "./text.js";
 
 export interface TransactionRow {
@@ -252,6 +253,7 @@ export async function insertTransaction(trx: Knex, userId: string, input: NewTra
     if (isUniqueViolation(err)) throw externalIdConflict(externalId ?? "", undefined);
     throw err;
   }
+  await assertRunningTotals(trx, userId, toWallet ? [wallet, toWallet] : [wallet], "amount");
   if (tags.length > 0) {
     await trx("transaction_tags").insert(rows.flatMap((r) => tags.map((tag) => ({ transaction_id: r.id, user_id: userId, tag }))));
   }

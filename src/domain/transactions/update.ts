@@ -13,6 +13,7 @@ import type { UpdateTransactionParams, Warning } from "../../../generated/types.
 import { invalidParams, notFound } from "../../errors.js";
 import { requireWallet } from "../wallets/store.js";
 import { parseAmountParam } from "./amounts.js";
+import { assertRunningTotalsOf } from "../wallets/ceiling.js";
 import { assertExternalIdFree, findCounterpartRow, findTransactionRow, loadPair, possibleDuplicates, type TransactionPair } from "./store.js";
 import { cleanText, foldKey, normalizeTags } from "./text.js";
 
@@ -95,6 +96,10 @@ export async function updateTransaction(db: Knex, userId: string, params: Update
   await db("transactions").where({ user_id: userId, id: row.id }).update(patch);
   if (other && Object.keys(otherPatch).length > 0) {
     await db("transactions").where({ user_id: userId, id: other.id }).update({ ...otherPatch, updated_at: at });
+  }
+  if (patch.wallet_id !== undefined || patch.amount_minor !== undefined || patch.date !== undefined) {
+    const field = params.amount !== undefined ? "amount" : params.wallet_id !== undefined ? "wallet_id" : params.date !== undefined ? "date" : "direction";
+    await assertRunningTotalsOf(db, userId, [row.wallet_id, walletId, ...(other ? [other.wallet_id] : [])], field);
   }
   if (params.tags !== undefined) {
     const tags = normalizeTags(params.tags);

@@ -4,6 +4,7 @@ import { parseAmountParam } from "../../domain/transactions/amounts.js";
 import { assertNameFree, isUniqueViolation, normalizeWalletName } from "../../domain/wallets/names.js";
 import { loadWallet, requireWallet } from "../../domain/wallets/store.js";
 import { AppError } from "../../errors.js";
+import { assertRunningTotals } from "../../domain/wallets/ceiling.js";
 
 export const update_wallet: Handlers["update_wallet"] = async (params, ctx) => {
   const userId = ctx.caller.userId;
@@ -32,6 +33,9 @@ export const update_wallet: Handlers["update_wallet"] = async (params, ctx) => {
   } catch (err) {
     if (isUniqueViolation(err)) throw new AppError("conflict", "name: another of the user's wallets already has this name. Choose another name.", { field: "name" });
     throw err;
+  }
+  if (patch.opening_balance_minor !== undefined) {
+    await assertRunningTotals(ctx.db, userId, [{ ...row, opening_balance_minor: patch.opening_balance_minor as bigint }], "opening_balance");
   }
   const wallet = (await loadWallet(ctx.db, userId, row.id))!;
   return {

@@ -1,0 +1,62 @@
+/**
+ * generated/limits.ts: the service's bounds from info.x-limits of openrpc.json, the one place they are
+ * written (docs/reliability.md, "Bounds"). Codegen refuses a spec whose Amount/SignedAmount/Date
+ * patterns disagree with them, so the schema a client reads and the checks the server makes are the same.
+ */
+import type { JsonObject, Spec } from "./load.js";
+
+export interface Limits {
+  /** Every amount is below this many major units of its currency ("1000000000000"). */
+  amount_below: string;
+  /** A wallet's balance and each of its monthly totals stay below this many major units, in magnitude. */
+  running_total_below: string;
+  first_date: string;
+  last_date: string;
+  /** Nesting levels of a call's params (an object or array counts one level). */
+  max_params_depth: number;
+  /** Values (objects, arrays and scalars) in a call's params. */
+  max_params_values: number;
+}
+
+const KEYS: (keyof Limits)[] = ["amount_below", "running_total_below", "first_date", "last_date", "max_params_depth", "max_params_values"];
+
+export function readLimits(spec: Spec): Limits {
+  const raw = ((spec.raw.info as JsonObject | undefined)?.["x-limits"] ?? null) as Record<string, unknown> | null;
+  if (!raw) throw new Error("info.x-limits is missing");
+  for (const k of KEYS) if (raw[k] === undefined) throw new Error(`info.x-limits.${k} is missing`);
+  const limits = raw as unknown as Limits;
+  const pattern = (name: string) => new RegExp(String((spec.schemas[name] as JsonObject).pattern));
+  const below = BigInt(limits.amount_below);
+  const largest = `${below - 1n}.9999`;
+  for (const name of ["Amount", "SignedAmount"]) {
+    if (!pattern(name).test(largest) || pattern(name).test(String(below))) {
+      throw new Error(`components/schemas/${name}: pattern must accept ${largest} and refuse ${below} (info.x-limits.amount_below)`);
+    }
+  }
+  const date = pattern("Date");
+  const dayBefore = `${Number(limits.first_date.slice(0, 4)) - 1}-12-31`;
+  const dayAfter = `${Number(limits.last_date.slice(0, 4)) + 1}-01-01`;
+  if (!date.test(limits.first_date) || !date.test(limits.last_date) || date.test(dayBefore) || date.test(dayAfter)) {
+    throw new Error(`components/schemas/Date: pattern must accept ${limits.first_date}..${limits.last_date} and nothing outside (info.x-limits)`);
+  }
+  return limits;
+}
+
+export function emitLimits(spec: Spec, banner: string): string {
+  const l = readLimits(spec);
+  return [
+    banner,
+    `/** The service's bounds: info.x-limits of openrpc.json (docs/reliability.md, "Bounds"). */`,
+    `export const limits = {`,
+    `  /** Every amount is below this many major units of its currency. */`,
+    `  amountBelow: ${l.amount_below}n,`,
+    `  /** A wallet's balance and each monthly total stay below this many major units, in magnitude. */`,
+    `  runningTotalBelow: ${l.running_total_below}n,`,
+    `  firstDate: ${JSON.stringify(l.first_date)},`,
+    `  lastDate: ${JSON.stringify(l.last_date)},`,
+    `  maxParamsDepth: ${l.max_params_depth},`,
+    `  maxParamsValues: ${l.max_params_values},`,
+    `} as const;`,
+    ``,
+  ].join("\n");
+}

@@ -1,0 +1,60 @@
+/**
+ * Driver errors → the AppError a caller can act on. The one place that knows SQLite's and Postgres's
+ * error codes; dispatch and src/rpc/message.ts#toJsonRpcError ask it before anything becomes
+ * internal_error (docs/reliability.md):
+ *
+ * - the database is busy or unreachable (SQLITE_BUSY/SQLITE_LOCKED, a Postgres serialization failure,
+ *   deadlock, lock timeout, lost connection or shutdown): `unavailable`, retryable with the same key;
+ * - a running total would leave BIGINT (the SQLite guard triggers' RAISE, Postgres 22003): `conflict`
+ *   on `amount` (the bounds in info.x-limits normally refuse such a write before it is made);
+ * - text Postgres cannot store (22021 NUL, 22P05): `invalid_params` (the input checks normally refuse it first).
+ *
+ * Anything else is left as it is: an unexpected failure stays internal_error.
+ */
+import { AppError, conflict, unavailable } from "../errors.js";
+
+/** The message the guard triggers of migration 20261124020000 RAISE with. */
+export const TOTAL_OVERFLOW = "finance_total_overflow";
+
+interface DriverError {
+  code?: unknown;
+  message?: unknown;
+}
+
+const PG_BUSY = new Set(["40001", "40P01", "55P03", "57P01", "57P02", "57P03", "53300"]);
+
+function driverCode(err: unknown): string | undefined {
+  if (err === null || typeof err !== "object") return undefined;
+  const code = (err as DriverError).code;
+  return typeof code === "string" ? code : undefined;
+}
+
+/** True for the failures a retry can fix: the database was busy or could not be reached. */
+export function isBusy(err: unknown): boolean {
+  const code = driverCode(err);
+  if (!code) return false;
+  return code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED") || PG_BUSY.has(code) || code.startsWith("08") || code === "ECONNREFUSED" || code === "ECONNRESET";
+}
+
+function overflowed(err: unknown): boolean {
+  const code = driverCode(err);
+  const message = String((err as DriverError | null)?.message ?? "");
+  return code === "22003" || (code?.startsWith("SQLITE_CONSTRAINT") === true && message.includes(TOTAL_OVERFLOW)) || (code === "SQLITE_ERROR" && message.endsWith("integer overflow"));
+}
+
+/** The AppError a driver error means, or the error itself when it means nothing a caller could act on. */
+export function translateDriverError(err: unknown): unknown {
+  if (err instanceof AppError) return err;
+  if (isBusy(err)) return unavailable(1, "The database is busy with another write (or was unreachable) and this call could not finish.");
+  if (overflowed(err)) {
+    return conflict("amount", "amount: this change would take a wallet's running total beyond what the service can store. Use a smaller amount or another wallet.");
+  }
+  const code = driverCode(err);
+  if (code === "22021" || code === "22P05") {
+    return new AppError("invalid_params", "A text argument contains a character that cannot be stored (such as NUL, \\u0000). Remove it and call again.", {
+      field: "(params)",
+      expected: "text without control characters",
+    });
+  }
+  return err;
+}
