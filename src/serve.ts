@@ -15,7 +15,8 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Config } from "./config.js";
 import { closeServices, createApp, createServices, type AppOptions, type Services } from "./app.js";
-import { createDb } from "./db/knex.js";
+import { createDb, dialectOf, sqlitePath } from "./db/knex.js";
+import { acquireServerLock, type ServerLock } from "./db/server-lock.js";
 import { migrateLatest } from "./db/migrate.js";
 import { seedKnowledgeBase } from "./domain/knowledge/store.js";
 import type { Logger } from "./log.js";
@@ -33,7 +34,24 @@ export interface RunningServer {
   stop(reason: string): Promise<number>;
 }
 
+/** One server process per SQLite file (src/db/server-lock.ts); Postgres takes any number. */
+function serverLock(databaseUrl: string): ServerLock | undefined {
+  if (dialectOf(databaseUrl) !== "sqlite") return undefined;
+  const path = sqlitePath(databaseUrl);
+  return path === ":memory:" ? undefined : acquireServerLock(path);
+}
+
 export async function startServer(config: Config, options: { log?: Logger; app?: AppOptions } = {}): Promise<RunningServer> {
+  const lock = serverLock(config.databaseUrl);
+  try {
+    return await startLocked(config, options, lock);
+  } catch (err) {
+    lock?.release();
+    throw err;
+  }
+}
+
+async function startLocked(config: Config, options: { log?: Logger; app?: AppOptions }, lock: ServerLock | undefined): Promise<RunningServer> {
   const db = createDb(config.databaseUrl);
   await migrateLatest(db);
   await seedKnowledgeBase(db);
@@ -50,7 +68,7 @@ export async function startServer(config: Config, options: { log?: Logger; app?:
 
   let stopping: Promise<number> | undefined;
   const stop = (reason: string) => {
-    stopping ??= shutdown(services, server, purge, reason);
+    stopping ??= shutdown(services, server, purge, reason).finally(() => lock?.release());
     return stopping;
   };
   return { services, server, port, stop };
