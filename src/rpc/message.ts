@@ -35,9 +35,10 @@ export type JsonRpcResponse =
 export function parseEnvelope(body: unknown): JsonRpcRequest {
   if (Array.isArray(body)) throw protocolError(INVALID_REQUEST, "JSON-RPC batches are not supported: send one request per HTTP request.", {}, 400);
   if (body === null || typeof body !== "object") throw protocolError(INVALID_REQUEST, "The body must be a JSON-RPC 2.0 request object.", {}, 400);
-  // Before anything recursive reads the message: the envelope, params and tools/call's arguments nest two
-  // levels above a tool's own arguments, whose finer checks (text, names of fields) dispatch makes.
-  const shape = findShapeProblem(body, { checkText: false, maxDepth: limits.maxParamsDepth + 2, maxValues: limits.maxParamsValues + 100 });
+  // Before anything recursive reads the message. Looser than dispatch's check of a tool's own arguments
+  // (which nest up to two levels below the message: params, tools/call's arguments), so that dispatch's
+  // finer check, with the text rules and the field named from the arguments, decides whenever it can.
+  const shape = findShapeProblem(body, { checkText: false, maxDepth: limits.maxParamsDepth + 3, maxValues: limits.maxParamsValues * 2 });
   if (shape) {
     if (shape.path === "params" || shape.path.startsWith("params.")) {
       throw new AppError("invalid_params", `${shape.path}: ${shape.message}. Fix this argument and call again.`, { field: shape.path, expected: shape.expected });

@@ -19,7 +19,7 @@ import type { ChangeBus } from "../events/bus.js";
 import { NOTIFY_CHANNEL, notifyPayload } from "../events/bus.js";
 import type { ToolContext } from "../tools/context.js";
 import { writeAuditEntry, type AuditEntry } from "./audit.js";
-import { findKey, keyInUse, replayOrRefuse, requestHash, storeKey } from "./idempotency.js";
+import { findKey, keyInUse, replayOrRefuse, requestHash, storeKey, type StoredKey } from "./idempotency.js";
 import type { WriteContext, WriteOutcome } from "./types.js";
 
 export type WriteHandler = (params: never, ctx: WriteContext) => Promise<WriteOutcome<Record<string, unknown>>>;
@@ -38,6 +38,17 @@ async function lockUser(trx: Knex.Transaction, userId: string, key: string): Pro
   const got = await trx.raw("SELECT pg_try_advisory_xact_lock(hashtextextended(?, 0)) AS ok", [`idem:${userId}:${key}`]);
   if (!got.rows[0].ok) throw keyInUse();
   await trx.raw("SELECT pg_advisory_xact_lock(hashtextextended(?, 0))", [`user:${userId}`]);
+}
+
+function storedKeyWarning(stored: StoredKey, tool: string, hash: string): { code: string; message: string } {
+  const same = stored.tool === tool && stored.request_hash === hash;
+  const auditId = (JSON.parse(stored.response_json) as { audit_id?: unknown }).audit_id;
+  return {
+    code: "idempotency_key_already_used",
+    message: same
+      ? `This idempotency_key already committed this very call (audit ${String(auditId)}): with dry_run false it would answer "replayed" with that result and change nothing. Use a new key for a new change.`
+      : `This idempotency_key was already used for ${stored.tool === tool ? "other arguments" : `another tool (${stored.tool})`}: with dry_run false this call would be refused (idempotency_key_reused). Use a new key for this change.`,
+  };
 }
 
 export interface WritePipelineDeps {
@@ -65,6 +76,10 @@ export function createWritePipeline(deps: WritePipelineDeps) {
       } catch (err) {
         if (!(err instanceof DryRunRollback)) throw err;
       }
+      // A key that already committed: the real call would replay that answer (or refuse other arguments),
+      // not make this change. The preview says so; it costs one read, on dry runs only.
+      const stored = await findKey(ctx.db, userId, key);
+      if (stored) preview!.warnings = [...((preview!.warnings as unknown[]) ?? []), storedKeyWarning(stored, tool, requestHash(tool, params))];
       return preview!;
     }
 
