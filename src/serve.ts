@@ -18,6 +18,7 @@ import { closeServices, createApp, createServices, type AppOptions, type Service
 import { createDb, dialectOf, sqlitePath } from "./db/knex.js";
 import { acquireServerLock, type ServerLock } from "./db/server-lock.js";
 import { migrateLatest } from "./db/migrate.js";
+import { withStartupLock } from "./db/startup-lock.js";
 import { seedKnowledgeBase } from "./domain/knowledge/store.js";
 import type { Logger } from "./log.js";
 import { purgeExpiredKeys } from "./writes/idempotency.js";
@@ -53,8 +54,10 @@ export async function startServer(config: Config, options: { log?: Logger; app?:
 
 async function startLocked(config: Config, options: { log?: Logger; app?: AppOptions }, lock: ServerLock | undefined): Promise<RunningServer> {
   const db = createDb(config.databaseUrl);
-  await migrateLatest(db);
-  await seedKnowledgeBase(db);
+  await withStartupLock(db, async () => {
+    await migrateLatest(db);
+    await seedKnowledgeBase(db);
+  });
   const services = await createServices(config, db, { log: options.log });
   const server = createServer(createApp(services, options.app));
   const purge = setInterval(() => void purgeExpiredKeys(db, new Date()).catch(() => undefined), PURGE_EVERY_MS);
