@@ -3229,7 +3229,7 @@ export const tools: readonly ToolDefinition[] = [
         "type": "string",
         "format": "uuid",
         "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$",
-        "description": "A random UUID version 4 (xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx, y one of 8, 9, a, b) that you generate; never copy one from an example. Generate a new one for each distinct change the user asked for (two payments are two keys, even when identical). When a call failed or timed out, retry it with the same key and the same arguments: the change is made at most once, and a repeat answers with status \"replayed\". Reusing a key for different arguments or another tool is refused (idempotency_key_reused). Keys are remembered for 24 hours by default (list_capabilities gives the retention)."
+        "description": "A random UUID version 4 (xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx, y one of 8, 9, a, b) that you generate; never copy one from an example. Generate a new one for each distinct change the user asked for (two payments are two keys, even when identical). When a call timed out or its error says retryable: true, retry it with the same key and the same arguments: the change is made at most once, and a repeat answers with status \"replayed\". Reusing a key for different arguments or another tool is refused (idempotency_key_reused). Keys are remembered for 24 hours by default (list_capabilities gives the retention)."
       },
       "dry_run": {
         "type": "boolean",
@@ -3764,7 +3764,7 @@ export const tools: readonly ToolDefinition[] = [
         "type": "string",
         "format": "uuid",
         "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$",
-        "description": "A random UUID version 4 (xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx, y one of 8, 9, a, b) that you generate; never copy one from an example. Generate a new one for each distinct change the user asked for (two payments are two keys, even when identical). When a call failed or timed out, retry it with the same key and the same arguments: the change is made at most once, and a repeat answers with status \"replayed\". Reusing a key for different arguments or another tool is refused (idempotency_key_reused). Keys are remembered for 24 hours by default (list_capabilities gives the retention)."
+        "description": "A random UUID version 4 (xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx, y one of 8, 9, a, b) that you generate; never copy one from an example. Generate a new one for each distinct change the user asked for (two payments are two keys, even when identical). When a call timed out or its error says retryable: true, retry it with the same key and the same arguments: the change is made at most once, and a repeat answers with status \"replayed\". Reusing a key for different arguments or another tool is refused (idempotency_key_reused). Keys are remembered for 24 hours by default (list_capabilities gives the retention)."
       },
       "dry_run": {
         "type": "boolean",
@@ -4192,7 +4192,7 @@ export const tools: readonly ToolDefinition[] = [
         "type": "string",
         "format": "uuid",
         "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$",
-        "description": "A random UUID version 4 (xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx, y one of 8, 9, a, b) that you generate; never copy one from an example. Generate a new one for each distinct change the user asked for (two payments are two keys, even when identical). When a call failed or timed out, retry it with the same key and the same arguments: the change is made at most once, and a repeat answers with status \"replayed\". Reusing a key for different arguments or another tool is refused (idempotency_key_reused). Keys are remembered for 24 hours by default (list_capabilities gives the retention)."
+        "description": "A random UUID version 4 (xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx, y one of 8, 9, a, b) that you generate; never copy one from an example. Generate a new one for each distinct change the user asked for (two payments are two keys, even when identical). When a call timed out or its error says retryable: true, retry it with the same key and the same arguments: the change is made at most once, and a repeat answers with status \"replayed\". Reusing a key for different arguments or another tool is refused (idempotency_key_reused). Keys are remembered for 24 hours by default (list_capabilities gives the retention)."
       },
       "dry_run": {
         "type": "boolean",
@@ -4739,7 +4739,7 @@ export const tools: readonly ToolDefinition[] = [
         "type": "string",
         "format": "uuid",
         "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$",
-        "description": "A random UUID version 4 (xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx, y one of 8, 9, a, b) that you generate; never copy one from an example. Generate a new one for each distinct change the user asked for (two payments are two keys, even when identical). When a call failed or timed out, retry it with the same key and the same arguments: the change is made at most once, and a repeat answers with status \"replayed\". Reusing a key for different arguments or another tool is refused (idempotency_key_reused). Keys are remembered for 24 hours by default (list_capabilities gives the retention)."
+        "description": "A random UUID version 4 (xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx, y one of 8, 9, a, b) that you generate; never copy one from an example. Generate a new one for each distinct change the user asked for (two payments are two keys, even when identical). When a call timed out or its error says retryable: true, retry it with the same key and the same arguments: the change is made at most once, and a repeat answers with status \"replayed\". Reusing a key for different arguments or another tool is refused (idempotency_key_reused). Keys are remembered for 24 hours by default (list_capabilities gives the retention)."
       },
       "dry_run": {
         "type": "boolean",
@@ -5348,7 +5348,7 @@ export const tools: readonly ToolDefinition[] = [
         "type": "string",
         "format": "uuid",
         "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$",
-        "description": "A random UUID version 4 (xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx, y one of 8, 9, a, b) that you generate; never copy one from an example. Generate a new one for each distinct change the user asked for (two payments are two keys, even when identical). When a call failed or timed out, retry it with the same key and the same arguments: the change is made at most once, and a repeat answers with status \"replayed\". Reusing a key for different arguments or another tool is refused (idempotency_key_reused). Keys are remembered for 24 hours by default (list_capabilities gives the retention)."
+        "description": "A random UUID version 4 (xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx, y one of 8, 9, a, b) that you generate; never copy one from an example. Generate a new one for each distinct change the user asked for (two payments are two keys, even when identical). When a call timed out or its error says retryable: true, retry it with the same key and the same arguments: the change is made at most once, and a repeat answers with status \"replayed\". Reusing a key for different arguments or another tool is refused (idempotency_key_reused). Keys are remembered for 24 hours by default (list_capabilities gives the retention)."
       },
       "dry_run": {
         "type": "boolean",
@@ -5822,7 +5822,7 @@ export const tools: readonly ToolDefinition[] = [
         "type": "string",
         "format": "uuid",
         "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$",
-        "description": "A random UUID version 4 (xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx, y one of 8, 9, a, b) that you generate; never copy one from an example. Generate a new one for each distinct change the user asked for (two payments are two keys, even when identical). When a call failed or timed out, retry it with the same key and the same arguments: the change is made at most once, and a repeat answers with status \"replayed\". Reusing a key for different arguments or another tool is refused (idempotency_key_reused). Keys are remembered for 24 hours by default (list_capabilities gives the retention)."
+        "description": "A random UUID version 4 (xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx, y one of 8, 9, a, b) that you generate; never copy one from an example. Generate a new one for each distinct change the user asked for (two payments are two keys, even when identical). When a call timed out or its error says retryable: true, retry it with the same key and the same arguments: the change is made at most once, and a repeat answers with status \"replayed\". Reusing a key for different arguments or another tool is refused (idempotency_key_reused). Keys are remembered for 24 hours by default (list_capabilities gives the retention)."
       },
       "dry_run": {
         "type": "boolean",
@@ -6331,7 +6331,7 @@ export const tools: readonly ToolDefinition[] = [
         "type": "string",
         "format": "uuid",
         "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$",
-        "description": "A random UUID version 4 (xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx, y one of 8, 9, a, b) that you generate; never copy one from an example. Generate a new one for each distinct change the user asked for (two payments are two keys, even when identical). When a call failed or timed out, retry it with the same key and the same arguments: the change is made at most once, and a repeat answers with status \"replayed\". Reusing a key for different arguments or another tool is refused (idempotency_key_reused). Keys are remembered for 24 hours by default (list_capabilities gives the retention)."
+        "description": "A random UUID version 4 (xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx, y one of 8, 9, a, b) that you generate; never copy one from an example. Generate a new one for each distinct change the user asked for (two payments are two keys, even when identical). When a call timed out or its error says retryable: true, retry it with the same key and the same arguments: the change is made at most once, and a repeat answers with status \"replayed\". Reusing a key for different arguments or another tool is refused (idempotency_key_reused). Keys are remembered for 24 hours by default (list_capabilities gives the retention)."
       },
       "dry_run": {
         "type": "boolean",
@@ -6680,7 +6680,7 @@ export const tools: readonly ToolDefinition[] = [
         "type": "string",
         "format": "uuid",
         "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$",
-        "description": "A random UUID version 4 (xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx, y one of 8, 9, a, b) that you generate; never copy one from an example. Generate a new one for each distinct change the user asked for (two payments are two keys, even when identical). When a call failed or timed out, retry it with the same key and the same arguments: the change is made at most once, and a repeat answers with status \"replayed\". Reusing a key for different arguments or another tool is refused (idempotency_key_reused). Keys are remembered for 24 hours by default (list_capabilities gives the retention)."
+        "description": "A random UUID version 4 (xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx, y one of 8, 9, a, b) that you generate; never copy one from an example. Generate a new one for each distinct change the user asked for (two payments are two keys, even when identical). When a call timed out or its error says retryable: true, retry it with the same key and the same arguments: the change is made at most once, and a repeat answers with status \"replayed\". Reusing a key for different arguments or another tool is refused (idempotency_key_reused). Keys are remembered for 24 hours by default (list_capabilities gives the retention)."
       },
       "dry_run": {
         "type": "boolean",
@@ -6952,7 +6952,7 @@ export const tools: readonly ToolDefinition[] = [
         "type": "string",
         "format": "uuid",
         "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$",
-        "description": "A random UUID version 4 (xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx, y one of 8, 9, a, b) that you generate; never copy one from an example. Generate a new one for each distinct change the user asked for (two payments are two keys, even when identical). When a call failed or timed out, retry it with the same key and the same arguments: the change is made at most once, and a repeat answers with status \"replayed\". Reusing a key for different arguments or another tool is refused (idempotency_key_reused). Keys are remembered for 24 hours by default (list_capabilities gives the retention)."
+        "description": "A random UUID version 4 (xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx, y one of 8, 9, a, b) that you generate; never copy one from an example. Generate a new one for each distinct change the user asked for (two payments are two keys, even when identical). When a call timed out or its error says retryable: true, retry it with the same key and the same arguments: the change is made at most once, and a repeat answers with status \"replayed\". Reusing a key for different arguments or another tool is refused (idempotency_key_reused). Keys are remembered for 24 hours by default (list_capabilities gives the retention)."
       },
       "dry_run": {
         "type": "boolean",
@@ -7250,7 +7250,7 @@ export const tools: readonly ToolDefinition[] = [
         "type": "string",
         "format": "uuid",
         "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$",
-        "description": "A random UUID version 4 (xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx, y one of 8, 9, a, b) that you generate; never copy one from an example. Generate a new one for each distinct change the user asked for (two payments are two keys, even when identical). When a call failed or timed out, retry it with the same key and the same arguments: the change is made at most once, and a repeat answers with status \"replayed\". Reusing a key for different arguments or another tool is refused (idempotency_key_reused). Keys are remembered for 24 hours by default (list_capabilities gives the retention)."
+        "description": "A random UUID version 4 (xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx, y one of 8, 9, a, b) that you generate; never copy one from an example. Generate a new one for each distinct change the user asked for (two payments are two keys, even when identical). When a call timed out or its error says retryable: true, retry it with the same key and the same arguments: the change is made at most once, and a repeat answers with status \"replayed\". Reusing a key for different arguments or another tool is refused (idempotency_key_reused). Keys are remembered for 24 hours by default (list_capabilities gives the retention)."
       },
       "dry_run": {
         "type": "boolean",
@@ -7821,7 +7821,7 @@ export const tools: readonly ToolDefinition[] = [
         "type": "string",
         "format": "uuid",
         "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$",
-        "description": "A random UUID version 4 (xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx, y one of 8, 9, a, b) that you generate; never copy one from an example. Generate a new one for each distinct change the user asked for (two payments are two keys, even when identical). When a call failed or timed out, retry it with the same key and the same arguments: the change is made at most once, and a repeat answers with status \"replayed\". Reusing a key for different arguments or another tool is refused (idempotency_key_reused). Keys are remembered for 24 hours by default (list_capabilities gives the retention)."
+        "description": "A random UUID version 4 (xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx, y one of 8, 9, a, b) that you generate; never copy one from an example. Generate a new one for each distinct change the user asked for (two payments are two keys, even when identical). When a call timed out or its error says retryable: true, retry it with the same key and the same arguments: the change is made at most once, and a repeat answers with status \"replayed\". Reusing a key for different arguments or another tool is refused (idempotency_key_reused). Keys are remembered for 24 hours by default (list_capabilities gives the retention)."
       },
       "dry_run": {
         "type": "boolean",
@@ -8137,7 +8137,7 @@ export const tools: readonly ToolDefinition[] = [
         "type": "string",
         "format": "uuid",
         "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$",
-        "description": "A random UUID version 4 (xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx, y one of 8, 9, a, b) that you generate; never copy one from an example. Generate a new one for each distinct change the user asked for (two payments are two keys, even when identical). When a call failed or timed out, retry it with the same key and the same arguments: the change is made at most once, and a repeat answers with status \"replayed\". Reusing a key for different arguments or another tool is refused (idempotency_key_reused). Keys are remembered for 24 hours by default (list_capabilities gives the retention)."
+        "description": "A random UUID version 4 (xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx, y one of 8, 9, a, b) that you generate; never copy one from an example. Generate a new one for each distinct change the user asked for (two payments are two keys, even when identical). When a call timed out or its error says retryable: true, retry it with the same key and the same arguments: the change is made at most once, and a repeat answers with status \"replayed\". Reusing a key for different arguments or another tool is refused (idempotency_key_reused). Keys are remembered for 24 hours by default (list_capabilities gives the retention)."
       },
       "dry_run": {
         "type": "boolean",
@@ -8388,7 +8388,7 @@ export const tools: readonly ToolDefinition[] = [
         "type": "string",
         "format": "uuid",
         "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$",
-        "description": "A random UUID version 4 (xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx, y one of 8, 9, a, b) that you generate; never copy one from an example. Generate a new one for each distinct change the user asked for (two payments are two keys, even when identical). When a call failed or timed out, retry it with the same key and the same arguments: the change is made at most once, and a repeat answers with status \"replayed\". Reusing a key for different arguments or another tool is refused (idempotency_key_reused). Keys are remembered for 24 hours by default (list_capabilities gives the retention)."
+        "description": "A random UUID version 4 (xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx, y one of 8, 9, a, b) that you generate; never copy one from an example. Generate a new one for each distinct change the user asked for (two payments are two keys, even when identical). When a call timed out or its error says retryable: true, retry it with the same key and the same arguments: the change is made at most once, and a repeat answers with status \"replayed\". Reusing a key for different arguments or another tool is refused (idempotency_key_reused). Keys are remembered for 24 hours by default (list_capabilities gives the retention)."
       },
       "dry_run": {
         "type": "boolean",
@@ -8779,7 +8779,7 @@ export const tools: readonly ToolDefinition[] = [
         "type": "string",
         "format": "uuid",
         "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$",
-        "description": "A random UUID version 4 (xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx, y one of 8, 9, a, b) that you generate; never copy one from an example. Generate a new one for each distinct change the user asked for (two payments are two keys, even when identical). When a call failed or timed out, retry it with the same key and the same arguments: the change is made at most once, and a repeat answers with status \"replayed\". Reusing a key for different arguments or another tool is refused (idempotency_key_reused). Keys are remembered for 24 hours by default (list_capabilities gives the retention)."
+        "description": "A random UUID version 4 (xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx, y one of 8, 9, a, b) that you generate; never copy one from an example. Generate a new one for each distinct change the user asked for (two payments are two keys, even when identical). When a call timed out or its error says retryable: true, retry it with the same key and the same arguments: the change is made at most once, and a repeat answers with status \"replayed\". Reusing a key for different arguments or another tool is refused (idempotency_key_reused). Keys are remembered for 24 hours by default (list_capabilities gives the retention)."
       },
       "dry_run": {
         "type": "boolean",
@@ -9348,7 +9348,7 @@ export const tools: readonly ToolDefinition[] = [
         "type": "string",
         "format": "uuid",
         "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$",
-        "description": "A random UUID version 4 (xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx, y one of 8, 9, a, b) that you generate; never copy one from an example. Generate a new one for each distinct change the user asked for (two payments are two keys, even when identical). When a call failed or timed out, retry it with the same key and the same arguments: the change is made at most once, and a repeat answers with status \"replayed\". Reusing a key for different arguments or another tool is refused (idempotency_key_reused). Keys are remembered for 24 hours by default (list_capabilities gives the retention)."
+        "description": "A random UUID version 4 (xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx, y one of 8, 9, a, b) that you generate; never copy one from an example. Generate a new one for each distinct change the user asked for (two payments are two keys, even when identical). When a call timed out or its error says retryable: true, retry it with the same key and the same arguments: the change is made at most once, and a repeat answers with status \"replayed\". Reusing a key for different arguments or another tool is refused (idempotency_key_reused). Keys are remembered for 24 hours by default (list_capabilities gives the retention)."
       },
       "dry_run": {
         "type": "boolean",
@@ -9739,7 +9739,7 @@ export const tools: readonly ToolDefinition[] = [
         "type": "string",
         "format": "uuid",
         "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$",
-        "description": "A random UUID version 4 (xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx, y one of 8, 9, a, b) that you generate; never copy one from an example. Generate a new one for each distinct change the user asked for (two payments are two keys, even when identical). When a call failed or timed out, retry it with the same key and the same arguments: the change is made at most once, and a repeat answers with status \"replayed\". Reusing a key for different arguments or another tool is refused (idempotency_key_reused). Keys are remembered for 24 hours by default (list_capabilities gives the retention)."
+        "description": "A random UUID version 4 (xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx, y one of 8, 9, a, b) that you generate; never copy one from an example. Generate a new one for each distinct change the user asked for (two payments are two keys, even when identical). When a call timed out or its error says retryable: true, retry it with the same key and the same arguments: the change is made at most once, and a repeat answers with status \"replayed\". Reusing a key for different arguments or another tool is refused (idempotency_key_reused). Keys are remembered for 24 hours by default (list_capabilities gives the retention)."
       },
       "dry_run": {
         "type": "boolean",

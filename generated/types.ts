@@ -1074,7 +1074,7 @@ export interface CreateTransactionParams {
    */
   external_id?: string;
   /**
-   * A random UUID version 4 (xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx, y one of 8, 9, a, b) that you generate; never copy one from an example. Generate a new one for each distinct change the user asked for (two payments are two keys, even when identical). When a call failed or timed out, retry it with the same key and the same arguments: the change is made at most once, and a repeat answers with status "replayed". Reusing a key for different arguments or another tool is refused (idempotency_key_reused). Keys are remembered for 24 hours by default (list_capabilities gives the retention).
+   * A random UUID version 4 (xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx, y one of 8, 9, a, b) that you generate; never copy one from an example. Generate a new one for each distinct change the user asked for (two payments are two keys, even when identical). When a call timed out or its error says retryable: true, retry it with the same key and the same arguments: the change is made at most once, and a repeat answers with status "replayed". Reusing a key for different arguments or another tool is refused (idempotency_key_reused). Keys are remembered for 24 hours by default (list_capabilities gives the retention).
    */
   idempotency_key: string;
   /**
@@ -1124,7 +1124,7 @@ export interface UpdateTransactionParams {
    */
   notes?: Notes | null;
   /**
-   * A random UUID version 4 (xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx, y one of 8, 9, a, b) that you generate; never copy one from an example. Generate a new one for each distinct change the user asked for (two payments are two keys, even when identical). When a call failed or timed out, retry it with the same key and the same arguments: the change is made at most once, and a repeat answers with status "replayed". Reusing a key for different arguments or another tool is refused (idempotency_key_reused). Keys are remembered for 24 hours by default (list_capabilities gives the retention).
+   * A random UUID version 4 (xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx, y one of 8, 9, a, b) that you generate; never copy one from an example. Generate a new one for each distinct change the user asked for (two payments are two keys, even when identical). When a call timed out or its error says retryable: true, retry it with the same key and the same arguments: the change is made at most once, and a repeat answers with status "replayed". Reusing a key for different arguments or another tool is refused (idempotency_key_reused). Keys are remembered for 24 hours by default (list_capabilities gives the retention).
    */
   idempotency_key: string;
   /**
@@ -1150,7 +1150,7 @@ export interface UpdateTransactionResult {
 export interface DeleteTransactionParams {
   transaction_id: TransactionId;
   /**
-   * A random UUID version 4 (xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx, y one of 8, 9, a, b) that you generate; never copy one from an example. Generate a new one for each distinct change the user asked for (two payments are two keys, even when identical). When a call failed or timed out, retry it with the same key and the same arguments: the change is made at most once, and a repeat answers with status "replayed". Reusing a key for different arguments or another tool is refused (idempotency_key_reused). Keys are remembered for 24 hours by default (list_capabilities gives the retention).
+   * A random UUID version 4 (xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx, y one of 8, 9, a, b) that you generate; never copy one from an example. Generate a new one for each distinct change the user asked for (two payments are two keys, even when identical). When a call timed out or its error says retryable: true, retry it with the same key and the same arguments: the change is made at most once, and a repeat answers with status "replayed". Reusing a key for different arguments or another tool is refused (idempotency_key_reused). Keys are remembered for 24 hours by default (list_capabilities gives the retention).
    */
   idempotency_key: string;
   /**
@@ -1231,7 +1231,7 @@ export interface CreateBudgetParams {
   alert_threshold?: number;
   notes?: Notes;
   /**
-   * A random UUID version 4 (xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx, y one of 8, 9, a, b) that you generate; never copy one from an example. Generate a new one for each distinct change the user asked for (two payments are two keys, even when identical). When a call failed or timed out, retry it with the same key and the same arguments: the change is made at most once, and a repeat answers with status "replayed". Reusing a key for different arguments or another tool is refused (idempotency_key_reused). Keys are remembered for 24 hours by default (list_capabilities gives the retention).
+   * A random UUID version 4 (xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx, y one of 8, 9, a, b) that you generate; never copy one from an example. Generate a new one for each distinct change the user asked for (two payments are two keys, even when identical). When a call timed out or its error says retryable: true, retry it with the same key and the same arguments: the change is made at most once, and a repeat answers with status "replayed". Reusing a key for different arguments or another tool is refused (idempotency_key_reused). Keys are remembered for 24 hours by default (list_capabilities gives the retention).
    */
   idempotency_key: string;
   /**
@@ -1317,7 +1317,7 @@ export interface UpdateBudgetParams {
    */
   notes?: Notes | null;
   /**
-   * A random UUID version 4 (xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx, y one of 8, 9, a, b) that you generate; never copy one from an example. Generate a new one for each distinct change the user asked for (two payments are two keys, even when identical). When a call failed or timed out, retry it with the same key and the same arguments: the change is made at most once, and a repeat answers with status "replayed". Reusing a key for different arguments or another tool is refused (idempotency_key_reused). Keys are remembered for 24 hours by default (list_capabilities gives the retention).
+   * A random UUID version 4 (xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx, y one of 8, 9, a, b) that you generate; never copy one from an example. Generate a new one for each distinct change the user asked for (two payments are two keys, even when identical). When a call timed out or its error says retryable: true, retry it with the same key and the same arguments: the change is made at most once, and a repeat answers with status "replayed". Reusing a key for different arguments or another tool is refused (idempotency_key_reused). Keys are remembered for 24 hours by default (list_capabilities gives the retention).
    */
   idempotency_key: string;
   /**
@@ -1342,7 +1342,7 @@ export interface UpdateBudgetResult {
 export interface DeleteBudgetParams {
   budget_id: BudgetId;
   /**
-   * A random UUID version 4 (xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx, y one of 8, 9, a, b) that you generate; never copy one from an example. Generate a new one for each distinct change the user asked for (two payments are two keys, even when identical). When a call failed or timed out, retry it with the same key and the same arguments: the change is made at most once, and a repeat answers with status "replayed". Reusing a key for different arguments or another tool is refused (idempotency_key_reused). Keys are remembered for 24 hours by default (list_capabilities gives the retention).
+   * A random UUID version 4 (xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx, y one of 8, 9, a, b) that you generate; never copy one from an example. Generate a new one for each distinct change the user asked for (two payments are two keys, even when identical). When a call timed out or its error says retryable: true, retry it with the same key and the same arguments: the change is made at most once, and a repeat answers with status "replayed". Reusing a key for different arguments or another tool is refused (idempotency_key_reused). Keys are remembered for 24 hours by default (list_capabilities gives the retention).
    */
   idempotency_key: string;
   /**
@@ -1372,7 +1372,7 @@ export interface CreateGoalParams {
   wallet_id?: WalletId;
   notes?: Notes;
   /**
-   * A random UUID version 4 (xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx, y one of 8, 9, a, b) that you generate; never copy one from an example. Generate a new one for each distinct change the user asked for (two payments are two keys, even when identical). When a call failed or timed out, retry it with the same key and the same arguments: the change is made at most once, and a repeat answers with status "replayed". Reusing a key for different arguments or another tool is refused (idempotency_key_reused). Keys are remembered for 24 hours by default (list_capabilities gives the retention).
+   * A random UUID version 4 (xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx, y one of 8, 9, a, b) that you generate; never copy one from an example. Generate a new one for each distinct change the user asked for (two payments are two keys, even when identical). When a call timed out or its error says retryable: true, retry it with the same key and the same arguments: the change is made at most once, and a repeat answers with status "replayed". Reusing a key for different arguments or another tool is refused (idempotency_key_reused). Keys are remembered for 24 hours by default (list_capabilities gives the retention).
    */
   idempotency_key: string;
   /**
@@ -1418,7 +1418,7 @@ export interface UpdateGoalParams {
    */
   notes?: Notes | null;
   /**
-   * A random UUID version 4 (xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx, y one of 8, 9, a, b) that you generate; never copy one from an example. Generate a new one for each distinct change the user asked for (two payments are two keys, even when identical). When a call failed or timed out, retry it with the same key and the same arguments: the change is made at most once, and a repeat answers with status "replayed". Reusing a key for different arguments or another tool is refused (idempotency_key_reused). Keys are remembered for 24 hours by default (list_capabilities gives the retention).
+   * A random UUID version 4 (xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx, y one of 8, 9, a, b) that you generate; never copy one from an example. Generate a new one for each distinct change the user asked for (two payments are two keys, even when identical). When a call timed out or its error says retryable: true, retry it with the same key and the same arguments: the change is made at most once, and a repeat answers with status "replayed". Reusing a key for different arguments or another tool is refused (idempotency_key_reused). Keys are remembered for 24 hours by default (list_capabilities gives the retention).
    */
   idempotency_key: string;
   /**
@@ -1443,7 +1443,7 @@ export interface UpdateGoalResult {
 export interface DeleteGoalParams {
   goal_id: GoalId;
   /**
-   * A random UUID version 4 (xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx, y one of 8, 9, a, b) that you generate; never copy one from an example. Generate a new one for each distinct change the user asked for (two payments are two keys, even when identical). When a call failed or timed out, retry it with the same key and the same arguments: the change is made at most once, and a repeat answers with status "replayed". Reusing a key for different arguments or another tool is refused (idempotency_key_reused). Keys are remembered for 24 hours by default (list_capabilities gives the retention).
+   * A random UUID version 4 (xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx, y one of 8, 9, a, b) that you generate; never copy one from an example. Generate a new one for each distinct change the user asked for (two payments are two keys, even when identical). When a call timed out or its error says retryable: true, retry it with the same key and the same arguments: the change is made at most once, and a repeat answers with status "replayed". Reusing a key for different arguments or another tool is refused (idempotency_key_reused). Keys are remembered for 24 hours by default (list_capabilities gives the retention).
    */
   idempotency_key: string;
   /**
@@ -1472,7 +1472,7 @@ export interface AddGoalFundsParams {
   note?: Notes;
   from_wallet_id?: WalletId;
   /**
-   * A random UUID version 4 (xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx, y one of 8, 9, a, b) that you generate; never copy one from an example. Generate a new one for each distinct change the user asked for (two payments are two keys, even when identical). When a call failed or timed out, retry it with the same key and the same arguments: the change is made at most once, and a repeat answers with status "replayed". Reusing a key for different arguments or another tool is refused (idempotency_key_reused). Keys are remembered for 24 hours by default (list_capabilities gives the retention).
+   * A random UUID version 4 (xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx, y one of 8, 9, a, b) that you generate; never copy one from an example. Generate a new one for each distinct change the user asked for (two payments are two keys, even when identical). When a call timed out or its error says retryable: true, retry it with the same key and the same arguments: the change is made at most once, and a repeat answers with status "replayed". Reusing a key for different arguments or another tool is refused (idempotency_key_reused). Keys are remembered for 24 hours by default (list_capabilities gives the retention).
    */
   idempotency_key: string;
   /**
@@ -1504,7 +1504,7 @@ export interface CreateWalletParams {
   opening_date?: Date;
   notes?: Notes;
   /**
-   * A random UUID version 4 (xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx, y one of 8, 9, a, b) that you generate; never copy one from an example. Generate a new one for each distinct change the user asked for (two payments are two keys, even when identical). When a call failed or timed out, retry it with the same key and the same arguments: the change is made at most once, and a repeat answers with status "replayed". Reusing a key for different arguments or another tool is refused (idempotency_key_reused). Keys are remembered for 24 hours by default (list_capabilities gives the retention).
+   * A random UUID version 4 (xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx, y one of 8, 9, a, b) that you generate; never copy one from an example. Generate a new one for each distinct change the user asked for (two payments are two keys, even when identical). When a call timed out or its error says retryable: true, retry it with the same key and the same arguments: the change is made at most once, and a repeat answers with status "replayed". Reusing a key for different arguments or another tool is refused (idempotency_key_reused). Keys are remembered for 24 hours by default (list_capabilities gives the retention).
    */
   idempotency_key: string;
   /**
@@ -1544,7 +1544,7 @@ export interface UpdateWalletParams {
    */
   notes?: Notes | null;
   /**
-   * A random UUID version 4 (xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx, y one of 8, 9, a, b) that you generate; never copy one from an example. Generate a new one for each distinct change the user asked for (two payments are two keys, even when identical). When a call failed or timed out, retry it with the same key and the same arguments: the change is made at most once, and a repeat answers with status "replayed". Reusing a key for different arguments or another tool is refused (idempotency_key_reused). Keys are remembered for 24 hours by default (list_capabilities gives the retention).
+   * A random UUID version 4 (xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx, y one of 8, 9, a, b) that you generate; never copy one from an example. Generate a new one for each distinct change the user asked for (two payments are two keys, even when identical). When a call timed out or its error says retryable: true, retry it with the same key and the same arguments: the change is made at most once, and a repeat answers with status "replayed". Reusing a key for different arguments or another tool is refused (idempotency_key_reused). Keys are remembered for 24 hours by default (list_capabilities gives the retention).
    */
   idempotency_key: string;
   /**
@@ -1569,7 +1569,7 @@ export interface UpdateWalletResult {
 export interface DeleteWalletParams {
   wallet_id: WalletId;
   /**
-   * A random UUID version 4 (xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx, y one of 8, 9, a, b) that you generate; never copy one from an example. Generate a new one for each distinct change the user asked for (two payments are two keys, even when identical). When a call failed or timed out, retry it with the same key and the same arguments: the change is made at most once, and a repeat answers with status "replayed". Reusing a key for different arguments or another tool is refused (idempotency_key_reused). Keys are remembered for 24 hours by default (list_capabilities gives the retention).
+   * A random UUID version 4 (xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx, y one of 8, 9, a, b) that you generate; never copy one from an example. Generate a new one for each distinct change the user asked for (two payments are two keys, even when identical). When a call timed out or its error says retryable: true, retry it with the same key and the same arguments: the change is made at most once, and a repeat answers with status "replayed". Reusing a key for different arguments or another tool is refused (idempotency_key_reused). Keys are remembered for 24 hours by default (list_capabilities gives the retention).
    */
   idempotency_key: string;
   /**
@@ -1611,7 +1611,7 @@ export interface CreateBillReminderParams {
   autopay?: boolean;
   notes?: Notes;
   /**
-   * A random UUID version 4 (xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx, y one of 8, 9, a, b) that you generate; never copy one from an example. Generate a new one for each distinct change the user asked for (two payments are two keys, even when identical). When a call failed or timed out, retry it with the same key and the same arguments: the change is made at most once, and a repeat answers with status "replayed". Reusing a key for different arguments or another tool is refused (idempotency_key_reused). Keys are remembered for 24 hours by default (list_capabilities gives the retention).
+   * A random UUID version 4 (xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx, y one of 8, 9, a, b) that you generate; never copy one from an example. Generate a new one for each distinct change the user asked for (two payments are two keys, even when identical). When a call timed out or its error says retryable: true, retry it with the same key and the same arguments: the change is made at most once, and a repeat answers with status "replayed". Reusing a key for different arguments or another tool is refused (idempotency_key_reused). Keys are remembered for 24 hours by default (list_capabilities gives the retention).
    */
   idempotency_key: string;
   /**
@@ -1669,7 +1669,7 @@ export interface UpdateBillReminderParams {
    */
   active?: boolean;
   /**
-   * A random UUID version 4 (xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx, y one of 8, 9, a, b) that you generate; never copy one from an example. Generate a new one for each distinct change the user asked for (two payments are two keys, even when identical). When a call failed or timed out, retry it with the same key and the same arguments: the change is made at most once, and a repeat answers with status "replayed". Reusing a key for different arguments or another tool is refused (idempotency_key_reused). Keys are remembered for 24 hours by default (list_capabilities gives the retention).
+   * A random UUID version 4 (xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx, y one of 8, 9, a, b) that you generate; never copy one from an example. Generate a new one for each distinct change the user asked for (two payments are two keys, even when identical). When a call timed out or its error says retryable: true, retry it with the same key and the same arguments: the change is made at most once, and a repeat answers with status "replayed". Reusing a key for different arguments or another tool is refused (idempotency_key_reused). Keys are remembered for 24 hours by default (list_capabilities gives the retention).
    */
   idempotency_key: string;
   /**
@@ -1694,7 +1694,7 @@ export interface UpdateBillReminderResult {
 export interface DeleteBillReminderParams {
   bill_reminder_id: BillReminderId;
   /**
-   * A random UUID version 4 (xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx, y one of 8, 9, a, b) that you generate; never copy one from an example. Generate a new one for each distinct change the user asked for (two payments are two keys, even when identical). When a call failed or timed out, retry it with the same key and the same arguments: the change is made at most once, and a repeat answers with status "replayed". Reusing a key for different arguments or another tool is refused (idempotency_key_reused). Keys are remembered for 24 hours by default (list_capabilities gives the retention).
+   * A random UUID version 4 (xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx, y one of 8, 9, a, b) that you generate; never copy one from an example. Generate a new one for each distinct change the user asked for (two payments are two keys, even when identical). When a call timed out or its error says retryable: true, retry it with the same key and the same arguments: the change is made at most once, and a repeat answers with status "replayed". Reusing a key for different arguments or another tool is refused (idempotency_key_reused). Keys are remembered for 24 hours by default (list_capabilities gives the retention).
    */
   idempotency_key: string;
   /**

@@ -11,6 +11,7 @@
  */
 import fc from "fast-check";
 import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { tools } from "../../generated/registry.js";
 import type { TestServer, TestUser } from "../helpers/server.js";
 
@@ -107,9 +108,36 @@ const hostileValue = fc.oneof(
 );
 
 /** Replaces, adds or removes one argument (or the whole params) with something hostile. */
-function mutate(params: Record<string, unknown>): fc.Arbitrary<unknown> {
+/** Arguments of free text (no pattern, format or enum), alone or in an array: names, payees, notes, tags. */
+function freeTextKeys(schema: Schema): Set<string> {
+  const free = (s: Schema | undefined) => !!s && s.type === "string" && !s.pattern && !s.format && !s.enum && s.const === undefined;
+  const out = new Set<string>();
+  for (const [k, v] of Object.entries((schema.properties ?? {}) as Record<string, Schema>)) {
+    const options: Schema[] = [v, ...((v.anyOf ?? v.oneOf ?? []) as Schema[])].map((o) => ({ ...v, anyOf: undefined, oneOf: undefined, ...o }));
+    if (options.some((o) => free(o) || (o.type === "array" && free(o.items)))) out.add(k);
+  }
+  return out;
+}
+
+function mutate(params: Record<string, unknown>, textKeys: Set<string>): fc.Arbitrary<unknown> {
   const keys = Object.keys(params);
+  // Free text that is otherwise valid with one bad character in it: the rest of the call still reaches
+  // the handler and the database, which is where NUL (Postgres) and lone surrogates used to get through.
+  const texts = keys.filter((k) => textKeys.has(k) && (typeof params[k] === "string" || (Array.isArray(params[k]) && typeof (params[k] as unknown[])[0] === "string")));
+  const poison = fc.tuple(fc.constantFrom(...(texts.length ? texts : ["x"])), fc.constantFrom("\u0000", "\ud800", "\udc00", "\u202e", "\u2066", "\u200f"), fc.nat(40)).map(([k, bad, at]) => {
+    const put = (t: string) => t.slice(0, at % (t.length + 1)) + bad + t.slice(at % (t.length + 1));
+    const v = params[k];
+    return { ...params, [k]: typeof v === "string" ? put(v) : Array.isArray(v) ? [put(String(v[0])), ...v.slice(1)] : bad };
+  });
+  // Dates and amounts just outside the bounds, in place of valid ones.
+  const bounded = keys.filter((k) => /date|as_of|amount|balance/.test(k) && typeof params[k] === "string");
+  const outOfRange = fc
+    .tuple(fc.constantFrom(...(bounded.length ? bounded : ["date"])), fc.constantFrom("0000-01-01", "1899-12-31", "3000-01-01", "9999-12-31", "92233720368547758.08", "1000000000000", "999999999999.99", "-92233720368547758.08"))
+    .map(([k, v]) => ({ ...params, [k]: v }));
   return fc.oneof(
+    { weight: 4, arbitrary: poison },
+    { weight: 2, arbitrary: outOfRange },
+    fc.tuple(keys.length ? fc.constantFrom(...keys) : fc.constant("x"), hostileValue).map(([k, v]) => ({ ...params, [k]: v })),
     fc.tuple(keys.length ? fc.constantFrom(...keys) : fc.constant("x"), hostileValue).map(([k, v]) => ({ ...params, [k]: v })),
     fc.tuple(fc.constantFrom("extra", "__proto__", "constructor", "\u0000", "a.b", ""), hostileValue).map(([k, v]) => {
       const out = { ...params };
@@ -146,16 +174,45 @@ const rawEnvelopes = fc.constantFrom<FuzzInput["raw"]>(
   { body: '"\\ud800"' },
 );
 
-/** One fuzz input: a tool's schema-driven params, mutated one time in three, or now and then a raw envelope. */
+/** The spec's examples of each method as named params: valid calls to start mutations from. */
+function examplesByTool(): Map<string, Record<string, unknown>[]> {
+  const spec = JSON.parse(readFileSync(new URL("../../openrpc.json", import.meta.url), "utf8")) as { methods: { name: string; examples?: { params: { name: string; value: unknown }[] }[] }[] };
+  return new Map(spec.methods.map((m) => [m.name, (m.examples ?? []).map((e) => Object.fromEntries(e.params.map((p) => [p.name, p.value])))]));
+}
+
+/** An example's ids replaced by the user's real ids of the same kind (wal_, txn_…), so the call reaches the database. */
+function withRealIds(value: unknown, pool: IdPool, pick: number): unknown {
+  if (typeof value === "string") {
+    const ids = pool.get(/^([a-z]+_)/.exec(value)?.[1] ?? "");
+    return ids && ids.length ? ids[pick % ids.length] : value;
+  }
+  if (Array.isArray(value)) return value.map((v) => withRealIds(v, pool, pick));
+  if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withRealIds(v, pool, pick)]));
+  return value;
+}
+
+/**
+ * One fuzz input: a tool's params, from its input schema or (as often) from one of its spec examples
+ * aimed at the user's records, mutated one time in three; now and then a raw hostile envelope.
+ */
 export function fuzzInputArb(pool: IdPool): fc.Arbitrary<FuzzInput> {
-  const perTool = tools.map((t) =>
-    fc
-      .tuple(schemaArb(t.inputSchema as Schema, pool) as fc.Arbitrary<Record<string, unknown>>, fc.constantFrom<FuzzInput["via"]>("direct", "tools/call"), fc.nat(2))
+  const examples = examplesByTool();
+  const perTool = tools.map((t) => {
+    const textKeys = freeTextKeys(t.inputSchema as Schema);
+    return fc
+      .tuple(
+        fc.oneof(
+          schemaArb(t.inputSchema as Schema, pool) as fc.Arbitrary<Record<string, unknown>>,
+          (examples.get(t.name)?.length ? fc.tuple(fc.constantFrom(...examples.get(t.name)!), fc.nat()).map(([e, n]) => withRealIds(e, pool, n)) : schemaArb(t.inputSchema as Schema, pool)) as fc.Arbitrary<Record<string, unknown>>,
+        ),
+        fc.constantFrom<FuzzInput["via"]>("direct", "tools/call"),
+        fc.nat(2),
+      )
       .chain(([params, via, roll]) => {
         const withKey = t.kind === "write" ? { ...params, idempotency_key: roll === 2 ? "11111111-1111-4111-8111-111111111111" : randomUUID() } : params;
-        return (roll === 0 ? mutate(withKey) : fc.constant(withKey)).map((p) => ({ tool: t.name, via, params: p }));
-      }),
-  );
+        return (roll === 0 ? mutate(withKey, textKeys) : fc.constant(withKey)).map((p) => ({ tool: t.name, via, params: p }));
+      });
+  });
   return fc.oneof({ weight: 40, arbitrary: fc.oneof(...perTool) }, { weight: 1, arbitrary: rawEnvelopes.map((raw) => ({ tool: "(envelope)", via: "direct" as const, params: null, raw })) });
 }
 
