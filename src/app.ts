@@ -48,7 +48,7 @@ export interface Services {
 export async function createServices(config: Config, db: Knex, options: { now?: () => Date; log?: Logger } = {}): Promise<Services> {
   const log = options.log ?? createLogger(config.logLevel, config.logFormat);
   const now = options.now ?? (() => new Date());
-  const bus = await createChangeBus(db);
+  const bus = await createChangeBus(db, log);
   const streams = new SseStreams();
   // Metrics off: nothing is wrapped, so the per-call path is exactly what it is without them.
   const metrics = config.metrics === "on" ? createMetrics({ db, openStreams: () => streams.size }) : undefined;

@@ -12,9 +12,9 @@
  *                                                as a `message` event.
  *
  * Change events: every committed write of the stream's user, as a `notifications/finance/changed`
- * notification whose SSE id is the audit id. A reconnect with Last-Event-ID first replays the user's
- * audit entries after that id (from the database, so entries committed by other processes too), then
- * goes live without gaps or duplicates. Keep-alive comments every keepAliveMs; each keep-alive also
+ * notification whose SSE id is the audit id, read from the audit log (so entries committed by other
+ * processes too) after the last id sent: a reconnect with Last-Event-ID starts after that id, and a
+ * Postgres listener outage delays events but loses none (src/events/bus.ts). Keep-alive comments every keepAliveMs; each keep-alive also
  * re-checks the token, so a revoked or expired token's stream closes.
  *
  * A stream lives in one process: behind a load balancer with several processes, its POSTs must reach
@@ -26,7 +26,8 @@ import type { ChangeBus } from "../events/bus.js";
 import { SseStream, SseStreams, changeNotification } from "../mcp/sse.js";
 import { INVALID_REQUEST, protocolError } from "../rpc/protocol-error.js";
 import type { JsonRpcId } from "../rpc/message.js";
-import { auditEntriesAfter, type AuditEntry } from "../writes/audit.js";
+import { createChangeFeed } from "../events/change-feed.js";
+import { newestAuditId } from "../writes/audit.js";
 import { authenticate, hostAndOriginGuard } from "./guards.js";
 import { admit, answer, checkNotification, errorAnswer, idOf, jsonBodyParser, sendAnswer, type McpRouteDeps } from "./mcp-route.js";
 import { applyLimit } from "./rate-limit-headers.js";
@@ -36,7 +37,6 @@ import { sendRpcError } from "./send.js";
 export const SSE_PATH = "/api/v1/mcp/sse";
 export const SSE_MESSAGES_PATH = "/api/v1/mcp/sse/messages";
 export const DEFAULT_KEEPALIVE_MS = 20_000;
-const REPLAY_PAGE = 500;
 
 export interface SseRouteDeps extends McpRouteDeps {
   bus: ChangeBus;
@@ -86,6 +86,16 @@ async function openStream(deps: SseRouteDeps, streams: SseStreams, req: Request,
   }
   if (req.socket.destroyed) return;
 
+  // Without Last-Event-ID a stream carries what is committed from now on.
+  let start: string;
+  try {
+    start = await newestAuditId(deps.db, caller.userId);
+  } catch (err) {
+    if (!res.headersSent) sendAnswer(res, errorAnswer(deps, null, err, requestId));
+    return;
+  }
+  if (req.socket.destroyed) return;
+
   res.writeHead(200, {
     "Content-Type": "text/event-stream",
     "Cache-Control": "no-cache, no-transform",
@@ -96,20 +106,23 @@ async function openStream(deps: SseRouteDeps, streams: SseStreams, req: Request,
   streams.add(stream);
   stream.event("endpoint", `${SSE_MESSAGES_PATH}?stream=${stream.id}`);
 
-  // Subscribe before replaying, hold live entries until the replay is done, then skip what it sent.
+  // Every signal (a local write, another process's NOTIFY, the listener coming back) makes the feed
+  // read the audit log after the last id this stream sent: no gap, no duplicate (src/events/change-feed.ts).
   const from = lastEventId(req);
-  let replaying = from !== undefined;
-  let replayedUpTo = from ?? -1n;
-  const held: AuditEntry[] = [];
-  const deliver = (entry: AuditEntry) => {
-    if (BigInt(entry.id) <= replayedUpTo) return;
-    stream.message(changeNotification(entry), entry.id);
-  };
-  const unsubscribe = deps.bus.subscribe(caller.userId, (entry) => {
-    if (replaying) held.push(entry);
-    else deliver(entry);
+  const feed = createChangeFeed({
+    db: deps.db,
+    userId: caller.userId,
+    afterId: from !== undefined ? from.toString() : start,
+    send: (entry) => stream.message(changeNotification(entry), entry.id),
+    closed: () => stream.closed,
+    failed: (err) => {
+      deps.log.error("sse_replay_failed", { request_id: requestId, error: driverCode(err) });
+      stream.close(); // the client reconnects with the Last-Event-ID it has
+    },
   });
-  stream.onClose(unsubscribe);
+  stream.onClose(deps.bus.subscribe(caller.userId, feed.poke));
+  stream.onClose(deps.bus.onResync(feed.poke));
+  feed.poke(); // also catches what committed between reading `start` and subscribing
 
   const authorization = req.headers.authorization;
   const keepAlive = setInterval(() => {
@@ -127,25 +140,12 @@ async function openStream(deps: SseRouteDeps, streams: SseStreams, req: Request,
     const expiry = setTimeout(() => stream.close(), Math.max(0, Math.min(ms, 2_147_483_647)));
     stream.onClose(() => clearTimeout(expiry));
   }
+}
 
-  if (from !== undefined) {
-    try {
-      for (;;) {
-        const page = await auditEntriesAfter(deps.db, caller.userId, replayedUpTo.toString(), REPLAY_PAGE);
-        for (const entry of page) {
-          stream.message(changeNotification(entry), entry.id);
-          replayedUpTo = BigInt(entry.id);
-        }
-        if (page.length < REPLAY_PAGE || stream.closed) break;
-      }
-    } catch (err) {
-      deps.log.error("sse_replay_failed", { request_id: requestId, error: err instanceof Error ? err.message : String(err) });
-      stream.close(); // the client reconnects with the same Last-Event-ID
-      return;
-    }
-    replaying = false;
-    for (const entry of held.splice(0)) deliver(entry);
-  }
+/** What a failure logs: the driver's code, never its message (which can quote argument values). */
+function driverCode(err: unknown): string {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === "string" ? code : err instanceof Error ? err.name : "error";
 }
 
 async function postMessage(deps: SseRouteDeps, streams: SseStreams, req: Request, res: Response): Promise<void> {

@@ -93,3 +93,9 @@ export async function latestAuditEntries(db: Knex, userId: string, limit: number
   const rows = await db("audit_log").where({ user_id: userId }).orderBy("id", "desc").limit(limit);
   return rows.map(toEntry);
 }
+
+/** The id of a user's newest entry, or "0": where a stream opened without Last-Event-ID starts. */
+export async function newestAuditId(db: Knex, userId: string): Promise<string> {
+  const row = await db("audit_log").where({ user_id: userId }).max({ id: "id" }).first();
+  return row?.id == null ? "0" : String(row.id);
+}
