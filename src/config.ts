@@ -14,7 +14,7 @@ export interface Config {
   allowedHosts: string[];
   allowedOrigins: string[];
   maxBodyBytes: number;
-  rateLimits: { mcpPerMinute: number; ssePerMinute: number; tokensPerHour: number };
+  rateLimits: { mcpPerMinute: number; ssePerMinute: number; sseStreamsPerToken: number; sseStreamsPerUser: number; tokensPerHour: number };
   idempotencyRetentionHours: number;
   tokenPepper: string;
   logLevel: "silent" | "error" | "info";
@@ -35,7 +35,7 @@ export class ConfigError extends Error {
 /** The variables loadConfig reads (others are ignored): `finance-mcp config` and README.md list these. */
 export const CONFIG_VARIABLES = [
   "PORT", "HOST", "DATABASE_URL", "WRITE_TOOLS", "VALIDATE_RESULTS", "ALLOWED_HOSTS", "ALLOWED_ORIGINS", "MAX_BODY_BYTES",
-  "RATE_LIMIT_MCP_PER_MINUTE", "RATE_LIMIT_SSE_PER_MINUTE", "RATE_LIMIT_TOKENS_PER_HOUR", "IDEMPOTENCY_RETENTION_HOURS",
+  "RATE_LIMIT_MCP_PER_MINUTE", "RATE_LIMIT_SSE_PER_MINUTE", "SSE_MAX_STREAMS_PER_TOKEN", "SSE_MAX_STREAMS_PER_USER", "RATE_LIMIT_TOKENS_PER_HOUR", "IDEMPOTENCY_RETENTION_HOURS",
   "TOKEN_PEPPER", "LOG_LEVEL", "LOG_FORMAT", "SHUTDOWN_GRACE_SECONDS", "METRICS", "METRICS_TOKEN",
 ] as const;
 
@@ -139,6 +139,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimits: {
       mcpPerMinute: r.int("RATE_LIMIT_MCP_PER_MINUTE", 120, 1),
       ssePerMinute: r.int("RATE_LIMIT_SSE_PER_MINUTE", 30, 1),
+      // Open streams hold a socket and a descriptor each until the client goes: capped, not just rated.
+      sseStreamsPerToken: r.int("SSE_MAX_STREAMS_PER_TOKEN", 3, 1),
+      sseStreamsPerUser: r.int("SSE_MAX_STREAMS_PER_USER", 5, 1),
       tokensPerHour: r.int("RATE_LIMIT_TOKENS_PER_HOUR", 10, 1),
     },
     idempotencyRetentionHours: r.int("IDEMPOTENCY_RETENTION_HOURS", 24, 1),

@@ -24,6 +24,7 @@ import express, { type Request, type Response, type Router } from "express";
 import { randomUUID } from "node:crypto";
 import type { ChangeBus } from "../events/bus.js";
 import { SseStream, SseStreams, changeNotification } from "../mcp/sse.js";
+import { AppError } from "../errors.js";
 import { INVALID_REQUEST, protocolError } from "../rpc/protocol-error.js";
 import type { JsonRpcId } from "../rpc/message.js";
 import { createChangeFeed } from "../events/change-feed.js";
@@ -37,6 +38,8 @@ import { sendRpcError } from "./send.js";
 export const SSE_PATH = "/api/v1/mcp/sse";
 export const SSE_MESSAGES_PATH = "/api/v1/mcp/sse/messages";
 export const DEFAULT_KEEPALIVE_MS = 20_000;
+/** Retry-After for a connect refused by the open-stream caps: about one keep-alive, when dead streams are found. */
+const STREAM_CAP_RETRY_SECONDS = 20;
 
 export interface SseRouteDeps extends McpRouteDeps {
   bus: ChangeBus;
@@ -95,6 +98,14 @@ async function openStream(deps: SseRouteDeps, streams: SseStreams, req: Request,
     return;
   }
   if (req.socket.destroyed) return;
+  // Checked with no await before streams.add below, so two connects cannot both take the last place.
+  const open = streams.openCount(caller.tokenId, caller.userId);
+  const caps = deps.config.rateLimits;
+  if (open.token >= caps.sseStreamsPerToken || open.user >= caps.sseStreamsPerUser) {
+    const which = open.token >= caps.sseStreamsPerToken ? `this token has ${open.token} (at most ${caps.sseStreamsPerToken})` : `this user has ${open.user} (at most ${caps.sseStreamsPerUser})`;
+    sendAnswer(res, errorAnswer(deps, null, new AppError("rate_limited", `Too many open event streams: ${which}. Close one, then retry.`, { retry_after_seconds: STREAM_CAP_RETRY_SECONDS }), requestId));
+    return;
+  }
 
   res.writeHead(200, {
     "Content-Type": "text/event-stream",

@@ -118,6 +118,18 @@ export class SseStreams {
     return this.byId.size;
   }
 
+  /** Open streams of a token and of a user on this process (the caps of SSE_MAX_STREAMS_PER_*). */
+  openCount(tokenId: string, userId: string): { token: number; user: number } {
+    let token = 0;
+    let user = 0;
+    for (const s of this.byId.values()) {
+      if (s.userId !== userId) continue;
+      user++;
+      if (s.tokenId === tokenId) token++;
+    }
+    return { token, user };
+  }
+
   closeAll(): void {
     for (const s of [...this.byId.values()]) s.close();
   }

@@ -255,4 +255,36 @@ describe(`protocol: SSE transport and change events (${engine})`, () => {
       expect(c.json.error.data.code).to.equal("rate_limited");
     });
   });
+
+  describe("open-stream caps", () => {
+    let capped: TestServer;
+    before(async () => (capped = await startTestServer({ SSE_MAX_STREAMS_PER_TOKEN: "2", SSE_MAX_STREAMS_PER_USER: "3" })));
+    after(async () => capped.close());
+
+    it("refuses a connect beyond the per-token and per-user caps with 429 and Retry-After, and frees a place when a stream closes", async () => {
+      const u = await capped.createUser();
+      const url = `${capped.url}/api/v1/mcp/sse`;
+      const refused = async (token: string) => {
+        const r = await raw(url, { method: "GET", headers: { accept: "text/event-stream", authorization: `Bearer ${token}` } });
+        expect(r.status).to.equal(429);
+        expect(Number(r.headers["retry-after"])).to.be.greaterThan(0);
+        expect(r.json.error.data.code).to.equal("rate_limited");
+        return r.json.error.message as string;
+      };
+      const first = await connect(u.token, {}, url);
+      await connect(u.token, {}, url);
+      expect(await refused(u.token)).to.match(/this token has 2 \(at most 2\)/);
+      const second = await u.tokenWith(["meta:whoami"]);
+      await connect(second, {}, url);
+      expect(await refused(second)).to.match(/this user has 3 \(at most 3\)/);
+      // Another user is not affected.
+      const other = await capped.createUser();
+      expect((await connect(other.token, {}, url)).response.status).to.equal(200);
+      // Closing a stream frees its place once the server sees the connection end.
+      first.close();
+      const deadline = Date.now() + 3000;
+      while (capped.services.streams.openCount("", u.id).user > 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      expect((await connect(u.token, {}, url)).response.status).to.equal(200);
+    });
+  });
 });
