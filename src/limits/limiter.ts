@@ -5,7 +5,7 @@
  * limiter: if the store fails, limiting goes on from memory instead of failing open or failing requests.
  *
  * Besides the three limits of the service description (mcp, sse, tokens) the same table holds the login
- * throttle of the tokens endpoint (login_email, login_address; see login.ts).
+ * throttle of the tokens endpoint (login_pair, login_email, login_address; see login.ts).
  *
  * On SQLite the counters are written through knex's own connection, taken from its pool like any query.
  * A second connection to the file (what this used before) had two costs: its write invalidated the knex
@@ -18,7 +18,7 @@ import type { Knex } from "knex";
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, RateLimiterSQLite, type RateLimiterAbstract } from "rate-limiter-flexible";
 import type { Config } from "../config.js";
 import { dialect } from "../db/knex.js";
-import { createLoginThrottle, LOGIN_POLICIES, type LoginPolicy } from "./login.js";
+import { createLoginThrottle, LOGIN_POLICIES, type LoginPolicies } from "./login.js";
 import type { LimitDecision, LimitName, RateLimits } from "./types.js";
 
 export const WINDOWS: Record<LimitName, number> = { mcp: 60, sse: 60, tokens: 3600 };
@@ -53,7 +53,7 @@ interface LimiterSpec {
 
 export interface RateLimitOptions {
   /** Overrides of the login throttle's numbers (tests). */
-  loginPolicies?: { email: LoginPolicy; address: LoginPolicy };
+  loginPolicies?: LoginPolicies;
 }
 
 export function createRateLimits(db: Knex, config: Config, options: RateLimitOptions = {}): RateLimits {
@@ -82,7 +82,10 @@ export function createRateLimits(db: Knex, config: Config, options: RateLimitOpt
   const policies = options.loginPolicies ?? LOGIN_POLICIES;
   const login = createLoginThrottle(
     {
-      email: make({ keyPrefix: "login_email", points: policies.email.refuseAfter, duration: policies.email.windowSeconds, blockDuration: policies.email.blockSeconds }),
+      // login_pair, not login_email: the key changed meaning (email and address), so old counts do not carry over.
+      email: make({ keyPrefix: "login_pair", points: policies.email.refuseAfter, duration: policies.email.windowSeconds, blockDuration: policies.email.blockSeconds }),
+      // Never refuses: points beyond any count, no block; it only measures the delay.
+      account: make({ keyPrefix: "login_email", points: Number.MAX_SAFE_INTEGER, duration: policies.account.windowSeconds }),
       address: make({ keyPrefix: "login_address", points: policies.address.refuseAfter, duration: policies.address.windowSeconds, blockDuration: policies.address.blockSeconds }),
     },
     policies,

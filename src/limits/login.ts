@@ -1,17 +1,20 @@
 /**
- * Throttling of HTTP Basic logins (the tokens endpoint), per email and per client address, on
- * rate-limiter-flexible limiters over the shared rate_limits table (so every process sees the same
- * counts). Each attempt is counted atomically *before* the password is checked, so a burst of parallel
- * guesses cannot slip past the threshold; a right password then gives the point back.
+ * Throttling of HTTP Basic logins (the tokens endpoint) on rate-limiter-flexible limiters over the shared
+ * rate_limits table (so every process sees the same counts). Each attempt is counted atomically *before*
+ * the password is checked, so a burst of parallel guesses cannot slip past the threshold; a right
+ * password then gives the point back.
  *
- * Per email (consecutive failures): the first 3 failures cost nothing; from the 4th attempt each one is
- * held back 1 s more than the previous (at most 5 s), before the password is checked, whatever the
- * outcome, so that timing out early teaches an attacker nothing; after 10 consecutive failures the email
- * is refused (429) for 15 minutes. A successful login resets the count. The count also lapses an hour
- * after the first failure.
- * Per client address (all failures within an hour): slowed from the 21st the same way, refused after
- * 100 for an hour. Successes do not reset it (an attacker could otherwise log into their own account
- * between guesses), they only give their own point back.
+ * Nobody is locked out by someone else's guesses: refusals are keyed on what the guesser controls.
+ * Per email AND client address (consecutive failures): the first 3 cost nothing; from the 4th attempt
+ * each one is held back 1 s more than the previous (at most 5 s), before the password is checked,
+ * whatever the outcome, so that timing out early teaches an attacker nothing; after 10 the pair is
+ * refused (429) for 15 minutes. A success resets it; it also lapses an hour after the first failure.
+ * Per email across all addresses (consecutive failures): slowed from the 11th the same way, never
+ * refused, so guesses spread over many addresses still cost time while the owner, from an address of
+ * their own, gets in (at worst 5 s later). A success resets it.
+ * Per client address (all failures within an hour): slowed from the 21st, refused after 100 for an hour.
+ * Successes do not reset it (an attacker could otherwise log into their own account between guesses),
+ * they only give their own point back.
  */
 import { createHash } from "node:crypto";
 import { isIPv6 } from "node:net";
@@ -21,7 +24,7 @@ import type { LoginThrottle, LoginVerdict } from "./types.js";
 export interface LoginPolicy {
   /** Attempts without delay. */
   slowAfter: number;
-  /** Attempts allowed in the window; the next is refused for blockSeconds. */
+  /** Attempts allowed in the window; the next is refused for blockSeconds (Infinity: slowed, never refused). */
   refuseAfter: number;
   windowSeconds: number;
   blockSeconds: number;
@@ -30,14 +33,28 @@ export interface LoginPolicy {
   maxDelayMs: number;
 }
 
-export const LOGIN_POLICIES: { email: LoginPolicy; address: LoginPolicy } = {
+export interface LoginPolicies {
+  /** Per email and client address together. */
+  email: LoginPolicy;
+  /** Per email whatever the address: slows, never refuses. */
+  account: LoginPolicy;
+  address: LoginPolicy;
+}
+
+export const LOGIN_POLICIES: LoginPolicies = {
   email: { slowAfter: 3, refuseAfter: 10, windowSeconds: 3600, blockSeconds: 15 * 60, delayStepMs: 1000, maxDelayMs: 5000 },
+  account: { slowAfter: 10, refuseAfter: Infinity, windowSeconds: 3600, blockSeconds: 0, delayStepMs: 1000, maxDelayMs: 5000 },
   address: { slowAfter: 20, refuseAfter: 100, windowSeconds: 3600, blockSeconds: 3600, delayStepMs: 1000, maxDelayMs: 5000 },
 };
 
 /** Email → a fixed-length key that keeps addresses out of the rate_limits table. */
 export function emailKey(email: string): string {
   return createHash("sha256").update(email.trim().toLowerCase()).digest("hex");
+}
+
+/** Email and address → the key of the pair's count. */
+export function pairKey(email: string, address: string): string {
+  return createHash("sha256").update(`${email.trim().toLowerCase()}\n${addressKey(address)}`).digest("hex");
 }
 
 /** IPv4-mapped IPv6 → IPv4; IPv6 → its /64 network (one host usually holds a whole /64). */
@@ -66,21 +83,32 @@ async function count(limiter: RateLimiterAbstract, key: string): Promise<RateLim
 }
 
 export function createLoginThrottle(
-  limiters: { email: RateLimiterAbstract; address: RateLimiterAbstract },
-  policies: { email: LoginPolicy; address: LoginPolicy } = LOGIN_POLICIES,
+  limiters: { email: RateLimiterAbstract; account: RateLimiterAbstract; address: RateLimiterAbstract },
+  policies: LoginPolicies = LOGIN_POLICIES,
 ): LoginThrottle {
   return {
     async attempt(email, clientAddress): Promise<LoginVerdict> {
-      const [byEmail, byAddress] = await Promise.all([count(limiters.email, emailKey(email)), count(limiters.address, addressKey(clientAddress))]);
+      const [byPair, byAccount, byAddress] = await Promise.all([
+        count(limiters.email, pairKey(email, clientAddress)),
+        count(limiters.account, emailKey(email)),
+        count(limiters.address, addressKey(clientAddress)),
+      ]);
       const refusals = [
-        byEmail.consumedPoints > policies.email.refuseAfter ? byEmail.msBeforeNext : -1,
+        byPair.consumedPoints > policies.email.refuseAfter ? byPair.msBeforeNext : -1,
         byAddress.consumedPoints > policies.address.refuseAfter ? byAddress.msBeforeNext : -1,
       ].filter((ms) => ms >= 0);
       if (refusals.length) return { refused: true, retryAfterSeconds: Math.max(1, Math.ceil(Math.max(...refusals) / 1000)) };
-      return { refused: false, delayMs: Math.max(delayFor(policies.email, byEmail.consumedPoints), delayFor(policies.address, byAddress.consumedPoints)) };
+      return {
+        refused: false,
+        delayMs: Math.max(delayFor(policies.email, byPair.consumedPoints), delayFor(policies.account, byAccount.consumedPoints), delayFor(policies.address, byAddress.consumedPoints)),
+      };
     },
     async succeeded(email, clientAddress) {
-      await Promise.all([limiters.email.delete(emailKey(email)), limiters.address.reward(addressKey(clientAddress), 1)]);
+      await Promise.all([
+        limiters.email.delete(pairKey(email, clientAddress)),
+        limiters.account.delete(emailKey(email)),
+        limiters.address.reward(addressKey(clientAddress), 1),
+      ]);
     },
   };
 }

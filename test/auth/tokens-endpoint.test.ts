@@ -251,20 +251,20 @@ describe(`tokens endpoint (${engine})`, () => {
   });
 
   describe("the login throttle", () => {
-    it("slows failed logins per email from the 4th attempt, then refuses them for 15 minutes", async () => {
+    it("slows failed logins per email and address from the 4th attempt, then refuses that pair for 15 minutes", async () => {
       const user = await insertLoginUser(server.db, PASSWORD);
-      // Three earlier failures for this email, counted by another limiter instance over the same table
-      // (as another server process would), from another address.
+      // Three earlier failures for this email from this test's address, counted by another limiter
+      // instance over the same table (as another server process would).
       const elsewhere = createRateLimits(server.db, server.config);
       try {
-        for (let i = 0; i < 3; i++) expect(await elsewhere.login.attempt(user.email, "192.0.2.7")).to.deep.equal({ refused: false, delayMs: 0 });
+        for (let i = 0; i < 3; i++) expect(await elsewhere.login.attempt(user.email, "127.0.0.1")).to.deep.equal({ refused: false, delayMs: 0 });
 
         const slowed = await tokensApi(server.url, "GET", { auth: { email: user.email, password: "wrong password" } });
         expect(slowed.status).to.equal(401);
         expect(slowed.ms).to.be.within(950, 4000);
 
-        for (let i = 0; i < 6; i++) await elsewhere.login.attempt(user.email, "192.0.2.7"); // 10 attempts in all
-        // Refused even with the right password, without checking it.
+        for (let i = 0; i < 6; i++) await elsewhere.login.attempt(user.email, "127.0.0.1"); // 10 attempts in all
+        // Refused from this address even with the right password, without checking it.
         const refused = await tokensApi(server.url, "GET", { auth: user });
         expect(refused.status).to.equal(429);
         expect(Number(refused.headers.get("retry-after"))).to.be.within(890, 900);
@@ -281,11 +281,29 @@ describe(`tokens endpoint (${engine})`, () => {
       }
     });
 
+    it("never refuses the right password because someone else guessed wrong from another address", async () => {
+      const user = await insertLoginUser(server.db, PASSWORD);
+      const attacker = createRateLimits(server.db, server.config);
+      try {
+        // Enough guesses from another address to lock that address's pair, and more from others.
+        for (let i = 0; i < 11; i++) await attacker.login.attempt(user.email, "192.0.2.66");
+        expect((await attacker.login.attempt(user.email, "192.0.2.66")).refused).to.equal(true);
+        // The owner, from their own address: let in, at most slowed (12 failures: +2 s).
+        const owner = await tokensApi(server.url, "GET", { auth: user });
+        expect(owner.status).to.equal(200);
+        expect(owner.ms).to.be.within(1900, 5500);
+        // Their success resets the email's count: the next login is not slowed.
+        expect((await tokensApi(server.url, "GET", { auth: user })).ms).to.be.lessThan(900);
+      } finally {
+        await attacker.close();
+      }
+    });
+
     it("restarts an email's count after a successful login", async () => {
       const user = await insertLoginUser(server.db, PASSWORD);
       const elsewhere = createRateLimits(server.db, server.config);
       try {
-        for (let i = 0; i < 3; i++) await elsewhere.login.attempt(user.email, "192.0.2.8");
+        for (let i = 0; i < 3; i++) await elsewhere.login.attempt(user.email, "127.0.0.1");
         const slowedButRight = await tokensApi(server.url, "GET", { auth: user });
         expect(slowedButRight.status).to.equal(200);
         expect(slowedButRight.ms).to.be.at.least(950);

@@ -1,7 +1,8 @@
 /**
  * The login throttle of the tokens endpoint on its real store (rate_limits on SQLite or Postgres), with
- * small numbers: slowed then refused per email and per client address, counted atomically before the
- * password check, reset per email by a success, and keyed without storing emails.
+ * small numbers: slowed then refused per email and address together and per client address, slowed
+ * (never refused) per email, counted atomically before the password check, reset per email by a success,
+ * and keyed without storing emails. Someone else's wrong guesses never lock the owner out.
  */
 import { expect } from "chai";
 import type { Knex } from "knex";
@@ -9,12 +10,13 @@ import { loadConfig } from "../../src/config.js";
 import { createDb } from "../../src/db/knex.js";
 import { migrateLatest } from "../../src/db/migrate.js";
 import { createRateLimits } from "../../src/limits/limiter.js";
-import { addressKey, emailKey, LOGIN_POLICIES, type LoginPolicy } from "../../src/limits/login.js";
+import { addressKey, emailKey, LOGIN_POLICIES, pairKey, type LoginPolicies } from "../../src/limits/login.js";
 import type { RateLimits } from "../../src/limits/types.js";
 import { createTestDatabase, engine, type TestDatabase } from "../helpers/database.js";
 
-const small: { email: LoginPolicy; address: LoginPolicy } = {
+const small: LoginPolicies = {
   email: { slowAfter: 2, refuseAfter: 4, windowSeconds: 3600, blockSeconds: 900, delayStepMs: 100, maxDelayMs: 150 },
+  account: { slowAfter: 6, refuseAfter: Infinity, windowSeconds: 3600, blockSeconds: 0, delayStepMs: 100, maxDelayMs: 300 },
   address: { slowAfter: 5, refuseAfter: 8, windowSeconds: 3600, blockSeconds: 3600, delayStepMs: 1000, maxDelayMs: 5000 },
 };
 
@@ -36,12 +38,13 @@ describe(`login throttle (${engine})`, () => {
 
   it("documents the production numbers", () => {
     expect(LOGIN_POLICIES.email).to.include({ slowAfter: 3, refuseAfter: 10, blockSeconds: 900 });
+    expect(LOGIN_POLICIES.account).to.include({ slowAfter: 10, refuseAfter: Infinity, maxDelayMs: 5000 });
     expect(LOGIN_POLICIES.address).to.include({ slowAfter: 20, refuseAfter: 100, blockSeconds: 3600 });
   });
 
-  it("per email: free, then slowed with a growing (capped) delay, then refused for the block duration", async () => {
+  it("per email and address: free, then slowed with a growing (capped) delay, then refused for the block duration", async () => {
     const verdicts = [];
-    for (let i = 0; i < 5; i++) verdicts.push(await limits.login.attempt("Someone@Example.test", `198.51.100.${i}`));
+    for (let i = 0; i < 5; i++) verdicts.push(await limits.login.attempt("Someone@Example.test", "198.51.100.7"));
     expect(verdicts.slice(0, 4)).to.deep.equal([
       { refused: false, delayMs: 0 },
       { refused: false, delayMs: 0 },
@@ -50,7 +53,22 @@ describe(`login throttle (${engine})`, () => {
     ]);
     expect(verdicts[4]).to.deep.equal({ refused: true, retryAfterSeconds: 900 });
     // The email is normalised: another spelling is the same account.
-    expect((await limits.login.attempt("someone@example.TEST ", "198.51.100.99")).refused).to.equal(true);
+    expect((await limits.login.attempt("someone@example.TEST ", "198.51.100.7")).refused).to.equal(true);
+  });
+
+  it("someone else's wrong guesses never refuse the owner: from another address the login goes through, at worst slowed", async () => {
+    // An attacker guesses from one address until refused, then from many more.
+    for (let i = 0; i < 6; i++) await limits.login.attempt("victim@example.test", "203.0.113.66");
+    expect((await limits.login.attempt("victim@example.test", "203.0.113.66")).refused).to.equal(true);
+    for (let i = 0; i < 4; i++) await limits.login.attempt("victim@example.test", `198.18.1.${i}`);
+    // The owner, from their own address: not refused; slowed by the email's count, within its cap.
+    const owner = await limits.login.attempt("victim@example.test", "192.0.2.200");
+    expect(owner.refused).to.equal(false);
+    expect(owner).to.have.property("delayMs").that.is.within(100, small.account.maxDelayMs);
+    // The owner's success resets the email's delay; the attacker's pair stays refused.
+    await limits.login.succeeded("victim@example.test", "192.0.2.200");
+    expect(await limits.login.attempt("victim@example.test", "192.0.2.200")).to.deep.equal({ refused: false, delayMs: 0 });
+    expect((await limits.login.attempt("victim@example.test", "203.0.113.66")).refused).to.equal(true);
   });
 
   it("a success restarts the email's count", async () => {
@@ -74,7 +92,7 @@ describe(`login throttle (${engine})`, () => {
   });
 
   it("counts parallel attempts atomically: no more than refuseAfter get through", async () => {
-    const verdicts = await Promise.all(Array.from({ length: 12 }, (_, i) => limits.login.attempt("burst@example.test", `198.18.0.${i}`)));
+    const verdicts = await Promise.all(Array.from({ length: 12 }, () => limits.login.attempt("burst@example.test", "198.18.0.1")));
     expect(verdicts.filter((v) => !v.refused)).to.have.length(small.email.refuseAfter);
   });
 
@@ -83,6 +101,7 @@ describe(`login throttle (${engine})`, () => {
     const keys = (await db("rate_limits").select("key")).map((r) => String(r.key));
     expect(keys.some((k) => k.includes("private.person"))).to.equal(false);
     expect(keys).to.include(`login_email:${emailKey("private.person@example.test")}`);
+    expect(keys).to.include(`login_pair:${pairKey("private.person@example.test", "2001:db8:1:2:3:4:5:6")}`);
     expect(keys).to.include("login_address:2001:db8:1:2::/64");
   });
 
