@@ -29,10 +29,20 @@ function driverCode(err: unknown): string | undefined {
   return typeof code === "string" ? code : undefined;
 }
 
+/**
+ * A connection that died under a query: pg reports it without a code ("Connection terminated
+ * unexpectedly", or a client that is no longer queryable), knex a pool that could not hand one out in time.
+ * knex puts the statement in front ("ROLLBACK - Connection terminated unexpectedly").
+ */
+const LOST_CONNECTION = /(?:^|- )(Connection terminated|Client has encountered a connection error|Client was closed|Connection ended unexpectedly)|^Knex: Timeout acquiring a connection/;
+
 /** True for the failures a retry can fix: the database was busy or could not be reached. */
 export function isBusy(err: unknown): boolean {
   const code = driverCode(err);
-  if (!code) return false;
+  if (!code) {
+    const message = (err as DriverError | null)?.message;
+    return typeof message === "string" && LOST_CONNECTION.test(message);
+  }
   return code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED") || PG_BUSY.has(code) || code.startsWith("08") || code === "ECONNREFUSED" || code === "ECONNRESET";
 }
 
@@ -57,4 +67,19 @@ export function translateDriverError(err: unknown): unknown {
     });
   }
   return err;
+}
+
+/**
+ * What a log line may say about a failure: the error's kind, the driver's code, the statement (knex
+ * puts it before " - "; with compileSqlOnError off it holds placeholders, never bound values) and the
+ * stack's frames. Never a driver's message, which can quote values ('invalid input syntax for type
+ * bigint: "…"', a constraint's "Key (…)=(…)"), and never the stack's first line, which repeats it.
+ */
+export function describeForLog(err: unknown): { error: string; driver_code?: string; statement?: string; stack?: string } {
+  if (!(err instanceof Error)) return { error: typeof err };
+  const frames = err.stack?.split("\n").filter((line) => line.startsWith("    at ")).join("\n");
+  const code = driverCode(err);
+  if (code === undefined && !isBusy(err)) return { error: `${err.name}: ${err.message}`, stack: frames };
+  const cut = err.message.indexOf(" - ");
+  return { error: err.name, driver_code: code, statement: cut > 0 ? err.message.slice(0, cut) : undefined, stack: frames };
 }

@@ -9,6 +9,7 @@
  * events travel on GET /api/v1/mcp/sse (src/http/sse-route.ts), whose posted messages go through the
  * same admit/answer functions below.
  */
+import { translateDriverError } from "../db/errors.js";
 import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from "express";
 import type { Knex } from "knex";
 import type { Config } from "../config.js";
@@ -145,7 +146,9 @@ export async function answer(deps: McpRouteDeps, admitted: Admitted, requestId: 
   }
 }
 
-export function errorAnswer(deps: Pick<McpRouteDeps, "log">, id: JsonRpcId, err: unknown, requestId: string): Answer {
+export function errorAnswer(deps: Pick<McpRouteDeps, "log">, id: JsonRpcId, thrown: unknown, requestId: string): Answer {
+  // Translated here too, so that a driver error that means `unavailable` gets its Retry-After header.
+  const err = translateDriverError(thrown);
   const { error, httpStatus } = toJsonRpcError(err, deps.log, requestId);
   return { httpStatus, body: { jsonrpc: "2.0", id, error }, err };
 }

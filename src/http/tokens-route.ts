@@ -9,6 +9,7 @@
  * Error bodies are `{ "error": <JSON-RPC error object> }` with the stable data.code of docs/errors.md.
  */
 import express, { type NextFunction, type Request, type Response, type Router } from "express";
+import { describeForLog } from "../db/errors.js";
 import type { Knex } from "knex";
 import type { Config } from "../config.js";
 import { AppError, internalError } from "../errors.js";
@@ -76,7 +77,7 @@ export function tokensRouter(deps: TokensRouteDeps): Router {
         if (res.headersSent) return;
         if (err instanceof StatusError) return sendError(res, err.status, err);
         if (err instanceof AppError) return sendError(res, err.httpStatus, err);
-        deps.log.error("tokens_endpoint_error", { request_id: scopeOf(res).request_id, error: err instanceof Error ? `${err.name}: ${err.message}` : String(err) });
+        deps.log.error("tokens_endpoint_error", { request_id: scopeOf(res).request_id, ...describeForLog(err) });
         sendError(res, 500, internalError());
       });
     };

@@ -4,6 +4,7 @@
  * → result validation), exactly like a direct JSON-RPC call.
  */
 import { tools, toolsByName, type ToolDefinition } from "../../generated/registry.js";
+import { describeForLog } from "../db/errors.js";
 import type { Config } from "../config.js";
 import { AppError } from "../errors.js";
 import type { Logger } from "../log.js";
@@ -76,8 +77,7 @@ export async function callTool(deps: CallDeps, params: unknown, ctx: McpContext)
     deps.log.error("unhandled_error", {
       request_id: ctx.requestId,
       tool: name,
-      error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
-      stack: err instanceof Error ? err.stack : undefined,
+      ...describeForLog(err),
     });
     return unexpectedErrorResult();
   }

@@ -98,8 +98,9 @@ export function createDispatch(deps: DispatchDeps): Dispatch {
     }
 
     if (deps.config.validateResults && !tool.validateResult(result)) {
-      // Never send a result that breaks the contract: it is our bug, so say so without details.
-      deps.log.error("result_invalid", { tool: tool.name, request_id: call.requestId, errors: tool.validateResult.errors?.slice(0, 5) });
+      // Never send a result that breaks the contract: it is our bug, so say so without details. The log
+      // names where and which rule, never the value (ajv's verbose errors carry the data).
+      deps.log.error("result_invalid", { tool: tool.name, request_id: call.requestId, errors: tool.validateResult.errors?.slice(0, 5).map((e) => ({ path: e.instancePath, keyword: e.keyword, schema: e.schemaPath })) });
       throw internalError();
     }
     return result;

@@ -8,7 +8,7 @@ import type { Logger } from "../log.js";
 import type { Caller } from "../tools/context.js";
 import type { Dispatch } from "./dispatch.js";
 import { INVALID_REQUEST, METHOD_NOT_FOUND, ProtocolError, protocolError } from "./protocol-error.js";
-import { translateDriverError } from "../db/errors.js";
+import { describeForLog, translateDriverError } from "../db/errors.js";
 import { findShapeProblem } from "./input-checks.js";
 import { limits } from "../../generated/limits.js";
 
@@ -66,7 +66,7 @@ export function toJsonRpcError(thrown: unknown, log: Logger, requestId: string):
   const err = translateDriverError(thrown);
   if (err instanceof AppError) return { error: { code: err.code, message: err.message, data: err.toData() }, httpStatus: err.httpStatus };
   if (err instanceof ProtocolError) return { error: { code: err.code, message: err.message, data: err.data }, httpStatus: err.httpStatus };
-  log.error("unhandled_error", { request_id: requestId, error: err instanceof Error ? `${err.name}: ${err.message}` : String(err), stack: err instanceof Error ? err.stack : undefined });
+  log.error("unhandled_error", { request_id: requestId, ...describeForLog(err) });
   const internal = internalError();
   return { error: { code: internal.code, message: internal.message, data: internal.toData() }, httpStatus: 500 };
 }
