@@ -85,9 +85,11 @@ describe(`faults: the change listener loses its Postgres session (${engine})`, f
     await until(() => changeIds(onA).length === 2 && changeIds(onB).length === 2, "the first two changes on both streams");
 
     await killListeners();
+    const killedAt = Date.now();
     // Written while the listeners are down or coming back: each must still arrive on both streams.
     const during = [await write(a, "during-a"), await write(b, "during-b")];
     await until(async () => (await listenerPids()).length === 2, "both listeners to reconnect");
+    if (process.env.FAULT_FIGURES) console.log(JSON.stringify({ listener: { reconnected_ms: Date.now() - killedAt } }));
     const after = [await write(a, "after-a"), await write(b, "after-b")];
 
     const all = [...before, ...during, ...after];

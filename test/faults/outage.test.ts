@@ -67,6 +67,7 @@ describe(`faults: a database outage during a write burst (${engine})`, function 
     expect(killed, "backends terminated mid-burst").to.be.greaterThan(0);
 
     const failures = outcomes.filter((o) => o.status !== 200);
+    if (process.env.FAULT_FIGURES) console.log(JSON.stringify({ outage: { writes: WRITES, backends_killed: killed, answered_ok: outcomes.length - failures.length, unavailable_503: failures.length } }));
     for (const f of failures) {
       expect(f, `${JSON.stringify(f)}\n${server.logs.filter((l) => l.includes("unhandled_error")).slice(0, 3).join("\n")}`).to.include({ status: 503, code: "unavailable" });
       expect(Number(f.retryAfter), "Retry-After").to.be.greaterThan(0);
