@@ -33,6 +33,10 @@ async function postgresReachable() {
   }
 }
 
+// The suites that run the compiled server or the finance-mcp command (test/ops, test/auth/cli) would
+// otherwise build dist/ inside a test when a source changed; build it once, before any suite.
+if (spawnSync(process.execPath, ["bin/build.js"], { stdio: "inherit" }).status !== 0) process.exit(1);
+
 let failed = mocha("sqlite", []) !== 0;
 if (await postgresReachable()) {
   // Pure unit tests do not touch a database: once is enough.

@@ -14,7 +14,9 @@ export interface Config {
   allowedHosts: string[];
   allowedOrigins: string[];
   maxBodyBytes: number;
-  rateLimits: { mcpPerMinute: number; ssePerMinute: number; sseStreamsPerToken: number; sseStreamsPerUser: number; tokensPerHour: number };
+  rateLimits: { mcpPerMinute: number; ssePerMinute: number; tokensPerHour: number };
+  /** Open SSE streams at once on this process (not a rate: streams are held until the client goes). */
+  sseStreams: { perToken: number; perUser: number };
   idempotencyRetentionHours: number;
   tokenPepper: string;
   logLevel: "silent" | "error" | "info";
@@ -139,11 +141,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimits: {
       mcpPerMinute: r.int("RATE_LIMIT_MCP_PER_MINUTE", 120, 1),
       ssePerMinute: r.int("RATE_LIMIT_SSE_PER_MINUTE", 30, 1),
-      // Open streams hold a socket and a descriptor each until the client goes: capped, not just rated.
-      sseStreamsPerToken: r.int("SSE_MAX_STREAMS_PER_TOKEN", 3, 1),
-      sseStreamsPerUser: r.int("SSE_MAX_STREAMS_PER_USER", 5, 1),
       tokensPerHour: r.int("RATE_LIMIT_TOKENS_PER_HOUR", 10, 1),
     },
+    // Open streams hold a socket and a descriptor each until the client goes: capped, not just rated.
+    sseStreams: { perToken: r.int("SSE_MAX_STREAMS_PER_TOKEN", 3, 1), perUser: r.int("SSE_MAX_STREAMS_PER_USER", 5, 1) },
     idempotencyRetentionHours: r.int("IDEMPOTENCY_RETENTION_HOURS", 24, 1),
     tokenPepper: pepper,
     logLevel: r.oneOf("LOG_LEVEL", ["silent", "error", "info"] as const, "info"),

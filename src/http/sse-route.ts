@@ -100,9 +100,9 @@ async function openStream(deps: SseRouteDeps, streams: SseStreams, req: Request,
   if (req.socket.destroyed) return;
   // Checked with no await before streams.add below, so two connects cannot both take the last place.
   const open = streams.openCount(caller.tokenId, caller.userId);
-  const caps = deps.config.rateLimits;
-  if (open.token >= caps.sseStreamsPerToken || open.user >= caps.sseStreamsPerUser) {
-    const which = open.token >= caps.sseStreamsPerToken ? `this token has ${open.token} (at most ${caps.sseStreamsPerToken})` : `this user has ${open.user} (at most ${caps.sseStreamsPerUser})`;
+  const caps = deps.config.sseStreams;
+  if (open.token >= caps.perToken || open.user >= caps.perUser) {
+    const which = open.token >= caps.perToken ? `this token has ${open.token} (at most ${caps.perToken})` : `this user has ${open.user} (at most ${caps.perUser})`;
     sendAnswer(res, errorAnswer(deps, null, new AppError("rate_limited", `Too many open event streams: ${which}. Close one, then retry.`, { retry_after_seconds: STREAM_CAP_RETRY_SECONDS }), requestId));
     return;
   }
