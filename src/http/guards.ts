@@ -37,8 +37,10 @@ export function hostAndOriginGuard(config: Config) {
   };
 }
 
+/** No Accept header means any media type (RFC 9110 §12.5.1): Python's urllib, Go's and Java's clients send none. */
 export function acceptsJsonOrSse(req: Request): boolean {
-  const accept = req.headers.accept ?? "";
+  const accept = req.headers.accept;
+  if (accept === undefined || accept.trim() === "") return true;
   return /application\/json|text\/event-stream|\*\/\*|application\/\*/.test(accept);
 }
 

@@ -102,29 +102,33 @@ function metaOf(msg: JsonRpcRequest): Record<string, unknown> | undefined {
 
 /**
  * Reads the revision of one message from its headers and body, refusing what the revision forbids:
- * an unsupported version (400, -32022), headers that disagree with the body (400, -32020), or a modern
- * request without its required _meta fields (400, -32602).
+ * a modern request without its required _meta fields (400, -32602), headers that disagree with the body
+ * (400, -32020), an unsupported version (400, -32022).
  */
 export function readRevision(msg: JsonRpcRequest, headers: IncomingHttpHeaders, transport: Transport): Revision {
-  const header = headerValue(headers, "mcp-protocol-version")?.trim();
+  const raw = headerValue(headers, "mcp-protocol-version")?.trim();
+  const header = raw === "" ? undefined : raw;
   const meta = metaOf(msg);
   const metaVersion = meta?.[META_PROTOCOL_VERSION];
 
-  if (header !== undefined && header !== "" && !LEGACY_SET.has(header) && !MODERN_SET.has(header)) {
-    if (!(transport === "sse" && header === SSE_TRANSPORT_VERSION)) throw unsupported(header, transport);
-  }
   const modern = metaVersion !== undefined || (header !== undefined && MODERN_SET.has(header));
-  if (!modern) return { era: "legacy", version: header || DEFAULT_HEADER_VERSION, transport };
-
-  if (metaVersion === undefined) {
-    throw headerMismatch(`MCP-Protocol-Version is ${header} but params._meta["${META_PROTOCOL_VERSION}"] is missing.`);
+  if (!modern) {
+    if (header !== undefined && !LEGACY_SET.has(header) && !(transport === "sse" && header === SSE_TRANSPORT_VERSION)) throw unsupported(header, transport);
+    return { era: "legacy", version: header ?? DEFAULT_HEADER_VERSION, transport };
   }
-  if (typeof metaVersion !== "string" || !MODERN_SET.has(metaVersion)) throw unsupported(String(metaVersion), transport);
+
+  // 2026-07-28 order (conformance server-stateless): a request missing a required field is malformed
+  // (-32602); then header against body (-32020); only then whether the version is one this server speaks.
+  if (metaVersion === undefined) {
+    const field = meta === undefined ? "params._meta" : `params._meta.${META_PROTOCOL_VERSION}`;
+    throw protocolError(INVALID_PARAMS, `${field} is required in protocol revision ${MODERN_VERSION} (the request's protocol version).`, { field }, 400);
+  }
   if (header !== metaVersion) {
     throw headerMismatch(
       header ? `MCP-Protocol-Version header ${JSON.stringify(header)} does not match body _meta version ${JSON.stringify(metaVersion)}.` : "the MCP-Protocol-Version header is required.",
     );
   }
+  if (typeof metaVersion !== "string" || !MODERN_SET.has(metaVersion)) throw unsupported(String(metaVersion), transport);
   const method = headerValue(headers, "mcp-method");
   if (method === undefined) throw headerMismatch("the Mcp-Method header is required.");
   if (method !== msg.method) throw headerMismatch(`Mcp-Method header ${JSON.stringify(method)} does not match body method ${JSON.stringify(msg.method)}.`);

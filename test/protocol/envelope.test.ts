@@ -52,6 +52,13 @@ describe(`protocol: envelope and HTTP guards (${engine})`, () => {
     expect(a.json.error.data.code).to.equal("not_acceptable");
   });
 
+  it("serves a request without an Accept header (any media type, RFC 9110)", async () => {
+    const { accept: _, ...headers } = auth();
+    const a = await raw(server.mcpUrl, { headers, body: ping });
+    expect(a.status).to.equal(200);
+    expect(a.json.result).to.deep.equal({});
+  });
+
   it("accepts Accept: application/json alone and text/event-stream alone", async () => {
     for (const accept of ["application/json", "text/event-stream"]) {
       const a = await raw(server.mcpUrl, { headers: { ...auth(), accept }, body: ping });

@@ -143,13 +143,26 @@ describe(`protocol: lifecycle and revisions (${engine})`, () => {
       });
     }
 
-    it("refuses a 2026-07-28 header on a body without the _meta protocol version (-32020)", async () => {
-      const a = await rpc({ jsonrpc: "2.0", id: 6, method: "tools/list" }, { "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/list" });
-      expect(a.status).to.equal(400);
-      expect(a.body.error.code).to.equal(-32020);
+    it("refuses a 2026-07-28 request without _meta, or without its protocol version, with 400 and -32602", async () => {
+      const { "io.modelcontextprotocol/protocolVersion": _, ...noVersion } = MODERN_META;
+      for (const params of [{}, { _meta: noVersion }]) {
+        const a = await rpc({ jsonrpc: "2.0", id: 6, method: "tools/list", params }, { "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/list" });
+        expect(a.status).to.equal(400);
+        expect(a.body.error.code).to.equal(-32602);
+        expect(a.body.error.data.field).to.match(/^params\._meta/);
+        expect(a.body.id).to.equal(6);
+      }
     });
 
-    it("refuses an unsupported _meta protocol version with 400 and -32022", async () => {
+    it("compares header and body versions before support: 2026-07-28 header with body v999.0.0 is -32020", async () => {
+      const body = { jsonrpc: "2.0", id: 7, method: "server/discover", params: { _meta: { ...MODERN_META, "io.modelcontextprotocol/protocolVersion": "v999.0.0" } } };
+      const a = await rpc(body, { "mcp-protocol-version": "2026-07-28", "mcp-method": "server/discover" });
+      expect(a.status).to.equal(400);
+      expect(a.body.error.code).to.equal(-32020);
+      expect(a.body.error.data.code).to.equal("header_mismatch");
+    });
+
+    it("refuses an unsupported _meta protocol version (header agreeing) with 400 and -32022", async () => {
       const body = { jsonrpc: "2.0", id: 7, method: "server/discover", params: { _meta: { ...MODERN_META, "io.modelcontextprotocol/protocolVersion": "2027-01-01" } } };
       const a = await rpc(body, { "mcp-protocol-version": "2027-01-01", "mcp-method": "server/discover" });
       expect(a.status).to.equal(400);
