@@ -9,6 +9,8 @@ import type { Config } from "./config.js";
 import { createChangeBus, type ChangeBus } from "./events/bus.js";
 import { healthRouter } from "./http/health-route.js";
 import { mcpRouter } from "./http/mcp-route.js";
+import { mcpCors, publicCors } from "./http/cors.js";
+import { hostAndOriginGuard } from "./http/guards.js";
 import { DEFAULT_KEEPALIVE_MS, SSE_PATH, sseRouter } from "./http/sse-route.js";
 import { metricsRouter } from "./http/metrics-route.js";
 import { requestScope } from "./http/request-scope.js";
@@ -75,7 +77,8 @@ export function createApp(services: Services, options: AppOptions = {}): Express
   app.set("trust proxy", false);
 
   // The published contract: chatbots and SDK generators read it without a token.
-  app.get("/api/v1/openrpc.json", (_req, res) => {
+  app.options("/api/v1/openrpc.json", publicCors);
+  app.get("/api/v1/openrpc.json", publicCors, (_req, res) => {
     res.json(services.openrpc);
   });
 
@@ -99,6 +102,8 @@ export function createApp(services: Services, options: AppOptions = {}): Express
   const mcp = createMcpMethods(services);
   // One gate for both transports: SQLite's synchronous work of all MCP requests shares one event loop.
   const gate = turnGateFor(dialect(services.db));
+  // CORS for allowed origins on every MCP path (src/http/cors.ts); the guard first, so others keep their 403.
+  app.use("/api/v1/mcp", hostAndOriginGuard(services.config), mcpCors(services.config));
   app.use(mcpRouter({ ...services, mcp, gate }));
   app.use(sseRouter({ ...services, mcp, gate, keepAliveMs: options.sseKeepAliveMs ?? DEFAULT_KEEPALIVE_MS, streams: services.streams }));
   app.use(tokensRouter(services));

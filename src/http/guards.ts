@@ -16,6 +16,17 @@ function hostName(hostHeader: string): string {
   return hostHeader.split(":")[0]!;
 }
 
+/** An Origin listed in ALLOWED_ORIGINS, exactly or by scheme and host (any port); "*" allows all. */
+export function originAllowed(config: Config, origin: string): boolean {
+  if (config.allowedOrigins.includes("*")) return true;
+  try {
+    const u = new URL(origin);
+    return config.allowedOrigins.some((o) => o === origin || o === `${u.protocol}//${u.hostname}`);
+  } catch {
+    return false;
+  }
+}
+
 export function hostAndOriginGuard(config: Config) {
   return (req: Request, res: Response, next: NextFunction) => {
     const host = req.headers.host;
@@ -23,15 +34,8 @@ export function hostAndOriginGuard(config: Config) {
       return sendRpcError(res, null, protocolError(INVALID_REQUEST, `Host ${JSON.stringify(host ?? "")} is not allowed (ALLOWED_HOSTS).`, { code: "forbidden_host" }, 403));
     }
     const origin = req.headers.origin;
-    if (origin && !config.allowedOrigins.includes("*")) {
-      let allowed = false;
-      try {
-        const u = new URL(origin);
-        allowed = config.allowedOrigins.some((o) => o === origin || o === `${u.protocol}//${u.hostname}`);
-      } catch {
-        allowed = false;
-      }
-      if (!allowed) return sendRpcError(res, null, protocolError(INVALID_REQUEST, `Origin ${JSON.stringify(origin)} is not allowed (ALLOWED_ORIGINS).`, { code: "forbidden_origin" }, 403));
+    if (origin && !originAllowed(config, origin)) {
+      return sendRpcError(res, null, protocolError(INVALID_REQUEST, `Origin ${JSON.stringify(origin)} is not allowed (ALLOWED_ORIGINS).`, { code: "forbidden_origin" }, 403));
     }
     next();
   };
