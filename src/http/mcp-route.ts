@@ -26,6 +26,7 @@ import type { McpContext, McpMethods } from "../mcp/types.js";
 import type { Caller } from "../tools/context.js";
 import { acceptsJsonOrSse, hasJsonContentType, authenticate, challengeHeaders, hostAndOriginGuard } from "./guards.js";
 import { sendRpcError } from "./send.js";
+import { handleBatch } from "./batch.js";
 import type { TurnGate } from "./turns.js";
 import { applyLimit } from "./rate-limit-headers.js";
 import { scopeOf, toolOf } from "./request-scope.js";
@@ -186,6 +187,7 @@ async function handlePost(deps: McpRouteDeps, req: Request, res: Response): Prom
   let id: JsonRpcId = null;
   try {
     const body = req.body as { method?: unknown; id?: unknown } | undefined;
+    if (Array.isArray(body)) return await handleBatch(deps, body, req, res, requestId);
     if (body && typeof body === "object" && !Array.isArray(body) && body.method === "rpc.discover") {
       // The published contract needs no token; it still passes the envelope and revision checks.
       const msg = parseEnvelope(body);

@@ -16,12 +16,58 @@ describe(`protocol: envelope and HTTP guards (${engine})`, () => {
   const auth = () => ({ ...JSON_HEADERS, authorization: `Bearer ${user.token}` });
   const ping = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" });
 
-  it("refuses a batch with -32600 (400)", async () => {
-    const a = await raw(server.mcpUrl, { headers: auth(), body: JSON.stringify([{ jsonrpc: "2.0", id: 1, method: "ping" }]) });
-    expect(a.status).to.equal(400);
-    expect(a.json.error.code).to.equal(-32600);
-    expect(a.json.error.data.code).to.equal("invalid_request");
-    expect(a.json.id).to.equal(null);
+  const batch = (messages: unknown, headers: Record<string, string> = {}) => raw(server.mcpUrl, { headers: { ...auth(), ...headers }, body: JSON.stringify(messages) });
+
+  it("refuses a batch under any revision but 2025-03-26 with -32600 (400)", async () => {
+    for (const version of ["2025-11-25", "2025-06-18", "2026-07-28"]) {
+      const a = await batch([{ jsonrpc: "2.0", id: 1, method: "ping" }], { "mcp-protocol-version": version });
+      expect(a.status, version).to.equal(400);
+      expect(a.json.error.code).to.equal(-32600);
+      expect(a.json.error.data.code).to.equal("invalid_request");
+      expect(a.json.id).to.equal(null);
+    }
+  });
+
+  it("serves a 2025-03-26 batch (header or none): an array of the answers, in order, notifications without one", async () => {
+    for (const headers of [{}, { "mcp-protocol-version": "2025-03-26" }]) {
+      const a = await batch(
+        [
+          { jsonrpc: "2.0", id: "p", method: "ping" },
+          { jsonrpc: "2.0", method: "notifications/initialized" },
+          { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "whoami", arguments: {} } },
+          { jsonrpc: "1.0", id: 3, method: "ping" },
+          { jsonrpc: "2.0", id: 4, method: "initialize", params: { protocolVersion: "2025-03-26", capabilities: {}, clientInfo: { name: "t", version: "1" } } },
+          { jsonrpc: "2.0", id: 5, method: "whoami" },
+        ],
+        headers,
+      );
+      expect(a.status).to.equal(200);
+      expect(a.json).to.be.an("array").with.length(5);
+      expect(a.json[0]).to.deep.equal({ jsonrpc: "2.0", id: "p", result: {} });
+      expect(a.json[1].id).to.equal(2);
+      expect(a.json[1].result.structuredContent.user_id).to.equal(user.id);
+      expect(a.json[2]).to.deep.include({ id: 3 });
+      expect(a.json[2].error.code).to.equal(-32600);
+      expect(a.json[3].id).to.equal(4);
+      expect(a.json[3].error.code).to.equal(-32600);
+      expect(a.json[4].result.user_id).to.equal(user.id);
+    }
+  });
+
+  it("answers a 2025-03-26 batch of notifications only with 202 and no body", async () => {
+    const a = await batch([{ jsonrpc: "2.0", method: "notifications/initialized" }, { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1 } }]);
+    expect(a.status).to.equal(202);
+    expect(a.text).to.equal("");
+  });
+
+  it("refuses an empty batch, an oversized one, and a batch without a valid token as a whole", async () => {
+    expect((await batch([])).json.error.code).to.equal(-32600);
+    const big = await batch(Array.from({ length: 101 }, () => 0)); // the count is checked before any element
+    expect(big.status).to.equal(400);
+    expect(big.json.error.data.expected).to.match(/100/);
+    const noToken = await raw(server.mcpUrl, { headers: JSON_HEADERS, body: JSON.stringify([{ jsonrpc: "2.0", id: 1, method: "ping" }]) });
+    expect(noToken.status).to.equal(401);
+    expect(noToken.headers["www-authenticate"]).to.match(/^Bearer/);
   });
 
   it("answers a body that is not JSON with -32700 (400)", async () => {
