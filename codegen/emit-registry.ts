@@ -17,12 +17,12 @@ export function toolFile(m: MethodSpec): string {
   return `src/tools/${toolArea(m)}/${m.name}.ts`;
 }
 
-export function toolTitle(m: MethodSpec): string {
+function title(m: MethodSpec): string {
   const words = m.name.split("_");
   return [words[0]![0]!.toUpperCase() + words[0]!.slice(1), ...words.slice(1)].join(" ");
 }
 
-export function toolAnnotations(m: MethodSpec): Record<string, boolean> {
+function annotations(m: MethodSpec) {
   if (m.kind === "read") return { readOnlyHint: true, openWorldHint: false };
   return { readOnlyHint: false, destructiveHint: m.name.startsWith("delete_"), idempotentHint: true, openWorldHint: false };
 }
@@ -32,13 +32,13 @@ const json = (v: unknown) => JSON.stringify(v, null, 2);
 export function emitRegistry(spec: Spec, banner: string): string {
   const entries = spec.methods.map((m) => ({
     name: m.name,
-    title: toolTitle(m),
+    title: title(m),
     description: m.description,
     scope: m.scope,
     kind: m.kind,
     paramNames: m.params.map((p) => p.name),
     errors: m.errors,
-    annotations: toolAnnotations(m),
+    annotations: annotations(m),
     inputSchema: mcpInputSchema(spec, m),
     outputSchema: mcpOutputSchema(spec, m),
   }));
@@ -74,9 +74,6 @@ export function emitRegistry(spec: Spec, banner: string): string {
     `];`,
     ``,
     `export const toolsByName: ReadonlyMap<string, ToolDefinition> = new Map(tools.map((t) => [t.name, t]));`,
-    ``,
-    `/** The server instructions (initialize, server/discover): the conventions every tool shares, said once. */`,
-    `export const instructions: string = ${json(spec.instructions)};`,
     ``,
     `/** Every scope a token may hold, in a stable order. */`,
     `export const scopes = ${json([...new Set(spec.methods.map((m) => m.scope))].sort())} as const;`,

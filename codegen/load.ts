@@ -3,7 +3,6 @@
  * which the OpenRPC meta-schema cannot express (object results, closed objects, scope/kind present,
  * an example per method). Every later stage works from the `Spec` this returns.
  */
-import { budgetProblems, proseProblems, type SurfaceBudgets } from "./surface.js";
 import { readFile } from "node:fs/promises";
 import { validateOpenRPCDocument } from "@open-rpc/schema-utils-js";
 
@@ -34,10 +33,6 @@ export interface Spec {
   methods: MethodSpec[];
   schemas: Record<string, JsonObject>;
   errors: Record<string, { code: number; message: string }>;
-  /** info.x-instructions: what initialize and server/discover send as instructions. */
-  instructions: string;
-  /** info.x-surface-budgets: the token budgets codegen enforces (codegen/surface.ts). */
-  surfaceBudgets: SurfaceBudgets;
 }
 
 const COMPONENT_PREFIX = "#/components/";
@@ -171,16 +166,5 @@ export async function loadSpec(path: string): Promise<Spec> {
   }
 
   if (problems.length > 0) throw new Error(`openrpc.json breaks the project's rules:\n  - ${problems.join("\n  - ")}`);
-  const info = raw.info as JsonObject;
-  const instructions = info["x-instructions"];
-  const budgets = info["x-surface-budgets"] as JsonObject | undefined;
-  if (typeof instructions !== "string" || instructions.length < 40) throw new Error("openrpc.json: info.x-instructions must hold the server instructions (the conventions every tool shares)");
-  if (!budgets || typeof budgets.modelVisibleTokens !== "number" || typeof budgets.wholeTokens !== "number") {
-    throw new Error("openrpc.json: info.x-surface-budgets must give modelVisibleTokens and wholeTokens");
-  }
-  const spec: Spec = { raw, methods, schemas, errors: errorTable, instructions, surfaceBudgets: { modelVisibleTokens: budgets.modelVisibleTokens, wholeTokens: budgets.wholeTokens } };
-  // The prose and token rules (codegen/surface.ts): a spec over a budget does not generate.
-  const surface = [...proseProblems(spec), ...budgetProblems(spec)];
-  if (surface.length > 0) throw new Error(`openrpc.json breaks the tool-surface rules:\n  - ${surface.join("\n  - ")}`);
-  return spec;
+  return { raw, methods, schemas, errors: errorTable };
 }

@@ -66,40 +66,21 @@ export function definitionsDocument(spec: Spec): JsonObject {
   return { $schema: "http://json-schema.org/draft-07/schema#", $id: "finance-mcp", definitions };
 }
 
-/**
- * Inlines every #/components/schemas ref. The spec has no recursive schemas (loadSpec's walk would not end
- * otherwise). With componentProse false a component's own description is left out (a description next to
- * the $ref, i.e. the param's or property's own, is kept): the conventions it states (id, date and amount
- * formats) are said once in the server instructions (info.x-instructions), not in every tool.
- */
-export function inline(spec: Spec, value: Json, depth = 0, componentProse = true): Json {
+/** Inlines every #/components/schemas ref. The spec has no recursive schemas (loadSpec's walk would not end otherwise). */
+export function inline(spec: Spec, value: Json, depth = 0): Json {
   if (depth > 64) throw new Error("schema nesting too deep: is a schema recursive?");
-  if (Array.isArray(value)) return value.map((v) => inline(spec, v, depth + 1, componentProse));
+  if (Array.isArray(value)) return value.map((v) => inline(spec, v, depth + 1));
   if (value === null || typeof value !== "object") return value;
   if (typeof value.$ref === "string") {
     const name = value.$ref.slice("#/components/schemas/".length);
     const target = spec.schemas[name];
     if (!target) throw new Error(`unresolved $ref ${value.$ref}`);
     const { $ref: _ignored, ...rest } = value;
-    const { description: _prose, ...body } = target;
-    const resolved = inline(spec, componentProse ? target : body, depth + 1, componentProse) as JsonObject;
-    return Object.keys(rest).length ? { ...resolved, ...(inline(spec, rest, depth + 1, componentProse) as JsonObject) } : resolved;
+    const resolved = inline(spec, target, depth + 1) as JsonObject;
+    return Object.keys(rest).length ? { ...resolved, ...(inline(spec, rest, depth + 1) as JsonObject) } : resolved;
   }
   const out: JsonObject = {};
-  for (const [k, v] of Object.entries(value)) out[k] = inline(spec, v, depth + 1, componentProse);
-  return out;
-}
-
-/** A schema without prose: what validating structuredContent needs, and nothing a model must read. */
-function withoutProse(value: Json): Json {
-  if (Array.isArray(value)) return value.map(withoutProse);
-  if (value === null || typeof value !== "object") return value;
-  const out: JsonObject = {};
-  for (const [k, v] of Object.entries(value)) {
-    if (k === "description" && typeof v === "string") continue;
-    if (k === "examples" && Array.isArray(v)) continue;
-    out[k] = k === "properties" ? Object.fromEntries(Object.entries(v as JsonObject).map(([pk, pv]) => [pk, withoutProse(pv)])) : withoutProse(v);
-  }
+  for (const [k, v] of Object.entries(value)) out[k] = inline(spec, v, depth + 1);
   return out;
 }
 
@@ -114,18 +95,14 @@ function withoutTitles(value: Json): Json {
   return out;
 }
 
-// tools/list carries no $schema: MCP 2025-11-25 makes JSON Schema 2020-12 the default dialect, and every
-// keyword these schemas use means the same in draft-07 (the OpenRPC document and the ajv validators) and
-// 2020-12 (test/protocol/tools.test.ts compiles them with ajv's 2020-12 build).
+const DRAFT_07 = "http://json-schema.org/draft-07/schema#";
 
-/** The inputSchema of tools/list: every constraint, and the tool's own words for each argument. */
 export function mcpInputSchema(spec: Spec, m: MethodSpec): JsonObject {
-  const { title: _t, ...schema } = inline(spec, paramsSchema(m), 0, false) as JsonObject;
-  return withoutTitles(schema) as JsonObject;
+  const { title: _t, ...schema } = inline(spec, paramsSchema(m)) as JsonObject;
+  return { $schema: DRAFT_07, ...(withoutTitles(schema) as JsonObject) };
 }
 
-/** The outputSchema of tools/list: complete for validation, without prose (openrpc.json keeps it). */
 export function mcpOutputSchema(spec: Spec, m: MethodSpec): JsonObject {
   const schema = inline(spec, m.result.schema) as JsonObject;
-  return withoutProse(withoutTitles(schema)) as JsonObject;
+  return { $schema: DRAFT_07, ...(withoutTitles(schema) as JsonObject) };
 }
