@@ -29,7 +29,7 @@ describe(`protocol: envelope and HTTP guards (${engine})`, () => {
   });
 
   it("serves a 2025-03-26 batch (header or none): an array of the answers, in order, notifications without one", async () => {
-    for (const headers of [{}, { "mcp-protocol-version": "2025-03-26" }]) {
+    for (const headers of [{}, { "mcp-protocol-version": "2025-03-26" }] as Record<string, string>[]) {
       const a = await batch(
         [
           { jsonrpc: "2.0", id: "p", method: "ping" },
