@@ -29,8 +29,8 @@ function annotations(m: MethodSpec) {
 
 const json = (v: unknown) => JSON.stringify(v, null, 2);
 
-export function emitRegistry(spec: Spec, banner: string): string {
-  const entries = spec.methods.map((m) => ({
+export function registryEntries(spec: Spec) {
+  return spec.methods.map((m) => ({
     name: m.name,
     title: title(m),
     description: m.description,
@@ -42,6 +42,10 @@ export function emitRegistry(spec: Spec, banner: string): string {
     inputSchema: mcpInputSchema(spec, m),
     outputSchema: mcpOutputSchema(spec, m),
   }));
+}
+
+export function emitRegistry(spec: Spec, banner: string): string {
+  const entries = registryEntries(spec);
   const lines = [
     banner,
     `import * as validators from "./validators.js";`,
@@ -74,6 +78,9 @@ export function emitRegistry(spec: Spec, banner: string): string {
     `];`,
     ``,
     `export const toolsByName: ReadonlyMap<string, ToolDefinition> = new Map(tools.map((t) => [t.name, t]));`,
+    ``,
+    `/** The MCP server instructions (initialize, server/discover), from info["x-instructions"]. */`,
+    `export const instructions = ${json(spec.instructions)};`,
     ``,
     `/** Every scope a token may hold, in a stable order. */`,
     `export const scopes = ${json([...new Set(spec.methods.map((m) => m.scope))].sort())} as const;`,

@@ -33,6 +33,8 @@ export interface Spec {
   methods: MethodSpec[];
   schemas: Record<string, JsonObject>;
   errors: Record<string, { code: number; message: string }>;
+  /** info["x-instructions"]: the conventions shared by every tool, sent as the MCP server instructions. */
+  instructions: string;
 }
 
 const COMPONENT_PREFIX = "#/components/";
@@ -165,6 +167,10 @@ export async function loadSpec(path: string): Promise<Spec> {
     codes.set(e.code, key);
   }
 
+  const info = (raw.info ?? {}) as JsonObject;
+  const instructions = info["x-instructions"];
+  if (typeof instructions !== "string" || instructions.length < 100) problems.push("info: x-instructions (the server instructions) is required");
+
   if (problems.length > 0) throw new Error(`openrpc.json breaks the project's rules:\n  - ${problems.join("\n  - ")}`);
-  return { raw, methods, schemas, errors: errorTable };
+  return { raw, methods, schemas, errors: errorTable, instructions: String(instructions) };
 }

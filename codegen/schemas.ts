@@ -95,14 +95,95 @@ function withoutTitles(value: Json): Json {
   return out;
 }
 
-const DRAFT_07 = "http://json-schema.org/draft-07/schema#";
+/** Output schemas exist for clients to validate structuredContent, which prose does not help: drop it. */
+function withoutDescriptions(value: Json): Json {
+  if (Array.isArray(value)) return value.map(withoutDescriptions);
+  if (value === null || typeof value !== "object") return value;
+  const out: JsonObject = {};
+  for (const [k, v] of Object.entries(value)) {
+    if (k === "description" && typeof v === "string") continue;
+    out[k] = k === "properties" ? Object.fromEntries(Object.entries(v as JsonObject).map(([pk, pv]) => [pk, withoutDescriptions(pv)])) : withoutDescriptions(v);
+  }
+  return out;
+}
 
+const REF_PREFIX = "#/components/schemas/";
+
+function countRefs(spec: Spec, value: Json, counts: Map<string, number>): void {
+  if (Array.isArray(value)) return value.forEach((v) => countRefs(spec, v, counts));
+  if (value === null || typeof value !== "object") return;
+  for (const [k, v] of Object.entries(value)) {
+    if (k === "$ref" && typeof v === "string" && v.startsWith(REF_PREFIX)) {
+      const name = v.slice(REF_PREFIX.length);
+      counts.set(name, (counts.get(name) ?? 0) + 1);
+      countRefs(spec, spec.schemas[name] ?? null, counts);
+    } else countRefs(spec, v, counts);
+  }
+}
+
+interface Compaction {
+  /** Components used more than once in this schema: stated once under $defs and referenced. */
+  defs: Set<string>;
+  /** Delete answers: an entity is a snapshot of what went, not a contract to repeat in full. */
+  shallowEntities: boolean;
+}
+
+const isEntity = (schema: JsonObject | undefined) => schema?.type === "object" && schema.title !== "Money";
+
+function compact(spec: Spec, value: Json, how: Compaction, depth = 0): Json {
+  if (depth > 64) throw new Error("schema nesting too deep: is a schema recursive?");
+  if (Array.isArray(value)) return value.map((v) => compact(spec, v, how, depth + 1));
+  if (value === null || typeof value !== "object") return value;
+  if (typeof value.$ref === "string") {
+    const name = value.$ref.slice(REF_PREFIX.length);
+    const target = spec.schemas[name];
+    if (!target) throw new Error(`unresolved $ref ${value.$ref}`);
+    const { $ref: _ignored, ...rest } = value;
+    const extra = compact(spec, rest, how, depth + 1) as JsonObject;
+    if (how.shallowEntities && isEntity(target) && depth > 0) return { type: "object", ...extra };
+    if (how.defs.has(name)) return { $ref: `#/$defs/${name}`, ...extra };
+    const resolved = compact(spec, target, how, depth + 1) as JsonObject;
+    return { ...resolved, ...extra };
+  }
+  const out: JsonObject = {};
+  for (const [k, v] of Object.entries(value)) out[k] = compact(spec, v, how, depth + 1);
+  return withoutTypeArray(out);
+}
+
+/** ["string", "null"] → anyOf: portable to clients that warn on type arrays; same meaning. */
+function withoutTypeArray(schema: JsonObject): JsonObject {
+  if (!Array.isArray(schema.type)) return schema;
+  const { type, description, ...rest } = schema;
+  const anyOf: Json[] = type.map((t) => (t === "null" ? { type: "null" } : { type: t, ...rest }));
+  return description === undefined ? { anyOf } : { description, anyOf };
+}
+
+/**
+ * One tool's schema for tools/list: every constraint of the spec, with components used more than once
+ * (Money, dates, ids, amounts) stated once under $defs (JSON Schema 2020-12) instead of inlined each time.
+ */
+function toolSchema(spec: Spec, root: JsonObject, shallowEntities: boolean): JsonObject {
+  const counts = new Map<string, number>();
+  countRefs(spec, shallowEntities ? {} : root, counts);
+  const defs = new Set([...counts].filter(([name, n]) => n > 1 && JSON.stringify(spec.schemas[name]).length > 60).map(([name]) => name));
+  const how: Compaction = { defs, shallowEntities };
+  const schema = compact(spec, root, how) as JsonObject;
+  if (defs.size) {
+    const $defs: JsonObject = {};
+    for (const name of [...defs].sort()) $defs[name] = compact(spec, spec.schemas[name]!, how, 1);
+    schema.$defs = $defs;
+  }
+  return schema;
+}
+
+// tools/list schemas carry no $schema: MCP 2025-11-25 makes JSON Schema 2020-12 the default dialect, and
+// every keyword the spec uses means the same in draft-07 and 2020-12 (ajv/dist/2020 compiles them all).
 export function mcpInputSchema(spec: Spec, m: MethodSpec): JsonObject {
-  const { title: _t, ...schema } = inline(spec, paramsSchema(m)) as JsonObject;
-  return { $schema: DRAFT_07, ...(withoutTitles(schema) as JsonObject) };
+  const { title: _t, ...schema } = toolSchema(spec, paramsSchema(m), false);
+  return withoutTitles(schema) as JsonObject;
 }
 
 export function mcpOutputSchema(spec: Spec, m: MethodSpec): JsonObject {
-  const schema = inline(spec, m.result.schema) as JsonObject;
-  return { $schema: DRAFT_07, ...(withoutTitles(schema) as JsonObject) };
+  const root = spec.schemas[String(m.result.schema.$ref ?? "").slice(REF_PREFIX.length)] ?? m.result.schema;
+  return withoutDescriptions(withoutTitles(toolSchema(spec, root, m.name.startsWith("delete_")))) as JsonObject;
 }

@@ -43,6 +43,28 @@ describe("codegen", function () {
     }
   });
 
+  it("codegen fails, naming the budget, when the tool surface is over a budget", () => {
+    const dir = mkdtempSync(join(tmpdir(), "fmcp-codegen-"));
+    try {
+      cpSync(join(root, "openrpc.json"), join(dir, "openrpc.json"));
+      cpSync(join(root, "generated"), join(dir, "generated"), { recursive: true });
+      const edited = JSON.parse(readFileSync(join(dir, "openrpc.json"), "utf8"));
+      // Every tool carries the same long sentence: too long a description, a repeated sentence, and many tokens.
+      const filler = Array.from({ length: 40 }, (_, i) => `This sentence number ${i} repeats the same shared convention in every tool description.`).join(" ");
+      for (const m of edited.methods) m.description += ` ${filler}`;
+      writeFileSync(join(dir, "openrpc.json"), JSON.stringify(edited, null, 2));
+      const r = codegenCheck(dir);
+      expect(r.status).to.equal(1);
+      expect(r.stderr).to.contain("over budget");
+      expect(r.stderr).to.match(/model-visible tools\/list is \d+ tokens/);
+      expect(r.stderr).to.match(/whole tools\/list is \d+ tokens/);
+      expect(r.stderr).to.match(/list_transactions: description is \d+ characters, above 1024/);
+      expect(r.stderr).to.contain("is in 29 descriptions");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("has a handler for every spec method and no handler without one", () => {
     const specNames = spec.methods.map((m: any) => m.name).sort();
     expect(Object.keys(handlers).sort()).to.deep.equal(specNames);

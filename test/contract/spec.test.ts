@@ -61,9 +61,13 @@ describe("openrpc.json", () => {
         }
       });
 
-      it("is in the registry with MCP schemas free of $ref and annotations from x-kind", () => {
-        expect(JSON.stringify(tool.inputSchema)).not.to.contain("$ref");
-        expect(JSON.stringify(tool.outputSchema)).not.to.contain("$ref");
+      it("is in the registry with self-contained MCP schemas (refs only into their own $defs) and annotations from x-kind", () => {
+        for (const schema of [tool.inputSchema, tool.outputSchema] as any[]) {
+          for (const [, name] of JSON.stringify(schema).matchAll(/"\$ref":"([^"]*)"/g)) {
+            expect(name).to.match(/^#\/\$defs\/[A-Za-z]+$/);
+            expect(schema.$defs, name).to.have.property(name!.slice("#/$defs/".length));
+          }
+        }
         expect(tool.inputSchema.type).to.equal("object");
         expect(tool.outputSchema.type).to.equal("object");
         expect(tool.annotations.openWorldHint).to.equal(false);

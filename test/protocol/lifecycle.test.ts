@@ -3,10 +3,13 @@
  * 2025-03-26), the MCP-Protocol-Version header, ping, and the stateless 2026-07-28 revision
  * (server/discover, Mcp-Method/Mcp-Name checked against the body, resultType, its error codes).
  */
+import { readFileSync } from "node:fs";
 import { expect } from "chai";
 import { engine } from "../helpers/database.js";
 import { startTestServer, type TestServer, type TestUser } from "../helpers/server.js";
 import { MODERN_META, modernRequest } from "./helpers.js";
+
+const specInstructions: string = JSON.parse(readFileSync(new URL("../../openrpc.json", import.meta.url), "utf8")).info["x-instructions"];
 
 const LEGACY = ["2025-11-25", "2025-06-18", "2025-03-26"];
 
@@ -34,7 +37,8 @@ describe(`protocol: lifecycle and revisions (${engine})`, () => {
         expect(r.serverInfo).to.include({ name: "finance-mcp" });
         expect(r.serverInfo.version).to.match(/^\d+\.\d+\.\d+/);
         expect(r.capabilities).to.deep.equal({ tools: { listChanged: false } });
-        expect(r.instructions).to.be.a("string").and.have.length.within(50, 2000);
+        expect(r.instructions).to.be.a("string").and.have.length.within(50, 2048);
+        expect(r.instructions, "generated from openrpc.json info.x-instructions").to.equal(specInstructions);
         expect(r).to.not.have.property("resultType");
       });
     }
@@ -102,6 +106,7 @@ describe(`protocol: lifecycle and revisions (${engine})`, () => {
       expect(r.resultType).to.equal("complete");
       expect(r.supportedVersions).to.deep.equal(["2026-07-28", ...LEGACY]);
       expect(r.capabilities).to.deep.equal({ tools: { listChanged: false } });
+      expect(r.instructions).to.equal(specInstructions);
       expect(r._meta["io.modelcontextprotocol/serverInfo"]).to.include({ name: "finance-mcp" });
       expect(r.ttlMs).to.be.a("number").at.least(0);
       expect(r.cacheScope).to.equal("public");

@@ -5,6 +5,10 @@
  * errors for unknown tools, credentials, scopes and rate limits.
  */
 import { expect } from "chai";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import addFormatsModule from "ajv-formats";
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => void;
 import { tools, toolsByName } from "../../generated/registry.js";
 import { SERVER_INFO } from "../../src/mcp/lifecycle.js";
 import { SerializedJson, stringifyResponse } from "../../src/mcp/serialized.js";
@@ -39,6 +43,20 @@ describe(`protocol: tools/list and tools/call (${engine})`, () => {
       expect(t.annotations).to.deep.include(def.annotations);
     }
     expect(a.body.result).to.not.have.property("nextCursor");
+  });
+
+  it("lists 2020-12 schemas: no draft-07 $schema, no type arrays, and ajv's 2020-12 build compiles them all", async () => {
+    const a = await server.rpc({ jsonrpc: "2.0", id: 1, method: "tools/list" }, user.token);
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats(ajv);
+    for (const t of a.body.result.tools as any[]) {
+      for (const key of ["inputSchema", "outputSchema"]) {
+        const text = JSON.stringify(t[key]);
+        expect(text, `${t.name} ${key}`).to.not.contain("$schema");
+        expect(text, `${t.name} ${key}`).to.not.match(/"type":\[/);
+        expect(() => ajv.compile(t[key]), `${t.name} ${key}`).to.not.throw();
+      }
+    }
   });
 
   it("lists only the tools the token's scopes allow", async () => {
