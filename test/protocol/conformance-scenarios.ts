@@ -1,0 +1,117 @@
+/**
+ * What every server scenario of the two MCP conformance suites means for finance-mcp (reported per
+ * scenario in docs/protocol.md). conformance.test.ts runs every scenario listed "run" on both engines and
+ * fails when the suite lists a server scenario this table does not know, so a version bump cannot skip one
+ * silently.
+ *
+ * - { run: true }: must have checks and no FAILURE (WARNING/INFO/SKIPPED allowed, e.g. a stateless server
+ *   has no GET stream to poll).
+ * - { run: true, failing: {check: reason} }: only these checks may fail, each because it needs a fixture
+ *   the service does not have; every other check must pass.
+ * - { run: true, noSuccess: reason }: no check can succeed here (only WARNING/INFO), none may fail.
+ * - { skip: reason }: the scenario needs a feature or a fixture tool this service does not have.
+ */
+export type Expectation = { run: true; failing?: Record<string, string>; noSuccess?: string } | { skip: string };
+
+const STATELESS = "stateless server: no session and no GET stream, so the suite only warns or informs";
+const FIXTURE_TOOL = "needs the suite's fixture tool (test_*); a finance service exposes only its own tools";
+const NO_LOGGING = "needs logging/setLevel: the server has no logging capability (logs go to its operator, never to the client)";
+const NO_COMPLETION = "needs completion/complete: no prompts or resource templates to complete";
+const NO_RESOURCES = "needs resources: the service exposes data through tools only";
+const NO_PROMPTS = "needs prompts: the service has none";
+const NO_SAMPLING = "needs a tool that asks the client to sample (sampling); no finance tool does";
+const NO_ELICITATION = "needs a tool that elicits input from the user; no finance tool does";
+const NO_TASKS = "tasks extension (with its fixture tools greet, slow_compute, …): not implemented, every tool answers synchronously";
+const NO_INPUT_REQUIRED = "needs a fixture tool returning InputRequiredResult (2026-07-28 multi-round requests); no finance tool asks for input mid-call";
+const NO_2020_FIXTURE = "needs the fixture tool json_schema_2020_12_tool; tools/list schemas are checked against ajv's 2020-12 build in the codegen tests instead";
+
+const common: Record<string, Expectation> = {
+  "server-initialize": { run: true },
+  ping: { run: true },
+  "tools-list": { run: true },
+  "dns-rebinding-protection": { run: true },
+  "server-sse-polling": { run: true, noSuccess: STATELESS },
+  "server-sse-multiple-streams": { run: true, noSuccess: STATELESS },
+  "logging-set-level": { skip: NO_LOGGING },
+  "completion-complete": { skip: NO_COMPLETION },
+  "tools-call-simple-text": { skip: FIXTURE_TOOL },
+  "tools-call-image": { skip: FIXTURE_TOOL },
+  "tools-call-audio": { skip: FIXTURE_TOOL },
+  "tools-call-embedded-resource": { skip: FIXTURE_TOOL },
+  "tools-call-mixed-content": { skip: FIXTURE_TOOL },
+  "tools-call-with-logging": { skip: NO_LOGGING },
+  "tools-call-error": { skip: FIXTURE_TOOL },
+  "tools-call-with-progress": { skip: FIXTURE_TOOL },
+  "tools-call-sampling": { skip: NO_SAMPLING },
+  "tools-call-elicitation": { skip: NO_ELICITATION },
+  "json-schema-2020-12": { skip: NO_2020_FIXTURE },
+  "elicitation-sep1034-defaults": { skip: NO_ELICITATION },
+  "elicitation-sep1330-enums": { skip: NO_ELICITATION },
+  "resources-list": { skip: NO_RESOURCES },
+  "resources-read-text": { skip: NO_RESOURCES },
+  "resources-read-binary": { skip: NO_RESOURCES },
+  "resources-templates-read": { skip: NO_RESOURCES },
+  "resources-subscribe": { skip: NO_RESOURCES },
+  "resources-unsubscribe": { skip: NO_RESOURCES },
+  "prompts-list": { skip: NO_PROMPTS },
+  "prompts-get-simple": { skip: NO_PROMPTS },
+  "prompts-get-with-args": { skip: NO_PROMPTS },
+  "prompts-get-embedded-resource": { skip: NO_PROMPTS },
+  "prompts-get-with-image": { skip: NO_PROMPTS },
+};
+
+/** @modelcontextprotocol/conformance 0.1.16: every server scenario. */
+export const STABLE: Record<string, Expectation> = { ...common };
+
+/** @modelcontextprotocol/conformance 0.2.0-alpha.12: every server scenario, the 2026-07-28 ones included. */
+export const ALPHA: Record<string, Expectation> = {
+  ...common,
+  "server-session-lifecycle": { run: true, noSuccess: STATELESS },
+  "server-stateless": {
+    run: true,
+    failing: {
+      ServerRejectsUndeclaredCapability: "not testable without the fixture tool test_missing_capability (no finance tool needs a client capability, so -32021 is never sent)",
+      MissingCapabilityHttp400: "not testable without the fixture tool test_missing_capability",
+      HttpServerNoIndependentRequestsOnStream: "not testable without the fixture tool test_streaming_elicitation",
+      ServerNoLogWithoutLogLevel: "not testable without the fixture tool test_logging_tool (no logging capability)",
+    },
+  },
+  "http-header-validation": { run: true },
+  caching: {
+    run: true,
+    failing: {
+      PromptsListCachingHints: NO_PROMPTS,
+      ResourcesListCachingHints: NO_RESOURCES,
+      ResourcesTemplatesListCachingHints: NO_RESOURCES,
+    },
+  },
+  "sep-2164-resource-not-found": { run: true },
+  "http-custom-header-server-validation": { skip: "needs a tool with x-mcp-header annotations (SEP-2663 custom headers); no finance tool mirrors an argument into a header" },
+  "sep-2640-skills-directory": { run: true },
+  "sep-2640-skills-enumeration": { run: true },
+  "sep-2640-skills-manifest": { run: true },
+  "tasks-lifecycle": { skip: NO_TASKS },
+  "tasks-capability-negotiation": { skip: NO_TASKS },
+  "tasks-wire-fields": { skip: NO_TASKS },
+  "tasks-request-state-removal": { skip: NO_TASKS },
+  "tasks-mrtr-input": { skip: NO_TASKS },
+  "tasks-request-headers": { skip: NO_TASKS },
+  "tasks-dispatch-and-envelope": { skip: NO_TASKS },
+  "tasks-status-notifications": { skip: NO_TASKS },
+  "tasks-required-task-error": { skip: NO_TASKS },
+  "tasks-mrtr-composition": { skip: NO_TASKS },
+  "input-required-result-basic-elicitation": { skip: NO_INPUT_REQUIRED },
+  "input-required-result-basic-sampling": { skip: NO_INPUT_REQUIRED },
+  "input-required-result-basic-list-roots": { skip: NO_INPUT_REQUIRED },
+  "input-required-result-request-state": { skip: NO_INPUT_REQUIRED },
+  "input-required-result-multiple-input-requests": { skip: NO_INPUT_REQUIRED },
+  "input-required-result-multi-round": { skip: NO_INPUT_REQUIRED },
+  "input-required-result-missing-input-response": { run: true },
+  "input-required-result-non-tool-request": { skip: `${NO_INPUT_REQUIRED}; it also needs prompts/get` },
+  "input-required-result-result-type": { skip: NO_INPUT_REQUIRED },
+  "input-required-result-unsupported-methods": { run: true },
+  "input-required-result-tampered-state": { skip: NO_INPUT_REQUIRED },
+  "input-required-result-capability-check": { skip: NO_INPUT_REQUIRED },
+  "input-required-result-ignore-extra-params": { run: true },
+  "input-required-result-validate-input": { run: true },
+};
