@@ -24,7 +24,8 @@ function title(m: MethodSpec): string {
 
 function annotations(m: MethodSpec) {
   if (m.kind === "read") return { readOnlyHint: true, openWorldHint: false };
-  return { readOnlyHint: false, destructiveHint: m.name.startsWith("delete_"), idempotentHint: true, openWorldHint: false };
+  // readOnlyHint is false by default (MCP ToolAnnotations), so a write tool does not spend tokens saying it.
+  return { destructiveHint: m.name.startsWith("delete_"), idempotentHint: true, openWorldHint: false };
 }
 
 const json = (v: unknown) => JSON.stringify(v, null, 2);

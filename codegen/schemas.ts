@@ -95,13 +95,20 @@ function withoutTitles(value: Json): Json {
   return out;
 }
 
-/** Output schemas exist for clients to validate structuredContent, which prose does not help: drop it. */
+/**
+ * Output schemas exist for clients to validate structuredContent and learn its shape: types, required
+ * members, enums, nullability. Prose, patterns, formats and closedness add nothing a client checks of the
+ * server's own answers (the server validates every result against the full spec before sending it).
+ */
+const OUTPUT_ONLY_NOISE = new Set(["description", "pattern", "format"]);
+
 function withoutDescriptions(value: Json): Json {
   if (Array.isArray(value)) return value.map(withoutDescriptions);
   if (value === null || typeof value !== "object") return value;
   const out: JsonObject = {};
   for (const [k, v] of Object.entries(value)) {
-    if (k === "description" && typeof v === "string") continue;
+    if (OUTPUT_ONLY_NOISE.has(k) && typeof v === "string") continue;
+    if (k === "additionalProperties" && v === false) continue;
     out[k] = k === "properties" ? Object.fromEntries(Object.entries(v as JsonObject).map(([pk, pv]) => [pk, withoutDescriptions(pv)])) : withoutDescriptions(v);
   }
   return out;
@@ -147,7 +154,26 @@ function compact(spec: Spec, value: Json, how: Compaction, depth = 0): Json {
   }
   const out: JsonObject = {};
   for (const [k, v] of Object.entries(value)) out[k] = compact(spec, v, how, depth + 1);
-  return withoutTypeArray(out);
+  return withoutTypeArray(terse(out));
+}
+
+/** The spec's IdempotencyKey pattern: it spells a UUIDv4 out, so format uuid says nothing more. */
+const UUID_V4 = "^(?=.{14}4.{4}[89abAB])[0-9a-fA-F]{8}(-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}$";
+
+/**
+ * The same constraints in fewer tokens: \d for [0-9] (identical in ECMA-262 regexes, with or without the
+ * u flag); no minLength 1 next to the pattern \S (which already needs a character); no format uuid next
+ * to a pattern that spells a UUIDv4 out; no empty required list.
+ */
+function terse(schema: JsonObject): JsonObject {
+  const out = { ...schema };
+  if (typeof out.pattern === "string") {
+    if (out.pattern === "\\S" && out.minLength === 1) delete out.minLength;
+    if (out.format === "uuid" && out.pattern === UUID_V4) delete out.format;
+    out.pattern = out.pattern.replaceAll("[0-9]", "\\d").replaceAll("0-9", "\\d");
+  }
+  if (Array.isArray(out.required) && out.required.length === 0) delete out.required;
+  return out;
 }
 
 /** ["string", "null"] → anyOf: portable to clients that warn on type arrays; same meaning. */

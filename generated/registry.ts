@@ -25,7 +25,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "list_transactions",
   "title": "List transactions",
-  "description": "Lists the user's transactions, newest first by default, one page at a time. Use it to find specific transactions (\"what did I spend at Amazon in March?\") or to get transaction ids for update_transaction and delete_transaction; for totals use get_transaction_summary instead of adding pages up. All filters are optional and combine with AND: date_from and date_to are inclusive; tags_any matches transactions with at least one of the tags, tags_all those with all of them; min_amount and max_amount compare the magnitude of the amount (an expense of -42.75 matches min_amount \"40\"); query searches payee, description and notes case-insensitively. A transfer appears as two transactions, one in each wallet. The answer holds at most limit transactions; total_count is the number of all matching transactions, so a page is never the whole story when next_cursor is not null: call again with the same filters and cursor set to next_cursor.",
+  "description": "Lists transactions, newest first: to find particular ones or their ids; for totals use get_transaction_summary. Filters combine with AND; date and amount bounds are inclusive and amounts compare magnitudes. A transfer shows as two legs.",
   "scope": "read:transactions",
   "kind": "read",
   "paramNames": [
@@ -66,16 +66,15 @@ export const tools: readonly ToolDefinition[] = [
       },
       "wallet_id": {
         "type": "string",
-        "pattern": "^wal_[A-Za-z0-9]{16,40}$"
+        "pattern": "^wal_[A-Za-z\\d]{16,40}$"
       },
       "category": {
         "type": "string",
-        "minLength": 1,
         "maxLength": 64,
         "pattern": "\\S"
       },
       "direction": {
-        "description": "transfer: between two of the user's wallets (two legs, not income or spending).",
+        "description": "transfer: between own wallets.",
         "type": "string",
         "enum": [
           "expense",
@@ -90,7 +89,7 @@ export const tools: readonly ToolDefinition[] = [
         },
         "minItems": 1,
         "maxItems": 20,
-        "description": "Only transactions that have at least one of these tags."
+        "description": "Has at least one of these."
       },
       "tags_all": {
         "type": "array",
@@ -99,7 +98,7 @@ export const tools: readonly ToolDefinition[] = [
         },
         "minItems": 1,
         "maxItems": 20,
-        "description": "Only transactions that have all of these tags."
+        "description": "Has all of these."
       },
       "min_amount": {
         "$ref": "#/$defs/Amount"
@@ -111,7 +110,7 @@ export const tools: readonly ToolDefinition[] = [
         "type": "string",
         "minLength": 1,
         "maxLength": 200,
-        "description": "Case-insensitive text searched in payee, description and notes."
+        "description": "Searched in payee, description and notes."
       },
       "sort": {
         "type": "string",
@@ -122,37 +121,33 @@ export const tools: readonly ToolDefinition[] = [
           "amount_asc"
         ],
         "default": "date_desc",
-        "description": "Order of the results: by date or by amount magnitude, descending or ascending. Ties are ordered by id, so pages are stable."
+        "description": "amount_*: by magnitude. Ties by id."
       },
       "limit": {
         "type": "integer",
         "minimum": 1,
         "maximum": 200,
-        "default": 50,
-        "description": "Page size, 1 to 200, default 50."
+        "default": 50
       },
       "cursor": {
         "type": "string",
         "minLength": 1,
-        "maxLength": 512,
-        "description": "The next_cursor of the previous page, to get the next page. Opaque: pass it back unchanged with the same filters and sort."
+        "maxLength": 512
       }
     },
-    "required": [],
     "additionalProperties": false,
     "$defs": {
       "Amount": {
         "type": "string",
-        "pattern": "^(0|[1-9][0-9]{0,11})(\\.[0-9]{1,4})?$"
+        "pattern": "^(0|[1-9]\\d{0,11})(\\.\\d{1,4})?$"
       },
       "Date": {
         "type": "string",
         "format": "date",
-        "pattern": "^(19|2[0-9])[0-9]{2}-[0-9]{2}-[0-9]{2}$"
+        "pattern": "^(19|2\\d)\\d{2}-\\d{2}-\\d{2}$"
       },
       "Tag": {
         "type": "string",
-        "minLength": 1,
         "maxLength": 40,
         "pattern": "\\S"
       }
@@ -160,7 +155,6 @@ export const tools: readonly ToolDefinition[] = [
   },
   "outputSchema": {
     "type": "object",
-    "additionalProperties": false,
     "required": [
       "transactions",
       "next_cursor",
@@ -171,7 +165,6 @@ export const tools: readonly ToolDefinition[] = [
         "type": "array",
         "items": {
           "type": "object",
-          "additionalProperties": false,
           "required": [
             "id",
             "wallet_id",
@@ -192,20 +185,16 @@ export const tools: readonly ToolDefinition[] = [
           ],
           "properties": {
             "id": {
-              "type": "string",
-              "pattern": "^txn_[A-Za-z0-9]{16,40}$"
+              "type": "string"
             },
             "wallet_id": {
               "$ref": "#/$defs/WalletId"
             },
             "date": {
-              "type": "string",
-              "format": "date",
-              "pattern": "^(19|2[0-9])[0-9]{2}-[0-9]{2}-[0-9]{2}$"
+              "type": "string"
             },
             "amount": {
               "type": "object",
-              "additionalProperties": false,
               "required": [
                 "value",
                 "currency",
@@ -213,12 +202,10 @@ export const tools: readonly ToolDefinition[] = [
               ],
               "properties": {
                 "value": {
-                  "type": "string",
-                  "pattern": "^-?(0|[1-9][0-9]*)(\\.[0-9]{1,4})?$"
+                  "type": "string"
                 },
                 "currency": {
-                  "type": "string",
-                  "pattern": "^[A-Z]{3}$"
+                  "type": "string"
                 },
                 "minor": {
                   "type": "integer"
@@ -292,8 +279,7 @@ export const tools: readonly ToolDefinition[] = [
             "transfer_id": {
               "oneOf": [
                 {
-                  "type": "string",
-                  "pattern": "^trf_[A-Za-z0-9]{16,40}$"
+                  "type": "string"
                 },
                 {
                   "type": "null"
@@ -311,16 +297,13 @@ export const tools: readonly ToolDefinition[] = [
               ]
             },
             "currency": {
-              "type": "string",
-              "pattern": "^[A-Z]{3}$"
+              "type": "string"
             },
             "created_at": {
-              "type": "string",
-              "format": "date-time"
+              "type": "string"
             },
             "updated_at": {
-              "type": "string",
-              "format": "date-time"
+              "type": "string"
             }
           }
         }
@@ -342,8 +325,7 @@ export const tools: readonly ToolDefinition[] = [
     },
     "$defs": {
       "WalletId": {
-        "type": "string",
-        "pattern": "^wal_[A-Za-z0-9]{16,40}$"
+        "type": "string"
       }
     }
   },
@@ -353,7 +335,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "get_transaction_summary",
   "title": "Get transaction summary",
-  "description": "Adds up the user's transactions between date_from and date_to (inclusive): income, expenses, net (income minus expenses) and the number of transactions, per currency (amounts in different currencies are never added together). Transfers between the user's own wallets are excluded. Use it for questions like \"how much did I spend on dining this year?\" or \"what were my biggest categories last month?\"; use list_transactions to see individual transactions. With group_by the same figures are given per category, tag, month (key YYYY-MM), wallet (key: the wallet id, label: its name) or payee; the group with key null collects transactions without a category, tag or payee. A transaction with several tags counts in each of its tag groups, so tag groups can add up to more than the totals. Groups are ordered by month for month, otherwise by expenses, largest first; groups is empty without group_by. Expenses and income are positive magnitudes.",
+  "description": "Totals between date_from and date_to (inclusive) per currency: income, expenses (magnitudes), net, count; transfers between own wallets excluded. group_by splits them per category, tag, month, wallet or payee (key null: none); a transaction counts in each of its tags.",
   "scope": "read:transactions",
   "kind": "read",
   "paramNames": [
@@ -391,12 +373,11 @@ export const tools: readonly ToolDefinition[] = [
           "month",
           "wallet",
           "payee"
-        ],
-        "description": "Also give the figures per group."
+        ]
       },
       "wallet_id": {
         "type": "string",
-        "pattern": "^wal_[A-Za-z0-9]{16,40}$"
+        "pattern": "^wal_[A-Za-z\\d]{16,40}$"
       }
     },
     "required": [
@@ -408,13 +389,12 @@ export const tools: readonly ToolDefinition[] = [
       "Date": {
         "type": "string",
         "format": "date",
-        "pattern": "^(19|2[0-9])[0-9]{2}-[0-9]{2}-[0-9]{2}$"
+        "pattern": "^(19|2\\d)\\d{2}-\\d{2}-\\d{2}$"
       }
     }
   },
   "outputSchema": {
     "type": "object",
-    "additionalProperties": false,
     "required": [
       "date_from",
       "date_to",
@@ -432,7 +412,6 @@ export const tools: readonly ToolDefinition[] = [
         "type": "array",
         "items": {
           "type": "object",
-          "additionalProperties": false,
           "required": [
             "currency",
             "income",
@@ -442,8 +421,7 @@ export const tools: readonly ToolDefinition[] = [
           ],
           "properties": {
             "currency": {
-              "type": "string",
-              "pattern": "^[A-Z]{3}$"
+              "type": "string"
             },
             "income": {
               "$ref": "#/$defs/Money"
@@ -465,7 +443,6 @@ export const tools: readonly ToolDefinition[] = [
         "type": "array",
         "items": {
           "type": "object",
-          "additionalProperties": false,
           "required": [
             "key",
             "label",
@@ -497,8 +474,7 @@ export const tools: readonly ToolDefinition[] = [
               ]
             },
             "currency": {
-              "type": "string",
-              "pattern": "^[A-Z]{3}$"
+              "type": "string"
             },
             "income": {
               "$ref": "#/$defs/Money"
@@ -519,13 +495,10 @@ export const tools: readonly ToolDefinition[] = [
     },
     "$defs": {
       "Date": {
-        "type": "string",
-        "format": "date",
-        "pattern": "^(19|2[0-9])[0-9]{2}-[0-9]{2}-[0-9]{2}$"
+        "type": "string"
       },
       "Money": {
         "type": "object",
-        "additionalProperties": false,
         "required": [
           "value",
           "currency",
@@ -533,12 +506,10 @@ export const tools: readonly ToolDefinition[] = [
         ],
         "properties": {
           "value": {
-            "type": "string",
-            "pattern": "^-?(0|[1-9][0-9]*)(\\.[0-9]{1,4})?$"
+            "type": "string"
           },
           "currency": {
-            "type": "string",
-            "pattern": "^[A-Z]{3}$"
+            "type": "string"
           },
           "minor": {
             "type": "integer"
@@ -553,7 +524,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "list_budgets",
   "title": "List budgets",
-  "description": "Lists all of the user's budgets (limit, period, scope, rollover, alert threshold), each with its status for the current period (see get_budget_status for the meaning of the figures) unless include_status is false. status is absent for budgets that are not active today (start_date in the future or end_date in the past). Use it to see what budgets exist or to find a budget_id.",
+  "description": "Lists all budgets with their current-period status (see get_budget_status) unless include_status is false; status is absent for budgets not active today.",
   "scope": "read:budgets",
   "kind": "read",
   "paramNames": [
@@ -575,16 +546,13 @@ export const tools: readonly ToolDefinition[] = [
     "properties": {
       "include_status": {
         "type": "boolean",
-        "default": true,
-        "description": "Include each budget's current status."
+        "default": true
       }
     },
-    "required": [],
     "additionalProperties": false
   },
   "outputSchema": {
     "type": "object",
-    "additionalProperties": false,
     "required": [
       "budgets"
     ],
@@ -593,7 +561,6 @@ export const tools: readonly ToolDefinition[] = [
         "type": "array",
         "items": {
           "type": "object",
-          "additionalProperties": false,
           "required": [
             "id",
             "name",
@@ -624,8 +591,7 @@ export const tools: readonly ToolDefinition[] = [
               "$ref": "#/$defs/Money"
             },
             "currency": {
-              "type": "string",
-              "pattern": "^[A-Z]{3}$"
+              "type": "string"
             },
             "period": {
               "type": "string",
@@ -659,8 +625,7 @@ export const tools: readonly ToolDefinition[] = [
             "wallet_ids": {
               "type": "array",
               "items": {
-                "type": "string",
-                "pattern": "^wal_[A-Za-z0-9]{16,40}$"
+                "type": "string"
               }
             },
             "start_date": {
@@ -699,16 +664,13 @@ export const tools: readonly ToolDefinition[] = [
               ]
             },
             "created_at": {
-              "type": "string",
-              "format": "date-time"
+              "type": "string"
             },
             "updated_at": {
-              "type": "string",
-              "format": "date-time"
+              "type": "string"
             },
             "status": {
               "type": "object",
-              "additionalProperties": false,
               "required": [
                 "budget_id",
                 "name",
@@ -789,17 +751,13 @@ export const tools: readonly ToolDefinition[] = [
     },
     "$defs": {
       "BudgetId": {
-        "type": "string",
-        "pattern": "^bud_[A-Za-z0-9]{16,40}$"
+        "type": "string"
       },
       "Date": {
-        "type": "string",
-        "format": "date",
-        "pattern": "^(19|2[0-9])[0-9]{2}-[0-9]{2}-[0-9]{2}$"
+        "type": "string"
       },
       "Money": {
         "type": "object",
-        "additionalProperties": false,
         "required": [
           "value",
           "currency",
@@ -807,12 +765,10 @@ export const tools: readonly ToolDefinition[] = [
         ],
         "properties": {
           "value": {
-            "type": "string",
-            "pattern": "^-?(0|[1-9][0-9]*)(\\.[0-9]{1,4})?$"
+            "type": "string"
           },
           "currency": {
-            "type": "string",
-            "pattern": "^[A-Z]{3}$"
+            "type": "string"
           },
           "minor": {
             "type": "integer"
@@ -827,7 +783,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "get_budget_status",
   "title": "Get budget status",
-  "description": "Answers \"am I on budget?\": for one budget (budget_id) or for every budget active on as_of, the period that contains as_of (default today in the user's timezone) with spent, remaining, utilization (a fraction: 0.4 means 40 %, above 1 means overspent), the percentage of the period elapsed, pace (under, on_track, over), projected spend at the period's end, the amount carried in by rollover, the number of transactions counted, and the over_budget and alert flags. Spending is the sum of expense transactions in the budget's scope and currency. An as_of outside a budget's start and end dates is invalid_params.",
+  "description": "Answers \"am I on budget?\" for one budget or all active on as_of (default today): spent, remaining, utilization (0.4 is 40 %), period elapsed, pace, projected spend, carried-in rollover and alert flags.",
   "scope": "read:budgets",
   "kind": "read",
   "paramNames": [
@@ -851,20 +807,18 @@ export const tools: readonly ToolDefinition[] = [
     "properties": {
       "budget_id": {
         "type": "string",
-        "pattern": "^bud_[A-Za-z0-9]{16,40}$"
+        "pattern": "^bud_[A-Za-z\\d]{16,40}$"
       },
       "as_of": {
         "type": "string",
         "format": "date",
-        "pattern": "^(19|2[0-9])[0-9]{2}-[0-9]{2}-[0-9]{2}$"
+        "pattern": "^(19|2\\d)\\d{2}-\\d{2}-\\d{2}$"
       }
     },
-    "required": [],
     "additionalProperties": false
   },
   "outputSchema": {
     "type": "object",
-    "additionalProperties": false,
     "required": [
       "as_of",
       "budgets"
@@ -877,7 +831,6 @@ export const tools: readonly ToolDefinition[] = [
         "type": "array",
         "items": {
           "type": "object",
-          "additionalProperties": false,
           "required": [
             "budget_id",
             "name",
@@ -897,8 +850,7 @@ export const tools: readonly ToolDefinition[] = [
           ],
           "properties": {
             "budget_id": {
-              "type": "string",
-              "pattern": "^bud_[A-Za-z0-9]{16,40}$"
+              "type": "string"
             },
             "name": {
               "type": "string"
@@ -957,13 +909,10 @@ export const tools: readonly ToolDefinition[] = [
     },
     "$defs": {
       "Date": {
-        "type": "string",
-        "format": "date",
-        "pattern": "^(19|2[0-9])[0-9]{2}-[0-9]{2}-[0-9]{2}$"
+        "type": "string"
       },
       "Money": {
         "type": "object",
-        "additionalProperties": false,
         "required": [
           "value",
           "currency",
@@ -971,12 +920,10 @@ export const tools: readonly ToolDefinition[] = [
         ],
         "properties": {
           "value": {
-            "type": "string",
-            "pattern": "^-?(0|[1-9][0-9]*)(\\.[0-9]{1,4})?$"
+            "type": "string"
           },
           "currency": {
-            "type": "string",
-            "pattern": "^[A-Z]{3}$"
+            "type": "string"
           },
           "minor": {
             "type": "integer"
@@ -991,7 +938,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "list_goals",
   "title": "List goals",
-  "description": "Lists the user's savings goals with target, target date, status and the amount saved so far. Archived goals are left out unless include_archived is true. Use get_goal_progress for percentages, the amount needed per month and whether the goal is on track.",
+  "description": "Lists savings goals with target, target date, status and amount saved. For percentages, amount needed per month and pace use get_goal_progress.",
   "scope": "read:goals",
   "kind": "read",
   "paramNames": [
@@ -1013,16 +960,13 @@ export const tools: readonly ToolDefinition[] = [
     "properties": {
       "include_archived": {
         "type": "boolean",
-        "default": false,
-        "description": "Also list archived goals."
+        "default": false
       }
     },
-    "required": [],
     "additionalProperties": false
   },
   "outputSchema": {
     "type": "object",
-    "additionalProperties": false,
     "required": [
       "goals"
     ],
@@ -1031,7 +975,6 @@ export const tools: readonly ToolDefinition[] = [
         "type": "array",
         "items": {
           "type": "object",
-          "additionalProperties": false,
           "required": [
             "id",
             "name",
@@ -1048,8 +991,7 @@ export const tools: readonly ToolDefinition[] = [
           ],
           "properties": {
             "id": {
-              "type": "string",
-              "pattern": "^gol_[A-Za-z0-9]{16,40}$"
+              "type": "string"
             },
             "name": {
               "type": "string"
@@ -1065,15 +1007,12 @@ export const tools: readonly ToolDefinition[] = [
               ]
             },
             "currency": {
-              "type": "string",
-              "pattern": "^[A-Z]{3}$"
+              "type": "string"
             },
             "target_date": {
               "oneOf": [
                 {
-                  "type": "string",
-                  "format": "date",
-                  "pattern": "^(19|2[0-9])[0-9]{2}-[0-9]{2}-[0-9]{2}$"
+                  "type": "string"
                 },
                 {
                   "type": "null"
@@ -1083,8 +1022,7 @@ export const tools: readonly ToolDefinition[] = [
             "wallet_id": {
               "oneOf": [
                 {
-                  "type": "string",
-                  "pattern": "^wal_[A-Za-z0-9]{16,40}$"
+                  "type": "string"
                 },
                 {
                   "type": "null"
@@ -1106,8 +1044,7 @@ export const tools: readonly ToolDefinition[] = [
             "achieved_at": {
               "oneOf": [
                 {
-                  "type": "string",
-                  "format": "date-time"
+                  "type": "string"
                 },
                 {
                   "type": "null"
@@ -1125,12 +1062,10 @@ export const tools: readonly ToolDefinition[] = [
               ]
             },
             "created_at": {
-              "type": "string",
-              "format": "date-time"
+              "type": "string"
             },
             "updated_at": {
-              "type": "string",
-              "format": "date-time"
+              "type": "string"
             }
           }
         }
@@ -1139,7 +1074,6 @@ export const tools: readonly ToolDefinition[] = [
     "$defs": {
       "Money": {
         "type": "object",
-        "additionalProperties": false,
         "required": [
           "value",
           "currency",
@@ -1147,12 +1081,10 @@ export const tools: readonly ToolDefinition[] = [
         ],
         "properties": {
           "value": {
-            "type": "string",
-            "pattern": "^-?(0|[1-9][0-9]*)(\\.[0-9]{1,4})?$"
+            "type": "string"
           },
           "currency": {
-            "type": "string",
-            "pattern": "^[A-Z]{3}$"
+            "type": "string"
           },
           "minor": {
             "type": "integer"
@@ -1167,7 +1099,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "get_goal_progress",
   "title": "Get goal progress",
-  "description": "Answers \"how is my savings goal going?\": for one goal (goal_id) or for every goal that is not archived, the saved amount, what remains, the percentage reached (25 means a quarter), months left to the target date, the amount needed per month to reach the target in time, whether the recent pace of contributions is on track, and the latest five contributions. Figures that need a target amount or a target date are null when the goal has none.",
+  "description": "Answers \"how is my goal going?\" for one goal or all not archived: saved, remaining, percent, months left, needed per month, pace, and the latest five contributions.",
   "scope": "read:goals",
   "kind": "read",
   "paramNames": [
@@ -1190,15 +1122,13 @@ export const tools: readonly ToolDefinition[] = [
     "properties": {
       "goal_id": {
         "type": "string",
-        "pattern": "^gol_[A-Za-z0-9]{16,40}$"
+        "pattern": "^gol_[A-Za-z\\d]{16,40}$"
       }
     },
-    "required": [],
     "additionalProperties": false
   },
   "outputSchema": {
     "type": "object",
-    "additionalProperties": false,
     "required": [
       "as_of",
       "goals"
@@ -1211,7 +1141,6 @@ export const tools: readonly ToolDefinition[] = [
         "type": "array",
         "items": {
           "type": "object",
-          "additionalProperties": false,
           "required": [
             "goal_id",
             "name",
@@ -1321,7 +1250,6 @@ export const tools: readonly ToolDefinition[] = [
               "type": "array",
               "items": {
                 "type": "object",
-                "additionalProperties": false,
                 "required": [
                   "id",
                   "goal_id",
@@ -1334,8 +1262,7 @@ export const tools: readonly ToolDefinition[] = [
                 ],
                 "properties": {
                   "id": {
-                    "type": "string",
-                    "pattern": "^gct_[A-Za-z0-9]{16,40}$"
+                    "type": "string"
                   },
                   "goal_id": {
                     "$ref": "#/$defs/GoalId"
@@ -1359,8 +1286,7 @@ export const tools: readonly ToolDefinition[] = [
                   "from_wallet_id": {
                     "oneOf": [
                       {
-                        "type": "string",
-                        "pattern": "^wal_[A-Za-z0-9]{16,40}$"
+                        "type": "string"
                       },
                       {
                         "type": "null"
@@ -1370,8 +1296,7 @@ export const tools: readonly ToolDefinition[] = [
                   "transaction_id": {
                     "oneOf": [
                       {
-                        "type": "string",
-                        "pattern": "^txn_[A-Za-z0-9]{16,40}$"
+                        "type": "string"
                       },
                       {
                         "type": "null"
@@ -1379,8 +1304,7 @@ export const tools: readonly ToolDefinition[] = [
                     ]
                   },
                   "created_at": {
-                    "type": "string",
-                    "format": "date-time"
+                    "type": "string"
                   }
                 }
               },
@@ -1392,17 +1316,13 @@ export const tools: readonly ToolDefinition[] = [
     },
     "$defs": {
       "Date": {
-        "type": "string",
-        "format": "date",
-        "pattern": "^(19|2[0-9])[0-9]{2}-[0-9]{2}-[0-9]{2}$"
+        "type": "string"
       },
       "GoalId": {
-        "type": "string",
-        "pattern": "^gol_[A-Za-z0-9]{16,40}$"
+        "type": "string"
       },
       "Money": {
         "type": "object",
-        "additionalProperties": false,
         "required": [
           "value",
           "currency",
@@ -1410,12 +1330,10 @@ export const tools: readonly ToolDefinition[] = [
         ],
         "properties": {
           "value": {
-            "type": "string",
-            "pattern": "^-?(0|[1-9][0-9]*)(\\.[0-9]{1,4})?$"
+            "type": "string"
           },
           "currency": {
-            "type": "string",
-            "pattern": "^[A-Z]{3}$"
+            "type": "string"
           },
           "minor": {
             "type": "integer"
@@ -1430,7 +1348,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "list_wallets",
   "title": "List wallets",
-  "description": "Lists the user's wallets: bank accounts, cards, cash, e-wallets, investment and loan accounts, each with type, currency, opening balance and current balance (opening balance plus all transactions). Archived wallets are left out unless include_archived is true. Use it to find a wallet_id before recording a transaction.",
+  "description": "Lists wallets with type, currency, opening and current balance. Use it to find a wallet_id.",
   "scope": "read:wallets",
   "kind": "read",
   "paramNames": [
@@ -1452,16 +1370,13 @@ export const tools: readonly ToolDefinition[] = [
     "properties": {
       "include_archived": {
         "type": "boolean",
-        "default": false,
-        "description": "Also list archived wallets."
+        "default": false
       }
     },
-    "required": [],
     "additionalProperties": false
   },
   "outputSchema": {
     "type": "object",
-    "additionalProperties": false,
     "required": [
       "wallets"
     ],
@@ -1470,7 +1385,6 @@ export const tools: readonly ToolDefinition[] = [
         "type": "array",
         "items": {
           "type": "object",
-          "additionalProperties": false,
           "required": [
             "id",
             "name",
@@ -1486,8 +1400,7 @@ export const tools: readonly ToolDefinition[] = [
           ],
           "properties": {
             "id": {
-              "type": "string",
-              "pattern": "^wal_[A-Za-z0-9]{16,40}$"
+              "type": "string"
             },
             "name": {
               "type": "string"
@@ -1506,8 +1419,7 @@ export const tools: readonly ToolDefinition[] = [
               ]
             },
             "currency": {
-              "type": "string",
-              "pattern": "^[A-Z]{3}$"
+              "type": "string"
             },
             "opening_balance": {
               "$ref": "#/$defs/Money"
@@ -1515,9 +1427,7 @@ export const tools: readonly ToolDefinition[] = [
             "opening_date": {
               "oneOf": [
                 {
-                  "type": "string",
-                  "format": "date",
-                  "pattern": "^(19|2[0-9])[0-9]{2}-[0-9]{2}-[0-9]{2}$"
+                  "type": "string"
                 },
                 {
                   "type": "null"
@@ -1541,12 +1451,10 @@ export const tools: readonly ToolDefinition[] = [
               "$ref": "#/$defs/Money"
             },
             "created_at": {
-              "type": "string",
-              "format": "date-time"
+              "type": "string"
             },
             "updated_at": {
-              "type": "string",
-              "format": "date-time"
+              "type": "string"
             }
           }
         }
@@ -1555,7 +1463,6 @@ export const tools: readonly ToolDefinition[] = [
     "$defs": {
       "Money": {
         "type": "object",
-        "additionalProperties": false,
         "required": [
           "value",
           "currency",
@@ -1563,12 +1470,10 @@ export const tools: readonly ToolDefinition[] = [
         ],
         "properties": {
           "value": {
-            "type": "string",
-            "pattern": "^-?(0|[1-9][0-9]*)(\\.[0-9]{1,4})?$"
+            "type": "string"
           },
           "currency": {
-            "type": "string",
-            "pattern": "^[A-Z]{3}$"
+            "type": "string"
           },
           "minor": {
             "type": "integer"
@@ -1583,7 +1488,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "get_wallet_balance",
   "title": "Get wallet balance",
-  "description": "Answers \"how much money do I have?\": the balance of one wallet (wallet_id) or of every wallet that is not archived, at the end of the day as_of (default today in the user's timezone), and the totals per currency (amounts in different currencies are never added together). A balance is the opening balance (counted from opening_date) plus every transaction dated on or before as_of; credit cards and loans usually have negative balances.",
+  "description": "Answers \"how much money do I have?\": balances of one wallet or all not archived at the end of as_of (default today), with totals per currency. Cards and loans are usually negative.",
   "scope": "read:wallets",
   "kind": "read",
   "paramNames": [
@@ -1607,20 +1512,18 @@ export const tools: readonly ToolDefinition[] = [
     "properties": {
       "wallet_id": {
         "type": "string",
-        "pattern": "^wal_[A-Za-z0-9]{16,40}$"
+        "pattern": "^wal_[A-Za-z\\d]{16,40}$"
       },
       "as_of": {
         "type": "string",
         "format": "date",
-        "pattern": "^(19|2[0-9])[0-9]{2}-[0-9]{2}-[0-9]{2}$"
+        "pattern": "^(19|2\\d)\\d{2}-\\d{2}-\\d{2}$"
       }
     },
-    "required": [],
     "additionalProperties": false
   },
   "outputSchema": {
     "type": "object",
-    "additionalProperties": false,
     "required": [
       "as_of",
       "wallets",
@@ -1628,15 +1531,12 @@ export const tools: readonly ToolDefinition[] = [
     ],
     "properties": {
       "as_of": {
-        "type": "string",
-        "format": "date",
-        "pattern": "^(19|2[0-9])[0-9]{2}-[0-9]{2}-[0-9]{2}$"
+        "type": "string"
       },
       "wallets": {
         "type": "array",
         "items": {
           "type": "object",
-          "additionalProperties": false,
           "required": [
             "wallet_id",
             "name",
@@ -1645,15 +1545,13 @@ export const tools: readonly ToolDefinition[] = [
           ],
           "properties": {
             "wallet_id": {
-              "type": "string",
-              "pattern": "^wal_[A-Za-z0-9]{16,40}$"
+              "type": "string"
             },
             "name": {
               "type": "string"
             },
             "currency": {
-              "type": "string",
-              "pattern": "^[A-Z]{3}$"
+              "type": "string"
             },
             "balance": {
               "$ref": "#/$defs/Money"
@@ -1671,7 +1569,6 @@ export const tools: readonly ToolDefinition[] = [
     "$defs": {
       "Money": {
         "type": "object",
-        "additionalProperties": false,
         "required": [
           "value",
           "currency",
@@ -1679,12 +1576,10 @@ export const tools: readonly ToolDefinition[] = [
         ],
         "properties": {
           "value": {
-            "type": "string",
-            "pattern": "^-?(0|[1-9][0-9]*)(\\.[0-9]{1,4})?$"
+            "type": "string"
           },
           "currency": {
-            "type": "string",
-            "pattern": "^[A-Z]{3}$"
+            "type": "string"
           },
           "minor": {
             "type": "integer"
@@ -1699,7 +1594,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "search_product_knowledge",
   "title": "Search product knowledge",
-  "description": "Full-text search over the product's help articles and FAQ: how each tool works, tokens and scopes, idempotency keys and retries, dry runs, rate limits, budgets and rollover, goals, bill schedules, money formats, errors, privacy and the audit log. Use it when the user asks how the product works or when an error is unclear, and answer from the returned text. query is plain words, as the user would ask; quotes, operators and punctuation are treated as text and never cause an error. Results are ordered by score, best first (titles weigh more than bodies); tags, when given, keep only entries having at least one of them.",
+  "description": "Searches the help articles and FAQ. Use it when the user asks how the product works or an error is unclear; answer from the returned text.",
   "scope": "read:knowledge",
   "kind": "read",
   "paramNames": [
@@ -1725,14 +1620,13 @@ export const tools: readonly ToolDefinition[] = [
         "type": "string",
         "minLength": 1,
         "maxLength": 500,
-        "description": "What to look for, e.g. \"how do I retry a payment that timed out\"."
+        "description": "Plain words, as the user asked."
       },
       "limit": {
         "type": "integer",
         "minimum": 1,
         "maximum": 20,
-        "default": 5,
-        "description": "Maximum number of results, 1 to 20."
+        "default": 5
       },
       "tags": {
         "type": "array",
@@ -1742,8 +1636,7 @@ export const tools: readonly ToolDefinition[] = [
           "maxLength": 40
         },
         "minItems": 1,
-        "maxItems": 10,
-        "description": "Only entries with at least one of these tags, e.g. [\"budgets\"]."
+        "maxItems": 10
       }
     },
     "required": [
@@ -1753,7 +1646,6 @@ export const tools: readonly ToolDefinition[] = [
   },
   "outputSchema": {
     "type": "object",
-    "additionalProperties": false,
     "required": [
       "results"
     ],
@@ -1762,7 +1654,6 @@ export const tools: readonly ToolDefinition[] = [
         "type": "array",
         "items": {
           "type": "object",
-          "additionalProperties": false,
           "required": [
             "id",
             "title",
@@ -1772,8 +1663,7 @@ export const tools: readonly ToolDefinition[] = [
           ],
           "properties": {
             "id": {
-              "type": "string",
-              "pattern": "^kb_[a-z0-9-]+$"
+              "type": "string"
             },
             "title": {
               "type": "string"
@@ -1802,7 +1692,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "whoami",
   "title": "Whoami",
-  "description": "Returns the user id, the token id, name and scopes, when the token expires (null: never), and the user's IANA timezone and default currency. Call it at the start of a conversation to learn which tools the token may use (see also list_capabilities), which timezone decides what \"today\" and \"last month\" mean for the user (every date in this service is a calendar day in that timezone), and which currency to assume when the user names none.",
+  "description": "Returns the user and token: ids, scopes, expiry, IANA timezone and default currency. Call it first: the timezone decides \"today\"; assume the currency when the user names none.",
   "scope": "meta:whoami",
   "kind": "read",
   "paramNames": [],
@@ -1820,12 +1710,10 @@ export const tools: readonly ToolDefinition[] = [
   "inputSchema": {
     "type": "object",
     "properties": {},
-    "required": [],
     "additionalProperties": false
   },
   "outputSchema": {
     "type": "object",
-    "additionalProperties": false,
     "required": [
       "user_id",
       "token_id",
@@ -1837,12 +1725,10 @@ export const tools: readonly ToolDefinition[] = [
     ],
     "properties": {
       "user_id": {
-        "type": "string",
-        "pattern": "^usr_[A-Za-z0-9]{16,40}$"
+        "type": "string"
       },
       "token_id": {
-        "type": "string",
-        "pattern": "^tok_[A-Za-z0-9]{16,40}$"
+        "type": "string"
       },
       "token_name": {
         "type": "string"
@@ -1871,8 +1757,7 @@ export const tools: readonly ToolDefinition[] = [
       "expires_at": {
         "oneOf": [
           {
-            "type": "string",
-            "format": "date-time"
+            "type": "string"
           },
           {
             "type": "null"
@@ -1884,8 +1769,7 @@ export const tools: readonly ToolDefinition[] = [
         "minLength": 1
       },
       "default_currency": {
-        "type": "string",
-        "pattern": "^[A-Z]{3}$"
+        "type": "string"
       }
     }
   },
@@ -1895,7 +1779,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "list_capabilities",
   "title": "List capabilities",
-  "description": "Lists exactly the tools that the calling token may call right now (its scopes decide, and write tools are missing when the administrator has turned writes off; writes_enabled says which), each with its name, title, one-line description, required scope and kind (read or write), plus the limits: requests per minute, SSE connections per minute, how long idempotency keys are remembered, and page sizes. Use it to tell the user what you can do for them, or to explain why a tool is missing (a token with more scopes is needed).",
+  "description": "Lists the tools this token may call now, one line each, whether writes are enabled, and the limits. Use it to say what you can do, or why a tool is missing.",
   "scope": "meta:whoami",
   "kind": "read",
   "paramNames": [],
@@ -1913,12 +1797,10 @@ export const tools: readonly ToolDefinition[] = [
   "inputSchema": {
     "type": "object",
     "properties": {},
-    "required": [],
     "additionalProperties": false
   },
   "outputSchema": {
     "type": "object",
-    "additionalProperties": false,
     "required": [
       "tools",
       "limits",
@@ -1929,7 +1811,6 @@ export const tools: readonly ToolDefinition[] = [
         "type": "array",
         "items": {
           "type": "object",
-          "additionalProperties": false,
           "required": [
             "name",
             "title",
@@ -1939,8 +1820,7 @@ export const tools: readonly ToolDefinition[] = [
           ],
           "properties": {
             "name": {
-              "type": "string",
-              "pattern": "^[a-z][a-z0-9_]*$"
+              "type": "string"
             },
             "title": {
               "type": "string"
@@ -1977,7 +1857,6 @@ export const tools: readonly ToolDefinition[] = [
       },
       "limits": {
         "type": "object",
-        "additionalProperties": false,
         "required": [
           "requests_per_minute",
           "sse_connects_per_minute",
@@ -2019,7 +1898,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "list_bill_reminders",
   "title": "List bill reminders",
-  "description": "Answers \"what bills are due soon?\". upcoming lists every due date from today through today + days_ahead, plus due dates of the last 7 days as overdue (the service does not track payments: check list_transactions to see whether a bill was paid), ordered by due date; each with days until due (negative when overdue), the expected amount (or minimum and maximum for variable bills) and whether it is in its notice period. reminders lists the bill reminders themselves with their schedule in words and their next three due dates. Inactive reminders are left out unless include_inactive is true (they never produce upcoming dates).",
+  "description": "Answers \"what bills are due soon?\": upcoming due dates to today + days_ahead plus the last 7 days (overdue); payments are not tracked (check list_transactions). reminders: each with its schedule in words and next due dates.",
   "scope": "read:bills",
   "kind": "read",
   "paramNames": [
@@ -2044,21 +1923,17 @@ export const tools: readonly ToolDefinition[] = [
         "type": "integer",
         "minimum": 1,
         "maximum": 366,
-        "default": 30,
-        "description": "Size of the upcoming window in days, 1 to 366."
+        "default": 30
       },
       "include_inactive": {
         "type": "boolean",
-        "default": false,
-        "description": "Also list inactive reminders."
+        "default": false
       }
     },
-    "required": [],
     "additionalProperties": false
   },
   "outputSchema": {
     "type": "object",
-    "additionalProperties": false,
     "required": [
       "upcoming",
       "reminders"
@@ -2068,7 +1943,6 @@ export const tools: readonly ToolDefinition[] = [
         "type": "array",
         "items": {
           "type": "object",
-          "additionalProperties": false,
           "required": [
             "bill_reminder_id",
             "name",
@@ -2151,7 +2025,6 @@ export const tools: readonly ToolDefinition[] = [
         "type": "array",
         "items": {
           "type": "object",
-          "additionalProperties": false,
           "required": [
             "id",
             "name",
@@ -2220,14 +2093,12 @@ export const tools: readonly ToolDefinition[] = [
               ]
             },
             "currency": {
-              "type": "string",
-              "pattern": "^[A-Z]{3}$"
+              "type": "string"
             },
             "wallet_id": {
               "oneOf": [
                 {
-                  "type": "string",
-                  "pattern": "^wal_[A-Za-z0-9]{16,40}$"
+                  "type": "string"
                 },
                 {
                   "type": "null"
@@ -2246,7 +2117,6 @@ export const tools: readonly ToolDefinition[] = [
             },
             "schedule": {
               "type": "object",
-              "additionalProperties": false,
               "required": [
                 "frequency",
                 "start_date"
@@ -2337,12 +2207,10 @@ export const tools: readonly ToolDefinition[] = [
               "type": "boolean"
             },
             "created_at": {
-              "type": "string",
-              "format": "date-time"
+              "type": "string"
             },
             "updated_at": {
-              "type": "string",
-              "format": "date-time"
+              "type": "string"
             }
           }
         }
@@ -2350,17 +2218,13 @@ export const tools: readonly ToolDefinition[] = [
     },
     "$defs": {
       "BillReminderId": {
-        "type": "string",
-        "pattern": "^bil_[A-Za-z0-9]{16,40}$"
+        "type": "string"
       },
       "Date": {
-        "type": "string",
-        "format": "date",
-        "pattern": "^(19|2[0-9])[0-9]{2}-[0-9]{2}-[0-9]{2}$"
+        "type": "string"
       },
       "Money": {
         "type": "object",
-        "additionalProperties": false,
         "required": [
           "value",
           "currency",
@@ -2368,12 +2232,10 @@ export const tools: readonly ToolDefinition[] = [
         ],
         "properties": {
           "value": {
-            "type": "string",
-            "pattern": "^-?(0|[1-9][0-9]*)(\\.[0-9]{1,4})?$"
+            "type": "string"
           },
           "currency": {
-            "type": "string",
-            "pattern": "^[A-Z]{3}$"
+            "type": "string"
           },
           "minor": {
             "type": "integer"
@@ -2388,7 +2250,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "calculate",
   "title": "Calculate",
-  "description": "Evaluates one arithmetic expression exactly in decimal (0.1 + 0.2 is 0.3). Use it for every calculation instead of doing arithmetic yourself. Numbers like 12, 12.5, .5 (max 34 digits; no exponents, no thousands separators; separate arguments with \", \"). Operators + - * / ^ (integer powers, right associative; -2^2 is -4), parentheses. Functions: round(x, digits) (half away from zero), floor, ceil, abs, min, max, sqrt. A % after a number or \")\" is percent (\"80 * 15%\" and \"15% of 80\" are 12); between two operands it is modulo (\"10 % 3\" is 1). \"100 + 10%\" is 100.1: write \"100 * (1 + 10%)\". No variables. Limits: 256 characters, depth 32, magnitudes below 10^30. result has no exponent or trailing zeros; inexact results are rounded half-even to 34 significant digits. Errors are calculation_error with data.reason and data.position (offset into the trimmed expression).",
+  "description": "Evaluates one arithmetic expression exactly in decimal; use it for every calculation, e.g. \"round(1234.5678 * 1.0825, 2)\". + - * / ^ (integer powers), parentheses, round(x, digits), floor, ceil, abs, min, max, sqrt; no exponents or thousands separators. \"15% of 80\" is 12; \"10 % 3\" is modulo; \"100 + 10%\" is 100.1, so write \"100 * (1 + 10%)\". Max 256 characters. Errors: calculation_error with data.reason and data.position.",
   "scope": "read:knowledge",
   "kind": "read",
   "paramNames": [
@@ -2412,8 +2274,7 @@ export const tools: readonly ToolDefinition[] = [
       "expression": {
         "type": "string",
         "minLength": 1,
-        "maxLength": 256,
-        "description": "The expression, e.g. \"round(1234.5678 * 1.0825, 2)\" or \"15% of 80\"."
+        "maxLength": 256
       }
     },
     "required": [
@@ -2423,15 +2284,13 @@ export const tools: readonly ToolDefinition[] = [
   },
   "outputSchema": {
     "type": "object",
-    "additionalProperties": false,
     "required": [
       "result",
       "expression"
     ],
     "properties": {
       "result": {
-        "type": "string",
-        "pattern": "^-?[0-9]+(\\.[0-9]*[1-9])?$"
+        "type": "string"
       },
       "expression": {
         "type": "string"
@@ -2444,7 +2303,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "create_transaction",
   "title": "Create transaction",
-  "description": "Records one transaction in a wallet when the user spent, received or moved money. amount is positive; direction: expense, income or transfer (to_wallet_id required, same currency; both legs are created together and deleting one deletes both). The transaction takes the wallet's currency. date defaults to today. external_id is an optional import id, unique per wallet, for de-duplicating imports. Warnings: possible_duplicate (same date, amount and payee already in the wallet; still recorded), budget_over_limit. counterpart is the other leg of a transfer, else null.",
+  "description": "Records money spent, received or moved. amount is positive; direction transfer needs to_wallet_id (same currency) and makes both legs (deleting one deletes both). Currency is the wallet's; date defaults to today. Warnings: possible_duplicate (still recorded), budget_over_limit.",
   "scope": "write:transactions",
   "kind": "write",
   "paramNames": [
@@ -2475,7 +2334,6 @@ export const tools: readonly ToolDefinition[] = [
     "internal_error"
   ],
   "annotations": {
-    "readOnlyHint": false,
     "destructiveHint": false,
     "idempotentHint": true,
     "openWorldHint": false
@@ -2489,14 +2347,14 @@ export const tools: readonly ToolDefinition[] = [
       "date": {
         "type": "string",
         "format": "date",
-        "pattern": "^(19|2[0-9])[0-9]{2}-[0-9]{2}-[0-9]{2}$"
+        "pattern": "^(19|2\\d)\\d{2}-\\d{2}-\\d{2}$"
       },
       "amount": {
         "type": "string",
-        "pattern": "^(0|[1-9][0-9]{0,11})(\\.[0-9]{1,4})?$"
+        "pattern": "^(0|[1-9]\\d{0,11})(\\.\\d{1,4})?$"
       },
       "direction": {
-        "description": "transfer: between two of the user's wallets (two legs, not income or spending).",
+        "description": "transfer: between own wallets.",
         "type": "string",
         "enum": [
           "expense",
@@ -2509,7 +2367,6 @@ export const tools: readonly ToolDefinition[] = [
       },
       "payee": {
         "type": "string",
-        "minLength": 1,
         "maxLength": 140,
         "pattern": "\\S"
       },
@@ -2520,7 +2377,6 @@ export const tools: readonly ToolDefinition[] = [
       },
       "category": {
         "type": "string",
-        "minLength": 1,
         "maxLength": 64,
         "pattern": "\\S"
       },
@@ -2528,7 +2384,6 @@ export const tools: readonly ToolDefinition[] = [
         "type": "array",
         "items": {
           "type": "string",
-          "minLength": 1,
           "maxLength": 40,
           "pattern": "\\S"
         },
@@ -2544,12 +2399,11 @@ export const tools: readonly ToolDefinition[] = [
         "type": "string",
         "minLength": 1,
         "maxLength": 100,
-        "description": "Import id from a bank statement or file; unique per wallet (a clash is a conflict)."
+        "description": "Import id from a bank or file; unique per wallet."
       },
       "idempotency_key": {
         "type": "string",
-        "format": "uuid",
-        "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$"
+        "pattern": "^(?=.{14}4.{4}[89abAB])[\\da-fA-F]{8}(-[\\da-fA-F]{4}){3}-[\\da-fA-F]{12}$"
       },
       "dry_run": {
         "type": "boolean",
@@ -2566,13 +2420,12 @@ export const tools: readonly ToolDefinition[] = [
     "$defs": {
       "WalletId": {
         "type": "string",
-        "pattern": "^wal_[A-Za-z0-9]{16,40}$"
+        "pattern": "^wal_[A-Za-z\\d]{16,40}$"
       }
     }
   },
   "outputSchema": {
     "type": "object",
-    "additionalProperties": false,
     "required": [
       "status",
       "transaction",
@@ -2605,8 +2458,7 @@ export const tools: readonly ToolDefinition[] = [
       "audit_id": {
         "oneOf": [
           {
-            "type": "string",
-            "pattern": "^[0-9]+$"
+            "type": "string"
           },
           {
             "type": "null"
@@ -2617,15 +2469,13 @@ export const tools: readonly ToolDefinition[] = [
         "type": "array",
         "items": {
           "type": "object",
-          "additionalProperties": false,
           "required": [
             "code",
             "message"
           ],
           "properties": {
             "code": {
-              "type": "string",
-              "pattern": "^[a-z][a-z0-9_]*$"
+              "type": "string"
             },
             "message": {
               "type": "string"
@@ -2636,9 +2486,7 @@ export const tools: readonly ToolDefinition[] = [
     },
     "$defs": {
       "Date": {
-        "type": "string",
-        "format": "date",
-        "pattern": "^(19|2[0-9])[0-9]{2}-[0-9]{2}-[0-9]{2}$"
+        "type": "string"
       },
       "Direction": {
         "type": "string",
@@ -2650,7 +2498,6 @@ export const tools: readonly ToolDefinition[] = [
       },
       "Money": {
         "type": "object",
-        "additionalProperties": false,
         "required": [
           "value",
           "currency",
@@ -2658,12 +2505,10 @@ export const tools: readonly ToolDefinition[] = [
         ],
         "properties": {
           "value": {
-            "type": "string",
-            "pattern": "^-?(0|[1-9][0-9]*)(\\.[0-9]{1,4})?$"
+            "type": "string"
           },
           "currency": {
-            "type": "string",
-            "pattern": "^[A-Z]{3}$"
+            "type": "string"
           },
           "minor": {
             "type": "integer"
@@ -2672,7 +2517,6 @@ export const tools: readonly ToolDefinition[] = [
       },
       "Transaction": {
         "type": "object",
-        "additionalProperties": false,
         "required": [
           "id",
           "wallet_id",
@@ -2784,30 +2628,24 @@ export const tools: readonly ToolDefinition[] = [
             ]
           },
           "currency": {
-            "type": "string",
-            "pattern": "^[A-Z]{3}$"
+            "type": "string"
           },
           "created_at": {
-            "type": "string",
-            "format": "date-time"
+            "type": "string"
           },
           "updated_at": {
-            "type": "string",
-            "format": "date-time"
+            "type": "string"
           }
         }
       },
       "TransactionId": {
-        "type": "string",
-        "pattern": "^txn_[A-Za-z0-9]{16,40}$"
+        "type": "string"
       },
       "TransferId": {
-        "type": "string",
-        "pattern": "^trf_[A-Za-z0-9]{16,40}$"
+        "type": "string"
       },
       "WalletId": {
-        "type": "string",
-        "pattern": "^wal_[A-Za-z0-9]{16,40}$"
+        "type": "string"
       }
     }
   },
@@ -2817,7 +2655,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "update_transaction",
   "title": "Update transaction",
-  "description": "Use it to correct amount, date, payee, category, tags or notes, or to move a transaction to another wallet of the same currency. null removes payee, description, category or notes; tags replaces the whole set. direction may switch between expense and income; a transfer cannot be made or unmade (delete and create instead). Changing date, amount or description of a transfer leg changes both legs.",
+  "description": "Corrects a transaction or moves it to a wallet of the same currency. tags replaces the set. direction may switch between expense and income, never to or from transfer (delete and create). Changing date, amount or description of a transfer leg changes both.",
   "scope": "write:transactions",
   "kind": "write",
   "paramNames": [
@@ -2847,7 +2685,6 @@ export const tools: readonly ToolDefinition[] = [
     "internal_error"
   ],
   "annotations": {
-    "readOnlyHint": false,
     "destructiveHint": false,
     "idempotentHint": true,
     "openWorldHint": false
@@ -2857,42 +2694,39 @@ export const tools: readonly ToolDefinition[] = [
     "properties": {
       "transaction_id": {
         "type": "string",
-        "pattern": "^txn_[A-Za-z0-9]{16,40}$"
+        "pattern": "^txn_[A-Za-z\\d]{16,40}$"
       },
       "wallet_id": {
         "type": "string",
-        "pattern": "^wal_[A-Za-z0-9]{16,40}$"
+        "pattern": "^wal_[A-Za-z\\d]{16,40}$"
       },
       "date": {
         "type": "string",
         "format": "date",
-        "pattern": "^(19|2[0-9])[0-9]{2}-[0-9]{2}-[0-9]{2}$"
+        "pattern": "^(19|2\\d)\\d{2}-\\d{2}-\\d{2}$"
       },
       "amount": {
         "type": "string",
-        "pattern": "^(0|[1-9][0-9]{0,11})(\\.[0-9]{1,4})?$"
+        "pattern": "^(0|[1-9]\\d{0,11})(\\.\\d{1,4})?$"
       },
       "direction": {
         "type": "string",
         "enum": [
           "expense",
           "income"
-        ],
-        "description": "Switch between expense and income."
+        ]
       },
       "payee": {
         "oneOf": [
           {
             "type": "string",
-            "minLength": 1,
             "maxLength": 140,
             "pattern": "\\S"
           },
           {
             "type": "null"
           }
-        ],
-        "description": "Who was paid or who paid."
+        ]
       },
       "description": {
         "oneOf": [
@@ -2904,14 +2738,12 @@ export const tools: readonly ToolDefinition[] = [
           {
             "type": "null"
           }
-        ],
-        "description": "What it was for."
+        ]
       },
       "category": {
         "oneOf": [
           {
             "type": "string",
-            "minLength": 1,
             "maxLength": 64,
             "pattern": "\\S"
           },
@@ -2919,13 +2751,12 @@ export const tools: readonly ToolDefinition[] = [
             "type": "null"
           }
         ],
-        "description": "One category, e.g. \"Groceries\". Reuse the user's existing category names (see get_transaction_summary with group_by category)."
+        "description": "Reuse the user's existing names."
       },
       "tags": {
         "type": "array",
         "items": {
           "type": "string",
-          "minLength": 1,
           "maxLength": 40,
           "pattern": "\\S"
         },
@@ -2942,13 +2773,11 @@ export const tools: readonly ToolDefinition[] = [
           {
             "type": "null"
           }
-        ],
-        "description": "Free-form notes."
+        ]
       },
       "idempotency_key": {
         "type": "string",
-        "format": "uuid",
-        "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$"
+        "pattern": "^(?=.{14}4.{4}[89abAB])[\\da-fA-F]{8}(-[\\da-fA-F]{4}){3}-[\\da-fA-F]{12}$"
       },
       "dry_run": {
         "type": "boolean",
@@ -2963,7 +2792,6 @@ export const tools: readonly ToolDefinition[] = [
   },
   "outputSchema": {
     "type": "object",
-    "additionalProperties": false,
     "required": [
       "status",
       "transaction",
@@ -2996,8 +2824,7 @@ export const tools: readonly ToolDefinition[] = [
       "audit_id": {
         "oneOf": [
           {
-            "type": "string",
-            "pattern": "^[0-9]+$"
+            "type": "string"
           },
           {
             "type": "null"
@@ -3008,15 +2835,13 @@ export const tools: readonly ToolDefinition[] = [
         "type": "array",
         "items": {
           "type": "object",
-          "additionalProperties": false,
           "required": [
             "code",
             "message"
           ],
           "properties": {
             "code": {
-              "type": "string",
-              "pattern": "^[a-z][a-z0-9_]*$"
+              "type": "string"
             },
             "message": {
               "type": "string"
@@ -3027,9 +2852,7 @@ export const tools: readonly ToolDefinition[] = [
     },
     "$defs": {
       "Date": {
-        "type": "string",
-        "format": "date",
-        "pattern": "^(19|2[0-9])[0-9]{2}-[0-9]{2}-[0-9]{2}$"
+        "type": "string"
       },
       "Direction": {
         "type": "string",
@@ -3041,7 +2864,6 @@ export const tools: readonly ToolDefinition[] = [
       },
       "Money": {
         "type": "object",
-        "additionalProperties": false,
         "required": [
           "value",
           "currency",
@@ -3049,12 +2871,10 @@ export const tools: readonly ToolDefinition[] = [
         ],
         "properties": {
           "value": {
-            "type": "string",
-            "pattern": "^-?(0|[1-9][0-9]*)(\\.[0-9]{1,4})?$"
+            "type": "string"
           },
           "currency": {
-            "type": "string",
-            "pattern": "^[A-Z]{3}$"
+            "type": "string"
           },
           "minor": {
             "type": "integer"
@@ -3063,7 +2883,6 @@ export const tools: readonly ToolDefinition[] = [
       },
       "Transaction": {
         "type": "object",
-        "additionalProperties": false,
         "required": [
           "id",
           "wallet_id",
@@ -3175,30 +2994,24 @@ export const tools: readonly ToolDefinition[] = [
             ]
           },
           "currency": {
-            "type": "string",
-            "pattern": "^[A-Z]{3}$"
+            "type": "string"
           },
           "created_at": {
-            "type": "string",
-            "format": "date-time"
+            "type": "string"
           },
           "updated_at": {
-            "type": "string",
-            "format": "date-time"
+            "type": "string"
           }
         }
       },
       "TransactionId": {
-        "type": "string",
-        "pattern": "^txn_[A-Za-z0-9]{16,40}$"
+        "type": "string"
       },
       "TransferId": {
-        "type": "string",
-        "pattern": "^trf_[A-Za-z0-9]{16,40}$"
+        "type": "string"
       },
       "WalletId": {
-        "type": "string",
-        "pattern": "^wal_[A-Za-z0-9]{16,40}$"
+        "type": "string"
       }
     }
   },
@@ -3208,7 +3021,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "delete_transaction",
   "title": "Delete transaction",
-  "description": "Deletes one transaction for good; deleting a transfer leg deletes both legs. To correct a transaction prefer update_transaction. The answer is a snapshot of what was deleted; the audit log keeps it.",
+  "description": "Deletes one transaction for good (both legs of a transfer). To correct one, prefer update_transaction.",
   "scope": "write:transactions",
   "kind": "write",
   "paramNames": [
@@ -3228,7 +3041,6 @@ export const tools: readonly ToolDefinition[] = [
     "internal_error"
   ],
   "annotations": {
-    "readOnlyHint": false,
     "destructiveHint": true,
     "idempotentHint": true,
     "openWorldHint": false
@@ -3238,12 +3050,11 @@ export const tools: readonly ToolDefinition[] = [
     "properties": {
       "transaction_id": {
         "type": "string",
-        "pattern": "^txn_[A-Za-z0-9]{16,40}$"
+        "pattern": "^txn_[A-Za-z\\d]{16,40}$"
       },
       "idempotency_key": {
         "type": "string",
-        "format": "uuid",
-        "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$"
+        "pattern": "^(?=.{14}4.{4}[89abAB])[\\da-fA-F]{8}(-[\\da-fA-F]{4}){3}-[\\da-fA-F]{12}$"
       },
       "dry_run": {
         "type": "boolean",
@@ -3258,7 +3069,6 @@ export const tools: readonly ToolDefinition[] = [
   },
   "outputSchema": {
     "type": "object",
-    "additionalProperties": false,
     "required": [
       "status",
       "transaction",
@@ -3291,8 +3101,7 @@ export const tools: readonly ToolDefinition[] = [
       "audit_id": {
         "oneOf": [
           {
-            "type": "string",
-            "pattern": "^[0-9]+$"
+            "type": "string"
           },
           {
             "type": "null"
@@ -3313,7 +3122,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "create_budget",
   "title": "Create budget",
-  "description": "Creates a budget: a spending limit (amount) per period in one currency, optionally narrowed to categories, tags and wallets (a transaction counts when it matches every non-empty list; with none given all expenses in the currency count). With rollover carry_unspent, what is left unspent in a period is added to the next. The answer includes the budget's status for the current period when it is active today. Budget names are unique per user.",
+  "description": "Creates a spending limit per period in one currency, optionally narrowed to categories, tags and wallets (a transaction must match every non-empty list). rollover carry_unspent carries what is left over.",
   "scope": "write:budgets",
   "kind": "write",
   "paramNames": [
@@ -3347,7 +3156,6 @@ export const tools: readonly ToolDefinition[] = [
     "internal_error"
   ],
   "annotations": {
-    "readOnlyHint": false,
     "destructiveHint": false,
     "idempotentHint": true,
     "openWorldHint": false
@@ -3357,13 +3165,12 @@ export const tools: readonly ToolDefinition[] = [
     "properties": {
       "name": {
         "type": "string",
-        "minLength": 1,
         "maxLength": 100,
         "pattern": "\\S"
       },
       "amount": {
         "type": "string",
-        "pattern": "^(0|[1-9][0-9]{0,11})(\\.[0-9]{1,4})?$"
+        "pattern": "^(0|[1-9]\\d{0,11})(\\.\\d{1,4})?$"
       },
       "currency": {
         "type": "string",
@@ -3383,7 +3190,7 @@ export const tools: readonly ToolDefinition[] = [
         "minimum": 1,
         "maximum": 12,
         "default": 1,
-        "description": "Period units per budget period, e.g. 2 with week for a fortnightly budget."
+        "description": "Periods per budget period: 2 with week is fortnightly."
       },
       "anchor_date": {
         "$ref": "#/$defs/Date"
@@ -3392,35 +3199,33 @@ export const tools: readonly ToolDefinition[] = [
         "type": "array",
         "items": {
           "type": "string",
-          "minLength": 1,
           "maxLength": 64,
           "pattern": "\\S"
         },
         "maxItems": 50,
         "uniqueItems": true,
-        "description": "Only expenses in these categories count. Empty or absent: any category."
+        "description": "Only expenses in these count; empty: any."
       },
       "tags": {
         "type": "array",
         "items": {
           "type": "string",
-          "minLength": 1,
           "maxLength": 40,
           "pattern": "\\S"
         },
         "maxItems": 20,
         "uniqueItems": true,
-        "description": "Only expenses with at least one of these tags count. Empty or absent: tags do not matter."
+        "description": "Only expenses with one of these count; empty: any."
       },
       "wallet_ids": {
         "type": "array",
         "items": {
           "type": "string",
-          "pattern": "^wal_[A-Za-z0-9]{16,40}$"
+          "pattern": "^wal_[A-Za-z\\d]{16,40}$"
         },
         "maxItems": 50,
         "uniqueItems": true,
-        "description": "Only expenses from these wallets count. Empty or absent: any wallet."
+        "description": "Only expenses from these count; empty: any."
       },
       "start_date": {
         "$ref": "#/$defs/Date"
@@ -3429,7 +3234,6 @@ export const tools: readonly ToolDefinition[] = [
         "$ref": "#/$defs/Date"
       },
       "rollover": {
-        "description": "carry_unspent: unspent money is added to the next period.",
         "type": "string",
         "enum": [
           "none",
@@ -3441,7 +3245,7 @@ export const tools: readonly ToolDefinition[] = [
         "minimum": 1,
         "maximum": 100,
         "default": 80,
-        "description": "Percent of the limit at which the alert flag turns on."
+        "description": "Percent of the limit that sets alert."
       },
       "notes": {
         "type": "string",
@@ -3450,8 +3254,7 @@ export const tools: readonly ToolDefinition[] = [
       },
       "idempotency_key": {
         "type": "string",
-        "format": "uuid",
-        "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$"
+        "pattern": "^(?=.{14}4.{4}[89abAB])[\\da-fA-F]{8}(-[\\da-fA-F]{4}){3}-[\\da-fA-F]{12}$"
       },
       "dry_run": {
         "type": "boolean",
@@ -3469,13 +3272,12 @@ export const tools: readonly ToolDefinition[] = [
       "Date": {
         "type": "string",
         "format": "date",
-        "pattern": "^(19|2[0-9])[0-9]{2}-[0-9]{2}-[0-9]{2}$"
+        "pattern": "^(19|2\\d)\\d{2}-\\d{2}-\\d{2}$"
       }
     }
   },
   "outputSchema": {
     "type": "object",
-    "additionalProperties": false,
     "required": [
       "status",
       "budget",
@@ -3493,7 +3295,6 @@ export const tools: readonly ToolDefinition[] = [
       },
       "budget": {
         "type": "object",
-        "additionalProperties": false,
         "required": [
           "id",
           "name",
@@ -3524,8 +3325,7 @@ export const tools: readonly ToolDefinition[] = [
             "$ref": "#/$defs/Money"
           },
           "currency": {
-            "type": "string",
-            "pattern": "^[A-Z]{3}$"
+            "type": "string"
           },
           "period": {
             "type": "string",
@@ -3559,8 +3359,7 @@ export const tools: readonly ToolDefinition[] = [
           "wallet_ids": {
             "type": "array",
             "items": {
-              "type": "string",
-              "pattern": "^wal_[A-Za-z0-9]{16,40}$"
+              "type": "string"
             }
           },
           "start_date": {
@@ -3599,16 +3398,13 @@ export const tools: readonly ToolDefinition[] = [
             ]
           },
           "created_at": {
-            "type": "string",
-            "format": "date-time"
+            "type": "string"
           },
           "updated_at": {
-            "type": "string",
-            "format": "date-time"
+            "type": "string"
           },
           "status": {
             "type": "object",
-            "additionalProperties": false,
             "required": [
               "budget_id",
               "name",
@@ -3688,8 +3484,7 @@ export const tools: readonly ToolDefinition[] = [
       "audit_id": {
         "oneOf": [
           {
-            "type": "string",
-            "pattern": "^[0-9]+$"
+            "type": "string"
           },
           {
             "type": "null"
@@ -3700,15 +3495,13 @@ export const tools: readonly ToolDefinition[] = [
         "type": "array",
         "items": {
           "type": "object",
-          "additionalProperties": false,
           "required": [
             "code",
             "message"
           ],
           "properties": {
             "code": {
-              "type": "string",
-              "pattern": "^[a-z][a-z0-9_]*$"
+              "type": "string"
             },
             "message": {
               "type": "string"
@@ -3719,17 +3512,13 @@ export const tools: readonly ToolDefinition[] = [
     },
     "$defs": {
       "BudgetId": {
-        "type": "string",
-        "pattern": "^bud_[A-Za-z0-9]{16,40}$"
+        "type": "string"
       },
       "Date": {
-        "type": "string",
-        "format": "date",
-        "pattern": "^(19|2[0-9])[0-9]{2}-[0-9]{2}-[0-9]{2}$"
+        "type": "string"
       },
       "Money": {
         "type": "object",
-        "additionalProperties": false,
         "required": [
           "value",
           "currency",
@@ -3737,12 +3526,10 @@ export const tools: readonly ToolDefinition[] = [
         ],
         "properties": {
           "value": {
-            "type": "string",
-            "pattern": "^-?(0|[1-9][0-9]*)(\\.[0-9]{1,4})?$"
+            "type": "string"
           },
           "currency": {
-            "type": "string",
-            "pattern": "^[A-Z]{3}$"
+            "type": "string"
           },
           "minor": {
             "type": "integer"
@@ -3757,7 +3544,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "update_budget",
   "title": "Update budget",
-  "description": "List fields (categories, tags, wallet_ids) replace the whole list; [] empties it. The currency cannot be changed (create a new budget instead). Changes apply to the current period and every later one; the answer shows the recomputed status when the budget is active today.",
+  "description": "List fields replace the whole list; [] empties it. The currency cannot change. Changes apply from the current period on.",
   "scope": "write:budgets",
   "kind": "write",
   "paramNames": [
@@ -3791,7 +3578,6 @@ export const tools: readonly ToolDefinition[] = [
     "internal_error"
   ],
   "annotations": {
-    "readOnlyHint": false,
     "destructiveHint": false,
     "idempotentHint": true,
     "openWorldHint": false
@@ -3801,17 +3587,16 @@ export const tools: readonly ToolDefinition[] = [
     "properties": {
       "budget_id": {
         "type": "string",
-        "pattern": "^bud_[A-Za-z0-9]{16,40}$"
+        "pattern": "^bud_[A-Za-z\\d]{16,40}$"
       },
       "name": {
         "type": "string",
-        "minLength": 1,
         "maxLength": 100,
         "pattern": "\\S"
       },
       "amount": {
         "type": "string",
-        "pattern": "^(0|[1-9][0-9]{0,11})(\\.[0-9]{1,4})?$"
+        "pattern": "^(0|[1-9]\\d{0,11})(\\.\\d{1,4})?$"
       },
       "period": {
         "type": "string",
@@ -3826,7 +3611,7 @@ export const tools: readonly ToolDefinition[] = [
         "type": "integer",
         "minimum": 1,
         "maximum": 12,
-        "description": "Period units per budget period, e.g. 2 with week for a fortnightly budget."
+        "description": "Periods per budget period: 2 with week is fortnightly."
       },
       "anchor_date": {
         "$ref": "#/$defs/Date"
@@ -3835,35 +3620,33 @@ export const tools: readonly ToolDefinition[] = [
         "type": "array",
         "items": {
           "type": "string",
-          "minLength": 1,
           "maxLength": 64,
           "pattern": "\\S"
         },
         "maxItems": 50,
         "uniqueItems": true,
-        "description": "Only expenses in these categories count. Empty or absent: any category. Replaces the list."
+        "description": "Only expenses in these count; empty: any."
       },
       "tags": {
         "type": "array",
         "items": {
           "type": "string",
-          "minLength": 1,
           "maxLength": 40,
           "pattern": "\\S"
         },
         "maxItems": 20,
         "uniqueItems": true,
-        "description": "Only expenses with at least one of these tags count. Empty or absent: tags do not matter. Replaces the list."
+        "description": "Only expenses with one of these count; empty: any."
       },
       "wallet_ids": {
         "type": "array",
         "items": {
           "type": "string",
-          "pattern": "^wal_[A-Za-z0-9]{16,40}$"
+          "pattern": "^wal_[A-Za-z\\d]{16,40}$"
         },
         "maxItems": 50,
         "uniqueItems": true,
-        "description": "Only expenses from these wallets count. Empty or absent: any wallet. Replaces the list."
+        "description": "Only expenses from these count; empty: any."
       },
       "start_date": {
         "$ref": "#/$defs/Date"
@@ -3877,10 +3660,9 @@ export const tools: readonly ToolDefinition[] = [
             "type": "null"
           }
         ],
-        "description": "Last day the budget applies. null removes the end."
+        "description": "null: no end."
       },
       "rollover": {
-        "description": "carry_unspent: unspent money is added to the next period.",
         "type": "string",
         "enum": [
           "none",
@@ -3891,7 +3673,7 @@ export const tools: readonly ToolDefinition[] = [
         "type": "integer",
         "minimum": 1,
         "maximum": 100,
-        "description": "Percent of the limit at which the alert flag turns on."
+        "description": "Percent of the limit that sets alert."
       },
       "notes": {
         "oneOf": [
@@ -3903,13 +3685,11 @@ export const tools: readonly ToolDefinition[] = [
           {
             "type": "null"
           }
-        ],
-        "description": "Free-form notes."
+        ]
       },
       "idempotency_key": {
         "type": "string",
-        "format": "uuid",
-        "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$"
+        "pattern": "^(?=.{14}4.{4}[89abAB])[\\da-fA-F]{8}(-[\\da-fA-F]{4}){3}-[\\da-fA-F]{12}$"
       },
       "dry_run": {
         "type": "boolean",
@@ -3925,13 +3705,12 @@ export const tools: readonly ToolDefinition[] = [
       "Date": {
         "type": "string",
         "format": "date",
-        "pattern": "^(19|2[0-9])[0-9]{2}-[0-9]{2}-[0-9]{2}$"
+        "pattern": "^(19|2\\d)\\d{2}-\\d{2}-\\d{2}$"
       }
     }
   },
   "outputSchema": {
     "type": "object",
-    "additionalProperties": false,
     "required": [
       "status",
       "budget",
@@ -3949,7 +3728,6 @@ export const tools: readonly ToolDefinition[] = [
       },
       "budget": {
         "type": "object",
-        "additionalProperties": false,
         "required": [
           "id",
           "name",
@@ -3980,8 +3758,7 @@ export const tools: readonly ToolDefinition[] = [
             "$ref": "#/$defs/Money"
           },
           "currency": {
-            "type": "string",
-            "pattern": "^[A-Z]{3}$"
+            "type": "string"
           },
           "period": {
             "type": "string",
@@ -4015,8 +3792,7 @@ export const tools: readonly ToolDefinition[] = [
           "wallet_ids": {
             "type": "array",
             "items": {
-              "type": "string",
-              "pattern": "^wal_[A-Za-z0-9]{16,40}$"
+              "type": "string"
             }
           },
           "start_date": {
@@ -4055,16 +3831,13 @@ export const tools: readonly ToolDefinition[] = [
             ]
           },
           "created_at": {
-            "type": "string",
-            "format": "date-time"
+            "type": "string"
           },
           "updated_at": {
-            "type": "string",
-            "format": "date-time"
+            "type": "string"
           },
           "status": {
             "type": "object",
-            "additionalProperties": false,
             "required": [
               "budget_id",
               "name",
@@ -4144,8 +3917,7 @@ export const tools: readonly ToolDefinition[] = [
       "audit_id": {
         "oneOf": [
           {
-            "type": "string",
-            "pattern": "^[0-9]+$"
+            "type": "string"
           },
           {
             "type": "null"
@@ -4156,15 +3928,13 @@ export const tools: readonly ToolDefinition[] = [
         "type": "array",
         "items": {
           "type": "object",
-          "additionalProperties": false,
           "required": [
             "code",
             "message"
           ],
           "properties": {
             "code": {
-              "type": "string",
-              "pattern": "^[a-z][a-z0-9_]*$"
+              "type": "string"
             },
             "message": {
               "type": "string"
@@ -4175,17 +3945,13 @@ export const tools: readonly ToolDefinition[] = [
     },
     "$defs": {
       "BudgetId": {
-        "type": "string",
-        "pattern": "^bud_[A-Za-z0-9]{16,40}$"
+        "type": "string"
       },
       "Date": {
-        "type": "string",
-        "format": "date",
-        "pattern": "^(19|2[0-9])[0-9]{2}-[0-9]{2}-[0-9]{2}$"
+        "type": "string"
       },
       "Money": {
         "type": "object",
-        "additionalProperties": false,
         "required": [
           "value",
           "currency",
@@ -4193,12 +3959,10 @@ export const tools: readonly ToolDefinition[] = [
         ],
         "properties": {
           "value": {
-            "type": "string",
-            "pattern": "^-?(0|[1-9][0-9]*)(\\.[0-9]{1,4})?$"
+            "type": "string"
           },
           "currency": {
-            "type": "string",
-            "pattern": "^[A-Z]{3}$"
+            "type": "string"
           },
           "minor": {
             "type": "integer"
@@ -4213,7 +3977,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "delete_budget",
   "title": "Delete budget",
-  "description": "Deletes a budget definition; transactions are not touched. The answer is a snapshot of the deleted budget.",
+  "description": "Deletes a budget definition; the transactions it counted are not touched and stay in summaries.",
   "scope": "write:budgets",
   "kind": "write",
   "paramNames": [
@@ -4233,7 +3997,6 @@ export const tools: readonly ToolDefinition[] = [
     "internal_error"
   ],
   "annotations": {
-    "readOnlyHint": false,
     "destructiveHint": true,
     "idempotentHint": true,
     "openWorldHint": false
@@ -4243,12 +4006,11 @@ export const tools: readonly ToolDefinition[] = [
     "properties": {
       "budget_id": {
         "type": "string",
-        "pattern": "^bud_[A-Za-z0-9]{16,40}$"
+        "pattern": "^bud_[A-Za-z\\d]{16,40}$"
       },
       "idempotency_key": {
         "type": "string",
-        "format": "uuid",
-        "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$"
+        "pattern": "^(?=.{14}4.{4}[89abAB])[\\da-fA-F]{8}(-[\\da-fA-F]{4}){3}-[\\da-fA-F]{12}$"
       },
       "dry_run": {
         "type": "boolean",
@@ -4263,7 +4025,6 @@ export const tools: readonly ToolDefinition[] = [
   },
   "outputSchema": {
     "type": "object",
-    "additionalProperties": false,
     "required": [
       "status",
       "budget",
@@ -4285,8 +4046,7 @@ export const tools: readonly ToolDefinition[] = [
       "audit_id": {
         "oneOf": [
           {
-            "type": "string",
-            "pattern": "^[0-9]+$"
+            "type": "string"
           },
           {
             "type": "null"
@@ -4307,7 +4067,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "create_goal",
   "title": "Create goal",
-  "description": "Creates a savings goal. target_amount is optional (leave it out for open-ended saving); target_date is optional; wallet_id optionally names the wallet where the money is kept (information only: no money moves). The goal starts active with nothing saved; record money put aside with add_goal_funds. Goal names are unique per user.",
+  "description": "Creates a savings goal; target_amount and target_date are optional; wallet_id is where the money is kept (information only). Record savings with add_goal_funds.",
   "scope": "write:goals",
   "kind": "write",
   "paramNames": [
@@ -4333,7 +4093,6 @@ export const tools: readonly ToolDefinition[] = [
     "internal_error"
   ],
   "annotations": {
-    "readOnlyHint": false,
     "destructiveHint": false,
     "idempotentHint": true,
     "openWorldHint": false
@@ -4343,13 +4102,12 @@ export const tools: readonly ToolDefinition[] = [
     "properties": {
       "name": {
         "type": "string",
-        "minLength": 1,
         "maxLength": 100,
         "pattern": "\\S"
       },
       "target_amount": {
         "type": "string",
-        "pattern": "^(0|[1-9][0-9]{0,11})(\\.[0-9]{1,4})?$"
+        "pattern": "^(0|[1-9]\\d{0,11})(\\.\\d{1,4})?$"
       },
       "currency": {
         "type": "string",
@@ -4358,11 +4116,11 @@ export const tools: readonly ToolDefinition[] = [
       "target_date": {
         "type": "string",
         "format": "date",
-        "pattern": "^(19|2[0-9])[0-9]{2}-[0-9]{2}-[0-9]{2}$"
+        "pattern": "^(19|2\\d)\\d{2}-\\d{2}-\\d{2}$"
       },
       "wallet_id": {
         "type": "string",
-        "pattern": "^wal_[A-Za-z0-9]{16,40}$"
+        "pattern": "^wal_[A-Za-z\\d]{16,40}$"
       },
       "notes": {
         "type": "string",
@@ -4371,8 +4129,7 @@ export const tools: readonly ToolDefinition[] = [
       },
       "idempotency_key": {
         "type": "string",
-        "format": "uuid",
-        "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$"
+        "pattern": "^(?=.{14}4.{4}[89abAB])[\\da-fA-F]{8}(-[\\da-fA-F]{4}){3}-[\\da-fA-F]{12}$"
       },
       "dry_run": {
         "type": "boolean",
@@ -4387,7 +4144,6 @@ export const tools: readonly ToolDefinition[] = [
   },
   "outputSchema": {
     "type": "object",
-    "additionalProperties": false,
     "required": [
       "status",
       "goal",
@@ -4405,7 +4161,6 @@ export const tools: readonly ToolDefinition[] = [
       },
       "goal": {
         "type": "object",
-        "additionalProperties": false,
         "required": [
           "id",
           "name",
@@ -4422,8 +4177,7 @@ export const tools: readonly ToolDefinition[] = [
         ],
         "properties": {
           "id": {
-            "type": "string",
-            "pattern": "^gol_[A-Za-z0-9]{16,40}$"
+            "type": "string"
           },
           "name": {
             "type": "string"
@@ -4439,15 +4193,12 @@ export const tools: readonly ToolDefinition[] = [
             ]
           },
           "currency": {
-            "type": "string",
-            "pattern": "^[A-Z]{3}$"
+            "type": "string"
           },
           "target_date": {
             "oneOf": [
               {
-                "type": "string",
-                "format": "date",
-                "pattern": "^(19|2[0-9])[0-9]{2}-[0-9]{2}-[0-9]{2}$"
+                "type": "string"
               },
               {
                 "type": "null"
@@ -4457,8 +4208,7 @@ export const tools: readonly ToolDefinition[] = [
           "wallet_id": {
             "oneOf": [
               {
-                "type": "string",
-                "pattern": "^wal_[A-Za-z0-9]{16,40}$"
+                "type": "string"
               },
               {
                 "type": "null"
@@ -4480,8 +4230,7 @@ export const tools: readonly ToolDefinition[] = [
           "achieved_at": {
             "oneOf": [
               {
-                "type": "string",
-                "format": "date-time"
+                "type": "string"
               },
               {
                 "type": "null"
@@ -4499,20 +4248,17 @@ export const tools: readonly ToolDefinition[] = [
             ]
           },
           "created_at": {
-            "type": "string",
-            "format": "date-time"
+            "type": "string"
           },
           "updated_at": {
-            "type": "string",
-            "format": "date-time"
+            "type": "string"
           }
         }
       },
       "audit_id": {
         "oneOf": [
           {
-            "type": "string",
-            "pattern": "^[0-9]+$"
+            "type": "string"
           },
           {
             "type": "null"
@@ -4523,15 +4269,13 @@ export const tools: readonly ToolDefinition[] = [
         "type": "array",
         "items": {
           "type": "object",
-          "additionalProperties": false,
           "required": [
             "code",
             "message"
           ],
           "properties": {
             "code": {
-              "type": "string",
-              "pattern": "^[a-z][a-z0-9_]*$"
+              "type": "string"
             },
             "message": {
               "type": "string"
@@ -4543,7 +4287,6 @@ export const tools: readonly ToolDefinition[] = [
     "$defs": {
       "Money": {
         "type": "object",
-        "additionalProperties": false,
         "required": [
           "value",
           "currency",
@@ -4551,12 +4294,10 @@ export const tools: readonly ToolDefinition[] = [
         ],
         "properties": {
           "value": {
-            "type": "string",
-            "pattern": "^-?(0|[1-9][0-9]*)(\\.[0-9]{1,4})?$"
+            "type": "string"
           },
           "currency": {
-            "type": "string",
-            "pattern": "^[A-Z]{3}$"
+            "type": "string"
           },
           "minor": {
             "type": "integer"
@@ -4571,7 +4312,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "update_goal",
   "title": "Update goal",
-  "description": "Null removes target_amount (open-ended saving), target_date, wallet_id or notes. status can be set to active, paused or archived; achieved is set automatically when the saved amount first reaches the target. The currency cannot be changed and the saved amount cannot be edited: record money added or withdrawn with add_goal_funds.",
+  "description": "status: active, paused or archived (achieved is set when saved first reaches the target). The currency and the saved amount cannot be edited: use add_goal_funds.",
   "scope": "write:goals",
   "kind": "write",
   "paramNames": [
@@ -4598,7 +4339,6 @@ export const tools: readonly ToolDefinition[] = [
     "internal_error"
   ],
   "annotations": {
-    "readOnlyHint": false,
     "destructiveHint": false,
     "idempotentHint": true,
     "openWorldHint": false
@@ -4608,11 +4348,10 @@ export const tools: readonly ToolDefinition[] = [
     "properties": {
       "goal_id": {
         "type": "string",
-        "pattern": "^gol_[A-Za-z0-9]{16,40}$"
+        "pattern": "^gol_[A-Za-z\\d]{16,40}$"
       },
       "name": {
         "type": "string",
-        "minLength": 1,
         "maxLength": 100,
         "pattern": "\\S"
       },
@@ -4620,38 +4359,37 @@ export const tools: readonly ToolDefinition[] = [
         "oneOf": [
           {
             "type": "string",
-            "pattern": "^(0|[1-9][0-9]{0,11})(\\.[0-9]{1,4})?$"
+            "pattern": "^(0|[1-9]\\d{0,11})(\\.\\d{1,4})?$"
           },
           {
             "type": "null"
           }
         ],
-        "description": "New target, greater than zero; null for open-ended saving."
+        "description": "null: open-ended."
       },
       "target_date": {
         "oneOf": [
           {
             "type": "string",
             "format": "date",
-            "pattern": "^(19|2[0-9])[0-9]{2}-[0-9]{2}-[0-9]{2}$"
+            "pattern": "^(19|2\\d)\\d{2}-\\d{2}-\\d{2}$"
           },
           {
             "type": "null"
           }
-        ],
-        "description": "New target day;"
+        ]
       },
       "wallet_id": {
         "oneOf": [
           {
             "type": "string",
-            "pattern": "^wal_[A-Za-z0-9]{16,40}$"
+            "pattern": "^wal_[A-Za-z\\d]{16,40}$"
           },
           {
             "type": "null"
           }
         ],
-        "description": "Wallet where the savings are kept (same currency); null removes the link."
+        "description": "Where the savings are kept (same currency)."
       },
       "status": {
         "type": "string",
@@ -4659,8 +4397,7 @@ export const tools: readonly ToolDefinition[] = [
           "active",
           "paused",
           "archived"
-        ],
-        "description": "active, paused or archived."
+        ]
       },
       "notes": {
         "oneOf": [
@@ -4672,13 +4409,11 @@ export const tools: readonly ToolDefinition[] = [
           {
             "type": "null"
           }
-        ],
-        "description": "New notes;"
+        ]
       },
       "idempotency_key": {
         "type": "string",
-        "format": "uuid",
-        "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$"
+        "pattern": "^(?=.{14}4.{4}[89abAB])[\\da-fA-F]{8}(-[\\da-fA-F]{4}){3}-[\\da-fA-F]{12}$"
       },
       "dry_run": {
         "type": "boolean",
@@ -4693,7 +4428,6 @@ export const tools: readonly ToolDefinition[] = [
   },
   "outputSchema": {
     "type": "object",
-    "additionalProperties": false,
     "required": [
       "status",
       "goal",
@@ -4711,7 +4445,6 @@ export const tools: readonly ToolDefinition[] = [
       },
       "goal": {
         "type": "object",
-        "additionalProperties": false,
         "required": [
           "id",
           "name",
@@ -4728,8 +4461,7 @@ export const tools: readonly ToolDefinition[] = [
         ],
         "properties": {
           "id": {
-            "type": "string",
-            "pattern": "^gol_[A-Za-z0-9]{16,40}$"
+            "type": "string"
           },
           "name": {
             "type": "string"
@@ -4745,15 +4477,12 @@ export const tools: readonly ToolDefinition[] = [
             ]
           },
           "currency": {
-            "type": "string",
-            "pattern": "^[A-Z]{3}$"
+            "type": "string"
           },
           "target_date": {
             "oneOf": [
               {
-                "type": "string",
-                "format": "date",
-                "pattern": "^(19|2[0-9])[0-9]{2}-[0-9]{2}-[0-9]{2}$"
+                "type": "string"
               },
               {
                 "type": "null"
@@ -4763,8 +4492,7 @@ export const tools: readonly ToolDefinition[] = [
           "wallet_id": {
             "oneOf": [
               {
-                "type": "string",
-                "pattern": "^wal_[A-Za-z0-9]{16,40}$"
+                "type": "string"
               },
               {
                 "type": "null"
@@ -4786,8 +4514,7 @@ export const tools: readonly ToolDefinition[] = [
           "achieved_at": {
             "oneOf": [
               {
-                "type": "string",
-                "format": "date-time"
+                "type": "string"
               },
               {
                 "type": "null"
@@ -4805,20 +4532,17 @@ export const tools: readonly ToolDefinition[] = [
             ]
           },
           "created_at": {
-            "type": "string",
-            "format": "date-time"
+            "type": "string"
           },
           "updated_at": {
-            "type": "string",
-            "format": "date-time"
+            "type": "string"
           }
         }
       },
       "audit_id": {
         "oneOf": [
           {
-            "type": "string",
-            "pattern": "^[0-9]+$"
+            "type": "string"
           },
           {
             "type": "null"
@@ -4829,15 +4553,13 @@ export const tools: readonly ToolDefinition[] = [
         "type": "array",
         "items": {
           "type": "object",
-          "additionalProperties": false,
           "required": [
             "code",
             "message"
           ],
           "properties": {
             "code": {
-              "type": "string",
-              "pattern": "^[a-z][a-z0-9_]*$"
+              "type": "string"
             },
             "message": {
               "type": "string"
@@ -4849,7 +4571,6 @@ export const tools: readonly ToolDefinition[] = [
     "$defs": {
       "Money": {
         "type": "object",
-        "additionalProperties": false,
         "required": [
           "value",
           "currency",
@@ -4857,12 +4578,10 @@ export const tools: readonly ToolDefinition[] = [
         ],
         "properties": {
           "value": {
-            "type": "string",
-            "pattern": "^-?(0|[1-9][0-9]*)(\\.[0-9]{1,4})?$"
+            "type": "string"
           },
           "currency": {
-            "type": "string",
-            "pattern": "^[A-Z]{3}$"
+            "type": "string"
           },
           "minor": {
             "type": "integer"
@@ -4877,7 +4596,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "delete_goal",
   "title": "Delete goal",
-  "description": "Deletes a goal and its contributions; wallet transactions recorded by add_goal_funds stay. To hide a goal without losing it, set status archived with update_goal. A warning contributions_removed says how much was recorded as saved.",
+  "description": "Deletes a goal and its contributions; wallet transactions stay. To keep it out of sight, archive it with update_goal.",
   "scope": "write:goals",
   "kind": "write",
   "paramNames": [
@@ -4897,7 +4616,6 @@ export const tools: readonly ToolDefinition[] = [
     "internal_error"
   ],
   "annotations": {
-    "readOnlyHint": false,
     "destructiveHint": true,
     "idempotentHint": true,
     "openWorldHint": false
@@ -4907,12 +4625,11 @@ export const tools: readonly ToolDefinition[] = [
     "properties": {
       "goal_id": {
         "type": "string",
-        "pattern": "^gol_[A-Za-z0-9]{16,40}$"
+        "pattern": "^gol_[A-Za-z\\d]{16,40}$"
       },
       "idempotency_key": {
         "type": "string",
-        "format": "uuid",
-        "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$"
+        "pattern": "^(?=.{14}4.{4}[89abAB])[\\da-fA-F]{8}(-[\\da-fA-F]{4}){3}-[\\da-fA-F]{12}$"
       },
       "dry_run": {
         "type": "boolean",
@@ -4927,7 +4644,6 @@ export const tools: readonly ToolDefinition[] = [
   },
   "outputSchema": {
     "type": "object",
-    "additionalProperties": false,
     "required": [
       "status",
       "goal",
@@ -4949,8 +4665,7 @@ export const tools: readonly ToolDefinition[] = [
       "audit_id": {
         "oneOf": [
           {
-            "type": "string",
-            "pattern": "^[0-9]+$"
+            "type": "string"
           },
           {
             "type": "null"
@@ -4971,7 +4686,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "add_goal_funds",
   "title": "Add goal funds",
-  "description": "Records a contribution to a goal: a positive amount adds to the saved amount, a negative amount (e.g. \"-40.00\") withdraws; the saved amount can never go below zero (invalid_params). date defaults to today. With from_wallet_id the money also moves in that wallet, atomically: an expense transaction for a positive amount, an income transaction for a withdrawal (same currency as the goal required), described as \"Goal contribution: <goal name>\" or \"Goal withdrawal: <goal name>\" with the note as its notes. The first time the saved amount reaches the target the goal becomes achieved and a warning goal_achieved is returned. transaction is the wallet transaction (null without from_wallet_id).",
+  "description": "Records a contribution: positive saves, negative withdraws (saved never below zero). date defaults to today. With from_wallet_id the money also moves in that wallet (same currency). Reaching the target makes the goal achieved (warning goal_achieved).",
   "scope": "write:goals",
   "kind": "write",
   "paramNames": [
@@ -4995,7 +4710,6 @@ export const tools: readonly ToolDefinition[] = [
     "internal_error"
   ],
   "annotations": {
-    "readOnlyHint": false,
     "destructiveHint": false,
     "idempotentHint": true,
     "openWorldHint": false
@@ -5005,16 +4719,16 @@ export const tools: readonly ToolDefinition[] = [
     "properties": {
       "goal_id": {
         "type": "string",
-        "pattern": "^gol_[A-Za-z0-9]{16,40}$"
+        "pattern": "^gol_[A-Za-z\\d]{16,40}$"
       },
       "amount": {
         "type": "string",
-        "pattern": "^-?(0|[1-9][0-9]{0,11})(\\.[0-9]{1,4})?$"
+        "pattern": "^-?(0|[1-9]\\d{0,11})(\\.\\d{1,4})?$"
       },
       "date": {
         "type": "string",
         "format": "date",
-        "pattern": "^(19|2[0-9])[0-9]{2}-[0-9]{2}-[0-9]{2}$"
+        "pattern": "^(19|2\\d)\\d{2}-\\d{2}-\\d{2}$"
       },
       "note": {
         "type": "string",
@@ -5023,12 +4737,11 @@ export const tools: readonly ToolDefinition[] = [
       },
       "from_wallet_id": {
         "type": "string",
-        "pattern": "^wal_[A-Za-z0-9]{16,40}$"
+        "pattern": "^wal_[A-Za-z\\d]{16,40}$"
       },
       "idempotency_key": {
         "type": "string",
-        "format": "uuid",
-        "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$"
+        "pattern": "^(?=.{14}4.{4}[89abAB])[\\da-fA-F]{8}(-[\\da-fA-F]{4}){3}-[\\da-fA-F]{12}$"
       },
       "dry_run": {
         "type": "boolean",
@@ -5044,7 +4757,6 @@ export const tools: readonly ToolDefinition[] = [
   },
   "outputSchema": {
     "type": "object",
-    "additionalProperties": false,
     "required": [
       "status",
       "goal",
@@ -5064,7 +4776,6 @@ export const tools: readonly ToolDefinition[] = [
       },
       "goal": {
         "type": "object",
-        "additionalProperties": false,
         "required": [
           "id",
           "name",
@@ -5097,8 +4808,7 @@ export const tools: readonly ToolDefinition[] = [
             ]
           },
           "currency": {
-            "type": "string",
-            "pattern": "^[A-Z]{3}$"
+            "type": "string"
           },
           "target_date": {
             "oneOf": [
@@ -5135,8 +4845,7 @@ export const tools: readonly ToolDefinition[] = [
           "achieved_at": {
             "oneOf": [
               {
-                "type": "string",
-                "format": "date-time"
+                "type": "string"
               },
               {
                 "type": "null"
@@ -5154,18 +4863,15 @@ export const tools: readonly ToolDefinition[] = [
             ]
           },
           "created_at": {
-            "type": "string",
-            "format": "date-time"
+            "type": "string"
           },
           "updated_at": {
-            "type": "string",
-            "format": "date-time"
+            "type": "string"
           }
         }
       },
       "contribution": {
         "type": "object",
-        "additionalProperties": false,
         "required": [
           "id",
           "goal_id",
@@ -5178,8 +4884,7 @@ export const tools: readonly ToolDefinition[] = [
         ],
         "properties": {
           "id": {
-            "type": "string",
-            "pattern": "^gct_[A-Za-z0-9]{16,40}$"
+            "type": "string"
           },
           "goal_id": {
             "$ref": "#/$defs/GoalId"
@@ -5221,8 +4926,7 @@ export const tools: readonly ToolDefinition[] = [
             ]
           },
           "created_at": {
-            "type": "string",
-            "format": "date-time"
+            "type": "string"
           }
         }
       },
@@ -5230,7 +4934,6 @@ export const tools: readonly ToolDefinition[] = [
         "oneOf": [
           {
             "type": "object",
-            "additionalProperties": false,
             "required": [
               "id",
               "wallet_id",
@@ -5329,8 +5032,7 @@ export const tools: readonly ToolDefinition[] = [
               "transfer_id": {
                 "oneOf": [
                   {
-                    "type": "string",
-                    "pattern": "^trf_[A-Za-z0-9]{16,40}$"
+                    "type": "string"
                   },
                   {
                     "type": "null"
@@ -5348,16 +5050,13 @@ export const tools: readonly ToolDefinition[] = [
                 ]
               },
               "currency": {
-                "type": "string",
-                "pattern": "^[A-Z]{3}$"
+                "type": "string"
               },
               "created_at": {
-                "type": "string",
-                "format": "date-time"
+                "type": "string"
               },
               "updated_at": {
-                "type": "string",
-                "format": "date-time"
+                "type": "string"
               }
             }
           },
@@ -5369,8 +5068,7 @@ export const tools: readonly ToolDefinition[] = [
       "audit_id": {
         "oneOf": [
           {
-            "type": "string",
-            "pattern": "^[0-9]+$"
+            "type": "string"
           },
           {
             "type": "null"
@@ -5381,15 +5079,13 @@ export const tools: readonly ToolDefinition[] = [
         "type": "array",
         "items": {
           "type": "object",
-          "additionalProperties": false,
           "required": [
             "code",
             "message"
           ],
           "properties": {
             "code": {
-              "type": "string",
-              "pattern": "^[a-z][a-z0-9_]*$"
+              "type": "string"
             },
             "message": {
               "type": "string"
@@ -5400,17 +5096,13 @@ export const tools: readonly ToolDefinition[] = [
     },
     "$defs": {
       "Date": {
-        "type": "string",
-        "format": "date",
-        "pattern": "^(19|2[0-9])[0-9]{2}-[0-9]{2}-[0-9]{2}$"
+        "type": "string"
       },
       "GoalId": {
-        "type": "string",
-        "pattern": "^gol_[A-Za-z0-9]{16,40}$"
+        "type": "string"
       },
       "Money": {
         "type": "object",
-        "additionalProperties": false,
         "required": [
           "value",
           "currency",
@@ -5418,12 +5110,10 @@ export const tools: readonly ToolDefinition[] = [
         ],
         "properties": {
           "value": {
-            "type": "string",
-            "pattern": "^-?(0|[1-9][0-9]*)(\\.[0-9]{1,4})?$"
+            "type": "string"
           },
           "currency": {
-            "type": "string",
-            "pattern": "^[A-Z]{3}$"
+            "type": "string"
           },
           "minor": {
             "type": "integer"
@@ -5431,12 +5121,10 @@ export const tools: readonly ToolDefinition[] = [
         }
       },
       "TransactionId": {
-        "type": "string",
-        "pattern": "^txn_[A-Za-z0-9]{16,40}$"
+        "type": "string"
       },
       "WalletId": {
-        "type": "string",
-        "pattern": "^wal_[A-Za-z0-9]{16,40}$"
+        "type": "string"
       }
     }
   },
@@ -5446,7 +5134,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "create_wallet",
   "title": "Create wallet",
-  "description": "Creates a wallet with a name (unique per user, case-insensitive), a type and a currency that cannot change later. opening_balance is the balance before the first recorded transaction, counted from opening_date; it may be negative (e.g. \"-120.00\" owed on a credit card) and defaults to \"0\". The balance is then always derived from the opening balance plus the transactions; it cannot be set directly.",
+  "description": "Creates a wallet; name is unique and the currency never changes. opening_balance (default \"0\", may be negative, e.g. owed on a card) counts from opening_date; balances derive from it plus transactions.",
   "scope": "write:wallets",
   "kind": "write",
   "paramNames": [
@@ -5471,7 +5159,6 @@ export const tools: readonly ToolDefinition[] = [
     "internal_error"
   ],
   "annotations": {
-    "readOnlyHint": false,
     "destructiveHint": false,
     "idempotentHint": true,
     "openWorldHint": false
@@ -5481,7 +5168,6 @@ export const tools: readonly ToolDefinition[] = [
     "properties": {
       "name": {
         "type": "string",
-        "minLength": 1,
         "maxLength": 100,
         "pattern": "\\S"
       },
@@ -5504,12 +5190,12 @@ export const tools: readonly ToolDefinition[] = [
       },
       "opening_balance": {
         "type": "string",
-        "pattern": "^-?(0|[1-9][0-9]{0,11})(\\.[0-9]{1,4})?$"
+        "pattern": "^-?(0|[1-9]\\d{0,11})(\\.\\d{1,4})?$"
       },
       "opening_date": {
         "type": "string",
         "format": "date",
-        "pattern": "^(19|2[0-9])[0-9]{2}-[0-9]{2}-[0-9]{2}$"
+        "pattern": "^(19|2\\d)\\d{2}-\\d{2}-\\d{2}$"
       },
       "notes": {
         "type": "string",
@@ -5518,8 +5204,7 @@ export const tools: readonly ToolDefinition[] = [
       },
       "idempotency_key": {
         "type": "string",
-        "format": "uuid",
-        "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$"
+        "pattern": "^(?=.{14}4.{4}[89abAB])[\\da-fA-F]{8}(-[\\da-fA-F]{4}){3}-[\\da-fA-F]{12}$"
       },
       "dry_run": {
         "type": "boolean",
@@ -5536,7 +5221,6 @@ export const tools: readonly ToolDefinition[] = [
   },
   "outputSchema": {
     "type": "object",
-    "additionalProperties": false,
     "required": [
       "status",
       "wallet",
@@ -5554,7 +5238,6 @@ export const tools: readonly ToolDefinition[] = [
       },
       "wallet": {
         "type": "object",
-        "additionalProperties": false,
         "required": [
           "id",
           "name",
@@ -5570,8 +5253,7 @@ export const tools: readonly ToolDefinition[] = [
         ],
         "properties": {
           "id": {
-            "type": "string",
-            "pattern": "^wal_[A-Za-z0-9]{16,40}$"
+            "type": "string"
           },
           "name": {
             "type": "string"
@@ -5590,8 +5272,7 @@ export const tools: readonly ToolDefinition[] = [
             ]
           },
           "currency": {
-            "type": "string",
-            "pattern": "^[A-Z]{3}$"
+            "type": "string"
           },
           "opening_balance": {
             "$ref": "#/$defs/Money"
@@ -5599,9 +5280,7 @@ export const tools: readonly ToolDefinition[] = [
           "opening_date": {
             "oneOf": [
               {
-                "type": "string",
-                "format": "date",
-                "pattern": "^(19|2[0-9])[0-9]{2}-[0-9]{2}-[0-9]{2}$"
+                "type": "string"
               },
               {
                 "type": "null"
@@ -5625,20 +5304,17 @@ export const tools: readonly ToolDefinition[] = [
             "$ref": "#/$defs/Money"
           },
           "created_at": {
-            "type": "string",
-            "format": "date-time"
+            "type": "string"
           },
           "updated_at": {
-            "type": "string",
-            "format": "date-time"
+            "type": "string"
           }
         }
       },
       "audit_id": {
         "oneOf": [
           {
-            "type": "string",
-            "pattern": "^[0-9]+$"
+            "type": "string"
           },
           {
             "type": "null"
@@ -5649,15 +5325,13 @@ export const tools: readonly ToolDefinition[] = [
         "type": "array",
         "items": {
           "type": "object",
-          "additionalProperties": false,
           "required": [
             "code",
             "message"
           ],
           "properties": {
             "code": {
-              "type": "string",
-              "pattern": "^[a-z][a-z0-9_]*$"
+              "type": "string"
             },
             "message": {
               "type": "string"
@@ -5669,7 +5343,6 @@ export const tools: readonly ToolDefinition[] = [
     "$defs": {
       "Money": {
         "type": "object",
-        "additionalProperties": false,
         "required": [
           "value",
           "currency",
@@ -5677,12 +5350,10 @@ export const tools: readonly ToolDefinition[] = [
         ],
         "properties": {
           "value": {
-            "type": "string",
-            "pattern": "^-?(0|[1-9][0-9]*)(\\.[0-9]{1,4})?$"
+            "type": "string"
           },
           "currency": {
-            "type": "string",
-            "pattern": "^[A-Z]{3}$"
+            "type": "string"
           },
           "minor": {
             "type": "integer"
@@ -5697,7 +5368,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "update_wallet",
   "title": "Update wallet",
-  "description": "The currency cannot be changed. archived: true hides a wallet from default lists and totals while keeping all its history (the way to retire a wallet that has transactions); archived: false brings it back. Changing opening_balance or opening_date changes every balance derived from them. null removes opening_date or notes.",
+  "description": "The currency cannot change. archived: true hides a wallet from default lists and totals, keeping history (the way to retire one with transactions).",
   "scope": "write:wallets",
   "kind": "write",
   "paramNames": [
@@ -5724,7 +5395,6 @@ export const tools: readonly ToolDefinition[] = [
     "internal_error"
   ],
   "annotations": {
-    "readOnlyHint": false,
     "destructiveHint": false,
     "idempotentHint": true,
     "openWorldHint": false
@@ -5734,11 +5404,10 @@ export const tools: readonly ToolDefinition[] = [
     "properties": {
       "wallet_id": {
         "type": "string",
-        "pattern": "^wal_[A-Za-z0-9]{16,40}$"
+        "pattern": "^wal_[A-Za-z\\d]{16,40}$"
       },
       "name": {
         "type": "string",
-        "minLength": 1,
         "maxLength": 100,
         "pattern": "\\S"
       },
@@ -5757,24 +5426,23 @@ export const tools: readonly ToolDefinition[] = [
       },
       "opening_balance": {
         "type": "string",
-        "pattern": "^-?(0|[1-9][0-9]{0,11})(\\.[0-9]{1,4})?$"
+        "pattern": "^-?(0|[1-9]\\d{0,11})(\\.\\d{1,4})?$"
       },
       "opening_date": {
         "oneOf": [
           {
             "type": "string",
             "format": "date",
-            "pattern": "^(19|2[0-9])[0-9]{2}-[0-9]{2}-[0-9]{2}$"
+            "pattern": "^(19|2\\d)\\d{2}-\\d{2}-\\d{2}$"
           },
           {
             "type": "null"
           }
         ],
-        "description": "New opening day; null: the opening balance counts on every day."
+        "description": "null: the opening balance counts on every day."
       },
       "archived": {
-        "type": "boolean",
-        "description": "true archives the wallet, false restores it."
+        "type": "boolean"
       },
       "notes": {
         "oneOf": [
@@ -5786,13 +5454,11 @@ export const tools: readonly ToolDefinition[] = [
           {
             "type": "null"
           }
-        ],
-        "description": "New notes;"
+        ]
       },
       "idempotency_key": {
         "type": "string",
-        "format": "uuid",
-        "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$"
+        "pattern": "^(?=.{14}4.{4}[89abAB])[\\da-fA-F]{8}(-[\\da-fA-F]{4}){3}-[\\da-fA-F]{12}$"
       },
       "dry_run": {
         "type": "boolean",
@@ -5807,7 +5473,6 @@ export const tools: readonly ToolDefinition[] = [
   },
   "outputSchema": {
     "type": "object",
-    "additionalProperties": false,
     "required": [
       "status",
       "wallet",
@@ -5825,7 +5490,6 @@ export const tools: readonly ToolDefinition[] = [
       },
       "wallet": {
         "type": "object",
-        "additionalProperties": false,
         "required": [
           "id",
           "name",
@@ -5841,8 +5505,7 @@ export const tools: readonly ToolDefinition[] = [
         ],
         "properties": {
           "id": {
-            "type": "string",
-            "pattern": "^wal_[A-Za-z0-9]{16,40}$"
+            "type": "string"
           },
           "name": {
             "type": "string"
@@ -5861,8 +5524,7 @@ export const tools: readonly ToolDefinition[] = [
             ]
           },
           "currency": {
-            "type": "string",
-            "pattern": "^[A-Z]{3}$"
+            "type": "string"
           },
           "opening_balance": {
             "$ref": "#/$defs/Money"
@@ -5870,9 +5532,7 @@ export const tools: readonly ToolDefinition[] = [
           "opening_date": {
             "oneOf": [
               {
-                "type": "string",
-                "format": "date",
-                "pattern": "^(19|2[0-9])[0-9]{2}-[0-9]{2}-[0-9]{2}$"
+                "type": "string"
               },
               {
                 "type": "null"
@@ -5896,20 +5556,17 @@ export const tools: readonly ToolDefinition[] = [
             "$ref": "#/$defs/Money"
           },
           "created_at": {
-            "type": "string",
-            "format": "date-time"
+            "type": "string"
           },
           "updated_at": {
-            "type": "string",
-            "format": "date-time"
+            "type": "string"
           }
         }
       },
       "audit_id": {
         "oneOf": [
           {
-            "type": "string",
-            "pattern": "^[0-9]+$"
+            "type": "string"
           },
           {
             "type": "null"
@@ -5920,15 +5577,13 @@ export const tools: readonly ToolDefinition[] = [
         "type": "array",
         "items": {
           "type": "object",
-          "additionalProperties": false,
           "required": [
             "code",
             "message"
           ],
           "properties": {
             "code": {
-              "type": "string",
-              "pattern": "^[a-z][a-z0-9_]*$"
+              "type": "string"
             },
             "message": {
               "type": "string"
@@ -5940,7 +5595,6 @@ export const tools: readonly ToolDefinition[] = [
     "$defs": {
       "Money": {
         "type": "object",
-        "additionalProperties": false,
         "required": [
           "value",
           "currency",
@@ -5948,12 +5602,10 @@ export const tools: readonly ToolDefinition[] = [
         ],
         "properties": {
           "value": {
-            "type": "string",
-            "pattern": "^-?(0|[1-9][0-9]*)(\\.[0-9]{1,4})?$"
+            "type": "string"
           },
           "currency": {
-            "type": "string",
-            "pattern": "^[A-Z]{3}$"
+            "type": "string"
           },
           "minor": {
             "type": "integer"
@@ -5968,7 +5620,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "delete_wallet",
   "title": "Delete wallet",
-  "description": "Deletes a wallet for good. A wallet with transactions is refused with wallet_not_empty: offer update_wallet archived: true instead. A wallet a goal, budget or bill reminder refers to is refused with conflict (data.field wallet_id): change or delete those first.",
+  "description": "Deletes a wallet. One with transactions is refused (wallet_not_empty): offer archiving with update_wallet. One a goal, budget or bill uses is refused (conflict).",
   "scope": "write:wallets",
   "kind": "write",
   "paramNames": [
@@ -5990,7 +5642,6 @@ export const tools: readonly ToolDefinition[] = [
     "internal_error"
   ],
   "annotations": {
-    "readOnlyHint": false,
     "destructiveHint": true,
     "idempotentHint": true,
     "openWorldHint": false
@@ -6000,12 +5651,11 @@ export const tools: readonly ToolDefinition[] = [
     "properties": {
       "wallet_id": {
         "type": "string",
-        "pattern": "^wal_[A-Za-z0-9]{16,40}$"
+        "pattern": "^wal_[A-Za-z\\d]{16,40}$"
       },
       "idempotency_key": {
         "type": "string",
-        "format": "uuid",
-        "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$"
+        "pattern": "^(?=.{14}4.{4}[89abAB])[\\da-fA-F]{8}(-[\\da-fA-F]{4}){3}-[\\da-fA-F]{12}$"
       },
       "dry_run": {
         "type": "boolean",
@@ -6020,7 +5670,6 @@ export const tools: readonly ToolDefinition[] = [
   },
   "outputSchema": {
     "type": "object",
-    "additionalProperties": false,
     "required": [
       "status",
       "wallet",
@@ -6042,8 +5691,7 @@ export const tools: readonly ToolDefinition[] = [
       "audit_id": {
         "oneOf": [
           {
-            "type": "string",
-            "pattern": "^[0-9]+$"
+            "type": "string"
           },
           {
             "type": "null"
@@ -6064,7 +5712,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "create_bill_reminder",
   "title": "Create bill reminder",
-  "description": "Creates a bill reminder with a schedule such as {\"frequency\": \"monthly\", \"start_date\": \"2026-01-31\", \"day_of_month\": -1} (the last day of every month) or {\"frequency\": \"weekly\", \"start_date\": \"2026-03-02\", \"weekday\": \"mon\"}. Give a fixed amount, or amount_min and amount_max for a bill that varies. notice_days (default 3) is how long before the due date the bill shows as in its notice period. autopay is information only: the service never pays or records anything by itself. The answer shows the schedule in words and the next three due dates: check them against what the user said. Bill names are unique per user.",
+  "description": "Creates a bill reminder, e.g. schedule {\"frequency\": \"monthly\", \"start_date\": \"2026-01-31\", \"day_of_month\": -1} (last day of each month). Give amount, or amount_min and amount_max for a varying bill. autopay is information only. Check the schedule in words against what the user said.",
   "scope": "write:bills",
   "kind": "write",
   "paramNames": [
@@ -6096,7 +5744,6 @@ export const tools: readonly ToolDefinition[] = [
     "internal_error"
   ],
   "annotations": {
-    "readOnlyHint": false,
     "destructiveHint": false,
     "idempotentHint": true,
     "openWorldHint": false
@@ -6106,13 +5753,11 @@ export const tools: readonly ToolDefinition[] = [
     "properties": {
       "name": {
         "type": "string",
-        "minLength": 1,
         "maxLength": 100,
         "pattern": "\\S"
       },
       "payee": {
         "type": "string",
-        "minLength": 1,
         "maxLength": 140,
         "pattern": "\\S"
       },
@@ -6131,16 +5776,15 @@ export const tools: readonly ToolDefinition[] = [
       },
       "wallet_id": {
         "type": "string",
-        "pattern": "^wal_[A-Za-z0-9]{16,40}$"
+        "pattern": "^wal_[A-Za-z\\d]{16,40}$"
       },
       "category": {
         "type": "string",
-        "minLength": 1,
         "maxLength": 64,
         "pattern": "\\S"
       },
       "schedule": {
-        "description": "once: on start_date only. Otherwise every interval days, weeks (on weekday, default start_date's), months (quarterly: 3 x interval; on day_of_month, default start_date's; -1 = last day; a missing day falls on the month's last day) or years. First due date: first match on or after start_date. Ends after end_date or count (at most one); else never.",
+        "description": "Every interval days, weeks (weekday), months (day_of_month; -1 last) or years from start_date; once: that day. Ends at end_date or after count.",
         "type": "object",
         "additionalProperties": false,
         "required": [
@@ -6206,12 +5850,11 @@ export const tools: readonly ToolDefinition[] = [
         "minimum": 0,
         "maximum": 60,
         "default": 3,
-        "description": "Days before the due date that the notice period starts."
+        "description": "Days before the due date the notice period starts."
       },
       "autopay": {
         "type": "boolean",
-        "default": false,
-        "description": "The bill is paid automatically (information only; nothing is recorded)."
+        "default": false
       },
       "notes": {
         "type": "string",
@@ -6220,8 +5863,7 @@ export const tools: readonly ToolDefinition[] = [
       },
       "idempotency_key": {
         "type": "string",
-        "format": "uuid",
-        "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$"
+        "pattern": "^(?=.{14}4.{4}[89abAB])[\\da-fA-F]{8}(-[\\da-fA-F]{4}){3}-[\\da-fA-F]{12}$"
       },
       "dry_run": {
         "type": "boolean",
@@ -6237,18 +5879,17 @@ export const tools: readonly ToolDefinition[] = [
     "$defs": {
       "Amount": {
         "type": "string",
-        "pattern": "^(0|[1-9][0-9]{0,11})(\\.[0-9]{1,4})?$"
+        "pattern": "^(0|[1-9]\\d{0,11})(\\.\\d{1,4})?$"
       },
       "Date": {
         "type": "string",
         "format": "date",
-        "pattern": "^(19|2[0-9])[0-9]{2}-[0-9]{2}-[0-9]{2}$"
+        "pattern": "^(19|2\\d)\\d{2}-\\d{2}-\\d{2}$"
       }
     }
   },
   "outputSchema": {
     "type": "object",
-    "additionalProperties": false,
     "required": [
       "status",
       "bill_reminder",
@@ -6266,7 +5907,6 @@ export const tools: readonly ToolDefinition[] = [
       },
       "bill_reminder": {
         "type": "object",
-        "additionalProperties": false,
         "required": [
           "id",
           "name",
@@ -6289,8 +5929,7 @@ export const tools: readonly ToolDefinition[] = [
         ],
         "properties": {
           "id": {
-            "type": "string",
-            "pattern": "^bil_[A-Za-z0-9]{16,40}$"
+            "type": "string"
           },
           "name": {
             "type": "string"
@@ -6336,14 +5975,12 @@ export const tools: readonly ToolDefinition[] = [
             ]
           },
           "currency": {
-            "type": "string",
-            "pattern": "^[A-Z]{3}$"
+            "type": "string"
           },
           "wallet_id": {
             "oneOf": [
               {
-                "type": "string",
-                "pattern": "^wal_[A-Za-z0-9]{16,40}$"
+                "type": "string"
               },
               {
                 "type": "null"
@@ -6362,7 +5999,6 @@ export const tools: readonly ToolDefinition[] = [
           },
           "schedule": {
             "type": "object",
-            "additionalProperties": false,
             "required": [
               "frequency",
               "start_date"
@@ -6453,20 +6089,17 @@ export const tools: readonly ToolDefinition[] = [
             "type": "boolean"
           },
           "created_at": {
-            "type": "string",
-            "format": "date-time"
+            "type": "string"
           },
           "updated_at": {
-            "type": "string",
-            "format": "date-time"
+            "type": "string"
           }
         }
       },
       "audit_id": {
         "oneOf": [
           {
-            "type": "string",
-            "pattern": "^[0-9]+$"
+            "type": "string"
           },
           {
             "type": "null"
@@ -6477,15 +6110,13 @@ export const tools: readonly ToolDefinition[] = [
         "type": "array",
         "items": {
           "type": "object",
-          "additionalProperties": false,
           "required": [
             "code",
             "message"
           ],
           "properties": {
             "code": {
-              "type": "string",
-              "pattern": "^[a-z][a-z0-9_]*$"
+              "type": "string"
             },
             "message": {
               "type": "string"
@@ -6496,13 +6127,10 @@ export const tools: readonly ToolDefinition[] = [
     },
     "$defs": {
       "Date": {
-        "type": "string",
-        "format": "date",
-        "pattern": "^(19|2[0-9])[0-9]{2}-[0-9]{2}-[0-9]{2}$"
+        "type": "string"
       },
       "Money": {
         "type": "object",
-        "additionalProperties": false,
         "required": [
           "value",
           "currency",
@@ -6510,12 +6138,10 @@ export const tools: readonly ToolDefinition[] = [
         ],
         "properties": {
           "value": {
-            "type": "string",
-            "pattern": "^-?(0|[1-9][0-9]*)(\\.[0-9]{1,4})?$"
+            "type": "string"
           },
           "currency": {
-            "type": "string",
-            "pattern": "^[A-Z]{3}$"
+            "type": "string"
           },
           "minor": {
             "type": "integer"
@@ -6530,7 +6156,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "update_bill_reminder",
   "title": "Update bill reminder",
-  "description": "Schedule replaces the whole schedule. Setting amount turns the bill into a fixed one; setting amount_min and amount_max turns it into a variable one. active: false pauses the reminder (no due dates) without deleting it. The currency cannot be changed. null removes payee, wallet_id, category or notes.",
+  "description": "schedule replaces the whole schedule. amount makes the bill fixed; amount_min and amount_max make it variable. active: false pauses it. The currency cannot change.",
   "scope": "write:bills",
   "kind": "write",
   "paramNames": [
@@ -6563,7 +6189,6 @@ export const tools: readonly ToolDefinition[] = [
     "internal_error"
   ],
   "annotations": {
-    "readOnlyHint": false,
     "destructiveHint": false,
     "idempotentHint": true,
     "openWorldHint": false
@@ -6573,11 +6198,10 @@ export const tools: readonly ToolDefinition[] = [
     "properties": {
       "bill_reminder_id": {
         "type": "string",
-        "pattern": "^bil_[A-Za-z0-9]{16,40}$"
+        "pattern": "^bil_[A-Za-z\\d]{16,40}$"
       },
       "name": {
         "type": "string",
-        "minLength": 1,
         "maxLength": 100,
         "pattern": "\\S"
       },
@@ -6585,15 +6209,13 @@ export const tools: readonly ToolDefinition[] = [
         "oneOf": [
           {
             "type": "string",
-            "minLength": 1,
             "maxLength": 140,
             "pattern": "\\S"
           },
           {
             "type": "null"
           }
-        ],
-        "description": "Who is paid."
+        ]
       },
       "amount": {
         "$ref": "#/$defs/Amount"
@@ -6608,30 +6230,28 @@ export const tools: readonly ToolDefinition[] = [
         "oneOf": [
           {
             "type": "string",
-            "pattern": "^wal_[A-Za-z0-9]{16,40}$"
+            "pattern": "^wal_[A-Za-z\\d]{16,40}$"
           },
           {
             "type": "null"
           }
         ],
-        "description": "Wallet the bill is usually paid from (same currency)."
+        "description": "Usually paid from (same currency)."
       },
       "category": {
         "oneOf": [
           {
             "type": "string",
-            "minLength": 1,
             "maxLength": 64,
             "pattern": "\\S"
           },
           {
             "type": "null"
           }
-        ],
-        "description": "Category, e.g. \"Utilities\"."
+        ]
       },
       "schedule": {
-        "description": "once: on start_date only. Otherwise every interval days, weeks (on weekday, default start_date's), months (quarterly: 3 x interval; on day_of_month, default start_date's; -1 = last day; a missing day falls on the month's last day) or years. First due date: first match on or after start_date. Ends after end_date or count (at most one); else never.",
+        "description": "Every interval days, weeks (weekday), months (day_of_month; -1 last) or years from start_date; once: that day. Ends at end_date or after count.",
         "type": "object",
         "additionalProperties": false,
         "required": [
@@ -6696,11 +6316,10 @@ export const tools: readonly ToolDefinition[] = [
         "type": "integer",
         "minimum": 0,
         "maximum": 60,
-        "description": "Days before the due date that the notice period starts."
+        "description": "Days before the due date the notice period starts."
       },
       "autopay": {
-        "type": "boolean",
-        "description": "The bill is paid automatically (information only; nothing is recorded)."
+        "type": "boolean"
       },
       "notes": {
         "oneOf": [
@@ -6712,17 +6331,14 @@ export const tools: readonly ToolDefinition[] = [
           {
             "type": "null"
           }
-        ],
-        "description": "Free-form notes."
+        ]
       },
       "active": {
-        "type": "boolean",
-        "description": "false pauses the reminder, true resumes it."
+        "type": "boolean"
       },
       "idempotency_key": {
         "type": "string",
-        "format": "uuid",
-        "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$"
+        "pattern": "^(?=.{14}4.{4}[89abAB])[\\da-fA-F]{8}(-[\\da-fA-F]{4}){3}-[\\da-fA-F]{12}$"
       },
       "dry_run": {
         "type": "boolean",
@@ -6737,18 +6353,17 @@ export const tools: readonly ToolDefinition[] = [
     "$defs": {
       "Amount": {
         "type": "string",
-        "pattern": "^(0|[1-9][0-9]{0,11})(\\.[0-9]{1,4})?$"
+        "pattern": "^(0|[1-9]\\d{0,11})(\\.\\d{1,4})?$"
       },
       "Date": {
         "type": "string",
         "format": "date",
-        "pattern": "^(19|2[0-9])[0-9]{2}-[0-9]{2}-[0-9]{2}$"
+        "pattern": "^(19|2\\d)\\d{2}-\\d{2}-\\d{2}$"
       }
     }
   },
   "outputSchema": {
     "type": "object",
-    "additionalProperties": false,
     "required": [
       "status",
       "bill_reminder",
@@ -6766,7 +6381,6 @@ export const tools: readonly ToolDefinition[] = [
       },
       "bill_reminder": {
         "type": "object",
-        "additionalProperties": false,
         "required": [
           "id",
           "name",
@@ -6789,8 +6403,7 @@ export const tools: readonly ToolDefinition[] = [
         ],
         "properties": {
           "id": {
-            "type": "string",
-            "pattern": "^bil_[A-Za-z0-9]{16,40}$"
+            "type": "string"
           },
           "name": {
             "type": "string"
@@ -6836,14 +6449,12 @@ export const tools: readonly ToolDefinition[] = [
             ]
           },
           "currency": {
-            "type": "string",
-            "pattern": "^[A-Z]{3}$"
+            "type": "string"
           },
           "wallet_id": {
             "oneOf": [
               {
-                "type": "string",
-                "pattern": "^wal_[A-Za-z0-9]{16,40}$"
+                "type": "string"
               },
               {
                 "type": "null"
@@ -6862,7 +6473,6 @@ export const tools: readonly ToolDefinition[] = [
           },
           "schedule": {
             "type": "object",
-            "additionalProperties": false,
             "required": [
               "frequency",
               "start_date"
@@ -6953,20 +6563,17 @@ export const tools: readonly ToolDefinition[] = [
             "type": "boolean"
           },
           "created_at": {
-            "type": "string",
-            "format": "date-time"
+            "type": "string"
           },
           "updated_at": {
-            "type": "string",
-            "format": "date-time"
+            "type": "string"
           }
         }
       },
       "audit_id": {
         "oneOf": [
           {
-            "type": "string",
-            "pattern": "^[0-9]+$"
+            "type": "string"
           },
           {
             "type": "null"
@@ -6977,15 +6584,13 @@ export const tools: readonly ToolDefinition[] = [
         "type": "array",
         "items": {
           "type": "object",
-          "additionalProperties": false,
           "required": [
             "code",
             "message"
           ],
           "properties": {
             "code": {
-              "type": "string",
-              "pattern": "^[a-z][a-z0-9_]*$"
+              "type": "string"
             },
             "message": {
               "type": "string"
@@ -6996,13 +6601,10 @@ export const tools: readonly ToolDefinition[] = [
     },
     "$defs": {
       "Date": {
-        "type": "string",
-        "format": "date",
-        "pattern": "^(19|2[0-9])[0-9]{2}-[0-9]{2}-[0-9]{2}$"
+        "type": "string"
       },
       "Money": {
         "type": "object",
-        "additionalProperties": false,
         "required": [
           "value",
           "currency",
@@ -7010,12 +6612,10 @@ export const tools: readonly ToolDefinition[] = [
         ],
         "properties": {
           "value": {
-            "type": "string",
-            "pattern": "^-?(0|[1-9][0-9]*)(\\.[0-9]{1,4})?$"
+            "type": "string"
           },
           "currency": {
-            "type": "string",
-            "pattern": "^[A-Z]{3}$"
+            "type": "string"
           },
           "minor": {
             "type": "integer"
@@ -7030,7 +6630,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "delete_bill_reminder",
   "title": "Delete bill reminder",
-  "description": "Deletes a bill reminder for good; transactions are not touched. To pause reminders, use update_bill_reminder with active: false.",
+  "description": "Deletes a bill reminder; transactions are not touched. To pause it, set active: false with update_bill_reminder.",
   "scope": "write:bills",
   "kind": "write",
   "paramNames": [
@@ -7050,7 +6650,6 @@ export const tools: readonly ToolDefinition[] = [
     "internal_error"
   ],
   "annotations": {
-    "readOnlyHint": false,
     "destructiveHint": true,
     "idempotentHint": true,
     "openWorldHint": false
@@ -7060,12 +6659,11 @@ export const tools: readonly ToolDefinition[] = [
     "properties": {
       "bill_reminder_id": {
         "type": "string",
-        "pattern": "^bil_[A-Za-z0-9]{16,40}$"
+        "pattern": "^bil_[A-Za-z\\d]{16,40}$"
       },
       "idempotency_key": {
         "type": "string",
-        "format": "uuid",
-        "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$"
+        "pattern": "^(?=.{14}4.{4}[89abAB])[\\da-fA-F]{8}(-[\\da-fA-F]{4}){3}-[\\da-fA-F]{12}$"
       },
       "dry_run": {
         "type": "boolean",
@@ -7080,7 +6678,6 @@ export const tools: readonly ToolDefinition[] = [
   },
   "outputSchema": {
     "type": "object",
-    "additionalProperties": false,
     "required": [
       "status",
       "bill_reminder",
@@ -7102,8 +6699,7 @@ export const tools: readonly ToolDefinition[] = [
       "audit_id": {
         "oneOf": [
           {
-            "type": "string",
-            "pattern": "^[0-9]+$"
+            "type": "string"
           },
           {
             "type": "null"

@@ -22,11 +22,15 @@ export interface McpTool {
   annotations: Readonly<Record<string, unknown>>;
 }
 
-/** Built once per tool: tools/list only filters and copies references. */
+/**
+ * Built once per tool: tools/list only filters and copies references. The title is the top-level one only
+ * (annotations.title repeated it and cost a model ~150 tokens a turn; clients without top-level titles show
+ * the name).
+ */
 const descriptors = new Map<ToolDefinition, McpTool>(
   tools.map((t) => [
     t,
-    { name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema, outputSchema: t.outputSchema, annotations: { title: t.title, ...t.annotations } },
+    { name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema, outputSchema: t.outputSchema, annotations: t.annotations },
   ]),
 );
 

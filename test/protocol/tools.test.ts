@@ -10,6 +10,7 @@ import addFormatsModule from "ajv-formats";
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => void;
 import { tools, toolsByName } from "../../generated/registry.js";
+import { BUDGETS, tokens } from "../../codegen/budgets.js";
 import { SERVER_INFO } from "../../src/mcp/lifecycle.js";
 import { SerializedJson, stringifyResponse } from "../../src/mcp/serialized.js";
 import { listTools } from "../../src/mcp/tools.js";
@@ -57,6 +58,15 @@ describe(`protocol: tools/list and tools/call (${engine})`, () => {
         expect(() => ajv.compile(t[key]), `${t.name} ${key}`).to.not.throw();
       }
     }
+  });
+
+  it("costs a model what codegen's budgets allow: the tools/list a client receives, counted with o200k", async () => {
+    const a = await server.rpc({ jsonrpc: "2.0", id: 1, method: "tools/list" }, user.token);
+    const listed = a.body.result.tools as any[];
+    const visible = listed.map(({ name, title, description, inputSchema, annotations }) => ({ name, title, description, inputSchema, annotations }));
+    expect(tokens({ tools: visible })).to.be.at.most(BUDGETS.modelVisibleTokens);
+    expect(tokens(a.body.result)).to.be.at.most(BUDGETS.wholeTokens);
+    for (const t of listed) expect(t.description.length, t.name).to.be.at.most(BUDGETS.descriptionChars);
   });
 
   it("lists only the tools the token's scopes allow", async () => {
