@@ -25,7 +25,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "list_transactions",
   "title": "List transactions",
-  "description": "Lists transactions, newest first: to find particular ones or their ids; for totals use get_transaction_summary. Filters combine with AND; date and amount bounds are inclusive and amounts compare magnitudes. A transfer shows as two legs.",
+  "description": "Lists transactions, newest first: to find particular ones or their ids; for totals use get_transaction_summary. Filters combine with AND; date and amount bounds are inclusive and amounts compare magnitudes.",
   "scope": "read:transactions",
   "kind": "read",
   "paramNames": [
@@ -335,7 +335,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "get_transaction_summary",
   "title": "Get transaction summary",
-  "description": "Totals between date_from and date_to (inclusive) per currency: income, expenses (magnitudes), net, count; transfers between own wallets excluded. group_by splits them per category, tag, month, wallet or payee (key null: none); a transaction counts in each of its tags.",
+  "description": "Totals between date_from and date_to (inclusive) per currency: income, expenses (magnitudes), net, count; transfers between own wallets excluded. group_by splits them per category, tag, month, wallet or payee; a transaction counts in each of its tags.",
   "scope": "read:transactions",
   "kind": "read",
   "paramNames": [
@@ -783,7 +783,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "get_budget_status",
   "title": "Get budget status",
-  "description": "Answers \"am I on budget?\" for one budget or all active on as_of (default today): spent, remaining, utilization (0.4 is 40 %), period elapsed, pace, projected spend, carried-in rollover and alert flags.",
+  "description": "Answers \"am I on budget?\" for one budget or all active on as_of (default today): spent, remaining, utilization (0.4 is 40 %), pace, projection and flags.",
   "scope": "read:budgets",
   "kind": "read",
   "paramNames": [
@@ -938,7 +938,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "list_goals",
   "title": "List goals",
-  "description": "Lists savings goals with target, target date, status and amount saved. For percentages, amount needed per month and pace use get_goal_progress.",
+  "description": "Lists savings goals with target, target date, status and amount saved. For progress use get_goal_progress.",
   "scope": "read:goals",
   "kind": "read",
   "paramNames": [
@@ -1099,7 +1099,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "get_goal_progress",
   "title": "Get goal progress",
-  "description": "Answers \"how is my goal going?\" for one goal or all not archived: saved, remaining, percent, months left, needed per month, pace, and the latest five contributions.",
+  "description": "Answers \"how is my goal going?\" for one goal or all not archived: saved, remaining, percent, months left, needed per month, pace, latest contributions.",
   "scope": "read:goals",
   "kind": "read",
   "paramNames": [
@@ -1488,7 +1488,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "get_wallet_balance",
   "title": "Get wallet balance",
-  "description": "Answers \"how much money do I have?\": balances of one wallet or all not archived at the end of as_of (default today), with totals per currency. Cards and loans are usually negative.",
+  "description": "Answers \"how much money do I have?\": balances of one wallet or all not archived at the end of as_of (default today), with totals per currency.",
   "scope": "read:wallets",
   "kind": "read",
   "paramNames": [
@@ -1594,7 +1594,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "search_product_knowledge",
   "title": "Search product knowledge",
-  "description": "Searches the help articles and FAQ. Use it when the user asks how the product works or an error is unclear; answer from the returned text.",
+  "description": "Searches the help articles and FAQ. Use it for how-to questions and unclear errors; answer from the text.",
   "scope": "read:knowledge",
   "kind": "read",
   "paramNames": [
@@ -1692,7 +1692,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "whoami",
   "title": "Whoami",
-  "description": "Returns the user and token: ids, scopes, expiry, IANA timezone and default currency. Call it first: the timezone decides \"today\"; assume the currency when the user names none.",
+  "description": "Returns the user, token scopes and expiry, timezone and default currency. Call it first: the timezone decides \"today\"; assume the currency when the user names none.",
   "scope": "meta:whoami",
   "kind": "read",
   "paramNames": [],
@@ -1779,7 +1779,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "list_capabilities",
   "title": "List capabilities",
-  "description": "Lists the tools this token may call now, one line each, whether writes are enabled, and the limits. Use it to say what you can do, or why a tool is missing.",
+  "description": "Lists the tools this token may call now, one line each, whether writes are enabled, and the limits. Use it to say what you can do.",
   "scope": "meta:whoami",
   "kind": "read",
   "paramNames": [],
@@ -1898,7 +1898,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "list_bill_reminders",
   "title": "List bill reminders",
-  "description": "Answers \"what bills are due soon?\": upcoming due dates to today + days_ahead plus the last 7 days (overdue); payments are not tracked (check list_transactions). reminders: each with its schedule in words and next due dates.",
+  "description": "Answers \"what bills are due soon?\": upcoming due dates to today + days_ahead plus the last 7 days (overdue); payments are not tracked (check list_transactions). reminders: each with its schedule and next due dates.",
   "scope": "read:bills",
   "kind": "read",
   "paramNames": [
@@ -2250,7 +2250,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "calculate",
   "title": "Calculate",
-  "description": "Evaluates one arithmetic expression exactly in decimal; use it for every calculation, e.g. \"round(1234.5678 * 1.0825, 2)\". + - * / ^ (integer powers), parentheses, round(x, digits), floor, ceil, abs, min, max, sqrt; no exponents or thousands separators. \"15% of 80\" is 12; \"10 % 3\" is modulo; \"100 + 10%\" is 100.1, so write \"100 * (1 + 10%)\". Max 256 characters. Errors: calculation_error with data.reason and data.position.",
+  "description": "Evaluates one arithmetic expression exactly in decimal; use it for every calculation, e.g. \"round(1234.5678 * 1.0825, 2)\". + - * / ^ (integer powers), parentheses, round(x, digits), floor, ceil, abs, min, max, sqrt; no exponents or thousands separators. \"15% of 80\" is 12; \"10 % 3\" is modulo; \"100 + 10%\" is 100.1, so write \"100 * (1 + 10%)\". Errors: calculation_error with data.reason and data.position.",
   "scope": "read:knowledge",
   "kind": "read",
   "paramNames": [
@@ -2403,7 +2403,7 @@ export const tools: readonly ToolDefinition[] = [
       },
       "idempotency_key": {
         "type": "string",
-        "pattern": "^(?=.{14}4.{4}[89abAB])[\\da-fA-F]{8}(-[\\da-fA-F]{4}){3}-[\\da-fA-F]{12}$"
+        "pattern": "^[\\da-fA-F]{8}-[\\da-fA-F]{4}-4[\\da-fA-F]{3}-[89abAB][\\da-fA-F]{3}-[\\da-fA-F]{12}$"
       },
       "dry_run": {
         "type": "boolean",
@@ -2655,7 +2655,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "update_transaction",
   "title": "Update transaction",
-  "description": "Corrects a transaction or moves it to a wallet of the same currency. tags replaces the set. direction may switch between expense and income, never to or from transfer (delete and create). Changing date, amount or description of a transfer leg changes both.",
+  "description": "Corrects a transaction or moves it to a wallet of the same currency. tags replaces the set. direction may switch between expense and income, never to or from transfer (delete and create). Date, amount and description changes reach both transfer legs.",
   "scope": "write:transactions",
   "kind": "write",
   "paramNames": [
@@ -2777,7 +2777,7 @@ export const tools: readonly ToolDefinition[] = [
       },
       "idempotency_key": {
         "type": "string",
-        "pattern": "^(?=.{14}4.{4}[89abAB])[\\da-fA-F]{8}(-[\\da-fA-F]{4}){3}-[\\da-fA-F]{12}$"
+        "pattern": "^[\\da-fA-F]{8}-[\\da-fA-F]{4}-4[\\da-fA-F]{3}-[89abAB][\\da-fA-F]{3}-[\\da-fA-F]{12}$"
       },
       "dry_run": {
         "type": "boolean",
@@ -3054,7 +3054,7 @@ export const tools: readonly ToolDefinition[] = [
       },
       "idempotency_key": {
         "type": "string",
-        "pattern": "^(?=.{14}4.{4}[89abAB])[\\da-fA-F]{8}(-[\\da-fA-F]{4}){3}-[\\da-fA-F]{12}$"
+        "pattern": "^[\\da-fA-F]{8}-[\\da-fA-F]{4}-4[\\da-fA-F]{3}-[89abAB][\\da-fA-F]{3}-[\\da-fA-F]{12}$"
       },
       "dry_run": {
         "type": "boolean",
@@ -3122,7 +3122,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "create_budget",
   "title": "Create budget",
-  "description": "Creates a spending limit per period in one currency, optionally narrowed to categories, tags and wallets (a transaction must match every non-empty list). rollover carry_unspent carries what is left over.",
+  "description": "Creates a spending limit per period in one currency, optionally narrowed to categories, tags and wallets. rollover carry_unspent carries what is left over.",
   "scope": "write:budgets",
   "kind": "write",
   "paramNames": [
@@ -3254,7 +3254,7 @@ export const tools: readonly ToolDefinition[] = [
       },
       "idempotency_key": {
         "type": "string",
-        "pattern": "^(?=.{14}4.{4}[89abAB])[\\da-fA-F]{8}(-[\\da-fA-F]{4}){3}-[\\da-fA-F]{12}$"
+        "pattern": "^[\\da-fA-F]{8}-[\\da-fA-F]{4}-4[\\da-fA-F]{3}-[89abAB][\\da-fA-F]{3}-[\\da-fA-F]{12}$"
       },
       "dry_run": {
         "type": "boolean",
@@ -3689,7 +3689,7 @@ export const tools: readonly ToolDefinition[] = [
       },
       "idempotency_key": {
         "type": "string",
-        "pattern": "^(?=.{14}4.{4}[89abAB])[\\da-fA-F]{8}(-[\\da-fA-F]{4}){3}-[\\da-fA-F]{12}$"
+        "pattern": "^[\\da-fA-F]{8}-[\\da-fA-F]{4}-4[\\da-fA-F]{3}-[89abAB][\\da-fA-F]{3}-[\\da-fA-F]{12}$"
       },
       "dry_run": {
         "type": "boolean",
@@ -4010,7 +4010,7 @@ export const tools: readonly ToolDefinition[] = [
       },
       "idempotency_key": {
         "type": "string",
-        "pattern": "^(?=.{14}4.{4}[89abAB])[\\da-fA-F]{8}(-[\\da-fA-F]{4}){3}-[\\da-fA-F]{12}$"
+        "pattern": "^[\\da-fA-F]{8}-[\\da-fA-F]{4}-4[\\da-fA-F]{3}-[89abAB][\\da-fA-F]{3}-[\\da-fA-F]{12}$"
       },
       "dry_run": {
         "type": "boolean",
@@ -4129,7 +4129,7 @@ export const tools: readonly ToolDefinition[] = [
       },
       "idempotency_key": {
         "type": "string",
-        "pattern": "^(?=.{14}4.{4}[89abAB])[\\da-fA-F]{8}(-[\\da-fA-F]{4}){3}-[\\da-fA-F]{12}$"
+        "pattern": "^[\\da-fA-F]{8}-[\\da-fA-F]{4}-4[\\da-fA-F]{3}-[89abAB][\\da-fA-F]{3}-[\\da-fA-F]{12}$"
       },
       "dry_run": {
         "type": "boolean",
@@ -4413,7 +4413,7 @@ export const tools: readonly ToolDefinition[] = [
       },
       "idempotency_key": {
         "type": "string",
-        "pattern": "^(?=.{14}4.{4}[89abAB])[\\da-fA-F]{8}(-[\\da-fA-F]{4}){3}-[\\da-fA-F]{12}$"
+        "pattern": "^[\\da-fA-F]{8}-[\\da-fA-F]{4}-4[\\da-fA-F]{3}-[89abAB][\\da-fA-F]{3}-[\\da-fA-F]{12}$"
       },
       "dry_run": {
         "type": "boolean",
@@ -4629,7 +4629,7 @@ export const tools: readonly ToolDefinition[] = [
       },
       "idempotency_key": {
         "type": "string",
-        "pattern": "^(?=.{14}4.{4}[89abAB])[\\da-fA-F]{8}(-[\\da-fA-F]{4}){3}-[\\da-fA-F]{12}$"
+        "pattern": "^[\\da-fA-F]{8}-[\\da-fA-F]{4}-4[\\da-fA-F]{3}-[89abAB][\\da-fA-F]{3}-[\\da-fA-F]{12}$"
       },
       "dry_run": {
         "type": "boolean",
@@ -4686,7 +4686,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "add_goal_funds",
   "title": "Add goal funds",
-  "description": "Records a contribution: positive saves, negative withdraws (saved never below zero). date defaults to today. With from_wallet_id the money also moves in that wallet (same currency). Reaching the target makes the goal achieved (warning goal_achieved).",
+  "description": "Records a contribution: positive saves, negative withdraws (saved never below zero). With from_wallet_id the money also moves in that wallet (same currency). Reaching the target makes the goal achieved (warning goal_achieved).",
   "scope": "write:goals",
   "kind": "write",
   "paramNames": [
@@ -4741,7 +4741,7 @@ export const tools: readonly ToolDefinition[] = [
       },
       "idempotency_key": {
         "type": "string",
-        "pattern": "^(?=.{14}4.{4}[89abAB])[\\da-fA-F]{8}(-[\\da-fA-F]{4}){3}-[\\da-fA-F]{12}$"
+        "pattern": "^[\\da-fA-F]{8}-[\\da-fA-F]{4}-4[\\da-fA-F]{3}-[89abAB][\\da-fA-F]{3}-[\\da-fA-F]{12}$"
       },
       "dry_run": {
         "type": "boolean",
@@ -5134,7 +5134,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "create_wallet",
   "title": "Create wallet",
-  "description": "Creates a wallet; name is unique and the currency never changes. opening_balance (default \"0\", may be negative, e.g. owed on a card) counts from opening_date; balances derive from it plus transactions.",
+  "description": "Creates a wallet; name is unique and the currency never changes. opening_balance (may be negative) counts from opening_date; balances derive from it plus transactions.",
   "scope": "write:wallets",
   "kind": "write",
   "paramNames": [
@@ -5204,7 +5204,7 @@ export const tools: readonly ToolDefinition[] = [
       },
       "idempotency_key": {
         "type": "string",
-        "pattern": "^(?=.{14}4.{4}[89abAB])[\\da-fA-F]{8}(-[\\da-fA-F]{4}){3}-[\\da-fA-F]{12}$"
+        "pattern": "^[\\da-fA-F]{8}-[\\da-fA-F]{4}-4[\\da-fA-F]{3}-[89abAB][\\da-fA-F]{3}-[\\da-fA-F]{12}$"
       },
       "dry_run": {
         "type": "boolean",
@@ -5458,7 +5458,7 @@ export const tools: readonly ToolDefinition[] = [
       },
       "idempotency_key": {
         "type": "string",
-        "pattern": "^(?=.{14}4.{4}[89abAB])[\\da-fA-F]{8}(-[\\da-fA-F]{4}){3}-[\\da-fA-F]{12}$"
+        "pattern": "^[\\da-fA-F]{8}-[\\da-fA-F]{4}-4[\\da-fA-F]{3}-[89abAB][\\da-fA-F]{3}-[\\da-fA-F]{12}$"
       },
       "dry_run": {
         "type": "boolean",
@@ -5655,7 +5655,7 @@ export const tools: readonly ToolDefinition[] = [
       },
       "idempotency_key": {
         "type": "string",
-        "pattern": "^(?=.{14}4.{4}[89abAB])[\\da-fA-F]{8}(-[\\da-fA-F]{4}){3}-[\\da-fA-F]{12}$"
+        "pattern": "^[\\da-fA-F]{8}-[\\da-fA-F]{4}-4[\\da-fA-F]{3}-[89abAB][\\da-fA-F]{3}-[\\da-fA-F]{12}$"
       },
       "dry_run": {
         "type": "boolean",
@@ -5712,7 +5712,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "create_bill_reminder",
   "title": "Create bill reminder",
-  "description": "Creates a bill reminder, e.g. schedule {\"frequency\": \"monthly\", \"start_date\": \"2026-01-31\", \"day_of_month\": -1} (last day of each month). Give amount, or amount_min and amount_max for a varying bill. autopay is information only. Check the schedule in words against what the user said.",
+  "description": "Creates a bill reminder, e.g. schedule {\"frequency\": \"monthly\", \"start_date\": \"2026-01-31\", \"day_of_month\": -1} (last day of each month). Give amount, or amount_min and amount_max for a varying bill. autopay is information only. Check the answer's schedule against the request.",
   "scope": "write:bills",
   "kind": "write",
   "paramNames": [
@@ -5863,7 +5863,7 @@ export const tools: readonly ToolDefinition[] = [
       },
       "idempotency_key": {
         "type": "string",
-        "pattern": "^(?=.{14}4.{4}[89abAB])[\\da-fA-F]{8}(-[\\da-fA-F]{4}){3}-[\\da-fA-F]{12}$"
+        "pattern": "^[\\da-fA-F]{8}-[\\da-fA-F]{4}-4[\\da-fA-F]{3}-[89abAB][\\da-fA-F]{3}-[\\da-fA-F]{12}$"
       },
       "dry_run": {
         "type": "boolean",
@@ -6338,7 +6338,7 @@ export const tools: readonly ToolDefinition[] = [
       },
       "idempotency_key": {
         "type": "string",
-        "pattern": "^(?=.{14}4.{4}[89abAB])[\\da-fA-F]{8}(-[\\da-fA-F]{4}){3}-[\\da-fA-F]{12}$"
+        "pattern": "^[\\da-fA-F]{8}-[\\da-fA-F]{4}-4[\\da-fA-F]{3}-[89abAB][\\da-fA-F]{3}-[\\da-fA-F]{12}$"
       },
       "dry_run": {
         "type": "boolean",
@@ -6663,7 +6663,7 @@ export const tools: readonly ToolDefinition[] = [
       },
       "idempotency_key": {
         "type": "string",
-        "pattern": "^(?=.{14}4.{4}[89abAB])[\\da-fA-F]{8}(-[\\da-fA-F]{4}){3}-[\\da-fA-F]{12}$"
+        "pattern": "^[\\da-fA-F]{8}-[\\da-fA-F]{4}-4[\\da-fA-F]{3}-[89abAB][\\da-fA-F]{3}-[\\da-fA-F]{12}$"
       },
       "dry_run": {
         "type": "boolean",

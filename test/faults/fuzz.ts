@@ -195,9 +195,20 @@ function withRealIds(value: unknown, pool: IdPool, pick: number): unknown {
  * One fuzz input: a tool's params, from its input schema or (as often) from one of its spec examples
  * aimed at the user's records, mutated one time in three; now and then a raw hostile envelope.
  */
+/** tools/list states a component used more than once under the schema's own $defs: inline it back. */
+function withoutLocalRefs(value: unknown, defs: Record<string, Schema>): any {
+  if (Array.isArray(value)) return value.map((v) => withoutLocalRefs(v, defs));
+  if (value === null || typeof value !== "object") return value;
+  const { $ref, $defs: _defs, ...rest } = value as Schema;
+  const out: Schema = {};
+  for (const [k, v] of Object.entries(rest)) out[k] = withoutLocalRefs(v, defs);
+  return typeof $ref === "string" ? { ...withoutLocalRefs(defs[$ref.slice("#/$defs/".length)], defs), ...out } : out;
+}
+
 export function fuzzInputArb(pool: IdPool): fc.Arbitrary<FuzzInput> {
   const examples = examplesByTool();
-  const perTool = tools.map((t) => {
+  const perTool = tools.map((def) => {
+    const t = { ...def, inputSchema: withoutLocalRefs(def.inputSchema, ((def.inputSchema as Schema).$defs ?? {}) as Record<string, Schema>) };
     const textKeys = freeTextKeys(t.inputSchema as Schema);
     return fc
       .tuple(
