@@ -8,6 +8,7 @@ import { mkdir, readFile, readdir, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadSpec } from "./load.js";
+import { emitClient } from "./emit-client.js";
 import { emitTypes } from "./emit-types.js";
 import { emitValidators } from "./emit-validators.js";
 import { emitLimits } from "./emit-limits.js";
@@ -30,6 +31,7 @@ export async function generate(root: string): Promise<Map<string, string>> {
   files.set("generated/tool-modules.ts", emitToolModules(spec, BANNER));
   files.set("generated/errors.ts", emitErrors(spec, BANNER));
   files.set("generated/limits.ts", emitLimits(spec, BANNER));
+  for (const [name, content] of emitClient(spec, BANNER, files.get("generated/types.ts")!)) files.set(name, content);
   const stubs = new Map<string, string>();
   for (const m of spec.methods) stubs.set(toolFile(m), stubSource(m));
   return new Map([...files, ...[...stubs].map(([k, v]) => [`stub:${k}`, v] as [string, string])]);
