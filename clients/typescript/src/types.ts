@@ -170,7 +170,7 @@ export type TagList =
  */
 export type WalletType = "cash" | "checking" | "savings" | "credit_card" | "e_wallet" | "investment" | "loan" | "other";
 /**
- * transfer: between two of the user's wallets (two legs, not income or spending).
+ * transfer: between own wallets.
  *
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
  * via the `definition` "Direction".
@@ -182,8 +182,6 @@ export type Direction = "expense" | "income" | "transfer";
  */
 export type BudgetPeriod = "week" | "month" | "quarter" | "year";
 /**
- * carry_unspent: unspent money is added to the next period.
- *
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
  * via the `definition` "Rollover".
  */
@@ -528,7 +526,7 @@ export interface GoalProgress {
     | [GoalContribution, GoalContribution, GoalContribution, GoalContribution, GoalContribution];
 }
 /**
- * once: on start_date only. Otherwise every interval days, weeks (on weekday, default start_date's), months (quarterly: 3 x interval; on day_of_month, default start_date's; -1 = last day; a missing day falls on the month's last day) or years. First due date: first match on or after start_date. Ends after end_date or count (at most one); else never.
+ * Every interval days, weeks (weekday), months (day_of_month; -1 last) or years from start_date; once: that day. Ends at end_date or after count.
  *
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
  * via the `definition` "BillSchedule".
@@ -655,7 +653,7 @@ export interface ListTransactionsParams {
   category?: Category;
   direction?: Direction;
   /**
-   * Only transactions that have at least one of these tags.
+   * Has at least one of these.
    *
    * @minItems 1
    * @maxItems 20
@@ -682,7 +680,7 @@ export interface ListTransactionsParams {
     | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag]
     | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag];
   /**
-   * Only transactions that have all of these tags.
+   * Has all of these.
    *
    * @minItems 1
    * @maxItems 20
@@ -711,20 +709,14 @@ export interface ListTransactionsParams {
   min_amount?: Amount;
   max_amount?: Amount;
   /**
-   * Case-insensitive text searched in payee, description and notes.
+   * Searched in payee, description and notes.
    */
   query?: string;
   /**
-   * Order of the results: by date or by amount magnitude, descending or ascending. Ties are ordered by id, so pages are stable.
+   * amount_*: by magnitude. Ties by id.
    */
   sort?: "date_desc" | "date_asc" | "amount_desc" | "amount_asc";
-  /**
-   * Page size, 1 to 200, default 50.
-   */
   limit?: number;
-  /**
-   * The next_cursor of the previous page, to get the next page. Opaque: pass it back unchanged with the same filters and sort.
-   */
   cursor?: string;
 }
 /**
@@ -749,9 +741,6 @@ export interface ListTransactionsResult {
 export interface GetTransactionSummaryParams {
   date_from: Date;
   date_to: Date;
-  /**
-   * Also give the figures per group.
-   */
   group_by?: "category" | "tag" | "month" | "wallet" | "payee";
   wallet_id?: WalletId;
 }
@@ -770,9 +759,6 @@ export interface GetTransactionSummaryResult {
  * via the `definition` "ListBudgetsParams".
  */
 export interface ListBudgetsParams {
-  /**
-   * Include each budget's current status.
-   */
   include_status?: boolean;
 }
 /**
@@ -803,9 +789,6 @@ export interface GetBudgetStatusResult {
  * via the `definition` "ListGoalsParams".
  */
 export interface ListGoalsParams {
-  /**
-   * Also list archived goals.
-   */
   include_archived?: boolean;
 }
 /**
@@ -835,9 +818,6 @@ export interface GetGoalProgressResult {
  * via the `definition` "ListWalletsParams".
  */
 export interface ListWalletsParams {
-  /**
-   * Also list archived wallets.
-   */
   include_archived?: boolean;
 }
 /**
@@ -873,16 +853,11 @@ export interface GetWalletBalanceResult {
  */
 export interface SearchProductKnowledgeParams {
   /**
-   * What to look for, e.g. "how do I retry a payment that timed out".
+   * Plain words, as the user asked.
    */
   query: string;
-  /**
-   * Maximum number of results, 1 to 20.
-   */
   limit?: number;
   /**
-   * Only entries with at least one of these tags, e.g. ["budgets"].
-   *
    * @minItems 1
    * @maxItems 10
    */
@@ -948,13 +923,7 @@ export interface ListCapabilitiesResult {
  * via the `definition` "ListBillRemindersParams".
  */
 export interface ListBillRemindersParams {
-  /**
-   * Size of the upcoming window in days, 1 to 366.
-   */
   days_ahead?: number;
-  /**
-   * Also list inactive reminders.
-   */
   include_inactive?: boolean;
 }
 /**
@@ -970,9 +939,6 @@ export interface ListBillRemindersResult {
  * via the `definition` "CalculateParams".
  */
 export interface CalculateParams {
-  /**
-   * The expression, e.g. "round(1234.5678 * 1.0825, 2)" or "15% of 80".
-   */
   expression: string;
 }
 /**
@@ -1005,7 +971,7 @@ export interface CreateTransactionParams {
   tags?: TagList;
   notes?: Notes;
   /**
-   * Import id from a bank statement or file; unique per wallet (a clash is a conflict).
+   * Import id from a bank or file; unique per wallet.
    */
   external_id?: string;
   idempotency_key: string;
@@ -1031,26 +997,14 @@ export interface UpdateTransactionParams {
   wallet_id?: WalletId;
   date?: Date;
   amount?: Amount;
-  /**
-   * Switch between expense and income.
-   */
   direction?: "expense" | "income";
-  /**
-   * Who was paid or who paid.
-   */
   payee?: Payee | null;
-  /**
-   * What it was for.
-   */
   description?: Description | null;
   /**
-   * One category, e.g. "Groceries". Reuse the user's existing category names (see get_transaction_summary with group_by category).
+   * Reuse the user's existing names.
    */
   category?: Category | null;
   tags?: TagList;
-  /**
-   * Free-form notes.
-   */
   notes?: Notes | null;
   idempotency_key: string;
   dry_run?: boolean;
@@ -1096,18 +1050,18 @@ export interface CreateBudgetParams {
   currency?: Currency;
   period: BudgetPeriod;
   /**
-   * Period units per budget period, e.g. 2 with week for a fortnightly budget.
+   * Periods per budget period: 2 with week is fortnightly.
    */
   interval?: number;
   anchor_date?: Date;
   /**
-   * Only expenses in these categories count. Empty or absent: any category.
+   * Only expenses in these count; empty: any.
    *
    * @maxItems 50
    */
   categories?: Category[];
   /**
-   * Only expenses with at least one of these tags count. Empty or absent: tags do not matter.
+   * Only expenses with one of these count; empty: any.
    *
    * @maxItems 20
    */
@@ -1134,7 +1088,7 @@ export interface CreateBudgetParams {
     | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag]
     | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag];
   /**
-   * Only expenses from these wallets count. Empty or absent: any wallet.
+   * Only expenses from these count; empty: any.
    *
    * @maxItems 50
    */
@@ -1143,7 +1097,7 @@ export interface CreateBudgetParams {
   end_date?: Date;
   rollover?: Rollover;
   /**
-   * Percent of the limit at which the alert flag turns on.
+   * Percent of the limit that sets alert.
    */
   alert_threshold?: number;
   notes?: Notes;
@@ -1170,18 +1124,18 @@ export interface UpdateBudgetParams {
   amount?: Amount;
   period?: BudgetPeriod;
   /**
-   * Period units per budget period, e.g. 2 with week for a fortnightly budget.
+   * Periods per budget period: 2 with week is fortnightly.
    */
   interval?: number;
   anchor_date?: Date;
   /**
-   * Only expenses in these categories count. Empty or absent: any category. Replaces the list.
+   * Only expenses in these count; empty: any.
    *
    * @maxItems 50
    */
   categories?: Category[];
   /**
-   * Only expenses with at least one of these tags count. Empty or absent: tags do not matter. Replaces the list.
+   * Only expenses with one of these count; empty: any.
    *
    * @maxItems 20
    */
@@ -1208,24 +1162,21 @@ export interface UpdateBudgetParams {
     | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag]
     | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag];
   /**
-   * Only expenses from these wallets count. Empty or absent: any wallet. Replaces the list.
+   * Only expenses from these count; empty: any.
    *
    * @maxItems 50
    */
   wallet_ids?: WalletId[];
   start_date?: Date;
   /**
-   * Last day the budget applies. null removes the end.
+   * null: no end.
    */
   end_date?: Date | null;
   rollover?: Rollover;
   /**
-   * Percent of the limit at which the alert flag turns on.
+   * Percent of the limit that sets alert.
    */
   alert_threshold?: number;
-  /**
-   * Free-form notes.
-   */
   notes?: Notes | null;
   idempotency_key: string;
   dry_run?: boolean;
@@ -1291,24 +1242,15 @@ export interface UpdateGoalParams {
   goal_id: GoalId;
   name?: Name;
   /**
-   * New target, greater than zero; null for open-ended saving.
+   * null: open-ended.
    */
   target_amount?: Amount | null;
-  /**
-   * New target day;
-   */
   target_date?: Date | null;
   /**
-   * Wallet where the savings are kept (same currency); null removes the link.
+   * Where the savings are kept (same currency).
    */
   wallet_id?: WalletId | null;
-  /**
-   * active, paused or archived.
-   */
   status?: "active" | "paused" | "archived";
-  /**
-   * New notes;
-   */
   notes?: Notes | null;
   idempotency_key: string;
   dry_run?: boolean;
@@ -1401,16 +1343,10 @@ export interface UpdateWalletParams {
   type?: WalletType;
   opening_balance?: SignedAmount;
   /**
-   * New opening day; null: the opening balance counts on every day.
+   * null: the opening balance counts on every day.
    */
   opening_date?: Date | null;
-  /**
-   * true archives the wallet, false restores it.
-   */
   archived?: boolean;
-  /**
-   * New notes;
-   */
   notes?: Notes | null;
   idempotency_key: string;
   dry_run?: boolean;
@@ -1459,12 +1395,9 @@ export interface CreateBillReminderParams {
   category?: Category;
   schedule: BillSchedule;
   /**
-   * Days before the due date that the notice period starts.
+   * Days before the due date the notice period starts.
    */
   notice_days?: number;
-  /**
-   * The bill is paid automatically (information only; nothing is recorded).
-   */
   autopay?: boolean;
   notes?: Notes;
   idempotency_key: string;
@@ -1487,37 +1420,22 @@ export interface CreateBillReminderResult {
 export interface UpdateBillReminderParams {
   bill_reminder_id: BillReminderId;
   name?: Name;
-  /**
-   * Who is paid.
-   */
   payee?: Payee | null;
   amount?: Amount;
   amount_min?: Amount;
   amount_max?: Amount;
   /**
-   * Wallet the bill is usually paid from (same currency).
+   * Usually paid from (same currency).
    */
   wallet_id?: WalletId | null;
-  /**
-   * Category, e.g. "Utilities".
-   */
   category?: Category | null;
   schedule?: BillSchedule;
   /**
-   * Days before the due date that the notice period starts.
+   * Days before the due date the notice period starts.
    */
   notice_days?: number;
-  /**
-   * The bill is paid automatically (information only; nothing is recorded).
-   */
   autopay?: boolean;
-  /**
-   * Free-form notes.
-   */
   notes?: Notes | null;
-  /**
-   * false pauses the reminder, true resumes it.
-   */
   active?: boolean;
   idempotency_key: string;
   dry_run?: boolean;
