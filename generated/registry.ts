@@ -25,7 +25,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "list_transactions",
   "title": "List transactions",
-  "description": "Lists transactions, newest first: to find particular ones or their ids; for totals use get_transaction_summary. Filters combine with AND; date and amount bounds are inclusive and amounts compare magnitudes.",
+  "description": "Lists transactions to find some or their ids; totals: get_transaction_summary. Filters combine with AND; bounds are inclusive; amounts compare magnitudes.",
   "scope": "read:transactions",
   "kind": "read",
   "paramNames": [
@@ -36,6 +36,7 @@ export const tools: readonly ToolDefinition[] = [
     "direction",
     "tags_any",
     "tags_all",
+    "currency",
     "min_amount",
     "max_amount",
     "query",
@@ -99,6 +100,10 @@ export const tools: readonly ToolDefinition[] = [
         "minItems": 1,
         "maxItems": 20,
         "description": "Has all of these."
+      },
+      "currency": {
+        "type": "string",
+        "pattern": "^[A-Z]{3}$"
       },
       "min_amount": {
         "$ref": "#/$defs/Amount"
@@ -335,7 +340,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "get_transaction_summary",
   "title": "Get transaction summary",
-  "description": "Totals between date_from and date_to (inclusive) per currency: income, expenses (magnitudes), net, count; transfers between own wallets excluded. group_by splits them per category, tag, month, wallet or payee; a transaction counts in each of its tags.",
+  "description": "Totals from date_from to date_to per currency: income, expenses (magnitudes), net, count; transfers excluded. group_by splits them per category, tag, month, wallet or payee; a transaction counts in each of its tags.",
   "scope": "read:transactions",
   "kind": "read",
   "paramNames": [
@@ -1540,6 +1545,7 @@ export const tools: readonly ToolDefinition[] = [
           "required": [
             "wallet_id",
             "name",
+            "type",
             "currency",
             "balance"
           ],
@@ -1549,6 +1555,19 @@ export const tools: readonly ToolDefinition[] = [
             },
             "name": {
               "type": "string"
+            },
+            "type": {
+              "type": "string",
+              "enum": [
+                "cash",
+                "checking",
+                "savings",
+                "credit_card",
+                "e_wallet",
+                "investment",
+                "loan",
+                "other"
+              ]
             },
             "currency": {
               "type": "string"
@@ -5712,7 +5731,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "create_bill_reminder",
   "title": "Create bill reminder",
-  "description": "Creates a bill reminder, e.g. schedule {\"frequency\": \"monthly\", \"start_date\": \"2026-01-31\", \"day_of_month\": -1} (last day of each month). Give amount, or amount_min and amount_max for a varying bill. autopay is information only. Check the answer's schedule against the request.",
+  "description": "Creates a bill reminder, e.g. schedule {\"frequency\": \"monthly\", \"start_date\": \"2026-01-31\", \"day_of_month\": -1} (last day of each month). Give amount, or amount_min and amount_max for a varying bill. autopay is information only. Check the answer's schedule.",
   "scope": "write:bills",
   "kind": "write",
   "paramNames": [

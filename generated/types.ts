@@ -345,6 +345,7 @@ export interface Wallet {
 export interface WalletBalance {
   wallet_id: WalletId;
   name: string;
+  type: WalletType;
   currency: Currency;
   balance: Money;
 }
@@ -706,6 +707,7 @@ export interface ListTransactionsParams {
     | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag]
     | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag]
     | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag];
+  currency?: Currency;
   min_amount?: Amount;
   max_amount?: Amount;
   /**

@@ -333,6 +333,10 @@ describe(`transaction tools (${engine})`, function () {
         [{ min_amount: "40" }, (l) => magnitude(l) >= minorOf("40", EXPONENT[l.currency]!)],
         [{ max_amount: "12.5" }, (l) => magnitude(l) <= maxBound("12.5", EXPONENT[l.currency]!)],
         [{ min_amount: "0.30", max_amount: "100.00", wallet_id: usdWallet.id }, (l) => l.walletId === usdWallet.id && magnitude(l) >= 30n && magnitude(l) <= 10000n],
+        // currency: one currency, whose exponent alone then reads the bounds (bounds are inclusive).
+        [{ currency: "JPY" }, (l) => l.currency === "JPY"],
+        [{ currency: "USD", min_amount: "40" }, (l) => l.currency === "USD" && magnitude(l) >= 4000n],
+        [{ currency: "JPY", max_amount: "500" }, (l) => l.currency === "JPY" && magnitude(l) <= 500n],
       ];
       for (const [params, filter] of cases) {
         for (const sort of ["date_desc", "amount_asc"]) {

@@ -100,7 +100,8 @@ describe(`wallet tools (${engine})`, function () {
       const all = await server.call("get_wallet_balance", {}, u.token);
       expect(all.totals).to.deep.equal([{ value: "5.00", currency: "USD", minor: 500 }]);
       const one = await server.call("get_wallet_balance", { wallet_id: b.id }, u.token);
-      expect(one.wallets).to.deep.equal([{ wallet_id: b.id, name: "B", currency: "USD", balance: { value: "7.00", currency: "USD", minor: 700 } }]);
+      // Each balance names the wallet's type, so "how much is on my cards?" needs no second call.
+      expect(one.wallets).to.deep.equal([{ wallet_id: b.id, name: "B", type: "checking", currency: "USD", balance: { value: "7.00", currency: "USD", minor: 700 } }]);
       await server.call("update_wallet", { wallet_id: b.id, archived: false, idempotency_key: key() }, u.token);
       expect((await server.call("get_wallet_balance", {}, u.token)).totals[0].value).to.equal("12.00");
     });

@@ -31,6 +31,7 @@ export interface LedgerFilters {
   dateFrom?: string;
   dateTo?: string;
   walletId?: string;
+  currency?: string;
   categoryKey?: string;
   direction?: string;
   tagsAny?: string[];
@@ -53,6 +54,7 @@ export async function resolveFilters(db: Knex, userId: string, p: ListTransactio
     f.walletId = wallet.id;
     walletCurrency = wallet.currency;
   }
+  if (p.currency !== undefined) f.currency = p.currency;
   if (p.category !== undefined) f.categoryKey = foldKey(p.category);
   if (p.direction !== undefined) f.direction = p.direction;
   if (p.tags_any !== undefined) f.tagsAny = normalizeTags(p.tags_any, "tags_any");
@@ -61,7 +63,7 @@ export async function resolveFilters(db: Knex, userId: string, p: ListTransactio
 
   if (p.min_amount !== undefined || p.max_amount !== undefined) {
     // "40" means 4000 cents but 40 yen: the bound is converted per exponent of the currencies in play.
-    const currencies = walletCurrency ? [walletCurrency] : (await db("wallets").where({ user_id: userId }).distinct("currency")).map((r) => String(r.currency));
+    const currencies = walletCurrency ? [walletCurrency] : p.currency !== undefined ? [p.currency] : (await db("wallets").where({ user_id: userId }).distinct("currency")).map((r) => String(r.currency));
     const byExponent = new Map<number, string[]>();
     for (const c of currencies.length > 0 ? currencies : ["USD"]) {
       const e = exponentOf(c);
@@ -84,6 +86,7 @@ const sqlValue = (v: string | bigint): Knex.Value => (typeof v === "bigint" ? bi
 export function applyFilters(db: Knex, q: Knex.QueryBuilder, f: LedgerFilters): Knex.QueryBuilder {
   q.where("user_id", f.userId);
   if (f.walletId !== undefined) q.andWhere("wallet_id", f.walletId);
+  if (f.currency !== undefined) q.andWhere("currency", f.currency);
   if (f.categoryKey !== undefined) q.andWhere("category_key", f.categoryKey);
   if (f.dateFrom !== undefined) q.andWhere("date", ">=", f.dateFrom);
   if (f.dateTo !== undefined) q.andWhere("date", "<=", f.dateTo);

@@ -154,7 +154,7 @@ export async function loadWallet(db: Knex, userId: string, walletId: string): Pr
 }
 
 export function walletBalance(row: WalletRow, balanceMinor: bigint): WalletBalance {
-  return { wallet_id: row.id, name: row.name, currency: row.currency, balance: toMoney(balanceMinor, row.currency) };
+  return { wallet_id: row.id, name: row.name, type: row.type, currency: row.currency, balance: toMoney(balanceMinor, row.currency) };
 }
 
 /** Exact totals per currency, ordered by currency code. */
