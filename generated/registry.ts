@@ -6,6 +6,8 @@ export interface ToolDefinition {
   readonly name: ToolName;
   readonly title: string;
   readonly description: string;
+  /** The spec's one-line summary: what list_capabilities says of the tool. */
+  readonly summary: string;
   readonly scope: string;
   readonly kind: "read" | "write";
   /** Param names in spec order: how positional JSON-RPC params map to names. */
@@ -26,6 +28,7 @@ export const tools: readonly ToolDefinition[] = [
   "name": "list_transactions",
   "title": "List transactions",
   "description": "Lists transactions to find some or their ids; totals: get_transaction_summary. Filters combine with AND; bounds are inclusive; amounts compare magnitudes.",
+  "summary": "List transactions with filters, sorting and cursor pagination",
   "scope": "read:transactions",
   "kind": "read",
   "paramNames": [
@@ -341,6 +344,7 @@ export const tools: readonly ToolDefinition[] = [
   "name": "get_transaction_summary",
   "title": "Get transaction summary",
   "description": "Totals from date_from to date_to per currency: income, expenses (magnitudes), net, count; transfers excluded. group_by splits them per category, tag, month, wallet or payee; a transaction counts in each of its tags.",
+  "summary": "Income, expenses, net and count for a date range, optionally grouped",
   "scope": "read:transactions",
   "kind": "read",
   "paramNames": [
@@ -530,6 +534,7 @@ export const tools: readonly ToolDefinition[] = [
   "name": "list_budgets",
   "title": "List budgets",
   "description": "Lists all budgets with their current-period status (see get_budget_status) unless include_status is false; status is absent for budgets not active today.",
+  "summary": "List budget definitions, each with its current status",
   "scope": "read:budgets",
   "kind": "read",
   "paramNames": [
@@ -789,6 +794,7 @@ export const tools: readonly ToolDefinition[] = [
   "name": "get_budget_status",
   "title": "Get budget status",
   "description": "Answers \"am I on budget?\" for one budget or all active on as_of (default today): spent, remaining, utilization (0.4 is 40 %), pace, projection and flags.",
+  "summary": "How much of each budget is spent, left and projected in the current period",
   "scope": "read:budgets",
   "kind": "read",
   "paramNames": [
@@ -944,6 +950,7 @@ export const tools: readonly ToolDefinition[] = [
   "name": "list_goals",
   "title": "List goals",
   "description": "Lists savings goals with target, target date, status and amount saved. For progress use get_goal_progress.",
+  "summary": "List savings goals with their saved amounts",
   "scope": "read:goals",
   "kind": "read",
   "paramNames": [
@@ -1105,6 +1112,7 @@ export const tools: readonly ToolDefinition[] = [
   "name": "get_goal_progress",
   "title": "Get goal progress",
   "description": "Answers \"how is my goal going?\" for one goal or all not archived: saved, remaining, percent, months left, needed per month, pace, latest contributions.",
+  "summary": "Progress of savings goals: saved, remaining, percent, needed per month, on track",
   "scope": "read:goals",
   "kind": "read",
   "paramNames": [
@@ -1354,6 +1362,7 @@ export const tools: readonly ToolDefinition[] = [
   "name": "list_wallets",
   "title": "List wallets",
   "description": "Lists wallets with type, currency, opening and current balance. Use it to find a wallet_id.",
+  "summary": "List wallets (accounts) with their current balances",
   "scope": "read:wallets",
   "kind": "read",
   "paramNames": [
@@ -1494,6 +1503,7 @@ export const tools: readonly ToolDefinition[] = [
   "name": "get_wallet_balance",
   "title": "Get wallet balance",
   "description": "Answers \"how much money do I have?\": balances of one wallet or all not archived at the end of as_of (default today), with totals per currency.",
+  "summary": "Balance of one or all wallets on a day, with totals per currency",
   "scope": "read:wallets",
   "kind": "read",
   "paramNames": [
@@ -1614,6 +1624,7 @@ export const tools: readonly ToolDefinition[] = [
   "name": "search_product_knowledge",
   "title": "Search product knowledge",
   "description": "Searches the help articles and FAQ. Use it for how-to questions and unclear errors; answer from the text.",
+  "summary": "Search the finance-mcp help and FAQ knowledge base",
   "scope": "read:knowledge",
   "kind": "read",
   "paramNames": [
@@ -1712,6 +1723,7 @@ export const tools: readonly ToolDefinition[] = [
   "name": "whoami",
   "title": "Whoami",
   "description": "Returns the user, token scopes and expiry, timezone and default currency. Call it first: the timezone decides \"today\"; assume the currency when the user names none.",
+  "summary": "Who the calling token acts for: user, token, scopes, timezone, default currency",
   "scope": "meta:whoami",
   "kind": "read",
   "paramNames": [],
@@ -1799,6 +1811,7 @@ export const tools: readonly ToolDefinition[] = [
   "name": "list_capabilities",
   "title": "List capabilities",
   "description": "Lists the tools this token may call now, one line each, whether writes are enabled, and the limits. Use it to say what you can do.",
+  "summary": "Tools the calling token may use right now, and the limits that apply",
   "scope": "meta:whoami",
   "kind": "read",
   "paramNames": [],
@@ -1918,6 +1931,7 @@ export const tools: readonly ToolDefinition[] = [
   "name": "list_bill_reminders",
   "title": "List bill reminders",
   "description": "Answers \"what bills are due soon?\": upcoming due dates to today + days_ahead plus the last 7 days (overdue); payments are not tracked (check list_transactions). reminders: each with its schedule and next due dates.",
+  "summary": "Upcoming bill due dates and the recurring bill reminders themselves",
   "scope": "read:bills",
   "kind": "read",
   "paramNames": [
@@ -2270,6 +2284,7 @@ export const tools: readonly ToolDefinition[] = [
   "name": "calculate",
   "title": "Calculate",
   "description": "Evaluates one arithmetic expression exactly in decimal; use it for every calculation, e.g. \"round(1234.5678 * 1.0825, 2)\". + - * / ^ (integer powers), parentheses, round(x, digits), floor, ceil, abs, min, max, sqrt; no exponents or thousands separators. \"15% of 80\" is 12; \"10 % 3\" is modulo; \"100 + 10%\" is 100.1, so write \"100 * (1 + 10%)\". Errors: calculation_error with data.reason and data.position.",
+  "summary": "Evaluate an arithmetic expression exactly, in decimal",
   "scope": "read:knowledge",
   "kind": "read",
   "paramNames": [
@@ -2323,6 +2338,7 @@ export const tools: readonly ToolDefinition[] = [
   "name": "create_transaction",
   "title": "Create transaction",
   "description": "Records money spent, received or moved. amount is positive; direction transfer needs to_wallet_id (same currency) and makes both legs (deleting one deletes both). Currency is the wallet's; date defaults to today. Warnings: possible_duplicate (still recorded), budget_over_limit.",
+  "summary": "Record an expense, an income or a transfer between two wallets",
   "scope": "write:transactions",
   "kind": "write",
   "paramNames": [
@@ -2675,6 +2691,7 @@ export const tools: readonly ToolDefinition[] = [
   "name": "update_transaction",
   "title": "Update transaction",
   "description": "Corrects a transaction or moves it to a wallet of the same currency. tags replaces the set. direction may switch between expense and income, never to or from transfer (delete and create). Date, amount and description changes reach both transfer legs.",
+  "summary": "Change fields of an existing transaction",
   "scope": "write:transactions",
   "kind": "write",
   "paramNames": [
@@ -3041,6 +3058,7 @@ export const tools: readonly ToolDefinition[] = [
   "name": "delete_transaction",
   "title": "Delete transaction",
   "description": "Deletes one transaction for good (both legs of a transfer). To correct one, prefer update_transaction.",
+  "summary": "Delete a transaction (both legs of a transfer)",
   "scope": "write:transactions",
   "kind": "write",
   "paramNames": [
@@ -3142,6 +3160,7 @@ export const tools: readonly ToolDefinition[] = [
   "name": "create_budget",
   "title": "Create budget",
   "description": "Creates a spending limit per period in one currency, optionally narrowed to categories, tags and wallets. rollover carry_unspent carries what is left over.",
+  "summary": "Create a spending budget per week, month, quarter or year",
   "scope": "write:budgets",
   "kind": "write",
   "paramNames": [
@@ -3564,6 +3583,7 @@ export const tools: readonly ToolDefinition[] = [
   "name": "update_budget",
   "title": "Update budget",
   "description": "List fields replace the whole list; [] empties it. The currency cannot change. Changes apply from the current period on.",
+  "summary": "Change a budget's limit, period, scope, dates, rollover or alert threshold",
   "scope": "write:budgets",
   "kind": "write",
   "paramNames": [
@@ -3997,6 +4017,7 @@ export const tools: readonly ToolDefinition[] = [
   "name": "delete_budget",
   "title": "Delete budget",
   "description": "Deletes a budget definition; the transactions it counted are not touched and stay in summaries.",
+  "summary": "Delete a budget definition",
   "scope": "write:budgets",
   "kind": "write",
   "paramNames": [
@@ -4087,6 +4108,7 @@ export const tools: readonly ToolDefinition[] = [
   "name": "create_goal",
   "title": "Create goal",
   "description": "Creates a savings goal; target_amount and target_date are optional; wallet_id is where the money is kept (information only). Record savings with add_goal_funds.",
+  "summary": "Create a savings goal",
   "scope": "write:goals",
   "kind": "write",
   "paramNames": [
@@ -4332,6 +4354,7 @@ export const tools: readonly ToolDefinition[] = [
   "name": "update_goal",
   "title": "Update goal",
   "description": "status: active, paused or archived (achieved is set when saved first reaches the target). The currency and the saved amount cannot be edited: use add_goal_funds.",
+  "summary": "Change a goal's name, target, date, wallet, status or notes",
   "scope": "write:goals",
   "kind": "write",
   "paramNames": [
@@ -4616,6 +4639,7 @@ export const tools: readonly ToolDefinition[] = [
   "name": "delete_goal",
   "title": "Delete goal",
   "description": "Deletes a goal and its contributions; wallet transactions stay. To keep it out of sight, archive it with update_goal.",
+  "summary": "Delete a savings goal and its contribution ledger",
   "scope": "write:goals",
   "kind": "write",
   "paramNames": [
@@ -4706,6 +4730,7 @@ export const tools: readonly ToolDefinition[] = [
   "name": "add_goal_funds",
   "title": "Add goal funds",
   "description": "Records a contribution: positive saves, negative withdraws (saved never below zero). With from_wallet_id the money also moves in that wallet (same currency). Reaching the target makes the goal achieved (warning goal_achieved).",
+  "summary": "Add money to a savings goal, or withdraw from it",
   "scope": "write:goals",
   "kind": "write",
   "paramNames": [
@@ -5154,6 +5179,7 @@ export const tools: readonly ToolDefinition[] = [
   "name": "create_wallet",
   "title": "Create wallet",
   "description": "Creates a wallet; name is unique and the currency never changes. opening_balance (may be negative) counts from opening_date; balances derive from it plus transactions.",
+  "summary": "Create a wallet (bank account, card, cash, e-wallet, investment or loan)",
   "scope": "write:wallets",
   "kind": "write",
   "paramNames": [
@@ -5388,6 +5414,7 @@ export const tools: readonly ToolDefinition[] = [
   "name": "update_wallet",
   "title": "Update wallet",
   "description": "The currency cannot change. archived: true hides a wallet from default lists and totals, keeping history (the way to retire one with transactions).",
+  "summary": "Rename, retype, archive or re-open a wallet, or change its opening balance or notes",
   "scope": "write:wallets",
   "kind": "write",
   "paramNames": [
@@ -5640,6 +5667,7 @@ export const tools: readonly ToolDefinition[] = [
   "name": "delete_wallet",
   "title": "Delete wallet",
   "description": "Deletes a wallet. One with transactions is refused (wallet_not_empty): offer archiving with update_wallet. One a goal, budget or bill uses is refused (conflict).",
+  "summary": "Delete a wallet that has no transactions",
   "scope": "write:wallets",
   "kind": "write",
   "paramNames": [
@@ -5732,6 +5760,7 @@ export const tools: readonly ToolDefinition[] = [
   "name": "create_bill_reminder",
   "title": "Create bill reminder",
   "description": "Creates a bill reminder, e.g. schedule {\"frequency\": \"monthly\", \"start_date\": \"2026-01-31\", \"day_of_month\": -1} (last day of each month). Give amount, or amount_min and amount_max for a varying bill. autopay is information only. Check the answer's schedule.",
+  "summary": "Create a reminder for a recurring or one-off bill",
   "scope": "write:bills",
   "kind": "write",
   "paramNames": [
@@ -6176,6 +6205,7 @@ export const tools: readonly ToolDefinition[] = [
   "name": "update_bill_reminder",
   "title": "Update bill reminder",
   "description": "schedule replaces the whole schedule. amount makes the bill fixed; amount_min and amount_max make it variable. active: false pauses it. The currency cannot change.",
+  "summary": "Change a bill reminder's amount, schedule, notice, wallet or pause it",
   "scope": "write:bills",
   "kind": "write",
   "paramNames": [
@@ -6650,6 +6680,7 @@ export const tools: readonly ToolDefinition[] = [
   "name": "delete_bill_reminder",
   "title": "Delete bill reminder",
   "description": "Deletes a bill reminder; transactions are not touched. To pause it, set active: false with update_bill_reminder.",
+  "summary": "Delete a bill reminder",
   "scope": "write:bills",
   "kind": "write",
   "paramNames": [

@@ -2,7 +2,9 @@
  * What a tool call becomes in MCP: a CallToolResult.
  *
  * Success: the tool's result as structuredContent (it validates against the tool's outputSchema, which
- * dispatch checks) and the same JSON as one text block, for clients that read only content.
+ * dispatch checks) and one text block with the same data rendered compactly for the model (model-text.ts:
+ * no nulls, empty lists or timestamps; Money as "-12.50 USD"), for clients that put only content in
+ * the model's context.
  *
  * Failure: an AppError that a language model can act on (invalid_params, not_found, conflict,
  * idempotency_*, writes_disabled, calculation_error, not_implemented, internal_error…) becomes a result
@@ -12,6 +14,7 @@
  * (429). Protocol errors (unknown tool, malformed request) are thrown by the caller, not converted here.
  */
 import { AppError, internalError, type ErrorName } from "../errors.js";
+import { modelText } from "./model-text.js";
 
 export interface TextContent {
   type: "text";
@@ -33,7 +36,7 @@ export function isTransportError(err: unknown): boolean {
 }
 
 export function successResult(result: Record<string, unknown>): CallToolResult {
-  return { content: [{ type: "text", text: JSON.stringify(result) }], structuredContent: result };
+  return { content: [{ type: "text", text: modelText(result) }], structuredContent: result };
 }
 
 export function errorResult(err: AppError): CallToolResult {

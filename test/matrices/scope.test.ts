@@ -78,7 +78,7 @@ describe(`scope matrix (${engine})`, () => {
         expect(result.tools.map((t: { name: string }) => t.name)).to.deep.equal(permitted(held));
         for (const t of result.tools) {
           const def = tools.find((d) => d.name === t.name)!;
-          expect(t).to.deep.equal({ name: def.name, title: def.title, description: def.description, scope: def.scope, kind: def.kind });
+          expect(t).to.deep.equal({ name: def.name, title: def.title, description: def.summary, scope: def.scope, kind: def.kind });
         }
         expect(result.writes_enabled).to.equal(true);
         expect(result.limits).to.include({ requests_per_minute: server.config.rateLimits.mcpPerMinute, idempotency_key_retention_hours: 24 });

@@ -12,6 +12,7 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => void;
 import { tools, toolsByName } from "../../generated/registry.js";
 import { BUDGETS, tokens } from "../../codegen/budgets.js";
 import { SERVER_INFO } from "../../src/mcp/lifecycle.js";
+import { modelText } from "../../src/mcp/model-text.js";
 import { SerializedJson, stringifyResponse } from "../../src/mcp/serialized.js";
 import { listTools } from "../../src/mcp/tools.js";
 import { engine } from "../helpers/database.js";
@@ -150,7 +151,7 @@ describe(`protocol: tools/list and tools/call (${engine})`, () => {
     expect(a.body.error.code).to.equal(-32602);
   });
 
-  it("returns structuredContent valid against the outputSchema and the same JSON as text", async () => {
+  it("returns structuredContent valid against the outputSchema and its compact rendering as text", async () => {
     const a = await server.rpc(call(2, "whoami", {}), user.token);
     expect(a.status).to.equal(200);
     const r = a.body.result;
@@ -159,7 +160,7 @@ describe(`protocol: tools/list and tools/call (${engine})`, () => {
     expect(toolsByName.get("whoami")!.validateResult(r.structuredContent)).to.equal(true);
     expect(r.content).to.have.length(1);
     expect(r.content[0].type).to.equal("text");
-    expect(JSON.parse(r.content[0].text)).to.deep.equal(r.structuredContent);
+    expect(r.content[0].text).to.equal(modelText(r.structuredContent));
   });
 
   it("accepts a call without arguments", async () => {

@@ -7,7 +7,7 @@ import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../../domain/paging.js";
 export const list_capabilities: Handlers["list_capabilities"] = async (_params, ctx) => ({
   tools: tools
     .filter((t) => toolAvailable(t, ctx.caller.scopes, ctx.config))
-    .map((t) => ({ name: t.name, title: t.title, description: t.description, scope: t.scope as Scope, kind: t.kind })),
+    .map((t) => ({ name: t.name, title: t.title, description: t.summary, scope: t.scope as Scope, kind: t.kind })),
   limits: {
     requests_per_minute: ctx.config.rateLimits.mcpPerMinute,
     sse_connects_per_minute: ctx.config.rateLimits.ssePerMinute,
