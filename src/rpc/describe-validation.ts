@@ -36,7 +36,7 @@ function expectedOf(e: ErrorObject): string {
     case "format":
       return FORMAT_HINTS[String(p.format)] ?? `a string in ${String(p.format)} format`;
     case "pattern":
-      return parent.description ? `${parent.description} (pattern ${String(p.pattern)})` : `a string matching ${String(p.pattern)}`;
+      return parent.description ? `${parent.description} (pattern ${String(p.pattern)})` : `a string matching the pattern ${String(p.pattern)}`;
     default:
       return e.message ?? e.keyword;
   }
