@@ -157,19 +157,15 @@ function compact(spec: Spec, value: Json, how: Compaction, depth = 0): Json {
   return withoutTypeArray(terse(out));
 }
 
-/** The spec's IdempotencyKey pattern: it spells a UUIDv4 out, so format uuid says nothing more. */
-const UUID_V4 = "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$";
-
 /**
  * The same constraints in fewer tokens: \d for [0-9] (identical in ECMA-262 regexes, with or without the
- * u flag); no minLength 1 next to the pattern \S (which already needs a character); no format uuid next
- * to a pattern that spells a UUIDv4 out; no empty required list.
+ * u flag); no minLength 1 next to the pattern \S (which already needs a character); no empty required
+ * list.
  */
 function terse(schema: JsonObject): JsonObject {
   const out = { ...schema };
   if (typeof out.pattern === "string") {
     if (out.pattern === "\\S" && out.minLength === 1) delete out.minLength;
-    if (out.format === "uuid" && out.pattern === UUID_V4) delete out.format;
     out.pattern = out.pattern.replaceAll("[0-9]", "\\d").replaceAll("0-9", "\\d");
   }
   if (Array.isArray(out.required) && out.required.length === 0) delete out.required;

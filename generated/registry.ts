@@ -2438,7 +2438,8 @@ export const tools: readonly ToolDefinition[] = [
       },
       "idempotency_key": {
         "type": "string",
-        "pattern": "^[\\da-fA-F]{8}-[\\da-fA-F]{4}-4[\\da-fA-F]{3}-[89abAB][\\da-fA-F]{3}-[\\da-fA-F]{12}$"
+        "format": "uuid",
+        "maxLength": 36
       },
       "dry_run": {
         "type": "boolean",
@@ -2813,7 +2814,8 @@ export const tools: readonly ToolDefinition[] = [
       },
       "idempotency_key": {
         "type": "string",
-        "pattern": "^[\\da-fA-F]{8}-[\\da-fA-F]{4}-4[\\da-fA-F]{3}-[89abAB][\\da-fA-F]{3}-[\\da-fA-F]{12}$"
+        "format": "uuid",
+        "maxLength": 36
       },
       "dry_run": {
         "type": "boolean",
@@ -3091,7 +3093,8 @@ export const tools: readonly ToolDefinition[] = [
       },
       "idempotency_key": {
         "type": "string",
-        "pattern": "^[\\da-fA-F]{8}-[\\da-fA-F]{4}-4[\\da-fA-F]{3}-[89abAB][\\da-fA-F]{3}-[\\da-fA-F]{12}$"
+        "format": "uuid",
+        "maxLength": 36
       },
       "dry_run": {
         "type": "boolean",
@@ -3292,7 +3295,8 @@ export const tools: readonly ToolDefinition[] = [
       },
       "idempotency_key": {
         "type": "string",
-        "pattern": "^[\\da-fA-F]{8}-[\\da-fA-F]{4}-4[\\da-fA-F]{3}-[89abAB][\\da-fA-F]{3}-[\\da-fA-F]{12}$"
+        "format": "uuid",
+        "maxLength": 36
       },
       "dry_run": {
         "type": "boolean",
@@ -3728,7 +3732,8 @@ export const tools: readonly ToolDefinition[] = [
       },
       "idempotency_key": {
         "type": "string",
-        "pattern": "^[\\da-fA-F]{8}-[\\da-fA-F]{4}-4[\\da-fA-F]{3}-[89abAB][\\da-fA-F]{3}-[\\da-fA-F]{12}$"
+        "format": "uuid",
+        "maxLength": 36
       },
       "dry_run": {
         "type": "boolean",
@@ -4050,7 +4055,8 @@ export const tools: readonly ToolDefinition[] = [
       },
       "idempotency_key": {
         "type": "string",
-        "pattern": "^[\\da-fA-F]{8}-[\\da-fA-F]{4}-4[\\da-fA-F]{3}-[89abAB][\\da-fA-F]{3}-[\\da-fA-F]{12}$"
+        "format": "uuid",
+        "maxLength": 36
       },
       "dry_run": {
         "type": "boolean",
@@ -4170,7 +4176,8 @@ export const tools: readonly ToolDefinition[] = [
       },
       "idempotency_key": {
         "type": "string",
-        "pattern": "^[\\da-fA-F]{8}-[\\da-fA-F]{4}-4[\\da-fA-F]{3}-[89abAB][\\da-fA-F]{3}-[\\da-fA-F]{12}$"
+        "format": "uuid",
+        "maxLength": 36
       },
       "dry_run": {
         "type": "boolean",
@@ -4455,7 +4462,8 @@ export const tools: readonly ToolDefinition[] = [
       },
       "idempotency_key": {
         "type": "string",
-        "pattern": "^[\\da-fA-F]{8}-[\\da-fA-F]{4}-4[\\da-fA-F]{3}-[89abAB][\\da-fA-F]{3}-[\\da-fA-F]{12}$"
+        "format": "uuid",
+        "maxLength": 36
       },
       "dry_run": {
         "type": "boolean",
@@ -4672,7 +4680,8 @@ export const tools: readonly ToolDefinition[] = [
       },
       "idempotency_key": {
         "type": "string",
-        "pattern": "^[\\da-fA-F]{8}-[\\da-fA-F]{4}-4[\\da-fA-F]{3}-[89abAB][\\da-fA-F]{3}-[\\da-fA-F]{12}$"
+        "format": "uuid",
+        "maxLength": 36
       },
       "dry_run": {
         "type": "boolean",
@@ -4785,7 +4794,8 @@ export const tools: readonly ToolDefinition[] = [
       },
       "idempotency_key": {
         "type": "string",
-        "pattern": "^[\\da-fA-F]{8}-[\\da-fA-F]{4}-4[\\da-fA-F]{3}-[89abAB][\\da-fA-F]{3}-[\\da-fA-F]{12}$"
+        "format": "uuid",
+        "maxLength": 36
       },
       "dry_run": {
         "type": "boolean",
@@ -5249,7 +5259,8 @@ export const tools: readonly ToolDefinition[] = [
       },
       "idempotency_key": {
         "type": "string",
-        "pattern": "^[\\da-fA-F]{8}-[\\da-fA-F]{4}-4[\\da-fA-F]{3}-[89abAB][\\da-fA-F]{3}-[\\da-fA-F]{12}$"
+        "format": "uuid",
+        "maxLength": 36
       },
       "dry_run": {
         "type": "boolean",
@@ -5504,7 +5515,8 @@ export const tools: readonly ToolDefinition[] = [
       },
       "idempotency_key": {
         "type": "string",
-        "pattern": "^[\\da-fA-F]{8}-[\\da-fA-F]{4}-4[\\da-fA-F]{3}-[89abAB][\\da-fA-F]{3}-[\\da-fA-F]{12}$"
+        "format": "uuid",
+        "maxLength": 36
       },
       "dry_run": {
         "type": "boolean",
@@ -5702,7 +5714,8 @@ export const tools: readonly ToolDefinition[] = [
       },
       "idempotency_key": {
         "type": "string",
-        "pattern": "^[\\da-fA-F]{8}-[\\da-fA-F]{4}-4[\\da-fA-F]{3}-[89abAB][\\da-fA-F]{3}-[\\da-fA-F]{12}$"
+        "format": "uuid",
+        "maxLength": 36
       },
       "dry_run": {
         "type": "boolean",
@@ -5911,7 +5924,8 @@ export const tools: readonly ToolDefinition[] = [
       },
       "idempotency_key": {
         "type": "string",
-        "pattern": "^[\\da-fA-F]{8}-[\\da-fA-F]{4}-4[\\da-fA-F]{3}-[89abAB][\\da-fA-F]{3}-[\\da-fA-F]{12}$"
+        "format": "uuid",
+        "maxLength": 36
       },
       "dry_run": {
         "type": "boolean",
@@ -6387,7 +6401,8 @@ export const tools: readonly ToolDefinition[] = [
       },
       "idempotency_key": {
         "type": "string",
-        "pattern": "^[\\da-fA-F]{8}-[\\da-fA-F]{4}-4[\\da-fA-F]{3}-[89abAB][\\da-fA-F]{3}-[\\da-fA-F]{12}$"
+        "format": "uuid",
+        "maxLength": 36
       },
       "dry_run": {
         "type": "boolean",
@@ -6713,7 +6728,8 @@ export const tools: readonly ToolDefinition[] = [
       },
       "idempotency_key": {
         "type": "string",
-        "pattern": "^[\\da-fA-F]{8}-[\\da-fA-F]{4}-4[\\da-fA-F]{3}-[89abAB][\\da-fA-F]{3}-[\\da-fA-F]{12}$"
+        "format": "uuid",
+        "maxLength": 36
       },
       "dry_run": {
         "type": "boolean",

@@ -16,7 +16,7 @@ function fieldOf(e: ErrorObject): string {
 const FORMAT_HINTS: Record<string, string> = {
   date: "a calendar date YYYY-MM-DD",
   "date-time": "an ISO 8601 date-time such as 2026-01-31T09:00:00Z",
-  uuid: "a UUID version 4 such as 3f1c2b9e-8d4a-4c1e-9b7a-2e5d6f7a8b9c",
+  uuid: "a UUID such as 3f1c2b9e-8d4a-4c1e-9b7a-2e5d6f7a8b9c",
 };
 
 function expectedOf(e: ErrorObject): string {
