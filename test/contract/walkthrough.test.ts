@@ -1,0 +1,85 @@
+/**
+ * docs/adding-a-tool.md, followed to the letter in a temporary copy of the repository: its
+ * `openrpc-method` block is added to openrpc.json, each `file=…` block is written (the handler's block
+ * replaces the stub codegen creates), and each `run` block is executed. The walkthrough cannot rot: when
+ * the code it describes changes, this fails. The page's commands run on the engine of this run
+ * (FINANCE_TEST_ENGINE), so its test is proven on SQLite and on Postgres.
+ */
+import { execFileSync } from "node:child_process";
+import { cpSync, existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { expect } from "chai";
+import { engine } from "../helpers/database.js";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+const page = readFileSync(join(root, "docs/adding-a-tool.md"), "utf8");
+
+interface Block {
+  lang: string;
+  info: string;
+  body: string;
+}
+
+const blocks: Block[] = [...page.matchAll(/^```(\w+)([^\n]*)\n([\s\S]*?)^```$/gm)].map((m) => ({ lang: m[1]!, info: m[2]!.trim(), body: m[3]! }));
+
+/** The tracked and new (not ignored) files of the working tree, so the walkthrough tests what is about to be committed. */
+function copyRepository(to: string): void {
+  const files = execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], { cwd: root, encoding: "utf8" }).split("\0").filter(Boolean);
+  for (const file of files) {
+    if (file === "node_modules" || !existsSync(join(root, file))) continue; // a symlinked node_modules; deleted files
+    cpSync(join(root, file), join(to, file), { recursive: true });
+  }
+  symlinkSync(realpathSync(join(root, "node_modules")), join(to, "node_modules"), "dir");
+}
+
+describe("docs/adding-a-tool.md, followed in a temporary copy", function () {
+  // Codegen, a typecheck and four test files on a busy two-core machine.
+  this.timeout(600_000);
+  let dir: string;
+
+  before(function () {
+    dir = mkdtempSync(join(tmpdir(), "finance-mcp-walkthrough-"));
+    copyRepository(dir);
+  });
+  after(() => dir && rmSync(dir, { recursive: true, force: true }));
+
+  it("has the blocks a walkthrough needs: one method, the files it creates, the commands", () => {
+    expect(blocks.filter((b) => b.info === "openrpc-method")).to.have.length(1);
+    expect(blocks.filter((b) => b.info.startsWith("file=")).length).to.be.at.least(3);
+    expect(blocks.filter((b) => b.info === "run").length).to.be.at.least(2);
+  });
+
+  it("works when followed step by step", () => {
+    const env = { ...process.env, FINANCE_TEST_ENGINE: engine, NODE_OPTIONS: "" };
+    let method = "";
+    for (const block of blocks) {
+      if (block.info === "openrpc-method") {
+        method = JSON.parse(block.body).name;
+        const specPath = join(dir, "openrpc.json");
+        const spec = JSON.parse(readFileSync(specPath, "utf8"));
+        expect(spec.methods.map((m: { name: string }) => m.name), "the page adds a tool the spec does not have yet").not.to.include(method);
+        spec.methods.push(JSON.parse(block.body));
+        writeFileSync(specPath, `${JSON.stringify(spec, null, 2)}\n`);
+      } else if (block.info.startsWith("file=")) {
+        const file = join(dir, block.info.slice("file=".length));
+        if (file.includes(`/src/tools/`)) expect(existsSync(file), `codegen created the stub ${file}`).to.equal(true);
+        execFileSync("mkdir", ["-p", dirname(file)]);
+        writeFileSync(file, block.body);
+      } else if (block.info === "run") {
+        for (const line of block.body.split("\n").map((l) => l.trim()).filter(Boolean)) {
+          try {
+            execFileSync("bash", ["-c", line], { cwd: dir, env, encoding: "utf8", stdio: "pipe" });
+          } catch (err) {
+            const e = err as { stdout?: string; stderr?: string };
+            throw new Error(`"${line}" failed in ${dir}:\n${(e.stdout ?? "").slice(-4000)}\n${(e.stderr ?? "").slice(-2000)}`);
+          }
+        }
+      }
+    }
+    expect(method).to.equal("list_payees");
+    // The tool is in the registry codegen wrote into the copy.
+    expect(readFileSync(join(dir, "generated/registry.ts"), "utf8")).to.include(`"${method}"`);
+  });
+});
