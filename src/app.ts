@@ -19,6 +19,7 @@ import { SseStreams } from "./mcp/sse.js";
 import { tokensRouter } from "./http/tokens-route.js";
 import { turnGateFor } from "./http/turns.js";
 import { dialect } from "./db/knex.js";
+import type { IdSource } from "./db/ids.js";
 import { createRateLimits } from "./limits/limiter.js";
 import type { RateLimits } from "./limits/types.js";
 import { createLogger, type Logger } from "./log.js";
@@ -47,7 +48,7 @@ export interface Services {
   metrics?: Metrics;
 }
 
-export async function createServices(config: Config, db: Knex, options: { now?: () => Date; log?: Logger } = {}): Promise<Services> {
+export async function createServices(config: Config, db: Knex, options: { now?: () => Date; ids?: IdSource; log?: Logger } = {}): Promise<Services> {
   const log = options.log ?? createLogger(config.logLevel, config.logFormat);
   const now = options.now ?? (() => new Date());
   const bus = await createChangeBus(db, log);
@@ -57,7 +58,7 @@ export async function createServices(config: Config, db: Knex, options: { now?: 
   let limits = createRateLimits(db, config);
   if (metrics) limits = metrics.instrumentLimits(limits);
   const runWrite = createWritePipeline({ bus });
-  let dispatch = createDispatch({ db, config, handlers, runWrite, log, now });
+  let dispatch = createDispatch({ db, config, handlers, runWrite, log, now, ids: options.ids });
   if (metrics) dispatch = metrics.instrumentDispatch(dispatch);
   const openrpc = JSON.parse(readFileSync(OPENRPC_PATH, "utf8")) as unknown;
   return { config, db, log, bus, limits, dispatch, openrpc, now, lifecycle: { draining: false }, streams, metrics };

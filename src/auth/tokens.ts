@@ -3,7 +3,7 @@
  */
 import { timingSafeEqual } from "node:crypto";
 import type { Knex } from "knex";
-import { newId } from "../db/ids.js";
+import { randomIds, type IdSource } from "../db/ids.js";
 import { dialect } from "../db/knex.js";
 import { AppError } from "../errors.js";
 import { scopes as knownScopes } from "../../generated/registry.js";
@@ -82,10 +82,11 @@ export async function createToken(
   input: { name: string; scopes: string[]; expiresInDays: number },
   pepper: string,
   now = new Date(),
+  ids: IdSource = randomIds,
 ): Promise<TokenRecord & { token: string }> {
   const token = generateToken();
   const record: TokenRecord = {
-    token_id: newId("tok"),
+    token_id: ids.next("tok"),
     user_id: userId,
     name: input.name,
     scopes: input.scopes,
@@ -131,6 +132,7 @@ export async function createTokenWithinQuota(
   pepper: string,
   perHour: number,
   now = new Date(),
+  ids: IdSource = randomIds,
 ): Promise<TokenRecord & { token: string }> {
   return db.transaction(async (trx) => {
     if (dialect(db) === "postgres") await trx("users").where({ id: userId }).forUpdate().first("id");
@@ -141,7 +143,7 @@ export async function createTokenWithinQuota(
       const freesAt = Date.parse(String(recent[recent.length - perHour]!.created_at)) + HOUR_MS;
       throw new TokenQuotaError(perHour, Math.max(1, Math.ceil((freesAt - now.getTime()) / 1000)));
     }
-    return createToken(trx, userId, input, pepper, now);
+    return createToken(trx, userId, input, pepper, now, ids);
   });
 }
 

@@ -1,6 +1,6 @@
 /** Users: created by the CLI, authenticated by email and password on the tokens endpoint. */
 import type { Knex } from "knex";
-import { newId } from "../db/ids.js";
+import { randomIds, type IdSource } from "../db/ids.js";
 import { isKnownCurrency } from "../money/currencies.js";
 import { hashPassword } from "./passwords.js";
 import { isValidTimeZone } from "./timezones.js";
@@ -21,6 +21,7 @@ export async function createUser(
   db: Knex,
   input: { email: string; password: string; timezone?: string; currency?: string },
   now = new Date(),
+  ids: IdSource = randomIds,
 ): Promise<User> {
   const email = input.email.trim();
   if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) || email.length > 320) throw new UserInputError(`email: expected an email address, got ${JSON.stringify(email)}`);
@@ -32,7 +33,7 @@ export async function createUser(
   const existing = await db("users").where({ email_normalized: normalizeEmail(email) }).first("id");
   if (existing) throw new UserInputError(`email: a user with this email already exists`);
   const at = now.toISOString();
-  const user = { id: newId("usr"), email, timezone, default_currency: currency, created_at: at };
+  const user = { id: ids.next("usr"), email, timezone, default_currency: currency, created_at: at };
   await db("users").insert({ ...user, email_normalized: normalizeEmail(email), password_hash: await hashPassword(input.password), updated_at: at });
   return user;
 }

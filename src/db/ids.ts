@@ -5,6 +5,28 @@ const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz
 
 export type IdPrefix = "usr" | "tok" | "wal" | "txn" | "trf" | "bud" | "gol" | "gct" | "bil" | "req";
 
+/**
+ * Where new ids come from: handlers and domain code take one (ctx.ids) instead of calling newId, so a
+ * test can inject known ids (sequentialIds) the way it injects the clock.
+ */
+export interface IdSource {
+  next(prefix: IdPrefix): string;
+}
+
+export const randomIds: IdSource = { next: (prefix) => newId(prefix) };
+
+/** Deterministic ids for tests: wal_0000000000000001, wal_0000000000000002… (one counter per prefix). */
+export function sequentialIds(): IdSource {
+  const counters = new Map<IdPrefix, number>();
+  return {
+    next(prefix) {
+      const n = (counters.get(prefix) ?? 0) + 1;
+      counters.set(prefix, n);
+      return `${prefix}_${String(n).padStart(16, "0")}`;
+    },
+  };
+}
+
 export function newId(prefix: IdPrefix): string {
   let n = BigInt(`0x${randomBytes(16).toString("hex")}`);
   let out = "";

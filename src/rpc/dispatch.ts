@@ -5,6 +5,7 @@
  * Authentication and rate limiting happen once per JSON-RPC message, before this (src/rpc/message.ts).
  */
 import type { Knex } from "knex";
+import { randomIds, type IdSource } from "../db/ids.js";
 import type { Config } from "../config.js";
 import { AppError, internalError } from "../errors.js";
 import { toolsByName, type ToolDefinition } from "../../generated/registry.js";
@@ -29,6 +30,7 @@ export interface DispatchDeps {
   runWrite: (tool: string, params: Record<string, unknown>, ctx: ToolContext, handler: WriteHandler) => Promise<Record<string, unknown>>;
   log: Logger;
   now?: () => Date;
+  ids?: IdSource;
 }
 
 export type Dispatch = (tool: string, params: unknown, call: CallInfo) => Promise<Record<string, unknown>>;
@@ -70,6 +72,7 @@ function namedParams(tool: ToolDefinition, params: unknown): Record<string, unkn
 
 export function createDispatch(deps: DispatchDeps): Dispatch {
   const now = deps.now ?? (() => new Date());
+  const ids = deps.ids ?? randomIds;
   return async (name, rawParams, call) => {
     const tool = findTool(name);
     if (!call.caller.scopes.has(tool.scope)) {
@@ -85,7 +88,7 @@ export function createDispatch(deps: DispatchDeps): Dispatch {
     const params = namedParams(tool, rawParams);
     if (!tool.validateParams(params)) throw validationError(tool.name, tool.validateParams.errors ?? []);
 
-    const ctx: ToolContext = { db: deps.db, caller: call.caller, requestId: call.requestId, config: deps.config, now };
+    const ctx: ToolContext = { db: deps.db, caller: call.caller, requestId: call.requestId, config: deps.config, now, ids };
     const handler = deps.handlers[tool.name as keyof Handlers] as unknown as (p: unknown, c: ToolContext) => Promise<Record<string, unknown>>;
     let result: Record<string, unknown>;
     try {

@@ -1,5 +1,6 @@
 import type { Knex } from "knex";
 import type { Config } from "../config.js";
+import type { IdSource } from "../db/ids.js";
 
 /** Who is calling: the token's user and the token itself. Built by src/auth, read by handlers. */
 export interface Caller {
@@ -20,4 +21,6 @@ export interface ToolContext {
   readonly config: Config;
   /** The clock, injectable so tests can fix "today". */
   now(): Date;
+  /** New ids, injectable so tests can know them in advance. */
+  readonly ids: IdSource;
 }

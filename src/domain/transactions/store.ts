@@ -22,6 +22,7 @@
  *       currency?: string;            (when set, the wallet must have this currency)
  *       payee?, description?, category?, notes?, externalId?: string | null;   tags?: readonly string[]
  *       now: Date;                    (created_at / updated_at)
+ *       ids?: IdSource;               (where the new rows' ids come from: ctx.ids; random by default)
  *       wallet?: WalletRow;           (walletId's row, when the caller already read it in this transaction)
  *     }
  *     InsertedTransaction = { transaction: Transaction; counterpart: Transaction | null; warnings: Warning[] }
@@ -38,7 +39,7 @@
  */
 import type { Knex } from "knex";
 import type { Direction, Transaction, Warning } from "../../../generated/types.js";
-import { newId } from "../../db/ids.js";
+import { randomIds, type IdSource } from "../../db/ids.js";
 import { AppError, invalidParams } from "../../errors.js";
 import { formatMinor, toMinorBigInt, toMoney, type MinorLike } from "../../money/amount.js";
 import { addDays } from "../bills/schedule.js";
@@ -175,6 +176,8 @@ export interface NewTransaction {
   notes?: string | null;
   externalId?: string | null;
   now: Date;
+  /** Where the new rows' ids come from (ctx.ids); random when not given. */
+  ids?: IdSource;
   /**
    * The row of walletId when the caller has already read it in this same transaction (create_transaction
    * reads it first for the amount's decimals): a second read of the same row would give the same answer.
@@ -228,7 +231,8 @@ export async function insertTransaction(trx: Knex, userId: string, input: NewTra
   if (duplicates.length > 0) warnings.push(duplicateWarning(duplicates, wallet.currency));
 
   const at = input.now.toISOString();
-  const transferId = toWallet ? newId("trf") : null;
+  const ids = input.ids ?? randomIds;
+  const transferId = toWallet ? ids.next("trf") : null;
   const base = {
     user_id: userId,
     date: input.date,
@@ -244,8 +248,8 @@ export async function insertTransaction(trx: Knex, userId: string, input: NewTra
     created_at: at,
     updated_at: at,
   };
-  const rows = [{ ...base, id: newId("txn"), wallet_id: wallet.id, amount_minor: signed, external_id: externalId, counterpart_wallet_id: toWallet?.id ?? null }];
-  if (toWallet) rows.push({ ...base, id: newId("txn"), wallet_id: toWallet.id, amount_minor: input.amountMinor, external_id: null, counterpart_wallet_id: wallet.id });
+  const rows = [{ ...base, id: ids.next("txn"), wallet_id: wallet.id, amount_minor: signed, external_id: externalId, counterpart_wallet_id: toWallet?.id ?? null }];
+  if (toWallet) rows.push({ ...base, id: ids.next("txn"), wallet_id: toWallet.id, amount_minor: input.amountMinor, external_id: null, counterpart_wallet_id: wallet.id });
 
   try {
     await trx("transactions").insert(rows);

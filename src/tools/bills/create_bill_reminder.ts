@@ -1,5 +1,4 @@
 import type { Handlers } from "../../../generated/handlers.js";
-import { newId } from "../../db/ids.js";
 import { invalidParams } from "../../errors.js";
 import { assertNameFree, assertSameCurrency, checkCurrency, cleanName, findWallet, nowIso, parseMoneyParam, todayFor } from "../../domain/budgets/common.js";
 import { billToApi, checkAmountRange, checkSchedule, insertBill, type BillRecord } from "../../domain/bills/store.js";
@@ -30,7 +29,7 @@ export const create_bill_reminder: Handlers["create_bill_reminder"] = async (par
 
   const at = nowIso(ctx);
   const rec: BillRecord = {
-    id: newId("bil"),
+    id: ctx.ids.next("bil"),
     userId,
     name: cleanName(params.name),
     payee: params.payee?.trim() ?? null,

@@ -1,5 +1,4 @@
 import type { Handlers } from "../../../generated/handlers.js";
-import { newId } from "../../db/ids.js";
 import { assertNameFree, checkCurrency, cleanName, nowIso, parseMoneyParam, todayFor } from "../../domain/budgets/common.js";
 import { checkDateOrder, checkWallets, cleanLabels, defaultDates } from "../../domain/budgets/input.js";
 import { computeBudgetStatus } from "../../domain/budgets/status.js";
@@ -23,7 +22,7 @@ export const create_budget: Handlers["create_budget"] = async (params, ctx) => {
 
   const at = nowIso(ctx);
   const rec: BudgetRecord = {
-    id: newId("bud"),
+    id: ctx.ids.next("bud"),
     userId,
     name: cleanName(params.name),
     amountMinor,

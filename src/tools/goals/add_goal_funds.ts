@@ -1,6 +1,5 @@
 import type { Handlers } from "../../../generated/handlers.js";
 import type { Transaction, Warning } from "../../../generated/types.js";
-import { newId } from "../../db/ids.js";
 import { invalidParams } from "../../errors.js";
 import { formatMinor } from "../../money/amount.js";
 import { nowIso, parseMoneyParam, todayFor } from "../../domain/budgets/common.js";
@@ -44,13 +43,14 @@ export const add_goal_funds: Handlers["add_goal_funds"] = async (params, ctx) =>
       description: `${adding ? "Goal contribution" : "Goal withdrawal"}: ${goal.name}`,
       notes: params.note ?? null,
       now: ctx.now(),
+    ids: ctx.ids,
     });
     transaction = inserted.transaction;
     warnings.push(...inserted.warnings);
   }
 
   const contribution: ContributionRecord = {
-    id: newId("gct"),
+    id: ctx.ids.next("gct"),
     userId,
     goalId: goal.id,
     amountMinor: amount,

@@ -1,5 +1,4 @@
 import type { Handlers } from "../../../generated/handlers.js";
-import { newId } from "../../db/ids.js";
 import { assertNameFree, assertSameCurrency, checkCurrency, cleanName, findWallet, nowIso, parseMoneyParam } from "../../domain/budgets/common.js";
 import { goalToApi, insertGoal, type GoalRecord } from "../../domain/goals/store.js";
 
@@ -14,7 +13,7 @@ export const create_goal: Handlers["create_goal"] = async (params, ctx) => {
 
   const at = nowIso(ctx);
   const rec: GoalRecord = {
-    id: newId("gol"),
+    id: ctx.ids.next("gol"),
     userId,
     name: cleanName(params.name),
     targetMinor,

@@ -25,6 +25,7 @@ export const create_transaction: Handlers["create_transaction"] = async (params,
     notes: params.notes,
     externalId: params.external_id,
     now: ctx.now(),
+    ids: ctx.ids,
   });
   const { transaction, counterpart } = inserted;
   const warnings = [...inserted.warnings];

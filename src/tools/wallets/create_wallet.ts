@@ -1,5 +1,4 @@
 import type { Handlers } from "../../../generated/handlers.js";
-import { newId } from "../../db/ids.js";
 import { parseAmountParam, requireKnownCurrency } from "../../domain/transactions/amounts.js";
 import { assertNameFree, isUniqueViolation, normalizeWalletName } from "../../domain/wallets/names.js";
 import { findWalletRow, walletFromRow } from "../../domain/wallets/store.js";
@@ -12,7 +11,7 @@ export const create_wallet: Handlers["create_wallet"] = async (params, ctx) => {
   const { name, key } = normalizeWalletName(params.name);
   await assertNameFree(ctx.db, userId, key);
 
-  const id = newId("wal");
+  const id = ctx.ids.next("wal");
   const at = ctx.now().toISOString();
   try {
     await ctx.db("wallets").insert({
