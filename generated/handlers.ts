@@ -17,6 +17,7 @@ export interface Handlers {
   list_wallets(params: T.ListWalletsParams, ctx: ToolContext): Promise<T.ListWalletsResult>;
   get_wallet_balance(params: T.GetWalletBalanceParams, ctx: ToolContext): Promise<T.GetWalletBalanceResult>;
   search_product_knowledge(params: T.SearchProductKnowledgeParams, ctx: ToolContext): Promise<T.SearchProductKnowledgeResult>;
+  get_knowledge_article(params: T.GetKnowledgeArticleParams, ctx: ToolContext): Promise<T.GetKnowledgeArticleResult>;
   whoami(params: T.WhoamiParams, ctx: ToolContext): Promise<T.WhoamiResult>;
   list_capabilities(params: T.ListCapabilitiesParams, ctx: ToolContext): Promise<T.ListCapabilitiesResult>;
   list_bill_reminders(params: T.ListBillRemindersParams, ctx: ToolContext): Promise<T.ListBillRemindersResult>;
@@ -57,6 +58,8 @@ export type GetWalletBalanceParams = T.GetWalletBalanceParams;
 export type GetWalletBalanceResult = T.GetWalletBalanceResult;
 export type SearchProductKnowledgeParams = T.SearchProductKnowledgeParams;
 export type SearchProductKnowledgeResult = T.SearchProductKnowledgeResult;
+export type GetKnowledgeArticleParams = T.GetKnowledgeArticleParams;
+export type GetKnowledgeArticleResult = T.GetKnowledgeArticleResult;
 export type WhoamiParams = T.WhoamiParams;
 export type WhoamiResult = T.WhoamiResult;
 export type ListCapabilitiesParams = T.ListCapabilitiesParams;

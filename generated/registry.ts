@@ -20,7 +20,7 @@ export interface ToolDefinition {
   readonly validateResult: ValidateFunction;
 }
 
-export type ToolName = "list_transactions" | "get_transaction_summary" | "list_budgets" | "get_budget_status" | "list_goals" | "get_goal_progress" | "list_wallets" | "get_wallet_balance" | "search_product_knowledge" | "whoami" | "list_capabilities" | "list_bill_reminders" | "calculate" | "create_transaction" | "update_transaction" | "delete_transaction" | "create_budget" | "update_budget" | "delete_budget" | "create_goal" | "update_goal" | "delete_goal" | "add_goal_funds" | "create_wallet" | "update_wallet" | "delete_wallet" | "create_bill_reminder" | "update_bill_reminder" | "delete_bill_reminder";
+export type ToolName = "list_transactions" | "get_transaction_summary" | "list_budgets" | "get_budget_status" | "list_goals" | "get_goal_progress" | "list_wallets" | "get_wallet_balance" | "search_product_knowledge" | "get_knowledge_article" | "whoami" | "list_capabilities" | "list_bill_reminders" | "calculate" | "create_transaction" | "update_transaction" | "delete_transaction" | "create_budget" | "update_budget" | "delete_budget" | "create_goal" | "update_goal" | "delete_goal" | "add_goal_funds" | "create_wallet" | "update_wallet" | "delete_wallet" | "create_bill_reminder" | "update_bill_reminder" | "delete_bill_reminder";
 
 /** Every tool, in spec order (the order of tools/list). */
 export const tools: readonly ToolDefinition[] = [
@@ -1623,7 +1623,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "search_product_knowledge",
   "title": "Search product knowledge",
-  "description": "Searches the help articles and FAQ. Use it for how-to questions and unclear errors; answer from the text.",
+  "description": "Searches the help articles and FAQ. Use it for how-to questions and unclear errors; to answer, read the best entry whole with get_knowledge_article.",
   "summary": "Search the finance-mcp help and FAQ knowledge base",
   "scope": "read:knowledge",
   "kind": "read",
@@ -1718,6 +1718,103 @@ export const tools: readonly ToolDefinition[] = [
   },
   "validateParams": validators.search_product_knowledge__params,
   "validateResult": validators.search_product_knowledge__result
+},
+{
+  "name": "get_knowledge_article",
+  "title": "Get knowledge article",
+  "description": "Returns a help entry whole (title, body, tags) and up to 3 related entries. Use it after search_product_knowledge, with a result's id, and answer from the body.",
+  "summary": "Read one knowledge-base entry whole, with related entries",
+  "scope": "read:knowledge",
+  "kind": "read",
+  "paramNames": [
+    "id"
+  ],
+  "errors": [
+    "invalid_params",
+    "unauthorized",
+    "insufficient_scope",
+    "not_found",
+    "rate_limited",
+    "internal_error"
+  ],
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": false
+  },
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "id": {
+        "type": "string",
+        "pattern": "^kb_[a-z\\d-]+$",
+        "description": "e.g. \"kb_idempotency-keys-and-retries\"."
+      }
+    },
+    "required": [
+      "id"
+    ],
+    "additionalProperties": false
+  },
+  "outputSchema": {
+    "type": "object",
+    "required": [
+      "article"
+    ],
+    "properties": {
+      "article": {
+        "type": "object",
+        "required": [
+          "id",
+          "title",
+          "body",
+          "tags",
+          "related"
+        ],
+        "properties": {
+          "id": {
+            "$ref": "#/$defs/KnowledgeEntryId"
+          },
+          "title": {
+            "type": "string"
+          },
+          "body": {
+            "type": "string"
+          },
+          "tags": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
+          },
+          "related": {
+            "type": "array",
+            "items": {
+              "type": "object",
+              "required": [
+                "id",
+                "title"
+              ],
+              "properties": {
+                "id": {
+                  "$ref": "#/$defs/KnowledgeEntryId"
+                },
+                "title": {
+                  "type": "string"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "$defs": {
+      "KnowledgeEntryId": {
+        "type": "string"
+      }
+    }
+  },
+  "validateParams": validators.get_knowledge_article__params,
+  "validateResult": validators.get_knowledge_article__result
 },
 {
   "name": "whoami",

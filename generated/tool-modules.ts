@@ -9,6 +9,7 @@ import { get_goal_progress } from "../src/tools/goals/get_goal_progress.js";
 import { list_wallets } from "../src/tools/wallets/list_wallets.js";
 import { get_wallet_balance } from "../src/tools/wallets/get_wallet_balance.js";
 import { search_product_knowledge } from "../src/tools/knowledge/search_product_knowledge.js";
+import { get_knowledge_article } from "../src/tools/knowledge/get_knowledge_article.js";
 import { whoami } from "../src/tools/meta/whoami.js";
 import { list_capabilities } from "../src/tools/meta/list_capabilities.js";
 import { list_bill_reminders } from "../src/tools/bills/list_bill_reminders.js";
@@ -41,6 +42,7 @@ export const handlers = {
   list_wallets,
   get_wallet_balance,
   search_product_knowledge,
+  get_knowledge_article,
   whoami,
   list_capabilities,
   list_bill_reminders,

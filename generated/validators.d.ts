@@ -18,6 +18,8 @@ export declare const get_wallet_balance__params: ValidateFunction;
 export declare const get_wallet_balance__result: ValidateFunction;
 export declare const search_product_knowledge__params: ValidateFunction;
 export declare const search_product_knowledge__result: ValidateFunction;
+export declare const get_knowledge_article__params: ValidateFunction;
+export declare const get_knowledge_article__result: ValidateFunction;
 export declare const whoami__params: ValidateFunction;
 export declare const whoami__result: ValidateFunction;
 export declare const list_capabilities__params: ValidateFunction;

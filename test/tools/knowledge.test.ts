@@ -49,6 +49,37 @@ describe(`knowledge base and calculator (${engine})`, () => {
     expect(results.some((r: { snippet: string }) => /\*\*[^*]+\*\*/.test(r.snippet))).to.equal(true);
   });
 
+  describe("get_knowledge_article", () => {
+    it("returns the entry a search found, whole: the file's body, its tags, and related entries sharing the most tags", async () => {
+      const { results } = await server.call("search_product_knowledge", { query: "retry with the same idempotency key", limit: 1 }, user.token);
+      const { article } = await server.call("get_knowledge_article", { id: results[0].id }, user.token);
+      expect(article.id).to.equal(results[0].id);
+      expect(article.title).to.equal(results[0].title);
+      // The snippet is an excerpt of the body (markers removed), and the body is the whole entry.
+      expect(article.body.length).to.be.greaterThan(results[0].snippet.length);
+      const stored = await server.db("kb_entries").where({ id: article.id }).first("body", "tags");
+      expect(article.body).to.equal(String(stored.body).trim());
+      expect(article.tags).to.deep.equal(JSON.parse(stored.tags));
+      expect(article.related.length).to.be.within(1, 3);
+      const all = (await server.db("kb_entries").select("id", "tags")) as { id: string; tags: string }[];
+      const shared = (id: string) => (JSON.parse(all.find((e) => e.id === id)!.tags) as string[]).filter((t) => article.tags.includes(t)).length;
+      const counts = article.related.map((r: { id: string }) => shared(r.id));
+      expect(counts.every((n: number) => n > 0)).to.equal(true);
+      expect(counts).to.deep.equal([...counts].sort((a, b) => b - a));
+      // No entry left out shares more tags than the least related one named.
+      const named = new Set([article.id, ...article.related.map((r: { id: string }) => r.id)]);
+      for (const e of all.filter((x) => !named.has(x.id))) expect(shared(e.id), e.id).to.be.at.most(Math.min(...counts));
+    });
+
+    it("answers not_found naming id for an unknown entry, and invalid_params for a malformed id", async () => {
+      const missing = await server.callError("get_knowledge_article", { id: "kb_no-such-entry" }, user.token);
+      expect(missing.data).to.include({ code: "not_found", field: "id" });
+      expect(missing.message).to.match(/search_product_knowledge/);
+      const bad = await server.callError("get_knowledge_article", { id: "txn_123" }, user.token);
+      expect(bad.data).to.include({ code: "invalid_params", field: "id" });
+    });
+  });
+
   it("never fails on quotes, operators and punctuation in the query", async () => {
     const nasty = ['"unbalanced', "NEAR(a b)", "title:token", "a OR", "AND", "*", "^x", "token -revoke", "'; DROP TABLE kb_entries; --", "(((", "a & b | !c", "<->", ":*", "{}[]", "\\", "✓ ünïcödé", "isn't allowed", "   "];
     for (const query of nasty) {

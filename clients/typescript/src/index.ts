@@ -99,6 +99,11 @@ export class FinanceMcpClient {
     return this.call("search_product_knowledge", params);
   }
 
+  /** Read one knowledge-base entry whole, with related entries */
+  getKnowledgeArticle(params: T.GetKnowledgeArticleParams): Promise<T.GetKnowledgeArticleResult> {
+    return this.call("get_knowledge_article", params);
+  }
+
   /** Who the calling token acts for: user, token, scopes, timezone, default currency */
   whoami(params: T.WhoamiParams = {}): Promise<T.WhoamiResult> {
     return this.call("whoami", params);

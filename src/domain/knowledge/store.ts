@@ -8,6 +8,7 @@ import type { Knex } from "knex";
 import { dialect } from "../../db/knex.js";
 import { loadCorpus, type KbEntry } from "./corpus.js";
 import { packagePath } from "../../package-root.js";
+import { AppError } from "../../errors.js";
 
 export const DEFAULT_KB_FOLDER = packagePath("kb");
 
@@ -96,6 +97,45 @@ export async function searchKnowledge(db: Knex, query: string, limit: number, ta
     [any, all, any, any, ...filter.bindings, limit],
   );
   return (result.rows as Record<string, unknown>[]).map((r) => hit(r, Number(r.score)));
+}
+
+export interface KnowledgeArticle {
+  id: string;
+  title: string;
+  body: string;
+  tags: string[];
+  related: { id: string; title: string }[];
+}
+
+/** How many related entries an article names. */
+const RELATED = 3;
+
+/**
+ * One entry whole, or undefined. Related entries are those sharing the most tags with it (ties by id):
+ * the corpus is the product's help (tens of entries), so comparing tag lists in memory is cheaper than a
+ * JSON query per dialect.
+ */
+export async function findArticle(db: Knex, id: string): Promise<KnowledgeArticle | undefined> {
+  const row = await db("kb_entries").where({ id }).first("id", "title", "tags", "body");
+  if (!row) return undefined;
+  const tags = JSON.parse(String(row.tags)) as string[];
+  const others = (await db("kb_entries").whereNot({ id }).select("id", "title", "tags")) as { id: string; title: string; tags: string }[];
+  const related = others
+    .map((o) => ({ id: o.id, title: o.title, shared: (JSON.parse(o.tags) as string[]).filter((t) => tags.includes(t)).length }))
+    .filter((o) => o.shared > 0)
+    .sort((a, b) => b.shared - a.shared || (a.id < b.id ? -1 : 1))
+    .slice(0, RELATED)
+    .map(({ id: relatedId, title }) => ({ id: relatedId, title }));
+  return { id: row.id, title: row.title, body: String(row.body).trim(), tags, related };
+}
+
+/** The entry, or not_found on `field`. */
+export async function getArticle(db: Knex, id: string, field = "id"): Promise<KnowledgeArticle> {
+  const article = await findArticle(db, id);
+  if (!article) {
+    throw new AppError("not_found", `${field}: no knowledge-base entry has the id ${JSON.stringify(id)}. Take ids from search_product_knowledge results.`, { field });
+  }
+  return article;
 }
 
 function hit(r: Record<string, unknown>, score: number): KnowledgeHit {
