@@ -343,7 +343,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "get_transaction_summary",
   "title": "Get transaction summary",
-  "description": "Totals from date_from to date_to per currency: income, expenses (magnitudes), net, count; transfers excluded. group_by splits them per category, tag, month, wallet or payee; a transaction counts in each of its tags.",
+  "description": "Totals from date_from to date_to per currency: income, expenses (magnitudes), net, count; transfers excluded. Filters narrow what is counted (AND). group_by splits them per category, tag, month, wallet or payee; a transaction counts in each of its tags.",
   "summary": "Income, expenses, net and count for a date range, optionally grouped",
   "scope": "read:transactions",
   "kind": "read",
@@ -351,7 +351,11 @@ export const tools: readonly ToolDefinition[] = [
     "date_from",
     "date_to",
     "group_by",
-    "wallet_id"
+    "wallet_id",
+    "category",
+    "tags_any",
+    "direction",
+    "currency"
   ],
   "errors": [
     "invalid_params",
@@ -387,6 +391,33 @@ export const tools: readonly ToolDefinition[] = [
       "wallet_id": {
         "type": "string",
         "pattern": "^wal_[A-Za-z\\d]{16,40}$"
+      },
+      "category": {
+        "type": "string",
+        "maxLength": 64,
+        "pattern": "\\S"
+      },
+      "tags_any": {
+        "type": "array",
+        "items": {
+          "type": "string",
+          "maxLength": 40,
+          "pattern": "\\S"
+        },
+        "minItems": 1,
+        "maxItems": 20,
+        "description": "Has at least one of these."
+      },
+      "direction": {
+        "type": "string",
+        "enum": [
+          "expense",
+          "income"
+        ]
+      },
+      "currency": {
+        "type": "string",
+        "pattern": "^[A-Z]{3}$"
       }
     },
     "required": [

@@ -761,6 +761,36 @@ export interface GetTransactionSummaryParams {
   date_to: Date;
   group_by?: "category" | "tag" | "month" | "wallet" | "payee";
   wallet_id?: WalletId;
+  category?: Category;
+  /**
+   * Has at least one of these.
+   *
+   * @minItems 1
+   * @maxItems 20
+   */
+  tags_any?:
+    | [Tag]
+    | [Tag, Tag]
+    | [Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag, Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag];
+  direction?: "expense" | "income";
+  currency?: Currency;
 }
 /**
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema

@@ -11,6 +11,7 @@ import type { GetTransactionSummaryParams, GetTransactionSummaryResult, SummaryG
 import { invalidParams } from "../../errors.js";
 import { toMinorBigInt, toMoney, type MinorLike } from "../../money/amount.js";
 import { requireWallet } from "../wallets/store.js";
+import { foldKey, normalizeTags } from "./text.js";
 
 interface Figures {
   currency: string;
@@ -48,11 +49,18 @@ export async function transactionSummary(db: Knex, userId: string, p: GetTransac
     throw invalidParams("date_to", `a day on or after date_from (${p.date_from})`, `date_to: ${p.date_to} is before date_from ${p.date_from}.`);
   }
   const walletId = p.wallet_id !== undefined ? (await requireWallet(db, userId, p.wallet_id, "wallet_id")).id : undefined;
+  const categoryKey = p.category !== undefined ? foldKey(p.category) : undefined;
+  const tagsAny = p.tags_any !== undefined ? normalizeTags(p.tags_any, "tags_any") : undefined;
 
+  // The same filters, with the same meanings, as list_transactions (src/domain/transactions/list.ts).
   const base = () => {
     const q = db({ t: "transactions" }).where("t.user_id", userId);
     if (walletId !== undefined) q.andWhere("t.wallet_id", walletId);
-    return q.andWhere("t.date", ">=", p.date_from).andWhere("t.date", "<=", p.date_to).whereIn("t.direction", ["income", "expense"]);
+    if (p.currency !== undefined) q.andWhere("t.currency", p.currency);
+    if (categoryKey !== undefined) q.andWhere("t.category_key", categoryKey);
+    if (tagsAny !== undefined) q.whereIn("t.id", db("transaction_tags").select("transaction_id").where("user_id", userId).whereIn("tag", tagsAny));
+    q.andWhere("t.date", ">=", p.date_from).andWhere("t.date", "<=", p.date_to);
+    return p.direction !== undefined ? q.andWhere("t.direction", p.direction) : q.whereIn("t.direction", ["income", "expense"]);
   };
   const sums = [db.raw(`${INCOME} AS income`), db.raw(`${EXPENSES} AS expenses`), db.raw("COUNT(*) AS n")];
 
