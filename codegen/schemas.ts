@@ -157,15 +157,22 @@ function compact(spec: Spec, value: Json, how: Compaction, depth = 0): Json {
   return withoutTypeArray(terse(out));
 }
 
+/** A pattern that spells out a full date, capturing its year part. */
+const DATE_PATTERN = /^\^(.+?)\[0-9\]\{2\}-\[0-9\]\{2\}-\[0-9\]\{2\}\$$/;
+
 /**
  * The same constraints in fewer tokens: \d for [0-9] (identical in ECMA-262 regexes, with or without the
- * u flag); no minLength 1 next to the pattern \S (which already needs a character); no empty required
- * list.
+ * u flag); no minLength 1 next to the pattern \S (which already needs a character); next to format date,
+ * only the year part of a full-date pattern; no empty required list.
  */
 function terse(schema: JsonObject): JsonObject {
   const out = { ...schema };
   if (typeof out.pattern === "string") {
     if (out.pattern === "\\S" && out.minLength === 1) delete out.minLength;
+    // format date already requires YYYY-MM-DD (a real calendar day): of a full-date pattern only what it
+    // adds, the allowed years, needs saying.
+    const year = out.format === "date" ? DATE_PATTERN.exec(out.pattern) : null;
+    if (year) out.pattern = `^${year[1]}`;
     out.pattern = out.pattern.replaceAll("[0-9]", "\\d").replaceAll("0-9", "\\d");
   }
   if (Array.isArray(out.required) && out.required.length === 0) delete out.required;

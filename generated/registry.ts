@@ -20,7 +20,7 @@ export interface ToolDefinition {
   readonly validateResult: ValidateFunction;
 }
 
-export type ToolName = "list_transactions" | "get_transaction_summary" | "list_budgets" | "get_budget_status" | "list_goals" | "get_goal_progress" | "list_wallets" | "get_wallet_balance" | "search_product_knowledge" | "get_knowledge_article" | "whoami" | "list_capabilities" | "list_bill_reminders" | "calculate" | "create_transaction" | "update_transaction" | "delete_transaction" | "create_budget" | "update_budget" | "delete_budget" | "create_goal" | "update_goal" | "delete_goal" | "add_goal_funds" | "create_wallet" | "update_wallet" | "delete_wallet" | "create_bill_reminder" | "update_bill_reminder" | "delete_bill_reminder";
+export type ToolName = "list_transactions" | "get_transaction_summary" | "list_categories" | "list_tags" | "list_budgets" | "get_budget_status" | "list_goals" | "get_goal_progress" | "list_wallets" | "get_wallet_balance" | "search_product_knowledge" | "get_knowledge_article" | "whoami" | "list_capabilities" | "list_bill_reminders" | "calculate" | "create_transaction" | "update_transaction" | "delete_transaction" | "create_budget" | "update_budget" | "delete_budget" | "create_goal" | "update_goal" | "delete_goal" | "add_goal_funds" | "create_wallet" | "update_wallet" | "delete_wallet" | "create_bill_reminder" | "update_bill_reminder" | "delete_bill_reminder";
 
 /** Every tool, in spec order (the order of tools/list). */
 export const tools: readonly ToolDefinition[] = [
@@ -152,7 +152,7 @@ export const tools: readonly ToolDefinition[] = [
       "Date": {
         "type": "string",
         "format": "date",
-        "pattern": "^(19|2\\d)\\d{2}-\\d{2}-\\d{2}$"
+        "pattern": "^(19|2\\d)"
       },
       "Tag": {
         "type": "string",
@@ -429,7 +429,7 @@ export const tools: readonly ToolDefinition[] = [
       "Date": {
         "type": "string",
         "format": "date",
-        "pattern": "^(19|2\\d)\\d{2}-\\d{2}-\\d{2}$"
+        "pattern": "^(19|2\\d)"
       }
     }
   },
@@ -560,6 +560,250 @@ export const tools: readonly ToolDefinition[] = [
   },
   "validateParams": validators.get_transaction_summary__params,
   "validateResult": validators.get_transaction_summary__result
+},
+{
+  "name": "list_categories",
+  "title": "List categories",
+  "description": "Lists the categories on the user's transactions (optionally within dates), most used first: how many transactions, last used, expenses per currency. Use it to spell a category as the user's data does before filtering or budgeting; totals for a period: get_transaction_summary.",
+  "summary": "List the categories the user uses, with count, last use and spending",
+  "scope": "read:transactions",
+  "kind": "read",
+  "paramNames": [
+    "date_from",
+    "date_to",
+    "limit",
+    "cursor"
+  ],
+  "errors": [
+    "invalid_params",
+    "unauthorized",
+    "insufficient_scope",
+    "rate_limited",
+    "internal_error"
+  ],
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": false
+  },
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "date_from": {
+        "$ref": "#/$defs/Date"
+      },
+      "date_to": {
+        "$ref": "#/$defs/Date"
+      },
+      "limit": {
+        "type": "integer",
+        "minimum": 1,
+        "maximum": 200,
+        "default": 50
+      },
+      "cursor": {
+        "type": "string",
+        "minLength": 1,
+        "maxLength": 512
+      }
+    },
+    "additionalProperties": false,
+    "$defs": {
+      "Date": {
+        "type": "string",
+        "format": "date",
+        "pattern": "^(19|2\\d)"
+      }
+    }
+  },
+  "outputSchema": {
+    "type": "object",
+    "required": [
+      "categories",
+      "next_cursor"
+    ],
+    "properties": {
+      "categories": {
+        "type": "array",
+        "items": {
+          "type": "object",
+          "required": [
+            "name",
+            "transactions",
+            "last_used",
+            "spent"
+          ],
+          "properties": {
+            "name": {
+              "type": "string"
+            },
+            "transactions": {
+              "type": "integer",
+              "minimum": 1
+            },
+            "last_used": {
+              "type": "string"
+            },
+            "spent": {
+              "type": "array",
+              "items": {
+                "type": "object",
+                "required": [
+                  "value",
+                  "currency",
+                  "minor"
+                ],
+                "properties": {
+                  "value": {
+                    "type": "string"
+                  },
+                  "currency": {
+                    "type": "string"
+                  },
+                  "minor": {
+                    "type": "integer"
+                  }
+                }
+              }
+            }
+          }
+        }
+      },
+      "next_cursor": {
+        "anyOf": [
+          {
+            "type": "string"
+          },
+          {
+            "type": "null"
+          }
+        ]
+      }
+    }
+  },
+  "validateParams": validators.list_categories__params,
+  "validateResult": validators.list_categories__result
+},
+{
+  "name": "list_tags",
+  "title": "List tags",
+  "description": "Lists the tags on the user's transactions (optionally within dates), most used first: how many transactions, last used, expenses per currency. Use it to spell tags as the user's data does before filtering (tags_any, tags_all) or budgeting.",
+  "summary": "List the tags the user uses, with count, last use and spending",
+  "scope": "read:transactions",
+  "kind": "read",
+  "paramNames": [
+    "date_from",
+    "date_to",
+    "limit",
+    "cursor"
+  ],
+  "errors": [
+    "invalid_params",
+    "unauthorized",
+    "insufficient_scope",
+    "rate_limited",
+    "internal_error"
+  ],
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": false
+  },
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "date_from": {
+        "$ref": "#/$defs/Date"
+      },
+      "date_to": {
+        "$ref": "#/$defs/Date"
+      },
+      "limit": {
+        "type": "integer",
+        "minimum": 1,
+        "maximum": 200,
+        "default": 50
+      },
+      "cursor": {
+        "type": "string",
+        "minLength": 1,
+        "maxLength": 512
+      }
+    },
+    "additionalProperties": false,
+    "$defs": {
+      "Date": {
+        "type": "string",
+        "format": "date",
+        "pattern": "^(19|2\\d)"
+      }
+    }
+  },
+  "outputSchema": {
+    "type": "object",
+    "required": [
+      "tags",
+      "next_cursor"
+    ],
+    "properties": {
+      "tags": {
+        "type": "array",
+        "items": {
+          "type": "object",
+          "required": [
+            "name",
+            "transactions",
+            "last_used",
+            "spent"
+          ],
+          "properties": {
+            "name": {
+              "type": "string"
+            },
+            "transactions": {
+              "type": "integer",
+              "minimum": 1
+            },
+            "last_used": {
+              "type": "string"
+            },
+            "spent": {
+              "type": "array",
+              "items": {
+                "type": "object",
+                "required": [
+                  "value",
+                  "currency",
+                  "minor"
+                ],
+                "properties": {
+                  "value": {
+                    "type": "string"
+                  },
+                  "currency": {
+                    "type": "string"
+                  },
+                  "minor": {
+                    "type": "integer"
+                  }
+                }
+              }
+            }
+          }
+        }
+      },
+      "next_cursor": {
+        "anyOf": [
+          {
+            "type": "string"
+          },
+          {
+            "type": "null"
+          }
+        ]
+      }
+    }
+  },
+  "validateParams": validators.list_tags__params,
+  "validateResult": validators.list_tags__result
 },
 {
   "name": "list_budgets",
@@ -854,7 +1098,7 @@ export const tools: readonly ToolDefinition[] = [
       "as_of": {
         "type": "string",
         "format": "date",
-        "pattern": "^(19|2\\d)\\d{2}-\\d{2}-\\d{2}$"
+        "pattern": "^(19|2\\d)"
       }
     },
     "additionalProperties": false
@@ -1563,7 +1807,7 @@ export const tools: readonly ToolDefinition[] = [
       "as_of": {
         "type": "string",
         "format": "date",
-        "pattern": "^(19|2\\d)\\d{2}-\\d{2}-\\d{2}$"
+        "pattern": "^(19|2\\d)"
       }
     },
     "additionalProperties": false
@@ -2510,7 +2754,7 @@ export const tools: readonly ToolDefinition[] = [
       "date": {
         "type": "string",
         "format": "date",
-        "pattern": "^(19|2\\d)\\d{2}-\\d{2}-\\d{2}$"
+        "pattern": "^(19|2\\d)"
       },
       "amount": {
         "type": "string",
@@ -2868,7 +3112,7 @@ export const tools: readonly ToolDefinition[] = [
       "date": {
         "type": "string",
         "format": "date",
-        "pattern": "^(19|2\\d)\\d{2}-\\d{2}-\\d{2}$"
+        "pattern": "^(19|2\\d)"
       },
       "amount": {
         "type": "string",
@@ -3442,7 +3686,7 @@ export const tools: readonly ToolDefinition[] = [
       "Date": {
         "type": "string",
         "format": "date",
-        "pattern": "^(19|2\\d)\\d{2}-\\d{2}-\\d{2}$"
+        "pattern": "^(19|2\\d)"
       }
     }
   },
@@ -3877,7 +4121,7 @@ export const tools: readonly ToolDefinition[] = [
       "Date": {
         "type": "string",
         "format": "date",
-        "pattern": "^(19|2\\d)\\d{2}-\\d{2}-\\d{2}$"
+        "pattern": "^(19|2\\d)"
       }
     }
   },
@@ -4291,7 +4535,7 @@ export const tools: readonly ToolDefinition[] = [
       "target_date": {
         "type": "string",
         "format": "date",
-        "pattern": "^(19|2\\d)\\d{2}-\\d{2}-\\d{2}$"
+        "pattern": "^(19|2\\d)"
       },
       "wallet_id": {
         "type": "string",
@@ -4549,7 +4793,7 @@ export const tools: readonly ToolDefinition[] = [
           {
             "type": "string",
             "format": "date",
-            "pattern": "^(19|2\\d)\\d{2}-\\d{2}-\\d{2}$"
+            "pattern": "^(19|2\\d)"
           },
           {
             "type": "null"
@@ -4909,7 +5153,7 @@ export const tools: readonly ToolDefinition[] = [
       "date": {
         "type": "string",
         "format": "date",
-        "pattern": "^(19|2\\d)\\d{2}-\\d{2}-\\d{2}$"
+        "pattern": "^(19|2\\d)"
       },
       "note": {
         "type": "string",
@@ -5378,7 +5622,7 @@ export const tools: readonly ToolDefinition[] = [
       "opening_date": {
         "type": "string",
         "format": "date",
-        "pattern": "^(19|2\\d)\\d{2}-\\d{2}-\\d{2}$"
+        "pattern": "^(19|2\\d)"
       },
       "notes": {
         "type": "string",
@@ -5618,7 +5862,7 @@ export const tools: readonly ToolDefinition[] = [
           {
             "type": "string",
             "format": "date",
-            "pattern": "^(19|2\\d)\\d{2}-\\d{2}-\\d{2}$"
+            "pattern": "^(19|2\\d)"
           },
           {
             "type": "null"
@@ -6074,7 +6318,7 @@ export const tools: readonly ToolDefinition[] = [
       "Date": {
         "type": "string",
         "format": "date",
-        "pattern": "^(19|2\\d)\\d{2}-\\d{2}-\\d{2}$"
+        "pattern": "^(19|2\\d)"
       }
     }
   },
@@ -6550,7 +6794,7 @@ export const tools: readonly ToolDefinition[] = [
       "Date": {
         "type": "string",
         "format": "date",
-        "pattern": "^(19|2\\d)\\d{2}-\\d{2}-\\d{2}$"
+        "pattern": "^(19|2\\d)"
       }
     }
   },

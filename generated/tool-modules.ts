@@ -2,6 +2,8 @@
 import type { Handlers } from "./handlers.js";
 import { list_transactions } from "../src/tools/transactions/list_transactions.js";
 import { get_transaction_summary } from "../src/tools/transactions/get_transaction_summary.js";
+import { list_categories } from "../src/tools/transactions/list_categories.js";
+import { list_tags } from "../src/tools/transactions/list_tags.js";
 import { list_budgets } from "../src/tools/budgets/list_budgets.js";
 import { get_budget_status } from "../src/tools/budgets/get_budget_status.js";
 import { list_goals } from "../src/tools/goals/list_goals.js";
@@ -35,6 +37,8 @@ import { delete_bill_reminder } from "../src/tools/bills/delete_bill_reminder.js
 export const handlers = {
   list_transactions,
   get_transaction_summary,
+  list_categories,
+  list_tags,
   list_budgets,
   get_budget_status,
   list_goals,

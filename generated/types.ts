@@ -236,6 +236,18 @@ export interface Money {
   minor: number;
 }
 /**
+ * A category or tag and its use. spent: its expenses per currency, as magnitudes; empty when it has none.
+ *
+ * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
+ * via the `definition` "LabelUse".
+ */
+export interface LabelUse {
+  name: string;
+  transactions: number;
+  last_used: Date;
+  spent: Money[];
+}
+/**
  * A non-blocking remark about a write, e.g. possible_duplicate, budget_over_limit, goal_achieved, contributions_removed. Tell the user; do not treat it as an error.
  *
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
@@ -801,6 +813,42 @@ export interface GetTransactionSummaryResult {
   date_to: Date;
   totals: SummaryTotal[];
   groups: SummaryGroup[];
+}
+/**
+ * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
+ * via the `definition` "ListCategoriesParams".
+ */
+export interface ListCategoriesParams {
+  date_from?: Date;
+  date_to?: Date;
+  limit?: number;
+  cursor?: string;
+}
+/**
+ * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
+ * via the `definition` "ListCategoriesResult".
+ */
+export interface ListCategoriesResult {
+  categories: LabelUse[];
+  next_cursor: string | null;
+}
+/**
+ * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
+ * via the `definition` "ListTagsParams".
+ */
+export interface ListTagsParams {
+  date_from?: Date;
+  date_to?: Date;
+  limit?: number;
+  cursor?: string;
+}
+/**
+ * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
+ * via the `definition` "ListTagsResult".
+ */
+export interface ListTagsResult {
+  tags: LabelUse[];
+  next_cursor: string | null;
 }
 /**
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema

@@ -64,6 +64,16 @@ export class FinanceMcpClient {
     return this.call("get_transaction_summary", params);
   }
 
+  /** List the categories the user uses, with count, last use and spending */
+  listCategories(params: T.ListCategoriesParams = {}): Promise<T.ListCategoriesResult> {
+    return this.call("list_categories", params);
+  }
+
+  /** List the tags the user uses, with count, last use and spending */
+  listTags(params: T.ListTagsParams = {}): Promise<T.ListTagsResult> {
+    return this.call("list_tags", params);
+  }
+
   /** List budget definitions, each with its current status */
   listBudgets(params: T.ListBudgetsParams = {}): Promise<T.ListBudgetsResult> {
     return this.call("list_budgets", params);

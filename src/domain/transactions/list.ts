@@ -11,12 +11,10 @@
  * fingerprint of the filters), t (total_count of the first page)}; a cursor from other filters or another
  * sort is refused, so a page can never silently mix two queries.
  */
-import { createHash } from "node:crypto";
 import type { Knex } from "knex";
 import type { ListTransactionsParams, ListTransactionsResult } from "../../../generated/types.js";
-import { canonicalJson } from "../../writes/idempotency.js";
-import { AppError, invalidParams } from "../../errors.js";
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../paging.js";
+import { invalidParams } from "../../errors.js";
+import { decodeCursor, encodeCursor, pageSize, queryFingerprint, splitPage } from "../paging.js";
 import { requireWallet } from "../wallets/store.js";
 import { boundInMinorUnits, exponentOf } from "./amounts.js";
 import { dialect } from "../../db/knex.js";
@@ -123,46 +121,27 @@ export function applyFilters(db: Knex, q: Knex.QueryBuilder, f: LedgerFilters): 
 
 // ── Cursor ───────────────────────────────────────────────────────────────────────────────────────────
 
-interface Cursor {
-  v: 1;
+/** Where a page ended: the sort, the last row's sort key and id, and the total counted on the first page. */
+interface Position extends Record<string, unknown> {
   s: Sort;
   k: string;
   i: string;
-  f: string;
   t: number;
 }
 
-function filtersFingerprint(p: ListTransactionsParams): string {
+function fingerprint(p: ListTransactionsParams): string {
   const { cursor: _c, limit: _l, sort, ...filters } = p;
-  return createHash("sha256").update(canonicalJson({ sort: sort ?? "date_desc", filters })).digest("base64url").slice(0, 16);
+  return queryFingerprint({ sort: sort ?? "date_desc", filters });
 }
 
-export function encodeCursor(c: Omit<Cursor, "v">): string {
-  return Buffer.from(JSON.stringify({ v: 1, ...c }), "utf8").toString("base64url");
-}
-
-const badCursor = (why: string) =>
-  new AppError("invalid_params", `cursor: ${why} Pass next_cursor back unchanged, with the same filters and sort, or leave cursor out to start from the first page.`, {
-    field: "cursor",
-    expected: "the next_cursor of the previous page, with the same filters and sort",
-  });
-
-export function decodeCursor(raw: string, p: ListTransactionsParams, sort: Sort): Cursor {
-  let c: Partial<Cursor>;
-  try {
-    if (!/^[A-Za-z0-9_-]+$/.test(raw)) throw new Error("not base64url");
-    c = JSON.parse(Buffer.from(raw, "base64url").toString("utf8")) as Partial<Cursor>;
-  } catch {
-    throw badCursor("this is not a cursor this server issued.");
-  }
-  if (!c || c.v !== 1 || typeof c.k !== "string" || typeof c.i !== "string" || typeof c.f !== "string" || typeof c.s !== "string" || !Number.isSafeInteger(c.t) || (c.t as number) < 0) {
-    throw badCursor("this is not a cursor this server issued.");
-  }
-  if (c.s !== sort || c.f !== filtersFingerprint(p)) throw badCursor("it belongs to a query with other filters or another sort.");
-  const keyOk = sort.startsWith("date") ? /^\d{4}-\d{2}-\d{2}$/.test(c.k) : /^(0|[1-9][0-9]{0,19})$/.test(c.k);
-  if (!keyOk || !/^txn_[A-Za-z0-9]{16,40}$/.test(c.i)) throw badCursor("this is not a cursor this server issued.");
-  return c as Cursor;
-}
+const isPosition = (sort: Sort) => (c: Record<string, unknown>): c is Position =>
+  c.s === sort &&
+  typeof c.k === "string" &&
+  typeof c.i === "string" &&
+  Number.isSafeInteger(c.t) &&
+  (c.t as number) >= 0 &&
+  (sort.startsWith("date") ? /^\d{4}-\d{2}-\d{2}$/.test(c.k) : /^(0|[1-9][0-9]{0,19})$/.test(c.k)) &&
+  /^txn_[A-Za-z0-9]{16,40}$/.test(c.i);
 
 /** The columns a TransactionRow reads: not the folded keys, which only filters and groups use. */
 const PAGE_COLUMNS = ["id", "user_id", "wallet_id", "date", "amount_minor", "currency", "direction", "payee", "description", "category", "notes", "external_id", "transfer_id", "counterpart_wallet_id", "created_at", "updated_at"];
@@ -171,9 +150,9 @@ const PAGE_COLUMNS = ["id", "user_id", "wallet_id", "date", "amount_minor", "cur
 
 export async function listTransactions(db: Knex, userId: string, p: ListTransactionsParams): Promise<ListTransactionsResult> {
   const sort: Sort = p.sort ?? "date_desc";
-  const limit = Math.min(Math.max(p.limit ?? DEFAULT_PAGE_SIZE, 1), MAX_PAGE_SIZE);
+  const limit = pageSize(p.limit);
   const filters = await resolveFilters(db, userId, p);
-  const after = p.cursor !== undefined ? decodeCursor(p.cursor, p, sort) : undefined;
+  const after = p.cursor !== undefined ? decodeCursor(p.cursor, fingerprint(p), isPosition(sort)) : undefined;
 
   const byDate = sort.startsWith("date");
   const desc = sort.endsWith("desc");
@@ -221,12 +200,10 @@ export async function listTransactions(db: Knex, userId: string, p: ListTransact
     const counted = await applyFilters(db, db("transactions"), filters).count({ n: "*" }).first();
     total = Number((counted as { n: unknown } | undefined)?.n ?? 0);
   }
-  const hasMore = rows.length > limit;
-  const pageRows = hasMore ? rows.slice(0, limit) : rows;
-  const last = pageRows[pageRows.length - 1];
+  const { page: pageRows, hasMore, last } = splitPage(rows, limit);
   const next_cursor =
     hasMore && last
-      ? encodeCursor({ s: sort, k: byDate ? last.date : (last.amount_minor < 0n ? -last.amount_minor : last.amount_minor).toString(), i: last.id, f: filtersFingerprint(p), t: total })
+      ? encodeCursor(fingerprint(p), { s: sort, k: byDate ? last.date : (last.amount_minor < 0n ? -last.amount_minor : last.amount_minor).toString(), i: last.id, t: total })
       : null;
   return {
     transactions: pageRows.map((r, i) => transactionFromRow(r, tags[i]!)),
