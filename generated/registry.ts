@@ -3258,6 +3258,24 @@ export const tools: readonly ToolDefinition[] = [
             }
           }
         }
+      },
+      "changes": {
+        "type": "array",
+        "items": {
+          "type": "object",
+          "required": [
+            "field",
+            "before",
+            "after"
+          ],
+          "properties": {
+            "field": {
+              "type": "string"
+            },
+            "before": {},
+            "after": {}
+          }
+        }
       }
     },
     "$defs": {
@@ -3524,6 +3542,24 @@ export const tools: readonly ToolDefinition[] = [
         "type": "array",
         "items": {
           "type": "object"
+        }
+      },
+      "changes": {
+        "type": "array",
+        "items": {
+          "type": "object",
+          "required": [
+            "field",
+            "before",
+            "after"
+          ],
+          "properties": {
+            "field": {
+              "type": "string"
+            },
+            "before": {},
+            "after": {}
+          }
         }
       }
     }
@@ -4357,6 +4393,24 @@ export const tools: readonly ToolDefinition[] = [
             }
           }
         }
+      },
+      "changes": {
+        "type": "array",
+        "items": {
+          "type": "object",
+          "required": [
+            "field",
+            "before",
+            "after"
+          ],
+          "properties": {
+            "field": {
+              "type": "string"
+            },
+            "before": {},
+            "after": {}
+          }
+        }
       }
     },
     "$defs": {
@@ -4475,6 +4529,24 @@ export const tools: readonly ToolDefinition[] = [
         "type": "array",
         "items": {
           "type": "object"
+        }
+      },
+      "changes": {
+        "type": "array",
+        "items": {
+          "type": "object",
+          "required": [
+            "field",
+            "before",
+            "after"
+          ],
+          "properties": {
+            "field": {
+              "type": "string"
+            },
+            "before": {},
+            "after": {}
+          }
         }
       }
     }
@@ -4988,6 +5060,24 @@ export const tools: readonly ToolDefinition[] = [
             }
           }
         }
+      },
+      "changes": {
+        "type": "array",
+        "items": {
+          "type": "object",
+          "required": [
+            "field",
+            "before",
+            "after"
+          ],
+          "properties": {
+            "field": {
+              "type": "string"
+            },
+            "before": {},
+            "after": {}
+          }
+        }
       }
     },
     "$defs": {
@@ -5100,6 +5190,24 @@ export const tools: readonly ToolDefinition[] = [
         "type": "array",
         "items": {
           "type": "object"
+        }
+      },
+      "changes": {
+        "type": "array",
+        "items": {
+          "type": "object",
+          "required": [
+            "field",
+            "before",
+            "after"
+          ],
+          "properties": {
+            "field": {
+              "type": "string"
+            },
+            "before": {},
+            "after": {}
+          }
         }
       }
     }
@@ -6020,6 +6128,24 @@ export const tools: readonly ToolDefinition[] = [
             }
           }
         }
+      },
+      "changes": {
+        "type": "array",
+        "items": {
+          "type": "object",
+          "required": [
+            "field",
+            "before",
+            "after"
+          ],
+          "properties": {
+            "field": {
+              "type": "string"
+            },
+            "before": {},
+            "after": {}
+          }
+        }
       }
     },
     "$defs": {
@@ -6134,6 +6260,24 @@ export const tools: readonly ToolDefinition[] = [
         "type": "array",
         "items": {
           "type": "object"
+        }
+      },
+      "changes": {
+        "type": "array",
+        "items": {
+          "type": "object",
+          "required": [
+            "field",
+            "before",
+            "after"
+          ],
+          "properties": {
+            "field": {
+              "type": "string"
+            },
+            "before": {},
+            "after": {}
+          }
         }
       }
     }
@@ -7033,6 +7177,24 @@ export const tools: readonly ToolDefinition[] = [
             }
           }
         }
+      },
+      "changes": {
+        "type": "array",
+        "items": {
+          "type": "object",
+          "required": [
+            "field",
+            "before",
+            "after"
+          ],
+          "properties": {
+            "field": {
+              "type": "string"
+            },
+            "before": {},
+            "after": {}
+          }
+        }
       }
     },
     "$defs": {
@@ -7148,6 +7310,24 @@ export const tools: readonly ToolDefinition[] = [
         "type": "array",
         "items": {
           "type": "object"
+        }
+      },
+      "changes": {
+        "type": "array",
+        "items": {
+          "type": "object",
+          "required": [
+            "field",
+            "before",
+            "after"
+          ],
+          "properties": {
+            "field": {
+              "type": "string"
+            },
+            "before": {},
+            "after": {}
+          }
         }
       }
     }

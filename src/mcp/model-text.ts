@@ -29,6 +29,13 @@ function compact(v: unknown): unknown {
   return out;
 }
 
+/**
+ * A replayed answer is the first answer to its idempotency_key, stored when it committed: the text says
+ * so before the data, since the data may have changed since (structuredContent says it with status).
+ */
+const REPLAYED =
+  "Replayed: this is the stored answer of the first call with this idempotency_key; nothing was changed now, and the data may have changed since (list_changes shows later writes).\n";
+
 export function modelText(result: Record<string, unknown>): string {
-  return JSON.stringify(compact(result));
+  return `${result.status === "replayed" ? REPLAYED : ""}${JSON.stringify(compact(result))}`;
 }

@@ -19,8 +19,9 @@ import type { ChangeBus } from "../events/bus.js";
 import { NOTIFY_CHANNEL, notifyPayload } from "../events/bus.js";
 import type { ToolContext } from "../tools/context.js";
 import { writeAuditEntry, type AuditEntry } from "./audit.js";
+import { changesOf, type Changes } from "./changes.js";
 import { findKey, keyInUse, replayOrRefuse, requestHash, storeKey, type StoredKey } from "./idempotency.js";
-import type { WriteContext, WriteOutcome } from "./types.js";
+import type { AuditChange, WriteContext, WriteOutcome } from "./types.js";
 
 export type WriteHandler = (params: never, ctx: WriteContext) => Promise<WriteOutcome<Record<string, unknown>>>;
 
@@ -51,6 +52,12 @@ function storedKeyWarning(stored: StoredKey, tool: string, hash: string): { code
   };
 }
 
+/** `changes` for the answers of updates and deletes (committed and dry run alike); nothing for the others. */
+function changesField(change: AuditChange): { changes?: Changes } {
+  const changes = changesOf(change);
+  return changes === undefined ? {} : { changes };
+}
+
 export interface WritePipelineDeps {
   bus: ChangeBus;
 }
@@ -70,7 +77,7 @@ export function createWritePipeline(deps: WritePipelineDeps) {
       try {
         await ctx.db.transaction(async (trx) => {
           const outcome = await handler(params as never, { ...ctx, db: trx, dryRun: true });
-          preview = { ...outcome.result, status: "dry_run", audit_id: null };
+          preview = { ...outcome.result, ...changesField(outcome.change), status: "dry_run", audit_id: null };
           throw new DryRunRollback();
         });
       } catch (err) {
@@ -102,7 +109,7 @@ export function createWritePipeline(deps: WritePipelineDeps) {
           at: at.toISOString(),
           change: outcome.change,
         });
-        const result = { ...outcome.result, status: "committed", audit_id: written.id };
+        const result = { ...outcome.result, ...changesField(outcome.change), status: "committed", audit_id: written.id };
         if (!(await storeKey(trx, { userId, key, tool, hash, response: result, at, retentionHours: ctx.config.idempotencyRetentionHours }))) throw new KeyAlreadyStored();
         if (dialect(trx) === "postgres") await trx.raw("SELECT pg_notify(?, ?)", [NOTIFY_CHANNEL, notifyPayload(written)]);
         entry = written;

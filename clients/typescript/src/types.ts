@@ -222,6 +222,17 @@ export type WriteStatus = "committed" | "replayed" | "dry_run";
  * via the `definition` "Warnings".
  */
 export type Warnings = Warning[];
+/**
+ * What the update changes (a dry run: would change): each changed field with its value before and after. A delete names the resource that goes: field is its type, before its id, after null.
+ *
+ * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
+ * via the `definition` "Changes".
+ */
+export type Changes = {
+  field: string;
+  before: unknown;
+  after: unknown;
+}[];
 
 export interface FinanceMcpSchemas {}
 /**
@@ -1129,6 +1140,7 @@ export interface UpdateTransactionResult {
   counterpart: Transaction | null;
   audit_id: AuditId | null;
   warnings: Warnings;
+  changes?: Changes;
 }
 /**
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
@@ -1149,6 +1161,7 @@ export interface DeleteTransactionResult {
   counterpart: Transaction | null;
   audit_id: AuditId | null;
   warnings: Warnings;
+  changes?: Changes;
 }
 /**
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
@@ -1300,6 +1313,7 @@ export interface UpdateBudgetResult {
   budget: Budget;
   audit_id: AuditId | null;
   warnings: Warnings;
+  changes?: Changes;
 }
 /**
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
@@ -1319,6 +1333,7 @@ export interface DeleteBudgetResult {
   budget: Budget;
   audit_id: AuditId | null;
   warnings: Warnings;
+  changes?: Changes;
 }
 /**
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
@@ -1374,6 +1389,7 @@ export interface UpdateGoalResult {
   goal: Goal;
   audit_id: AuditId | null;
   warnings: Warnings;
+  changes?: Changes;
 }
 /**
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
@@ -1393,6 +1409,7 @@ export interface DeleteGoalResult {
   goal: Goal;
   audit_id: AuditId | null;
   warnings: Warnings;
+  changes?: Changes;
 }
 /**
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
@@ -1470,6 +1487,7 @@ export interface UpdateWalletResult {
   wallet: Wallet;
   audit_id: AuditId | null;
   warnings: Warnings;
+  changes?: Changes;
 }
 /**
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
@@ -1489,6 +1507,7 @@ export interface DeleteWalletResult {
   wallet: Wallet;
   audit_id: AuditId | null;
   warnings: Warnings;
+  changes?: Changes;
 }
 /**
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
@@ -1559,6 +1578,7 @@ export interface UpdateBillReminderResult {
   bill_reminder: BillReminder;
   audit_id: AuditId | null;
   warnings: Warnings;
+  changes?: Changes;
 }
 /**
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
@@ -1578,4 +1598,5 @@ export interface DeleteBillReminderResult {
   bill_reminder: BillReminder;
   audit_id: AuditId | null;
   warnings: Warnings;
+  changes?: Changes;
 }
