@@ -22,6 +22,7 @@ export interface Handlers {
   get_knowledge_article(params: T.GetKnowledgeArticleParams, ctx: ToolContext): Promise<T.GetKnowledgeArticleResult>;
   whoami(params: T.WhoamiParams, ctx: ToolContext): Promise<T.WhoamiResult>;
   list_capabilities(params: T.ListCapabilitiesParams, ctx: ToolContext): Promise<T.ListCapabilitiesResult>;
+  list_changes(params: T.ListChangesParams, ctx: ToolContext): Promise<T.ListChangesResult>;
   list_bill_reminders(params: T.ListBillRemindersParams, ctx: ToolContext): Promise<T.ListBillRemindersResult>;
   calculate(params: T.CalculateParams, ctx: ToolContext): Promise<T.CalculateResult>;
   create_transaction(params: T.CreateTransactionParams, ctx: WriteContext): Promise<WriteOutcome<T.CreateTransactionResult>>;
@@ -70,6 +71,8 @@ export type WhoamiParams = T.WhoamiParams;
 export type WhoamiResult = T.WhoamiResult;
 export type ListCapabilitiesParams = T.ListCapabilitiesParams;
 export type ListCapabilitiesResult = T.ListCapabilitiesResult;
+export type ListChangesParams = T.ListChangesParams;
+export type ListChangesResult = T.ListChangesResult;
 export type ListBillRemindersParams = T.ListBillRemindersParams;
 export type ListBillRemindersResult = T.ListBillRemindersResult;
 export type CalculateParams = T.CalculateParams;

@@ -20,7 +20,7 @@ export interface ToolDefinition {
   readonly validateResult: ValidateFunction;
 }
 
-export type ToolName = "list_transactions" | "get_transaction_summary" | "list_categories" | "list_tags" | "list_budgets" | "get_budget_status" | "list_goals" | "get_goal_progress" | "list_wallets" | "get_wallet_balance" | "search_product_knowledge" | "get_knowledge_article" | "whoami" | "list_capabilities" | "list_bill_reminders" | "calculate" | "create_transaction" | "update_transaction" | "delete_transaction" | "create_budget" | "update_budget" | "delete_budget" | "create_goal" | "update_goal" | "delete_goal" | "add_goal_funds" | "create_wallet" | "update_wallet" | "delete_wallet" | "create_bill_reminder" | "update_bill_reminder" | "delete_bill_reminder";
+export type ToolName = "list_transactions" | "get_transaction_summary" | "list_categories" | "list_tags" | "list_budgets" | "get_budget_status" | "list_goals" | "get_goal_progress" | "list_wallets" | "get_wallet_balance" | "search_product_knowledge" | "get_knowledge_article" | "whoami" | "list_capabilities" | "list_changes" | "list_bill_reminders" | "calculate" | "create_transaction" | "update_transaction" | "delete_transaction" | "create_budget" | "update_budget" | "delete_budget" | "create_goal" | "update_goal" | "delete_goal" | "add_goal_funds" | "create_wallet" | "update_wallet" | "delete_wallet" | "create_bill_reminder" | "update_bill_reminder" | "delete_bill_reminder";
 
 /** Every tool, in spec order (the order of tools/list). */
 export const tools: readonly ToolDefinition[] = [
@@ -2298,6 +2298,125 @@ export const tools: readonly ToolDefinition[] = [
   },
   "validateParams": validators.list_capabilities__params,
   "validateResult": validators.list_capabilities__result
+},
+{
+  "name": "list_changes",
+  "title": "List changes",
+  "description": "Lists the user's committed writes, newest first: tool, time, audit id, idempotency key, ids touched and what changed. Use it to check whether a write went through (idempotency_key or audit_id) or to say what was changed (since). Areas the token cannot read are left out.",
+  "summary": "The caller's committed writes from the audit log, newest first",
+  "scope": "meta:whoami",
+  "kind": "read",
+  "paramNames": [
+    "idempotency_key",
+    "audit_id",
+    "tool",
+    "since",
+    "limit",
+    "cursor"
+  ],
+  "errors": [
+    "invalid_params",
+    "unauthorized",
+    "insufficient_scope",
+    "rate_limited",
+    "internal_error"
+  ],
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": false
+  },
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "idempotency_key": {
+        "type": "string",
+        "format": "uuid",
+        "maxLength": 36
+      },
+      "audit_id": {
+        "type": "string",
+        "pattern": "^\\d+$"
+      },
+      "tool": {
+        "type": "string",
+        "pattern": "^[a-z_]{1,60}$"
+      },
+      "since": {
+        "type": "string",
+        "format": "date-time"
+      },
+      "limit": {
+        "type": "integer",
+        "minimum": 1,
+        "maximum": 200,
+        "default": 50
+      },
+      "cursor": {
+        "type": "string",
+        "minLength": 1,
+        "maxLength": 512
+      }
+    },
+    "additionalProperties": false
+  },
+  "outputSchema": {
+    "type": "object",
+    "required": [
+      "changes",
+      "next_cursor"
+    ],
+    "properties": {
+      "changes": {
+        "type": "array",
+        "items": {
+          "type": "object",
+          "required": [
+            "audit_id",
+            "at",
+            "tool",
+            "idempotency_key",
+            "ids",
+            "summary"
+          ],
+          "properties": {
+            "audit_id": {
+              "type": "string"
+            },
+            "at": {
+              "type": "string"
+            },
+            "tool": {
+              "type": "string"
+            },
+            "idempotency_key": {
+              "type": "string"
+            },
+            "ids": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "summary": {
+              "type": "string"
+            }
+          }
+        }
+      },
+      "next_cursor": {
+        "anyOf": [
+          {
+            "type": "string"
+          },
+          {
+            "type": "null"
+          }
+        ]
+      }
+    }
+  },
+  "validateParams": validators.list_changes__params,
+  "validateResult": validators.list_changes__result
 },
 {
   "name": "list_bill_reminders",

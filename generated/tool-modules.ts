@@ -14,6 +14,7 @@ import { search_product_knowledge } from "../src/tools/knowledge/search_product_
 import { get_knowledge_article } from "../src/tools/knowledge/get_knowledge_article.js";
 import { whoami } from "../src/tools/meta/whoami.js";
 import { list_capabilities } from "../src/tools/meta/list_capabilities.js";
+import { list_changes } from "../src/tools/meta/list_changes.js";
 import { list_bill_reminders } from "../src/tools/bills/list_bill_reminders.js";
 import { calculate } from "../src/tools/knowledge/calculate.js";
 import { create_transaction } from "../src/tools/transactions/create_transaction.js";
@@ -49,6 +50,7 @@ export const handlers = {
   get_knowledge_article,
   whoami,
   list_capabilities,
+  list_changes,
   list_bill_reminders,
   calculate,
   create_transaction,

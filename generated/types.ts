@@ -275,6 +275,20 @@ export interface Warning {
   message: string;
 }
 /**
+ * One committed write. summary: what it did, naming changed fields (not their values).
+ *
+ * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
+ * via the `definition` "ChangeEntry".
+ */
+export interface ChangeEntry {
+  audit_id: AuditId;
+  at: DateTime;
+  tool: string;
+  idempotency_key: string;
+  ids: string[];
+  summary: string;
+}
+/**
  * The data member of every error this service returns. code is the stable snake_case error code to program against (the keys of components/errors); the other members appear when they apply.
  *
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
@@ -1038,6 +1052,26 @@ export interface ListCapabilitiesResult {
    * false when the administrator has turned write tools off on this server.
    */
   writes_enabled: boolean;
+}
+/**
+ * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
+ * via the `definition` "ListChangesParams".
+ */
+export interface ListChangesParams {
+  idempotency_key?: string;
+  audit_id?: AuditId;
+  tool?: string;
+  since?: DateTime;
+  limit?: number;
+  cursor?: string;
+}
+/**
+ * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
+ * via the `definition` "ListChangesResult".
+ */
+export interface ListChangesResult {
+  changes: ChangeEntry[];
+  next_cursor: string | null;
 }
 /**
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema

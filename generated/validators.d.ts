@@ -28,6 +28,8 @@ export declare const whoami__params: ValidateFunction;
 export declare const whoami__result: ValidateFunction;
 export declare const list_capabilities__params: ValidateFunction;
 export declare const list_capabilities__result: ValidateFunction;
+export declare const list_changes__params: ValidateFunction;
+export declare const list_changes__result: ValidateFunction;
 export declare const list_bill_reminders__params: ValidateFunction;
 export declare const list_bill_reminders__result: ValidateFunction;
 export declare const calculate__params: ValidateFunction;

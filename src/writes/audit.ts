@@ -88,6 +88,29 @@ export async function auditEntriesAfter(db: Knex, userId: string, afterId: strin
   return rows.map(toEntry);
 }
 
+export interface AuditFilters {
+  resourceTypes: readonly string[];
+  idempotencyKey?: string;
+  auditId?: string;
+  tool?: string;
+  /** ISO timestamp: entries at or after it. */
+  since?: string;
+  /** Keyset paging: entries with a smaller id. */
+  beforeId?: string;
+}
+
+/** A user's entries newest first, filtered: list_changes. Index (user_id, id). */
+export async function findAuditEntries(db: Knex, userId: string, f: AuditFilters, limit: number): Promise<AuditEntry[]> {
+  const q = db("audit_log").where({ user_id: userId }).whereIn("resource_type", [...f.resourceTypes]);
+  if (f.idempotencyKey !== undefined) q.andWhere("idempotency_key", f.idempotencyKey);
+  if (f.auditId !== undefined) q.andWhere("id", f.auditId);
+  if (f.tool !== undefined) q.andWhere("tool", f.tool);
+  if (f.since !== undefined) q.andWhere("created_at", ">=", f.since);
+  if (f.beforeId !== undefined) q.andWhere("id", "<", f.beforeId);
+  const rows = await q.orderBy("id", "desc").limit(limit);
+  return rows.map(toEntry);
+}
+
 /** A user's newest entries first: the audit CLI. */
 export async function latestAuditEntries(db: Knex, userId: string, limit: number): Promise<AuditEntry[]> {
   const rows = await db("audit_log").where({ user_id: userId }).orderBy("id", "desc").limit(limit);

@@ -23,8 +23,11 @@ const RESOURCE_OF: Record<string, string> = {
   goal_id: "goal",
   bill_reminder_id: "bill_reminder",
 };
-/** *_id params that are not references to owned rows: external_id is the user's own bank reference. */
-const NOT_REFERENCES = new Set(["external_id"]);
+/**
+ * *_id params that are not references to owned rows: external_id is the user's own bank reference;
+ * audit_id filters list_changes, where another user's id finds nothing (test/tools/list-changes.test.ts).
+ */
+const NOT_REFERENCES = new Set(["external_id", "audit_id"]);
 
 const ID_PARAM = /_ids?$/;
 const idParams = (t: ToolDefinition) => t.paramNames.filter((p) => ID_PARAM.test(p) && !NOT_REFERENCES.has(p));

@@ -124,6 +124,11 @@ export class FinanceMcpClient {
     return this.call("list_capabilities", params);
   }
 
+  /** The caller's committed writes from the audit log, newest first Pass an idempotency key (newIdempotencyKey()) and reuse it when retrying. */
+  listChanges(params: T.ListChangesParams = {}): Promise<T.ListChangesResult> {
+    return this.call("list_changes", params);
+  }
+
   /** Upcoming bill due dates and the recurring bill reminders themselves */
   listBillReminders(params: T.ListBillRemindersParams = {}): Promise<T.ListBillRemindersResult> {
     return this.call("list_bill_reminders", params);

@@ -6,7 +6,15 @@
  * other leg mirrors it). A delete names the resource that goes: [{field: <resource_type>, before: id, after:
  * null}] (the answer carries the deleted resource itself beside it).
  */
-import type { AuditChange } from "./types.js";
+
+/** What a write did, as its audit row keeps it (src/writes/types.ts AuditChange has this shape). */
+export interface Snapshots {
+  action: string;
+  resourceType: string;
+  resourceId: string;
+  before: unknown;
+  after: unknown;
+}
 
 export type Changes = { field: string; before: unknown; after: unknown }[];
 
@@ -26,7 +34,7 @@ function same(a: unknown, b: unknown): boolean {
   return JSON.stringify(canon(a)) === JSON.stringify(canon(b));
 }
 
-export function changesOf(change: AuditChange): Changes | undefined {
+export function changesOf(change: Snapshots): Changes | undefined {
   if (change.action === "delete") return [{ field: change.resourceType, before: change.resourceId, after: null }];
   if (change.action !== "update") return undefined;
   const before = fieldsOf(change.before);
