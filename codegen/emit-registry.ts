@@ -132,11 +132,24 @@ export function emitToolModules(spec: Spec, banner: string): string {
   ].join("\n");
 }
 
+/** Each error as the code reads it: the spec's own members, with `x-http-status` as `httpStatus` (default 200). */
+function errorTableOf(spec: Spec): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(spec.errors as Record<string, Record<string, unknown>>).map(([name, e]) => {
+      const { "x-http-status": status, ...rest } = e;
+      return [name, { ...rest, httpStatus: typeof status === "number" ? status : 200 }];
+    }),
+  );
+}
+
 export function emitErrors(spec: Spec, banner: string): string {
   return [
     banner,
-    `/** The server's error table, from components/errors: data.code → JSON-RPC code and message. */`,
-    `export const errorTable = ${json(spec.errors)} as const;`,
+    `/**`,
+    ` * The server's error table, from components/errors: data.code → JSON-RPC code, message, retryability`,
+    ` * and the HTTP status of a direct call (x-http-status; 200 where the spec gives none).`,
+    ` */`,
+    `export const errorTable = ${json(errorTableOf(spec))} as const;`,
     ``,
     `export type ErrorName = keyof typeof errorTable;`,
     ``,

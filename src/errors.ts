@@ -16,14 +16,6 @@ export interface ErrorDetails {
   [key: string]: unknown;
 }
 
-const HTTP_STATUS: Partial<Record<ErrorName, number>> = {
-  unauthorized: 401,
-  insufficient_scope: 403,
-  rate_limited: 429,
-  unavailable: 503,
-  internal_error: 500,
-};
-
 export class AppError extends Error {
   readonly name = "AppError";
   constructor(
@@ -43,9 +35,9 @@ export class AppError extends Error {
     return errorTable[this.errorName].data.retryable;
   }
 
-  /** The HTTP status a direct JSON-RPC call answers with; tool-level failures stay 200 like any JSON-RPC error. */
+  /** The HTTP status a direct JSON-RPC call answers with (x-http-status in the spec; tool-level failures stay 200). */
   get httpStatus(): number {
-    return HTTP_STATUS[this.errorName] ?? 200;
+    return errorTable[this.errorName].httpStatus;
   }
 
   /** The JSON-RPC `data` member: stable code, retryability, then details. */

@@ -13,6 +13,7 @@ import { describeForLog } from "../db/errors.js";
 import type { Knex } from "knex";
 import type { Config } from "../config.js";
 import { AppError, internalError } from "../errors.js";
+import { errorObject } from "../rpc/message.js";
 import type { Logger } from "../log.js";
 import type { RateLimits } from "../limits/types.js";
 import { createTokenWithinQuota, listTokens, revokeToken, TokenInputError, TokenQuotaError, tokenStatus, validateNewToken, type TokenRecord } from "../auth/tokens.js";
@@ -45,7 +46,7 @@ class StatusError extends AppError {
 function sendError(res: Response, status: number, err: AppError): void {
   if (err.errorName === "unauthorized") res.setHeader("WWW-Authenticate", BASIC_CHALLENGE);
   if (err.errorName === "rate_limited" && typeof err.details.retry_after_seconds === "number") res.setHeader("Retry-After", String(err.details.retry_after_seconds));
-  res.status(status).json({ error: { code: err.code, message: err.message, data: err.toData() } });
+  res.status(status).json({ error: errorObject(err) });
 }
 
 const badBody = (status: number, message: string, field = "(body)", expected = "a JSON object sent as application/json", extra: Record<string, unknown> = {}) =>
@@ -78,7 +79,8 @@ export function tokensRouter(deps: TokensRouteDeps): Router {
         if (err instanceof StatusError) return sendError(res, err.status, err);
         if (err instanceof AppError) return sendError(res, err.httpStatus, err);
         deps.log.error("tokens_endpoint_error", { request_id: scopeOf(res).request_id, ...describeForLog(err) });
-        sendError(res, 500, internalError());
+        const internal = internalError();
+        sendError(res, internal.httpStatus, internal);
       });
     };
 

@@ -13,7 +13,7 @@
  * errors with their HTTP status: unauthorized (401), insufficient_scope (403 + challenge), rate_limited
  * (429). Protocol errors (unknown tool, malformed request) are thrown by the caller, not converted here.
  */
-import { AppError, internalError, type ErrorName } from "../errors.js";
+import { AppError, internalError } from "../errors.js";
 import { modelText } from "./model-text.js";
 
 export interface TextContent {
@@ -28,11 +28,13 @@ export interface CallToolResult {
   [key: string]: unknown;
 }
 
-/** AppErrors that keep their JSON-RPC form (and HTTP status) over MCP. */
-const TRANSPORT_ERRORS: ReadonlySet<ErrorName> = new Set<ErrorName>(["unauthorized", "insufficient_scope", "rate_limited"]);
-
+/**
+ * AppErrors that keep their JSON-RPC form (and HTTP status) over MCP: those the spec gives a 4xx status
+ * (x-http-status: unauthorized, insufficient_scope, rate_limited), failures of the caller's credentials
+ * or rate that no change to the model's call fixes. Everything else becomes an isError tool result.
+ */
 export function isTransportError(err: unknown): boolean {
-  return err instanceof AppError && TRANSPORT_ERRORS.has(err.errorName);
+  return err instanceof AppError && err.httpStatus >= 400 && err.httpStatus < 500;
 }
 
 export function successResult(result: Record<string, unknown>): CallToolResult {

@@ -61,14 +61,18 @@ export function parseEnvelope(body: unknown): JsonRpcRequest {
   return msg as unknown as JsonRpcRequest;
 }
 
-/** The only place where an error becomes a JSON-RPC error object. */
+/** The only place where a known error becomes a JSON-RPC error object (every route and transport uses it). */
+export function errorObject(err: AppError | ProtocolError): JsonRpcError {
+  return { code: err.code, message: err.message, data: err instanceof AppError ? err.toData() : err.data };
+}
+
+/** Any thrown value as a JSON-RPC error and its HTTP status; an unexpected one is logged and becomes internal_error. */
 export function toJsonRpcError(thrown: unknown, log: Logger, requestId: string): { error: JsonRpcError; httpStatus: number } {
   const err = translateDriverError(thrown);
-  if (err instanceof AppError) return { error: { code: err.code, message: err.message, data: err.toData() }, httpStatus: err.httpStatus };
-  if (err instanceof ProtocolError) return { error: { code: err.code, message: err.message, data: err.data }, httpStatus: err.httpStatus };
+  if (err instanceof AppError || err instanceof ProtocolError) return { error: errorObject(err), httpStatus: err.httpStatus };
   log.error("unhandled_error", { request_id: requestId, ...describeForLog(err) });
   const internal = internalError();
-  return { error: { code: internal.code, message: internal.message, data: internal.toData() }, httpStatus: 500 };
+  return { error: errorObject(internal), httpStatus: internal.httpStatus };
 }
 
 export interface MessageContext {
