@@ -16,9 +16,12 @@ export interface Limits {
   max_params_depth: number;
   /** Values (objects, arrays and scalars) in a call's params. */
   max_params_values: number;
+  /** Page size of a list tool (one with a cursor) when limit is not given, and the largest limit. */
+  default_page_size: number;
+  max_page_size: number;
 }
 
-const KEYS: (keyof Limits)[] = ["amount_below", "running_total_below", "first_date", "last_date", "max_params_depth", "max_params_values"];
+const KEYS: (keyof Limits)[] = ["amount_below", "running_total_below", "first_date", "last_date", "max_params_depth", "max_params_values", "default_page_size", "max_page_size"];
 
 export function readLimits(spec: Spec): Limits {
   const raw = ((spec.raw.info as JsonObject | undefined)?.["x-limits"] ?? null) as Record<string, unknown> | null;
@@ -39,7 +42,29 @@ export function readLimits(spec: Spec): Limits {
   if (!date.test(limits.first_date) || !date.test(limits.last_date) || date.test(dayBefore) || date.test(dayAfter)) {
     throw new Error(`components/schemas/Date: pattern must accept ${limits.first_date}..${limits.last_date} and nothing outside (info.x-limits)`);
   }
+  // Every list tool states its limit param in full (clients read each tool alone); all must agree.
+  for (const m of spec.methods) {
+    if (!m.params.some((p) => p.name === "cursor")) continue;
+    const limit = m.params.find((p) => p.name === "limit")?.schema;
+    if (!limit || limit.maximum !== limits.max_page_size || limit.default !== limits.default_page_size) {
+      throw new Error(`${m.name}: a list tool's limit must have maximum ${limits.max_page_size} and default ${limits.default_page_size} (info.x-limits)`);
+    }
+  }
   return limits;
+}
+
+/** Numeric bounds of the properties of component schemas, for domain checks that must not restate them. */
+function schemaBounds(spec: Spec): Record<string, Record<string, { minimum?: number; maximum?: number }>> {
+  const out: Record<string, Record<string, { minimum?: number; maximum?: number }>> = {};
+  for (const [name, schema] of Object.entries(spec.schemas)) {
+    for (const [prop, p] of Object.entries(((schema as JsonObject).properties ?? {}) as Record<string, JsonObject>)) {
+      const bound: { minimum?: number; maximum?: number } = {};
+      if (typeof p.minimum === "number") bound.minimum = p.minimum;
+      if (typeof p.maximum === "number") bound.maximum = p.maximum;
+      if (Object.keys(bound).length) (out[name] ??= {})[prop] = bound;
+    }
+  }
+  return out;
 }
 
 export function emitLimits(spec: Spec, banner: string): string {
@@ -56,7 +81,12 @@ export function emitLimits(spec: Spec, banner: string): string {
     `  lastDate: ${JSON.stringify(l.last_date)},`,
     `  maxParamsDepth: ${l.max_params_depth},`,
     `  maxParamsValues: ${l.max_params_values},`,
+    `  defaultPageSize: ${l.default_page_size},`,
+    `  maxPageSize: ${l.max_page_size},`,
     `} as const;`,
+    ``,
+    `/** minimum/maximum of component schemas' properties: the spec's bounds, for checks the domain repeats. */`,
+    `export const schemaBounds = ${JSON.stringify(schemaBounds(spec), null, 2)} as const;`,
     ``,
   ].join("\n");
 }

@@ -9,4 +9,108 @@ export const limits = {
   lastDate: "2999-12-31",
   maxParamsDepth: 16,
   maxParamsValues: 5000,
+  defaultPageSize: 50,
+  maxPageSize: 200,
+} as const;
+
+/** minimum/maximum of component schemas' properties: the spec's bounds, for checks the domain repeats. */
+export const schemaBounds = {
+  "LabelUse": {
+    "transactions": {
+      "minimum": 1
+    }
+  },
+  "ErrorData": {
+    "retry_after_seconds": {
+      "minimum": 0
+    },
+    "position": {
+      "minimum": 0
+    },
+    "transaction_count": {
+      "minimum": 0
+    }
+  },
+  "SummaryTotal": {
+    "count": {
+      "minimum": 0
+    }
+  },
+  "SummaryGroup": {
+    "count": {
+      "minimum": 0
+    }
+  },
+  "BudgetStatus": {
+    "utilization": {
+      "minimum": 0
+    },
+    "percent_elapsed": {
+      "minimum": 0,
+      "maximum": 100
+    },
+    "transaction_count": {
+      "minimum": 0
+    }
+  },
+  "Budget": {
+    "interval": {
+      "minimum": 1,
+      "maximum": 12
+    },
+    "alert_threshold": {
+      "minimum": 1,
+      "maximum": 100
+    }
+  },
+  "GoalProgress": {
+    "percent": {
+      "minimum": 0
+    },
+    "months_left": {
+      "minimum": 0
+    }
+  },
+  "BillSchedule": {
+    "interval": {
+      "minimum": 1,
+      "maximum": 99
+    },
+    "day_of_month": {
+      "minimum": -1,
+      "maximum": 31
+    },
+    "count": {
+      "minimum": 1,
+      "maximum": 1000
+    }
+  },
+  "BillReminder": {
+    "notice_days": {
+      "minimum": 0,
+      "maximum": 60
+    }
+  },
+  "KnowledgeHit": {
+    "score": {
+      "minimum": 0
+    }
+  },
+  "ServiceLimits": {
+    "requests_per_minute": {
+      "minimum": 1
+    },
+    "sse_connects_per_minute": {
+      "minimum": 1
+    },
+    "idempotency_key_retention_hours": {
+      "minimum": 1
+    },
+    "max_page_size": {
+      "minimum": 1
+    },
+    "default_page_size": {
+      "minimum": 1
+    }
+  }
 } as const;

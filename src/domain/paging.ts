@@ -5,12 +5,13 @@
  * which each list checks with its own guard (a cursor is user input once it leaves the server).
  */
 import { createHash } from "node:crypto";
+import { limits } from "../../generated/limits.js";
 import { AppError } from "../errors.js";
 import { canonicalJson } from "../writes/idempotency.js";
 
-/** Page sizes of list tools (list_capabilities reports them; the spec's limit bounds must agree). */
-export const DEFAULT_PAGE_SIZE = 50;
-export const MAX_PAGE_SIZE = 200;
+/** Page sizes of list tools: info.x-limits of the spec (codegen checks every list tool's limit agrees). */
+export const DEFAULT_PAGE_SIZE = limits.defaultPageSize;
+export const MAX_PAGE_SIZE = limits.maxPageSize;
 
 /** The page size a list uses for the limit it was given. */
 export const pageSize = (limit: number | undefined) => Math.min(Math.max(limit ?? DEFAULT_PAGE_SIZE, 1), MAX_PAGE_SIZE);

@@ -1,4 +1,5 @@
 import { expect } from "chai";
+import { schemaBounds } from "../../generated/limits.js";
 import fc from "fast-check";
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
@@ -434,7 +435,7 @@ describe("schedule: validateSchedule", () => {
     [{ frequency: "monthly", start_date: "2026-1-5" }, "schedule.start_date", "YYYY-MM-DD"],
     [{ frequency: "monthly", start_date: "2026-01-05T00:00:00Z" }, "schedule.start_date", "YYYY-MM-DD"],
     [{ frequency: "monthly", start_date: "1899-12-31" }, "schedule.start_date", "real calendar date"],
-    [{ frequency: "monthly", start_date: "2026-01-01", interval: 0 }, "schedule.interval", "integer from 1 to 1000"],
+    [{ frequency: "monthly", start_date: "2026-01-01", interval: 0 }, "schedule.interval", `integer from 1 to ${schemaBounds.BillSchedule.interval.maximum}`],
     [{ frequency: "monthly", start_date: "2026-01-01", interval: 1.5 }, "schedule.interval", "got 1.5"],
     [{ frequency: "monthly", start_date: "2026-01-01", interval: "2" }, "schedule.interval", 'got "2"'],
     [
@@ -492,7 +493,7 @@ describe("schedule: validateSchedule", () => {
       "schedule.end_date",
       'not used with frequency "once"',
     ],
-    [{ frequency: "monthly", start_date: "2026-01-01", count: 0 }, "schedule.count", "integer from 1 to 10000"],
+    [{ frequency: "monthly", start_date: "2026-01-01", count: 0 }, "schedule.count", `integer from 1 to ${schemaBounds.BillSchedule.count.maximum}`],
     [{ frequency: "monthly", start_date: "2026-01-01", count: 10001 }, "schedule.count", "got 10001"],
     [{ frequency: "once", start_date: "2026-01-01", count: 2 }, "schedule.count", 'not used with frequency "once"'],
     [

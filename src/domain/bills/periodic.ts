@@ -20,7 +20,11 @@
  * schedules.
  */
 
+import { limits } from "../../../generated/limits.js";
+
 const MS_PER_DAY = 86_400_000;
+/** Stored rules start within info.x-limits; open-ended ones are expanded up to the year 9999. */
+const MIN_YEAR = Number(limits.firstDate.slice(0, 4));
 const MAX_YEAR = 9999;
 const RRULE_WEEKDAYS = ["SU", "MO", "TU", "WE", "TH", "FR", "SA"] as const; // index = getUTCDay()
 
@@ -123,7 +127,7 @@ export function parseSimpleRule(rrule: string, startDay: Date): SimpleRule | nul
     const y = Number(m[1]);
     const mo = Number(m[2]) - 1;
     const d = Number(m[3]);
-    if (y < 1900 || y > MAX_YEAR || mo < 0 || mo > 11 || d < 1 || d > daysInMonth(y, mo)) return null;
+    if (y < MIN_YEAR || y > MAX_YEAR || mo < 0 || mo > 11 || d < 1 || d > daysInMonth(y, mo)) return null;
     until = Date.UTC(y, mo, d) / MS_PER_DAY;
   }
   const start = startDay.getTime() / MS_PER_DAY;

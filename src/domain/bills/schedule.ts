@@ -37,6 +37,7 @@ import rrulePkg from "rrule";
 import type { Options as RRuleOptions } from "rrule";
 import { dayFormatter, isValidTimeZone } from "../../auth/timezones.js";
 import { parseSimpleRule, type SimpleRule, simpleOccurrences } from "./periodic.js";
+import { limits, schemaBounds } from "../../../generated/limits.js";
 
 export { isValidTimeZone };
 
@@ -81,12 +82,14 @@ export class ScheduleError extends Error {
   }
 }
 
-export const MAX_INTERVAL = 1000;
-export const MAX_COUNT = 10000;
+/** The spec's BillSchedule bounds (generated from openrpc.json; never restated here). */
+export const MAX_INTERVAL: number = schemaBounds.BillSchedule.interval.maximum;
+export const MAX_COUNT: number = schemaBounds.BillSchedule.count.maximum;
 /** Default and largest number of dates `occurrencesBetween` / `nextOccurrences` return. */
 export const DEFAULT_OCCURRENCE_LIMIT = 1000;
 export const MAX_OCCURRENCE_LIMIT = 10000;
-const MIN_YEAR = 1900;
+const MIN_YEAR = Number(limits.firstDate.slice(0, 4));
+/** Not a bound of input (dates stop at info.x-limits.last_date): how far an open-ended series is expanded. */
 const MAX_YEAR = 9999;
 
 // ---------------------------------------------------------------------------------------------
