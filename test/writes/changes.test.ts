@@ -76,6 +76,23 @@ describe(`changes in update and delete answers (${engine})`, function () {
     expect(await read()).to.not.include(transaction.id);
   });
 
+  it("delete_wallet, delete_budget, delete_goal, delete_bill_reminder name what goes, dry run and committed", async () => {
+    const w = (await call("create_wallet", { name: "Spare", type: "cash", currency: "USD", idempotency_key: key() })).wallet.id;
+    const b = (await call("create_budget", { name: "Fun", amount: "50.00", currency: "USD", period: "month", idempotency_key: key() })).budget.id;
+    const g = (await call("create_goal", { name: "Bike", currency: "USD", idempotency_key: key() })).goal.id;
+    const r = (await call("create_bill_reminder", { name: "Phone", amount: "20.00", currency: "USD", schedule: { frequency: "monthly", start_date: "2026-01-10" }, idempotency_key: key() })).bill_reminder.id;
+    const cases: [string, string, string, string, () => Promise<string[]>][] = [
+      ["delete_wallet", "wallet_id", w, "wallet", async () => (await call("list_wallets", {})).wallets.map((x: { id: string }) => x.id)],
+      ["delete_budget", "budget_id", b, "budget", async () => (await call("list_budgets", { include_status: false })).budgets.map((x: { id: string }) => x.id)],
+      ["delete_goal", "goal_id", g, "goal", async () => (await call("list_goals", {})).goals.map((x: { id: string }) => x.id)],
+      ["delete_bill_reminder", "bill_reminder_id", r, "bill_reminder", async () => (await call("list_bill_reminders", {})).reminders.map((x: { id: string }) => x.id)],
+    ];
+    for (const [tool, param, id, field, read] of cases) {
+      expect(await previewThenCommit(tool, { [param]: id }, read), tool).to.deep.equal([{ field, before: id, after: null }]);
+      expect(await read(), tool).to.not.include(id);
+    }
+  });
+
   it("a write that is not an update or a delete carries no changes", async () => {
     const created = await call("create_transaction", { wallet_id: wallet, amount: "1.00", direction: "expense", idempotency_key: key() });
     expect(created).to.not.have.property("changes");
