@@ -4,8 +4,26 @@
  * and its outputSchema; the text leaves out what a conversation never needs and what it would pay for on
  * every turn: null members, empty lists, created_at/updated_at timestamps, and Money as "-12.50 USD"
  * (no `minor`, and no sibling `currency` repeating the currency of the amounts beside it).
+ *
+ * A list of two or more flat records (every value a string, number, boolean or a list of those: a page of
+ * transactions, categories, wallets, capabilities…) is a table, still JSON, so free text stays quoted and
+ * escaped and a payee cannot fake a row:
+ *   {"on_every_row": {...}, "columns": [...], "rows": [[...], ...]}
+ * - the field names once per list (`columns`), then one array per record, cells in column order;
+ * - a field with the same value on every record is stated once, in `on_every_row`;
+ * - columns most records have come first; a record lacking a field has null in its cell, and a row ends
+ *   at its record's last field (a row shorter than `columns` lacks the fields after it), so that the
+ *   rare fields (a transfer's two ids, a description) cost nothing on the rows without them;
+ * - records carrying a `wallet_id` that repeats are grouped by it: `groups: [{wallet_id, rows}]`, each
+ *   keeping the list's order. An opaque id costs ~20 tokens, so stating it once per wallet rather than
+ *   once per transaction is what brings a listed transaction under its budget (answer-budgets.ts).
+ * A list of nested records (a budget with its status) stays a list of objects.
  */
 const TIMESTAMPS = new Set(["created_at", "updated_at"]);
+/** Fields a table groups its rows by when their value repeats (see above). */
+const GROUP_KEYS = ["wallet_id"] as const;
+
+type Scalar = string | number | boolean | null;
 
 function isMoney(v: unknown): v is { value: string; currency: string; minor: number } {
   if (v === null || typeof v !== "object" || Array.isArray(v)) return false;
@@ -13,9 +31,58 @@ function isMoney(v: unknown): v is { value: string; currency: string; minor: num
   return keys.length === 3 && typeof (v as any).value === "string" && typeof (v as any).currency === "string" && typeof (v as any).minor === "number";
 }
 
+const isScalar = (v: unknown): v is Scalar => v === null || typeof v === "string" || typeof v === "number" || typeof v === "boolean";
+const isFlat = (v: unknown) => isScalar(v) || (Array.isArray(v) && v.every(isScalar));
+const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
+
+/** The table form of a list of compacted records, or undefined when the list is not one (see above). */
+function table(items: unknown[]): Record<string, unknown> | undefined {
+  if (items.length < 2 || !items.every((r) => isRecord(r) && Object.values(r).every(isFlat))) return undefined;
+  const rows = items as Record<string, unknown>[];
+  const keys: string[] = [];
+  for (const r of rows) for (const k of Object.keys(r)) if (!keys.includes(k)) keys.push(k);
+  const has = (r: Record<string, unknown>, k: string) => Object.hasOwn(r, k);
+
+  const same: Record<string, unknown> = {};
+  for (const k of keys) {
+    const first = JSON.stringify(rows[0]![k]);
+    if (rows.every((r) => has(r, k) && JSON.stringify(r[k]) === first)) same[k] = rows[0]![k];
+  }
+  const groupKey = GROUP_KEYS.find(
+    (k) => !has(same, k) && rows.every((r) => typeof r[k] === "string") && new Set(rows.map((r) => r[k])).size * 2 <= rows.length,
+  );
+  // Fields most records have come first, so that a row can stop at its last field (below).
+  const count = (k: string) => rows.filter((r) => has(r, k)).length;
+  const columns = keys.filter((k) => !has(same, k) && k !== groupKey).sort((a, b) => count(b) - count(a));
+  const rowOf = (r: Record<string, unknown>): unknown[] => {
+    const cells: unknown[] = columns.map((k) => (has(r, k) ? r[k] : null));
+    while (cells.length > 0 && cells[cells.length - 1] === null) cells.pop();
+    return cells;
+  };
+
+  const out: Record<string, unknown> = {};
+  if (Object.keys(same).length > 0) out.on_every_row = same;
+  out.columns = columns;
+  if (groupKey) {
+    const groups = new Map<unknown, unknown[][]>();
+    for (const r of rows) {
+      const g = groups.get(r[groupKey]) ?? [];
+      g.push(rowOf(r));
+      groups.set(r[groupKey], g);
+    }
+    out.groups = [...groups].map(([value, groupRows]) => ({ [groupKey]: value, rows: groupRows }));
+  } else {
+    out.rows = rows.map(rowOf);
+  }
+  return out;
+}
+
 function compact(v: unknown): unknown {
   if (isMoney(v)) return `${v.value} ${v.currency}`;
-  if (Array.isArray(v)) return v.map(compact);
+  if (Array.isArray(v)) {
+    const items = v.map(compact);
+    return table(items) ?? items;
+  }
   if (v === null || typeof v !== "object") return v;
   const entries = Object.entries(v as Record<string, unknown>);
   const moneyCurrencies = new Set(entries.filter(([, x]) => isMoney(x)).map(([, x]) => (x as { currency: string }).currency));
@@ -35,6 +102,11 @@ function compact(v: unknown): unknown {
  */
 const REPLAYED =
   "Replayed: this is the stored answer of the first call with this idempotency_key; nothing was changed now, and the data may have changed since (list_changes shows later writes).\n";
+
+/** The value modelText stringifies (what the answer budgets measure row by row). */
+export function modelData(result: Record<string, unknown>): unknown {
+  return compact(result);
+}
 
 export function modelText(result: Record<string, unknown>): string {
   return `${result.status === "replayed" ? REPLAYED : ""}${JSON.stringify(compact(result))}`;

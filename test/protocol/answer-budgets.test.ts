@@ -1,75 +1,121 @@
 /**
  * Answers sized for a model (issue 13, item 4), over the demo ledger (several months, two currencies,
- * budgets, goals, bills): the content text of list_capabilities with every scope, of one listed
- * transaction, and of every read at its largest page size stays within src/mcp/answer-budgets.ts.
- * The text is the compact rendering of structuredContent (src/mcp/model-text.ts).
+ * budgets, goals, bills): the content text of list_capabilities with every scope, of each listed
+ * transaction, and of every read at its largest answer stays within src/mcp/answer-budgets.ts.
+ * The text is the compact rendering of structuredContent (src/mcp/model-text.ts): a page of transactions
+ * is a table, so a transaction costs its row and a share of the column names and wallet ids stated once
+ * (scripts/answer-measure.ts measures it; npm run surface writes the same figures into docs/tool-surface.md).
  */
 import { expect } from "chai";
-import { encode } from "gpt-tokenizer/encoding/o200k_base";
 import { authenticateBearer } from "../../src/auth/tokens.js";
 import { seedDemoPerson } from "../../src/demo/seed.js";
 import { ANSWER_BUDGETS } from "../../src/mcp/answer-budgets.js";
-import { modelText } from "../../src/mcp/model-text.js";
+import { modelData, modelText } from "../../src/mcp/model-text.js";
+import { listedTransactionCosts, measureAnswers, tokens, type AnswerMeasure, type TransactionCost } from "../../scripts/answer-measure.js";
 import { engine } from "../helpers/database.js";
 import { startTestServer, type TestServer, type TestUser } from "../helpers/server.js";
 
-const tokens = (s: string) => encode(s).length;
+/** The assertion of the listed-transaction budget (expenses and income; a transfer leg carries two more ids). */
+function expectListedWithinBudget(costs: readonly TransactionCost[]) {
+  for (const c of costs) if (c.direction !== "transfer") expect(c.tokens, c.text).to.be.at.most(ANSWER_BUDGETS.listedTransactionTokens);
+}
+
+/**
+ * Reads a page's text back the way a model must: each row with its columns, the fields stated once for
+ * every row and its group's wallet_id. Gives one record per transaction, keyed by id.
+ */
+function readTable(page: Record<string, any>): Map<string, Record<string, unknown>> {
+  const t = (modelData(page) as { transactions: any }).transactions;
+  const records = new Map<string, Record<string, unknown>>();
+  const groups: { wallet_id?: string; rows: unknown[][] }[] = t.groups ?? [{ rows: t.rows }];
+  for (const g of groups) {
+    for (const row of g.rows) {
+      expect(row.length, JSON.stringify(row)).to.be.at.most(t.columns.length);
+      const r: Record<string, unknown> = { ...t.on_every_row, ...(g.wallet_id ? { wallet_id: g.wallet_id } : {}) };
+      row.forEach((cell, i) => {
+        if (cell !== null) r[t.columns[i]] = cell;
+      });
+      records.set(r.id as string, r);
+    }
+  }
+  return records;
+}
 
 describe(`answers sized for a model (${engine})`, function () {
   this.timeout(180_000);
   let server: TestServer;
   let user: TestUser;
-  const text = async (name: string, args: Record<string, unknown>) => {
+  let measure: AnswerMeasure;
+  const call = async (name: string, args: Record<string, unknown>) => {
     const a = await server.rpc({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } }, user.token);
     expect(a.body.result?.isError ?? false, JSON.stringify(a.body)).to.equal(false);
     expect(a.body.result.content[0].text).to.equal(modelText(a.body.result.structuredContent));
-    return { text: a.body.result.content[0].text as string, data: a.body.result.structuredContent };
+    return a.body.result.structuredContent as Record<string, any>;
   };
   before(async () => {
     server = await startTestServer();
     user = await server.createUser();
     const caller = await authenticateBearer(server.db, `Bearer ${user.token}`, server.config.tokenPepper);
     await seedDemoPerson(server.services.dispatch, caller);
+    measure = await measureAnswers(call, new Date().toISOString().slice(0, 10));
   });
   after(async () => server.close());
 
   it(`list_capabilities with every scope is at most ${ANSWER_BUDGETS.listCapabilitiesTokens} tokens`, async () => {
-    const { text: t, data } = await text("list_capabilities", {});
+    const data = await call("list_capabilities", {});
     expect(data.tools.length).to.be.greaterThan(20);
-    expect(tokens(t)).to.be.at.most(ANSWER_BUDGETS.listCapabilitiesTokens);
+    expect(measure.capabilities).to.be.at.most(ANSWER_BUDGETS.listCapabilitiesTokens);
   });
 
   it(`a listed transaction is at most ${ANSWER_BUDGETS.listedTransactionTokens} tokens: no nulls, no minor, no timestamps, the currency once`, async () => {
-    const { data } = await text("list_transactions", { limit: 50 });
-    expect(data.transactions.length).to.equal(50);
-    for (const tx of data.transactions) {
-      const t = modelText(tx);
-      // A transfer leg carries two more opaque ids (transfer_id, counterpart_wallet_id): ~125 tokens.
-      if (tx.direction !== "transfer") expect(tokens(t), t).to.be.at.most(ANSWER_BUDGETS.listedTransactionTokens);
-      expect(t).to.not.match(/null|minor|created_at|updated_at/);
+    const page = await call("list_transactions", { limit: 50 });
+    expect(page.transactions.length).to.equal(50);
+    const costs = listedTransactionCosts(page);
+    expectListedWithinBudget(costs);
+    // Every transaction of the ledger, on the default page and on the largest (measureAnswers).
+    expect(measure.transactions.length).to.be.greaterThan(100);
+    expectListedWithinBudget(measure.transactions);
+    for (const tx of page.transactions) {
+      const t = costs.find((c) => c.id === tx.id)!.text;
+      // null is only a whole cell: the field is absent (structuredContent has null or an empty list).
+      expect(t.replace(/(?<=[[,])null(?=[,\]])/g, ""), t).to.not.match(/null|minor|created_at|updated_at/);
       expect(t.split(tx.currency).length - 1, t).to.equal(1);
     }
   });
 
-  it(`no read answers more than ${ANSWER_BUDGETS.anyAnswerTokens} tokens at its largest page size`, async () => {
-    const today = new Date().toISOString().slice(0, 10);
-    const calls: [string, Record<string, unknown>][] = [
-      ["list_transactions", { limit: 200 }],
-      ["get_transaction_summary", { date_from: "1900-01-01", date_to: today, group_by: "payee" }],
-      ["list_budgets", {}],
-      ["get_budget_status", {}],
-      ["list_goals", { include_archived: true }],
-      ["get_goal_progress", {}],
-      ["list_wallets", { include_archived: true }],
-      ["get_wallet_balance", {}],
-      ["list_bill_reminders", { days_ahead: 366, include_inactive: true }],
-      ["search_product_knowledge", { query: "how do budgets work", limit: 20 }],
-      ["list_capabilities", {}],
-      ["whoami", {}],
-    ];
-    for (const [name, args] of calls) {
-      const { text: t } = await text(name, args);
-      expect(tokens(t), name).to.be.at.most(ANSWER_BUDGETS.anyAnswerTokens);
+  it("the table loses nothing: each transaction's id, wallet and fields read back from its row", async () => {
+    for (const args of [{ limit: 50 }, { limit: 200 }, { limit: 7 }]) {
+      const page = await call("list_transactions", args);
+      const read = readTable(page);
+      expect(read.size).to.equal(page.transactions.length);
+      for (const tx of page.transactions) expect(read.get(tx.id), tx.id).to.deep.equal(modelData(tx));
+      const wallets = new Set(page.transactions.map((tx: { wallet_id: string }) => tx.wallet_id));
+      // Each wallet id is written once per page, however many of its transactions are listed.
+      const text = modelText(page);
+      for (const w of wallets) expect(text.split(`"wallet_id":"${w}"`).length - 1, w as string).to.equal(1);
     }
+  });
+
+  it(`the budget can fail: a transaction whose row exceeds ${ANSWER_BUDGETS.listedTransactionTokens} tokens is caught`, async () => {
+    const page = await call("list_transactions", { limit: 50 });
+    const long = structuredClone(page);
+    const victim = long.transactions.find((tx: { direction: string }) => tx.direction === "expense");
+    victim.description = "Dinner with the whole team after the quarterly planning offsite, split later";
+    const costs = listedTransactionCosts(long);
+    expect(costs.find((c) => c.id === victim.id)!.tokens).to.be.greaterThan(ANSWER_BUDGETS.listedTransactionTokens);
+    expect(() => expectListedWithinBudget(costs)).to.throw(`at most ${ANSWER_BUDGETS.listedTransactionTokens}`);
+    // A page whose transactions each sit in another wallet states a wallet id per row: over budget too.
+    const scattered = structuredClone(page);
+    scattered.transactions.forEach((tx: { wallet_id: string }, i: number) => (tx.wallet_id = `wal_${String(i).padStart(2, "0")}${tx.wallet_id.slice(6)}`));
+    expect(() => expectListedWithinBudget(listedTransactionCosts(scattered))).to.throw(`at most ${ANSWER_BUDGETS.listedTransactionTokens}`);
+  });
+
+  it(`no read answers more than ${ANSWER_BUDGETS.anyAnswerTokens} tokens at its largest`, async () => {
+    const names = measure.largest.map((l) => l.tool);
+    for (const t of ["list_transactions", "get_transaction_summary", "list_budgets", "get_budget_status", "list_goals", "get_goal_progress", "list_wallets", "get_wallet_balance", "list_bill_reminders", "search_product_knowledge", "list_capabilities", "whoami"]) {
+      expect(names).to.include(t);
+    }
+    for (const l of measure.largest) expect(l.tokens, l.tool).to.be.at.most(ANSWER_BUDGETS.anyAnswerTokens);
+    expect(tokens(modelText(await call("list_transactions", { limit: 200 })))).to.equal(measure.largest.find((l) => l.tool === "list_transactions")!.tokens);
   });
 });

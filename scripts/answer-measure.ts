@@ -1,0 +1,177 @@
+/**
+ * The answer budgets measured (issue 13, item 4): o200k tokens of the content text a model reads
+ * (src/mcp/model-text.ts) over the demo ledger (src/demo/seed.ts). One measurement, two users:
+ * test/protocol/answer-budgets.test.ts asserts it against src/mcp/answer-budgets.ts on both engines
+ * (calls over HTTP), and `npm run surface` writes it into docs/tool-surface.md (a fixed day and seeded
+ * ids, so the figures change only when the answers do).
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { encode } from "gpt-tokenizer/encoding/o200k_base";
+import { closeServices, createServices } from "../src/app.js";
+import { authenticateBearer, createToken, KNOWN_SCOPES } from "../src/auth/tokens.js";
+import { createUser } from "../src/auth/users.js";
+import { loadConfig } from "../src/config.js";
+import type { IdPrefix, IdSource } from "../src/db/ids.js";
+import { createDb } from "../src/db/knex.js";
+import { migrateLatest } from "../src/db/migrate.js";
+import { DEMO_CURRENCY, DEMO_EMAIL, DEMO_TIMEZONE, dayIn, seedDemoPerson } from "../src/demo/seed.js";
+import { loadCorpus } from "../src/domain/knowledge/corpus.js";
+import { DEFAULT_KB_FOLDER, seedKnowledgeBase } from "../src/domain/knowledge/store.js";
+import { modelData, modelText } from "../src/mcp/model-text.js";
+import { tools } from "../generated/registry.js";
+
+export const tokens = (s: string): number => encode(s).length;
+
+/** Calls a tool as the demo person (every scope) and returns its structuredContent. */
+export type CallTool = (name: string, args: Record<string, unknown>) => Promise<Record<string, any>>;
+
+/** What one listed transaction costs: its row, plus its share of the table's column names and wallet ids. */
+export interface TransactionCost {
+  id: string;
+  direction: string;
+  tokens: number;
+  /** The row (or, on a page of one, the object) the model reads for it. */
+  text: string;
+}
+
+/**
+ * The cost of each transaction of one list_transactions answer. A page of two or more is a table
+ * (model-text.ts): a transaction pays for its row and an equal share of what the table states once
+ * (columns, fields equal on every row, the wallet ids rows are grouped by). next_cursor and
+ * total_count belong to the page and are not shared out.
+ */
+export function listedTransactionCosts(page: Record<string, any>): TransactionCost[] {
+  const listed = page.transactions as { id: string; direction: string }[];
+  const rendered = (modelData(page) as { transactions: unknown }).transactions;
+  if (Array.isArray(rendered)) {
+    return listed.map((tx, i) => {
+      const text = JSON.stringify(rendered[i]);
+      return { id: tx.id, direction: tx.direction, tokens: tokens(text), text };
+    });
+  }
+  const table = rendered as { rows?: unknown[][]; groups?: { rows: unknown[][] }[] };
+  const rows = (table.rows ?? table.groups!.flatMap((g) => g.rows)).map((r) => JSON.stringify(r));
+  const share = (tokens(JSON.stringify(table)) - rows.reduce((a, r) => a + tokens(r), 0)) / rows.length;
+  return listed.map((tx) => {
+    const text = rows.find((r) => r.includes(JSON.stringify(tx.id)));
+    if (!text) throw new Error(`transaction ${tx.id} has no row in the rendered page`);
+    return { id: tx.id, direction: tx.direction, tokens: Math.ceil(tokens(text) + share), text };
+  });
+}
+
+/**
+ * The arguments of each read tool's largest answer over the demo ledger: the widest range and page, every
+ * archived or inactive item included. A read tool not named here is called with its largest `limit` (or
+ * none); one that requires an argument must be added here (measureAnswers says so).
+ */
+function largestArgs(today: string): Record<string, Record<string, unknown>[]> {
+  return {
+    get_transaction_summary: [{ date_from: "1900-01-01", date_to: today, group_by: "payee" }],
+    list_goals: [{ include_archived: true }],
+    list_wallets: [{ include_archived: true }],
+    list_bill_reminders: [{ days_ahead: 366, include_inactive: true }],
+    search_product_knowledge: [{ query: "how do budgets work", limit: 20 }],
+    calculate: [{ expression: "(1150 + 49 + 29.90 + 39.99 + 13.99) * 12 / 365" }],
+  };
+}
+
+export interface AnswerMeasure {
+  /** list_capabilities with every scope. */
+  capabilities: number;
+  /** Every transaction of the ledger, at its worst over the first default page and the largest page. */
+  transactions: TransactionCost[];
+  /** Each read tool at its largest answer. */
+  largest: { tool: string; args: Record<string, unknown>; tokens: number }[];
+}
+
+export async function measureAnswers(call: CallTool, today: string): Promise<AnswerMeasure> {
+  const capabilities = tokens(modelText(await call("list_capabilities", {})));
+
+  // Full pages: the first at the default size (what a model usually reads) and the largest, which holds
+  // every transaction of the demo ledger. A shorter page shares its column names and wallet ids among
+  // fewer rows (a page of one is a plain object, ~77 tokens); see docs/protocol.md.
+  const transactions: TransactionCost[] = [];
+  for (const args of [{}, { limit: 200 }]) {
+    for (const cost of listedTransactionCosts(await call("list_transactions", args))) {
+      const i = transactions.findIndex((c) => c.id === cost.id);
+      if (i < 0) transactions.push(cost);
+      else if (cost.tokens > transactions[i]!.tokens) transactions[i] = cost;
+    }
+  }
+
+  const special = largestArgs(today);
+  // The knowledge article a model could read: each entry of the shipped corpus.
+  special.get_knowledge_article = (await loadCorpus(DEFAULT_KB_FOLDER)).map((e) => ({ id: e.id }));
+  const largest: AnswerMeasure["largest"] = [];
+  for (const tool of tools.filter((t) => t.kind === "read")) {
+    let argsList = special[tool.name];
+    if (!argsList) {
+      const schema = tool.inputSchema as { properties?: Record<string, { maximum?: number }>; required?: string[] };
+      if (schema.required?.length) throw new Error(`${tool.name} requires ${schema.required.join(", ")}: name its largest answer in scripts/answer-measure.ts`);
+      const max = schema.properties?.limit?.maximum;
+      argsList = [max === undefined ? {} : { limit: max }];
+    }
+    let best = { tool: tool.name, args: argsList[0]!, tokens: -1 };
+    for (const args of argsList) {
+      const n = tokens(modelText(await call(tool.name, args)));
+      if (n > best.tokens) best = { tool: tool.name, args, tokens: n };
+    }
+    largest.push(best);
+  }
+  return { capabilities, transactions, largest };
+}
+
+/** The largest cost of a transaction of each kind (a transfer leg carries two more ids). */
+export function worstTransactions(costs: readonly TransactionCost[]): { expenseOrIncome: TransactionCost; transferLeg?: TransactionCost } {
+  const worst = (xs: TransactionCost[]) => xs.reduce<TransactionCost | undefined>((a, x) => (!a || x.tokens > a.tokens ? x : a), undefined);
+  const expenseOrIncome = worst(costs.filter((c) => c.direction !== "transfer"));
+  if (!expenseOrIncome) throw new Error("no expense or income was listed");
+  return { expenseOrIncome, transferLeg: worst(costs.filter((c) => c.direction === "transfer")) };
+}
+
+/** 128-bit-looking base62 ids from a seeded generator: as costly to read as real ones, the same every run. */
+function seededIds(seed: number): IdSource {
+  const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+  let a = seed >>> 0;
+  const random = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  return { next: (prefix: IdPrefix) => `${prefix}_${Array.from({ length: 22 }, () => ALPHABET[Math.floor(random() * 62)]).join("")}` };
+}
+
+/**
+ * The demo ledger in a temporary SQLite database, as of a fixed moment and with seeded ids, for
+ * `npm run surface`: the demo person with a token of every scope, calls through the service's dispatch.
+ */
+export async function withDemoLedger<T>(at: Date, fn: (call: CallTool, today: string) => Promise<T>): Promise<T> {
+  const dir = mkdtempSync(join(tmpdir(), "fmcp-surface-"));
+  const config = loadConfig({ LOG_LEVEL: "silent", DATABASE_URL: `sqlite:${join(dir, "demo.sqlite")}` });
+  const db = createDb(config.databaseUrl);
+  const ids = seededIds(20261124);
+  const now = () => at;
+  try {
+    await migrateLatest(db);
+    await seedKnowledgeBase(db);
+    const services = await createServices(config, db, { now, ids });
+    try {
+      const user = await createUser(db, { email: DEMO_EMAIL, password: "surface-measure-only", timezone: DEMO_TIMEZONE, currency: DEMO_CURRENCY }, at, ids);
+      const { token } = await createToken(db, user.id, { name: "surface", scopes: [...KNOWN_SCOPES], expiresInDays: 30 }, config.tokenPepper, at, ids);
+      const caller = await authenticateBearer(db, `Bearer ${token}`, config.tokenPepper, at);
+      await seedDemoPerson(services.dispatch, caller, at);
+      let n = 0;
+      const call: CallTool = (name, args) => services.dispatch(name, args, { caller, requestId: `surface-${++n}` });
+      return await fn(call, dayIn(DEMO_TIMEZONE, at));
+    } finally {
+      await closeServices(services);
+    }
+  } finally {
+    await db.destroy();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
