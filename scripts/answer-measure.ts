@@ -131,30 +131,44 @@ export function worstTransactions(costs: readonly TransactionCost[]): { expenseO
   return { expenseOrIncome, transferLeg: worst(costs.filter((c) => c.direction === "transfer")) };
 }
 
-/** 128-bit-looking base62 ids from a seeded generator: as costly to read as real ones, the same every run. */
-function seededIds(seed: number): IdSource {
-  const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+/** mulberry32: a small seeded generator. */
+function generator(seed: number): () => number {
   let a = seed >>> 0;
-  const random = () => {
+  return () => {
     a = (a + 0x6d2b79f5) >>> 0;
     let t = a;
     t = Math.imul(t ^ (t >>> 15), t | 1);
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
+}
+
+/** 128-bit-looking base62 ids from a seeded generator: as costly to read as real ones, the same every run. */
+function seededIds(random: () => number): IdSource {
+  const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
   return { next: (prefix: IdPrefix) => `${prefix}_${Array.from({ length: 22 }, () => ALPHABET[Math.floor(random() * 62)]).join("")}` };
 }
 
+/** Version 4 UUIDs from a seeded generator (the demo's idempotency keys, which list_changes shows). */
+function seededUuids(random: () => number): () => string {
+  const hex = (n: number) => Array.from({ length: n }, () => Math.floor(random() * 16).toString(16)).join("");
+  return () => `${hex(8)}-${hex(4)}-4${hex(3)}-${"89ab"[Math.floor(random() * 4)]}${hex(3)}-${hex(12)}`;
+}
+
 /**
- * The demo ledger in a temporary SQLite database, as of a fixed moment and with seeded ids, for
+ * The demo ledger in a temporary SQLite database, from a fixed moment and with seeded ids and keys, for
  * `npm run surface`: the demo person with a token of every scope, calls through the service's dispatch.
+ * The clock starts at `at` and ticks a second each time it is read, so that audit times differ as they
+ * would (a stopped clock would make list_changes' `at` one value on every row, stated once).
  */
 export async function withDemoLedger<T>(at: Date, fn: (call: CallTool, today: string) => Promise<T>): Promise<T> {
   const dir = mkdtempSync(join(tmpdir(), "fmcp-surface-"));
   const config = loadConfig({ LOG_LEVEL: "silent", DATABASE_URL: `sqlite:${join(dir, "demo.sqlite")}` });
   const db = createDb(config.databaseUrl);
-  const ids = seededIds(20261124);
-  const now = () => at;
+  const random = generator(20261124);
+  const ids = seededIds(random);
+  let ticks = 0;
+  const now = () => new Date(at.getTime() + 1000 * ticks++);
   try {
     await migrateLatest(db);
     await seedKnowledgeBase(db);
@@ -163,7 +177,7 @@ export async function withDemoLedger<T>(at: Date, fn: (call: CallTool, today: st
       const user = await createUser(db, { email: DEMO_EMAIL, password: "surface-measure-only", timezone: DEMO_TIMEZONE, currency: DEMO_CURRENCY }, at, ids);
       const { token } = await createToken(db, user.id, { name: "surface", scopes: [...KNOWN_SCOPES], expiresInDays: 30 }, config.tokenPepper, at, ids);
       const caller = await authenticateBearer(db, `Bearer ${token}`, config.tokenPepper, at);
-      await seedDemoPerson(services.dispatch, caller, at);
+      await seedDemoPerson(services.dispatch, caller, at, seededUuids(random));
       let n = 0;
       const call: CallTool = (name, args) => services.dispatch(name, args, { caller, requestId: `surface-${++n}` });
       return await fn(call, dayIn(DEMO_TIMEZONE, at));

@@ -1,16 +1,41 @@
 /**
  * npm run surface: what the tool surface costs a model, per tool (o200k tokens of the description, the
  * input schema and the output schema), against the budgets that codegen enforces (codegen/budgets.ts).
- * Prints the table and writes docs/tool-surface.md (committed, so a change in cost shows in review).
+ * Then what answers cost (o200k tokens of the content text a model reads) against src/mcp/answer-budgets.ts,
+ * measured on the demo ledger (scripts/answer-measure.ts, the same measurement the answer-budgets test
+ * asserts) as of a fixed moment with seeded ids, so the figures move only when the answers do.
+ * Prints the tables and writes docs/tool-surface.md (committed, so a change in cost shows in review); exits
+ * 1 when an answer is over its budget.
  */
 import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { BUDGETS, measureSurface, tokens } from "../codegen/budgets.js";
 import { instructions, tools } from "../generated/registry.js";
+import { ANSWER_BUDGETS } from "../src/mcp/answer-budgets.js";
+import { measureAnswers, withDemoLedger, worstTransactions } from "./answer-measure.js";
+
+/** The demo ledger ends on this day (Europe/Berlin); any fixed moment would do. */
+const LEDGER_AT = new Date("2026-11-24T12:00:00Z");
 
 const m = measureSurface(tools);
 const rows = m.perTool.map((t) => `| ${t.name} | ${t.descriptionChars} | ${t.description} | ${t.inputSchema} | ${t.outputSchema} |`);
 const sum = (k: "description" | "inputSchema" | "outputSchema") => m.perTool.reduce((a, t) => a + t[k], 0);
+
+const answers = await withDemoLedger(LEDGER_AT, measureAnswers);
+const worst = worstTransactions(answers.transactions);
+const listed = answers.transactions.filter((c) => c.direction !== "transfer");
+const mean = Math.round(listed.reduce((a, c) => a + c.tokens, 0) / listed.length);
+const over: string[] = [];
+const check = (what: string, n: number, limit: number) => {
+  if (n > limit) over.push(`${what}: ${n} > ${limit}`);
+  return `${n} | ${limit}`;
+};
+const answerRows = [
+  `| list_capabilities, every scope | ${check("list_capabilities", answers.capabilities, ANSWER_BUDGETS.listCapabilitiesTokens)} |`,
+  `| a listed expense or income, the costliest of ${listed.length} (mean ${mean}) | ${check("a listed transaction", worst.expenseOrIncome.tokens, ANSWER_BUDGETS.listedTransactionTokens)} |`,
+  ...(worst.transferLeg ? [`| a listed transfer leg, the costliest (two more ids; not held to the 60) | ${worst.transferLeg.tokens} | |`] : []),
+  ...answers.largest.map((l) => `| ${l.tool} ${JSON.stringify(l.args).replaceAll("|", "\\|")} | ${check(l.tool, l.tokens, ANSWER_BUDGETS.anyAnswerTokens)} |`),
+];
 const doc = [
   "# Tool surface: what a model reads",
   "",
@@ -34,7 +59,23 @@ const doc = [
   ...rows,
   `| **total** | | ${sum("description")} | ${sum("inputSchema")} | ${sum("outputSchema")} |`,
   "",
+  "## Answers",
+  "",
+  `What the text of an answer costs a model (its \`content\`, src/mcp/model-text.ts), measured on the demo ledger`,
+  `(src/demo/seed.ts, ${answers.transactions.length} transactions, as of ${LEDGER_AT.toISOString().slice(0, 10)}) by scripts/answer-measure.ts against src/mcp/answer-budgets.ts;`,
+  "test/protocol/answer-budgets.test.ts asserts the same on both engines. A listed transaction costs its row of",
+  "the page's table plus its share of what the table states once (column names, wallet ids), on the first",
+  "default page and the largest page; each read tool is shown at its largest answer over the ledger.",
+  "",
+  "| answer | tokens | at most |",
+  "|---|---|---|",
+  ...answerRows,
+  "",
 ].join("\n");
 
 console.log(doc);
 writeFileSync(fileURLToPath(new URL("../docs/tool-surface.md", import.meta.url)), doc);
+if (over.length > 0) {
+  console.error(`Over budget:\n  ${over.join("\n  ")}`);
+  process.exitCode = 1;
+}

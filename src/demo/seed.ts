@@ -58,12 +58,13 @@ export interface DemoSummary {
   to: string;
 }
 
-export async function seedDemoPerson(dispatch: Dispatch, caller: Caller, now = new Date()): Promise<DemoSummary> {
+/** `newKey` makes the idempotency keys (npm run surface passes seeded ones, so its measure is repeatable). */
+export async function seedDemoPerson(dispatch: Dispatch, caller: Caller, now = new Date(), newKey: () => string = randomUUID): Promise<DemoSummary> {
   const random = generator(20261124);
   const between = (lo: number, hi: number) => (lo + random() * (hi - lo)).toFixed(2);
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(random() * xs.length)]!;
   const call = (tool: string, params: Record<string, unknown>) =>
-    dispatch(tool, { ...params, ...(tool.startsWith("create_") || tool === "add_goal_funds" ? { idempotency_key: randomUUID() } : {}) }, { caller, requestId: `demo-seed-${randomUUID()}` }) as Promise<Record<string, any>>;
+    dispatch(tool, { ...params, ...(tool.startsWith("create_") || tool === "add_goal_funds" ? { idempotency_key: newKey() } : {}) }, { caller, requestId: `demo-seed-${randomUUID()}` }) as Promise<Record<string, any>>;
 
   const today = dayIn(DEMO_TIMEZONE, now);
   const first = monthStart(today, MONTHS - 1);
