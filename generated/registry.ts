@@ -5337,7 +5337,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "add_goal_funds",
   "title": "Add goal funds",
-  "description": "Records a contribution: positive saves, negative withdraws (saved never below zero). With from_wallet_id the money also moves in that wallet (same currency). Reaching the target makes the goal achieved (warning goal_achieved).",
+  "description": "Records a contribution: positive saves, negative withdraws (saved never below zero). from_wallet_id (same currency): for a goal kept in another wallet the money moves there as a transfer, never as spending; otherwise only the contribution is recorded. Reaching the target makes the goal achieved (warning goal_achieved).",
   "summary": "Add money to a savings goal, or withdraw from it",
   "scope": "write:goals",
   "kind": "write",

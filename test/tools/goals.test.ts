@@ -188,23 +188,31 @@ describe(`goals (${engine})`, function () {
       expect(upd.warnings.map((w: any) => w.code)).to.deep.equal(["goal_achieved"]);
     });
 
-    it("from a wallet: an expense (adding) or an income (withdrawing) in that wallet, linked to the contribution", async () => {
+    it("from another wallet: a transfer to the goal's wallet (adding) or back (withdrawing), linked to the contribution; from its own wallet: the contribution only", async () => {
       const wal = await wallet(alice, "Savings account");
+      const checking = await wallet(alice, "Everyday checking");
       const g = await goal(alice, { name: "Japan trip", target_amount: "4000.00", target_date: "2026-10-01", wallet_id: wal, notes: "Two weeks" });
       expect(g.wallet_id).to.equal(wal);
-      const add = await fund(alice, g.id, "250.00", { date: "2026-03-15", note: "Tax refund", from_wallet_id: wal });
-      expect(add.transaction).to.deep.include({ wallet_id: wal, date: "2026-03-15", amount: usd(-25000), direction: "expense", description: "Goal contribution: Japan trip", notes: "Tax refund", category: null });
-      expect(add.contribution).to.deep.include({ from_wallet_id: wal, transaction_id: add.transaction.id, amount: usd(25000), note: "Tax refund" });
+      const add = await fund(alice, g.id, "250.00", { date: "2026-03-15", note: "Tax refund", from_wallet_id: checking });
+      expect(add.transaction).to.deep.include({ wallet_id: checking, date: "2026-03-15", amount: usd(-25000), direction: "transfer", description: "Goal contribution: Japan trip", notes: "Tax refund", category: null });
+      expect(add.contribution).to.deep.include({ from_wallet_id: checking, transaction_id: add.transaction.id, amount: usd(25000), note: "Tax refund" });
       expect(add.goal.saved).to.deep.equal(usd(25000));
-      expect(await balance(alice, wal)).to.deep.equal(usd(75000));
-      const back = await fund(alice, g.id, "-50.00", { from_wallet_id: wal });
-      expect(back.transaction).to.deep.include({ amount: usd(5000), direction: "income", description: "Goal withdrawal: Japan trip", notes: null });
-      expect(await balance(alice, wal)).to.deep.equal(usd(80000));
+      expect(await balance(alice, checking)).to.deep.equal(usd(75000));
+      expect(await balance(alice, wal)).to.deep.equal(usd(125000));
+      const back = await fund(alice, g.id, "-50.00", { from_wallet_id: checking });
+      expect(back.transaction).to.deep.include({ wallet_id: checking, amount: usd(5000), direction: "transfer", description: "Goal withdrawal: Japan trip", notes: null });
+      expect(await balance(alice, checking)).to.deep.equal(usd(80000));
+      expect(await balance(alice, wal)).to.deep.equal(usd(120000));
       expect(back.goal.saved).to.deep.equal(usd(20000));
       const stored = await server.db("transactions").where({ id: add.transaction.id }).first();
       expect(String(stored.amount_minor)).to.equal("-25000");
       const recent = (await progress(alice, g.id)).recent_contributions;
-      expect(recent.find((c: any) => c.id === back.contribution.id)).to.deep.include({ transaction_id: back.transaction.id, from_wallet_id: wal, amount: usd(-5000) });
+      expect(recent.find((c: any) => c.id === back.contribution.id)).to.deep.include({ transaction_id: back.transaction.id, from_wallet_id: checking, amount: usd(-5000) });
+      // From the goal's own wallet no money moves between wallets: the contribution only.
+      const own = await fund(alice, g.id, "10.00", { from_wallet_id: wal });
+      expect(own.transaction).to.equal(null);
+      expect(own.contribution).to.deep.include({ from_wallet_id: wal, transaction_id: null });
+      expect(await balance(alice, wal)).to.deep.equal(usd(120000));
       // Without from_wallet_id there is no transaction.
       expect((await fund(alice, g.id, "1.00")).transaction).to.equal(null);
     });
@@ -212,7 +220,8 @@ describe(`goals (${engine})`, function () {
     it("from a wallet creates both records or neither", async () => {
       const wal = await wallet(alice, "Atomic");
       const eur = await wallet(alice, "Euro savings", "EUR");
-      const g = await goal(alice, { name: "Atomic goal", target_amount: "100.00" });
+      // Kept in another wallet, so funding from `wal` moves money: a transfer beside the contribution.
+      const g = await goal(alice, { name: "Atomic goal", target_amount: "100.00", wallet_id: await wallet(alice, "Atomic savings") });
       const countTx = async () => Number((await server.db("transactions").where({ wallet_id: wal }).count({ n: "*" }))[0]!.n);
       const countGc = async () => Number((await server.db("goal_contributions").where({ goal_id: g.id }).count({ n: "*" }))[0]!.n);
       const countAudit = async () => Number((await server.db("audit_log").where({ user_id: alice.id }).count({ n: "*" }))[0]!.n);
@@ -272,7 +281,7 @@ describe(`goals (${engine})`, function () {
 
     it("delete removes the goal and its contributions, never the wallet transactions, and keeps the history in the audit log", async () => {
       const wal = await wallet(alice, "Delete wallet");
-      const g = await goal(alice, { name: "Gone", target_amount: "100.00" });
+      const g = await goal(alice, { name: "Gone", target_amount: "100.00", wallet_id: await wallet(alice, "Gone savings") });
       await fund(alice, g.id, "30.00", { from_wallet_id: wal });
       await fund(alice, g.id, "20.00");
       const dry = await server.call("delete_goal", { goal_id: g.id, idempotency_key: key(), dry_run: true }, alice.token);
@@ -295,7 +304,8 @@ describe(`goals (${engine})`, function () {
   describe("the write pipeline", () => {
     it("replays add_goal_funds without adding twice, leaves nothing after dry runs, and audits each committed write", async () => {
       const wal = await wallet(alice, "Pipeline wallet");
-      const created = await server.call("create_goal", { name: "Pipeline", target_amount: "100.00", idempotency_key: key() }, alice.token);
+      const kept = await wallet(alice, "Pipeline savings");
+      const created = await server.call("create_goal", { name: "Pipeline", target_amount: "100.00", wallet_id: kept, idempotency_key: key() }, alice.token);
       const g = created.goal;
       const k = key();
       const params = { goal_id: g.id, amount: "25.00", from_wallet_id: wal, idempotency_key: k };

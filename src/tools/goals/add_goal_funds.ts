@@ -1,16 +1,17 @@
 import type { Handlers } from "../../../generated/handlers.js";
-import type { Transaction, Warning } from "../../../generated/types.js";
+import type { Warning } from "../../../generated/types.js";
 import { invalidParams } from "../../errors.js";
 import { formatMinor } from "../../money/amount.js";
 import { nowIso, parseMoneyParam, todayFor } from "../../domain/budgets/common.js";
 import { achievedWarning } from "../../domain/goals/warnings.js";
 import { contributionToApi, goalToApi, insertContribution, loadGoal, savedOf, updateGoalRow, type ContributionRecord, type GoalRecord } from "../../domain/goals/store.js";
-import { insertTransaction } from "../../domain/transactions/store.js";
+import { recordGoalMoney } from "../../domain/goals/funding.js";
 
 /**
  * Records one contribution (positive adds, negative withdraws; the saved amount never goes below zero).
- * With from_wallet_id the wallet transaction is recorded first, in the same database transaction as the
- * contribution (the write pipeline's), so both exist or neither does.
+ * Money that moves between wallets (from_wallet_id on a goal kept in another wallet) is recorded first
+ * as a transfer, in the same database transaction as the contribution (the write pipeline's), so both
+ * exist or neither does (src/domain/goals/funding.ts).
  */
 export const add_goal_funds: Handlers["add_goal_funds"] = async (params, ctx) => {
   const userId = ctx.caller.userId;
@@ -30,24 +31,9 @@ export const add_goal_funds: Handlers["add_goal_funds"] = async (params, ctx) =>
   const at = nowIso(ctx);
   const warnings: Warning[] = [];
 
-  let transaction: Transaction | null = null;
-  if (params.from_wallet_id !== undefined) {
-    const adding = amount > 0n;
-    const inserted = await insertTransaction(ctx.db, userId, {
-      walletId: params.from_wallet_id,
-      walletField: "from_wallet_id",
-      date,
-      amountMinor: adding ? amount : -amount,
-      direction: adding ? "expense" : "income",
-      currency: goal.currency,
-      description: `${adding ? "Goal contribution" : "Goal withdrawal"}: ${goal.name}`,
-      notes: params.note ?? null,
-      now: ctx.now(),
-    ids: ctx.ids,
-    });
-    transaction = inserted.transaction;
-    warnings.push(...inserted.warnings);
-  }
+  const moved = await recordGoalMoney(ctx.db, userId, goal, { amount, fromWalletId: params.from_wallet_id, date, note: params.note ?? null, now: ctx.now(), ids: ctx.ids });
+  const transaction = moved?.transaction ?? null;
+  if (moved) warnings.push(...moved.warnings);
 
   const contribution: ContributionRecord = {
     id: ctx.ids.next("gct"),
@@ -56,7 +42,7 @@ export const add_goal_funds: Handlers["add_goal_funds"] = async (params, ctx) =>
     amountMinor: amount,
     date,
     note: params.note ?? null,
-    fromWalletId: transaction ? transaction.wallet_id : null,
+    fromWalletId: params.from_wallet_id ?? null,
     transactionId: transaction ? transaction.id : null,
     createdAt: at,
   };
