@@ -10,13 +10,14 @@ import { createChangeBus, type ChangeBus } from "./events/bus.js";
 import { healthRouter } from "./http/health-route.js";
 import { mcpRouter } from "./http/mcp-route.js";
 import { mcpCors, publicCors } from "./http/cors.js";
-import { hostAndOriginGuard } from "./http/guards.js";
+import { challengeContext, hostAndOriginGuard } from "./http/guards.js";
 import { DEFAULT_KEEPALIVE_MS, SSE_PATH, sseRouter } from "./http/sse-route.js";
 import { metricsRouter } from "./http/metrics-route.js";
 import { requestScope } from "./http/request-scope.js";
 import { createMetrics, type Metrics } from "./metrics/metrics.js";
 import { SseStreams } from "./mcp/sse.js";
 import { tokensRouter } from "./http/tokens-route.js";
+import { oauthRouter } from "./oauth/router.js";
 import { turnGateFor } from "./http/turns.js";
 import { dialect } from "./db/knex.js";
 import type { IdSource } from "./db/ids.js";
@@ -104,10 +105,11 @@ export function createApp(services: Services, options: AppOptions = {}): Express
   // One gate for both transports: SQLite's synchronous work of all MCP requests shares one event loop.
   const gate = turnGateFor(dialect(services.db));
   // CORS for allowed origins on every MCP path (src/http/cors.ts); the guard first, so others keep their 403.
-  app.use("/api/v1/mcp", hostAndOriginGuard(services.config), mcpCors(services.config));
+  app.use("/api/v1/mcp", hostAndOriginGuard(services.config), mcpCors(services.config), challengeContext(services.config));
   app.use(mcpRouter({ ...services, mcp, gate }));
   app.use(sseRouter({ ...services, mcp, gate, keepAliveMs: options.sseKeepAliveMs ?? DEFAULT_KEEPALIVE_MS, streams: services.streams }));
   app.use(tokensRouter(services));
+  app.use(oauthRouter(services));
 
   app.use((_req, res) => {
     res.status(404).json({ error: { code: "not_found", message: "No such endpoint. The MCP endpoint is POST /api/v1/mcp." } });

@@ -25,6 +25,17 @@ export interface Config {
   metrics: "off" | "on";
   /** When set, GET /metrics needs `Authorization: Bearer <it>` (not a user token). */
   metricsToken: string;
+  /**
+   * The server's public origin (https://finance.example.com) behind a TLS proxy: the OAuth issuer and the
+   * MCP resource are named from it. Empty: derived from the request's Host, on loopback hosts only.
+   */
+  publicUrl: string;
+  oauth: {
+    /** off: no OAuth discovery, metadata or endpoints (static tokens only, for clients that drop pasted headers when they see OAuth). */
+    enabled: boolean;
+    /** Tests only: Client ID Metadata Documents may be fetched from loopback and private addresses, over http. */
+    cimdAllowPrivate: boolean;
+  };
 }
 
 /** Every problem of the environment, one line each. */
@@ -39,6 +50,7 @@ export const CONFIG_VARIABLES = [
   "PORT", "HOST", "DATABASE_URL", "WRITE_TOOLS", "VALIDATE_RESULTS", "ALLOWED_HOSTS", "ALLOWED_ORIGINS", "MAX_BODY_BYTES",
   "RATE_LIMIT_MCP_PER_MINUTE", "RATE_LIMIT_SSE_PER_MINUTE", "SSE_MAX_STREAMS_PER_TOKEN", "SSE_MAX_STREAMS_PER_USER", "RATE_LIMIT_TOKENS_PER_HOUR", "IDEMPOTENCY_RETENTION_HOURS",
   "TOKEN_PEPPER", "LOG_LEVEL", "LOG_FORMAT", "SHUTDOWN_GRACE_SECONDS", "METRICS", "METRICS_TOKEN",
+  "PUBLIC_URL", "OAUTH", "OAUTH_CIMD_ALLOW_PRIVATE",
 ] as const;
 
 class Reader {
@@ -98,6 +110,26 @@ function validOrigin(origin: string): boolean {
   }
 }
 
+/** Host names that only this machine can reach: the one place an OAuth issuer may be plain http. */
+export function isLoopbackHost(hostname: string): boolean {
+  const h = hostname.toLowerCase().replace(/^\[|\]$/g, "");
+  return h === "localhost" || h === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
+}
+
+/** Why a PUBLIC_URL cannot be used (an origin, https unless loopback), or undefined when it can. */
+function publicUrlProblem(url: string): string | undefined {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return "an origin such as https://finance.example.com (not a parseable URL)";
+  }
+  if (u.origin !== url) return "an origin such as https://finance.example.com: scheme, host and port only, no path, query or credentials";
+  if (u.protocol === "https:") return undefined;
+  if (u.protocol === "http:" && isLoopbackHost(u.hostname)) return undefined;
+  return "an https origin (plain http only on loopback: localhost, 127.0.0.1, [::1])";
+}
+
 /** Why a DATABASE_URL cannot be used, or undefined when it can. */
 function databaseUrlProblem(url: string): string | undefined {
   if (url.startsWith("sqlite:")) {
@@ -128,6 +160,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const metricsToken = env.METRICS_TOKEN ?? "";
   if (metricsToken !== "" && metricsToken.length < 16) r.problems.push("METRICS_TOKEN must be at least 16 characters when set (its value is not shown)");
 
+  const publicUrl = (r.raw("PUBLIC_URL") ?? "").replace(/\/+$/, "");
+  if (publicUrl !== "") {
+    const problem = publicUrlProblem(publicUrl);
+    if (problem) r.problems.push(`PUBLIC_URL must be ${problem}, got ${JSON.stringify(publicUrl.slice(0, 80))}`);
+  }
+
   const config: Config = {
     port: r.int("PORT", 8080, 0, 65535),
     host,
@@ -152,6 +190,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownGraceSeconds: r.int("SHUTDOWN_GRACE_SECONDS", 10, 0, 3600),
     metrics: r.oneOf("METRICS", ["off", "on"] as const, "off"),
     metricsToken,
+    publicUrl,
+    oauth: {
+      enabled: r.oneOf("OAUTH", ["on", "off"] as const, "on") === "on",
+      cimdAllowPrivate: r.oneOf("OAUTH_CIMD_ALLOW_PRIVATE", ["true", "false"] as const, "false") === "true",
+    },
   };
   if (r.problems.length > 0) throw new ConfigError(r.problems);
   return config;

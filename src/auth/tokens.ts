@@ -19,6 +19,8 @@ export interface TokenRecord {
   expires_at: string;
   revoked_at: string | null;
   last_used_at: string | null;
+  /** The OAuth grant the token belongs to (src/oauth), or null for a static token. */
+  grant_id: string | null;
 }
 
 export const KNOWN_SCOPES: readonly string[] = knownScopes;
@@ -94,6 +96,7 @@ export async function createToken(
     expires_at: new Date(now.getTime() + input.expiresInDays * 86_400_000).toISOString(),
     revoked_at: null,
     last_used_at: null,
+    grant_id: null,
   };
   await db("mcp_tokens").insert({
     id: record.token_id,
@@ -164,6 +167,7 @@ function toRecord(row: Record<string, unknown>): TokenRecord {
     expires_at: String(row.expires_at),
     revoked_at: row.revoked_at == null ? null : String(row.revoked_at),
     last_used_at: row.last_used_at == null ? null : String(row.last_used_at),
+    grant_id: row.grant_id == null ? null : String(row.grant_id),
   };
 }
 
@@ -172,11 +176,18 @@ export async function listTokens(db: Knex, userId: string): Promise<TokenRecord[
   return rows.map(toRecord);
 }
 
-/** Revokes one of the user's tokens; false when the user has no such token (another user's looks the same). */
+/**
+ * Revokes one of the user's tokens; false when the user has no such token (another user's looks the same).
+ * An OAuth client's token takes its grant with it, so the client cannot refresh its way back in.
+ */
 export async function revokeToken(db: Knex, userId: string, tokenId: string, now = new Date()): Promise<boolean> {
-  const n = await db("mcp_tokens").where({ id: tokenId, user_id: userId }).whereNull("revoked_at").update({ revoked_at: now.toISOString() });
-  if (n > 0) return true;
-  return Boolean(await db("mcp_tokens").where({ id: tokenId, user_id: userId }).first("id"));
+  const row = await db("mcp_tokens").where({ id: tokenId, user_id: userId }).first("id", "grant_id");
+  if (!row) return false;
+  await db.transaction(async (trx) => {
+    await trx("mcp_tokens").where({ id: tokenId, user_id: userId }).whereNull("revoked_at").update({ revoked_at: now.toISOString() });
+    if (row.grant_id) await trx("oauth_grants").where({ id: row.grant_id, user_id: userId }).whereNull("revoked_at").update({ revoked_at: now.toISOString() });
+  });
+  return true;
 }
 
 export const invalidToken = (why: string) =>
@@ -189,7 +200,7 @@ export const LAST_USED_GRANULARITY_MS = 60_000;
 
 // Every request runs this lookup: a constant statement instead of knex's query builder, which cost
 // about 0.2 ms a call (measured: builder 208 µs, raw 65 µs per lookup on SQLite).
-const TOKEN_BY_HASH = `SELECT t.id, t.user_id, t.name, t.scopes, t.expires_at, t.revoked_at, t.last_used_at, t.token_hash,
+const TOKEN_BY_HASH = `SELECT t.id, t.user_id, t.name, t.scopes, t.expires_at, t.revoked_at, t.last_used_at, t.token_hash, t.grant_id, t.resource,
   u.timezone, u.default_currency FROM mcp_tokens t JOIN users u ON u.id = t.user_id WHERE t.token_hash = ? LIMIT 1`;
 const TOKEN_BY_HASH_PG = TOKEN_BY_HASH.replace("?", "$1");
 /** pg prepares a named statement once per connection; the name must not be used for any other text. */
@@ -223,8 +234,13 @@ async function findTokenByHash(db: Knex, hash: string): Promise<Record<string, u
   }
 }
 
-/** Bearer header → Caller, or unauthorized. Malformed tokens never reach the database. */
-export async function authenticateBearer(db: Knex, header: string | undefined, pepper: string, now = new Date()): Promise<Caller> {
+/**
+ * Bearer header → Caller, or unauthorized. Malformed tokens never reach the database. `resource` is this
+ * server's MCP resource as the request names it (src/oauth/urls.ts), undefined when OAuth is off: a token
+ * an OAuth client received is accepted only by the resource it was issued for (RFC 8707); a static
+ * token (no resource) by any.
+ */
+export async function authenticateBearer(db: Knex, header: string | undefined, pepper: string, now = new Date(), resource?: string): Promise<Caller> {
   if (!header) throw invalidToken("No token was presented.");
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   if (!match) throw invalidToken("The Authorization header is not a Bearer token.");
@@ -237,6 +253,7 @@ export async function authenticateBearer(db: Knex, header: string | undefined, p
   if (!row || !timingSafeEqual(Buffer.from(String(row.token_hash)), Buffer.from(hash))) throw invalidToken(NOT_VALID);
   if (row.revoked_at) throw invalidToken(NOT_VALID);
   if (String(row.expires_at) <= now.toISOString()) throw invalidToken(NOT_VALID);
+  if (row.resource != null && row.resource !== resource) throw invalidToken(NOT_VALID);
   const lastUsed = row.last_used_at ? Date.parse(String(row.last_used_at)) : 0;
   if (now.getTime() - lastUsed >= LAST_USED_GRANULARITY_MS) {
     // Conditional, so that parallel requests on several processes write it once per interval too.
@@ -252,6 +269,7 @@ export async function authenticateBearer(db: Knex, header: string | undefined, p
     tokenName: String(row.name),
     scopes: new Set(JSON.parse(String(row.scopes)) as string[]),
     expiresAt: String(row.expires_at),
+    grantId: row.grant_id == null ? null : String(row.grant_id),
     timezone: String(row.timezone),
     defaultCurrency: String(row.default_currency),
   };

@@ -10,6 +10,7 @@ import { AppError } from "../errors.js";
 import type { Caller } from "../tools/context.js";
 import { INVALID_REQUEST, protocolError } from "../rpc/protocol-error.js";
 import { sendRpcError } from "./send.js";
+import { oauthUrls } from "../oauth/urls.js";
 
 function hostName(hostHeader: string): string {
   if (hostHeader.startsWith("[")) return hostHeader.slice(0, hostHeader.indexOf("]") + 1);
@@ -62,15 +63,40 @@ export function hasJsonContentType(req: Request): boolean {
 
 export const BEARER_CHALLENGE = 'Bearer realm="finance-mcp", error="invalid_token"';
 
-export async function authenticate(db: Knex, config: Config, req: Request): Promise<Caller> {
-  return authenticateBearer(db, req.headers.authorization, config.tokenPepper);
+/** What the challenges of one request need to know (res.locals.challenge, set by challengeContext and admit). */
+export interface ChallengeContext {
+  /** RFC 9728 metadata URL: present when OAuth is on for this request (src/oauth/urls.ts). */
+  resourceMetadata?: string;
+  /** The scopes of an OAuth client's token, so that a step-up asks for them as well as the missing one. */
+  grantedScopes?: readonly string[];
 }
 
-/** Adds the headers that go with an error's HTTP status (401/403 challenges). */
+/** For every MCP path: remembers the resource metadata URL the request's challenges will name. */
+export function challengeContext(config: Config) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const ctx: ChallengeContext = { resourceMetadata: oauthUrls(config, req.headers)?.resourceMetadata };
+    res.locals.challenge = ctx;
+    next();
+  };
+}
+
+export async function authenticate(db: Knex, config: Config, req: Pick<Request, "headers">): Promise<Caller> {
+  return authenticateBearer(db, req.headers.authorization, config.tokenPepper, new Date(), oauthUrls(config, req.headers)?.resource);
+}
+
+/**
+ * Adds the headers that go with an error's HTTP status (401/403 challenges). With OAuth on, both name the
+ * resource metadata (RFC 9728 §5.1), which is how an OAuth client finds the authorization server. A 403
+ * to an OAuth client's token names the scopes it has plus the missing one: clients (the MCP SDK's step-up)
+ * ask for exactly the challenge's scope, and a new token with only the missing scope would lose the others.
+ */
 export function challengeHeaders(res: Response, err: unknown): void {
   if (!(err instanceof AppError)) return;
-  if (err.errorName === "unauthorized") res.setHeader("WWW-Authenticate", BEARER_CHALLENGE);
+  const ctx = (res.locals.challenge ?? {}) as ChallengeContext;
+  const metadata = ctx.resourceMetadata ? `, resource_metadata="${ctx.resourceMetadata}"` : "";
+  if (err.errorName === "unauthorized") res.setHeader("WWW-Authenticate", `${BEARER_CHALLENGE}${metadata}`);
   if (err.errorName === "insufficient_scope" && typeof err.details.scope === "string") {
-    res.setHeader("WWW-Authenticate", `Bearer realm="finance-mcp", error="insufficient_scope", scope="${err.details.scope}"`);
+    const scopes = ctx.grantedScopes ? [...new Set([...ctx.grantedScopes, err.details.scope])].sort().join(" ") : err.details.scope;
+    res.setHeader("WWW-Authenticate", `Bearer realm="finance-mcp", error="insufficient_scope", scope="${scopes}"${metadata}`);
   }
 }

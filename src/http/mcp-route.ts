@@ -24,7 +24,7 @@ import { readRevision, type Revision, type Transport } from "../mcp/revisions.js
 import { stringifyResponse } from "../mcp/serialized.js";
 import type { McpContext, McpMethods } from "../mcp/types.js";
 import type { Caller } from "../tools/context.js";
-import { acceptsJsonOrSse, hasJsonContentType, authenticate, challengeHeaders, hostAndOriginGuard } from "./guards.js";
+import { acceptsJsonOrSse, hasJsonContentType, authenticate, challengeHeaders, hostAndOriginGuard, type ChallengeContext } from "./guards.js";
 import { sendRpcError } from "./send.js";
 import { handleBatch } from "./batch.js";
 import type { TurnGate } from "./turns.js";
@@ -112,6 +112,7 @@ export async function admit(deps: McpRouteDeps, body: unknown, req: Request, res
   const msg = parseEnvelope(body);
   const revision = readRevision(msg, req.headers, transport);
   const caller = await authenticate(deps.db, deps.config, req);
+  if (caller.grantId && res.locals.challenge) (res.locals.challenge as ChallengeContext).grantedScopes = [...caller.scopes];
   owner?.(caller);
   await applyLimit(deps.limits, res, "mcp", caller.tokenId);
   return { msg, revision, caller };

@@ -138,7 +138,7 @@ async function openStream(deps: SseRouteDeps, streams: SseStreams, req: Request,
   const authorization = req.headers.authorization;
   const keepAlive = setInterval(() => {
     stream.comment("keep-alive");
-    authenticate(deps.db, deps.config, { headers: { authorization } } as Request).then(
+    authenticate(deps.db, deps.config, { headers: { authorization, host: req.headers.host } }).then(
       (c) => {
         if (c.tokenId !== stream.tokenId) stream.close();
       },

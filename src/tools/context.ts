@@ -9,6 +9,8 @@ export interface Caller {
   readonly tokenName: string;
   readonly scopes: ReadonlySet<string>;
   readonly expiresAt: string | null;
+  /** The OAuth grant behind the token (src/oauth); null or absent for a static token. */
+  readonly grantId?: string | null;
   readonly timezone: string;
   readonly defaultCurrency: string;
 }

@@ -10,7 +10,7 @@ import { generateToken } from "../../src/auth/token-format.js";
 import { engine } from "../helpers/database.js";
 import { startTestServer, type TestServer, type TestUser } from "../helpers/server.js";
 
-const CHALLENGE = 'Bearer realm="finance-mcp", error="invalid_token"';
+const BASE_CHALLENGE = 'Bearer realm="finance-mcp", error="invalid_token"';
 
 describe(`bearer tokens (${engine})`, () => {
   let server: TestServer;
@@ -20,6 +20,8 @@ describe(`bearer tokens (${engine})`, () => {
     user = await server.createUser({ timezone: "Asia/Tokyo", currency: "JPY" });
   });
   after(async () => server.close());
+  // With OAuth on (the default, on a loopback Host) the challenge also names the resource metadata.
+  const challenge = () => `${BASE_CHALLENGE}, resource_metadata="${server.url}/.well-known/oauth-protected-resource/api/v1/mcp"`;
 
   const whoami = (token?: string, headers: Record<string, string> = {}) => server.rpc({ jsonrpc: "2.0", id: 7, method: "whoami" }, token, headers);
 
@@ -38,7 +40,7 @@ describe(`bearer tokens (${engine})`, () => {
 
   function expectUnauthorized(answer: { status: number; headers: Headers; body: any }) {
     expect(answer.status).to.equal(401);
-    expect(answer.headers.get("www-authenticate")).to.equal(CHALLENGE);
+    expect(answer.headers.get("www-authenticate")).to.equal(challenge());
     expect(answer.body.jsonrpc).to.equal("2.0");
     expect(answer.body.id).to.equal(7);
     expect(answer.body.error.code).to.equal(-32001);
@@ -172,7 +174,7 @@ describe(`bearer tokens (${engine})`, () => {
         for (const token of [undefined, "fmcp_nonsense", generateToken(), revoked.token]) {
           const answer = await postTo(stream.endpoint!, token);
           expect(answer.status, String(token)).to.equal(401);
-          expect(answer.headers.get("www-authenticate")).to.equal(CHALLENGE);
+          expect(answer.headers.get("www-authenticate")).to.equal(challenge());
           expect(answer.body.error.data.code).to.equal("unauthorized");
         }
         // Another user's valid token may not post into this user's stream.

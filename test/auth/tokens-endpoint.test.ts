@@ -174,7 +174,7 @@ describe(`tokens endpoint (${engine})`, () => {
 
       const after = await whoami(created.body.token);
       expect(after.status).to.equal(401);
-      expect(after.headers.get("www-authenticate")).to.equal('Bearer realm="finance-mcp", error="invalid_token"');
+      expect(after.headers.get("www-authenticate")).to.equal(`Bearer realm="finance-mcp", error="invalid_token", resource_metadata="${server.url}/.well-known/oauth-protected-resource/api/v1/mcp"`);
       expect(after.body.error.data.code).to.equal("unauthorized");
 
       // Revoking again is harmless; the list shows it revoked.

@@ -46,7 +46,7 @@ describe(`scope matrix (${engine})`, () => {
         const token = await user.tokenWith(scopes.filter((s) => s !== tool.scope));
         const answer = await server.rpc({ jsonrpc: "2.0", id: 2, method: tool.name, params: exampleParams(tool.name) }, token);
         expect(answer.status).to.equal(403);
-        expect(answer.headers.get("www-authenticate")).to.equal(`Bearer realm="finance-mcp", error="insufficient_scope", scope="${tool.scope}"`);
+        expect(answer.headers.get("www-authenticate")).to.equal(`Bearer realm="finance-mcp", error="insufficient_scope", scope="${tool.scope}", resource_metadata="${server.url}/.well-known/oauth-protected-resource/api/v1/mcp"`);
         expect(answer.body.id).to.equal(2);
         expect(answer.body.error.code).to.equal(-32002);
         expect(answer.body.error.data).to.include({ code: "insufficient_scope", scope: tool.scope });
@@ -62,7 +62,7 @@ describe(`scope matrix (${engine})`, () => {
         if (allowed.body.result?.isError) expect(JSON.stringify(allowed.body.result)).not.to.match(/insufficient_scope|unauthorized/);
         const denied = await call(await user.tokenWith(scopes.filter((s) => s !== tool.scope)), 4);
         expect(denied.status).to.equal(403);
-        expect(denied.headers.get("www-authenticate")).to.equal(`Bearer realm="finance-mcp", error="insufficient_scope", scope="${tool.scope}"`);
+        expect(denied.headers.get("www-authenticate")).to.equal(`Bearer realm="finance-mcp", error="insufficient_scope", scope="${tool.scope}", resource_metadata="${server.url}/.well-known/oauth-protected-resource/api/v1/mcp"`);
         expect(denied.body.error.data).to.include({ code: "insufficient_scope", scope: tool.scope });
       });
     });
