@@ -105,7 +105,7 @@ export async function fetchClientMetadata(
       clearTimeout(timer);
       return reject(new CimdError(`the client_id host ${url.hostname} is a private or reserved address`));
     }
-    const req = get(url, { lookup: lookup as never, headers: { accept: "application/json" }, agent: false }, (res) => {
+    const req = get(url, { lookup: lookup as never, headers: { accept: "application/json" } }, (res) => {
       const status = res.statusCode ?? 0;
       if (status >= 300 && status < 400) return fail(new CimdError(`the client metadata document redirects (HTTP ${status}); redirects are not followed`));
       if (status !== 200) return fail(new CimdError(`fetching the client metadata document answered HTTP ${status}`));
