@@ -77,7 +77,7 @@ function lock() {
         /* being written */
       }
       if (Number.isInteger(pid) && pid > 0 && !alive(pid)) rmSync(LOCK, { recursive: true, force: true });
-      else if (Date.now() > deadline) throw new Error(`finance-mcp: another build holds ${LOCK} for over 3 minutes`);
+      else if (Date.now() > deadline) throw new Error(`finance-mcp: another build holds ${LOCK} for over 3 minutes`, { cause: err });
       else sleep(200);
     }
   }

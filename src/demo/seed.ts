@@ -64,7 +64,7 @@ export async function seedDemoPerson(dispatch: Dispatch, caller: Caller, now = n
   const between = (lo: number, hi: number) => (lo + random() * (hi - lo)).toFixed(2);
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(random() * xs.length)]!;
   const call = (tool: string, params: Record<string, unknown>) =>
-    dispatch(tool, { ...params, ...(tool.startsWith("create_") || tool === "add_goal_funds" ? { idempotency_key: newKey() } : {}) }, { caller, requestId: `demo-seed-${randomUUID()}` }) as Promise<Record<string, any>>;
+    dispatch(tool, { ...params, ...(tool.startsWith("create_") || tool === "add_goal_funds" ? { idempotency_key: newKey() } : {}) }, { caller, requestId: `demo-seed-${randomUUID()}` }) as Promise<Record<string, any>>; // eslint-disable-line @typescript-eslint/no-explicit-any -- the seed reads its own answers loosely
 
   const today = dayIn(DEMO_TIMEZONE, now);
   const first = monthStart(today, MONTHS - 1);

@@ -13,7 +13,7 @@
 import type { Request, Response } from "express";
 import { DEFAULT_HEADER_VERSION } from "../mcp/revisions.js";
 import { INVALID_REQUEST, protocolError } from "../rpc/protocol-error.js";
-import { admit, answer, checkNotification, errorAnswer, idOf, writeJson, type McpRouteDeps } from "./mcp-route.js";
+import { admit, answer, checkNotification, errorAnswer, idOf, writeJson, type McpRouteDeps } from "./mcp-exchange.js";
 import { authenticate } from "./guards.js";
 
 /** More would let one POST hold the event loop for long; MAX_BODY_BYTES bounds the bytes, this the count. */

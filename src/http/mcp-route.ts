@@ -7,41 +7,18 @@
  *
  * GET and DELETE /api/v1/mcp answer 405: the server is stateless (no sessions, no GET stream). Change
  * events travel on GET /api/v1/mcp/sse (src/http/sse-route.ts), whose posted messages go through the
- * same admit/answer functions below.
+ * same admit/answer functions (src/http/mcp-exchange.ts).
  */
-import { translateDriverError } from "../db/errors.js";
 import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from "express";
-import type { Knex } from "knex";
 import type { Config } from "../config.js";
-import { AppError } from "../errors.js";
-import type { Logger } from "../log.js";
-import type { RateLimits } from "../limits/types.js";
-import type { Dispatch } from "../rpc/dispatch.js";
-import { handleDirectCall, parseEnvelope, toJsonRpcError, unknownMethod, type JsonRpcError, type JsonRpcId, type JsonRpcRequest } from "../rpc/message.js";
-import { INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, protocolError } from "../rpc/protocol-error.js";
-import { toolsByName } from "../../generated/registry.js";
-import { readRevision, type Revision, type Transport } from "../mcp/revisions.js";
-import { stringifyResponse } from "../mcp/serialized.js";
-import type { McpContext, McpMethods } from "../mcp/types.js";
-import type { Caller } from "../tools/context.js";
-import { acceptsJsonOrSse, hasJsonContentType, authenticate, challengeHeaders, hostAndOriginGuard, type ChallengeContext } from "./guards.js";
+import { parseEnvelope, type JsonRpcId } from "../rpc/message.js";
+import { INVALID_REQUEST, PARSE_ERROR, protocolError } from "../rpc/protocol-error.js";
+import { readRevision } from "../mcp/revisions.js";
+import { acceptsJsonOrSse, hasJsonContentType, hostAndOriginGuard } from "./guards.js";
 import { sendRpcError } from "./send.js";
+import { admit, answer, checkNotification, errorAnswer, idOf, sendAnswer, writeJson, type McpRouteDeps } from "./mcp-exchange.js";
 import { handleBatch } from "./batch.js";
-import type { TurnGate } from "./turns.js";
-import { applyLimit } from "./rate-limit-headers.js";
 import { scopeOf, toolOf } from "./request-scope.js";
-
-export interface McpRouteDeps {
-  db: Knex;
-  config: Config;
-  log: Logger;
-  dispatch: Dispatch;
-  limits: RateLimits;
-  mcp: McpMethods;
-  openrpc: unknown;
-  /** Spreads SQLite requests over event-loop turns (src/http/turns.ts); none: every request starts at once. */
-  gate?: TurnGate;
-}
 
 /** express.json with the endpoint's answers: 415 for a Content-Type that is not JSON, 413 over the limit, -32700 for a body that is not JSON. */
 export function jsonBodyParser(config: Config): RequestHandler {
@@ -94,94 +71,6 @@ export function mcpRouter(deps: McpRouteDeps): Router {
   return router;
 }
 
-/** A message that passed the envelope, revision, token and rate-limit checks. */
-export interface Admitted {
-  msg: JsonRpcRequest;
-  revision: Revision;
-  caller: Caller;
-}
-
-/**
- * The checks every message passes before its method runs, on either transport: envelope, protocol
- * revision headers, token, rate limit (every JSON-RPC message counts). Throws what the HTTP answer
- * must say; `owner` (SSE transport) refuses a token of another user than the stream's.
- */
-export async function admit(deps: McpRouteDeps, body: unknown, req: Request, res: Response, transport: Transport, owner?: (caller: Caller) => void): Promise<Admitted> {
-  const turn = deps.gate?.enter();
-  if (turn) await turn;
-  const msg = parseEnvelope(body);
-  const revision = readRevision(msg, req.headers, transport);
-  const caller = await authenticate(deps.db, deps.config, req);
-  if (caller.grantId && res.locals.challenge) (res.locals.challenge as ChallengeContext).grantedScopes = [...caller.scopes];
-  owner?.(caller);
-  await applyLimit(deps.limits, res, "mcp", caller.tokenId);
-  return { msg, revision, caller };
-}
-
-/**
- * Notifications need no answer: MCP's (notifications/…) are accepted (202). Any other message without
- * an id would be a tool call or request whose outcome nobody could read, so it is refused.
- */
-export function checkNotification(msg: JsonRpcRequest): void {
-  if (!msg.method.startsWith("notifications/")) {
-    throw protocolError(INVALID_REQUEST, `${msg.method} is a request, not a notification: send it with an "id" to get its result.`, { field: "id" }, 400);
-  }
-}
-
-export interface Answer {
-  httpStatus: number;
-  body: { jsonrpc: "2.0"; id: JsonRpcId; result: unknown } | { jsonrpc: "2.0"; id: JsonRpcId; error: JsonRpcError };
-  /** The error, when there was one (its HTTP headers: WWW-Authenticate, Retry-After). */
-  err?: unknown;
-}
-
-/** Runs an admitted request's method and returns its JSON-RPC response; never throws. */
-export async function answer(deps: McpRouteDeps, admitted: Admitted, requestId: string): Promise<Answer> {
-  const { msg, revision, caller } = admitted;
-  const id = msg.id ?? null;
-  try {
-    const ctx: McpContext = { caller, requestId, revision };
-    const result = await routeMessage(deps, msg, ctx);
-    return { httpStatus: 200, body: { jsonrpc: "2.0", id, result } };
-  } catch (err) {
-    return errorAnswer(deps, id, err, requestId);
-  }
-}
-
-export function errorAnswer(deps: Pick<McpRouteDeps, "log">, id: JsonRpcId, thrown: unknown, requestId: string): Answer {
-  // Translated here too, so that a driver error that means `unavailable` gets its Retry-After header.
-  const err = translateDriverError(thrown);
-  const { error, httpStatus } = toJsonRpcError(err, deps.log, requestId);
-  return { httpStatus, body: { jsonrpc: "2.0", id, error }, err };
-}
-
-/** Writes an error answer with the headers its status calls for. */
-export function sendAnswer(res: Response, a: Answer): void {
-  if (a.err !== undefined) {
-    challengeHeaders(res, a.err);
-    if (a.err instanceof AppError && a.err.retryable && typeof a.err.details.retry_after_seconds === "number") {
-      res.setHeader("Retry-After", String(a.err.details.retry_after_seconds));
-    }
-  }
-  writeJson(res, a.httpStatus, a.body);
-}
-
-/** The id of a message the envelope check refused, when it is a usable one (else null). */
-export function idOf(body: unknown): JsonRpcId {
-  if (body === null || typeof body !== "object" || Array.isArray(body)) return null;
-  const raw = (body as { id?: unknown }).id;
-  return typeof raw === "string" || (typeof raw === "number" && Number.isFinite(raw)) ? raw : null;
-}
-
-/** res.json without express's ETag and freshness work, which a JSON-RPC answer to a POST never uses. */
-export function writeJson(res: Response, status: number, body: unknown): void {
-  const text = stringifyResponse(body);
-  res.statusCode = status;
-  res.setHeader("Content-Type", "application/json; charset=utf-8");
-  res.setHeader("Content-Length", Buffer.byteLength(text));
-  res.end(text);
-}
-
 async function handlePost(deps: McpRouteDeps, req: Request, res: Response): Promise<void> {
   const scope = scopeOf(res);
   const requestId = scope.request_id;
@@ -211,15 +100,4 @@ async function handlePost(deps: McpRouteDeps, req: Request, res: Response): Prom
     if (res.headersSent) return;
     sendAnswer(res, errorAnswer(deps, id ?? idOf(req.body), err, requestId));
   }
-}
-
-async function routeMessage(deps: McpRouteDeps, msg: JsonRpcRequest, ctx: McpContext): Promise<unknown> {
-  if (toolsByName.has(msg.method)) return handleDirectCall(deps.dispatch, msg, ctx);
-  const mcp = deps.mcp(msg, ctx);
-  if (mcp !== undefined) return mcp;
-  if (ctx.revision.era === "modern") {
-    // 2026-07-28: an unknown method is 404 with -32601, which tells a modern client this is a modern server.
-    throw protocolError(METHOD_NOT_FOUND, `Method not found: ${msg.method} is not a method of protocol revision ${ctx.revision.version} on this server.`, {}, 404);
-  }
-  throw unknownMethod(msg.method);
 }

@@ -6,7 +6,9 @@
  *     resultType "complete" and the server's identity in _meta, cacheable ones ttlMs and cacheScope.
  * Anything else is not an MCP method here (undefined): the route answers -32601.
  */
-import type { Services } from "../app.js";
+import type { Config } from "../config.js";
+import type { Logger } from "../log.js";
+import type { Dispatch } from "../rpc/dispatch.js";
 import { SERVER_INFO, discoverResult, initializeResult } from "./lifecycle.js";
 import { META_SERVER_INFO } from "./revisions.js";
 import { SerializedJson } from "./serialized.js";
@@ -27,7 +29,14 @@ function modern(result: Record<string, unknown>, cache?: { ttlMs: number; cacheS
   return { ...result, ...cache, resultType: "complete", _meta: meta ? { ...modernMeta, ...meta } : modernMeta };
 }
 
-export function createMcpMethods(services: Pick<Services, "config" | "dispatch" | "log">): McpMethods {
+/** What the MCP methods need of the services (src/app.ts builds them; no import of it, which would be a cycle). */
+export interface McpMethodDeps {
+  config: Config;
+  dispatch: Dispatch;
+  log: Logger;
+}
+
+export function createMcpMethods(services: McpMethodDeps): McpMethods {
   const callDeps = { dispatch: services.dispatch, log: services.log };
   // tools/list's text per (tools the token may use, era). Nothing invalidates it: the registry is
   // generated code and the config (the write switch) is fixed for the life of these services, so the

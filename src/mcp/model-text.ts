@@ -27,8 +27,8 @@ type Scalar = string | number | boolean | null;
 
 function isMoney(v: unknown): v is { value: string; currency: string; minor: number } {
   if (v === null || typeof v !== "object" || Array.isArray(v)) return false;
-  const keys = Object.keys(v);
-  return keys.length === 3 && typeof (v as any).value === "string" && typeof (v as any).currency === "string" && typeof (v as any).minor === "number";
+  const m = v as Record<string, unknown>;
+  return Object.keys(m).length === 3 && typeof m.value === "string" && typeof m.currency === "string" && typeof m.minor === "number";
 }
 
 const isScalar = (v: unknown): v is Scalar => v === null || typeof v === "string" || typeof v === "number" || typeof v === "boolean";

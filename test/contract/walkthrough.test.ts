@@ -73,7 +73,7 @@ describe("docs/adding-a-tool.md, followed in a temporary copy", function () {
             execFileSync("bash", ["-c", line], { cwd: dir, env, encoding: "utf8", stdio: "pipe" });
           } catch (err) {
             const e = err as { stdout?: string; stderr?: string };
-            throw new Error(`"${line}" failed in ${dir}:\n${(e.stdout ?? "").slice(-4000)}\n${(e.stderr ?? "").slice(-2000)}`);
+            throw new Error(`"${line}" failed in ${dir}:\n${(e.stdout ?? "").slice(-4000)}\n${(e.stderr ?? "").slice(-2000)}`, { cause: err });
           }
         }
       }

@@ -469,7 +469,7 @@ function buildRule(rrule: string, startDate: string): RRuleInstance {
   try {
     options = RRule.parseString(rrule.trim());
   } catch (e) {
-    throw new Error(`cannot parse RRULE ${JSON.stringify(rrule)}: ${(e as Error).message}`);
+    throw new Error(`cannot parse RRULE ${JSON.stringify(rrule)}: ${(e as Error).message}`, { cause: e });
   }
   if (options.freq === undefined) throw new Error(`RRULE without FREQ: ${JSON.stringify(rrule)}`);
   // No tzid: the rule works on UTC midnights standing for calendar days. noCache: rules are

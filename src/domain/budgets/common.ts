@@ -6,7 +6,6 @@ import type { Knex } from "knex";
 import { AppError, invalidParams, notFound } from "../../errors.js";
 import { MoneyError, parseAmount, type ParseAmountOptions } from "../../money/amount.js";
 import { isKnownCurrency } from "../../money/currencies.js";
-import type { ToolContext } from "../../tools/context.js";
 import { todayInTimeZone } from "../bills/schedule.js";
 
 /** The form names are compared in: trimmed, Unicode NFC, lower case. */
@@ -89,13 +88,19 @@ export function checkCurrency(currency: string, field = "currency"): string {
   return currency;
 }
 
+/** What the clock helpers read of a handler's context (a ToolContext is one; domain code imports no tool types). */
+export interface Clocked {
+  readonly caller: { readonly timezone: string };
+  now(): Date;
+}
+
 /** Today in the caller's timezone, by the injectable clock. */
-export function todayFor(ctx: ToolContext): string {
+export function todayFor(ctx: Clocked): string {
   return todayInTimeZone(ctx.caller.timezone, ctx.now());
 }
 
 /** The current instant as stored (ISO-8601 UTC). */
-export function nowIso(ctx: ToolContext): string {
+export function nowIso(ctx: Pick<Clocked, "now">): string {
   return ctx.now().toISOString();
 }
 

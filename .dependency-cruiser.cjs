@@ -1,0 +1,38 @@
+/**
+ * The layering rules of docs/architecture.md, checked by `npm run lint` (dependency-cruiser):
+ * no import cycle (type-only imports count: a cycle of types still ties modules together), domain code
+ * never imports a transport or a tool, and a tool never imports another tool.
+ * test/lint/architecture.test.ts shows each rule failing on a fixture.
+ */
+module.exports = {
+  forbidden: [
+    {
+      name: "no-cycles",
+      severity: "error",
+      comment: "An import cycle, at any length, type-only or not.",
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: "domain-knows-no-transport",
+      severity: "error",
+      comment: "src/domain holds rules and queries; it never imports src/http, src/mcp, src/rpc or src/tools.",
+      from: { path: "^src/domain/" },
+      to: { path: "^src/(http|mcp|rpc|tools)/" },
+    },
+    {
+      name: "tool-imports-no-tool",
+      severity: "error",
+      comment: "A handler calls domain code; shared logic lives in src/domain, never in another handler.",
+      from: { path: "^src/tools/[^/]+/[^/]+\\.ts$" },
+      to: { path: "^src/tools/[^/]+/[^/]+\\.ts$", pathNot: "^$1$" },
+    },
+  ],
+  options: {
+    doNotFollow: { path: "node_modules" },
+    exclude: { path: "^(node_modules|dist|generated/validators\\.js)" },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: "tsconfig.json" },
+    moduleSystems: ["es6", "cjs"],
+  },
+};

@@ -1,0 +1,28 @@
+// ESLint (flat config) with typescript-eslint's recommended rules, for every hand-written source.
+// Formatting is not ESLint's job here; the layering rules are dependency-cruiser's (.dependency-cruiser.cjs).
+import js from "@eslint/js";
+import tseslint from "typescript-eslint";
+
+export default tseslint.config(
+  // generated/ and the client's types.ts are codegen's output, not hand-written.
+  { ignores: ["generated/**", "clients/typescript/src/types.ts", "dist/**", "dist.*/**", "tools/**", "clients/typescript/dist/**", "node_modules/**", ".bench/**", "data/**"] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { ecmaVersion: 2023, sourceType: "module", globals: { process: "readonly", console: "readonly", Buffer: "readonly", URL: "readonly", setTimeout: "readonly", clearTimeout: "readonly", setInterval: "readonly", clearInterval: "readonly", setImmediate: "readonly", fetch: "readonly", AbortController: "readonly", AbortSignal: "readonly", TextEncoder: "readonly", TextDecoder: "readonly", structuredClone: "readonly", performance: "readonly", queueMicrotask: "readonly", Response: "readonly", Request: "readonly", Headers: "readonly", global: "readonly", globalThis: "readonly" } },
+    rules: {
+      // A value given before a try block is often the fallback the finally or catch path relies on;
+      // the rule flags those defensive defaults, which read more clearly than their removal.
+      "no-useless-assignment": "off",
+      // Unused names are errors, except the ones deliberately named with a leading underscore (destructuring to omit a key).
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrors: "none" }],
+    },
+  },
+  { files: ["**/*.cjs"], languageOptions: { sourceType: "commonjs", globals: { module: "writable", require: "readonly" } } },
+  {
+    // Tests read JSON answers as `any` on purpose, and chai's property assertions (`.to.be.empty`) are
+    // expressions by design. Scripts measure answers the same way.
+    files: ["test/**", "scripts/**"],
+    rules: { "@typescript-eslint/no-explicit-any": "off", "@typescript-eslint/no-unused-expressions": "off" },
+  },
+);
