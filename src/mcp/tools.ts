@@ -60,6 +60,21 @@ export interface CallDeps {
   log: Logger;
 }
 
+/**
+ * A static token (pasted into the client) lacking a scope: the answer is a tool result the model reads,
+ * not the 403 challenge an OAuth client's token gets. Bridges such as mcp-remote take a 403
+ * insufficient_scope as the cue for an OAuth step-up, which cannot replace a pasted header (it ends in
+ * "403 after trying upscoping"), and mcp-remote only logs a failed request, so the model would see
+ * nothing at all.
+ */
+function staticTokenLacksScope(err: AppError): AppError {
+  return new AppError(
+    "insufficient_scope",
+    `${err.message} The user must give this client a token with that scope: create one (finance-mcp token create, POST /api/v1/mcp-tokens or the account page) and replace the token in the client's configuration. Do not retry with this token.`,
+    err.details,
+  );
+}
+
 export async function callTool(deps: CallDeps, params: unknown, ctx: McpContext): Promise<CallToolResult> {
   if (params === null || typeof params !== "object" || Array.isArray(params)) throw malformed("name", "the name of a tool (params is an object {name, arguments})");
   const { name, arguments: args } = params as Record<string, unknown>;
@@ -77,6 +92,7 @@ export async function callTool(deps: CallDeps, params: unknown, ctx: McpContext)
     return successResult(await deps.dispatch(name, args ?? {}, { caller: ctx.caller, requestId: ctx.requestId }));
   } catch (err) {
     if (err instanceof AppError && !isTransportError(err)) return errorResult(err);
+    if (err instanceof AppError && err.errorName === "insufficient_scope" && !ctx.caller.grantId) return errorResult(staticTokenLacksScope(err));
     if (err instanceof AppError || err instanceof ProtocolError) throw err;
     deps.log.error("unhandled_error", {
       request_id: ctx.requestId,

@@ -107,7 +107,9 @@ describe(`protocol: SSE transport and change events (${engine})`, () => {
     expect(badVersion.status).to.equal(400);
     const narrow = await alice.tokenWith(["read:wallets"]);
     expect((await post(endpoint, narrow, { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "whoami", arguments: {} } })).status).to.equal(202);
-    expect((await s.reply(3)).error.data).to.include({ code: "insufficient_scope", scope: "meta:whoami" });
+    const denied = await s.reply(3);
+    expect(denied.result.isError).to.equal(true);
+    expect(denied.result.content[0].text).to.include('"code":"insufficient_scope"').and.include('"scope":"meta:whoami"');
   });
 
   it("pushes each committed write of the stream's user as notifications/finance/changed with the audit id as event id", async () => {

@@ -205,12 +205,18 @@ describe(`protocol: tools/list and tools/call (${engine})`, () => {
     }
   });
 
-  it("answers a missing scope with 403, the insufficient_scope challenge and a JSON-RPC error", async () => {
+  it("answers a static token's missing scope with a tool error the model can act on (not a 403 step-up it cannot do)", async () => {
     const token = await user.tokenWith(["read:wallets"]);
     const a = await server.rpc(call(8, "whoami", {}), token);
-    expect(a.status).to.equal(403);
-    expect(a.headers.get("www-authenticate")).to.match(/error="insufficient_scope"/).and.match(/scope="meta:whoami"/);
-    expect(a.body.error.data).to.include({ code: "insufficient_scope", scope: "meta:whoami" });
+    expect(a.status).to.equal(200);
+    expect(a.headers.get("www-authenticate")).to.equal(null);
+    expect(a.body.result.isError).to.equal(true);
+    const text: string = a.body.result.content[0].text;
+    expect(text).to.include("lacks the scope meta:whoami").and.include("finance-mcp token create").and.include('"code":"insufficient_scope"').and.include('"scope":"meta:whoami"');
+    // A direct JSON-RPC call keeps the 403 and its challenge.
+    const direct = await server.rpc({ jsonrpc: "2.0", id: 9, method: "whoami" }, token);
+    expect(direct.status).to.equal(403);
+    expect(direct.headers.get("www-authenticate")).to.match(/error="insufficient_scope"/).and.match(/scope="meta:whoami"/);
   });
 
   it("answers an invalid token with 401, not a tool result", async () => {
