@@ -14,7 +14,7 @@ export interface Config {
   allowedHosts: string[];
   allowedOrigins: string[];
   maxBodyBytes: number;
-  rateLimits: { mcpPerMinute: number; ssePerMinute: number; tokensPerHour: number };
+  rateLimits: { mcpPerMinute: number; ssePerMinute: number; tokensPerHour: number; oauthPerHour: number };
   /** Open SSE streams at once on this process (not a rate: streams are held until the client goes). */
   sseStreams: { perToken: number; perUser: number };
   idempotencyRetentionHours: number;
@@ -50,7 +50,7 @@ export const CONFIG_VARIABLES = [
   "PORT", "HOST", "DATABASE_URL", "WRITE_TOOLS", "VALIDATE_RESULTS", "ALLOWED_HOSTS", "ALLOWED_ORIGINS", "MAX_BODY_BYTES",
   "RATE_LIMIT_MCP_PER_MINUTE", "RATE_LIMIT_SSE_PER_MINUTE", "SSE_MAX_STREAMS_PER_TOKEN", "SSE_MAX_STREAMS_PER_USER", "RATE_LIMIT_TOKENS_PER_HOUR", "IDEMPOTENCY_RETENTION_HOURS",
   "TOKEN_PEPPER", "LOG_LEVEL", "LOG_FORMAT", "SHUTDOWN_GRACE_SECONDS", "METRICS", "METRICS_TOKEN",
-  "PUBLIC_URL", "OAUTH", "OAUTH_CIMD_ALLOW_PRIVATE",
+  "PUBLIC_URL", "OAUTH", "OAUTH_CIMD_ALLOW_PRIVATE", "RATE_LIMIT_OAUTH_PER_HOUR",
 ] as const;
 
 class Reader {
@@ -180,6 +180,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       mcpPerMinute: r.int("RATE_LIMIT_MCP_PER_MINUTE", 120, 1),
       ssePerMinute: r.int("RATE_LIMIT_SSE_PER_MINUTE", 30, 1),
       tokensPerHour: r.int("RATE_LIMIT_TOKENS_PER_HOUR", 10, 1),
+      // Client registrations and authorization requests (each may fetch a metadata document) per client address.
+      oauthPerHour: r.int("RATE_LIMIT_OAUTH_PER_HOUR", 60, 1),
     },
     // Open streams hold a socket and a descriptor each until the client goes: capped, not just rated.
     sseStreams: { perToken: r.int("SSE_MAX_STREAMS_PER_TOKEN", 3, 1), perUser: r.int("SSE_MAX_STREAMS_PER_USER", 5, 1) },

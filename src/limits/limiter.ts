@@ -21,7 +21,7 @@ import { dialect } from "../db/knex.js";
 import { createLoginThrottle, LOGIN_POLICIES, type LoginPolicies } from "./login.js";
 import type { LimitDecision, LimitName, RateLimits } from "./types.js";
 
-export const WINDOWS: Record<LimitName, number> = { mcp: 60, sse: 60, tokens: 3600 };
+export const WINDOWS: Record<LimitName, number> = { mcp: 60, sse: 60, tokens: 3600, oauth: 3600 };
 
 /**
  * rate-limiter-flexible's SQLite store (11.4), with two of its hooks replaced:
@@ -61,6 +61,7 @@ export function createRateLimits(db: Knex, config: Config, options: RateLimitOpt
     mcp: config.rateLimits.mcpPerMinute,
     sse: config.rateLimits.ssePerMinute,
     tokens: config.rateLimits.tokensPerHour,
+    oauth: config.rateLimits.oauthPerHour,
   };
   const sqlite = dialect(db) === "sqlite";
 

@@ -1,5 +1,8 @@
-/** The three limits of the service description, counted per token (MCP, SSE) or per user (token creation). */
-export type LimitName = "mcp" | "sse" | "tokens";
+/**
+ * The three limits of the service description, counted per token (MCP, SSE) or per user (token creation),
+ * and the OAuth endpoints a stranger can call without credentials (registration, authorization), per address.
+ */
+export type LimitName = "mcp" | "sse" | "tokens" | "oauth";
 
 export interface LimitDecision {
   allowed: boolean;

@@ -208,6 +208,8 @@ export async function completeAuthorization(deps: OAuthDeps, id: string, userId:
     return back({ error: "temporarily_unavailable", error_description: `At most ${perHour} tokens may be created per hour for this account; try again later.` });
   }
   const code = randomString(32);
+  // Codes are kept a day after they expire (a replay within it still revokes its grant), then dropped.
+  await deps.db("oauth_codes").where("expires_at", "<", new Date(now.getTime() - 86_400_000).toISOString()).delete();
   await deps.db("oauth_codes").insert({
     code_hash: secretHash(code, deps.config.tokenPepper),
     client_id: pending.clientId,

@@ -18,6 +18,8 @@ import { publicCors } from "../http/cors.js";
 import { scopeOf } from "../http/request-scope.js";
 import cors from "cors";
 import type { Knex } from "knex";
+import { addressKey } from "../limits/login.js";
+import type { RateLimits } from "../limits/types.js";
 import { AuthorizationPageError, AuthorizationRedirectError, startAuthorization, type OAuthDeps } from "./authorize.js";
 import { ClientMetadataError, registerClient } from "./clients.js";
 import { authorizationServerMetadata, protectedResourceMetadata } from "./metadata.js";
@@ -30,6 +32,7 @@ export interface OAuthRouteDeps {
   config: Config;
   log: Logger;
   now: () => Date;
+  limits: RateLimits;
 }
 
 const MAX_BODY = "16kb";
@@ -56,6 +59,23 @@ export function oauthRouter(deps: OAuthRouteDeps): Router {
       });
     };
 
+  /**
+   * Registration and authorization need no credentials, and an authorization request may make the server
+   * fetch a metadata document: RATE_LIMIT_OAUTH_PER_HOUR per client address (an IPv6 /64 counts as one).
+   */
+  const perAddress = (req: Request, res: Response, next: NextFunction) => {
+    deps.limits.consume("oauth", addressKey(req.ip ?? req.socket.remoteAddress ?? "unknown")).then(
+      (d) => {
+        if (d.allowed) return next();
+        res.set("Retry-After", String(d.resetSeconds)).set("Cache-Control", "no-store");
+        const message = `Too many OAuth requests from this address: at most ${d.limit} per hour. Wait ${d.resetSeconds} seconds, then retry.`;
+        if (req.method === "GET") res.status(429).type("text/plain; charset=utf-8").send(`${message}\n`);
+        else res.status(429).json({ error: "temporarily_unavailable", error_description: message });
+      },
+      (err: unknown) => next(err),
+    );
+  };
+
   /** Skips the route (towards the 404) when OAuth is off for the request, before any body is read. */
   const oauthOn = (req: Request, _res: Response, next: NextFunction) => (oauthUrls(deps.config, req.headers) ? next() : next("route"));
 
@@ -79,6 +99,7 @@ export function oauthRouter(deps: OAuthRouteDeps): Router {
     oauthOn,
     hostGuard,
     clientCors,
+    perAddress,
     (req, res, next) => {
       if (/^application\/json\b/i.test(req.headers["content-type"] ?? "")) return next();
       res.status(400).set("Cache-Control", "no-store").json({ error: "invalid_client_metadata", error_description: "Send the client metadata as application/json." });
@@ -99,7 +120,9 @@ export function oauthRouter(deps: OAuthRouteDeps): Router {
 
   router.get(
     AUTHORIZE_PATH,
+    oauthOn,
     hostGuard,
+    perAddress,
     withUrls(async (urls, req, res) => {
       res.set("Cache-Control", "no-store");
       try {

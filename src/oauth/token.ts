@@ -203,6 +203,8 @@ export function tokenModel(deps: OAuthDeps, urls: OAuthUrls) {
             .where({ grant_id: grantId })
             .update({ token_hash: hashToken(token.accessToken, pepper), scopes: JSON.stringify(scopes), expires_at: accessExpires.toISOString() });
         }
+        // A grant's expired refresh tokens go (a used one is kept until it expires, to recognise its replay).
+        await trx("oauth_refresh_tokens").where({ grant_id: grantId }).where("expires_at", "<", now.toISOString()).delete();
         await trx("oauth_refresh_tokens").insert({
           token_hash: secretHash(token.refreshToken!, pepper),
           grant_id: grantId,

@@ -50,7 +50,7 @@ describe(`rate limits (${engine})`, function () {
   this.timeout(120_000);
 
   it("defaults to the service description's numbers: 120/min MCP, 30/min SSE, 10/hour token creations", () => {
-    expect(loadConfig({}).rateLimits).to.deep.equal({ mcpPerMinute: 120, ssePerMinute: 30, tokensPerHour: 10 });
+    expect(loadConfig({}).rateLimits).to.deep.equal({ mcpPerMinute: 120, ssePerMinute: 30, tokensPerHour: 10, oauthPerHour: 60 });
   });
 
   describe("one process", () => {

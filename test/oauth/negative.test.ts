@@ -330,3 +330,29 @@ describe(`OAuth and the token-creation limit (${engine})`, () => {
     expect(rows).to.have.length(3);
   });
 });
+
+describe(`OAuth requests without credentials are limited per address (${engine})`, () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer({ RATE_LIMIT_OAUTH_PER_HOUR: "3" });
+  });
+  after(async () => server.close());
+
+  it("refuses the 4th registration or authorization request of the hour with 429 and Retry-After", async () => {
+    const ok = await register(server, { redirect_uris: [REDIRECT], token_endpoint_auth_method: "none" });
+    expect(ok.status).to.equal(201);
+    const { challenge } = pkce();
+    const url = authorizeUrl(server, { response_type: "code", client_id: ok.body.client_id, redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: "S256" });
+    expect((await fetch(url, { redirect: "manual" })).status).to.equal(302);
+    expect((await register(server, { redirect_uris: [REDIRECT], token_endpoint_auth_method: "none" })).status).to.equal(201);
+    const over = await fetch(`${server.url}/oauth/register`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ redirect_uris: [REDIRECT] }) });
+    expect(over.status).to.equal(429);
+    expect(Number(over.headers.get("retry-after"))).to.be.greaterThan(0);
+    expect((await over.json()).error).to.equal("temporarily_unavailable");
+    const page = await fetch(url, { redirect: "manual" });
+    expect(page.status).to.equal(429);
+    expect(await page.text()).to.match(/Too many OAuth requests/);
+    // The token endpoint and discovery are not counted.
+    expect((await fetch(`${server.url}/.well-known/oauth-authorization-server`)).status).to.equal(200);
+  });
+});
