@@ -7,7 +7,7 @@ import { randomIds, type IdSource } from "../db/ids.js";
 import { dialect } from "../db/knex.js";
 import { AppError } from "../errors.js";
 import { scopes as knownScopes } from "../../generated/registry.js";
-import type { Caller } from "../tools/context.js";
+import type { Caller } from "./caller.js";
 import { generateToken, hashToken, isWellFormedToken } from "./token-format.js";
 
 export interface TokenRecord {

@@ -3,7 +3,7 @@ import type { Knex } from "knex";
 import { randomIds, type IdSource } from "../db/ids.js";
 import { isKnownCurrency } from "../money/currencies.js";
 import { hashPassword } from "./passwords.js";
-import { isValidTimeZone } from "./timezones.js";
+import { isValidTimeZone } from "../calendar/time-zones.js";
 
 export interface User {
   id: string;

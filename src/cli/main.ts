@@ -25,7 +25,7 @@ import { migrateLatest, rollbackAll } from "../db/migrate.js";
 import { createUser, findUserByEmail, UserInputError } from "../auth/users.js";
 import { dummyPasswordHash, verifyPassword } from "../auth/passwords.js";
 import { createTokenWithinQuota, listTokens, revokeToken, TokenInputError, TokenQuotaError, tokenStatus, validateNewToken } from "../auth/tokens.js";
-import { latestAuditEntries } from "../writes/audit.js";
+import { latestAuditEntries } from "../audit/log.js";
 import { loadCorpus } from "../domain/knowledge/corpus.js";
 import { DEFAULT_KB_FOLDER, importCorpus } from "../domain/knowledge/store.js";
 

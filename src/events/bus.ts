@@ -22,7 +22,7 @@ import type { Knex } from "knex";
 import type pg from "pg";
 import { dialect } from "../db/knex.js";
 import type { Logger } from "../log.js";
-import { readAuditEntry, type AuditEntry } from "../writes/audit.js";
+import { readAuditEntry, type AuditEntry } from "../audit/log.js";
 
 export const NOTIFY_CHANNEL = "finance_changes";
 

@@ -7,7 +7,7 @@
  * process committed the entry and whichever signal (a local publish, a NOTIFY, a listener resync) came.
  */
 import type { Knex } from "knex";
-import { auditEntriesAfter, type AuditEntry } from "../writes/audit.js";
+import { auditEntriesAfter, type AuditEntry } from "../audit/log.js";
 
 const PAGE = 500;
 

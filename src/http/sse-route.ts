@@ -28,7 +28,7 @@ import { AppError } from "../errors.js";
 import { INVALID_REQUEST, protocolError } from "../rpc/protocol-error.js";
 import type { JsonRpcId } from "../rpc/message.js";
 import { createChangeFeed } from "../events/change-feed.js";
-import { newestAuditId } from "../writes/audit.js";
+import { newestAuditId } from "../audit/log.js";
 import { authenticate, hostAndOriginGuard } from "./guards.js";
 import { admit, answer, checkNotification, errorAnswer, idOf, sendAnswer, type McpRouteDeps } from "./mcp-exchange.js";
 import { jsonBodyParser } from "./mcp-route.js";

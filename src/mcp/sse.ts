@@ -8,7 +8,7 @@
  *     log (src/writes/audit.ts), whichever server process committed the write.
  */
 import type { ServerResponse } from "node:http";
-import type { AuditEntry } from "../writes/audit.js";
+import type { AuditEntry } from "../audit/log.js";
 import { stringifyResponse } from "./serialized.js";
 
 export const CHANGE_NOTIFICATION = "notifications/finance/changed";

@@ -35,10 +35,6 @@ export interface DispatchDeps {
 
 export type Dispatch = (tool: string, params: unknown, call: CallInfo) => Promise<Record<string, unknown>>;
 
-/** Whether a token may use a tool right now: what tools/list and list_capabilities show. */
-export function toolAvailable(tool: ToolDefinition, scopes: ReadonlySet<string>, config: Config): boolean {
-  return scopes.has(tool.scope) && (tool.kind === "read" || config.writeTools === "enabled");
-}
 
 export function findTool(name: string): ToolDefinition {
   const tool = toolsByName.get(name);

@@ -5,7 +5,7 @@
  */
 import { AppError, internalError } from "../errors.js";
 import type { Logger } from "../log.js";
-import type { Caller } from "../tools/context.js";
+import type { Caller } from "../auth/caller.js";
 import type { Dispatch } from "./dispatch.js";
 import { INVALID_REQUEST, METHOD_NOT_FOUND, ProtocolError, protocolError } from "./protocol-error.js";
 import { describeForLog, translateDriverError } from "../db/errors.js";

@@ -5,6 +5,7 @@
  */
 import { createHash } from "node:crypto";
 import type { Knex } from "knex";
+import { canonicalJson } from "../domain/shared/canonical-json.js";
 import { AppError } from "../errors.js";
 
 /** Arguments compared after normalisation: key order does not matter; the key and dry_run are not arguments. */
@@ -13,14 +14,6 @@ export function requestHash(tool: string, params: Record<string, unknown>): stri
   return createHash("sha256").update(`${tool}\n${canonicalJson(args)}`).digest("hex");
 }
 
-export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  const entries = Object.entries(value as Record<string, unknown>)
-    .filter(([, v]) => v !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
-}
 
 export interface StoredKey {
   tool: string;

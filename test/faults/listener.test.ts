@@ -14,7 +14,7 @@ import { expect } from "chai";
 import type { Knex } from "knex";
 import { createChangeBus } from "../../src/events/bus.js";
 import { createDb } from "../../src/db/knex.js";
-import type { AuditEntry } from "../../src/writes/audit.js";
+import type { AuditEntry } from "../../src/audit/log.js";
 import { migrateLatest } from "../../src/db/migrate.js";
 import { createTestDatabase, engine, type TestDatabase } from "../helpers/database.js";
 import { callOver, insertUserWithToken } from "../helpers/direct-user.js";

@@ -7,7 +7,7 @@ import http from "node:http";
 import { randomUUID } from "node:crypto";
 import { dialect } from "../../src/db/knex.js";
 import { NOTIFY_CHANNEL } from "../../src/events/bus.js";
-import { insertAuditRow, readAuditEntry, type AuditEntry } from "../../src/writes/audit.js";
+import { insertAuditRow, readAuditEntry, type AuditEntry } from "../../src/audit/log.js";
 import type { TestServer } from "../helpers/server.js";
 
 export interface RawAnswer {

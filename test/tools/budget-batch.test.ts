@@ -14,7 +14,7 @@ import { computeBudgetStatuses, statusFromDays, statusWindow, type DailySpending
 import { budgetActiveOn, insertBudget, listBudgetRecords, type BudgetRecord } from "../../src/domain/budgets/store.js";
 import { plusDays } from "../../src/domain/budgets/periods.js";
 import { insertTransaction } from "../../src/domain/transactions/store.js";
-import { foldKey } from "../../src/domain/transactions/text.js";
+import { foldKey } from "../../src/domain/shared/text.js";
 import { toMinorBigInt, type MinorLike } from "../../src/money/amount.js";
 import { newId } from "../../src/db/ids.js";
 import { engine } from "../helpers/database.js";

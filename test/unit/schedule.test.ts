@@ -4,7 +4,7 @@ import fc from "fast-check";
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import rrulePkg from "rrule";
-import { isValidTimeZone as authIsValidTimeZone } from "../../src/auth/timezones.js";
+import { isValidTimeZone as authIsValidTimeZone } from "../../src/calendar/time-zones.js";
 import { parseSimpleRule } from "../../src/domain/bills/periodic.js";
 import {
   addDays,

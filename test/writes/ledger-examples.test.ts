@@ -7,7 +7,7 @@
  */
 import { readFileSync } from "node:fs";
 import { expect } from "chai";
-import { foldKey } from "../../src/domain/transactions/text.js";
+import { foldKey } from "../../src/domain/shared/text.js";
 import { engine } from "../helpers/database.js";
 import { startTestServer, type TestServer, type TestUser } from "../helpers/server.js";
 

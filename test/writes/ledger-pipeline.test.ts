@@ -5,7 +5,7 @@
  * that leave no trace, and every tool called by another user with this user's ids.
  */
 import { expect } from "chai";
-import type { AuditEntry } from "../../src/writes/audit.js";
+import type { AuditEntry } from "../../src/audit/log.js";
 import { engine } from "../helpers/database.js";
 import { withFailingInsert } from "../helpers/forced-failure.js";
 import { startServerProcess } from "../helpers/process.js";

@@ -8,7 +8,7 @@
 import { expect } from "chai";
 import { randomUUID } from "node:crypto";
 import type { Knex } from "knex";
-import { readAuditEntry, type AuditEntry } from "../../src/writes/audit.js";
+import { readAuditEntry, type AuditEntry } from "../../src/audit/log.js";
 import { engine } from "../helpers/database.js";
 import { startTestServer, type TestServer, type TestUser } from "../helpers/server.js";
 import { countRows, key } from "./ledger-fixture.js";

@@ -20,12 +20,7 @@
  * schedules.
  */
 
-import { limits } from "../../../generated/limits.js";
-
-const MS_PER_DAY = 86_400_000;
-/** Stored rules start within info.x-limits; open-ended ones are expanded up to the year 9999. */
-const MIN_YEAR = Number(limits.firstDate.slice(0, 4));
-const MAX_YEAR = 9999;
+import { MAX_YEAR, MIN_YEAR, MS_PER_DAY } from "../../calendar/days.js";
 const RRULE_WEEKDAYS = ["SU", "MO", "TU", "WE", "TH", "FR", "SA"] as const; // index = getUTCDay()
 
 /** A rule as indexable periods. Days are counted as UTC-midnight milliseconds / MS_PER_DAY. */

@@ -35,9 +35,13 @@
  */
 import rrulePkg from "rrule";
 import type { Options as RRuleOptions } from "rrule";
-import { dayFormatter, isValidTimeZone } from "../../auth/timezones.js";
+import { addDays, daysBetween, formatDay, formatDayNumber, isValidIsoDate, MAX_YEAR, MS_PER_DAY, requireDay, ScheduleError } from "../../calendar/days.js";
+import { isValidTimeZone, todayInTimeZone } from "../../calendar/time-zones.js";
+
+// Re-exported: the schedule's callers and tests name them through this module.
+export { addDays, daysBetween, isValidIsoDate, ScheduleError, todayInTimeZone };
 import { parseSimpleRule, type SimpleRule, simpleOccurrences } from "./periodic.js";
-import { limits, schemaBounds } from "../../../generated/limits.js";
+import { schemaBounds } from "../../../generated/limits.js";
 
 export { isValidTimeZone };
 
@@ -67,20 +71,6 @@ export interface Schedule {
   count?: number;
 }
 
-/** A refused schedule field. `field` is a path such as `schedule.day_of_month`; `expected` says what is accepted. */
-export class ScheduleError extends Error {
-  /** The AppError name to convert to: `invalidParams(err.field, err.expected, err.message)` from src/errors.ts. */
-  readonly errorName = "invalid_params" as const;
-  readonly field: string;
-  readonly expected: string;
-
-  constructor(field: string, expected: string, message: string) {
-    super(`${field}: ${message}`);
-    this.name = "ScheduleError";
-    this.field = field;
-    this.expected = expected;
-  }
-}
 
 /** The spec's BillSchedule bounds (generated from openrpc.json; never restated here). */
 export const MAX_INTERVAL: number = schemaBounds.BillSchedule.interval.maximum;
@@ -88,15 +78,10 @@ export const MAX_COUNT: number = schemaBounds.BillSchedule.count.maximum;
 /** Default and largest number of dates `occurrencesBetween` / `nextOccurrences` return. */
 export const DEFAULT_OCCURRENCE_LIMIT = 1000;
 export const MAX_OCCURRENCE_LIMIT = 10000;
-const MIN_YEAR = Number(limits.firstDate.slice(0, 4));
-/** Not a bound of input (dates stop at info.x-limits.last_date): how far an open-ended series is expanded. */
-const MAX_YEAR = 9999;
 
 // ---------------------------------------------------------------------------------------------
 // Calendar-day helpers (UTC midnight Dates standing for calendar days)
 
-const ISO_DATE_RE = /^([0-9]{4})-([0-9]{2})-([0-9]{2})$/;
-const MS_PER_DAY = 86_400_000;
 const MONTH_NAMES = [
   "January",
   "February",
@@ -133,62 +118,6 @@ const RRULE_DAY: Record<WeekdayCode, string> = {
 };
 /** Index = Date#getUTCDay() (0 = Sunday). */
 const WEEKDAY_BY_JS_DAY: readonly WeekdayCode[] = ["sun", "mon", "tue", "wed", "thu", "fri", "sat"];
-
-/** Parses YYYY-MM-DD (a real calendar day, years 1900..9999) into the Date at 00:00 UTC, or null. */
-function parseDay(s: unknown): Date | null {
-  if (typeof s !== "string") return null;
-  const m = ISO_DATE_RE.exec(s);
-  if (!m) return null;
-  const y = Number(m[1]);
-  const mo = Number(m[2]);
-  const d = Number(m[3]);
-  if (y < MIN_YEAR || y > MAX_YEAR || mo < 1 || mo > 12 || d < 1) return null;
-  const date = new Date(Date.UTC(y, mo - 1, d));
-  if (date.getUTCFullYear() !== y || date.getUTCMonth() !== mo - 1 || date.getUTCDate() !== d) return null;
-  return date;
-}
-
-/** True for a real calendar day written YYYY-MM-DD (years 1900..9999). */
-export function isValidIsoDate(s: unknown): s is string {
-  return parseDay(s) !== null;
-}
-
-function requireDay(s: unknown, field: string): Date {
-  const d = parseDay(s);
-  if (!d) {
-    const got = typeof s === "string" ? JSON.stringify(s) : s === null ? "null" : typeof s;
-    throw new ScheduleError(
-      field,
-      'a calendar date written YYYY-MM-DD, such as "2026-01-31"',
-      `must be a real calendar date written YYYY-MM-DD, such as "2026-01-31", got ${got}`,
-    );
-  }
-  return d;
-}
-
-/** The YYYY-MM-DD of a Date, read in UTC. */
-function formatDay(d: Date): string {
-  const y = String(d.getUTCFullYear()).padStart(4, "0");
-  const m = String(d.getUTCMonth() + 1).padStart(2, "0");
-  const day = String(d.getUTCDate()).padStart(2, "0");
-  return `${y}-${m}-${day}`;
-}
-
-/** The YYYY-MM-DD of a day number (UTC-midnight milliseconds / MS_PER_DAY). */
-function formatDayNumber(day: number): string {
-  return formatDay(new Date(day * MS_PER_DAY));
-}
-
-/** `date` plus `days` calendar days (negative to go back). */
-export function addDays(date: string, days: number): string {
-  const d = requireDay(date, "date");
-  return formatDay(new Date(d.getTime() + days * MS_PER_DAY));
-}
-
-/** Whole calendar days from `from` to `to` (positive when `to` is later), e.g. days until a due date. */
-export function daysBetween(from: string, to: string): number {
-  return Math.round((requireDay(to, "to").getTime() - requireDay(from, "from").getTime()) / MS_PER_DAY);
-}
 
 function weekdayOf(d: Date): WeekdayCode {
   return WEEKDAY_BY_JS_DAY[d.getUTCDay()] as WeekdayCode;
@@ -602,22 +531,4 @@ export function describeSchedule(input: Schedule): string {
   if (s.end_date !== undefined) text += `, until ${s.end_date}`;
   if (s.count !== undefined) text += `, ${s.count} ${s.count === 1 ? "time" : "times"}`;
   return text;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Time zones
-
-/** The calendar day (YYYY-MM-DD) it is at the instant `now` in `timeZone`, e.g. the user's "today". */
-export function todayInTimeZone(timeZone: string, now: Date = new Date()): string {
-  if (!isValidTimeZone(timeZone)) {
-    throw new ScheduleError(
-      "timezone",
-      'an IANA time zone name such as "Europe/Paris"',
-      `unknown time zone ${JSON.stringify(timeZone)}; expected an IANA name such as "Europe/Paris"`,
-    );
-  }
-  if (Number.isNaN(now.getTime())) throw new RangeError("now is an invalid Date");
-  const parts = dayFormatter(timeZone).formatToParts(now);
-  const part = (type: Intl.DateTimeFormatPartTypes): string => parts.find((p) => p.type === type)?.value ?? "";
-  return `${part("year").padStart(4, "0")}-${part("month")}-${part("day")}`;
 }

@@ -10,7 +10,7 @@ import type { Knex } from "knex";
 import type { BillOccurrence, BillReminder, BillSchedule } from "../../../generated/types.js";
 import { invalidParams, notFound } from "../../errors.js";
 import { toMinorBigInt, toMoney, type MinorLike } from "../../money/amount.js";
-import { textOrNull } from "../budgets/common.js";
+import { textOrNull } from "../shared/common.js";
 import {
   addDays,
   daysBetween,

@@ -5,7 +5,7 @@
 import type { Knex } from "knex";
 import type { BudgetPeriod } from "../../../generated/types.js";
 import { invalidParams } from "../../errors.js";
-import { assertSameCurrency, dedupeCaseInsensitive, findWallet } from "./common.js";
+import { assertSameCurrency, dedupeCaseInsensitive, findWallet } from "../shared/common.js";
 import { calendarPeriodStart, periodContaining } from "./periods.js";
 
 export interface DateInput {

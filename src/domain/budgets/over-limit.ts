@@ -15,7 +15,7 @@
 import type { Knex } from "knex";
 import type { BudgetStatus, Warning } from "../../../generated/types.js";
 import { formatMinor } from "../../money/amount.js";
-import { foldKey } from "../transactions/text.js";
+import { foldKey } from "../shared/text.js";
 import { computeBudgetStatuses, statusWindow } from "./status.js";
 import { budgetActiveOn, listBudgetRecords, type BudgetRecord } from "./store.js";
 

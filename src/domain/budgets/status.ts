@@ -28,7 +28,7 @@ import type { Knex } from "knex";
 import type { BudgetStatus, Pace } from "../../../generated/types.js";
 import { dialect } from "../../db/knex.js";
 import { toMinorBigInt, toMoney, type MinorLike } from "../../money/amount.js";
-import { foldKey } from "../transactions/text.js";
+import { foldKey } from "../shared/text.js";
 import { dayDiff, periodContaining, periodStart, plusDays, type PeriodRule } from "./periods.js";
 import type { BudgetRecord } from "./store.js";
 

@@ -6,7 +6,7 @@ import type { Knex } from "knex";
 import type { Budget, BudgetPeriod, BudgetStatus, Rollover } from "../../../generated/types.js";
 import { notFound } from "../../errors.js";
 import { toMinorBigInt, toMoney, type MinorLike } from "../../money/amount.js";
-import { normalizeName, parseList, textOrNull } from "./common.js";
+import { normalizeName, parseList, textOrNull } from "../shared/common.js";
 
 export interface BudgetRecord {
   id: string;

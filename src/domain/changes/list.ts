@@ -7,7 +7,7 @@
  */
 import type { Knex } from "knex";
 import type { ChangeEntry, ListChangesParams } from "../../../generated/types.js";
-import { findAuditEntries, type AuditEntry } from "../../writes/audit.js";
+import { findAuditEntries, type AuditEntry } from "../../audit/log.js";
 import { changesOf } from "./diff.js";
 import { decodeCursor, encodeCursor, pageSize, queryFingerprint, splitPage } from "../paging.js";
 

@@ -13,7 +13,7 @@
  */
 import type { GoalContribution, GoalProgress } from "../../../generated/types.js";
 import { toMoney } from "../../money/amount.js";
-import { addDays, daysBetween } from "../bills/schedule.js";
+import { addDays, daysBetween } from "../../calendar/days.js";
 import type { GoalRecord } from "./store.js";
 
 /** The days counted as "recent" for on_track: today and the 89 before it. */

@@ -8,7 +8,7 @@ import type { Knex } from "knex";
 import type { Goal, GoalContribution, GoalStatus } from "../../../generated/types.js";
 import { notFound } from "../../errors.js";
 import { toMinorBigInt, toMoney, type MinorLike } from "../../money/amount.js";
-import { normalizeName, textOrNull } from "../budgets/common.js";
+import { normalizeName, textOrNull } from "../shared/common.js";
 
 export interface GoalRecord {
   id: string;

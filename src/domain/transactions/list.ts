@@ -19,7 +19,7 @@ import { requireWallet } from "../wallets/store.js";
 import { boundInMinorUnits, exponentOf } from "./amounts.js";
 import { dialect } from "../../db/knex.js";
 import { coerceTransactionRow, transactionFromRow } from "./store.js";
-import { containsPattern, foldKey, normalizeTags } from "./text.js";
+import { containsPattern, foldKey, normalizeTags } from "../shared/text.js";
 
 type Sort = "date_desc" | "date_asc" | "amount_desc" | "amount_asc";
 

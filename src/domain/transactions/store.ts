@@ -42,11 +42,11 @@ import type { Direction, Transaction, Warning } from "../../../generated/types.j
 import { randomIds, type IdSource } from "../../db/ids.js";
 import { AppError, invalidParams } from "../../errors.js";
 import { formatMinor, toMinorBigInt, toMoney, type MinorLike } from "../../money/amount.js";
-import { addDays } from "../bills/schedule.js";
+import { addDays } from "../../calendar/days.js";
 import { isUniqueViolation } from "../wallets/names.js";
 import { requireWallet, type WalletRow } from "../wallets/store.js";
 import { assertRunningTotals } from "../wallets/ceiling.js";
-import { cleanText, foldKey, normalizeTags } from "./text.js";
+import { cleanText, foldKey, normalizeTags } from "../shared/text.js";
 
 export interface TransactionRow {
   id: string;

@@ -11,7 +11,7 @@ import type { GetTransactionSummaryParams, GetTransactionSummaryResult, SummaryG
 import { invalidParams } from "../../errors.js";
 import { toMinorBigInt, toMoney, type MinorLike } from "../../money/amount.js";
 import { requireWallet } from "../wallets/store.js";
-import { foldKey, normalizeTags } from "./text.js";
+import { foldKey, normalizeTags } from "../shared/text.js";
 
 interface Figures {
   currency: string;

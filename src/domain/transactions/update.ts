@@ -15,7 +15,7 @@ import { requireWallet } from "../wallets/store.js";
 import { parseAmountParam } from "./amounts.js";
 import { assertRunningTotalsOf } from "../wallets/ceiling.js";
 import { assertExternalIdFree, findCounterpartRow, findTransactionRow, loadPair, possibleDuplicates, type TransactionPair } from "./store.js";
-import { cleanText, foldKey, normalizeTags } from "./text.js";
+import { cleanText, foldKey, normalizeTags } from "../shared/text.js";
 
 
 export interface UpdatedTransaction {

@@ -1,7 +1,7 @@
 /** Wallet names are unique per user, compared case-insensitively (folded in JavaScript, the same on both engines). */
 import type { Knex } from "knex";
 import { AppError } from "../../errors.js";
-import { foldKey } from "../transactions/text.js";
+import { foldKey } from "../shared/text.js";
 
 export function normalizeWalletName(name: string): { name: string; key: string } {
   const trimmed = name.normalize("NFC").trim();

@@ -1,6 +1,6 @@
 import type { Handlers } from "../../../generated/handlers.js";
 import { invalidParams } from "../../errors.js";
-import { assertNameFree, assertSameCurrency, checkCurrency, cleanName, findWallet, nowIso, parseMoneyParam, todayFor } from "../../domain/budgets/common.js";
+import { assertNameFree, assertSameCurrency, checkCurrency, cleanName, findWallet, nowIso, parseMoneyParam, todayFor } from "../../domain/shared/common.js";
 import { billToApi, checkAmountRange, checkSchedule, insertBill, type BillRecord } from "../../domain/bills/store.js";
 
 export const create_bill_reminder: Handlers["create_bill_reminder"] = async (params, ctx) => {

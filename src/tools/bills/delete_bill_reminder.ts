@@ -1,5 +1,5 @@
 import type { Handlers } from "../../../generated/handlers.js";
-import { todayFor } from "../../domain/budgets/common.js";
+import { todayFor } from "../../domain/shared/common.js";
 import { billToApi, deleteBillRow, loadBill } from "../../domain/bills/store.js";
 
 /** Deletes the reminder for good (transactions untouched); the snapshot stays in the audit log. */

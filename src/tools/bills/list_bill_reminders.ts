@@ -1,5 +1,5 @@
 import type { Handlers } from "../../../generated/handlers.js";
-import { todayFor } from "../../domain/budgets/common.js";
+import { todayFor } from "../../domain/shared/common.js";
 import { billToApi, listBills, upcomingOccurrences } from "../../domain/bills/store.js";
 
 /**

@@ -1,7 +1,7 @@
 import type { Handlers } from "../../../generated/handlers.js";
 import { requireSomeChange } from "../require-change.js";
 import { invalidParams } from "../../errors.js";
-import { assertNameFree, assertSameCurrency, cleanName, findWallet, nowIso, parseMoneyParam, todayFor } from "../../domain/budgets/common.js";
+import { assertNameFree, assertSameCurrency, cleanName, findWallet, nowIso, parseMoneyParam, todayFor } from "../../domain/shared/common.js";
 import { billToApi, checkAmountRange, checkSchedule, loadBill, updateBillRow, type BillRecord } from "../../domain/bills/store.js";
 
 export const update_bill_reminder: Handlers["update_bill_reminder"] = async (params, ctx) => {

@@ -1,5 +1,5 @@
 import type { Handlers } from "../../../generated/handlers.js";
-import { assertNameFree, checkCurrency, cleanName, nowIso, parseMoneyParam, todayFor } from "../../domain/budgets/common.js";
+import { assertNameFree, checkCurrency, cleanName, nowIso, parseMoneyParam, todayFor } from "../../domain/shared/common.js";
 import { checkDateOrder, checkWallets, cleanLabels, defaultDates } from "../../domain/budgets/input.js";
 import { computeBudgetStatus } from "../../domain/budgets/status.js";
 import { budgetActiveOn, budgetToApi, insertBudget, type BudgetRecord } from "../../domain/budgets/store.js";

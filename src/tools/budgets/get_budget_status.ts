@@ -1,6 +1,6 @@
 import type { Handlers } from "../../../generated/handlers.js";
 import { invalidParams } from "../../errors.js";
-import { todayFor } from "../../domain/budgets/common.js";
+import { todayFor } from "../../domain/shared/common.js";
 import { computeBudgetStatuses } from "../../domain/budgets/status.js";
 import { budgetActiveOn, listBudgetRecords, loadBudget } from "../../domain/budgets/store.js";
 

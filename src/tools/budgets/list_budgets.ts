@@ -1,5 +1,5 @@
 import type { Handlers } from "../../../generated/handlers.js";
-import { todayFor } from "../../domain/budgets/common.js";
+import { todayFor } from "../../domain/shared/common.js";
 import { computeBudgetStatuses } from "../../domain/budgets/status.js";
 import { budgetActiveOn, budgetToApi, listBudgetRecords } from "../../domain/budgets/store.js";
 

@@ -1,6 +1,6 @@
 import type { Handlers } from "../../../generated/handlers.js";
 import { requireSomeChange } from "../require-change.js";
-import { assertNameFree, cleanName, nowIso, parseMoneyParam, todayFor } from "../../domain/budgets/common.js";
+import { assertNameFree, cleanName, nowIso, parseMoneyParam, todayFor } from "../../domain/shared/common.js";
 import { calendarPeriodStart } from "../../domain/budgets/periods.js";
 import { checkDateOrder, checkWallets, cleanLabels } from "../../domain/budgets/input.js";
 import { computeBudgetStatus } from "../../domain/budgets/status.js";

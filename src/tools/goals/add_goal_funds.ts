@@ -2,7 +2,7 @@ import type { Handlers } from "../../../generated/handlers.js";
 import type { Warning } from "../../../generated/types.js";
 import { invalidParams } from "../../errors.js";
 import { formatMinor } from "../../money/amount.js";
-import { nowIso, parseMoneyParam, todayFor } from "../../domain/budgets/common.js";
+import { nowIso, parseMoneyParam, todayFor } from "../../domain/shared/common.js";
 import { achievedWarning } from "../../domain/goals/warnings.js";
 import { contributionToApi, goalToApi, insertContribution, loadGoal, savedOf, updateGoalRow, type ContributionRecord, type GoalRecord } from "../../domain/goals/store.js";
 import { recordGoalMoney } from "../../domain/goals/funding.js";

@@ -1,5 +1,5 @@
 import type { Handlers } from "../../../generated/handlers.js";
-import { assertNameFree, assertSameCurrency, checkCurrency, cleanName, findWallet, nowIso, parseMoneyParam } from "../../domain/budgets/common.js";
+import { assertNameFree, assertSameCurrency, checkCurrency, cleanName, findWallet, nowIso, parseMoneyParam } from "../../domain/shared/common.js";
 import { goalToApi, insertGoal, type GoalRecord } from "../../domain/goals/store.js";
 
 /** A new goal starts active with nothing saved; money is recorded with add_goal_funds. */

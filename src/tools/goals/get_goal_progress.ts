@@ -1,6 +1,6 @@
 import type { Handlers } from "../../../generated/handlers.js";
 import type { GoalProgress } from "../../../generated/types.js";
-import { todayFor } from "../../domain/budgets/common.js";
+import { todayFor } from "../../domain/shared/common.js";
 import { computeProgress, recentWindow } from "../../domain/goals/progress.js";
 import { contributionToApi, goalSums, listContributions, listGoalRecords, loadGoal } from "../../domain/goals/store.js";
 

@@ -1,6 +1,6 @@
 import type { Handlers, UpdateGoalResult } from "../../../generated/handlers.js";
 import { requireSomeChange } from "../require-change.js";
-import { assertNameFree, assertSameCurrency, cleanName, findWallet, nowIso, parseMoneyParam } from "../../domain/budgets/common.js";
+import { assertNameFree, assertSameCurrency, cleanName, findWallet, nowIso, parseMoneyParam } from "../../domain/shared/common.js";
 import { achievedWarning } from "../../domain/goals/warnings.js";
 import { goalToApi, loadGoal, savedOf, updateGoalRow, type GoalRecord } from "../../domain/goals/store.js";
 

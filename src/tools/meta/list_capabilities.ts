@@ -1,7 +1,7 @@
 import type { Handlers } from "../../../generated/handlers.js";
 import { tools } from "../../../generated/registry.js";
 import type { Scope } from "../../../generated/types.js";
-import { toolAvailable } from "../../rpc/dispatch.js";
+import { toolAvailable } from "../../auth/tool-access.js";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../../domain/paging.js";
 
 export const list_capabilities: Handlers["list_capabilities"] = async (_params, ctx) => ({

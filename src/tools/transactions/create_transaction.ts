@@ -1,5 +1,5 @@
 import type { Handlers } from "../../../generated/handlers.js";
-import { todayInTimeZone } from "../../domain/bills/schedule.js";
+import { todayInTimeZone } from "../../calendar/time-zones.js";
 import { budgetsPushedOverLimit } from "../../domain/budgets/over-limit.js";
 import { parseAmountParam } from "../../domain/transactions/amounts.js";
 import { insertTransaction } from "../../domain/transactions/store.js";

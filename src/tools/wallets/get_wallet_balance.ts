@@ -1,5 +1,5 @@
 import type { Handlers } from "../../../generated/handlers.js";
-import { todayInTimeZone } from "../../domain/bills/schedule.js";
+import { todayInTimeZone } from "../../calendar/time-zones.js";
 import { balanceOf, ledgerSums, listWalletRows, requireWallet, totalsPerCurrency, walletBalance } from "../../domain/wallets/store.js";
 import { toMoney } from "../../money/amount.js";
 

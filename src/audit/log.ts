@@ -3,7 +3,15 @@
  * snapshots and identifiers only; tokens, hashes and passwords never reach them.
  */
 import type { Knex } from "knex";
-import type { AuditChange } from "./types.js";
+
+/** The one audit row a committed write produces. before/after are resource snapshots, never secrets. */
+export interface AuditChange {
+  action: "create" | "update" | "delete" | "add_funds";
+  resourceType: "wallet" | "transaction" | "budget" | "goal" | "bill_reminder";
+  resourceId: string;
+  before: unknown;
+  after: unknown;
+}
 
 export interface AuditEntry {
   id: string;

@@ -6,7 +6,7 @@ import type { Knex } from "knex";
 import { AppError, invalidParams, notFound } from "../../errors.js";
 import { MoneyError, parseAmount, type ParseAmountOptions } from "../../money/amount.js";
 import { isKnownCurrency } from "../../money/currencies.js";
-import { todayInTimeZone } from "../bills/schedule.js";
+import { todayInTimeZone } from "../../calendar/time-zones.js";
 
 /** The form names are compared in: trimmed, Unicode NFC, lower case. */
 export function normalizeName(name: string): string {

@@ -1,8 +1,8 @@
 /**
- * Time zone names: the one check, shared by user creation (src/auth/users.ts) and the user's
- * "today" (todayInTimeZone in src/domain/bills/schedule.ts). A leaf module so that auth does not
- * load the bill schedules to validate a name.
+ * Time zones: the one check of a zone's name (user creation, src/auth/users.ts) and the user's "today"
+ * (todayInTimeZone), shared by every area. A leaf module: it imports no area.
  */
+import { ScheduleError } from "./days.js";
 
 const formatterCache = new Map<string, Intl.DateTimeFormat>();
 
@@ -36,4 +36,19 @@ export function isValidTimeZone(tz: unknown): tz is string {
   } catch {
     return false;
   }
+}
+
+/** The calendar day (YYYY-MM-DD) it is at the instant `now` in `timeZone`, e.g. the user's "today". */
+export function todayInTimeZone(timeZone: string, now: Date = new Date()): string {
+  if (!isValidTimeZone(timeZone)) {
+    throw new ScheduleError(
+      "timezone",
+      'an IANA time zone name such as "Europe/Paris"',
+      `unknown time zone ${JSON.stringify(timeZone)}; expected an IANA name such as "Europe/Paris"`,
+    );
+  }
+  if (Number.isNaN(now.getTime())) throw new RangeError("now is an invalid Date");
+  const parts = dayFormatter(timeZone).formatToParts(now);
+  const part = (type: Intl.DateTimeFormatPartTypes): string => parts.find((p) => p.type === type)?.value ?? "";
+  return `${part("year").padStart(4, "0")}-${part("month")}-${part("day")}`;
 }

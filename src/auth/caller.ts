@@ -1,0 +1,12 @@
+/** Who is calling: the token's user and the token itself. Built by src/auth (tokens.ts), read by the dispatcher and handlers (src/tools/context.ts re-exports it). */
+export interface Caller {
+  readonly userId: string;
+  readonly tokenId: string;
+  readonly tokenName: string;
+  readonly scopes: ReadonlySet<string>;
+  readonly expiresAt: string | null;
+  /** The OAuth grant behind the token (src/oauth); null or absent for a static token. */
+  readonly grantId?: string | null;
+  readonly timezone: string;
+  readonly defaultCurrency: string;
+}

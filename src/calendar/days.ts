@@ -1,0 +1,85 @@
+/**
+ * Calendar days as YYYY-MM-DD strings (UTC midnight Dates stand for them in arithmetic), shared by every
+ * area that reasons in days: bill schedules, budget periods, goal pace, transaction dates. A leaf module:
+ * it imports no area.
+ */
+import { limits } from "../../generated/limits.js";
+
+export const ISO_DATE_RE = /^([0-9]{4})-([0-9]{2})-([0-9]{2})$/;
+export const MS_PER_DAY = 86_400_000;
+/** The first year a stored day may have (info.x-limits.first_date). */
+export const MIN_YEAR = Number(limits.firstDate.slice(0, 4));
+/** Not a bound of input (dates stop at info.x-limits.last_date): how far an open-ended series is expanded. */
+export const MAX_YEAR = 9999;
+
+/** A refused schedule field. `field` is a path such as `schedule.day_of_month`; `expected` says what is accepted. */
+export class ScheduleError extends Error {
+  /** The AppError name to convert to: `invalidParams(err.field, err.expected, err.message)` from src/errors.ts. */
+  readonly errorName = "invalid_params" as const;
+  readonly field: string;
+  readonly expected: string;
+
+  constructor(field: string, expected: string, message: string) {
+    super(`${field}: ${message}`);
+    this.name = "ScheduleError";
+    this.field = field;
+    this.expected = expected;
+  }
+}
+
+/** Parses YYYY-MM-DD (a real calendar day, years 1900..9999) into the Date at 00:00 UTC, or null. */
+export function parseDay(s: unknown): Date | null {
+  if (typeof s !== "string") return null;
+  const m = ISO_DATE_RE.exec(s);
+  if (!m) return null;
+  const y = Number(m[1]);
+  const mo = Number(m[2]);
+  const d = Number(m[3]);
+  if (y < MIN_YEAR || y > MAX_YEAR || mo < 1 || mo > 12 || d < 1) return null;
+  const date = new Date(Date.UTC(y, mo - 1, d));
+  if (date.getUTCFullYear() !== y || date.getUTCMonth() !== mo - 1 || date.getUTCDate() !== d) return null;
+  return date;
+}
+
+/** True for a real calendar day written YYYY-MM-DD (years 1900..9999). */
+export function isValidIsoDate(s: unknown): s is string {
+  return parseDay(s) !== null;
+}
+
+export function requireDay(s: unknown, field: string): Date {
+  const d = parseDay(s);
+  if (!d) {
+    const got = typeof s === "string" ? JSON.stringify(s) : s === null ? "null" : typeof s;
+    throw new ScheduleError(
+      field,
+      'a calendar date written YYYY-MM-DD, such as "2026-01-31"',
+      `must be a real calendar date written YYYY-MM-DD, such as "2026-01-31", got ${got}`,
+    );
+  }
+  return d;
+}
+
+/** The YYYY-MM-DD of a Date, read in UTC. */
+export function formatDay(d: Date): string {
+  const y = String(d.getUTCFullYear()).padStart(4, "0");
+  const m = String(d.getUTCMonth() + 1).padStart(2, "0");
+  const day = String(d.getUTCDate()).padStart(2, "0");
+  return `${y}-${m}-${day}`;
+}
+
+/** The YYYY-MM-DD of a day number (UTC-midnight milliseconds / MS_PER_DAY). */
+export function formatDayNumber(day: number): string {
+  return formatDay(new Date(day * MS_PER_DAY));
+}
+
+/** `date` plus `days` calendar days (negative to go back). */
+export function addDays(date: string, days: number): string {
+  const d = requireDay(date, "date");
+  return formatDay(new Date(d.getTime() + days * MS_PER_DAY));
+}
+
+/** Whole calendar days from `from` to `to` (positive when `to` is later), e.g. days until a due date. */
+export function daysBetween(from: string, to: string): number {
+  return Math.round((requireDay(to, "to").getTime() - requireDay(from, "from").getTime()) / MS_PER_DAY);
+}
+
