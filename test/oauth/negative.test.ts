@@ -8,6 +8,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { expect } from "chai";
 import { revokeToken } from "../../src/auth/tokens.js";
 import { completeAuthorization, describePendingAuthorization, PendingAuthorizationError } from "../../src/oauth/authorize.js";
+import { listConnectedClients, revokeConnectedClient } from "../../src/oauth/grants.js";
 import { engine } from "../helpers/database.js";
 import { startTestServer, type TestServer, type TestUser } from "../helpers/server.js";
 import { pendingIdFor } from "./helpers.js";
@@ -205,6 +206,21 @@ describe(`OAuth refusals (${engine})`, () => {
     expect(await revokeToken(server.db, user.id, row.id)).to.equal(true);
     expect((await whoami(issued.access_token)).status).to.equal(401);
     expect((await token(server, { grant_type: "refresh_token", refresh_token: issued.refresh_token, client_id: clientId })).body.error).to.equal("invalid_grant");
+  });
+
+  it("lists the person's connected clients, and revoking one ends its grant; another user's cannot be revoked", async () => {
+    const issued = await grant(["meta:whoami", "read:wallets"]);
+    const [newest] = await listConnectedClients(server.db, user.id);
+    expect(newest).to.include({ client_id: clientId, client_name: "Negative tests", revoked_at: null });
+    expect(newest!.scopes).to.deep.equal(["meta:whoami", "read:wallets"]);
+    expect(newest!.token_id).to.match(/^tok_/);
+    const other = await server.createUser();
+    expect(await revokeConnectedClient(server.db, other.id, newest!.grant_id)).to.equal(false);
+    expect((await whoami(issued.access_token)).status).to.equal(200);
+    expect(await revokeConnectedClient(server.db, user.id, newest!.grant_id)).to.equal(true);
+    expect((await whoami(issued.access_token)).status).to.equal(401);
+    expect((await listConnectedClients(server.db, user.id))[0]!.revoked_at).to.be.a("string");
+    expect(await listConnectedClients(server.db, other.id)).to.deep.equal([]);
   });
 
   it("rotates refresh tokens, and a reused one revokes the whole grant", async () => {
