@@ -17,7 +17,7 @@ import { requestScope } from "./http/request-scope.js";
 import { createMetrics, type Metrics } from "./metrics/metrics.js";
 import { SseStreams } from "./mcp/sse.js";
 import { tokensRouter } from "./http/tokens-route.js";
-import { oauthRouter } from "./oauth/router.js";
+import { oauthRouter } from "./http/oauth-route.js";
 import { turnGateFor } from "./http/turns.js";
 import { dialect } from "./db/knex.js";
 import type { IdSource } from "./db/ids.js";

@@ -2,6 +2,8 @@
  * The layering rules of .dependency-cruiser.cjs can fail: each is run on a small fixture tree that
  * breaks it (an import cycle through a type-only import, domain code importing a transport, a tool
  * importing another tool), and on the real tree, which must pass. `npm run lint` runs the same rules.
+ * Areas (a folder of src/, or of src/domain/) must not import each other in a cycle either: module
+ * cycles are dependency-cruiser's rule; area cycles are computed here from its graph.
  */
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -15,6 +17,55 @@ const depcruise = join(root, "node_modules/dependency-cruiser/bin/dependency-cru
 
 function cruise(cwd: string, ...paths: string[]) {
   return spawnSync(process.execPath, [depcruise, "--config", join(root, ".dependency-cruiser.cjs"), ...paths], { cwd, encoding: "utf8" });
+}
+
+/** The area of a module: src/domain/<area>, or src/<folder>; undefined for src/*.ts. */
+function areaOf(path: string): string | undefined {
+  return /^src\/domain\/([^/]+)\//.exec(path)?.[0].slice(4, -1) ?? /^src\/([^/]+)\//.exec(path)?.[1];
+}
+
+/** Cycles between areas, each as the list of its areas (Tarjan's strongly connected components). */
+function areaCycles(modules: { source: string; dependencies: { resolved: string }[] }[]): string[][] {
+  const graph = new Map<string, Set<string>>();
+  for (const m of modules) {
+    const from = areaOf(m.source);
+    if (!from) continue;
+    for (const d of m.dependencies) {
+      const to = areaOf(d.resolved);
+      if (to && to !== from) (graph.get(from) ?? graph.set(from, new Set()).get(from)!).add(to);
+    }
+  }
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const cycles: string[][] = [];
+  const visit = (v: string) => {
+    index.set(v, index.size);
+    low.set(v, index.get(v)!);
+    stack.push(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (stack.includes(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) === index.get(v)) {
+      const component: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop()!;
+        component.push(w);
+      } while (w !== v);
+      if (component.length > 1) cycles.push(component.sort());
+    }
+  };
+  for (const v of graph.keys()) if (!index.has(v)) visit(v);
+  return cycles;
+}
+
+function cruiseGraph(cwd: string) {
+  const r = spawnSync(process.execPath, [depcruise, "--config", join(root, ".dependency-cruiser.cjs"), "--output-type", "json", "src"], { cwd, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+  return JSON.parse(r.stdout).modules as { source: string; dependencies: { resolved: string }[] }[];
 }
 
 describe("architecture rules (dependency-cruiser)", function () {
@@ -32,6 +83,11 @@ describe("architecture rules (dependency-cruiser)", function () {
       "src/http/route.ts": `export const route = 1;\n`,
       "src/tools/area/first_tool.ts": `import { second } from "./second_tool.js";\nexport const first = second;\n`,
       "src/tools/area/second_tool.ts": `export const second = 2;\n`,
+      // Two areas that import each other, without a module cycle.
+      "src/domain/c/x.ts": `import { y } from "../d/y.js";\nexport const x = y;\n`,
+      "src/domain/c/z.ts": `export const z = 3;\n`,
+      "src/domain/d/y.ts": `export const y = 4;\n`,
+      "src/domain/d/w.ts": `import { z } from "../c/z.js";\nexport const w = z;\n`,
     };
     for (const [file, text] of Object.entries(files)) {
       mkdirSync(dirname(join(dir, file)), { recursive: true });
@@ -46,6 +102,11 @@ describe("architecture rules (dependency-cruiser)", function () {
     expect(r.stdout).to.match(/no-cycles: src\/domain\/a\/(one|two)\.ts/);
     expect(r.stdout).to.contain("domain-knows-no-transport: src/domain/b/rule.ts → src/http/route.ts");
     expect(r.stdout).to.contain("tool-imports-no-tool: src/tools/area/first_tool.ts → src/tools/area/second_tool.ts");
+  });
+
+  it("finds a cycle between areas that no module cycle shows, and none in the project", () => {
+    expect(areaCycles(cruiseGraph(dir))).to.deep.include(["domain/c", "domain/d"]);
+    expect(areaCycles(cruiseGraph(root))).to.deep.equal([]);
   });
 
   it("passes the project's own tree", () => {

@@ -13,19 +13,19 @@ import express, { type NextFunction, type Request, type Response, type Router } 
 import type { Config } from "../config.js";
 import { describeForLog } from "../db/errors.js";
 import type { Logger } from "../log.js";
-import { hostAndOriginGuard } from "../http/guards.js";
-import { publicCors } from "../http/cors.js";
-import { scopeOf } from "../http/request-scope.js";
+import { hostAndOriginGuard } from "./guards.js";
+import { publicCors } from "./cors.js";
+import { scopeOf } from "./request-scope.js";
 import cors from "cors";
 import type { Knex } from "knex";
 import { addressKey } from "../limits/login.js";
 import type { RateLimits } from "../limits/types.js";
-import { AuthorizationPageError, AuthorizationRedirectError, startAuthorization, type OAuthDeps } from "./authorize.js";
-import { ClientMetadataError, registerClient } from "./clients.js";
-import { authorizationServerMetadata, protectedResourceMetadata } from "./metadata.js";
-import { revokeRequest } from "./revoke.js";
-import { handleTokenRequest } from "./token.js";
-import { AS_METADATA_PATH, AUTHORIZE_PATH, MCP_PATH, oauthUrls, PRM_PATH, REGISTER_PATH, REVOKE_PATH, TOKEN_PATH, type OAuthUrls } from "./urls.js";
+import { AuthorizationPageError, AuthorizationRedirectError, startAuthorization, type OAuthDeps } from "../oauth/authorize.js";
+import { ClientMetadataError, registerClient } from "../oauth/clients.js";
+import { authorizationServerMetadata, protectedResourceMetadata } from "../oauth/metadata.js";
+import { revokeRequest } from "../oauth/revoke.js";
+import { handleTokenRequest } from "../oauth/token.js";
+import { AS_METADATA_PATH, AUTHORIZE_PATH, MCP_PATH, oauthUrls, PRM_PATH, REGISTER_PATH, REVOKE_PATH, TOKEN_PATH, type OAuthUrls } from "../oauth/urls.js";
 
 export interface OAuthRouteDeps {
   db: Knex;
