@@ -1,7 +1,8 @@
 /**
  * The layering rules of docs/architecture.md, checked by `npm run lint` (dependency-cruiser):
  * no import cycle (type-only imports count: a cycle of types still ties modules together), domain code
- * never imports a transport or a tool, and a tool never imports another tool.
+ * never imports a transport or a tool, nor src/db/knex.ts (where `dialect()` is: engine differences live
+ * in src/db), and a tool never imports another tool.
  * test/lint/architecture.test.ts shows each rule failing on a fixture.
  */
 module.exports = {
@@ -19,6 +20,13 @@ module.exports = {
       comment: "src/domain holds rules and queries; it never imports src/http, src/mcp, src/rpc or src/tools.",
       from: { path: "^src/domain/" },
       to: { path: "^src/(http|mcp|rpc|tools)/" },
+    },
+    {
+      name: "domain-has-no-dialect",
+      severity: "error",
+      comment: "Dialect differences live in src/db (dialect.ts, full-text.ts); domain code never asks which engine it runs on.",
+      from: { path: "^src/domain/" },
+      to: { path: "^src/db/knex\\.ts$" },
     },
     {
       name: "tool-imports-no-tool",

@@ -1,7 +1,7 @@
 /**
  * The layering rules of .dependency-cruiser.cjs can fail: each is run on a small fixture tree that
  * breaks it (an import cycle through a type-only import, domain code importing a transport, a tool
- * importing another tool), and on the real tree, which must pass. `npm run lint` runs the same rules.
+ * importing another tool, domain code asking for the dialect), and on the real tree, which must pass. `npm run lint` runs the same rules.
  * Areas (a folder of src/, or of src/domain/) must not import each other in a cycle either: module
  * cycles are dependency-cruiser's rule; area cycles are computed here from its graph.
  */
@@ -81,6 +81,8 @@ describe("architecture rules (dependency-cruiser)", function () {
       "src/domain/a/two.ts": `import type { One } from "./one.js";\nexport interface Two { one?: One }\n`,
       "src/domain/b/rule.ts": `import { route } from "../../http/route.js";\nexport const rule = route;\n`,
       "src/http/route.ts": `export const route = 1;\n`,
+      "src/db/knex.ts": `export const dialect = () => "sqlite";\n`,
+      "src/domain/e/branch.ts": `import { dialect } from "../../db/knex.js";\nexport const engine = dialect();\n`,
       "src/tools/area/first_tool.ts": `import { second } from "./second_tool.js";\nexport const first = second;\n`,
       "src/tools/area/second_tool.ts": `export const second = 2;\n`,
       // Two areas that import each other, without a module cycle.
@@ -102,6 +104,7 @@ describe("architecture rules (dependency-cruiser)", function () {
     expect(r.stdout).to.match(/no-cycles: src\/domain\/a\/(one|two)\.ts/);
     expect(r.stdout).to.contain("domain-knows-no-transport: src/domain/b/rule.ts → src/http/route.ts");
     expect(r.stdout).to.contain("tool-imports-no-tool: src/tools/area/first_tool.ts → src/tools/area/second_tool.ts");
+    expect(r.stdout).to.contain("domain-has-no-dialect: src/domain/e/branch.ts → src/db/knex.ts");
   });
 
   it("finds a cycle between areas that no module cycle shows, and none in the project", () => {

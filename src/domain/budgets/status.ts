@@ -26,7 +26,7 @@
  */
 import type { Knex } from "knex";
 import type { BudgetStatus, Pace } from "../../../generated/types.js";
-import { dialect } from "../../db/knex.js";
+import { jsonArrayHasAnySql, rawRows } from "../../db/dialect.js";
 import { toMinorBigInt, toMoney, type MinorLike } from "../../money/amount.js";
 import { foldKey } from "../shared/text.js";
 import { dayDiff, periodContaining, periodStart, plusDays, type PeriodRule } from "./periods.js";
@@ -91,7 +91,6 @@ function placeholders(values: readonly unknown[]): string {
 }
 
 async function spendingStatement(db: Knex, userId: string, requests: readonly SpendingRequest[]): Promise<Record<string, unknown>[]> {
-  const pg = dialect(db) === "postgres";
   const branches = new Map<string, number[]>();
   requests.forEach((r, j) => {
     const key = `${r.from}..${r.to}`;
@@ -136,11 +135,7 @@ async function spendingStatement(db: Knex, userId: string, requests: readonly Sp
       }
       if (f.tags.length > 0) {
         // tags_key is the JSON array of the expenses' whole tag set: "at least one of" without counting twice.
-        conds.push(
-          pg
-            ? `EXISTS (SELECT 1 FROM json_array_elements_text(t.tags_key::json) g WHERE g IN (${placeholders(f.tags)}))`
-            : `EXISTS (SELECT 1 FROM json_each(t.tags_key) g WHERE g.value IN (${placeholders(f.tags)}))`,
-        );
+        conds.push(jsonArrayHasAnySql(db, "t.tags_key", f.tags.length));
         condBindings.push(...f.tags);
       }
       const cond = conds.join(" AND ");
@@ -181,8 +176,7 @@ async function spendingStatement(db: Knex, userId: string, requests: readonly Sp
   }
   const sql = `${ctes.length > 0 ? `WITH ${ctes.join(", ")} ` : ""}${selects.join(" UNION ALL ")}`;
   const result = (await db.raw(sql, [...cteBindings, ...selectBindings] as Knex.RawBinding[])) as unknown;
-  // better-sqlite3 answers raw() with the rows, pg with a result object holding them.
-  return (Array.isArray(result) ? result : (result as { rows: Record<string, unknown>[] }).rows) as Record<string, unknown>[];
+  return rawRows(result);
 }
 
 /** n / d rounded half up, for n ≥ 0 and d > 0. */

@@ -5,7 +5,7 @@
  * as syntax: it is cut into words first, and only words are passed on.
  */
 import type { Knex } from "knex";
-import { dialect } from "../../db/knex.js";
+import { clearFullTextIndex, indexForFullText, searchFullText } from "../../db/full-text.js";
 import { loadCorpus, type KbEntry } from "./corpus.js";
 import { packagePath } from "../../package-root.js";
 import { AppError } from "../../errors.js";
@@ -34,12 +34,10 @@ export function queryWords(query: string): string[] {
 export async function importCorpus(db: Knex, entries: KbEntry[], now = new Date()): Promise<number> {
   await db.transaction(async (trx) => {
     await trx("kb_entries").delete();
-    if (dialect(trx) === "sqlite") await trx.raw("DELETE FROM kb_fts");
+    await clearFullTextIndex(trx);
     for (const e of entries) {
       await trx("kb_entries").insert({ id: e.id, title: e.title, tags: JSON.stringify(e.tags), body: e.body, updated_at: now.toISOString() });
-      if (dialect(trx) === "sqlite") {
-        await trx.raw("INSERT INTO kb_fts (entry_id, title, tags, body) VALUES (?, ?, ?, ?)", [e.id, e.title, e.tags.join(" "), e.body]);
-      }
+      await indexForFullText(trx, { id: e.id, title: e.title, tags: e.tags, body: e.body });
     }
   });
   return entries.length;
@@ -52,51 +50,10 @@ export async function seedKnowledgeBase(db: Knex, folder = DEFAULT_KB_FOLDER): P
   await importCorpus(db, await loadCorpus(folder));
 }
 
-function tagFilter(tags: readonly string[] | undefined): { sql: string; bindings: string[] } {
-  if (!tags || tags.length === 0) return { sql: "", bindings: [] };
-  return { sql: ` AND (${tags.map(() => "e.tags LIKE ?").join(" OR ")})`, bindings: tags.map((t) => `%${JSON.stringify(t)}%`) };
-}
-
 export async function searchKnowledge(db: Knex, query: string, limit: number, tags?: readonly string[]): Promise<KnowledgeHit[]> {
   const words = queryWords(query);
   if (words.length === 0) return [];
-  const filter = tagFilter(tags);
-  if (dialect(db) === "sqlite") {
-    // Each word quoted: FTS5 operators, column filters and quotes in user text stay plain words.
-    const match = words.map((w) => `"${w}"`).join(" OR ");
-    // Rank first, then snippet only the rows kept: snippet() re-reads and tokenizes a whole body, and a
-    // question of a few common words matches most entries. The outer query reads `top` in its order (no
-    // second sort), so the rows and their order are the single query's. The tag filter joins kb_entries
-    // in the ranking, before the LIMIT, as it did.
-    const rows = await db.raw(
-      `WITH top AS MATERIALIZED (
-         SELECT f.rowid AS fts_rowid, bm25(kb_fts, 0.0, 10.0, 5.0, 1.0) AS rank
-           FROM kb_fts f JOIN kb_entries e ON e.id = f.entry_id
-          WHERE kb_fts MATCH ?${filter.sql}
-          ORDER BY rank LIMIT ?)
-       SELECT f.entry_id AS id, e.title AS title, e.tags AS tags,
-              snippet(kb_fts, 3, '**', '**', '…', 24) AS snippet, top.rank AS rank
-         FROM top JOIN kb_fts f ON f.rowid = top.fts_rowid JOIN kb_entries e ON e.id = f.entry_id
-        WHERE kb_fts MATCH ?
-        ORDER BY top.rank`,
-      [match, ...filter.bindings, limit, match],
-    );
-    return (rows as Record<string, unknown>[]).map((r) => hit(r, -Number(r.rank)));
-  }
-  // Entries that contain every word rank above those that contain some (ts_rank alone does not weigh
-  // rare words, so a plain OR lets common words win; a plain AND misses new wordings).
-  const all = words.join(" & ");
-  const any = words.join(" | ");
-  const result = await db.raw(
-    `SELECT e.id, e.title, e.tags,
-            ts_headline('english', e.body, to_tsquery('english', ?), 'StartSel=**, StopSel=**, MaxWords=30, MinWords=12, MaxFragments=1') AS snippet,
-            (CASE WHEN e.search @@ to_tsquery('english', ?) THEN 1 ELSE 0 END) + ts_rank(e.search, to_tsquery('english', ?)) AS score
-       FROM kb_entries e
-      WHERE e.search @@ to_tsquery('english', ?)${filter.sql}
-      ORDER BY score DESC, e.id LIMIT ?`,
-    [any, all, any, any, ...filter.bindings, limit],
-  );
-  return (result.rows as Record<string, unknown>[]).map((r) => hit(r, Number(r.score)));
+  return (await searchFullText(db, words, limit, tags)).map((r) => hit(r, r.score));
 }
 
 export interface KnowledgeArticle {

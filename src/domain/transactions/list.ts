@@ -17,7 +17,7 @@ import { invalidParams } from "../../errors.js";
 import { decodeCursor, encodeCursor, pageSize, queryFingerprint, splitPage } from "../paging.js";
 import { requireWallet } from "../wallets/store.js";
 import { boundInMinorUnits, exponentOf } from "./amounts.js";
-import { dialect } from "../../db/knex.js";
+import { fromWithIndex, tagsOfTransactionSql } from "../../db/dialect.js";
 import { coerceTransactionRow, transactionFromRow } from "./store.js";
 import { containsPattern, foldKey, normalizeTags } from "../shared/text.js";
 
@@ -165,7 +165,7 @@ export async function listTransactions(db: Knex, userId: string, p: ListTransact
   // they made a common tags_any ten times slower (docs/ledger.md). With a category or tags filter the
   // planner's choice stands: those indexes may be narrower.
   const walletRange = byDate && filters.walletId !== undefined && filters.categoryKey === undefined && !filters.tagsAny?.length && !filters.tagsAll?.length;
-  const from = walletRange && dialect(db) === "sqlite" ? db.from(db.raw("?? INDEXED BY ??", ["transactions", "transactions_user_wallet_date_id"])) : db("transactions");
+  const from = walletRange ? fromWithIndex(db, "transactions", "transactions_user_wallet_date_id") : db("transactions");
   const page = applyFilters(db, from, filters);
   if (after) {
     const key: string | bigint = byDate ? after.k : BigInt(after.k);
@@ -179,10 +179,7 @@ export async function listTransactions(db: Knex, userId: string, p: ListTransact
   // of a second statement with limit + 1 bindings. The outer query runs it on the page only: inside the
   // page query a plan that sorts would run it for every row it sorts. The outer ORDER BY restores the page's
   // order (the key and id are a total order) over at most limit + 1 rows.
-  const tagsOfRow =
-    dialect(db) === "sqlite"
-      ? "(SELECT json_group_array(g.tag) FROM transaction_tags g WHERE g.transaction_id = p.id) AS tags_of_row"
-      : "ARRAY(SELECT g.tag FROM transaction_tags g WHERE g.transaction_id = p.id) AS tags_of_row";
+  const tagsOfRow = tagsOfTransactionSql(db, "p.id", "tags_of_row");
   const raw = (await db
     .select("p.*", db.raw(tagsOfRow))
     .from(page.as("p"))

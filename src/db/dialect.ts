@@ -1,0 +1,34 @@
+/**
+ * SQL that differs between SQLite and Postgres, for the queries of src/domain: each function answers
+ * the same question in the engine's own words, so domain code holds no dialect branch (docs/architecture.md).
+ */
+import type { Knex } from "knex";
+import { dialect } from "./knex.js";
+
+/**
+ * `table` read through `index` on SQLite (INDEXED BY), plainly on Postgres. SQLite without statistics
+ * (the service never runs ANALYZE) can pick a worse index for some shapes; callers say when (docs/ledger.md).
+ */
+export function fromWithIndex(db: Knex, table: string, index: string): Knex.QueryBuilder {
+  return dialect(db) === "sqlite" ? db.from(db.raw("?? INDEXED BY ??", [table, index])) : db(table);
+}
+
+/** A correlated subquery selecting, as `alias`, the tags of the transaction whose id is `idColumn` (JSON text on SQLite, an array on Postgres). */
+export function tagsOfTransactionSql(db: Knex, idColumn: string, alias: string): string {
+  return dialect(db) === "sqlite"
+    ? `(SELECT json_group_array(g.tag) FROM transaction_tags g WHERE g.transaction_id = ${idColumn}) AS ${alias}`
+    : `ARRAY(SELECT g.tag FROM transaction_tags g WHERE g.transaction_id = ${idColumn}) AS ${alias}`;
+}
+
+/** A condition: the JSON array of strings in `column` holds one of `count` bound values (bind them after). */
+export function jsonArrayHasAnySql(db: Knex, column: string, count: number): string {
+  const slots = Array.from({ length: count }, () => "?").join(", ");
+  return dialect(db) === "postgres"
+    ? `EXISTS (SELECT 1 FROM json_array_elements_text(${column}::json) g WHERE g IN (${slots}))`
+    : `EXISTS (SELECT 1 FROM json_each(${column}) g WHERE g.value IN (${slots}))`;
+}
+
+/** The rows of a knex.raw() result: better-sqlite3 answers with the rows, pg with a result object holding them. */
+export function rawRows(result: unknown): Record<string, unknown>[] {
+  return (Array.isArray(result) ? result : (result as { rows: Record<string, unknown>[] }).rows) as Record<string, unknown>[];
+}
