@@ -33,14 +33,15 @@ export function oauthUrls(config: Config, headers: IncomingHttpHeaders): OAuthUr
   let origin = config.publicUrl;
   if (!origin) {
     const host = headers.host;
-    if (!host) return undefined;
+    // A bare host[:port] only (the Host guard has already checked the name against ALLOWED_HOSTS).
+    if (!host || !/^[A-Za-z0-9.\-:[\]]+$/.test(host)) return undefined;
     let u: URL;
     try {
       u = new URL(`http://${host}`);
     } catch {
       return undefined;
     }
-    if (!isLoopbackHost(u.hostname) || u.host !== host.toLowerCase()) return undefined;
+    if (!isLoopbackHost(u.hostname)) return undefined;
     origin = u.origin;
   }
   return { issuer: origin, resource: `${origin}${MCP_PATH}`, resourceMetadata: `${origin}${PRM_PATH}${MCP_PATH}` };

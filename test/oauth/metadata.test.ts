@@ -8,6 +8,7 @@ import { request as httpRequest } from "node:http";
 import { expect } from "chai";
 import { KNOWN_SCOPES } from "../../src/auth/tokens.js";
 import { loadConfig, ConfigError } from "../../src/config.js";
+import { oauthUrls } from "../../src/oauth/urls.js";
 import { engine } from "../helpers/database.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 
@@ -121,6 +122,22 @@ describe(`OAuth discovery (${engine})`, () => {
     } finally {
       await proxied.close();
     }
+  });
+
+  it("derives the issuer from a loopback Host only", () => {
+    const config = loadConfig({});
+    expect(oauthUrls(config, { host: "localhost:8080" })).to.deep.equal({
+      issuer: "http://localhost:8080",
+      resource: "http://localhost:8080/api/v1/mcp",
+      resourceMetadata: "http://localhost:8080/.well-known/oauth-protected-resource/api/v1/mcp",
+    });
+    expect(oauthUrls(config, { host: "[::1]:9000" })?.issuer).to.equal("http://[::1]:9000");
+    expect(oauthUrls(config, { host: "127.0.0.1:80" })?.issuer).to.equal("http://127.0.0.1");
+    for (const host of ["finance.example.com", "10.0.0.5:8080", "localhost/x", "127.0.0.1@evil.example", "", undefined]) {
+      expect(oauthUrls(config, { host }), String(host)).to.equal(undefined);
+    }
+    expect(oauthUrls(loadConfig({ OAUTH: "off" }), { host: "localhost:8080" })).to.equal(undefined);
+    expect(oauthUrls(loadConfig({ PUBLIC_URL: "https://f.example" }), { host: "anything" })?.resource).to.equal("https://f.example/api/v1/mcp");
   });
 
   it("accepts PUBLIC_URL over https, or http on loopback only", () => {
