@@ -248,7 +248,11 @@ export async function handleTokenRequest(
     if (err instanceof QuotaError) headers["retry-after"] = String(err.retryAfterSeconds);
     // A server_error's message may come from the database: never sent.
     const serverSide = !(err instanceof OAuth2Server.OAuthError) || e.name === "server_error";
-    const status = serverSide ? 500 : (e.code ?? 400);
+    // invalid_client is always 401 (RFC 6749 §5.2 allows it): hosted clients such as Claude.ai register
+    // again on a 401 invalid_client, which recovers a client whose registration this server lost.
+    const invalidClient = !serverSide && e.name === "invalid_client";
+    if (invalidClient) headers["www-authenticate"] = 'Basic realm="finance-mcp"';
+    const status = serverSide ? 500 : invalidClient ? 401 : (e.code ?? 400);
     return {
       status,
       headers,

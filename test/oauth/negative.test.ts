@@ -138,6 +138,12 @@ describe(`OAuth refusals (${engine})`, () => {
     expect(any.headers.get("location")).to.match(/^\/oauth\/consent\?request=/);
   });
 
+  it("answers an unknown client at the token endpoint with 401 invalid_client (so the client registers again)", async () => {
+    const answer = await token(server, { grant_type: "refresh_token", refresh_token: "fmcr_x", client_id: "fmcp-client-forgotten" });
+    expect(answer.status).to.equal(401);
+    expect(answer.body.error).to.equal("invalid_client");
+  });
+
   it("refuses an unknown client on the page, never redirecting", async () => {
     const res = await fetch(authorizeUrl(server, { response_type: "code", client_id: "fmcp-client-nope", redirect_uri: REDIRECT }), { redirect: "manual" });
     expect(res.status).to.equal(400);
@@ -297,7 +303,9 @@ describe(`OAuth refusals (${engine})`, () => {
     clientId = reg.body.client_id;
     try {
       const a = await codeFor(["meta:whoami"]);
-      expect((await exchange(a.code, a.verifier)).body.error).to.equal("invalid_client");
+      const noSecret = await exchange(a.code, a.verifier);
+      expect(noSecret.status).to.equal(401);
+      expect(noSecret.body.error).to.equal("invalid_client");
       const b = await codeFor(["meta:whoami"]);
       const basic = Buffer.from(`${clientId}:${reg.body.client_secret}`).toString("base64");
       const ok = await token(server, { grant_type: "authorization_code", code: b.code, code_verifier: b.verifier, redirect_uri: REDIRECT }, { authorization: `Basic ${basic}` });
