@@ -7,7 +7,7 @@
 import { expect } from "chai";
 import { engine } from "../helpers/database.js";
 import { startTestServer, type TestServer, type TestUser } from "../helpers/server.js";
-import { loadTransaction } from "../../src/domain/transactions/store.js";
+import { findTransaction } from "../../src/domain/transactions/store.js";
 import { EXPONENT, expectedSummary, key, minorOf, recordRandomLedger, valueOf, type Figures, type LedgerModel, type ModelLeg } from "../writes/ledger-fixture.js";
 
 describe(`transaction tools (${engine})`, function () {
@@ -358,7 +358,7 @@ describe(`transaction tools (${engine})`, function () {
       const odd = [["zeta", "äpfel", "alpha", "😀x", "\uff5e", "ß", "a b", "z"], [], ["only"], ["\uff5e", "😀"], ["b", "a"]];
       for (const tags of odd) await server.call("create_transaction", { wallet_id: vWallet.id, amount: "3.00", direction: "expense", tags, idempotency_key: key() }, v.token);
       const oddPage = await server.call("list_transactions", { limit: 3 }, v.token);
-      for (const t of oddPage.transactions) expect(t).to.deep.equal(JSON.parse(JSON.stringify(await loadTransaction(server.db, v.id, t.id))));
+      for (const t of oddPage.transactions) expect(t).to.deep.equal(JSON.parse(JSON.stringify(await findTransaction(server.db, v.id, t.id))));
       expect(oddPage.transactions.map((t: any) => t.tags.length).sort()).to.not.deep.equal([0, 0, 0]);
       let compared = 0;
       let tagged = 0;
@@ -367,7 +367,7 @@ describe(`transaction tools (${engine})`, function () {
         do {
           const res = await server.call("list_transactions", { ...params, limit, ...(cursor ? { cursor } : {}) }, u.token);
           for (const t of res.transactions) {
-            expect(t).to.deep.equal(JSON.parse(JSON.stringify(await loadTransaction(server.db, u.id, t.id))));
+            expect(t).to.deep.equal(JSON.parse(JSON.stringify(await findTransaction(server.db, u.id, t.id))));
             compared++;
             if (t.tags.length > 1) tagged++;
           }

@@ -203,7 +203,7 @@ export async function deleteBillRow(db: Knex, userId: string, id: string): Promi
 }
 
 /** The user's reminder with this id, or not_found on `field`. */
-export async function loadBill(db: Knex, userId: string, id: string, field = "bill_reminder_id"): Promise<BillRecord> {
+export async function getBill(db: Knex, userId: string, id: string, field = "bill_reminder_id"): Promise<BillRecord> {
   const row = await db("bill_reminders").where({ id, user_id: userId }).first();
   if (!row) throw notFound("bill reminder", field, id);
   return rowToBill(row);

@@ -5,7 +5,7 @@
 import type { Knex } from "knex";
 import type { BudgetPeriod } from "../../../generated/types.js";
 import { invalidParams } from "../../errors.js";
-import { assertSameCurrency, dedupeCaseInsensitive, findWallet } from "../shared/common.js";
+import { assertSameCurrency, dedupeCaseInsensitive, getWalletRef } from "../shared/common.js";
 import { calendarPeriodStart, periodContaining } from "./periods.js";
 
 export interface DateInput {
@@ -51,7 +51,7 @@ export function cleanLabels(values: readonly string[] | undefined): string[] {
 export async function checkWallets(db: Knex, userId: string, walletIds: readonly string[] | undefined, currency: string): Promise<string[]> {
   const out: string[] = [];
   for (const [i, id] of (walletIds ?? []).entries()) {
-    const w = await findWallet(db, userId, id, `wallet_ids[${i}]`);
+    const w = await getWalletRef(db, userId, id, `wallet_ids[${i}]`);
     assertSameCurrency(w, currency, `wallet_ids[${i}]`, "budget");
     if (!out.includes(w.id)) out.push(w.id);
   }

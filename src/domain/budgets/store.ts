@@ -120,7 +120,7 @@ export async function deleteBudgetRow(db: Knex, userId: string, id: string): Pro
 }
 
 /** The user's budget with this id, or not_found on `field` (another user's budget is not found either). */
-export async function loadBudget(db: Knex, userId: string, id: string, field = "budget_id"): Promise<BudgetRecord> {
+export async function getBudget(db: Knex, userId: string, id: string, field = "budget_id"): Promise<BudgetRecord> {
   const row = await db("budgets").where({ id, user_id: userId }).first();
   if (!row) throw notFound("budget", field, id);
   return rowToBudget(row);

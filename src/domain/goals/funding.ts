@@ -10,7 +10,7 @@ import type { Transaction, Warning } from "../../../generated/types.js";
 import type { IdSource } from "../../db/ids.js";
 import { invalidParams } from "../../errors.js";
 import { insertTransaction } from "../transactions/store.js";
-import { requireWallet } from "../wallets/store.js";
+import { getWalletRow } from "../wallets/store.js";
 import type { GoalRecord } from "./store.js";
 
 export interface GoalMoney {
@@ -26,7 +26,7 @@ export interface GoalMoney {
 /** The transfer's leg in from_wallet_id, or undefined when no money moves between wallets. */
 export async function recordGoalMoney(db: Knex, userId: string, goal: GoalRecord, m: GoalMoney): Promise<{ transaction: Transaction; warnings: Warning[] } | undefined> {
   if (m.fromWalletId === undefined) return undefined;
-  const from = await requireWallet(db, userId, m.fromWalletId, "from_wallet_id");
+  const from = await getWalletRow(db, userId, m.fromWalletId, "from_wallet_id");
   if (from.currency !== goal.currency) {
     throw invalidParams(
       "from_wallet_id",

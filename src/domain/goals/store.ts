@@ -132,7 +132,7 @@ export async function deleteGoalRows(db: Knex, userId: string, goalId: string): 
 }
 
 /** The user's goal with this id, or not_found on `field` (another user's goal is not found either). */
-export async function loadGoal(db: Knex, userId: string, id: string, field = "goal_id"): Promise<GoalRecord> {
+export async function getGoal(db: Knex, userId: string, id: string, field = "goal_id"): Promise<GoalRecord> {
   const row = await db("goals").where({ id, user_id: userId }).first();
   if (!row) throw notFound("goal", field, id);
   return rowToGoal(row);

@@ -53,7 +53,7 @@ export interface WalletRef {
 }
 
 /** The user's wallet with this id, or not_found naming `field`. Another user's wallet is not found either. */
-export async function findWallet(db: Knex, userId: string, walletId: string, field: string): Promise<WalletRef> {
+export async function getWalletRef(db: Knex, userId: string, walletId: string, field: string): Promise<WalletRef> {
   const row = await db("wallets").select("id", "currency", "name").where({ id: walletId, user_id: userId }).first();
   if (!row) throw notFound("wallet", field, walletId);
   return { id: String(row.id), currency: String(row.currency), name: String(row.name) };

@@ -15,7 +15,7 @@ import type { Knex } from "knex";
 import type { ListTransactionsParams, ListTransactionsResult } from "../../../generated/types.js";
 import { invalidParams } from "../../errors.js";
 import { decodeCursor, encodeCursor, pageSize, queryFingerprint, splitPage } from "../paging.js";
-import { requireWallet } from "../wallets/store.js";
+import { getWalletRow } from "../wallets/store.js";
 import { boundInMinorUnits, exponentOf } from "./amounts.js";
 import { fromWithIndex, tagsOfTransactionSql } from "../../db/dialect.js";
 import { coerceTransactionRow, transactionFromRow } from "./store.js";
@@ -48,7 +48,7 @@ export async function resolveFilters(db: Knex, userId: string, p: ListTransactio
   if (p.date_to !== undefined) f.dateTo = p.date_to;
   let walletCurrency: string | undefined;
   if (p.wallet_id !== undefined) {
-    const wallet = await requireWallet(db, userId, p.wallet_id, "wallet_id");
+    const wallet = await getWalletRow(db, userId, p.wallet_id, "wallet_id");
     f.walletId = wallet.id;
     walletCurrency = wallet.currency;
   }

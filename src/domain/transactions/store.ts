@@ -27,7 +27,7 @@
  *     }
  *     InsertedTransaction = { transaction: Transaction; counterpart: Transaction | null; warnings: Warning[] }
  *
- *   loadTransaction(db, userId, transactionId) → Transaction | undefined
+ *   findTransaction(db, userId, transactionId) → Transaction | undefined
  *   transactionsFromRows(db, rows) → Transaction[]     (rows of the transactions table, tags loaded)
  *
  * Keep these signatures stable; extend NewTransaction only with optional members.
@@ -44,7 +44,7 @@ import { AppError, invalidParams } from "../../errors.js";
 import { formatMinor, toMinorBigInt, toMoney, type MinorLike } from "../../money/amount.js";
 import { addDays } from "../../calendar/days.js";
 import { isUniqueViolation } from "../wallets/names.js";
-import { requireWallet, type WalletRow } from "../wallets/store.js";
+import { getWalletRow, type WalletRow } from "../wallets/store.js";
 import { assertRunningTotals } from "../wallets/ceiling.js";
 import { cleanText, foldKey, normalizeTags } from "../shared/text.js";
 
@@ -141,7 +141,7 @@ export async function findCounterpartRow(db: Knex, row: TransactionRow): Promise
   return raw ? coerceTransactionRow(raw) : undefined;
 }
 
-export async function loadTransaction(db: Knex, userId: string, transactionId: string): Promise<Transaction | undefined> {
+export async function findTransaction(db: Knex, userId: string, transactionId: string): Promise<Transaction | undefined> {
   const row = await findTransactionRow(db, userId, transactionId);
   if (!row) return undefined;
   return (await transactionsFromRows(db, [row]))[0];
@@ -196,7 +196,7 @@ export async function insertTransaction(trx: Knex, userId: string, input: NewTra
   const walletField = input.walletField ?? "wallet_id";
   if (input.amountMinor <= 0n) throw new RangeError("insertTransaction: amountMinor must be a positive magnitude");
 
-  const wallet = input.wallet && input.wallet.id === input.walletId && input.wallet.user_id === userId ? input.wallet : await requireWallet(trx, userId, input.walletId, walletField);
+  const wallet = input.wallet && input.wallet.id === input.walletId && input.wallet.user_id === userId ? input.wallet : await getWalletRow(trx, userId, input.walletId, walletField);
   if (input.currency !== undefined && input.currency !== wallet.currency) {
     throw invalidParams(walletField, `a wallet in ${input.currency}`, `${walletField}: the wallet ${JSON.stringify(wallet.name)} holds ${wallet.currency}, but this amount is in ${input.currency}. Choose a wallet in ${input.currency}.`);
   }
@@ -205,7 +205,7 @@ export async function insertTransaction(trx: Knex, userId: string, input: NewTra
   if (input.direction === "transfer") {
     if (!input.toWalletId) throw invalidParams("to_wallet_id", "the id of the receiving wallet", "to_wallet_id: a transfer needs to_wallet_id, the wallet that receives the money.");
     if (input.toWalletId === wallet.id) throw invalidParams("to_wallet_id", "a wallet other than wallet_id", "to_wallet_id: a transfer needs two different wallets; to_wallet_id equals wallet_id.");
-    toWallet = await requireWallet(trx, userId, input.toWalletId, "to_wallet_id");
+    toWallet = await getWalletRow(trx, userId, input.toWalletId, "to_wallet_id");
     if (toWallet.currency !== wallet.currency) {
       throw invalidParams(
         "to_wallet_id",

@@ -10,7 +10,7 @@ import type { Knex } from "knex";
 import type { GetTransactionSummaryParams, GetTransactionSummaryResult, SummaryGroup, SummaryTotal } from "../../../generated/types.js";
 import { invalidParams } from "../../errors.js";
 import { toMinorBigInt, toMoney, type MinorLike } from "../../money/amount.js";
-import { requireWallet } from "../wallets/store.js";
+import { getWalletRow } from "../wallets/store.js";
 import { foldKey, normalizeTags } from "../shared/text.js";
 
 interface Figures {
@@ -48,7 +48,7 @@ export async function transactionSummary(db: Knex, userId: string, p: GetTransac
   if (p.date_from > p.date_to) {
     throw invalidParams("date_to", `a day on or after date_from (${p.date_from})`, `date_to: ${p.date_to} is before date_from ${p.date_from}.`);
   }
-  const walletId = p.wallet_id !== undefined ? (await requireWallet(db, userId, p.wallet_id, "wallet_id")).id : undefined;
+  const walletId = p.wallet_id !== undefined ? (await getWalletRow(db, userId, p.wallet_id, "wallet_id")).id : undefined;
   const categoryKey = p.category !== undefined ? foldKey(p.category) : undefined;
   const tagsAny = p.tags_any !== undefined ? normalizeTags(p.tags_any, "tags_any") : undefined;
 

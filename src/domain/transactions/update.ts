@@ -11,7 +11,7 @@
 import type { Knex } from "knex";
 import type { UpdateTransactionParams, Warning } from "../../../generated/types.js";
 import { invalidParams, notFound } from "../../errors.js";
-import { requireWallet } from "../wallets/store.js";
+import { getWalletRow } from "../wallets/store.js";
 import { parseAmountParam } from "./amounts.js";
 import { assertRunningTotalsOf } from "../wallets/ceiling.js";
 import { assertExternalIdFree, findCounterpartRow, findTransactionRow, loadPair, possibleDuplicates, type TransactionPair } from "./store.js";
@@ -46,7 +46,7 @@ export async function updateTransaction(db: Knex, userId: string, params: Update
 
   let walletId = row.wallet_id;
   if (params.wallet_id !== undefined && params.wallet_id !== row.wallet_id) {
-    const target = await requireWallet(db, userId, params.wallet_id, "wallet_id");
+    const target = await getWalletRow(db, userId, params.wallet_id, "wallet_id");
     if (target.currency !== row.currency) {
       throw invalidParams(
         "wallet_id",

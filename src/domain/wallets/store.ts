@@ -9,7 +9,7 @@
  *
  * Exported for other resources (goals, budgets, bills check wallets they refer to):
  *   findWalletRow(db, userId, walletId) → WalletRow | undefined
- *   requireWallet(db, userId, walletId, field) → WalletRow, or throws not_found naming `field`
+ *   getWalletRow(db, userId, walletId, field) → WalletRow, or throws not_found naming `field`
  *   walletFromRow(row, balanceMinor) → Wallet (the contract's object)
  */
 import type { Knex } from "knex";
@@ -71,7 +71,7 @@ export async function findWalletRow(db: Knex, userId: string, walletId: string):
   return raw ? coerceWalletRow(raw) : undefined;
 }
 
-export async function requireWallet(db: Knex, userId: string, walletId: string, field: string): Promise<WalletRow> {
+export async function getWalletRow(db: Knex, userId: string, walletId: string, field: string): Promise<WalletRow> {
   const row = await findWalletRow(db, userId, walletId);
   if (!row) throw notFound("wallet", field, walletId);
   return row;
@@ -146,7 +146,7 @@ export function balanceOf(row: WalletRow, sums: Map<string, bigint>, asOf?: stri
 }
 
 /** One wallet with its current balance (opening balance plus every transaction). */
-export async function loadWallet(db: Knex, userId: string, walletId: string): Promise<Wallet | undefined> {
+export async function findWallet(db: Knex, userId: string, walletId: string): Promise<Wallet | undefined> {
   const row = await findWalletRow(db, userId, walletId);
   if (!row) return undefined;
   const sums = await ledgerSums(db, userId, { walletIds: [row.id] });

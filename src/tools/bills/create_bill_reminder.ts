@@ -1,11 +1,11 @@
 import type { Handlers } from "../../../generated/handlers.js";
 import { invalidParams } from "../../errors.js";
-import { assertNameFree, assertSameCurrency, checkCurrency, cleanName, findWallet, nowIso, parseMoneyParam, todayFor } from "../../domain/shared/common.js";
+import { assertNameFree, assertSameCurrency, checkCurrency, cleanName, getWalletRef, nowIso, parseMoneyParam, todayFor } from "../../domain/shared/common.js";
 import { billToApi, checkAmountRange, checkSchedule, insertBill, type BillRecord } from "../../domain/bills/store.js";
 
 export const create_bill_reminder: Handlers["create_bill_reminder"] = async (params, ctx) => {
   const userId = ctx.caller.userId;
-  const wallet = params.wallet_id !== undefined ? await findWallet(ctx.db, userId, params.wallet_id, "wallet_id") : null;
+  const wallet = params.wallet_id !== undefined ? await getWalletRef(ctx.db, userId, params.wallet_id, "wallet_id") : null;
   const currency = checkCurrency(params.currency ?? wallet?.currency ?? ctx.caller.defaultCurrency);
   if (wallet) assertSameCurrency(wallet, currency, "wallet_id", "bill");
 

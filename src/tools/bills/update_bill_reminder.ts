@@ -1,13 +1,13 @@
 import type { Handlers } from "../../../generated/handlers.js";
 import { requireSomeChange } from "../require-change.js";
 import { invalidParams } from "../../errors.js";
-import { assertNameFree, assertSameCurrency, cleanName, findWallet, nowIso, parseMoneyParam, todayFor } from "../../domain/shared/common.js";
-import { billToApi, checkAmountRange, checkSchedule, loadBill, updateBillRow, type BillRecord } from "../../domain/bills/store.js";
+import { assertNameFree, assertSameCurrency, cleanName, getWalletRef, nowIso, parseMoneyParam, todayFor } from "../../domain/shared/common.js";
+import { billToApi, checkAmountRange, checkSchedule, getBill, updateBillRow, type BillRecord } from "../../domain/bills/store.js";
 
 export const update_bill_reminder: Handlers["update_bill_reminder"] = async (params, ctx) => {
   const userId = ctx.caller.userId;
   requireSomeChange("update_bill_reminder", "bill_reminder_id", params);
-  const old = await loadBill(ctx.db, userId, params.bill_reminder_id);
+  const old = await getBill(ctx.db, userId, params.bill_reminder_id);
   const next: BillRecord = { ...old, updatedAt: nowIso(ctx) };
 
   if (params.name !== undefined) {
@@ -20,7 +20,7 @@ export const update_bill_reminder: Handlers["update_bill_reminder"] = async (par
   if (params.wallet_id !== undefined) {
     if (params.wallet_id === null) next.walletId = null;
     else {
-      const wallet = await findWallet(ctx.db, userId, params.wallet_id, "wallet_id");
+      const wallet = await getWalletRef(ctx.db, userId, params.wallet_id, "wallet_id");
       assertSameCurrency(wallet, old.currency, "wallet_id", "bill");
       next.walletId = wallet.id;
     }

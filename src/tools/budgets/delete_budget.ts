@@ -1,9 +1,9 @@
 import type { Handlers } from "../../../generated/handlers.js";
-import { budgetToApi, deleteBudgetRow, loadBudget } from "../../domain/budgets/store.js";
+import { budgetToApi, deleteBudgetRow, getBudget } from "../../domain/budgets/store.js";
 
 /** Deletes the definition only; transactions are never touched. The snapshot stays in the audit log. */
 export const delete_budget: Handlers["delete_budget"] = async (params, ctx) => {
-  const old = await loadBudget(ctx.db, ctx.caller.userId, params.budget_id);
+  const old = await getBudget(ctx.db, ctx.caller.userId, params.budget_id);
   await deleteBudgetRow(ctx.db, old.userId, old.id);
   const snapshot = budgetToApi(old);
   return {

@@ -4,13 +4,13 @@ import { assertNameFree, cleanName, nowIso, parseMoneyParam, todayFor } from "..
 import { calendarPeriodStart } from "../../domain/budgets/periods.js";
 import { checkDateOrder, checkWallets, cleanLabels } from "../../domain/budgets/input.js";
 import { computeBudgetStatus } from "../../domain/budgets/status.js";
-import { budgetActiveOn, budgetToApi, loadBudget, updateBudgetRow, type BudgetRecord } from "../../domain/budgets/store.js";
+import { budgetActiveOn, budgetToApi, getBudget, updateBudgetRow, type BudgetRecord } from "../../domain/budgets/store.js";
 import { overLimitWarnings } from "../../domain/budgets/warnings.js";
 
 export const update_budget: Handlers["update_budget"] = async (params, ctx) => {
   const userId = ctx.caller.userId;
   requireSomeChange("update_budget", "budget_id", params);
-  const old = await loadBudget(ctx.db, userId, params.budget_id);
+  const old = await getBudget(ctx.db, userId, params.budget_id);
   const next: BudgetRecord = { ...old, updatedAt: nowIso(ctx) };
 
   if (params.name !== undefined) {

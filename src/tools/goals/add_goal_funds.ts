@@ -4,7 +4,7 @@ import { invalidParams } from "../../errors.js";
 import { formatMinor } from "../../money/amount.js";
 import { nowIso, parseMoneyParam, todayFor } from "../../domain/shared/common.js";
 import { achievedWarning } from "../../domain/goals/warnings.js";
-import { contributionToApi, goalToApi, insertContribution, loadGoal, savedOf, updateGoalRow, type ContributionRecord, type GoalRecord } from "../../domain/goals/store.js";
+import { contributionToApi, goalToApi, insertContribution, getGoal, savedOf, updateGoalRow, type ContributionRecord, type GoalRecord } from "../../domain/goals/store.js";
 import { recordGoalMoney } from "../../domain/goals/funding.js";
 
 /**
@@ -15,7 +15,7 @@ import { recordGoalMoney } from "../../domain/goals/funding.js";
  */
 export const add_goal_funds: Handlers["add_goal_funds"] = async (params, ctx) => {
   const userId = ctx.caller.userId;
-  const goal = await loadGoal(ctx.db, userId, params.goal_id);
+  const goal = await getGoal(ctx.db, userId, params.goal_id);
   const amount = parseMoneyParam(params.amount, goal.currency, "amount", { signed: true });
   const saved = await savedOf(ctx.db, userId, goal.id);
   const after = saved + amount;

@@ -1,11 +1,11 @@
 import type { Handlers } from "../../../generated/handlers.js";
-import { assertNameFree, assertSameCurrency, checkCurrency, cleanName, findWallet, nowIso, parseMoneyParam } from "../../domain/shared/common.js";
+import { assertNameFree, assertSameCurrency, checkCurrency, cleanName, getWalletRef, nowIso, parseMoneyParam } from "../../domain/shared/common.js";
 import { goalToApi, insertGoal, type GoalRecord } from "../../domain/goals/store.js";
 
 /** A new goal starts active with nothing saved; money is recorded with add_goal_funds. */
 export const create_goal: Handlers["create_goal"] = async (params, ctx) => {
   const userId = ctx.caller.userId;
-  const wallet = params.wallet_id !== undefined ? await findWallet(ctx.db, userId, params.wallet_id, "wallet_id") : null;
+  const wallet = params.wallet_id !== undefined ? await getWalletRef(ctx.db, userId, params.wallet_id, "wallet_id") : null;
   const currency = checkCurrency(params.currency ?? wallet?.currency ?? ctx.caller.defaultCurrency);
   if (wallet) assertSameCurrency(wallet, currency, "wallet_id", "goal");
   const targetMinor = params.target_amount !== undefined ? parseMoneyParam(params.target_amount, currency, "target_amount") : null;

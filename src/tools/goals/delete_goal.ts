@@ -1,6 +1,6 @@
 import type { Handlers } from "../../../generated/handlers.js";
 import { contributionsRemovedWarning } from "../../domain/goals/warnings.js";
-import { contributionToApi, deleteGoalRows, goalToApi, listContributions, loadGoal } from "../../domain/goals/store.js";
+import { contributionToApi, deleteGoalRows, goalToApi, listContributions, getGoal } from "../../domain/goals/store.js";
 
 /**
  * Deletes the goal and its contributions; wallet transactions recorded by add_goal_funds stay. The audit
@@ -8,7 +8,7 @@ import { contributionToApi, deleteGoalRows, goalToApi, listContributions, loadGo
  */
 export const delete_goal: Handlers["delete_goal"] = async (params, ctx) => {
   const userId = ctx.caller.userId;
-  const old = await loadGoal(ctx.db, userId, params.goal_id);
+  const old = await getGoal(ctx.db, userId, params.goal_id);
   const contributions = await listContributions(ctx.db, userId, old.id);
   const saved = contributions.reduce((s, c) => s + c.amountMinor, 0n);
   await deleteGoalRows(ctx.db, userId, old.id);

@@ -1,13 +1,13 @@
 import type { Handlers, UpdateGoalResult } from "../../../generated/handlers.js";
 import { requireSomeChange } from "../require-change.js";
-import { assertNameFree, assertSameCurrency, cleanName, findWallet, nowIso, parseMoneyParam } from "../../domain/shared/common.js";
+import { assertNameFree, assertSameCurrency, cleanName, getWalletRef, nowIso, parseMoneyParam } from "../../domain/shared/common.js";
 import { achievedWarning } from "../../domain/goals/warnings.js";
-import { goalToApi, loadGoal, savedOf, updateGoalRow, type GoalRecord } from "../../domain/goals/store.js";
+import { goalToApi, getGoal, savedOf, updateGoalRow, type GoalRecord } from "../../domain/goals/store.js";
 
 export const update_goal: Handlers["update_goal"] = async (params, ctx) => {
   const userId = ctx.caller.userId;
   requireSomeChange("update_goal", "goal_id", params);
-  const old = await loadGoal(ctx.db, userId, params.goal_id);
+  const old = await getGoal(ctx.db, userId, params.goal_id);
   const saved = await savedOf(ctx.db, userId, old.id);
   const at = nowIso(ctx);
   const next: GoalRecord = { ...old, updatedAt: at };
@@ -24,7 +24,7 @@ export const update_goal: Handlers["update_goal"] = async (params, ctx) => {
   if (params.wallet_id !== undefined) {
     if (params.wallet_id === null) next.walletId = null;
     else {
-      const wallet = await findWallet(ctx.db, userId, params.wallet_id, "wallet_id");
+      const wallet = await getWalletRef(ctx.db, userId, params.wallet_id, "wallet_id");
       assertSameCurrency(wallet, old.currency, "wallet_id", "goal");
       next.walletId = wallet.id;
     }

@@ -3,12 +3,12 @@ import { todayInTimeZone } from "../../calendar/time-zones.js";
 import { budgetsPushedOverLimit } from "../../domain/budgets/over-limit.js";
 import { parseAmountParam } from "../../domain/transactions/amounts.js";
 import { insertTransaction } from "../../domain/transactions/store.js";
-import { requireWallet } from "../../domain/wallets/store.js";
+import { getWalletRow } from "../../domain/wallets/store.js";
 
 export const create_transaction: Handlers["create_transaction"] = async (params, ctx) => {
   const userId = ctx.caller.userId;
   // The wallet first: its currency decides how many decimals the amount may have.
-  const wallet = await requireWallet(ctx.db, userId, params.wallet_id, "wallet_id");
+  const wallet = await getWalletRow(ctx.db, userId, params.wallet_id, "wallet_id");
   const amountMinor = parseAmountParam(params.amount, wallet.currency, "amount");
   const inserted = await insertTransaction(ctx.db, userId, {
     walletId: wallet.id,

@@ -1,11 +1,11 @@
 import type { Handlers } from "../../../generated/handlers.js";
 import { walletReferences } from "../../domain/wallets/references.js";
-import { loadWallet, requireWallet } from "../../domain/wallets/store.js";
+import { findWallet, getWalletRow } from "../../domain/wallets/store.js";
 import { AppError } from "../../errors.js";
 
 export const delete_wallet: Handlers["delete_wallet"] = async (params, ctx) => {
   const userId = ctx.caller.userId;
-  const row = await requireWallet(ctx.db, userId, params.wallet_id, "wallet_id");
+  const row = await getWalletRow(ctx.db, userId, params.wallet_id, "wallet_id");
 
   const counted = await ctx.db("transactions").where({ user_id: userId, wallet_id: row.id }).count({ n: "*" }).first();
   const transactionCount = Number(counted?.n ?? 0);
@@ -25,7 +25,7 @@ export const delete_wallet: Handlers["delete_wallet"] = async (params, ctx) => {
     );
   }
 
-  const wallet = (await loadWallet(ctx.db, userId, row.id))!;
+  const wallet = (await findWallet(ctx.db, userId, row.id))!;
   await ctx.db("wallets").where({ user_id: userId, id: row.id }).delete();
   return {
     result: { wallet, warnings: [] },

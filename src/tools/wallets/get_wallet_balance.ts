@@ -1,13 +1,13 @@
 import type { Handlers } from "../../../generated/handlers.js";
 import { todayInTimeZone } from "../../calendar/time-zones.js";
-import { balanceOf, ledgerSums, listWalletRows, requireWallet, totalsPerCurrency, walletBalance } from "../../domain/wallets/store.js";
+import { balanceOf, ledgerSums, listWalletRows, getWalletRow, totalsPerCurrency, walletBalance } from "../../domain/wallets/store.js";
 import { toMoney } from "../../money/amount.js";
 
 export const get_wallet_balance: Handlers["get_wallet_balance"] = async (params, ctx) => {
   const userId = ctx.caller.userId;
   const asOf = params.as_of ?? todayInTimeZone(ctx.caller.timezone, ctx.now());
   const rows = params.wallet_id
-    ? [await requireWallet(ctx.db, userId, params.wallet_id, "wallet_id")]
+    ? [await getWalletRow(ctx.db, userId, params.wallet_id, "wallet_id")]
     : await listWalletRows(ctx.db, userId, { includeArchived: false });
   const sums = await ledgerSums(ctx.db, userId, { walletIds: rows.map((r) => r.id), asOf });
   const balances = rows.map((row) => ({ row, minor: balanceOf(row, sums, asOf) }));

@@ -2,15 +2,15 @@ import type { Handlers } from "../../../generated/handlers.js";
 import { requireSomeChange } from "../require-change.js";
 import { parseAmountParam } from "../../domain/transactions/amounts.js";
 import { assertNameFree, isUniqueViolation, normalizeWalletName } from "../../domain/wallets/names.js";
-import { loadWallet, requireWallet } from "../../domain/wallets/store.js";
+import { findWallet, getWalletRow } from "../../domain/wallets/store.js";
 import { AppError } from "../../errors.js";
 import { assertRunningTotals } from "../../domain/wallets/ceiling.js";
 
 export const update_wallet: Handlers["update_wallet"] = async (params, ctx) => {
   const userId = ctx.caller.userId;
-  const row = await requireWallet(ctx.db, userId, params.wallet_id, "wallet_id");
+  const row = await getWalletRow(ctx.db, userId, params.wallet_id, "wallet_id");
   requireSomeChange("update_wallet", "wallet_id", params);
-  const before = (await loadWallet(ctx.db, userId, row.id))!;
+  const before = (await findWallet(ctx.db, userId, row.id))!;
 
   const patch: Record<string, unknown> = {};
   if (params.name !== undefined) {
@@ -37,7 +37,7 @@ export const update_wallet: Handlers["update_wallet"] = async (params, ctx) => {
   if (patch.opening_balance_minor !== undefined) {
     await assertRunningTotals(ctx.db, userId, [{ ...row, opening_balance_minor: patch.opening_balance_minor as bigint }], "opening_balance");
   }
-  const wallet = (await loadWallet(ctx.db, userId, row.id))!;
+  const wallet = (await findWallet(ctx.db, userId, row.id))!;
   return {
     result: { wallet, warnings: [] },
     change: { action: "update", resourceType: "wallet", resourceId: row.id, before, after: wallet },
