@@ -16,7 +16,7 @@ import type { ListTransactionsParams, ListTransactionsResult } from "../../../ge
 import { invalidParams } from "../../errors.js";
 import { decodeCursor, encodeCursor, pageSize, queryFingerprint, splitPage } from "../paging.js";
 import { getWalletRow } from "../wallets/store.js";
-import { boundInMinorUnits, exponentOf } from "./amounts.js";
+import { boundInMinorUnits, exponentOf } from "../shared/amounts.js";
 import { fromWithIndex, tagsOfTransactionSql } from "../../db/dialect.js";
 import { coerceTransactionRow, transactionFromRow } from "./store.js";
 import { containsPattern, foldKey, normalizeTags } from "../shared/text.js";

@@ -12,7 +12,7 @@ import type { Knex } from "knex";
 import type { UpdateTransactionParams, Warning } from "../../../generated/types.js";
 import { invalidParams, notFound } from "../../errors.js";
 import { getWalletRow } from "../wallets/store.js";
-import { parseAmountParam } from "./amounts.js";
+import { parseAmountParam } from "../shared/amounts.js";
 import { assertRunningTotalsOf } from "../wallets/ceiling.js";
 import { assertExternalIdFree, findCounterpartRow, findTransactionRow, loadPair, possibleDuplicates, type TransactionPair } from "./store.js";
 import { cleanText, foldKey, normalizeTags } from "../shared/text.js";

@@ -1,7 +1,7 @@
 import type { Handlers } from "../../../generated/handlers.js";
 import { todayInTimeZone } from "../../calendar/time-zones.js";
 import { budgetsPushedOverLimit } from "../../domain/budgets/over-limit.js";
-import { parseAmountParam } from "../../domain/transactions/amounts.js";
+import { parseAmountParam } from "../../domain/shared/amounts.js";
 import { insertTransaction } from "../../domain/transactions/store.js";
 import { getWalletRow } from "../../domain/wallets/store.js";
 

@@ -1,0 +1,120 @@
+/**
+ * The wallet writes: create, update and delete, with their rules (a name unique per user, the currency
+ * fixed, the opening balance within the running-total bounds, no delete of a wallet with transactions or
+ * one a budget, goal or bill uses). Each returns the wallet as the tools answer it, before and after.
+ */
+import type { Knex } from "knex";
+import type { Wallet } from "../../../generated/types.js";
+import type { IdSource } from "../../db/ids.js";
+import { AppError } from "../../errors.js";
+import { parseAmountParam, requireKnownCurrency } from "../shared/amounts.js";
+import { assertRunningTotals } from "./ceiling.js";
+import { assertNameFree, isUniqueViolation, normalizeWalletName } from "./names.js";
+import { walletReferences } from "./references.js";
+import { findWallet, findWalletRow, getWalletRow, walletFromRow } from "./store.js";
+
+export interface NewWallet {
+  name: string;
+  type: string;
+  currency: string;
+  opening_balance?: string;
+  opening_date?: string;
+  notes?: string;
+}
+
+const nameTaken = (name: string) => new AppError("conflict", `name: the user already has a wallet named ${JSON.stringify(name)}. Choose another name.`, { field: "name" });
+
+export async function createWallet(db: Knex, userId: string, input: NewWallet, clock: { now: Date; ids: IdSource }): Promise<Wallet> {
+  requireKnownCurrency(input.currency, "currency");
+  const opening = input.opening_balance === undefined ? 0n : parseAmountParam(input.opening_balance, input.currency, "opening_balance", { signed: true, allowZero: true });
+  const { name, key } = normalizeWalletName(input.name);
+  await assertNameFree(db, userId, key);
+  const id = clock.ids.next("wal");
+  const at = clock.now.toISOString();
+  try {
+    await db("wallets").insert({
+      id,
+      user_id: userId,
+      name,
+      name_normalized: key,
+      type: input.type,
+      currency: input.currency,
+      opening_balance_minor: opening,
+      opening_date: input.opening_date ?? null,
+      archived: false,
+      notes: input.notes ?? null,
+      created_at: at,
+      updated_at: at,
+    });
+  } catch (err) {
+    if (isUniqueViolation(err)) throw nameTaken(name);
+    throw err;
+  }
+  const row = (await findWalletRow(db, userId, id))!;
+  return walletFromRow(row, row.opening_balance_minor);
+}
+
+export interface WalletChange {
+  name?: string;
+  type?: string;
+  opening_balance?: string;
+  opening_date?: string | null;
+  archived?: boolean;
+  notes?: string | null;
+}
+
+export async function updateWallet(db: Knex, userId: string, walletId: string, change: WalletChange, now: Date): Promise<{ before: Wallet; after: Wallet }> {
+  const row = await getWalletRow(db, userId, walletId, "wallet_id");
+  const before = (await findWallet(db, userId, row.id))!;
+  const patch: Record<string, unknown> = {};
+  if (change.name !== undefined) {
+    const { name, key } = normalizeWalletName(change.name);
+    await assertNameFree(db, userId, key, row.id);
+    patch.name = name;
+    patch.name_normalized = key;
+  }
+  if (change.type !== undefined) patch.type = change.type;
+  if (change.opening_balance !== undefined) {
+    patch.opening_balance_minor = parseAmountParam(change.opening_balance, row.currency, "opening_balance", { signed: true, allowZero: true });
+  }
+  if (change.opening_date !== undefined) patch.opening_date = change.opening_date;
+  if (change.archived !== undefined) patch.archived = change.archived;
+  if (change.notes !== undefined) patch.notes = change.notes;
+  patch.updated_at = now.toISOString();
+
+  try {
+    await db("wallets").where({ user_id: userId, id: row.id }).update(patch);
+  } catch (err) {
+    if (isUniqueViolation(err)) throw new AppError("conflict", "name: another of the user's wallets already has this name. Choose another name.", { field: "name" });
+    throw err;
+  }
+  if (patch.opening_balance_minor !== undefined) {
+    await assertRunningTotals(db, userId, [{ ...row, opening_balance_minor: patch.opening_balance_minor as bigint }], "opening_balance");
+  }
+  return { before, after: (await findWallet(db, userId, row.id))! };
+}
+
+/** Deletes a wallet that has no transactions and that nothing uses; answers the wallet that went. */
+export async function deleteWallet(db: Knex, userId: string, walletId: string): Promise<Wallet> {
+  const row = await getWalletRow(db, userId, walletId, "wallet_id");
+  const counted = await db("transactions").where({ user_id: userId, wallet_id: row.id }).count({ n: "*" }).first();
+  const transactionCount = Number(counted?.n ?? 0);
+  if (transactionCount > 0) {
+    throw new AppError(
+      "wallet_not_empty",
+      `wallet_id: the wallet ${JSON.stringify(row.name)} has ${transactionCount} transaction${transactionCount === 1 ? "" : "s"}, so deleting it would lose money history. Offer to archive it instead with update_wallet (archived: true); it then disappears from default lists and totals and keeps its history.`,
+      { field: "wallet_id", expected: "a wallet without transactions; archive this one with update_wallet (archived: true)", transaction_count: transactionCount },
+    );
+  }
+  const refs = await walletReferences(db, userId, row.id);
+  if (refs.length > 0) {
+    throw new AppError(
+      "conflict",
+      `wallet_id: the wallet ${JSON.stringify(row.name)} is still used by ${refs.map((r) => `${r.kind} ${JSON.stringify(r.name)} (${r.id})`).join(", ")}. Change or delete those first, or archive the wallet with update_wallet (archived: true).`,
+      { field: "wallet_id", existing_id: refs[0]!.id, reason: `referenced_by_${refs[0]!.kind}` },
+    );
+  }
+  const wallet = (await findWallet(db, userId, row.id))!;
+  await db("wallets").where({ user_id: userId, id: row.id }).delete();
+  return wallet;
+}
