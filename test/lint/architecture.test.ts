@@ -6,7 +6,7 @@
  * cycles are dependency-cruiser's rule; area cycles are computed here from its graph.
  */
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -110,6 +110,13 @@ describe("architecture rules (dependency-cruiser)", function () {
   it("finds a cycle between areas that no module cycle shows, and none in the project", () => {
     expect(areaCycles(cruiseGraph(dir))).to.deep.include(["domain/c", "domain/d"]);
     expect(areaCycles(cruiseGraph(root))).to.deep.equal([]);
+  });
+
+  it("keeps SQL out of handlers: no handler queries the database itself", () => {
+    const handlers = spawnSync("git", ["ls-files", "src/tools"], { cwd: root, encoding: "utf8" }).stdout.split("\n").filter((f) => /^src\/tools\/[^/]+\/[^/]+\.ts$/.test(f));
+    expect(handlers.length).to.be.greaterThan(30);
+    const querying = handlers.filter((f) => /\bctx\.db\s*\(|\.raw\s*\(|\btrx\s*\(/.test(readFileSync(join(root, f), "utf8")));
+    expect(querying).to.deep.equal([]);
   });
 
   it("passes the project's own tree", () => {
