@@ -18,6 +18,7 @@ import { createMetrics, type Metrics } from "./metrics/metrics.js";
 import { SseStreams } from "./mcp/sse.js";
 import { tokensRouter } from "./http/tokens-route.js";
 import { oauthRouter } from "./http/oauth-route.js";
+import { pagesRouter } from "./web/pages-route.js";
 import { turnGateFor } from "./http/turns.js";
 import { dialect } from "./db/knex.js";
 import type { IdSource } from "./db/ids.js";
@@ -110,6 +111,7 @@ export function createApp(services: Services, options: AppOptions = {}): Express
   app.use(sseRouter({ ...services, mcp, gate, keepAliveMs: options.sseKeepAliveMs ?? DEFAULT_KEEPALIVE_MS, streams: services.streams }));
   app.use(tokensRouter(services));
   app.use(oauthRouter(services));
+  app.use(pagesRouter(services));
 
   app.use((_req, res) => {
     res.status(404).json({ error: { code: "not_found", message: "No such endpoint. The MCP endpoint is POST /api/v1/mcp." } });

@@ -41,3 +41,7 @@ export async function createUser(
 export async function findUserByEmail(db: Knex, email: string): Promise<(User & { password_hash: string }) | undefined> {
   return db("users").where({ email_normalized: normalizeEmail(email) }).first("id", "email", "timezone", "default_currency", "created_at", "password_hash");
 }
+
+export async function findUserById(db: Knex, id: string): Promise<User | undefined> {
+  return db("users").where({ id }).first("id", "email", "timezone", "default_currency", "created_at");
+}

@@ -1,0 +1,254 @@
+/**
+ * The web pages: sign-in, the account page (/account: tokens, connected clients, latest changes) and the
+ * OAuth consent page (/oauth/consent). Server-rendered HTML, no external assets, every form CSRF-checked,
+ * no framing (src/web/security.ts). Token creation goes through the same code and limit as the tokens
+ * endpoint; consent through src/oauth/authorize.ts (docs/oauth.md).
+ */
+import express, { type NextFunction, type Request, type Response, type Router } from "express";
+import type { Knex } from "knex";
+import { signIn } from "../auth/sign-in.js";
+import { createTokenWithinQuota, KNOWN_SCOPES, listTokens, revokeToken, TokenInputError, TokenQuotaError, validateNewToken } from "../auth/tokens.js";
+import { findUserById } from "../auth/users.js";
+import type { Config } from "../config.js";
+import { clientConfigs } from "../demo/client-config.js";
+import { listChanges } from "../domain/changes/list.js";
+import { AppError } from "../errors.js";
+import { hostAndOriginGuard } from "../http/guards.js";
+import type { RateLimits } from "../limits/types.js";
+import type { Logger } from "../log.js";
+import { completeAuthorization, describePendingAuthorization, PendingAuthorizationError } from "../oauth/authorize.js";
+import { listConnectedClients, revokeConnectedClient } from "../oauth/grants.js";
+import { escapeHtml, renderPage, scopeFieldsets, signInForm } from "./layout.js";
+import { csrfToken, endSession, newNonce, pageHeaders, requireCsrf, sessionUser, startSession } from "./security.js";
+
+export interface PagesDeps {
+  db: Knex;
+  config: Config;
+  limits: RateLimits;
+  log: Logger;
+  now: () => Date;
+}
+
+type Handler = (req: Request, res: Response) => Promise<void>;
+const wrap = (h: Handler) => (req: Request, res: Response, next: NextFunction) => void h(req, res).catch(next);
+
+/** Only local paths are followed after sign-in (never another site). */
+const localPath = (next: unknown) => (typeof next === "string" && /^\/(account|oauth\/consent)(\?[A-Za-z0-9=&_%.-]*)?$/.test(next) ? next : "/account");
+
+const fmt = (iso: string | null) => (iso ? escapeHtml(iso.replace("T", " ").slice(0, 16) + " UTC") : "never");
+
+export function pagesRouter(deps: PagesDeps): Router {
+  const router = express.Router();
+  const form = express.urlencoded({ extended: false, limit: "16kb", parameterLimit: 60 });
+  const guard = hostAndOriginGuard(deps.config);
+  const csrf = requireCsrf(deps.config);
+
+  function send(res: Response, status: number, page: { title: string; body: string; signedIn?: { email: string; csrf: string }; script?: string }, formTargets: string[] = []) {
+    const nonce = newNonce();
+    pageHeaders(res, nonce, formTargets);
+    res.status(status).type("html").send(renderPage({ ...page, nonce }));
+  }
+
+  async function signedInUser(req: Request) {
+    const id = sessionUser(req, deps.config, deps.now());
+    return id ? findUserById(deps.db, id) : undefined;
+  }
+
+  function showSignIn(req: Request, res: Response, next: string, status = 200, error?: string) {
+    send(res, status, { title: "Sign in", body: `<p>Sign in with the email and password of your finance-mcp account.</p>${signInForm(csrfToken(req, res, deps.config), next, error)}` });
+  }
+
+  router.post(
+    "/account/sign-in",
+    guard,
+    form,
+    csrf,
+    wrap(async (req, res) => {
+      const body = req.body as Record<string, unknown>;
+      const next = localPath(body.next);
+      try {
+        const user = await signIn(deps.db, deps.limits, String(body.email ?? "").trim(), String(body.password ?? ""), req.ip ?? req.socket.remoteAddress ?? "unknown", () => new AppError("unauthorized", "Wrong email or password."));
+        startSession(res, deps.config, user.id, deps.now());
+        deps.log.info("web_sign_in", { user_id: user.id });
+        res.redirect(303, next);
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err;
+        if (err.errorName === "rate_limited") res.setHeader("Retry-After", String(err.details.retry_after_seconds ?? 60));
+        showSignIn(req, res, next, err.errorName === "rate_limited" ? 429 : 401, err.message);
+      }
+    }),
+  );
+
+  router.post("/account/sign-out", guard, form, csrf, (_req, res) => {
+    endSession(res, deps.config);
+    res.redirect(303, "/account");
+  });
+
+  router.get(
+    "/account",
+    guard,
+    wrap(async (req, res) => {
+      const user = await signedInUser(req);
+      if (!user) return showSignIn(req, res, "/account");
+      const token = csrfToken(req, res, deps.config);
+      await sendAccount(req, res, user, token);
+    }),
+  );
+
+  async function sendAccount(req: Request, res: Response, user: { id: string; email: string }, token: string, created?: { token: string; name: string }, error?: string, status = 200) {
+    const now = deps.now().toISOString();
+    const tokens = (await listTokens(deps.db, user.id)).filter((t) => !t.grant_id && !t.revoked_at && t.expires_at > now);
+    const clients = (await listConnectedClients(deps.db, user.id)).filter((c) => !c.revoked_at);
+    const changes = (await listChanges(deps.db, user.id, new Set(KNOWN_SCOPES), { limit: 10 })).changes;
+    const hidden = `<input type="hidden" name="csrf" value="${escapeHtml(token)}">`;
+    const mcpUrl = `${deps.config.publicUrl || `http://${req.headers.host ?? "127.0.0.1"}`}/api/v1/mcp`;
+    const createdBlock = created
+      ? `<section class="notice" aria-labelledby="created-title"><h2 id="created-title">Token created: ${escapeHtml(created.name)}</h2>
+<p>Copy it now: it is shown only once.</p>
+<pre id="new-token">${escapeHtml(created.token)}</pre><button type="button" class="secondary" data-copy="new-token">Copy token</button>
+${clientConfigs(mcpUrl, created.token)
+  .map((c, i) => `<h3>${escapeHtml(c.client)}</h3><p>${escapeHtml(c.where)}</p><pre id="config-${i}">${escapeHtml(c.text)}</pre><button type="button" class="secondary" data-copy="config-${i}">Copy</button>`)
+  .join("\n")}</section>`
+      : "";
+    const tokenRows = tokens
+      .map(
+        (t) => `<tr><td>${escapeHtml(t.name)}</td><td>${t.scopes.map((s) => `<code>${escapeHtml(s)}</code>`).join(" ")}</td><td>${fmt(t.created_at)}</td><td>${fmt(t.last_used_at)}</td><td>${fmt(t.expires_at)}</td>
+<td><form method="post" action="/account/tokens/${escapeHtml(t.token_id)}/revoke">${hidden}<button class="secondary" type="submit" aria-label="Revoke ${escapeHtml(t.name)}">Revoke</button></form></td></tr>`,
+      )
+      .join("\n");
+    const clientRows = clients
+      .map(
+        (c) => `<tr><td>${escapeHtml(c.client_name)}<br><code>${escapeHtml(c.client_id)}</code></td><td>${c.scopes.map((s) => `<code>${escapeHtml(s)}</code>`).join(" ")}</td><td>${fmt(c.created_at)}</td><td>${fmt(c.last_used_at)}</td><td>${fmt(c.grant_expires_at)}</td>
+<td><form method="post" action="/account/clients/${escapeHtml(c.grant_id)}/revoke">${hidden}<button class="secondary" type="submit" aria-label="Disconnect ${escapeHtml(c.client_name)}">Disconnect</button></form></td></tr>`,
+      )
+      .join("\n");
+    const changeRows = changes.map((c) => `<tr><td>${fmt(c.at)}</td><td><code>${escapeHtml(c.tool)}</code></td><td>${escapeHtml(c.summary)}</td></tr>`).join("\n");
+    const head = (cols: string[]) => `<thead><tr>${cols.map((c) => `<th scope="col">${c}</th>`).join("")}</tr></thead>`;
+    const body = `${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ""}${createdBlock}
+<h2 id="tokens">Tokens</h2>
+${tokens.length ? `<div class="scroll"><table aria-labelledby="tokens">${head(["Name", "Scopes", "Created", "Last used", "Expires", ""])}<tbody>${tokenRows}</tbody></table></div>` : "<p>No active tokens.</p>"}
+<h2 id="clients">Connected clients</h2>
+${clients.length ? `<div class="scroll"><table aria-labelledby="clients">${head(["Client", "Scopes", "Connected", "Last used", "Until", ""])}<tbody>${clientRows}</tbody></table></div>` : "<p>No client is connected through OAuth.</p>"}
+<h2 id="new">Create a token</h2>
+<form method="post" action="/account/tokens">${hidden}
+<label for="name">Name</label><input id="name" name="name" type="text" maxlength="100" required placeholder="Claude on my laptop">
+${scopeFieldsets(KNOWN_SCOPES)}
+<label for="days">Expires after (days)</label><input id="days" name="expires_in_days" type="number" min="1" max="365" value="30" required>
+<button type="submit">Create token</button>
+</form>
+<h2 id="changes">Latest changes</h2>
+${changes.length ? `<div class="scroll"><table aria-labelledby="changes">${head(["When", "Tool", "What"])}<tbody>${changeRows}</tbody></table></div>` : "<p>No changes yet.</p>"}`;
+    const script = `document.querySelectorAll("button[data-copy]").forEach(function (b) { b.addEventListener("click", function () { navigator.clipboard.writeText(document.getElementById(b.dataset.copy).textContent).then(function () { b.textContent = "Copied"; }); }); });`;
+    send(res, status, { title: "Your account", body, signedIn: { email: user.email, csrf: token }, script: created ? script : undefined });
+  }
+
+  router.post(
+    "/account/tokens",
+    guard,
+    form,
+    csrf,
+    wrap(async (req, res) => {
+      const user = await signedInUser(req);
+      if (!user) return showSignIn(req, res, "/account", 401, "Your session ended: sign in again.");
+      const token = csrfToken(req, res, deps.config);
+      const body = req.body as Record<string, unknown>;
+      const scopes = Array.isArray(body.scope) ? body.scope.map(String) : body.scope === undefined ? [] : [String(body.scope)];
+      let input: ReturnType<typeof validateNewToken>;
+      try {
+        input = validateNewToken({ name: String(body.name ?? ""), scopes, expires_in_days: Number(body.expires_in_days) });
+      } catch (err) {
+        if (!(err instanceof TokenInputError)) throw err;
+        return sendAccount(req, res, user, token, undefined, err.message, 400);
+      }
+      try {
+        const created = await createTokenWithinQuota(deps.db, user.id, input, deps.config.tokenPepper, deps.config.rateLimits.tokensPerHour, deps.now());
+        deps.log.info("token_created", { user_id: user.id, token_id: created.token_id, scopes: created.scopes, via: "account page" });
+        await sendAccount(req, res, user, token, { token: created.token, name: created.name });
+      } catch (err) {
+        if (!(err instanceof TokenQuotaError)) throw err;
+        await sendAccount(req, res, user, token, undefined, `Too many tokens created: at most ${err.limit} per hour. Try again in ${err.retryAfterSeconds} seconds.`, 429);
+      }
+    }),
+  );
+
+  router.post(
+    "/account/tokens/:id/revoke",
+    guard,
+    form,
+    csrf,
+    wrap(async (req, res) => {
+      const user = await signedInUser(req);
+      if (!user) return showSignIn(req, res, "/account", 401, "Your session ended: sign in again.");
+      await revokeToken(deps.db, user.id, String(req.params.id), deps.now());
+      res.redirect(303, "/account#tokens");
+    }),
+  );
+
+  router.post(
+    "/account/clients/:grant/revoke",
+    guard,
+    form,
+    csrf,
+    wrap(async (req, res) => {
+      const user = await signedInUser(req);
+      if (!user) return showSignIn(req, res, "/account", 401, "Your session ended: sign in again.");
+      await revokeConnectedClient(deps.db, user.id, String(req.params.grant), deps.now());
+      res.redirect(303, "/account#clients");
+    }),
+  );
+
+  router.get(
+    "/oauth/consent",
+    guard,
+    wrap(async (req, res) => {
+      const id = String(req.query.request ?? "");
+      const pending = await describePendingAuthorization(deps, id);
+      if (!pending) {
+        return send(res, 400, { title: "This request has expired", body: "<p>The sign-in request is unknown, already used or older than ten minutes. Go back to the app you were connecting and start again.</p>" });
+      }
+      const user = await signedInUser(req);
+      if (!user) return showSignIn(req, res, `/oauth/consent?request=${encodeURIComponent(id)}`);
+      const token = csrfToken(req, res, deps.config);
+      const body = `<p><strong>${escapeHtml(pending.clientName)}</strong> wants to use your finance data through finance-mcp.</p>
+<p>Client: <code>${escapeHtml(pending.clientId)}</code><br>After you choose, your browser goes to <strong>${escapeHtml(pending.redirectHost)}</strong>.</p>
+<form method="post" action="/oauth/consent">
+<input type="hidden" name="csrf" value="${escapeHtml(token)}">
+<input type="hidden" name="request" value="${escapeHtml(pending.id)}">
+<p>Choose what it may do. Reading is ticked; changing anything is not unless you tick it.</p>
+${scopeFieldsets(pending.requestedScopes)}
+<button type="submit" name="decision" value="approve">Allow</button>
+<button type="submit" name="decision" value="deny" class="secondary">Deny</button>
+</form>`;
+      send(res, 200, { title: `Connect ${pending.clientName}?`, body, signedIn: { email: user.email, csrf: token } }, [new URL(pending.redirectUri).origin]);
+    }),
+  );
+
+  router.post(
+    "/oauth/consent",
+    guard,
+    form,
+    csrf,
+    wrap(async (req, res) => {
+      const body = req.body as Record<string, unknown>;
+      const id = String(body.request ?? "");
+      const user = await signedInUser(req);
+      if (!user) return showSignIn(req, res, `/oauth/consent?request=${encodeURIComponent(id)}`, 401, "Your session ended: sign in again.");
+      const scopes = Array.isArray(body.scope) ? body.scope.map(String) : body.scope === undefined ? [] : [String(body.scope)];
+      const pending = await describePendingAuthorization(deps, id);
+      if (pending && body.decision !== "deny" && scopes.length === 0) {
+        // Before completeAuthorization, which would use the request up: the person may still choose.
+        return send(res, 400, { title: "Choose what to allow", body: `<p class="error" role="alert">Tick at least one permission, or deny the request.</p><p><a href="/oauth/consent?request=${encodeURIComponent(id)}">Back to the choices</a></p>` });
+      }
+      try {
+        const to = await completeAuthorization(deps, id, user.id, body.decision === "deny" ? null : scopes);
+        pageHeaders(res, newNonce(), pending ? [new URL(pending.redirectUri).origin] : []);
+        res.redirect(303, to);
+      } catch (err) {
+        if (!(err instanceof PendingAuthorizationError)) throw err;
+        send(res, 400, { title: "Not connected", body: `<p class="error" role="alert">${escapeHtml(err.message)}</p><p>Go back to the app you were connecting and start again.</p>` });
+      }
+    }),
+  );
+
+  return router;
+}

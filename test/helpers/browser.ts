@@ -1,0 +1,32 @@
+/**
+ * A real browser for the web pages' tests: Debian's `chromium` package, driven by playwright-core (no
+ * browser is ever downloaded). CHROMIUM_PATH overrides where it is. Without one the browser tests are
+ * skipped, unless REQUIRE_BROWSER=1 (CI sets it) makes that a failure.
+ */
+import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { chromium, type Browser } from "playwright-core";
+
+export function chromiumPath(): string | undefined {
+  if (process.env.CHROMIUM_PATH) return process.env.CHROMIUM_PATH;
+  for (const name of ["chromium", "chromium-browser"]) {
+    try {
+      const path = execFileSync("which", [name], { encoding: "utf8" }).trim();
+      if (path && existsSync(path)) return path;
+    } catch {
+      /* not on PATH */
+    }
+  }
+  return undefined;
+}
+
+/** Launches headless Chromium, or skips the suite (fails with REQUIRE_BROWSER=1) when there is none. */
+export async function launchBrowser(ctx: Mocha.Context): Promise<Browser> {
+  const path = chromiumPath();
+  if (!path) {
+    if (process.env.REQUIRE_BROWSER === "1") throw new Error("REQUIRE_BROWSER=1 but no chromium: apt-get install chromium (README, 'Tests')");
+    ctx.skip();
+  }
+  // --no-sandbox: CI runs as root, where Chromium's sandbox cannot start.
+  return chromium.launch({ executablePath: path, headless: true, args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"] });
+}
