@@ -1,9 +1,9 @@
 /**
  * mcp-remote (the stdio bridge Claude Desktop uses) against a running server (issue 16): it discovers the
  * server from the 401, registers by DCR, prints the authorization URL, and waits on its loopback
- * callback port. The consent step is driven over HTTP here (GET /oauth/authorize, completeAuthorization
- * as the consent page calls it, then the browser's redirect to mcp-remote's callback); the browser
- * version of this step belongs to the consent page's tests. Then tools are listed and called over stdio.
+ * callback port. The consent step is driven twice: over HTTP (GET /oauth/authorize, completeAuthorization
+ * as the consent page calls it, then the browser's redirect to mcp-remote's callback), and in headless
+ * Chromium on the real consent page (sign in, Allow). Then tools are listed and called over stdio.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -12,6 +12,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "chai";
 import { listTokens } from "../../src/auth/tokens.js";
+import { createUser } from "../../src/auth/users.js";
+import { launchBrowser } from "../helpers/browser.js";
 import { engine } from "../helpers/database.js";
 import { startTestServer, type TestServer, type TestUser } from "../helpers/server.js";
 import { consent } from "./helpers.js";
@@ -71,15 +73,16 @@ describe(`mcp-remote through OAuth (${engine})`, function () {
     rmSync(configDir, { recursive: true, force: true });
   });
 
-  it("authorizes, then lists and calls tools over stdio", async () => {
+  /** Starts mcp-remote and returns the authorization URL it prints. */
+  async function startBridge(dir: string): Promise<{ url: URL; stderr: () => string }> {
     const port = await freePort();
     // BROWSER=true: xdg-open "opens" the URL with /bin/true, so no real browser starts; the URL is read from stderr.
     child = spawn(process.execPath, [MCP_REMOTE, server.mcpUrl, String(port), "--allow-http", "--transport", "http-only"], {
-      env: { ...process.env, MCP_REMOTE_CONFIG_DIR: configDir, BROWSER: "true", DISPLAY: "" },
+      env: { ...process.env, MCP_REMOTE_CONFIG_DIR: dir, BROWSER: "true", DISPLAY: "" },
       stdio: ["pipe", "pipe", "pipe"],
     });
     let stderr = "";
-    const authorizationUrl = await new Promise<string>((resolve, reject) => {
+    const url = await new Promise<string>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`no authorization URL from mcp-remote:\n${stderr}`)), 30_000);
       child!.stderr.on("data", (chunk: Buffer) => {
         stderr += chunk.toString("utf8");
@@ -91,7 +94,51 @@ describe(`mcp-remote through OAuth (${engine})`, function () {
       });
       child!.on("exit", (code) => reject(new Error(`mcp-remote exited (${code}):\n${stderr}`)));
     });
-    const auth = new URL(authorizationUrl);
+    return { url: new URL(url), stderr: () => stderr };
+  }
+
+  /** initialize, tools/list and whoami over mcp-remote's stdio. */
+  async function useTools(userId: string) {
+    const rpc = stdioClient(child!);
+    const init = await rpc.request(1, "initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "stdio-test", version: "1.0.0" } });
+    expect(init.result?.serverInfo, JSON.stringify(init)).to.be.an("object");
+    rpc.notify("notifications/initialized");
+    const list = await rpc.request(2, "tools/list");
+    expect(list.result.tools.map((t: { name: string }) => t.name)).to.include.members(["whoami", "list_wallets"]);
+    const who = await rpc.request(3, "tools/call", { name: "whoami", arguments: {} });
+    expect(who.result.structuredContent.user_id).to.equal(userId);
+  }
+
+  it("completes the browser step on the real consent page in headless Chromium, then calls tools over stdio", async function () {
+    const browser = await launchBrowser(this);
+    const dir = mkdtempSync(join(tmpdir(), "fmcp-mcp-remote-browser-"));
+    try {
+      const email = `remote-${Date.now()}@example.test`;
+      const person = await createUser(server.db, { email, password: "correct horse battery staple" });
+      const { url, stderr } = await startBridge(dir);
+      const page = await browser.newPage();
+      await page.goto(url.toString());
+      await page.getByLabel("Email").fill(email);
+      await page.getByLabel("Password").fill("correct horse battery staple");
+      await page.getByRole("button", { name: "Sign in" }).click();
+      await page.getByRole("heading", { name: /^Connect / }).waitFor();
+      await page.getByRole("button", { name: "Allow" }).click();
+      // The browser lands on mcp-remote's own callback page.
+      await page.waitForURL((u) => u.hostname === "localhost" || u.hostname === "127.0.0.1", { timeout: 20_000 }).catch(() => {
+        throw new Error(`the consent page did not send the browser back to mcp-remote:\n${stderr()}`);
+      });
+      await useTools(person.id);
+    } finally {
+      child?.kill();
+      child = undefined;
+      await browser.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("authorizes, then lists and calls tools over stdio", async () => {
+    const { url: auth, stderr: bridgeErr } = await startBridge(configDir);
+    const stderr = bridgeErr();
     expect(auth.origin).to.equal(server.url);
     expect(auth.searchParams.get("resource")).to.equal(server.mcpUrl);
     expect(auth.searchParams.get("code_challenge_method")).to.equal("S256");
@@ -109,14 +156,7 @@ describe(`mcp-remote through OAuth (${engine})`, function () {
     }
     expect(callback?.status, `${back}\n${stderr}`).to.equal(200);
 
-    const rpc = stdioClient(child);
-    const init = await rpc.request(1, "initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "stdio-test", version: "1.0.0" } });
-    expect(init.result?.serverInfo, JSON.stringify(init)).to.be.an("object");
-    rpc.notify("notifications/initialized");
-    const list = await rpc.request(2, "tools/list");
-    expect(list.result.tools.map((t: { name: string }) => t.name)).to.include.members(["whoami", "list_wallets"]);
-    const who = await rpc.request(3, "tools/call", { name: "whoami", arguments: {} });
-    expect(who.result.structuredContent.user_id).to.equal(user.id);
+    await useTools(user.id);
     expect((await listTokens(server.db, user.id)).some((t) => t.grant_id && t.name.endsWith("(OAuth)"))).to.equal(true);
   });
 });
