@@ -5,11 +5,50 @@ import tseslint from "typescript-eslint";
 
 export default tseslint.config(
   // generated/ and the client's types.ts are codegen's output, not hand-written.
-  { ignores: ["generated/**", "clients/typescript/src/types.ts", "dist/**", "dist.*/**", "tools/**", "clients/typescript/dist/**", "node_modules/**", ".bench/**", "data/**"] },
+  {
+    ignores: [
+      "generated/**",
+      "clients/typescript/src/types.ts",
+      "dist/**",
+      "dist.*/**",
+      "tools/**",
+      "clients/typescript/dist/**",
+      "node_modules/**",
+      ".bench/**",
+      "data/**",
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    languageOptions: { ecmaVersion: 2023, sourceType: "module", globals: { process: "readonly", console: "readonly", Buffer: "readonly", URL: "readonly", setTimeout: "readonly", clearTimeout: "readonly", setInterval: "readonly", clearInterval: "readonly", setImmediate: "readonly", fetch: "readonly", AbortController: "readonly", AbortSignal: "readonly", TextEncoder: "readonly", TextDecoder: "readonly", structuredClone: "readonly", performance: "readonly", queueMicrotask: "readonly", Response: "readonly", Request: "readonly", Headers: "readonly", global: "readonly", globalThis: "readonly" } },
+    languageOptions: {
+      ecmaVersion: 2023,
+      sourceType: "module",
+      globals: {
+        process: "readonly",
+        console: "readonly",
+        Buffer: "readonly",
+        URL: "readonly",
+        setTimeout: "readonly",
+        clearTimeout: "readonly",
+        setInterval: "readonly",
+        clearInterval: "readonly",
+        setImmediate: "readonly",
+        fetch: "readonly",
+        AbortController: "readonly",
+        AbortSignal: "readonly",
+        TextEncoder: "readonly",
+        TextDecoder: "readonly",
+        structuredClone: "readonly",
+        performance: "readonly",
+        queueMicrotask: "readonly",
+        Response: "readonly",
+        Request: "readonly",
+        Headers: "readonly",
+        global: "readonly",
+        globalThis: "readonly",
+      },
+    },
     rules: {
       // A value given before a try block is often the fallback the finally or catch path relies on;
       // the rule flags those defensive defaults, which read more clearly than their removal.

@@ -26,7 +26,9 @@ const INPUTS = ["src", "generated", "tsconfig.json", "tsconfig.build.json"];
 function files(path) {
   if (!existsSync(path)) return [];
   if (!statSync(path).isDirectory()) return [path];
-  return readdirSync(path).sort().flatMap((name) => files(join(path, name)));
+  return readdirSync(path)
+    .sort()
+    .flatMap((name) => files(join(path, name)));
 }
 
 /** Hash of every source file's path and content; undefined in an installed package (no src/). */
@@ -92,7 +94,10 @@ function compile(hash) {
   }
   const tmp = join(ROOT, `dist.tmp-${process.pid}`);
   rmSync(tmp, { recursive: true, force: true });
-  const r = spawnSync(process.execPath, [tsc, "-p", join(ROOT, "tsconfig.build.json"), "--outDir", tmp], { cwd: ROOT, stdio: ["ignore", "inherit", "inherit"] });
+  const r = spawnSync(process.execPath, [tsc, "-p", join(ROOT, "tsconfig.build.json"), "--outDir", tmp], {
+    cwd: ROOT,
+    stdio: ["ignore", "inherit", "inherit"],
+  });
   if (r.status !== 0) {
     rmSync(tmp, { recursive: true, force: true });
     throw new Error(`finance-mcp: the build failed (tsc exited with ${r.status ?? r.signal})`);

@@ -28,7 +28,13 @@ export interface SurfaceTool {
 
 export const tokens = (value: unknown): number => encode(typeof value === "string" ? value : JSON.stringify(value)).length;
 
-export const modelVisible = (t: SurfaceTool) => ({ name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema, annotations: t.annotations });
+export const modelVisible = (t: SurfaceTool) => ({
+  name: t.name,
+  title: t.title,
+  description: t.description,
+  inputSchema: t.inputSchema,
+  annotations: t.annotations,
+});
 export const whole = (t: SurfaceTool) => ({ ...modelVisible(t), outputSchema: t.outputSchema });
 
 export interface SurfaceMeasure {
@@ -54,7 +60,13 @@ export function measureSurface(tools: readonly SurfaceTool[]): SurfaceMeasure {
 function sentences(text: string): string[] {
   return text
     .split(/(?<=[.;:!?])\s+/)
-    .map((s) => s.toLowerCase().replace(/[^a-z0-9_ ]+/g, " ").replace(/\s+/g, " ").trim())
+    .map((s) =>
+      s
+        .toLowerCase()
+        .replace(/[^a-z0-9_ ]+/g, " ")
+        .replace(/\s+/g, " ")
+        .trim(),
+    )
     .filter((s) => s.split(" ").length >= BUDGETS.sharedSentenceWords);
 }
 
@@ -62,16 +74,19 @@ function sentences(text: string): string[] {
 export function budgetProblems(tools: readonly SurfaceTool[], instructions: string): string[] {
   const problems: string[] = [];
   const m = measureSurface(tools);
-  if (m.modelVisibleTokens > BUDGETS.modelVisibleTokens) problems.push(`model-visible tools/list is ${m.modelVisibleTokens} tokens, above ${BUDGETS.modelVisibleTokens}`);
+  if (m.modelVisibleTokens > BUDGETS.modelVisibleTokens)
+    problems.push(`model-visible tools/list is ${m.modelVisibleTokens} tokens, above ${BUDGETS.modelVisibleTokens}`);
   if (m.wholeTokens > BUDGETS.wholeTokens) problems.push(`whole tools/list is ${m.wholeTokens} tokens, above ${BUDGETS.wholeTokens}`);
   if (instructions.length > BUDGETS.instructionsChars) problems.push(`x-instructions is ${instructions.length} characters, above ${BUDGETS.instructionsChars}`);
   for (const t of tools) {
-    if (t.description.length > BUDGETS.descriptionChars) problems.push(`${t.name}: description is ${t.description.length} characters, above ${BUDGETS.descriptionChars}`);
+    if (t.description.length > BUDGETS.descriptionChars)
+      problems.push(`${t.name}: description is ${t.description.length} characters, above ${BUDGETS.descriptionChars}`);
   }
   const seen = new Map<string, Set<string>>();
   for (const t of tools) for (const s of sentences(t.description)) (seen.get(s) ?? seen.set(s, new Set()).get(s)!).add(t.name);
   for (const [s, names] of seen) {
-    if (names.size >= BUDGETS.sharedSentenceTools) problems.push(`the sentence "${s}" is in ${names.size} descriptions (${[...names].join(", ")}): say it once in x-instructions`);
+    if (names.size >= BUDGETS.sharedSentenceTools)
+      problems.push(`the sentence "${s}" is in ${names.size} descriptions (${[...names].join(", ")}): say it once in x-instructions`);
   }
   return problems;
 }

@@ -21,7 +21,16 @@ export interface Limits {
   max_page_size: number;
 }
 
-const KEYS: (keyof Limits)[] = ["amount_below", "running_total_below", "first_date", "last_date", "max_params_depth", "max_params_values", "default_page_size", "max_page_size"];
+const KEYS: (keyof Limits)[] = [
+  "amount_below",
+  "running_total_below",
+  "first_date",
+  "last_date",
+  "max_params_depth",
+  "max_params_values",
+  "default_page_size",
+  "max_page_size",
+];
 
 export function readLimits(spec: Spec): Limits {
   const raw = ((spec.raw.info as JsonObject | undefined)?.["x-limits"] ?? null) as Record<string, unknown> | null;

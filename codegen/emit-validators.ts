@@ -35,11 +35,6 @@ export function emitValidators(spec: Spec, banner: string): { js: string; dts: s
   // ajv's ESM output still calls require() for formats and runtime helpers (ajv#1976); give it one.
   js = `${banner}\nimport { createRequire } from "node:module";\nconst require = createRequire(import.meta.url);\n${js}\n`;
   const names = Object.keys(map);
-  const dts = [
-    banner,
-    `import type { ValidateFunction } from "ajv";`,
-    ...names.map((n) => `export declare const ${n}: ValidateFunction;`),
-    "",
-  ].join("\n");
+  const dts = [banner, `import type { ValidateFunction } from "ajv";`, ...names.map((n) => `export declare const ${n}: ValidateFunction;`), ""].join("\n");
   return { js, dts };
 }

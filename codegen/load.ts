@@ -140,7 +140,9 @@ export async function loadSpec(path: string): Promise<Spec> {
 
     if (name.startsWith("update_")) {
       // Defaults are filled in before the handler runs: on an update they would overwrite stored values.
-      for (const p of params) if (!p.required && p.name !== "dry_run" && "default" in p.schema) problems.push(`${where}: optional param ${p.name} of an update tool must not declare a default`);
+      for (const p of params)
+        if (!p.required && p.name !== "dry_run" && "default" in p.schema)
+          problems.push(`${where}: optional param ${p.name} of an update tool must not declare a default`);
     }
     if (kind === "write") {
       for (const required of ["idempotency_key", "dry_run"]) {

@@ -228,7 +228,18 @@ export async function down(knex) {
   await knex.schema.dropTableIfExists("audit_log");
   if (pg) await knex.raw("DROP FUNCTION IF EXISTS audit_log_refuse_change()");
   if (!pg) await knex.raw("DROP TABLE IF EXISTS kb_fts");
-  for (const table of ["kb_entries", "bill_reminders", "goal_contributions", "goals", "budgets", "transaction_tags", "transactions", "wallets", "mcp_tokens", "users"]) {
+  for (const table of [
+    "kb_entries",
+    "bill_reminders",
+    "goal_contributions",
+    "goals",
+    "budgets",
+    "transaction_tags",
+    "transactions",
+    "wallets",
+    "mcp_tokens",
+    "users",
+  ]) {
     await knex.schema.dropTableIfExists(table);
   }
 }

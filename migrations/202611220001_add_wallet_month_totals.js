@@ -17,7 +17,10 @@
 const WATCHED = ["user_id", "wallet_id", "date", "amount_minor"];
 /** What an update must change to move money between totals (a new day in the same month does not). */
 const changed = (distinct) =>
-  ["user_id", "wallet_id", "amount_minor"].map((c) => `OLD.${c} ${distinct} NEW.${c}`).concat(`substr(OLD.date, 1, 7) ${distinct} substr(NEW.date, 1, 7)`).join(" OR ");
+  ["user_id", "wallet_id", "amount_minor"]
+    .map((c) => `OLD.${c} ${distinct} NEW.${c}`)
+    .concat(`substr(OLD.date, 1, 7) ${distinct} substr(NEW.date, 1, 7)`)
+    .join(" OR ");
 
 /** @param {import('knex').Knex} knex */
 export async function up(knex) {

@@ -74,7 +74,8 @@ export async function up(knex) {
   await knex.raw(BACKFILL_TOTALS_SQL);
 
   if (pg) {
-    const conflict = "ON CONFLICT (user_id, date, currency, wallet_id, category_key, md5(tags_key)) DO UPDATE SET total_minor = e.total_minor + EXCLUDED.total_minor, row_count = e.row_count + EXCLUDED.row_count";
+    const conflict =
+      "ON CONFLICT (user_id, date, currency, wallet_id, category_key, md5(tags_key)) DO UPDATE SET total_minor = e.total_minor + EXCLUDED.total_minor, row_count = e.row_count + EXCLUDED.row_count";
     const add = (row, sign) => `INSERT INTO expense_day_totals AS e (${KEY.join(", ")}, total_minor, row_count)
             VALUES (${row}.user_id, ${row}.date, ${row}.currency, ${row}.wallet_id, COALESCE(${row}.category_key, ''), ${row}.tags_key, ${sign}${row}.amount_minor, ${sign}1)
             ${conflict};
@@ -161,7 +162,8 @@ export async function down(knex) {
     await knex.raw(`DROP TRIGGER IF EXISTS ${name}${pg ? ` ON ${table}` : ""}`);
   }
   if (pg) {
-    for (const fn of ["transactions_tags_key_follow", "expense_day_totals_clear", "expense_day_totals_apply"]) await knex.raw(`DROP FUNCTION IF EXISTS ${fn}()`);
+    for (const fn of ["transactions_tags_key_follow", "expense_day_totals_clear", "expense_day_totals_apply"])
+      await knex.raw(`DROP FUNCTION IF EXISTS ${fn}()`);
   }
   await knex.schema.dropTableIfExists("expense_day_totals");
   await knex.raw("ALTER TABLE transactions DROP COLUMN tags_key");

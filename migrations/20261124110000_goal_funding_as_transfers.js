@@ -34,13 +34,29 @@ export async function up(knex) {
     .leftJoin("wallets as gw", "gw.id", "g.wallet_id")
     .whereNull("t.transfer_id")
     .whereIn("t.direction", ["expense", "income"])
-    .select("c.id as contribution_id", "t.id as transaction_id", "t.wallet_id as from_wallet", "t.currency as currency", "g.wallet_id as goal_wallet", "gw.currency as goal_wallet_currency");
+    .select(
+      "c.id as contribution_id",
+      "t.id as transaction_id",
+      "t.wallet_id as from_wallet",
+      "t.currency as currency",
+      "g.wallet_id as goal_wallet",
+      "gw.currency as goal_wallet_currency",
+    );
   for (const row of linked) {
     if (row.goal_wallet !== null && row.goal_wallet !== row.from_wallet && row.goal_wallet_currency === row.currency) {
       const leg = await knex("transactions").where({ id: row.transaction_id }).first();
       const transferId = newId("trf");
       await knex("transactions").where({ id: leg.id }).update({ direction: "transfer", transfer_id: transferId, counterpart_wallet_id: row.goal_wallet });
-      const other = { ...leg, id: newId("txn"), wallet_id: row.goal_wallet, amount_minor: -BigInt(leg.amount_minor), direction: "transfer", transfer_id: transferId, counterpart_wallet_id: leg.wallet_id, external_id: null };
+      const other = {
+        ...leg,
+        id: newId("txn"),
+        wallet_id: row.goal_wallet,
+        amount_minor: -BigInt(leg.amount_minor),
+        direction: "transfer",
+        transfer_id: transferId,
+        counterpart_wallet_id: leg.wallet_id,
+        external_id: null,
+      };
       delete other.tags_key; // follows the tag rows (trigger of 202611220101)
       await knex("transactions").insert({ ...other, amount_minor: String(other.amount_minor) });
       const tags = await knex("transaction_tags").where({ transaction_id: leg.id }).select("user_id", "tag");

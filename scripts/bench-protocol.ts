@@ -71,7 +71,16 @@ async function startFull(dbUrl: string, validateResults: boolean, token?: string
   if (!token) {
     const id = newId("usr");
     const at = new Date().toISOString();
-    await db("users").insert({ id, email: `${id}@bench.test`, email_normalized: `${id}@bench.test`, password_hash: "scrypt$bench$unused", timezone: "UTC", default_currency: "USD", created_at: at, updated_at: at });
+    await db("users").insert({
+      id,
+      email: `${id}@bench.test`,
+      email_normalized: `${id}@bench.test`,
+      password_hash: "scrypt$bench$unused",
+      timezone: "UTC",
+      default_currency: "USD",
+      created_at: at,
+      updated_at: at,
+    });
     token = (await createToken(db, id, { name: "bench", scopes: ["meta:whoami"], expiresInDays: 1 }, config.tokenPepper)).token;
   }
   const services = await createServices(config, db);
@@ -120,7 +129,8 @@ const legacyCall = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call",
 const modernCall = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: TRIVIAL_TOOL, arguments: {}, _meta: META } });
 const legacyHeaders = { ...BASE_HEADERS, "mcp-protocol-version": "2025-11-25" };
 const modernHeaders = { ...BASE_HEADERS, "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": TRIVIAL_TOOL };
-const toolOk = (status: number, body: string) => status === 200 && body.includes('"structuredContent"') && !body.includes('"isError":true') && body.includes("user_id");
+const toolOk = (status: number, body: string) =>
+  status === 200 && body.includes('"structuredContent"') && !body.includes('"isError":true') && body.includes("user_id");
 
 function baseline(kind: BaselineRequest["kind"], version?: string): BaselineRequest {
   const r = baselineRequests().find((b) => b.kind === kind && b.headers["mcp-protocol-version"] === version);
@@ -141,9 +151,30 @@ function targets(p: Ports): Target[] {
   });
   return [
     base("echo", "bare express JSON echo", p.echo, baseline("echo")),
-    { key: "full", label: "finance-mcp tools/call whoami (2025-11-25)", url: url(p.full, "/api/v1/mcp"), headers: { ...legacyHeaders, ...auth }, body: legacyCall, check: toolOk },
-    { key: "fullModern", label: "finance-mcp tools/call whoami (2026-07-28)", url: url(p.full, "/api/v1/mcp"), headers: { ...modernHeaders, ...auth }, body: modernCall, check: toolOk },
-    { key: "fullNoValidate", label: "finance-mcp, VALIDATE_RESULTS=false", url: url(p.fullNoValidate, "/api/v1/mcp"), headers: { ...legacyHeaders, ...auth }, body: legacyCall, check: toolOk },
+    {
+      key: "full",
+      label: "finance-mcp tools/call whoami (2025-11-25)",
+      url: url(p.full, "/api/v1/mcp"),
+      headers: { ...legacyHeaders, ...auth },
+      body: legacyCall,
+      check: toolOk,
+    },
+    {
+      key: "fullModern",
+      label: "finance-mcp tools/call whoami (2026-07-28)",
+      url: url(p.full, "/api/v1/mcp"),
+      headers: { ...modernHeaders, ...auth },
+      body: modernCall,
+      check: toolOk,
+    },
+    {
+      key: "fullNoValidate",
+      label: "finance-mcp, VALIDATE_RESULTS=false",
+      url: url(p.fullNoValidate, "/api/v1/mcp"),
+      headers: { ...legacyHeaders, ...auth },
+      body: legacyCall,
+      check: toolOk,
+    },
     base("sdkV1", "SDK 1.x stateless Streamable HTTP", p.sdkV1, baseline("sdk-v1", "2025-11-25")),
     base("sdkV2Legacy", "SDK v2 createMcpHandler (2025-11-25)", p.sdkV2, baseline("sdk-v2", "2025-11-25")),
     base("sdkV2Modern", "SDK v2 createMcpHandler (2026-07-28)", p.sdkV2, baseline("sdk-v2", "2026-07-28")),
@@ -230,14 +261,19 @@ interface ProfileNode {
  * attribution: knex and better-sqlite3 run the token lookup and the limiter's counter.)
  */
 function summarizeProfile(dir: string): void {
-  const file = readdirSync(dir).filter((f) => f.endsWith(".cpuprofile")).map((f) => join(dir, f))[0];
+  const file = readdirSync(dir)
+    .filter((f) => f.endsWith(".cpuprofile"))
+    .map((f) => join(dir, f))[0];
   if (!file) return;
   const p = JSON.parse(readFileSync(file, "utf8")) as { nodes: ProfileNode[]; samples: number[] };
   const byId = new Map(p.nodes.map((n) => [n.id, n]));
   const groups: [string, RegExp][] = [
     ["database: knex, better-sqlite3, tarn (token lookup, limiter)", /node_modules\/(knex|better-sqlite3|tarn)\//],
     ["rate-limiter-flexible", /node_modules\/rate-limiter-flexible\//],
-    ["express, router, body-parser, raw-body…", /node_modules\/(express|router|body-parser|raw-body|iconv-lite|content-type|type-is|finalhandler|send|on-finished|statuses|mime|media-typer|qs|depd|http-errors)\//],
+    [
+      "express, router, body-parser, raw-body…",
+      /node_modules\/(express|router|body-parser|raw-body|iconv-lite|content-type|type-is|finalhandler|send|on-finished|statuses|mime|media-typer|qs|depd|http-errors)\//,
+    ],
     ["ajv validators (generated/)", /\/generated\//],
     ["src/auth, src/limits", /\/src\/(auth|limits)\//],
     ["src/http, src/rpc, src/mcp (this layer)", /\/src\/(http|rpc|mcp)\//],
@@ -251,8 +287,17 @@ function summarizeProfile(dir: string): void {
     const { functionName, url } = byId.get(id)!.callFrame;
     if (functionName === "(idle)") continue;
     busy++;
-    let label = functionName === "(garbage collector)" ? "garbage collector" : url === "" ? "native (writev, crypto, JSON, …)" : "other node internals (events, hashes, timers…)";
-    for (const [g, re] of groups) if (url && re.test(url)) { label = g; break; }
+    let label =
+      functionName === "(garbage collector)"
+        ? "garbage collector"
+        : url === ""
+          ? "native (writev, crypto, JSON, …)"
+          : "other node internals (events, hashes, timers…)";
+    for (const [g, re] of groups)
+      if (url && re.test(url)) {
+        label = g;
+        break;
+      }
     counts.set(label, (counts.get(label) ?? 0) + 1);
   }
   console.log(`\nserver CPU profile ${file}: self time while busy, by owner of the sampled code (start-up included)`);
@@ -319,7 +364,9 @@ async function main(): Promise<void> {
   console.log(`${"target".padEnd(46)} ${"req/s".padStart(9)} ${"p50 ms".padStart(8)} ${"p99 ms".padStart(8)} ${"requests".padStart(9)}`);
   for (const t of rows) {
     const m = results.get(t.key)!;
-    console.log(`${t.label.padEnd(46)} ${m.rps.toFixed(0).padStart(9)} ${m.p50.toFixed(2).padStart(8)} ${m.p99.toFixed(2).padStart(8)} ${String(m.requests).padStart(9)}`);
+    console.log(
+      `${t.label.padEnd(46)} ${m.rps.toFixed(0).padStart(9)} ${m.p50.toFixed(2).padStart(8)} ${m.p99.toFixed(2).padStart(8)} ${String(m.requests).padStart(9)}`,
+    );
   }
   const rps = (k: string) => results.get(k)?.rps ?? NaN;
   const ratio = (a: string, b: string) => (rps(a) / rps(b)).toFixed(2);

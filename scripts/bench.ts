@@ -39,7 +39,20 @@ import { buildData, type DataSpec, type Fixture } from "./bench/data.js";
 import { call, latencySeries, measureLoad, waitIdle, type LoadStats } from "./bench/load.js";
 import { cpuSecondsOf, installCleanup, memoryOf, ROOT, startBaselineServer, startFinanceServer, type Child } from "./bench/processes.js";
 import { renderChart, renderMarkdown } from "./bench/report.js";
-import { evaluateTargets, fmt, writeCheckOk, type BaselineRun, type BenchResults, type EngineRun, type MachineInfo, type ScaleRun, type Settings, type Sustained, type ToolRun, type WriteCheck } from "./bench/results.js";
+import {
+  evaluateTargets,
+  fmt,
+  writeCheckOk,
+  type BaselineRun,
+  type BenchResults,
+  type EngineRun,
+  type MachineInfo,
+  type ScaleRun,
+  type Settings,
+  type Sustained,
+  type ToolRun,
+  type WriteCheck,
+} from "./bench/results.js";
 import { seedPostgres, seedSqlite } from "./bench/seed.js";
 import { autocannonRequests, buildTargets, isRpcResult, type Target, type TargetContext } from "./bench/targets.js";
 
@@ -76,7 +89,9 @@ const num = (v: string | undefined, fallback: number): number => {
 };
 const settings: Settings = {
   quick,
-  scales: (args.scales ? args.scales.split(",").map((s) => num(s.replace(/_/g, ""), 0)) : quick ? [1000, 5000] : [10_000, 100_000, 1_000_000]).sort((a, b) => a - b),
+  scales: (args.scales ? args.scales.split(",").map((s) => num(s.replace(/_/g, ""), 0)) : quick ? [1000, 5000] : [10_000, 100_000, 1_000_000]).sort(
+    (a, b) => a - b,
+  ),
   connections: num(args.connections, 50),
   durationSec: num(args.duration, quick ? 2 : 10),
   warmupSec: num(args.warmup, quick ? 0 : 3),
@@ -183,7 +198,8 @@ function machineInfo(): MachineInfo {
 
 function line(label: string, s: LoadStats, extra = ""): string {
   const cores = s.serverCores === undefined ? "" : ` server ${fmt(s.serverCores, 2)} cores, client ${fmt(s.clientCores, 2)}`;
-  const errs = s.non2xx + s.badBodies + s.errors + s.timeouts > 0 ? `  ERRORS non2xx=${s.non2xx} bad=${s.badBodies} err=${s.errors} timeouts=${s.timeouts}` : "";
+  const errs =
+    s.non2xx + s.badBodies + s.errors + s.timeouts > 0 ? `  ERRORS non2xx=${s.non2xx} bad=${s.badBodies} err=${s.errors} timeouts=${s.timeouts}` : "";
   return `${label.padEnd(44)} ${fmt(s.okPerSec).padStart(7)} req/s  p50 ${fmt(s.latencyMs.p50)} p99 ${fmt(s.latencyMs.p99)} max ${fmt(s.latencyMs.max)} ms ${cores}${s.serverRssMB ? `  rss ${fmt(s.serverRssMB)} MB` : ""}${extra}${errs}`;
 }
 
@@ -193,7 +209,8 @@ function line(label: string, s: LoadStats, extra = ""): string {
 async function probe(origin: string, t: Target): Promise<Pick<ToolRun, "status" | "note">> {
   const a = await call(origin, t.call(0));
   if (a.status >= 200 && a.status < 300 && t.verify(a.text)) return { status: "ok" };
-  const j = a.json as { error?: { code?: number; message?: string; data?: { code?: string } }; result?: { isError?: boolean; content?: { text?: string }[] } } | undefined;
+  const j = a.json as
+    { error?: { code?: number; message?: string; data?: { code?: string } }; result?: { isError?: boolean; content?: { text?: string }[] } } | undefined;
   const err = j?.error;
   if (err?.data?.code === "not_implemented") return { status: "not_implemented", note: err.message };
   if (err?.code === -32601) return { status: "not_available", note: err.message };
@@ -247,7 +264,16 @@ async function countWrites(db: Db, marker: string): Promise<{ ids: Set<string>; 
   }
 }
 
-async function measureTarget(server: Child, origin: string, t: Target, ctx: TargetContext, db: Db, fixture: Fixture, latency: boolean, scaleRun: ScaleRun): Promise<ToolRun> {
+async function measureTarget(
+  server: Child,
+  origin: string,
+  t: Target,
+  ctx: TargetContext,
+  db: Db,
+  fixture: Fixture,
+  latency: boolean,
+  scaleRun: ScaleRun,
+): Promise<ToolRun> {
   const run: ToolRun = { id: t.id, label: t.label, kind: t.kind, status: "skipped" };
   if (t.kind === "write") ctx.writeMarker = `bench:${runId}:probe`;
   const p = await probe(origin, t);
@@ -303,7 +329,8 @@ async function measureTarget(server: Child, origin: string, t: Target, ctx: Targ
     let lost = 0;
     for (const id of acked) if (!counted.ids.has(id)) lost++;
     const rows = counted.ids.size;
-    const duplicated = counted.distinctKeys === null || counted.auditRows === null ? null : Math.max(rows - counted.distinctKeys, counted.auditRows - counted.distinctKeys);
+    const duplicated =
+      counted.distinctKeys === null || counted.auditRows === null ? null : Math.max(rows - counted.distinctKeys, counted.auditRows - counted.distinctKeys);
     const unacknowledged = rows - (acked.size - lost);
     const check: WriteCheck = {
       acknowledged: acked.size,
@@ -315,14 +342,18 @@ async function measureTarget(server: Child, origin: string, t: Target, ctx: Targ
       inFlightAtStop: unacknowledged,
       clientGaveUp: load.errors,
       ok: false,
-      note: [counted.note, load.non2xx + load.badBodies ? `${load.non2xx + load.badBodies} requests refused or failed` : undefined].filter(Boolean).join("; ") || undefined,
+      note:
+        [counted.note, load.non2xx + load.badBodies ? `${load.non2xx + load.badBodies} requests refused or failed` : undefined].filter(Boolean).join("; ") ||
+        undefined,
     };
     // Exact: one row per acknowledged answer; a refused or failed request must not have written, and the
     // run ends with nothing in flight, so only a request the client gave up on may have written unseen.
     check.ok = writeCheckOk(check, load.errors);
     if (t.id === "create_transaction") scaleRun.writeCheck = check;
     scaleRun.writeChecks = { ...scaleRun.writeChecks, [t.id]: check };
-    say(`  ${"writes check".padEnd(44)} ${check.ok ? "ok" : "FAILED"}: ${check.acknowledged} acknowledged, ${check.rows} rows, ${check.lost} lost, ${check.duplicated ?? "?"} duplicated, ${check.inFlightAtStop} written without an acknowledged answer`);
+    say(
+      `  ${"writes check".padEnd(44)} ${check.ok ? "ok" : "FAILED"}: ${check.acknowledged} acknowledged, ${check.rows} rows, ${check.lost} lost, ${check.duplicated ?? "?"} duplicated, ${check.inFlightAtStop} written without an acknowledged answer`,
+    );
   }
 
   if (latency) {
@@ -366,7 +397,16 @@ async function sustainedRun(server: Child, origin: string, targets: Target[], ct
   };
   const first = median(samples.filter((s) => s.t <= windowSec).map((s) => s.rssMB));
   const last = median(samples.filter((s) => s.t >= settings.sustainSec - windowSec).map((s) => s.rssMB));
-  return { seconds: settings.sustainSec, windowSec, targets: targets.map((t) => t.id), samples, firstWindowMedianMB: first, lastWindowMedianMB: last, growthMB: last - first, load };
+  return {
+    seconds: settings.sustainSec,
+    windowSec,
+    targets: targets.map((t) => t.id),
+    samples,
+    firstWindowMedianMB: first,
+    lastWindowMedianMB: last,
+    growthMB: last - first,
+    load,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -398,7 +438,9 @@ async function prepareSqlite(scale: number): Promise<Prepared> {
   const { fixture, tables } = buildData(dataSpec(scale));
   say(`seeding SQLite with ${fmt(scale)} transactions`);
   const seed = await seedSqlite(path, tables, (m) => say(`  ${m}`));
-  say(`  seeded ${fmt(fixture.mainTransactions)} + ${fmt((seed.rows.transactions ?? 0) - fixture.mainTransactions)} other users' transactions in ${fmt(seed.seconds, 1)} s`);
+  say(
+    `  seeded ${fmt(fixture.mainTransactions)} + ${fmt((seed.rows.transactions ?? 0) - fixture.mainTransactions)} other users' transactions in ${fmt(seed.seconds, 1)} s`,
+  );
   return { scale, db: { engine: "sqlite", url: `sqlite:${path}`, sqlitePath: path }, fixture, seed };
 }
 
@@ -417,7 +459,9 @@ async function preparePostgres(scale: number): Promise<Prepared> {
   const { fixture, tables } = buildData(dataSpec(scale));
   say(`seeding Postgres with ${fmt(scale)} transactions`);
   const seed = await seedPostgres(url.toString(), tables, (m) => say(`  ${m}`));
-  say(`  seeded ${fmt(fixture.mainTransactions)} + ${fmt((seed.rows.transactions ?? 0) - fixture.mainTransactions)} other users' transactions in ${fmt(seed.seconds, 1)} s`);
+  say(
+    `  seeded ${fmt(fixture.mainTransactions)} + ${fmt((seed.rows.transactions ?? 0) - fixture.mainTransactions)} other users' transactions in ${fmt(seed.seconds, 1)} s`,
+  );
   return { scale, db: { engine: "postgres", url: url.toString() }, fixture, seed };
 }
 
@@ -442,7 +486,12 @@ function startServerFor(p: Prepared, isLargest: boolean): Promise<Child> {
   return started;
 }
 
-async function runScale(p: Prepared, isLargest: boolean, results: { sustained?: Sustained; memory?: BenchResults["memory"] }, serverPromise?: Promise<Child>): Promise<ScaleRun> {
+async function runScale(
+  p: Prepared,
+  isLargest: boolean,
+  results: { sustained?: Sustained; memory?: BenchResults["memory"] },
+  serverPromise?: Promise<Child>,
+): Promise<ScaleRun> {
   const scaleRun: ScaleRun = { scale: p.scale, mainTransactions: p.fixture.mainTransactions, seed: p.seed, tools: [] };
   const profileDir = profileDirFor(p, isLargest);
   const server = await track(serverPromise ?? startServerFor(p, isLargest));
@@ -459,7 +508,10 @@ async function runScale(p: Prepared, isLargest: boolean, results: { sustained?: 
     );
     const whoami = buildTargets(ctx).find((t) => t.id === "whoami")!;
     const sanity = await probe(origin, whoami);
-    if (sanity.status !== "ok") throw new Error(`the server refuses the benchmark's own tokens (whoami: ${sanity.status} ${sanity.note ?? ""}): the seeding or the token hashing is broken`);
+    if (sanity.status !== "ok")
+      throw new Error(
+        `the server refuses the benchmark's own tokens (whoami: ${sanity.status} ${sanity.note ?? ""}): the seeding or the token hashing is broken`,
+      );
     if (settings.processWarmupSec > 0) {
       // Like the baselines: a fresh process warms up (JIT) before anything is measured, here on a mix of
       // the reads it is about to serve; its answers are not looked at.
@@ -469,7 +521,9 @@ async function runScale(p: Prepared, isLargest: boolean, results: { sustained?: 
         connections: settings.connections,
         durationSec: settings.processWarmupSec,
         warmupSec: 0,
-        requests: (targets.some((t) => t.kind !== "write") ? targets : buildTargets(ctx)).filter((t) => t.kind !== "write").flatMap((t) => autocannonRequests(t)),
+        requests: (targets.some((t) => t.kind !== "write") ? targets : buildTargets(ctx))
+          .filter((t) => t.kind !== "write")
+          .flatMap((t) => autocannonRequests(t)),
         verify: () => true,
         pid: server.pid,
       });
@@ -482,10 +536,16 @@ async function runScale(p: Prepared, isLargest: boolean, results: { sustained?: 
         say(`sustained run: ${settings.sustainSec} s of mixed load over ${working.length} tools`);
         results.sustained = await sustainedRun(server, origin, working, ctx);
         say(`  ${line("sustained mix", results.sustained.load)}`);
-        say(`  rss median first ${fmt(results.sustained.windowSec)} s ${fmt(results.sustained.firstWindowMedianMB, 1)} MB, last ${fmt(results.sustained.lastWindowMedianMB, 1)} MB`);
+        say(
+          `  rss median first ${fmt(results.sustained.windowSec)} s ${fmt(results.sustained.firstWindowMedianMB, 1)} MB, last ${fmt(results.sustained.lastWindowMedianMB, 1)} MB`,
+        );
       }
       const m = memoryOf(server.pid);
-      results.memory = { endRssMB: m?.rssMB, endPeakMB: m?.peakMB, where: `SQLite server, ${fmt(p.fixture.mainTransactions)} transactions, after all its measurements${settings.sustainSec > 0 ? " and the sustained run" : ""}` };
+      results.memory = {
+        endRssMB: m?.rssMB,
+        endPeakMB: m?.peakMB,
+        where: `SQLite server, ${fmt(p.fixture.mainTransactions)} transactions, after all its measurements${settings.sustainSec > 0 ? " and the sustained run" : ""}`,
+      };
     }
     const m = memoryOf(server.pid);
     scaleRun.serverRssEndMB = m?.rssMB;
@@ -515,8 +575,12 @@ async function postgresReachable(): Promise<string | undefined> {
 
 async function main(): Promise<void> {
   const meta = machineInfo();
-  say(`finance-mcp benchmark${quick ? " (quick)" : ""}: ${meta.cpuModel}, ${meta.nproc} cores, ${meta.memTotalGB} GB, Node ${meta.node}, load average ${meta.loadAvgStart.join(" ")}`);
-  say(`scales ${settings.scales.map((s) => fmt(s)).join(", ")}; ${settings.connections} connections, ${settings.durationSec} s runs after ${settings.warmupSec} s warm-up; work dir ${workDir}`);
+  say(
+    `finance-mcp benchmark${quick ? " (quick)" : ""}: ${meta.cpuModel}, ${meta.nproc} cores, ${meta.memTotalGB} GB, Node ${meta.node}, load average ${meta.loadAvgStart.join(" ")}`,
+  );
+  say(
+    `scales ${settings.scales.map((s) => fmt(s)).join(", ")}; ${settings.connections} connections, ${settings.durationSec} s runs after ${settings.warmupSec} s warm-up; work dir ${workDir}`,
+  );
   const results: Omit<BenchResults, "targets"> = { meta, settings, baselines: [], engines: [], memory: { where: "not measured" } };
   const side: { sustained?: Sustained; memory?: BenchResults["memory"] } = {};
 

@@ -20,17 +20,54 @@ const browser = await chromium.launch({ executablePath: path, args: ["--no-sandb
 try {
   const user = await createUser(server.db, { email: EMAIL, password: PASSWORD, timezone: "Europe/Berlin", currency: "EUR" });
   const token = (await import("../src/auth/tokens.js")).createToken;
-  const { token: secret } = await token(server.db, user.id, { name: "Claude Code on my laptop", scopes: ["meta:whoami", "read:transactions", "read:wallets", "write:transactions", "write:wallets"], expiresInDays: 30 }, server.config.tokenPepper);
-  const wallet = (await server.call("create_wallet", { name: "Everyday", type: "checking", currency: "EUR", opening_balance: "1200.00", idempotency_key: crypto.randomUUID() }, secret)).wallet;
-  await server.call("create_transaction", { wallet_id: wallet.id, amount: "14.20", direction: "expense", payee: "Corner cafe", category: "Dining", idempotency_key: crypto.randomUUID() }, secret);
+  const { token: secret } = await token(
+    server.db,
+    user.id,
+    {
+      name: "Claude Code on my laptop",
+      scopes: ["meta:whoami", "read:transactions", "read:wallets", "write:transactions", "write:wallets"],
+      expiresInDays: 30,
+    },
+    server.config.tokenPepper,
+  );
+  const wallet = (
+    await server.call(
+      "create_wallet",
+      { name: "Everyday", type: "checking", currency: "EUR", opening_balance: "1200.00", idempotency_key: crypto.randomUUID() },
+      secret,
+    )
+  ).wallet;
+  await server.call(
+    "create_transaction",
+    { wallet_id: wallet.id, amount: "14.20", direction: "expense", payee: "Corner cafe", category: "Dining", idempotency_key: crypto.randomUUID() },
+    secret,
+  );
 
   const redirectUri = "http://127.0.0.1:33418/callback";
-  const reg = await (await fetch(`${server.url}/oauth/register`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ client_name: "Claude", redirect_uris: [redirectUri], token_endpoint_auth_method: "none" }) })).json();
+  const reg = await (
+    await fetch(`${server.url}/oauth/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ client_name: "Claude", redirect_uris: [redirectUri], token_endpoint_auth_method: "none" }),
+    })
+  ).json();
   const authorize = new URL(`${server.url}/oauth/authorize`);
   const verifier = randomBytes(32).toString("base64url");
-  for (const [k, v] of Object.entries({ response_type: "code", client_id: reg.client_id, redirect_uri: redirectUri, code_challenge: createHash("sha256").update(verifier).digest("base64url"), code_challenge_method: "S256", state: "x", scope: "meta:whoami read:transactions write:transactions read:wallets read:budgets read:knowledge" })) authorize.searchParams.set(k, v);
+  for (const [k, v] of Object.entries({
+    response_type: "code",
+    client_id: reg.client_id,
+    redirect_uri: redirectUri,
+    code_challenge: createHash("sha256").update(verifier).digest("base64url"),
+    code_challenge_method: "S256",
+    state: "x",
+    scope: "meta:whoami read:transactions write:transactions read:wallets read:budgets read:knowledge",
+  }))
+    authorize.searchParams.set(k, v);
 
-  for (const [name, viewport] of [["desktop", { width: 1100, height: 1500 }], ["phone", { width: 390, height: 1700 }]] as const) {
+  for (const [name, viewport] of [
+    ["desktop", { width: 1100, height: 1500 }],
+    ["phone", { width: 390, height: 1700 }],
+  ] as const) {
     const page = await (await browser.newContext({ viewport, colorScheme: "light" })).newPage();
     await page.goto(authorize.toString());
     await page.getByLabel("Email").fill(EMAIL);

@@ -47,10 +47,30 @@ export class ConfigError extends Error {
 
 /** The variables loadConfig reads (others are ignored): `finance-mcp config` and README.md list these. */
 export const CONFIG_VARIABLES = [
-  "PORT", "HOST", "DATABASE_URL", "WRITE_TOOLS", "VALIDATE_RESULTS", "ALLOWED_HOSTS", "ALLOWED_ORIGINS", "MAX_BODY_BYTES",
-  "RATE_LIMIT_MCP_PER_MINUTE", "RATE_LIMIT_SSE_PER_MINUTE", "SSE_MAX_STREAMS_PER_TOKEN", "SSE_MAX_STREAMS_PER_USER", "RATE_LIMIT_TOKENS_PER_HOUR", "IDEMPOTENCY_RETENTION_HOURS",
-  "TOKEN_PEPPER", "LOG_LEVEL", "LOG_FORMAT", "SHUTDOWN_GRACE_SECONDS", "METRICS", "METRICS_TOKEN",
-  "PUBLIC_URL", "OAUTH", "OAUTH_CIMD_ALLOW_PRIVATE", "RATE_LIMIT_OAUTH_PER_HOUR",
+  "PORT",
+  "HOST",
+  "DATABASE_URL",
+  "WRITE_TOOLS",
+  "VALIDATE_RESULTS",
+  "ALLOWED_HOSTS",
+  "ALLOWED_ORIGINS",
+  "MAX_BODY_BYTES",
+  "RATE_LIMIT_MCP_PER_MINUTE",
+  "RATE_LIMIT_SSE_PER_MINUTE",
+  "SSE_MAX_STREAMS_PER_TOKEN",
+  "SSE_MAX_STREAMS_PER_USER",
+  "RATE_LIMIT_TOKENS_PER_HOUR",
+  "IDEMPOTENCY_RETENTION_HOURS",
+  "TOKEN_PEPPER",
+  "LOG_LEVEL",
+  "LOG_FORMAT",
+  "SHUTDOWN_GRACE_SECONDS",
+  "METRICS",
+  "METRICS_TOKEN",
+  "PUBLIC_URL",
+  "OAUTH",
+  "OAUTH_CIMD_ALLOW_PRIVATE",
+  "RATE_LIMIT_OAUTH_PER_HOUR",
 ] as const;
 
 class Reader {
@@ -87,7 +107,10 @@ class Reader {
   list(name: string, fallback: string[], valid: (item: string) => boolean, expected: string): string[] {
     const raw = this.env[name];
     if (raw === undefined || raw.trim() === "") return fallback;
-    const items = raw.split(",").map((s) => s.trim()).filter(Boolean);
+    const items = raw
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean);
     const bad = items.filter((i) => i !== "*" && !valid(i));
     if (bad.length > 0) return this.fail(name, `a comma-separated list of ${expected} (or *); not valid: ${bad.join(", ")}`, fallback);
     return items;

@@ -37,7 +37,14 @@ export type LogFormat = "json" | "pretty";
 export function createLogger(level: LogLevel, format: LogFormat = "json"): Logger {
   const destination =
     format === "pretty"
-      ? pretty({ destination: 2, sync: true, colorize: process.stderr.isTTY === true, messageKey: "event", ignore: "pid,hostname", translateTime: "SYS:HH:MM:ss.l" })
+      ? pretty({
+          destination: 2,
+          sync: true,
+          colorize: process.stderr.isTTY === true,
+          messageKey: "event",
+          ignore: "pid,hostname",
+          translateTime: "SYS:HH:MM:ss.l",
+        })
       : pino.destination(2);
   const log = pino({ level, base: undefined, messageKey: "event", redact: { paths: REDACT, censor: "[redacted]" } }, destination);
   // The per-request line (src/http/request-scope.ts) has fixed fields (ids, method, path, status, time)

@@ -68,7 +68,9 @@ async function sdkV2App(): Promise<express.Express> {
   const { createMcpHandler, McpServer } = await import("@modelcontextprotocol/server");
   const handler = createMcpHandler(() => {
     const server = new McpServer({ name: "baseline-sdk-v2", version: "1.0.0" });
-    server.registerTool("whoami", { description: "Who is calling", inputSchema: z.object({}) }, async () => ({ content: [{ type: "text", text: WHOAMI_TEXT }] }));
+    server.registerTool("whoami", { description: "Who is calling", inputSchema: z.object({}) }, async () => ({
+      content: [{ type: "text", text: WHOAMI_TEXT }],
+    }));
     return server;
   });
   const app = express();
@@ -158,8 +160,20 @@ export function baselineRequests(): BaselineRequest[] {
       body: echoBody,
       verify: (body) => body === echoBody,
     },
-    { label: "SDK v1 stateless, tools/call 2025-11-25", kind: "sdk-v1", headers: { ...COMMON_HEADERS, "mcp-protocol-version": "2025-11-25" }, body: legacyCall, verify: isToolResult },
-    { label: "SDK v2 createMcpHandler, 2025-11-25", kind: "sdk-v2", headers: { ...COMMON_HEADERS, "mcp-protocol-version": "2025-11-25" }, body: legacyCall, verify: isToolResult },
+    {
+      label: "SDK v1 stateless, tools/call 2025-11-25",
+      kind: "sdk-v1",
+      headers: { ...COMMON_HEADERS, "mcp-protocol-version": "2025-11-25" },
+      body: legacyCall,
+      verify: isToolResult,
+    },
+    {
+      label: "SDK v2 createMcpHandler, 2025-11-25",
+      kind: "sdk-v2",
+      headers: { ...COMMON_HEADERS, "mcp-protocol-version": "2025-11-25" },
+      body: legacyCall,
+      verify: isToolResult,
+    },
     {
       label: "SDK v2 createMcpHandler, 2026-07-28",
       kind: "sdk-v2",

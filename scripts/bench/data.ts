@@ -172,7 +172,10 @@ export function buildData(spec: DataSpec): { fixture: Fixture; tables: TableRows
   const recentFromN = todayN - RECENT_DAYS + 1;
   const historyFromN = recentFromN - Math.round(spec.historyYears * 365.25);
   const recentCount = RECENT_DAYS * spec.recentPerDay;
-  if (spec.scale < recentCount * 2) throw new Error(`scale ${spec.scale} is too small for ${spec.recentPerDay} transactions a day over ${RECENT_DAYS} days (needs at least ${recentCount * 2})`);
+  if (spec.scale < recentCount * 2)
+    throw new Error(
+      `scale ${spec.scale} is too small for ${spec.recentPerDay} transactions a day over ${RECENT_DAYS} days (needs at least ${recentCount * 2})`,
+    );
   const olderCount = spec.scale - recentCount;
   const historyFrom = dayString(historyFromN);
   const created = stamp(historyFrom);
@@ -248,8 +251,18 @@ export function buildData(spec: DataSpec): { fixture: Fixture; tables: TableRows
     otherTokens.push(t);
     tokens.push(tokenRow(userId, t, "chatbot"));
     wallets.push({
-      id: walletId, user_id: userId, name: "Checking", name_normalized: "checking", type: "checking", currency: "USD",
-      opening_balance_minor: Math.floor(rnd0() * 500000), opening_date: dayString(todayN - 400), archived: false, notes: null, created_at: created, updated_at: created,
+      id: walletId,
+      user_id: userId,
+      name: "Checking",
+      name_normalized: "checking",
+      type: "checking",
+      currency: "USD",
+      opening_balance_minor: Math.floor(rnd0() * 500000),
+      opening_date: dayString(todayN - 400),
+      archived: false,
+      notes: null,
+      created_at: created,
+      updated_at: created,
     });
     others.push({ userId, walletId });
   }
@@ -259,7 +272,16 @@ export function buildData(spec: DataSpec): { fixture: Fixture; tables: TableRows
   const transactionRows = function* (): Generator<Row> {
     const rnd = mulberry32(spec.seed);
     let externalSeq = 0;
-    const txn = (userId: string, walletId: string, day: string, amount: number, direction: string, category: string | null, payee: string | null, extra: Partial<Row> = {}): Row => {
+    const txn = (
+      userId: string,
+      walletId: string,
+      day: string,
+      amount: number,
+      direction: string,
+      category: string | null,
+      payee: string | null,
+      extra: Partial<Row> = {},
+    ): Row => {
       const id = ids.next("txn");
       const r = rnd();
       if (r < 0.3) {
@@ -305,7 +327,15 @@ export function buildData(spec: DataSpec): { fixture: Fixture; tables: TableRows
       const amount = cat.min + Math.floor(rnd() * rnd() * (cat.max - cat.min));
       const wallet = income ? walletIds[0]! : pickWallet(rnd()).id;
       mainTransactions += 1;
-      yield txn(mainUserId, wallet, day, income ? amount : -amount, income ? "income" : "expense", cat.name, cat.payees[Math.floor(rnd() * cat.payees.length)]!);
+      yield txn(
+        mainUserId,
+        wallet,
+        day,
+        income ? amount : -amount,
+        income ? "income" : "expense",
+        cat.name,
+        cat.payees[Math.floor(rnd() * cat.payees.length)]!,
+      );
     };
 
     // Older history: olderCount rows spread evenly over [historyFrom, recentFrom), in date order.
@@ -345,14 +375,35 @@ export function buildData(spec: DataSpec): { fixture: Fixture; tables: TableRows
   // Budgets: the main user's 8, and one for each other user.
   const budgets: Row[] = [];
   const budgetIds: string[] = [];
-  const budget = (userId: string, name: string, amount: number, scope: { categories?: string[]; tags?: string[]; wallet_ids?: string[] }, period = "month"): Row => {
+  const budget = (
+    userId: string,
+    name: string,
+    amount: number,
+    scope: { categories?: string[]; tags?: string[]; wallet_ids?: string[] },
+    period = "month",
+  ): Row => {
     const id = ids.next("bud");
     if (userId === mainUserId) budgetIds.push(id);
     return {
-      id, user_id: userId, name, name_normalized: name.toLowerCase(), amount_minor: amount, currency: "USD", period, interval: 1,
-      anchor_date: dayString(historyFromN - (Number(historyFrom.slice(8, 10)) - 1)), categories: JSON.stringify(scope.categories ?? []),
-      tags: JSON.stringify(scope.tags ?? []), wallet_ids: JSON.stringify(scope.wallet_ids ?? []), start_date: historyFrom, end_date: null,
-      rollover: "none", alert_threshold: 80, notes: null, created_at: created, updated_at: created,
+      id,
+      user_id: userId,
+      name,
+      name_normalized: name.toLowerCase(),
+      amount_minor: amount,
+      currency: "USD",
+      period,
+      interval: 1,
+      anchor_date: dayString(historyFromN - (Number(historyFrom.slice(8, 10)) - 1)),
+      categories: JSON.stringify(scope.categories ?? []),
+      tags: JSON.stringify(scope.tags ?? []),
+      wallet_ids: JSON.stringify(scope.wallet_ids ?? []),
+      start_date: historyFrom,
+      end_date: null,
+      rollover: "none",
+      alert_threshold: 80,
+      notes: null,
+      created_at: created,
+      updated_at: created,
     };
   };
   budgets.push(
@@ -380,13 +431,32 @@ export function buildData(spec: DataSpec): { fixture: Fixture; tables: TableRows
   for (const [gi, g] of goalDefs.entries()) {
     const id = ids.next("gol");
     goals.push({
-      id, user_id: mainUserId, name: g.name, name_normalized: g.name.toLowerCase(), target_minor: g.target, currency: "USD",
-      target_date: g.target ? dayString(todayN + 365 + gi * 90) : null, wallet_id: walletIds[3]!, status: "active", achieved_at: null, notes: null,
-      created_at: created, updated_at: created,
+      id,
+      user_id: mainUserId,
+      name: g.name,
+      name_normalized: g.name.toLowerCase(),
+      target_minor: g.target,
+      currency: "USD",
+      target_date: g.target ? dayString(todayN + 365 + gi * 90) : null,
+      wallet_id: walletIds[3]!,
+      status: "active",
+      achieved_at: null,
+      notes: null,
+      created_at: created,
+      updated_at: created,
     });
     for (let m = 24; m >= 1; m--) {
       const day = dayString(todayN - m * 30);
-      contributions.push({ id: ids.next("gct"), user_id: mainUserId, goal_id: id, amount_minor: 10000 + gi * 5000, date: day, note: null, transaction_id: null, created_at: stamp(day) });
+      contributions.push({
+        id: ids.next("gct"),
+        user_id: mainUserId,
+        goal_id: id,
+        amount_minor: 10000 + gi * 5000,
+        date: day,
+        note: null,
+        transaction_id: null,
+        created_at: stamp(day),
+      });
     }
   }
 
@@ -395,32 +465,133 @@ export function buildData(spec: DataSpec): { fixture: Fixture; tables: TableRows
   const start = dayString(todayN - 400);
   const billDefs: { name: string; payee: string; amount?: number; min?: number; max?: number; category: string; schedule: Schedule; autopay?: boolean }[] = [
     { name: "Rent", payee: "Oak Street Properties", amount: 200000, category: "Rent", schedule: { frequency: "monthly", start_date: start, day_of_month: 1 } },
-    { name: "Electricity", payee: "PG&E", min: 6000, max: 18000, category: "Utilities", schedule: { frequency: "monthly", start_date: start, day_of_month: 15 } },
-    { name: "Internet", payee: "Comcast", amount: 7999, category: "Utilities", schedule: { frequency: "monthly", start_date: start, day_of_month: 20 }, autopay: true },
-    { name: "Water", payee: "City Water", min: 3000, max: 9000, category: "Utilities", schedule: { frequency: "quarterly", start_date: start, day_of_month: 10 } },
-    { name: "Netflix", payee: "Netflix", amount: 1549, category: "Subscriptions", schedule: { frequency: "monthly", start_date: start, day_of_month: 3 }, autopay: true },
-    { name: "Spotify", payee: "Spotify", amount: 1199, category: "Subscriptions", schedule: { frequency: "monthly", start_date: start, day_of_month: 8 }, autopay: true },
-    { name: "iCloud", payee: "iCloud", amount: 299, category: "Subscriptions", schedule: { frequency: "monthly", start_date: start, day_of_month: 31 }, autopay: true },
-    { name: "GitHub", payee: "GitHub", amount: 400, category: "Subscriptions", schedule: { frequency: "monthly", start_date: start, day_of_month: -1 }, autopay: true },
+    {
+      name: "Electricity",
+      payee: "PG&E",
+      min: 6000,
+      max: 18000,
+      category: "Utilities",
+      schedule: { frequency: "monthly", start_date: start, day_of_month: 15 },
+    },
+    {
+      name: "Internet",
+      payee: "Comcast",
+      amount: 7999,
+      category: "Utilities",
+      schedule: { frequency: "monthly", start_date: start, day_of_month: 20 },
+      autopay: true,
+    },
+    {
+      name: "Water",
+      payee: "City Water",
+      min: 3000,
+      max: 9000,
+      category: "Utilities",
+      schedule: { frequency: "quarterly", start_date: start, day_of_month: 10 },
+    },
+    {
+      name: "Netflix",
+      payee: "Netflix",
+      amount: 1549,
+      category: "Subscriptions",
+      schedule: { frequency: "monthly", start_date: start, day_of_month: 3 },
+      autopay: true,
+    },
+    {
+      name: "Spotify",
+      payee: "Spotify",
+      amount: 1199,
+      category: "Subscriptions",
+      schedule: { frequency: "monthly", start_date: start, day_of_month: 8 },
+      autopay: true,
+    },
+    {
+      name: "iCloud",
+      payee: "iCloud",
+      amount: 299,
+      category: "Subscriptions",
+      schedule: { frequency: "monthly", start_date: start, day_of_month: 31 },
+      autopay: true,
+    },
+    {
+      name: "GitHub",
+      payee: "GitHub",
+      amount: 400,
+      category: "Subscriptions",
+      schedule: { frequency: "monthly", start_date: start, day_of_month: -1 },
+      autopay: true,
+    },
     { name: "Car insurance", payee: "State Farm", amount: 64000, category: "Insurance", schedule: { frequency: "yearly", start_date: start } },
-    { name: "Health insurance", payee: "Kaiser", amount: 32000, category: "Insurance", schedule: { frequency: "monthly", start_date: start, day_of_month: 28 } },
+    {
+      name: "Health insurance",
+      payee: "Kaiser",
+      amount: 32000,
+      category: "Insurance",
+      schedule: { frequency: "monthly", start_date: start, day_of_month: 28 },
+    },
     { name: "Gym", payee: "City Gym", amount: 4500, category: "Health", schedule: { frequency: "monthly", start_date: start, day_of_month: 5 } },
     { name: "Cleaner", payee: "Maria", amount: 9000, category: "Home", schedule: { frequency: "biweekly", start_date: start, weekday: "fri" } },
     { name: "Allowance", payee: "Kids", amount: 2000, category: "Family", schedule: { frequency: "weekly", start_date: start, weekday: "sun" } },
-    { name: "Newspaper", payee: "New York Times", amount: 1700, category: "Subscriptions", schedule: { frequency: "monthly", start_date: start, day_of_month: 12 } },
+    {
+      name: "Newspaper",
+      payee: "New York Times",
+      amount: 1700,
+      category: "Subscriptions",
+      schedule: { frequency: "monthly", start_date: start, day_of_month: 12 },
+    },
     { name: "Phone", payee: "T-Mobile", amount: 7000, category: "Utilities", schedule: { frequency: "monthly", start_date: start, day_of_month: 22 } },
-    { name: "Credit card", payee: "Card issuer", min: 20000, max: 300000, category: "Debt", schedule: { frequency: "monthly", start_date: start, day_of_month: 25 } },
-    { name: "Property tax", payee: "County", amount: 350000, category: "Taxes", schedule: { frequency: "yearly", start_date: dayString(todayN - 300), day_of_month: 10 } },
-    { name: "Domain name", payee: "Registrar", amount: 1500, category: "Subscriptions", schedule: { frequency: "yearly", start_date: dayString(todayN - 200) } },
+    {
+      name: "Credit card",
+      payee: "Card issuer",
+      min: 20000,
+      max: 300000,
+      category: "Debt",
+      schedule: { frequency: "monthly", start_date: start, day_of_month: 25 },
+    },
+    {
+      name: "Property tax",
+      payee: "County",
+      amount: 350000,
+      category: "Taxes",
+      schedule: { frequency: "yearly", start_date: dayString(todayN - 300), day_of_month: 10 },
+    },
+    {
+      name: "Domain name",
+      payee: "Registrar",
+      amount: 1500,
+      category: "Subscriptions",
+      schedule: { frequency: "yearly", start_date: dayString(todayN - 200) },
+    },
     { name: "Dentist", payee: "Dr. Lee", amount: 12000, category: "Health", schedule: { frequency: "once", start_date: dayString(todayN + 17) } },
-    { name: "Old storage unit", payee: "U-Store", amount: 9900, category: "Home", schedule: { frequency: "monthly", start_date: start, day_of_month: 2, end_date: dayString(todayN - 60) } },
+    {
+      name: "Old storage unit",
+      payee: "U-Store",
+      amount: 9900,
+      category: "Home",
+      schedule: { frequency: "monthly", start_date: start, day_of_month: 2, end_date: dayString(todayN - 60) },
+    },
   ];
   for (const b of billDefs) {
     bills.push({
-      id: ids.next("bil"), user_id: mainUserId, name: b.name, payee: b.payee, amount_minor: b.amount ?? null, amount_min_minor: b.min ?? null,
-      amount_max_minor: b.max ?? null, currency: "USD", wallet_id: walletIds[0]!, category: b.category, schedule: JSON.stringify(b.schedule),
-      rrule: toRRule(b.schedule), start_date: b.schedule.start_date, notice_days: 3, autopay: b.autopay ?? false, active: true, notes: null,
-      created_at: created, updated_at: created,
+      id: ids.next("bil"),
+      user_id: mainUserId,
+      name: b.name,
+      payee: b.payee,
+      amount_minor: b.amount ?? null,
+      amount_min_minor: b.min ?? null,
+      amount_max_minor: b.max ?? null,
+      currency: "USD",
+      wallet_id: walletIds[0]!,
+      category: b.category,
+      schedule: JSON.stringify(b.schedule),
+      rrule: toRRule(b.schedule),
+      start_date: b.schedule.start_date,
+      notice_days: 3,
+      autopay: b.autopay ?? false,
+      active: true,
+      notes: null,
+      created_at: created,
+      updated_at: created,
     });
   }
 

@@ -33,7 +33,9 @@ async function serve(bytes: number, queries: number): Promise<void> {
 }
 
 async function measure(bytes: number, queries: number): Promise<void> {
-  const child = spawn(process.execPath, [...process.execArgv, process.argv[1] as string, "--serve", String(bytes), String(queries)], { stdio: ["pipe", "pipe", "inherit"] });
+  const child = spawn(process.execPath, [...process.execArgv, process.argv[1] as string, "--serve", String(bytes), String(queries)], {
+    stdio: ["pipe", "pipe", "inherit"],
+  });
   const [port, size] = await new Promise<string[]>((resolve) => createInterface({ input: child.stdout! }).once("line", (l) => resolve(l.split(" "))));
   const opts = {
     url: `http://127.0.0.1:${port}/`,
@@ -44,7 +46,9 @@ async function measure(bytes: number, queries: number): Promise<void> {
   };
   await autocannon({ ...opts, duration: 3 });
   const r = await autocannon({ ...opts, duration: 10 });
-  console.log(`fixed ${size}-byte answer${queries > 0 ? ` after ${queries} Postgres round trips` : ""}: ${Math.round(r.requests.average)} req/s, p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms`);
+  console.log(
+    `fixed ${size}-byte answer${queries > 0 ? ` after ${queries} Postgres round trips` : ""}: ${Math.round(r.requests.average)} req/s, p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms`,
+  );
   child.stdin!.end();
 }
 

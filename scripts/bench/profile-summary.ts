@@ -56,7 +56,13 @@ export function summarize(profile: Profile, top = 25): ProfileSummary {
   if (profile.samples && profile.timeDeltas) {
     profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas![i] ?? 0) / 1000));
   } else {
-    const per = (profile.endTime - profile.startTime) / 1000 / Math.max(1, profile.nodes.reduce((s, n) => s + (n.hitCount ?? 0), 0));
+    const per =
+      (profile.endTime - profile.startTime) /
+      1000 /
+      Math.max(
+        1,
+        profile.nodes.reduce((s, n) => s + (n.hitCount ?? 0), 0),
+      );
     for (const n of profile.nodes) self.set(n.id, (n.hitCount ?? 0) * per);
   }
   const parent = new Map<number, number>();
@@ -73,7 +79,9 @@ export function summarize(profile: Profile, top = 25): ProfileSummary {
     if (a === "idle") continue;
     total += ms;
     areas.set(a, (areas.get(a) ?? 0) + ms);
-    const where = url ? `${a === "native / V8 builtins" ? "" : (relative(ROOT, url.replace(/^file:\/\//, "")).replace(/^node_modules\//, "") || url)}:${lineNumber + 1}` : "";
+    const where = url
+      ? `${a === "native / V8 builtins" ? "" : relative(ROOT, url.replace(/^file:\/\//, "")).replace(/^node_modules\//, "") || url}:${lineNumber + 1}`
+      : "";
     const key = `${functionName || "(anonymous)"} ${where}`;
     const f = fns.get(key) ?? { where, ms: 0 };
     f.ms += ms;

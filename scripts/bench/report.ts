@@ -11,7 +11,16 @@ function toolTable(r: BenchResults, e: EngineRun): string {
   const rows = s.tools.map((t) => {
     const l = t.load;
     const cells = l
-      ? [fmt(l.okPerSec), echo ? fmt(l.okPerSec / echo, 2) : "–", sdk ? fmt(l.okPerSec / sdk.okPerSec, 1) : "–", fmt(l.latencyMs.p50), fmt(l.latencyMs.p99), fmt(l.latencyMs.max), fmt(l.serverCores, 2), fmt(l.serverRssMB)]
+      ? [
+          fmt(l.okPerSec),
+          echo ? fmt(l.okPerSec / echo, 2) : "–",
+          sdk ? fmt(l.okPerSec / sdk.okPerSec, 1) : "–",
+          fmt(l.latencyMs.p50),
+          fmt(l.latencyMs.p99),
+          fmt(l.latencyMs.max),
+          fmt(l.serverCores, 2),
+          fmt(l.serverRssMB),
+        ]
       : ["–", "–", "–", "–", "–", "–", "–", "–"];
     return `| ${t.label} | ${statusText(t)} | ${cells.join(" | ")} |`;
   });
@@ -34,18 +43,32 @@ export function renderMarkdown(r: BenchResults): string {
   out.push(
     `Produced by \`${m.command}\` on ${m.date.slice(0, 16).replace("T", " ")} UTC at commit \`${m.gitCommit}\`${m.gitDirty ? " (with uncommitted changes in the tree)" : ""}.`,
     `Machine: ${m.cpuModel}, ${m.nproc} cores, ${m.memTotalGB} GB RAM, ${m.os}; Node ${m.node}. Load average at the start ${m.loadAvgStart.join(" / ")}${m.loadAvgEnd ? `, at the end ${m.loadAvgEnd.join(" / ")}` : ""} (1 / 5 / 15 min).`,
-    `Load: autocannon, ${r.settings.connections} connections, ${r.settings.durationSec} s per measurement after ${r.settings.warmupSec} s of warm-up${r.settings.processWarmupSec ? ` (and ${r.settings.processWarmupSec} s for each fresh server process before its first measurement, baselines included)` : ""}, on loopback. The server is \`node bin/finance-mcp.js serve\` (the compiled build \`npm start\` runs) with its defaults except ${Object.keys(r.settings.serverEnv).map((k) => `\`${k}\``).join(", ")}; the baselines run as their own processes too. How to read this: docs/performance.md.`,
+    `Load: autocannon, ${r.settings.connections} connections, ${r.settings.durationSec} s per measurement after ${r.settings.warmupSec} s of warm-up${r.settings.processWarmupSec ? ` (and ${r.settings.processWarmupSec} s for each fresh server process before its first measurement, baselines included)` : ""}, on loopback. The server is \`node bin/finance-mcp.js serve\` (the compiled build \`npm start\` runs) with its defaults except ${Object.keys(
+      r.settings.serverEnv,
+    )
+      .map((k) => `\`${k}\``)
+      .join(", ")}; the baselines run as their own processes too. How to read this: docs/performance.md.`,
     "",
   );
 
   out.push("## Targets", "", "| | target | subject | measured | threshold |", "|---|---|---|---|---|");
-  for (const t of r.targets) out.push(`| ${t.met === null ? "n/a" : t.met ? "met" : "**missed**"} | ${t.text} | ${t.subject} | ${t.measured} | ${t.threshold} |`);
+  for (const t of r.targets)
+    out.push(`| ${t.met === null ? "n/a" : t.met ? "met" : "**missed**"} | ${t.text} | ${t.subject} | ${t.measured} | ${t.threshold} |`);
   out.push("");
 
   out.push("## Baselines", "", "| server | req/s | p50 ms | p99 ms | max ms | server CPU (cores) | client CPU (cores) |", "|---|--:|--:|--:|--:|--:|--:|");
-  for (const b of r.baselines) out.push(`| ${b.label} | ${fmt(b.load.okPerSec)} | ${fmt(b.load.latencyMs.p50)} | ${fmt(b.load.latencyMs.p99)} | ${fmt(b.load.latencyMs.max)} | ${fmt(b.load.serverCores, 2)} | ${fmt(b.load.clientCores, 2)} |`);
-  if (r.echoMid) out.push(`| express JSON echo, again after the SQLite measurements | ${fmt(r.echoMid.okPerSec)} | ${fmt(r.echoMid.latencyMs.p50)} | ${fmt(r.echoMid.latencyMs.p99)} | ${fmt(r.echoMid.latencyMs.max)} | ${fmt(r.echoMid.serverCores, 2)} | ${fmt(r.echoMid.clientCores, 2)} |`);
-  if (r.echoEnd) out.push(`| express JSON echo, again at the end | ${fmt(r.echoEnd.okPerSec)} | ${fmt(r.echoEnd.latencyMs.p50)} | ${fmt(r.echoEnd.latencyMs.p99)} | ${fmt(r.echoEnd.latencyMs.max)} | ${fmt(r.echoEnd.serverCores, 2)} | ${fmt(r.echoEnd.clientCores, 2)} |`);
+  for (const b of r.baselines)
+    out.push(
+      `| ${b.label} | ${fmt(b.load.okPerSec)} | ${fmt(b.load.latencyMs.p50)} | ${fmt(b.load.latencyMs.p99)} | ${fmt(b.load.latencyMs.max)} | ${fmt(b.load.serverCores, 2)} | ${fmt(b.load.clientCores, 2)} |`,
+    );
+  if (r.echoMid)
+    out.push(
+      `| express JSON echo, again after the SQLite measurements | ${fmt(r.echoMid.okPerSec)} | ${fmt(r.echoMid.latencyMs.p50)} | ${fmt(r.echoMid.latencyMs.p99)} | ${fmt(r.echoMid.latencyMs.max)} | ${fmt(r.echoMid.serverCores, 2)} | ${fmt(r.echoMid.clientCores, 2)} |`,
+    );
+  if (r.echoEnd)
+    out.push(
+      `| express JSON echo, again at the end | ${fmt(r.echoEnd.okPerSec)} | ${fmt(r.echoEnd.latencyMs.p50)} | ${fmt(r.echoEnd.latencyMs.p99)} | ${fmt(r.echoEnd.latencyMs.max)} | ${fmt(r.echoEnd.serverCores, 2)} | ${fmt(r.echoEnd.clientCores, 2)} |`,
+    );
   out.push(
     "",
     `Ratios use the fastest echo run (${fmt(echoReference(r))} req/s: the echo keeps speeding up as it warms, and the ceiling is its warmest run; the spread between the echo runs also shows how much the machine drifted) and the faster SDK server (${bestSdk(r)?.label ?? "–"}).`,
@@ -56,26 +79,46 @@ export function renderMarkdown(r: BenchResults): string {
     out.push(`## Tools on ${e.engine === "sqlite" ? "SQLite" : "Postgres"}`, "", toolTable(r, e));
   }
 
-  out.push("## Latency against history size", "", "Alone: one request at a time over one connection (microsecond timer). Loaded: under the full load above (autocannon, whole milliseconds).", "");
+  out.push(
+    "## Latency against history size",
+    "",
+    "Alone: one request at a time over one connection (microsecond timer). Loaded: under the full load above (autocannon, whole milliseconds).",
+    "",
+  );
   out.push("| tool | engine | transactions | alone p50 ms | alone p99 ms | loaded p50 ms | loaded p99 ms | req/s |", "|---|---|--:|--:|--:|--:|--:|--:|");
   for (const e of r.engines) {
     for (const s of e.scales) {
-      for (const t of s.tools.filter((x) => x.latency || (x.status !== "ok" && ["list_transactions", "get_transaction_summary", "get_wallet_balance", "get_budget_status"].includes(x.id)))) {
-        out.push(`| ${t.label} | ${e.engine} | ${fmt(s.mainTransactions)} | ${t.latency ? fmt(t.latency.p50, 2) : statusText(t)} | ${fmt(t.latency?.p99, 2)} | ${fmt(t.load?.latencyMs.p50)} | ${fmt(t.load?.latencyMs.p99)} | ${fmt(t.load?.okPerSec)} |`);
+      for (const t of s.tools.filter(
+        (x) => x.latency || (x.status !== "ok" && ["list_transactions", "get_transaction_summary", "get_wallet_balance", "get_budget_status"].includes(x.id)),
+      )) {
+        out.push(
+          `| ${t.label} | ${e.engine} | ${fmt(s.mainTransactions)} | ${t.latency ? fmt(t.latency.p50, 2) : statusText(t)} | ${fmt(t.latency?.p99, 2)} | ${fmt(t.load?.latencyMs.p50)} | ${fmt(t.load?.latencyMs.p99)} | ${fmt(t.load?.okPerSec)} |`,
+        );
       }
     }
   }
   out.push("");
 
-  out.push("## Writes: nothing lost, nothing duplicated", "", "Every create_transaction of the measured run carries a new idempotency key; the run is a fixed number of requests (what the warm-up managed in the measuring time) and ends when each has its answer. Afterwards the rows of the run are counted in the database and matched, id by id, with the acknowledged answers.", "");
-  out.push("| tool | engine | transactions | acknowledged (2xx, committed) | rows | audit rows | distinct keys | lost | duplicated | written, not acknowledged | verdict |", "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|---|");
+  out.push(
+    "## Writes: nothing lost, nothing duplicated",
+    "",
+    "Every create_transaction of the measured run carries a new idempotency key; the run is a fixed number of requests (what the warm-up managed in the measuring time) and ends when each has its answer. Afterwards the rows of the run are counted in the database and matched, id by id, with the acknowledged answers.",
+    "",
+  );
+  out.push(
+    "| tool | engine | transactions | acknowledged (2xx, committed) | rows | audit rows | distinct keys | lost | duplicated | written, not acknowledged | verdict |",
+    "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|---|",
+  );
   for (const e of r.engines) {
     for (const s of e.scales) {
       const checks = writeChecksOf(s);
       for (const t of s.tools.filter((x) => x.kind === "write")) {
         const w = checks[t.id];
         const gaveUp = w?.clientGaveUp ?? t.load?.errors ?? 0;
-        if (w) out.push(`| ${t.label} | ${e.engine} | ${fmt(s.mainTransactions)} | ${fmt(w.acknowledged)} | ${fmt(w.rows)} | ${fmt(w.auditRows ?? undefined)} | ${fmt(w.distinctKeys ?? undefined)} | ${w.lost} | ${w.duplicated ?? "?"} | ${w.inFlightAtStop}${gaveUp ? ` (client gave up on ${gaveUp})` : ""} | ${writeCheckOk(w, gaveUp) ? "ok" : "**failed**"} |`);
+        if (w)
+          out.push(
+            `| ${t.label} | ${e.engine} | ${fmt(s.mainTransactions)} | ${fmt(w.acknowledged)} | ${fmt(w.rows)} | ${fmt(w.auditRows ?? undefined)} | ${fmt(w.distinctKeys ?? undefined)} | ${w.lost} | ${w.duplicated ?? "?"} | ${w.inFlightAtStop}${gaveUp ? ` (client gave up on ${gaveUp})` : ""} | ${writeCheckOk(w, gaveUp) ? "ok" : "**failed**"} |`,
+          );
         else out.push(`| ${t.label} | ${e.engine} | ${fmt(s.mainTransactions)} | ${statusText(t)} | | | | | | | |`);
       }
     }
@@ -84,7 +127,11 @@ export function renderMarkdown(r: BenchResults): string {
 
   out.push("## Memory", "");
   out.push(`- At the end (${r.memory.where}): RSS ${fmt(r.memory.endRssMB, 1)} MB, peak ${fmt(r.memory.endPeakMB, 1)} MB.`);
-  for (const e of r.engines) for (const s of e.scales) out.push(`- ${e.engine}, ${fmt(s.mainTransactions)} transactions: RSS ${fmt(s.serverRssEndMB, 1)} MB at the end of its measurements, peak ${fmt(s.serverPeakRssMB, 1)} MB.`);
+  for (const e of r.engines)
+    for (const s of e.scales)
+      out.push(
+        `- ${e.engine}, ${fmt(s.mainTransactions)} transactions: RSS ${fmt(s.serverRssEndMB, 1)} MB at the end of its measurements, peak ${fmt(s.serverPeakRssMB, 1)} MB.`,
+      );
   const su = r.sustained;
   if (su) {
     const rss = su.samples.map((x) => x.rssMB);
@@ -96,8 +143,17 @@ export function renderMarkdown(r: BenchResults): string {
   }
   out.push("");
 
-  out.push("## Seeding", "", "| engine | measured user's transactions | all transactions | tags | seconds | of which index rebuild |", "|---|--:|--:|--:|--:|--:|");
-  for (const e of r.engines) for (const s of e.scales) out.push(`| ${e.engine} | ${fmt(s.mainTransactions)} | ${fmt(s.seed.rows.transactions)} | ${fmt(s.seed.rows.transaction_tags)} | ${fmt(s.seed.seconds, 1)} | ${fmt(s.seed.indexSeconds, 1)} |`);
+  out.push(
+    "## Seeding",
+    "",
+    "| engine | measured user's transactions | all transactions | tags | seconds | of which index rebuild |",
+    "|---|--:|--:|--:|--:|--:|",
+  );
+  for (const e of r.engines)
+    for (const s of e.scales)
+      out.push(
+        `| ${e.engine} | ${fmt(s.mainTransactions)} | ${fmt(s.seed.rows.transactions)} | ${fmt(s.seed.rows.transaction_tags)} | ${fmt(s.seed.seconds, 1)} | ${fmt(s.seed.indexSeconds, 1)} |`,
+      );
   for (const e of r.engines) if (e.status !== "ok") out.push("", `${e.engine}: ${e.note ?? e.status}.`);
   out.push("");
   return out.join("\n");
@@ -143,7 +199,9 @@ export function renderChart(r: BenchResults): string {
   const maxV = niceMax(Math.max(1, ...refs.map(([, v]) => v ?? 0), ...bars.flatMap((b) => [b.sqlite ?? 0, b.postgres ?? 0, b.baseline ?? 0])));
   const sx = (v: number) => barX + (v / maxV) * barW;
   const o: string[] = [];
-  o.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="system-ui, -apple-system, Segoe UI, sans-serif" font-size="12">`);
+  o.push(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="system-ui, -apple-system, Segoe UI, sans-serif" font-size="12">`,
+  );
   o.push(`<rect width="${W}" height="${H}" fill="#fff"/>`);
   o.push(
     `<text x="12" y="22" font-size="16" font-weight="600" fill="${COLORS.text}">finance-mcp: throughput per tool and latency against history size</text>`,
@@ -151,7 +209,9 @@ export function renderChart(r: BenchResults): string {
   );
 
   // Left: bars.
-  o.push(`<text x="${barX}" y="${top - 12}" font-weight="600" fill="${COLORS.text}">requests per second (${esc(sqlite ? `${fmt(sqlite.mainTransactions)} transactions` : "")})</text>`);
+  o.push(
+    `<text x="${barX}" y="${top - 12}" font-weight="600" fill="${COLORS.text}">requests per second (${esc(sqlite ? `${fmt(sqlite.mainTransactions)} transactions` : "")})</text>`,
+  );
   for (let i = 0; i <= 4; i++) {
     const v = (maxV * i) / 4;
     const x = sx(v);
@@ -160,7 +220,9 @@ export function renderChart(r: BenchResults): string {
   }
   bars.forEach((b, i) => {
     const y = top + i * rowH;
-    o.push(`<text x="${barX - 6}" y="${y + 15}" text-anchor="end" fill="${COLORS.text}">${esc(b.label.length > 46 ? `${b.label.slice(0, 45)}…` : b.label)}</text>`);
+    o.push(
+      `<text x="${barX - 6}" y="${y + 15}" text-anchor="end" fill="${COLORS.text}">${esc(b.label.length > 46 ? `${b.label.slice(0, 45)}…` : b.label)}</text>`,
+    );
     if (b.baseline !== undefined) {
       o.push(`<rect x="${barX}" y="${y + 4}" width="${Math.max(1, sx(b.baseline) - barX)}" height="${rowH - 8}" fill="${COLORS.baseline}"/>`);
       o.push(`<text x="${sx(b.baseline) + 4}" y="${y + 15}" fill="${COLORS.muted}">${fmt(b.baseline)}</text>`);
@@ -193,7 +255,9 @@ export function renderChart(r: BenchResults): string {
     ["finance-mcp on Postgres", COLORS.postgres],
   ].forEach(([label, color], i) => {
     const x = 12 + i * 190;
-    o.push(`<rect x="${x}" y="${legendY - 9}" width="10" height="10" fill="${color}"/><text x="${x + 14}" y="${legendY}" fill="${COLORS.text}">${esc(label!)}</text>`);
+    o.push(
+      `<rect x="${x}" y="${legendY - 9}" width="10" height="10" fill="${color}"/><text x="${x + 14}" y="${legendY}" fill="${COLORS.text}">${esc(label!)}</text>`,
+    );
   });
 
   // Right: p50 (one request at a time) against history size, log x.
@@ -218,7 +282,9 @@ export function renderChart(r: BenchResults): string {
   const allX = series.flatMap((s) => s.points.map((p) => p.x));
   const allY = series.flatMap((s) => s.points.map((p) => p.y));
   if (!series.length) {
-    o.push(`<text x="${px}" y="${py + 20}" fill="${COLORS.muted}" font-style="italic">list_transactions and get_transaction_summary not measured (not implemented)</text>`);
+    o.push(
+      `<text x="${px}" y="${py + 20}" fill="${COLORS.muted}" font-style="italic">list_transactions and get_transaction_summary not measured (not implemented)</text>`,
+    );
   } else {
     const lx0 = Math.log10(Math.min(...allX));
     const lx1 = Math.log10(Math.max(...allX));
@@ -228,18 +294,28 @@ export function renderChart(r: BenchResults): string {
     const Y = (y: number) => py + ph - (y / ymax) * ph;
     for (let i = 0; i <= 4; i++) {
       const v = (ymax * i) / 4;
-      o.push(`<line x1="${px}" y1="${Y(v)}" x2="${px + pw}" y2="${Y(v)}" stroke="${COLORS.grid}"/><text x="${px - 6}" y="${Y(v) + 4}" text-anchor="end" fill="${COLORS.muted}">${fmt(v, Number.isInteger(v) ? 0 : 1)}</text>`);
+      o.push(
+        `<line x1="${px}" y1="${Y(v)}" x2="${px + pw}" y2="${Y(v)}" stroke="${COLORS.grid}"/><text x="${px - 6}" y="${Y(v) + 4}" text-anchor="end" fill="${COLORS.muted}">${fmt(v, Number.isInteger(v) ? 0 : 1)}</text>`,
+      );
     }
-    for (const x of [...new Set(allX)]) o.push(`<line x1="${X(x)}" y1="${py}" x2="${X(x)}" y2="${py + ph}" stroke="${COLORS.grid}"/><text x="${X(x)}" y="${py + ph + 14}" text-anchor="middle" fill="${COLORS.muted}">${fmt(x)}</text>`);
+    for (const x of [...new Set(allX)])
+      o.push(
+        `<line x1="${X(x)}" y1="${py}" x2="${X(x)}" y2="${py + ph}" stroke="${COLORS.grid}"/><text x="${X(x)}" y="${py + ph + 14}" text-anchor="middle" fill="${COLORS.muted}">${fmt(x)}</text>`,
+      );
     o.push(`<text x="${px + pw / 2}" y="${py + ph + 28}" text-anchor="middle" fill="${COLORS.muted}">transactions of the user (log scale)</text>`);
     for (const s of series) {
       const d = s.points.map((p, i) => `${i ? "L" : "M"}${X(p.x).toFixed(1)},${Y(p.y).toFixed(1)}`).join(" ");
       o.push(`<path d="${d}" fill="none" stroke="${s.color}" stroke-width="2" ${s.dash ? `stroke-dasharray="${s.dash}"` : ""}/>`);
-      for (const p of s.points) o.push(`<circle cx="${X(p.x).toFixed(1)}" cy="${Y(p.y).toFixed(1)}" r="3" fill="${s.color}"><title>${esc(`${s.label}: ${fmt(p.x)} transactions, p50 ${fmt(p.y, 2)} ms`)}</title></circle>`);
+      for (const p of s.points)
+        o.push(
+          `<circle cx="${X(p.x).toFixed(1)}" cy="${Y(p.y).toFixed(1)}" r="3" fill="${s.color}"><title>${esc(`${s.label}: ${fmt(p.x)} transactions, p50 ${fmt(p.y, 2)} ms`)}</title></circle>`,
+        );
     }
     series.forEach((s, i) => {
       const y = py + ph + 48 + i * 16;
-      o.push(`<line x1="${px}" y1="${y - 4}" x2="${px + 24}" y2="${y - 4}" stroke="${s.color}" stroke-width="2" ${s.dash ? `stroke-dasharray="${s.dash}"` : ""}/><text x="${px + 30}" y="${y}" fill="${COLORS.text}">${esc(s.label)}</text>`);
+      o.push(
+        `<line x1="${px}" y1="${y - 4}" x2="${px + 24}" y2="${y - 4}" stroke="${s.color}" stroke-width="2" ${s.dash ? `stroke-dasharray="${s.dash}"` : ""}/><text x="${px + 30}" y="${y}" fill="${COLORS.text}">${esc(s.label)}</text>`,
+      );
     });
   }
   o.push("</svg>");

@@ -226,7 +226,8 @@ export function evaluateTargets(r: Omit<BenchResults, "targets">): TargetCheck[]
     if (t.kind !== "write") ratioCheck("sqlite-read-vs-echo", "Read tools on SQLite: at least 0.5 of the bare echo", t, "SQLite", big, echo, "echo", 0.5);
   }
   for (const t of big?.tools ?? []) {
-    if (t.id !== "tools/list") ratioCheck("sqlite-vs-sdk", `Every tool at least 3 × either SDK server (the faster: ${sdk?.label ?? "–"})`, t, "SQLite", big, sdk?.okPerSec, "SDK", 3);
+    if (t.id !== "tools/list")
+      ratioCheck("sqlite-vs-sdk", `Every tool at least 3 × either SDK server (the faster: ${sdk?.label ?? "–"})`, t, "SQLite", big, sdk?.okPerSec, "SDK", 3);
   }
   const write = big?.tools.find((t) => t.id === "create_transaction");
   if (write) ratioCheck("sqlite-write-vs-echo", "create_transaction on SQLite: at least 0.25 of the echo", write, "SQLite", big, echo, "echo", 0.25);
@@ -250,7 +251,14 @@ export function evaluateTargets(r: Omit<BenchResults, "targets">): TargetCheck[]
       });
     }
     for (const t of s.tools.filter((x) => x.kind === "write" && !writeChecksOf(s)[x.id])) {
-      out.push({ id: `${e.engine}-writes-exact`, text: `No write lost or duplicated under load (${e.engine})`, subject: `${t.label} (${scaleNote(s, e.engine)})`, measured: why(t), threshold: "0 lost, 0 duplicated", met: null });
+      out.push({
+        id: `${e.engine}-writes-exact`,
+        text: `No write lost or duplicated under load (${e.engine})`,
+        subject: `${t.label} (${scaleNote(s, e.engine)})`,
+        measured: why(t),
+        threshold: "0 lost, 0 duplicated",
+        met: null,
+      });
     }
   }
 
@@ -300,7 +308,14 @@ export function evaluateTargets(r: Omit<BenchResults, "targets">): TargetCheck[]
 
   const pgBig = largest(pg);
   if (pg && pg.status !== "ok") {
-    out.push({ id: "postgres-vs-echo", text: "Postgres: the same tools at least 0.3 of the echo", subject: "Postgres", measured: pg.note ?? pg.status, threshold: "≥ 0.3 ×", met: null });
+    out.push({
+      id: "postgres-vs-echo",
+      text: "Postgres: the same tools at least 0.3 of the echo",
+      subject: "Postgres",
+      measured: pg.note ?? pg.status,
+      threshold: "≥ 0.3 ×",
+      met: null,
+    });
   }
   for (const t of pgBig?.tools ?? []) {
     ratioCheck("postgres-vs-echo", "Postgres: the same tools at least 0.3 of the echo", t, "Postgres", pgBig, pgEcho, "echo", 0.3);

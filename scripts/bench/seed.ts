@@ -154,11 +154,16 @@ export async function seedSqlite(path: string, tables: TableRows[], log: SeedLog
         rows[table] = 0;
         if (!first) continue;
         const info = db.prepare(`PRAGMA table_info(${q(table)})`).all() as { name: string; notnull: number; dflt_value: unknown; pk: number }[];
-        const p = plan(table, info.map((c) => ({ name: c.name, required: c.notnull === 1 && c.dflt_value === null && c.pk === 0 })), first);
+        const p = plan(
+          table,
+          info.map((c) => ({ name: c.name, required: c.notnull === 1 && c.dflt_value === null && c.pk === 0 })),
+          first,
+        );
         // Multi-row statements: SQLITE_BATCH rows per call, then single rows for the remainder.
         const width = p.columns.length;
         const tuple = `(${p.columns.map(() => "?").join(", ")})`;
-        const insert = (count: number) => db.prepare(`INSERT INTO ${q(table)} (${p.columns.map(q).join(", ")}) VALUES ${new Array(count).fill(tuple).join(", ")}`);
+        const insert = (count: number) =>
+          db.prepare(`INSERT INTO ${q(table)} (${p.columns.map(q).join(", ")}) VALUES ${new Array(count).fill(tuple).join(", ")}`);
         const perStatement = Math.max(1, Math.min(SQLITE_BATCH, Math.floor(SQLITE_MAX_VARIABLES / width)));
         const many = insert(perStatement);
         const one = insert(1);
@@ -195,7 +200,6 @@ export async function seedSqlite(path: string, tables: TableRows[], log: SeedLog
   }
   return { seconds: (performance.now() - started) / 1000, rows, indexSeconds };
 }
-
 
 export async function seedPostgres(url: string, tables: TableRows[], log: SeedLog = () => undefined): Promise<SeedStats> {
   const started = performance.now();

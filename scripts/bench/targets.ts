@@ -120,7 +120,11 @@ export function buildTargets(ctx: TargetContext): Target[] {
       kind: "protocol",
       historyBound: false,
       variants: all.length,
-      call: (i) => ({ path: MCP_PATH, headers: { ...auth(all, i), "mcp-protocol-version": "2025-11-25" }, body: rpc("tools/call", { name: "whoami", arguments: {} }) }),
+      call: (i) => ({
+        path: MCP_PATH,
+        headers: { ...auth(all, i), "mcp-protocol-version": "2025-11-25" },
+        body: rpc("tools/call", { name: "whoami", arguments: {} }),
+      }),
       verify: isToolSuccess,
     },
     {
@@ -137,7 +141,10 @@ export function buildTargets(ctx: TargetContext): Target[] {
       verify: isToolSuccess,
     },
     direct("get_wallet_balance", main, (i) => ({ wallet_id: fixture.walletIds[i % fixture.walletIds.length] }), "read", true),
-    { ...direct("list_transactions", main, (i) => ({ wallet_id: fixture.walletIds[i % 3], date_from: month.from, date_to: month.to, limit: 50 }), "read", true), scaling: true },
+    {
+      ...direct("list_transactions", main, (i) => ({ wallet_id: fixture.walletIds[i % 3], date_from: month.from, date_to: month.to, limit: 50 }), "read", true),
+      scaling: true,
+    },
     { ...direct("get_transaction_summary", main, () => ({ date_from: month.from, date_to: month.to, group_by: "category" }), "read", true), scaling: true },
     direct("get_budget_status", main, () => ({}), "read", true),
     direct("list_bill_reminders", main, () => ({ days_ahead: 30 }), "read", false),

@@ -109,7 +109,9 @@ export interface AuditFilters {
 
 /** A user's entries newest first, filtered: list_changes. Index (user_id, id). */
 export async function findAuditEntries(db: Knex, userId: string, f: AuditFilters, limit: number): Promise<AuditEntry[]> {
-  const q = db("audit_log").where({ user_id: userId }).whereIn("resource_type", [...f.resourceTypes]);
+  const q = db("audit_log")
+    .where({ user_id: userId })
+    .whereIn("resource_type", [...f.resourceTypes]);
   if (f.idempotencyKey !== undefined) q.andWhere("idempotency_key", f.idempotencyKey);
   if (f.auditId !== undefined) q.andWhere("id", f.auditId);
   if (f.tool !== undefined) q.andWhere("tool", f.tool);

@@ -139,7 +139,10 @@ export async function createTokenWithinQuota(
 ): Promise<TokenRecord & { token: string }> {
   return db.transaction(async (trx) => {
     if (dialect(db) === "postgres") await trx("users").where({ id: userId }).forUpdate().first("id");
-    else await trx("users").where({ id: userId }).update({ updated_at: trx.ref("updated_at") }); // takes SQLite's write lock now
+    else
+      await trx("users")
+        .where({ id: userId })
+        .update({ updated_at: trx.ref("updated_at") }); // takes SQLite's write lock now
     const since = new Date(now.getTime() - HOUR_MS).toISOString();
     const recent = await trx("mcp_tokens").where({ user_id: userId }).where("created_at", ">", since).orderBy("created_at", "asc").select("created_at");
     if (recent.length >= perHour) {

@@ -24,13 +24,16 @@ export async function createUser(
   ids: IdSource = randomIds,
 ): Promise<User> {
   const email = input.email.trim();
-  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) || email.length > 320) throw new UserInputError(`email: expected an email address, got ${JSON.stringify(email)}`);
+  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) || email.length > 320)
+    throw new UserInputError(`email: expected an email address, got ${JSON.stringify(email)}`);
   if (input.password.length < 12) throw new UserInputError("password: expected at least 12 characters");
   const timezone = input.timezone ?? "UTC";
   if (!isValidTimeZone(timezone)) throw new UserInputError(`timezone: expected an IANA time zone such as Europe/Berlin, got ${JSON.stringify(timezone)}`);
   const currency = (input.currency ?? "USD").toUpperCase();
   if (!isKnownCurrency(currency)) throw new UserInputError(`currency: expected an ISO 4217 code such as EUR, got ${JSON.stringify(input.currency)}`);
-  const existing = await db("users").where({ email_normalized: normalizeEmail(email) }).first("id");
+  const existing = await db("users")
+    .where({ email_normalized: normalizeEmail(email) })
+    .first("id");
   if (existing) throw new UserInputError(`email: a user with this email already exists`);
   const at = now.toISOString();
   const user = { id: ids.next("usr"), email, timezone, default_currency: currency, created_at: at };
@@ -39,7 +42,9 @@ export async function createUser(
 }
 
 export async function findUserByEmail(db: Knex, email: string): Promise<(User & { password_hash: string }) | undefined> {
-  return db("users").where({ email_normalized: normalizeEmail(email) }).first("id", "email", "timezone", "default_currency", "created_at", "password_hash");
+  return db("users")
+    .where({ email_normalized: normalizeEmail(email) })
+    .first("id", "email", "timezone", "default_currency", "created_at", "password_hash");
 }
 
 export async function findUserById(db: Knex, id: string): Promise<User | undefined> {

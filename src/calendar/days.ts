@@ -82,4 +82,3 @@ export function addDays(date: string, days: number): string {
 export function daysBetween(from: string, to: string): number {
   return Math.round((requireDay(to, "to").getTime() - requireDay(from, "from").getTime()) / MS_PER_DAY);
 }
-

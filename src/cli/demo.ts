@@ -50,6 +50,6 @@ export async function demoCommand(args: string[]): Promise<void> {
     "",
   ];
   for (const c of clientConfigs(url, token)) out.push(`--- ${c.client}: ${c.where}`, c.text, "");
-  out.push("Try: \"How much did I spend on groceries last month, and am I on track with my budgets?\"", "Ready. Ctrl-C stops the server.", "");
+  out.push('Try: "How much did I spend on groceries last month, and am I on track with my budgets?"', "Ready. Ctrl-C stops the server.", "");
   process.stdout.write(out.join("\n"));
 }

@@ -42,7 +42,9 @@ async function readPassword(): Promise<string> {
   if (process.stdin.isTTY) process.stderr.write("password: ");
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  const password = Buffer.concat(chunks).toString("utf8").replace(/\r?\n$/, "");
+  const password = Buffer.concat(chunks)
+    .toString("utf8")
+    .replace(/\r?\n$/, "");
   if (!password) throw new UsageError("no password: set FINANCE_MCP_PASSWORD or pipe it on standard input");
   return password;
 }
@@ -88,7 +90,12 @@ async function run(argv: string[]): Promise<void> {
     }
     if (command === "user" && sub === "create") {
       const { values } = parseArgs({ args: rest, options: { email: { type: "string" }, timezone: { type: "string" }, currency: { type: "string" } } });
-      const user = await createUser(db, { email: required(values, "email"), password: await readPassword(), timezone: values.timezone, currency: values.currency });
+      const user = await createUser(db, {
+        email: required(values, "email"),
+        password: await readPassword(),
+        timezone: values.timezone,
+        currency: values.currency,
+      });
       console.log(JSON.stringify(user, null, 2));
       return;
     }
@@ -121,7 +128,10 @@ async function run(argv: string[]): Promise<void> {
       const days = values["expires-in-days"];
       const input = validateNewToken({
         name: required(values, "name"),
-        scopes: required(values, "scopes").split(",").map((s) => s.trim()).filter(Boolean),
+        scopes: required(values, "scopes")
+          .split(",")
+          .map((s) => s.trim())
+          .filter(Boolean),
         ...(days === undefined ? {} : { expires_in_days: /^\d+$/.test(days) ? Number(days) : days }),
       });
       const token = await createTokenWithinQuota(db, user.id, input, config.tokenPepper, config.rateLimits.tokensPerHour);
@@ -150,7 +160,16 @@ async function run(argv: string[]): Promise<void> {
 }
 
 run(process.argv.slice(2)).catch((err: unknown) => {
-  if (err instanceof UsageError || err instanceof CommandError || err instanceof ImportError || err instanceof BackupError || err instanceof ConfigError || err instanceof UserInputError || err instanceof TokenInputError || err instanceof TokenQuotaError) {
+  if (
+    err instanceof UsageError ||
+    err instanceof CommandError ||
+    err instanceof ImportError ||
+    err instanceof BackupError ||
+    err instanceof ConfigError ||
+    err instanceof UserInputError ||
+    err instanceof TokenInputError ||
+    err instanceof TokenQuotaError
+  ) {
     console.error(`finance-mcp: ${err.message}`);
     process.exit(2);
   }

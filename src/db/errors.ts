@@ -34,7 +34,8 @@ function driverCode(err: unknown): string | undefined {
  * unexpectedly", or a client that is no longer queryable), knex a pool that could not hand one out in time.
  * knex puts the statement in front ("ROLLBACK - Connection terminated unexpectedly").
  */
-const LOST_CONNECTION = /(?:^|- )(Connection terminated|Client has encountered a connection error|Client was closed|Connection ended unexpectedly)|^Knex: Timeout acquiring a connection/;
+const LOST_CONNECTION =
+  /(?:^|- )(Connection terminated|Client has encountered a connection error|Client was closed|Connection ended unexpectedly)|^Knex: Timeout acquiring a connection/;
 
 /** True for the failures a retry can fix: the database was busy or could not be reached. */
 export function isBusy(err: unknown): boolean {
@@ -43,13 +44,24 @@ export function isBusy(err: unknown): boolean {
     const message = (err as DriverError | null)?.message;
     return typeof message === "string" && LOST_CONNECTION.test(message);
   }
-  return code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED") || PG_BUSY.has(code) || code.startsWith("08") || code === "ECONNREFUSED" || code === "ECONNRESET";
+  return (
+    code.startsWith("SQLITE_BUSY") ||
+    code.startsWith("SQLITE_LOCKED") ||
+    PG_BUSY.has(code) ||
+    code.startsWith("08") ||
+    code === "ECONNREFUSED" ||
+    code === "ECONNRESET"
+  );
 }
 
 function overflowed(err: unknown): boolean {
   const code = driverCode(err);
   const message = String((err as DriverError | null)?.message ?? "");
-  return code === "22003" || (code?.startsWith("SQLITE_CONSTRAINT") === true && message.includes(TOTAL_OVERFLOW)) || (code === "SQLITE_ERROR" && message.endsWith("integer overflow"));
+  return (
+    code === "22003" ||
+    (code?.startsWith("SQLITE_CONSTRAINT") === true && message.includes(TOTAL_OVERFLOW)) ||
+    (code === "SQLITE_ERROR" && message.endsWith("integer overflow"))
+  );
 }
 
 /** The AppError a driver error means, or the error itself when it means nothing a caller could act on. */
@@ -57,7 +69,10 @@ export function translateDriverError(err: unknown): unknown {
   if (err instanceof AppError) return err;
   if (isBusy(err)) return unavailable(1, "The database is busy with another write (or was unreachable) and this call could not finish.");
   if (overflowed(err)) {
-    return conflict("amount", "amount: this change would take a wallet's running total beyond what the service can store. Use a smaller amount or another wallet.");
+    return conflict(
+      "amount",
+      "amount: this change would take a wallet's running total beyond what the service can store. Use a smaller amount or another wallet.",
+    );
   }
   const code = driverCode(err);
   if (code === "22021" || code === "22P05") {
@@ -77,7 +92,10 @@ export function translateDriverError(err: unknown): unknown {
  */
 export function describeForLog(err: unknown): { error: string; driver_code?: string; statement?: string; stack?: string } {
   if (!(err instanceof Error)) return { error: typeof err };
-  const frames = err.stack?.split("\n").filter((line) => line.startsWith("    at ")).join("\n");
+  const frames = err.stack
+    ?.split("\n")
+    .filter((line) => line.startsWith("    at "))
+    .join("\n");
   const code = driverCode(err);
   if (code === undefined && !isBusy(err)) return { error: `${err.name}: ${err.message}`, stack: frames };
   const cut = err.message.indexOf(" - ");

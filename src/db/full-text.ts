@@ -72,4 +72,3 @@ export async function searchFullText(db: Knex, words: readonly string[], limit: 
   );
   return (result.rows as Record<string, unknown>[]).map((r) => ({ ...r, score: Number(r.score) }));
 }
-

@@ -27,7 +27,9 @@ export class DatabaseInUseError extends Error {
     readonly databasePath: string,
     readonly holder: { pid?: number; started_at?: string; host?: string } | undefined,
   ) {
-    const who = holder?.pid ? `process ${holder.pid}${holder.host ? ` on ${holder.host}` : ""}${holder.started_at ? `, started ${holder.started_at}` : ""}` : "another process";
+    const who = holder?.pid
+      ? `process ${holder.pid}${holder.host ? ` on ${holder.host}` : ""}${holder.started_at ? `, started ${holder.started_at}` : ""}`
+      : "another process";
     super(
       `The SQLite database ${databasePath} is already served by ${who}. One server process per SQLite file: stop that one first, ` +
         `or run several processes on Postgres (DATABASE_URL=postgres://...).`,

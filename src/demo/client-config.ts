@@ -34,7 +34,11 @@ export function clientConfigs(url: string, token: string, name = "finance"): Cli
     {
       client: "Claude Desktop",
       where: "claude_desktop_config.json (Settings > Developer > Edit Config), through mcp-remote",
-      text: json({ mcpServers: { [name]: { command: "npx", args: ["-y", "mcp-remote", url, "--header", "Authorization:${AUTH_HEADER}"], env: { AUTH_HEADER: authorization } } } }),
+      text: json({
+        mcpServers: {
+          [name]: { command: "npx", args: ["-y", "mcp-remote", url, "--header", "Authorization:${AUTH_HEADER}"], env: { AUTH_HEADER: authorization } },
+        },
+      }),
     },
     {
       client: "Gemini CLI",

@@ -64,7 +64,11 @@ export async function seedDemoPerson(dispatch: Dispatch, caller: Caller, now = n
   const between = (lo: number, hi: number) => (lo + random() * (hi - lo)).toFixed(2);
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(random() * xs.length)]!;
   const call = (tool: string, params: Record<string, unknown>) =>
-    dispatch(tool, { ...params, ...(tool.startsWith("create_") || tool === "add_goal_funds" ? { idempotency_key: newKey() } : {}) }, { caller, requestId: `demo-seed-${randomUUID()}` }) as Promise<Record<string, any>>; // eslint-disable-line @typescript-eslint/no-explicit-any -- the seed reads its own answers loosely
+    dispatch(
+      tool,
+      { ...params, ...(tool.startsWith("create_") || tool === "add_goal_funds" ? { idempotency_key: newKey() } : {}) },
+      { caller, requestId: `demo-seed-${randomUUID()}` },
+    ) as Promise<Record<string, any>>; // eslint-disable-line @typescript-eslint/no-explicit-any -- the seed reads its own answers loosely
 
   const today = dayIn(DEMO_TIMEZONE, now);
   const first = monthStart(today, MONTHS - 1);
@@ -96,13 +100,25 @@ export async function seedDemoPerson(dispatch: Dispatch, caller: Caller, now = n
     await tx(withDay(month, 27), checking, "300.00", "transfer", { to_wallet_id: card, description: "Credit card payment" });
     // Groceries every three or four days, eating out about six times a month, a taxi now and then.
     for (let d = 2; d <= 28; d += 3 + Math.floor(random() * 2)) {
-      await tx(withDay(month, d), pick([checking, checking, card]), between(18, 96), "expense", { payee: pick(["REWE", "Lidl", "Aldi Süd", "Edeka", "Wochenmarkt"]), category: "Groceries" });
+      await tx(withDay(month, d), pick([checking, checking, card]), between(18, 96), "expense", {
+        payee: pick(["REWE", "Lidl", "Aldi Süd", "Edeka", "Wochenmarkt"]),
+        category: "Groceries",
+      });
     }
     for (let i = 0; i < 6; i++) {
       const d = 1 + Math.floor(random() * 28);
-      await tx(withDay(month, d), card, between(9, 68), "expense", { payee: pick(["Café Lotte", "Trattoria Da Nino", "Sushi Bar Ume", "Burgermeister", "Thai Orchid"]), category: "Eating out", ...(random() < 0.3 ? { tags: ["friends"] } : {}) });
+      await tx(withDay(month, d), card, between(9, 68), "expense", {
+        payee: pick(["Café Lotte", "Trattoria Da Nino", "Sushi Bar Ume", "Burgermeister", "Thai Orchid"]),
+        category: "Eating out",
+        ...(random() < 0.3 ? { tags: ["friends"] } : {}),
+      });
     }
-    if (random() < 0.7) await tx(withDay(month, 8 + Math.floor(random() * 15)), card, between(11, 34), "expense", { payee: "FreeNow", category: "Transport", description: "Taxi" });
+    if (random() < 0.7)
+      await tx(withDay(month, 8 + Math.floor(random() * 15)), card, between(11, 34), "expense", {
+        payee: "FreeNow",
+        category: "Transport",
+        description: "Taxi",
+      });
     // USD: a freelance client pays every other month.
     if (m % 2 === 0) await tx(withDay(month, 12), usd, "750.00", "income", { payee: "Harbor Labs Inc.", category: "Freelance", tags: ["side-project"] });
   }
@@ -129,18 +145,65 @@ export async function seedDemoPerson(dispatch: Dispatch, caller: Caller, now = n
   await budget("Getting around", "110.00", "EUR", "month", ["Transport"], { rollover: "carry_unspent" });
   await budget("Travel (USD)", "1000.00", "USD", "quarter", ["Travel", "Eating out", "Transport"], { wallet_ids: [usd] });
 
-  const goal = (await call("create_goal", { name: "Emergency fund", target_amount: "10000.00", currency: "EUR", target_date: `${Number(today.slice(0, 4)) + 1}-06-30`, wallet_id: savings })).goal as { id: string };
+  const goal = (
+    await call("create_goal", {
+      name: "Emergency fund",
+      target_amount: "10000.00",
+      currency: "EUR",
+      target_date: `${Number(today.slice(0, 4)) + 1}-06-30`,
+      wallet_id: savings,
+    })
+  ).goal as { id: string };
   for (let m = MONTHS - 1; m >= 0; m--) {
     const date = withDay(monthStart(today, m), 26);
     if (date <= today) await call("add_goal_funds", { goal_id: goal.id, amount: "400.00", date, note: "Monthly saving" });
   }
 
   const bill = (name: string, fields: Record<string, unknown>) => call("create_bill_reminder", { name, ...fields });
-  await bill("Rent", { payee: "Hausverwaltung Krüger", amount: "1150.00", currency: "EUR", wallet_id: checking, category: "Rent", autopay: true, schedule: { frequency: "monthly", start_date: first, day_of_month: 1 } });
-  await bill("Electricity", { payee: "Stadtwerke", amount_min: "55.00", amount_max: "100.00", currency: "EUR", wallet_id: checking, category: "Utilities", schedule: { frequency: "monthly", start_date: first, day_of_month: 5 } });
-  await bill("Internet", { payee: "Telekom", amount: "39.99", currency: "EUR", wallet_id: checking, category: "Utilities", autopay: true, schedule: { frequency: "monthly", start_date: first, day_of_month: 10 } });
-  await bill("Car insurance", { payee: "HUK-Coburg", amount: "412.80", currency: "EUR", wallet_id: checking, category: "Insurance", notice_days: 14, schedule: { frequency: "yearly", start_date: withDay(monthStart(today, -1), 1) } });
-  await bill("Domain renewal", { payee: "Namecheap", amount: "14.98", currency: "USD", wallet_id: usd, category: "Freelance", schedule: { frequency: "yearly", start_date: addDays(today, 20) } });
+  await bill("Rent", {
+    payee: "Hausverwaltung Krüger",
+    amount: "1150.00",
+    currency: "EUR",
+    wallet_id: checking,
+    category: "Rent",
+    autopay: true,
+    schedule: { frequency: "monthly", start_date: first, day_of_month: 1 },
+  });
+  await bill("Electricity", {
+    payee: "Stadtwerke",
+    amount_min: "55.00",
+    amount_max: "100.00",
+    currency: "EUR",
+    wallet_id: checking,
+    category: "Utilities",
+    schedule: { frequency: "monthly", start_date: first, day_of_month: 5 },
+  });
+  await bill("Internet", {
+    payee: "Telekom",
+    amount: "39.99",
+    currency: "EUR",
+    wallet_id: checking,
+    category: "Utilities",
+    autopay: true,
+    schedule: { frequency: "monthly", start_date: first, day_of_month: 10 },
+  });
+  await bill("Car insurance", {
+    payee: "HUK-Coburg",
+    amount: "412.80",
+    currency: "EUR",
+    wallet_id: checking,
+    category: "Insurance",
+    notice_days: 14,
+    schedule: { frequency: "yearly", start_date: withDay(monthStart(today, -1), 1) },
+  });
+  await bill("Domain renewal", {
+    payee: "Namecheap",
+    amount: "14.98",
+    currency: "USD",
+    wallet_id: usd,
+    category: "Freelance",
+    schedule: { frequency: "yearly", start_date: addDays(today, 20) },
+  });
 
   return { wallets: 4, transactions, budgets: 4, goals: 1, bills: 5, from: first, to: today };
 }

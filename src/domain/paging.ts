@@ -26,10 +26,14 @@ export function encodeCursor(fingerprint: string, position: Record<string, strin
 }
 
 const badCursor = (why: string) =>
-  new AppError("invalid_params", `cursor: ${why} Pass next_cursor back unchanged, with the same filters and sort, or leave cursor out to start from the first page.`, {
-    field: "cursor",
-    expected: "the next_cursor of the previous page, with the same filters and sort",
-  });
+  new AppError(
+    "invalid_params",
+    `cursor: ${why} Pass next_cursor back unchanged, with the same filters and sort, or leave cursor out to start from the first page.`,
+    {
+      field: "cursor",
+      expected: "the next_cursor of the previous page, with the same filters and sort",
+    },
+  );
 
 /**
  * The position a cursor holds, or invalid_params on `cursor`: when it is not one this server issued

@@ -22,11 +22,21 @@ export const MAX_BATCH_MESSAGES = 100;
 export async function handleBatch(deps: McpRouteDeps, batch: unknown[], req: Request, res: Response, requestId: string): Promise<void> {
   const header = (req.headers["mcp-protocol-version"] as string | undefined)?.trim();
   if (header && header !== DEFAULT_HEADER_VERSION) {
-    throw protocolError(INVALID_REQUEST, `JSON-RPC batches exist only in protocol revision ${DEFAULT_HEADER_VERSION}; this request declares ${header}: send one message per request.`, { field: "body" }, 400);
+    throw protocolError(
+      INVALID_REQUEST,
+      `JSON-RPC batches exist only in protocol revision ${DEFAULT_HEADER_VERSION}; this request declares ${header}: send one message per request.`,
+      { field: "body" },
+      400,
+    );
   }
   if (batch.length === 0) throw protocolError(INVALID_REQUEST, "An empty JSON-RPC batch: send at least one message.", { field: "body" }, 400);
   if (batch.length > MAX_BATCH_MESSAGES) {
-    throw protocolError(INVALID_REQUEST, `A batch holds at most ${MAX_BATCH_MESSAGES} messages; this one has ${batch.length}.`, { field: "body", expected: `at most ${MAX_BATCH_MESSAGES} messages` }, 400);
+    throw protocolError(
+      INVALID_REQUEST,
+      `A batch holds at most ${MAX_BATCH_MESSAGES} messages; this one has ${batch.length}.`,
+      { field: "body", expected: `at most ${MAX_BATCH_MESSAGES} messages` },
+      400,
+    );
   }
   await authenticate(deps.db, deps.config, req);
 
@@ -52,4 +62,3 @@ export async function handleBatch(deps: McpRouteDeps, batch: unknown[], req: Req
   }
   writeJson(res, 200, answers);
 }
-

@@ -32,11 +32,19 @@ export function hostAndOriginGuard(config: Config) {
   return (req: Request, res: Response, next: NextFunction) => {
     const host = req.headers.host;
     if (!config.allowedHosts.includes("*") && (!host || !config.allowedHosts.includes(hostName(host).toLowerCase()))) {
-      return sendRpcError(res, null, protocolError(INVALID_REQUEST, `Host ${JSON.stringify(host ?? "")} is not allowed (ALLOWED_HOSTS).`, { code: "forbidden_host" }, 403));
+      return sendRpcError(
+        res,
+        null,
+        protocolError(INVALID_REQUEST, `Host ${JSON.stringify(host ?? "")} is not allowed (ALLOWED_HOSTS).`, { code: "forbidden_host" }, 403),
+      );
     }
     const origin = req.headers.origin;
     if (origin && !originAllowed(config, origin)) {
-      return sendRpcError(res, null, protocolError(INVALID_REQUEST, `Origin ${JSON.stringify(origin)} is not allowed (ALLOWED_ORIGINS).`, { code: "forbidden_origin" }, 403));
+      return sendRpcError(
+        res,
+        null,
+        protocolError(INVALID_REQUEST, `Origin ${JSON.stringify(origin)} is not allowed (ALLOWED_ORIGINS).`, { code: "forbidden_origin" }, 403),
+      );
     }
     next();
   };

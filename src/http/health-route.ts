@@ -44,7 +44,9 @@ async function databaseChecks(db: Knex): Promise<Pick<ReadyChecks, "database" | 
 /** Probes arriving within this long of a database check share it: /readyz cannot load the database. */
 const DATABASE_CHECK_REUSE_MS = 1000;
 
-export async function readiness(deps: HealthDeps & { recent?: { at: number; result: Promise<Pick<ReadyChecks, "database" | "migrations">> } }): Promise<{ ready: boolean; checks: ReadyChecks }> {
+export async function readiness(
+  deps: HealthDeps & { recent?: { at: number; result: Promise<Pick<ReadyChecks, "database" | "migrations">> } },
+): Promise<{ ready: boolean; checks: ReadyChecks }> {
   const now = Date.now();
   if (!deps.recent || now - deps.recent.at >= DATABASE_CHECK_REUSE_MS) deps.recent = { at: now, result: databaseChecks(deps.db) };
   const checks: ReadyChecks = { ...(await deps.recent.result), listener: "ok", shutdown: deps.draining() ? "draining" : "no" };

@@ -47,7 +47,14 @@ export interface Admitted {
  * revision headers, token, rate limit (every JSON-RPC message counts). Throws what the HTTP answer
  * must say; `owner` (SSE transport) refuses a token of another user than the stream's.
  */
-export async function admit(deps: McpRouteDeps, body: unknown, req: Request, res: Response, transport: Transport, owner?: (caller: Caller) => void): Promise<Admitted> {
+export async function admit(
+  deps: McpRouteDeps,
+  body: unknown,
+  req: Request,
+  res: Response,
+  transport: Transport,
+  owner?: (caller: Caller) => void,
+): Promise<Admitted> {
   const turn = deps.gate?.enter();
   if (turn) await turn;
   const msg = parseEnvelope(body);
@@ -129,7 +136,12 @@ async function routeMessage(deps: McpRouteDeps, msg: JsonRpcRequest, ctx: McpCon
   if (mcp !== undefined) return mcp;
   if (ctx.revision.era === "modern") {
     // 2026-07-28: an unknown method is 404 with -32601, which tells a modern client this is a modern server.
-    throw protocolError(METHOD_NOT_FOUND, `Method not found: ${msg.method} is not a method of protocol revision ${ctx.revision.version} on this server.`, {}, 404);
+    throw protocolError(
+      METHOD_NOT_FOUND,
+      `Method not found: ${msg.method} is not a method of protocol revision ${ctx.revision.version} on this server.`,
+      {},
+      404,
+    );
   }
   throw unknownMethod(msg.method);
 }

@@ -26,13 +26,21 @@ export function jsonBodyParser(config: Config): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
     if (!hasJsonContentType(req)) {
       const type = JSON.stringify(req.headers["content-type"]);
-      return sendRpcError(res, null, protocolError(INVALID_REQUEST, `Content-Type ${type} is not JSON: send the body as application/json.`, { code: "unsupported_media_type" }, 415));
+      return sendRpcError(
+        res,
+        null,
+        protocolError(INVALID_REQUEST, `Content-Type ${type} is not JSON: send the body as application/json.`, { code: "unsupported_media_type" }, 415),
+      );
     }
     jsonBody(req, res, (err?: unknown) => {
       if (!err) return next();
       const e = err as { type?: string; status?: number };
       if (e.type === "entity.too.large") {
-        return sendRpcError(res, null, protocolError(INVALID_REQUEST, `The request body is larger than ${config.maxBodyBytes} bytes.`, { code: "payload_too_large" }, 413));
+        return sendRpcError(
+          res,
+          null,
+          protocolError(INVALID_REQUEST, `The request body is larger than ${config.maxBodyBytes} bytes.`, { code: "payload_too_large" }, 413),
+        );
       }
       return sendRpcError(res, null, protocolError(PARSE_ERROR, "The body is not valid JSON.", {}, 400));
     });
@@ -48,7 +56,11 @@ export function mcpRouter(deps: McpRouteDeps): Router {
     guard,
     (req, res, next) => {
       if (!acceptsJsonOrSse(req)) {
-        return sendRpcError(res, null, protocolError(INVALID_REQUEST, "Accept must include application/json or text/event-stream.", { code: "not_acceptable" }, 406));
+        return sendRpcError(
+          res,
+          null,
+          protocolError(INVALID_REQUEST, "Accept must include application/json or text/event-stream.", { code: "not_acceptable" }, 406),
+        );
       }
       next();
     },
@@ -64,7 +76,12 @@ export function mcpRouter(deps: McpRouteDeps): Router {
     sendRpcError(
       res,
       null,
-      protocolError(INVALID_REQUEST, "Method not allowed: this MCP endpoint is stateless and takes POST only. Change events are on GET /api/v1/mcp/sse.", { code: "method_not_allowed" }, 405),
+      protocolError(
+        INVALID_REQUEST,
+        "Method not allowed: this MCP endpoint is stateless and takes POST only. Change events are on GET /api/v1/mcp/sse.",
+        { code: "method_not_allowed" },
+        405,
+      ),
     );
   });
 

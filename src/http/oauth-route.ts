@@ -55,7 +55,8 @@ export function oauthRouter(deps: OAuthRouteDeps): Router {
       if (!urls) return next();
       Promise.resolve(fn(urls, req, res)).catch((err: unknown) => {
         deps.log.error("oauth_endpoint_error", { request_id: scopeOf(res).request_id, ...describeForLog(err) });
-        if (!res.headersSent) res.status(500).set("Cache-Control", "no-store").json({ error: "server_error", error_description: "The server failed; try again." });
+        if (!res.headersSent)
+          res.status(500).set("Cache-Control", "no-store").json({ error: "server_error", error_description: "The server failed; try again." });
       });
     };
 
@@ -81,16 +82,30 @@ export function oauthRouter(deps: OAuthRouteDeps): Router {
 
   const bodyError = (res: Response, err: unknown) => {
     const tooLarge = (err as { type?: string }).type === "entity.too.large";
-    res.status(tooLarge ? 413 : 400).set("Cache-Control", "no-store").json({ error: "invalid_request", error_description: tooLarge ? `The body is larger than ${MAX_BODY}.` : "The body cannot be parsed." });
+    res
+      .status(tooLarge ? 413 : 400)
+      .set("Cache-Control", "no-store")
+      .json({ error: "invalid_request", error_description: tooLarge ? `The body is larger than ${MAX_BODY}.` : "The body cannot be parsed." });
   };
-  const parse = (parser: express.RequestHandler) => (req: Request, res: Response, next: NextFunction) => parser(req, res, (err?: unknown) => (err ? bodyError(res, err) : next()));
+  const parse = (parser: express.RequestHandler) => (req: Request, res: Response, next: NextFunction) =>
+    parser(req, res, (err?: unknown) => (err ? bodyError(res, err) : next()));
 
   for (const path of [PRM_PATH, `${PRM_PATH}${MCP_PATH}`]) {
     router.options(path, publicCors);
-    router.get(path, hostGuard, publicCors, withUrls((urls, _req, res) => void res.json(protectedResourceMetadata(urls))));
+    router.get(
+      path,
+      hostGuard,
+      publicCors,
+      withUrls((urls, _req, res) => void res.json(protectedResourceMetadata(urls))),
+    );
   }
   router.options(AS_METADATA_PATH, publicCors);
-  router.get(AS_METADATA_PATH, hostGuard, publicCors, withUrls((urls, _req, res) => void res.json(authorizationServerMetadata(urls))));
+  router.get(
+    AS_METADATA_PATH,
+    hostGuard,
+    publicCors,
+    withUrls((urls, _req, res) => void res.json(authorizationServerMetadata(urls))),
+  );
 
   router.options([REGISTER_PATH, TOKEN_PATH, REVOKE_PATH], clientCors);
 
@@ -102,7 +117,10 @@ export function oauthRouter(deps: OAuthRouteDeps): Router {
     perAddress,
     (req, res, next) => {
       if (/^application\/json\b/i.test(req.headers["content-type"] ?? "")) return next();
-      res.status(400).set("Cache-Control", "no-store").json({ error: "invalid_client_metadata", error_description: "Send the client metadata as application/json." });
+      res
+        .status(400)
+        .set("Cache-Control", "no-store")
+        .json({ error: "invalid_client_metadata", error_description: "Send the client metadata as application/json." });
     },
     parse(json),
     withUrls(async (_urls, req, res) => {

@@ -11,8 +11,12 @@ export async function applyLimit(limits: RateLimits, res: Response, name: LimitN
   res.setHeader("RateLimit-Policy", `"${name}";q=${d.limit};w=${d.windowSeconds}`);
   res.setHeader("RateLimit", `"${name}";r=${d.remaining};t=${d.resetSeconds}`);
   if (!d.allowed) {
-    throw new AppError("rate_limited", `Too many requests: this token may make ${d.limit} requests per ${d.windowSeconds} seconds. Wait ${d.resetSeconds} seconds, then retry.`, {
-      retry_after_seconds: d.resetSeconds,
-    });
+    throw new AppError(
+      "rate_limited",
+      `Too many requests: this token may make ${d.limit} requests per ${d.windowSeconds} seconds. Wait ${d.resetSeconds} seconds, then retry.`,
+      {
+        retry_after_seconds: d.resetSeconds,
+      },
+    );
   }
 }

@@ -37,7 +37,13 @@ export function requestScope(log: Logger, metrics?: Pick<Metrics, "countRequest"
     log.beginRequest?.(scope);
     const start = performance.now();
     res.once("close", () => {
-      log.info(REQUEST_EVENT, { request_id: scope.request_id, method: req.method, path: req.path.slice(0, 200), status: res.statusCode, ms: Math.round((performance.now() - start) * 10) / 10 });
+      log.info(REQUEST_EVENT, {
+        request_id: scope.request_id,
+        method: req.method,
+        path: req.path.slice(0, 200),
+        status: res.statusCode,
+        ms: Math.round((performance.now() - start) * 10) / 10,
+      });
       log.endRequest?.(scope);
       metrics?.countRequest(req.method, req.path, res.statusCode);
     });

@@ -103,8 +103,17 @@ async function openStream(deps: SseRouteDeps, streams: SseStreams, req: Request,
   const open = streams.openCount(caller.tokenId, caller.userId);
   const caps = deps.config.sseStreams;
   if (open.token >= caps.perToken || open.user >= caps.perUser) {
-    const which = open.token >= caps.perToken ? `this token has ${open.token} (at most ${caps.perToken})` : `this user has ${open.user} (at most ${caps.perUser})`;
-    sendAnswer(res, errorAnswer(deps, null, new AppError("rate_limited", `Too many open event streams: ${which}. Close one, then retry.`, { retry_after_seconds: STREAM_CAP_RETRY_SECONDS }), requestId));
+    const which =
+      open.token >= caps.perToken ? `this token has ${open.token} (at most ${caps.perToken})` : `this user has ${open.user} (at most ${caps.perUser})`;
+    sendAnswer(
+      res,
+      errorAnswer(
+        deps,
+        null,
+        new AppError("rate_limited", `Too many open event streams: ${which}. Close one, then retry.`, { retry_after_seconds: STREAM_CAP_RETRY_SECONDS }),
+        requestId,
+      ),
+    );
     return;
   }
 
@@ -171,10 +180,20 @@ async function postMessage(deps: SseRouteDeps, streams: SseStreams, req: Request
       scope.user_id = caller.userId;
       stream = streams.get(streamId);
       if (!stream) {
-        throw protocolError(INVALID_REQUEST, `No open stream ${JSON.stringify(streamId)} on this server: open GET ${SSE_PATH} and post to the URL of its endpoint event.`, { code: "unknown_stream", field: "stream" }, 404);
+        throw protocolError(
+          INVALID_REQUEST,
+          `No open stream ${JSON.stringify(streamId)} on this server: open GET ${SSE_PATH} and post to the URL of its endpoint event.`,
+          { code: "unknown_stream", field: "stream" },
+          404,
+        );
       }
       if (stream.userId !== caller.userId) {
-        throw protocolError(INVALID_REQUEST, "This stream belongs to another user: post with a token of the user who opened it.", { code: "forbidden_stream", field: "stream" }, 403);
+        throw protocolError(
+          INVALID_REQUEST,
+          "This stream belongs to another user: post with a token of the user who opened it.",
+          { code: "forbidden_stream", field: "stream" },
+          403,
+        );
       }
     });
     scope.tool = toolOf(admitted.msg);

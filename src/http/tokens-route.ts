@@ -16,7 +16,16 @@ import { AppError, internalError } from "../errors.js";
 import { errorObject } from "../rpc/message.js";
 import type { Logger } from "../log.js";
 import type { RateLimits } from "../limits/types.js";
-import { createTokenWithinQuota, listTokens, revokeToken, TokenInputError, TokenQuotaError, tokenStatus, validateNewToken, type TokenRecord } from "../auth/tokens.js";
+import {
+  createTokenWithinQuota,
+  listTokens,
+  revokeToken,
+  TokenInputError,
+  TokenQuotaError,
+  tokenStatus,
+  validateNewToken,
+  type TokenRecord,
+} from "../auth/tokens.js";
 import { authenticateBasic, BASIC_CHALLENGE } from "./basic-auth.js";
 import { hostAndOriginGuard } from "./guards.js";
 import { applyLimit } from "./rate-limit-headers.js";
@@ -45,7 +54,8 @@ class StatusError extends AppError {
 
 function sendError(res: Response, status: number, err: AppError): void {
   if (err.errorName === "unauthorized") res.setHeader("WWW-Authenticate", BASIC_CHALLENGE);
-  if (err.errorName === "rate_limited" && typeof err.details.retry_after_seconds === "number") res.setHeader("Retry-After", String(err.details.retry_after_seconds));
+  if (err.errorName === "rate_limited" && typeof err.details.retry_after_seconds === "number")
+    res.setHeader("Retry-After", String(err.details.retry_after_seconds));
   res.status(status).json({ error: errorObject(err) });
 }
 
@@ -112,7 +122,11 @@ export function tokensRouter(deps: TokensRouteDeps): Router {
         await applyLimit(deps.limits, res, "tokens", user.id);
       } catch (err) {
         if (err instanceof AppError && err.errorName === "rate_limited") {
-          throw new AppError("rate_limited", `Too many tokens created: at most ${deps.config.rateLimits.tokensPerHour} per hour per user. Wait ${err.details.retry_after_seconds} seconds, then retry.`, err.details);
+          throw new AppError(
+            "rate_limited",
+            `Too many tokens created: at most ${deps.config.rateLimits.tokensPerHour} per hour per user. Wait ${err.details.retry_after_seconds} seconds, then retry.`,
+            err.details,
+          );
         }
         throw err;
       }
@@ -131,9 +145,13 @@ export function tokensRouter(deps: TokensRouteDeps): Router {
         });
       } catch (err) {
         if (!(err instanceof TokenQuotaError)) throw err;
-        throw new AppError("rate_limited", `Too many tokens created: at most ${err.limit} per hour per user. Wait ${err.retryAfterSeconds} seconds, then retry.`, {
-          retry_after_seconds: err.retryAfterSeconds,
-        });
+        throw new AppError(
+          "rate_limited",
+          `Too many tokens created: at most ${err.limit} per hour per user. Wait ${err.retryAfterSeconds} seconds, then retry.`,
+          {
+            retry_after_seconds: err.retryAfterSeconds,
+          },
+        );
       }
     }),
   );

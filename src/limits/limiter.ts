@@ -40,7 +40,12 @@ export class RateLimiterSQLiteAutocommit extends RateLimiterSQLite {
 
   _getRateLimiterRes(rlKey: string, changedPoints: number, result: { points: unknown; expire: unknown }): RateLimiterRes {
     const row = { points: Number(result.points), expire: result.expire == null ? null : Number(result.expire) };
-    return (RateLimiterSQLite.prototype as unknown as { _getRateLimiterRes(k: string, c: number, r: unknown): RateLimiterRes })._getRateLimiterRes.call(this, rlKey, changedPoints, row);
+    return (RateLimiterSQLite.prototype as unknown as { _getRateLimiterRes(k: string, c: number, r: unknown): RateLimiterRes })._getRateLimiterRes.call(
+      this,
+      rlKey,
+      changedPoints,
+      row,
+    );
   }
 }
 
@@ -84,10 +89,20 @@ export function createRateLimits(db: Knex, config: Config, options: RateLimitOpt
   const login = createLoginThrottle(
     {
       // login_pair, not login_email: the key changed meaning (email and address), so old counts do not carry over.
-      email: make({ keyPrefix: "login_pair", points: policies.email.refuseAfter, duration: policies.email.windowSeconds, blockDuration: policies.email.blockSeconds }),
+      email: make({
+        keyPrefix: "login_pair",
+        points: policies.email.refuseAfter,
+        duration: policies.email.windowSeconds,
+        blockDuration: policies.email.blockSeconds,
+      }),
       // Never refuses: points beyond any count, no block; it only measures the delay.
       account: make({ keyPrefix: "login_email", points: Number.MAX_SAFE_INTEGER, duration: policies.account.windowSeconds }),
-      address: make({ keyPrefix: "login_address", points: policies.address.refuseAfter, duration: policies.address.windowSeconds, blockDuration: policies.address.blockSeconds }),
+      address: make({
+        keyPrefix: "login_address",
+        points: policies.address.refuseAfter,
+        duration: policies.address.windowSeconds,
+        blockDuration: policies.address.blockSeconds,
+      }),
     },
     policies,
   );

@@ -54,7 +54,9 @@ export function emailKey(email: string): string {
 
 /** Email and address → the key of the pair's count. */
 export function pairKey(email: string, address: string): string {
-  return createHash("sha256").update(`${email.trim().toLowerCase()}\n${addressKey(address)}`).digest("hex");
+  return createHash("sha256")
+    .update(`${email.trim().toLowerCase()}\n${addressKey(address)}`)
+    .digest("hex");
 }
 
 /** IPv4-mapped IPv6 → IPv4; IPv6 → its /64 network (one host usually holds a whole /64). */
@@ -66,7 +68,10 @@ export function addressKey(address: string): string {
   const left = head ? head.split(":") : [];
   const right = tail === undefined ? [] : tail ? tail.split(":") : [];
   const groups = tail === undefined ? left : [...left, ...Array(8 - left.length - right.length).fill("0"), ...right];
-  return `${groups.slice(0, 4).map((g) => parseInt(g || "0", 16).toString(16)).join(":")}::/64`;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => parseInt(g || "0", 16).toString(16))
+    .join(":")}::/64`;
 }
 
 function delayFor(policy: LoginPolicy, attempts: number): number {
@@ -100,7 +105,11 @@ export function createLoginThrottle(
       if (refusals.length) return { refused: true, retryAfterSeconds: Math.max(1, Math.ceil(Math.max(...refusals) / 1000)) };
       return {
         refused: false,
-        delayMs: Math.max(delayFor(policies.email, byPair.consumedPoints), delayFor(policies.account, byAccount.consumedPoints), delayFor(policies.address, byAddress.consumedPoints)),
+        delayMs: Math.max(
+          delayFor(policies.email, byPair.consumedPoints),
+          delayFor(policies.account, byAccount.consumedPoints),
+          delayFor(policies.address, byAddress.consumedPoints),
+        ),
       };
     },
     async succeeded(email, clientAddress) {

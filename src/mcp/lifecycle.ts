@@ -22,7 +22,7 @@ export const INSTRUCTIONS = instructions;
 export function initializeResult(params: unknown, transport: Transport): Record<string, unknown> {
   const p = params !== null && typeof params === "object" && !Array.isArray(params) ? (params as Record<string, unknown>) : undefined;
   if (!p || typeof p.protocolVersion !== "string") {
-    throw protocolError(INVALID_PARAMS, "initialize: params.protocolVersion: expected the protocol version the client speaks, e.g. \"2025-11-25\".", {
+    throw protocolError(INVALID_PARAMS, 'initialize: params.protocolVersion: expected the protocol version the client speaks, e.g. "2025-11-25".', {
       field: "protocolVersion",
       expected: "a protocol version string",
     });

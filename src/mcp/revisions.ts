@@ -125,7 +125,9 @@ export function readRevision(msg: JsonRpcRequest, headers: IncomingHttpHeaders, 
   }
   if (header !== metaVersion) {
     throw headerMismatch(
-      header ? `MCP-Protocol-Version header ${JSON.stringify(header)} does not match body _meta version ${JSON.stringify(metaVersion)}.` : "the MCP-Protocol-Version header is required.",
+      header
+        ? `MCP-Protocol-Version header ${JSON.stringify(header)} does not match body _meta version ${JSON.stringify(metaVersion)}.`
+        : "the MCP-Protocol-Version header is required.",
     );
   }
   if (typeof metaVersion !== "string" || !MODERN_SET.has(metaVersion)) throw unsupported(String(metaVersion), transport);
@@ -137,12 +139,18 @@ export function readRevision(msg: JsonRpcRequest, headers: IncomingHttpHeaders, 
     const name = headerValue(headers, "mcp-name");
     if (name === undefined) throw headerMismatch(`the Mcp-Name header is required for ${msg.method}.`);
     const decoded = decodeHeaderValue(name);
-    if (decoded !== source.value) throw headerMismatch(`Mcp-Name header ${JSON.stringify(decoded)} does not match body ${source.field} ${JSON.stringify(source.value)}.`);
+    if (decoded !== source.value)
+      throw headerMismatch(`Mcp-Name header ${JSON.stringify(decoded)} does not match body ${source.field} ${JSON.stringify(source.value)}.`);
   }
   if (msg.id !== undefined) {
     const caps = meta?.[META_CLIENT_CAPABILITIES];
     if (caps === null || typeof caps !== "object" || Array.isArray(caps)) {
-      throw protocolError(INVALID_PARAMS, `params._meta["${META_CLIENT_CAPABILITIES}"] is required (an object; {} when the client has none).`, { field: `params._meta.${META_CLIENT_CAPABILITIES}` }, 400);
+      throw protocolError(
+        INVALID_PARAMS,
+        `params._meta["${META_CLIENT_CAPABILITIES}"] is required (an object; {} when the client has none).`,
+        { field: `params._meta.${META_CLIENT_CAPABILITIES}` },
+        400,
+      );
     }
   }
   return { era: "modern", version: metaVersion, transport };

@@ -77,7 +77,8 @@ function staticTokenLacksScope(err: AppError): AppError {
 }
 
 export async function callTool(deps: CallDeps, params: unknown, ctx: McpContext): Promise<CallToolResult> {
-  if (params === null || typeof params !== "object" || Array.isArray(params)) throw malformed("name", "the name of a tool (params is an object {name, arguments})");
+  if (params === null || typeof params !== "object" || Array.isArray(params))
+    throw malformed("name", "the name of a tool (params is an object {name, arguments})");
   const { name, arguments: args } = params as Record<string, unknown>;
   if (typeof name !== "string") throw malformed("name", "the name of a tool, a string");
   if (!toolsByName.has(name)) {

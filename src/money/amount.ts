@@ -61,13 +61,8 @@ function exampleFor(exponent: number): string {
 /** What a valid amount looks like, for `MoneyError.expected` and tool descriptions. */
 export function expectedAmount(currency: string, opts: ParseAmountOptions = {}): string {
   const exponent = isKnownCurrency(currency) ? currencyExponent(currency) : 2;
-  const kind = opts.signed
-    ? "a decimal string, optionally negative,"
-    : opts.allowZero
-      ? "a non-negative decimal string"
-      : "a positive decimal string";
-  const decimals =
-    exponent === 0 ? "with no decimal places" : `with at most ${exponent} decimal place${exponent === 1 ? "" : "s"}`;
+  const kind = opts.signed ? "a decimal string, optionally negative," : opts.allowZero ? "a non-negative decimal string" : "a positive decimal string";
+  const decimals = exponent === 0 ? "with no decimal places" : `with at most ${exponent} decimal place${exponent === 1 ? "" : "s"}`;
   return `${kind} ${decimals}, such as ${exampleFor(exponent)}`;
 }
 
@@ -112,28 +107,20 @@ export function parseAmount(input: unknown, currency: string, field: string, opt
   if (input.length === 0) {
     throw new MoneyError(field, expected, `must not be empty; expected ${expected}`);
   }
-  const shown =
-    input.length > MAX_INPUT_LENGTH ? `${JSON.stringify(input.slice(0, MAX_INPUT_LENGTH))}...` : JSON.stringify(input);
+  const shown = input.length > MAX_INPUT_LENGTH ? `${JSON.stringify(input.slice(0, MAX_INPUT_LENGTH))}...` : JSON.stringify(input);
   if (input.length > MAX_INPUT_LENGTH) {
-    throw new MoneyError(
-      field,
-      expected,
-      `is too long (${input.length} characters); expected ${expected}, got ${shown}`,
-    );
+    throw new MoneyError(field, expected, `is too long (${input.length} characters); expected ${expected}, got ${shown}`);
   }
 
   const m = /^(-?)([0-9]+)(?:\.([0-9]+))?$/.exec(input);
   if (!m) {
     let why = `is not a plain decimal number; expected ${expected}, got ${shown}`;
     if (/^\s|\s$/.test(input)) why = `must not contain spaces; expected ${expected}, got ${shown}`;
-    else if (/^[+-]?[0-9]*\.?[0-9]*[eE][+-]?[0-9]+$/.test(input))
-      why = `must not use exponent notation; expected ${expected}, got ${shown}`;
+    else if (/^[+-]?[0-9]*\.?[0-9]*[eE][+-]?[0-9]+$/.test(input)) why = `must not use exponent notation; expected ${expected}, got ${shown}`;
     else if (input.startsWith("+")) why = `must not have a "+" sign; expected ${expected}, got ${shown}`;
-    else if (/^-?\.[0-9]/.test(input))
-      why = `needs a digit before the decimal point (write "0.5", not ".5"); got ${shown}`;
+    else if (/^-?\.[0-9]/.test(input)) why = `needs a digit before the decimal point (write "0.5", not ".5"); got ${shown}`;
     else if (/^-?[0-9]+\.$/.test(input)) why = `must not end with a decimal point; expected ${expected}, got ${shown}`;
-    else if (input.includes(","))
-      why = `must use "." as the decimal separator and no thousands separators; expected ${expected}, got ${shown}`;
+    else if (input.includes(",")) why = `must use "." as the decimal separator and no thousands separators; expected ${expected}, got ${shown}`;
     throw new MoneyError(field, expected, why);
   }
   const sign = m[1] ?? "";
@@ -141,11 +128,7 @@ export function parseAmount(input: unknown, currency: string, field: string, opt
   const fracPart = m[3] ?? "";
 
   if (sign === "-" && !opts.signed) {
-    throw new MoneyError(
-      field,
-      expected,
-      `must be a positive amount without a sign (the direction is a separate field), got ${shown}`,
-    );
+    throw new MoneyError(field, expected, `must be a positive amount without a sign (the direction is a separate field), got ${shown}`);
   }
   if (intPart.length > 1 && intPart.startsWith("0")) {
     throw new MoneyError(field, expected, `must not have leading zeros; expected ${expected}, got ${shown}`);
@@ -160,11 +143,7 @@ export function parseAmount(input: unknown, currency: string, field: string, opt
   }
   const limit = amountLimitMinor(currency);
   if (magnitude >= limit) {
-    throw new MoneyError(
-      field,
-      expected,
-      `is too large: an amount must be below ${formatMinor(limit, currency)} ${currency}, got ${shown}`,
-    );
+    throw new MoneyError(field, expected, `is too large: an amount must be below ${formatMinor(limit, currency)} ${currency}, got ${shown}`);
   }
   return sign === "-" ? -magnitude : magnitude;
 }
@@ -202,9 +181,7 @@ export function toMinorBigInt(value: MinorLike): bigint {
   if (typeof value === "bigint") return value;
   if (typeof value === "number") {
     if (!Number.isSafeInteger(value)) {
-      throw new RangeError(
-        `minor units must be a safe integer, got ${String(value)} (read BIGINT columns as BigInt or strings to stay exact)`,
-      );
+      throw new RangeError(`minor units must be a safe integer, got ${String(value)} (read BIGINT columns as BigInt or strings to stay exact)`);
     }
     return BigInt(value);
   }

@@ -205,16 +205,27 @@ export async function completeAuthorization(deps: OAuthDeps, id: string, userId:
   if (grantedScopes === null) return back({ error: "access_denied", error_description: "The person declined the request." });
   const perHour = deps.config.rateLimits.tokensPerHour;
   if ((await tokensCreatedSince(deps.db, userId, now)) >= perHour) {
-    return back({ error: "temporarily_unavailable", error_description: `At most ${perHour} tokens may be created per hour for this account; try again later.` });
+    return back({
+      error: "temporarily_unavailable",
+      error_description: `At most ${perHour} tokens may be created per hour for this account; try again later.`,
+    });
   }
   const code = randomString(32);
   // Codes are kept a day after they expire (a replay within it still revokes its grant), then dropped.
-  await deps.db("oauth_codes").where("expires_at", "<", new Date(now.getTime() - 86_400_000).toISOString()).delete();
+  await deps
+    .db("oauth_codes")
+    .where("expires_at", "<", new Date(now.getTime() - 86_400_000).toISOString())
+    .delete();
   await deps.db("oauth_codes").insert({
     code_hash: secretHash(code, deps.config.tokenPepper),
     client_id: pending.clientId,
     user_id: userId,
-    request: JSON.stringify({ redirect_uri: request.redirect_uri, scopes: [...new Set(grantedScopes)].sort(), code_challenge: request.code_challenge, resource: request.resource }),
+    request: JSON.stringify({
+      redirect_uri: request.redirect_uri,
+      scopes: [...new Set(grantedScopes)].sort(),
+      code_challenge: request.code_challenge,
+      resource: request.resource,
+    }),
     created_at: now.toISOString(),
     expires_at: new Date(now.getTime() + CODE_TTL_MS).toISOString(),
   });

@@ -25,14 +25,38 @@ export class CimdError extends Error {}
 /** Addresses a client metadata document may never be fetched from (IANA special-purpose registries). */
 const blocked = new BlockList();
 for (const [net, prefix] of [
-  ["0.0.0.0", 8], ["10.0.0.0", 8], ["100.64.0.0", 10], ["127.0.0.0", 8], ["169.254.0.0", 16], ["172.16.0.0", 12],
-  ["192.0.0.0", 24], ["192.0.2.0", 24], ["192.88.99.0", 24], ["192.168.0.0", 16], ["198.18.0.0", 15], ["198.51.100.0", 24],
-  ["203.0.113.0", 24], ["224.0.0.0", 4], ["240.0.0.0", 4],
-] as const) blocked.addSubnet(net, prefix, "ipv4");
+  ["0.0.0.0", 8],
+  ["10.0.0.0", 8],
+  ["100.64.0.0", 10],
+  ["127.0.0.0", 8],
+  ["169.254.0.0", 16],
+  ["172.16.0.0", 12],
+  ["192.0.0.0", 24],
+  ["192.0.2.0", 24],
+  ["192.88.99.0", 24],
+  ["192.168.0.0", 16],
+  ["198.18.0.0", 15],
+  ["198.51.100.0", 24],
+  ["203.0.113.0", 24],
+  ["224.0.0.0", 4],
+  ["240.0.0.0", 4],
+] as const)
+  blocked.addSubnet(net, prefix, "ipv4");
 for (const [net, prefix] of [
-  ["::", 128], ["::1", 128], ["64:ff9b::", 96], ["64:ff9b:1::", 48], ["100::", 64], ["2001::", 23], ["2001:db8::", 32],
-  ["2002::", 16], ["fc00::", 7], ["fe80::", 10], ["fec0::", 10], ["ff00::", 8],
-] as const) blocked.addSubnet(net, prefix, "ipv6");
+  ["::", 128],
+  ["::1", 128],
+  ["64:ff9b::", 96],
+  ["64:ff9b:1::", 48],
+  ["100::", 64],
+  ["2001::", 23],
+  ["2001:db8::", 32],
+  ["2002::", 16],
+  ["fc00::", 7],
+  ["fe80::", 10],
+  ["fec0::", 10],
+  ["ff00::", 8],
+] as const)
+  blocked.addSubnet(net, prefix, "ipv6");
 
 export function isPublicAddress(address: string): boolean {
   const family = isIP(address);
@@ -66,17 +90,18 @@ export interface CimdDocument {
 }
 
 /** Fetches and checks the document at `clientId`; throws CimdError saying why it cannot be used. */
-export async function fetchClientMetadata(
-  clientId: string,
-  options: { allowPrivate: boolean; timeoutMs?: number; maxBytes?: number },
-): Promise<CimdDocument> {
+export async function fetchClientMetadata(clientId: string, options: { allowPrivate: boolean; timeoutMs?: number; maxBytes?: number }): Promise<CimdDocument> {
   const problem = cimdUrlProblem(clientId, options.allowPrivate);
   if (problem) throw new CimdError(problem);
   const url = new URL(clientId);
   const timeoutMs = options.timeoutMs ?? CIMD_TIMEOUT_MS;
   const maxBytes = options.maxBytes ?? CIMD_MAX_BYTES;
 
-  const lookup = (hostname: string, opts: object, callback: (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void) => {
+  const lookup = (
+    hostname: string,
+    opts: object,
+    callback: (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void,
+  ) => {
     dnsLookup(hostname, { ...opts, all: true }, (err, addresses) => {
       if (err) return callback(err, "", 0);
       const list = addresses as LookupAddress[];
@@ -122,11 +147,22 @@ export async function fetchClientMetadata(
         if (settled) return;
         settled = true;
         clearTimeout(timer);
-        resolve({ status, type: String(res.headers["content-type"] ?? ""), cacheControl: String(res.headers["cache-control"] ?? ""), text: Buffer.concat(chunks).toString("utf8") });
+        resolve({
+          status,
+          type: String(res.headers["content-type"] ?? ""),
+          cacheControl: String(res.headers["cache-control"] ?? ""),
+          text: Buffer.concat(chunks).toString("utf8"),
+        });
       });
       res.on("error", (err) => fail(err));
     });
-    req.on("error", (err) => fail(err instanceof CimdError ? err : new CimdError(`the client metadata document could not be fetched (${(err as NodeJS.ErrnoException).code ?? err.message})`)));
+    req.on("error", (err) =>
+      fail(
+        err instanceof CimdError
+          ? err
+          : new CimdError(`the client metadata document could not be fetched (${(err as NodeJS.ErrnoException).code ?? err.message})`),
+      ),
+    );
   });
 
   if (!/^application\/([a-z0-9.+-]*\+)?json\b/i.test(body.type)) throw new CimdError("the client metadata document is not served as application/json");
@@ -139,9 +175,11 @@ export async function fetchClientMetadata(
   if (document === null || typeof document !== "object" || Array.isArray(document)) throw new CimdError("the client metadata document is not a JSON object");
   const doc = document as Record<string, unknown>;
   if (doc.client_id !== clientId) throw new CimdError("the client metadata document's client_id is not the URL it was fetched from");
-  if (doc.client_secret !== undefined || doc.client_secret_expires_at !== undefined) throw new CimdError("a client metadata document must not hold a client secret");
+  if (doc.client_secret !== undefined || doc.client_secret_expires_at !== undefined)
+    throw new CimdError("a client metadata document must not hold a client secret");
   const method = doc.token_endpoint_auth_method ?? "none";
-  if (method !== "none") throw new CimdError(`token_endpoint_auth_method ${JSON.stringify(method)} is not supported for metadata-document clients (only "none")`);
+  if (method !== "none")
+    throw new CimdError(`token_endpoint_auth_method ${JSON.stringify(method)} is not supported for metadata-document clients (only "none")`);
   const maxAge = /(?:^|,)\s*max-age=(\d{1,9})\s*(?:,|$)/i.exec(body.cacheControl);
   const noStore = /no-store|no-cache/i.test(body.cacheControl);
   return { document: doc, maxAge: noStore ? 0 : maxAge ? Number(maxAge[1]) : undefined };

@@ -84,7 +84,8 @@ export function redirectUriMatches(registered: readonly string[], requested: str
 }
 
 function checkRedirectUris(value: unknown): string[] {
-  if (!Array.isArray(value) || value.length === 0) throw new ClientMetadataError("redirect_uris: expected a non-empty array of redirect URIs", "invalid_redirect_uri");
+  if (!Array.isArray(value) || value.length === 0)
+    throw new ClientMetadataError("redirect_uris: expected a non-empty array of redirect URIs", "invalid_redirect_uri");
   if (value.length > MAX_REDIRECT_URIS) throw new ClientMetadataError(`redirect_uris: at most ${MAX_REDIRECT_URIS}`, "invalid_redirect_uri");
   for (const uri of value) {
     const problem = redirectUriProblem(uri);
@@ -103,11 +104,13 @@ function checkCommon(doc: Record<string, unknown>): { name: string; redirectUris
   const responseTypes = doc.response_types ?? ["code"];
   if (!Array.isArray(responseTypes) || !responseTypes.every((r) => r === "code")) throw new ClientMetadataError('response_types: only "code" is supported');
   const rawName = doc.client_name;
-  if (rawName !== undefined && (typeof rawName !== "string" || rawName.trim() === "")) throw new ClientMetadataError("client_name: expected a non-empty string");
+  if (rawName !== undefined && (typeof rawName !== "string" || rawName.trim() === ""))
+    throw new ClientMetadataError("client_name: expected a non-empty string");
   const name = typeof rawName === "string" ? rawName.trim().slice(0, MAX_NAME) : "";
   let clientUri: string | null = null;
   if (doc.client_uri !== undefined) {
-    if (typeof doc.client_uri !== "string" || !/^https:\/\//.test(doc.client_uri) || doc.client_uri.length > MAX_URI) throw new ClientMetadataError("client_uri: expected an https URL");
+    if (typeof doc.client_uri !== "string" || !/^https:\/\//.test(doc.client_uri) || doc.client_uri.length > MAX_URI)
+      throw new ClientMetadataError("client_uri: expected an https URL");
     clientUri = doc.client_uri;
   }
   return { name, redirectUris, clientUri };
@@ -132,8 +135,13 @@ const storedMetadata = (c: { name: string; redirectUris: string[]; authMethod: A
   JSON.stringify({ name: c.name, redirect_uris: c.redirectUris, auth_method: c.authMethod, client_uri: c.clientUri });
 
 /** RFC 7591 registration: the stored client and, for a confidential one, its secret (shown this once). */
-export async function registerClient(db: Knex, body: unknown, now: Date): Promise<{ client: OAuthClient; secret: string | null; response: Record<string, unknown> }> {
-  if (body === null || typeof body !== "object" || Array.isArray(body)) throw new ClientMetadataError("the registration must be a JSON object of client metadata");
+export async function registerClient(
+  db: Knex,
+  body: unknown,
+  now: Date,
+): Promise<{ client: OAuthClient; secret: string | null; response: Record<string, unknown> }> {
+  if (body === null || typeof body !== "object" || Array.isArray(body))
+    throw new ClientMetadataError("the registration must be a JSON object of client metadata");
   const doc = body as Record<string, unknown>;
   const common = checkCommon(doc);
   const method = doc.token_endpoint_auth_method ?? "client_secret_basic";
@@ -142,7 +150,14 @@ export async function registerClient(db: Knex, body: unknown, now: Date): Promis
   }
   const clientId = `fmcp-client-${randomString(16)}`;
   const secret = method === "none" ? null : randomString(32);
-  const client: OAuthClient = { clientId, kind: "dcr", ...common, name: common.name || "Unnamed client", authMethod: method, secretHash: secret ? hashSecret(secret) : null };
+  const client: OAuthClient = {
+    clientId,
+    kind: "dcr",
+    ...common,
+    name: common.name || "Unnamed client",
+    authMethod: method,
+    secretHash: secret ? hashSecret(secret) : null,
+  };
   await db("oauth_clients").insert({
     id: `ocl_${randomString(20)}`,
     client_id: clientId,
@@ -206,4 +221,3 @@ export function clientSecretMatches(client: OAuthClient, secret: string | undefi
   if (!secret) return false;
   return timingSafeEqual(Buffer.from(hashSecret(secret)), Buffer.from(client.secretHash));
 }
-

@@ -29,7 +29,19 @@ export async function listConnectedClients(db: Knex, userId: string): Promise<Co
     .leftJoin("oauth_clients as c", "c.client_id", "g.client_id")
     .where("g.user_id", userId)
     .orderBy("g.created_at", "desc")
-    .select("g.id", "g.client_id", "g.scopes", "g.created_at", "g.expires_at", "g.revoked_at", "t.id as token_id", "t.last_used_at", "t.expires_at as token_expires_at", "t.scopes as token_scopes", "c.metadata");
+    .select(
+      "g.id",
+      "g.client_id",
+      "g.scopes",
+      "g.created_at",
+      "g.expires_at",
+      "g.revoked_at",
+      "t.id as token_id",
+      "t.last_used_at",
+      "t.expires_at as token_expires_at",
+      "t.scopes as token_scopes",
+      "c.metadata",
+    );
   return rows.map((r) => {
     const name = r.metadata ? (JSON.parse(String(r.metadata)) as { name?: string }).name : undefined;
     return {

@@ -18,7 +18,12 @@ export async function tokensCreatedSince(db: Knex, userId: string, now: Date): P
 /** When the oldest of the hour's last `perHour` creations leaves the window, in seconds from now. */
 export async function secondsUntilSlot(db: Knex, userId: string, now: Date, perHour: number): Promise<number> {
   const since = new Date(now.getTime() - HOUR_MS).toISOString();
-  const rows = await db("mcp_tokens").where({ user_id: userId }).where("created_at", ">", since).orderBy("created_at", "desc").limit(perHour).select("created_at");
+  const rows = await db("mcp_tokens")
+    .where({ user_id: userId })
+    .where("created_at", ">", since)
+    .orderBy("created_at", "desc")
+    .limit(perHour)
+    .select("created_at");
   const oldest = rows[rows.length - 1];
   if (!oldest) return 1;
   return Math.max(1, Math.ceil((Date.parse(String(oldest.created_at)) + HOUR_MS - now.getTime()) / 1000));

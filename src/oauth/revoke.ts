@@ -40,15 +40,22 @@ export async function revokeRequest(deps: OAuthDeps, body: Record<string, unknow
   } catch (err) {
     if (!(err instanceof ClientMetadataError)) throw err;
   }
-  if (!client || !clientSecretMatches(client, secret)) return { status: 401, error: "invalid_client", description: "the client is unknown or its credentials are wrong" };
+  if (!client || !clientSecretMatches(client, secret))
+    return { status: 401, error: "invalid_client", description: "the client is unknown or its credentials are wrong" };
 
   const pepper = deps.config.tokenPepper;
   let grantId: string | undefined;
   if (token.startsWith(REFRESH_PREFIX)) {
-    const row = await deps.db("oauth_refresh_tokens").where({ token_hash: secretHash(token, pepper) }).first("grant_id");
+    const row = await deps
+      .db("oauth_refresh_tokens")
+      .where({ token_hash: secretHash(token, pepper) })
+      .first("grant_id");
     grantId = row?.grant_id;
   } else if (token.length <= 100) {
-    const row = await deps.db("mcp_tokens").where({ token_hash: hashToken(token, pepper) }).first("grant_id");
+    const row = await deps
+      .db("mcp_tokens")
+      .where({ token_hash: hashToken(token, pepper) })
+      .first("grant_id");
     grantId = row?.grant_id ?? undefined;
   }
   if (grantId) {

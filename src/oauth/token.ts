@@ -112,7 +112,17 @@ export function tokenModel(deps: OAuthDeps, urls: OAuthUrls) {
       const row = await db("oauth_refresh_tokens as r")
         .join("oauth_grants as g", "g.id", "r.grant_id")
         .where("r.token_hash", secretHash(refreshToken, pepper))
-        .first("r.grant_id", "r.scopes", "r.expires_at", "r.used_at", "g.user_id", "g.client_id", "g.resource", "g.revoked_at", "g.expires_at as grant_expires_at");
+        .first(
+          "r.grant_id",
+          "r.scopes",
+          "r.expires_at",
+          "r.used_at",
+          "g.user_id",
+          "g.client_id",
+          "g.resource",
+          "g.revoked_at",
+          "g.expires_at as grant_expires_at",
+        );
       if (!row) return null;
       const now = deps.now();
       if (row.used_at) {
@@ -165,7 +175,10 @@ export function tokenModel(deps: OAuthDeps, urls: OAuthUrls) {
         // The user's row is locked (Postgres; SQLite has one writer) so that the count below and the
         // insert cannot interleave with another creation on any process (as createTokenWithinQuota).
         if (dialect(db) === "postgres") await trx("users").where({ id: user.id }).forUpdate().first("id");
-        else await trx("users").where({ id: user.id }).update({ updated_at: trx.ref("updated_at") });
+        else
+          await trx("users")
+            .where({ id: user.id })
+            .update({ updated_at: trx.ref("updated_at") });
         let grantId = user.grantId;
         if (grantId === undefined) {
           const perHour = config.rateLimits.tokensPerHour;

@@ -36,7 +36,9 @@ function plainRow(row: Row, omit: readonly string[]): Row {
 
 export async function lastMigration(db: Knex): Promise<string> {
   const [done] = (await db.migrate.list(migratorConfig)) as [{ name?: string; file?: string }[] | string[], unknown];
-  const names = (done as unknown[]).map((d) => (typeof d === "string" ? d : ((d as { name?: string; file?: string }).name ?? (d as { file?: string }).file ?? ""))).sort();
+  const names = (done as unknown[])
+    .map((d) => (typeof d === "string" ? d : ((d as { name?: string; file?: string }).name ?? (d as { file?: string }).file ?? "")))
+    .sort();
   return names[names.length - 1] ?? "";
 }
 
@@ -46,7 +48,13 @@ export async function exportAccount(db: Knex, userId: string, now = new Date()):
     async (trx) => {
       const user = await trx("users").where({ id: userId }).first("email", "timezone", "default_currency");
       if (!user) throw new Error(`no user ${userId}`);
-      const out: AccountExport = { format: EXPORT_FORMAT, version: EXPORT_VERSION, exported_at: now.toISOString(), schema, user: { email: user.email, timezone: user.timezone, default_currency: user.default_currency } };
+      const out: AccountExport = {
+        format: EXPORT_FORMAT,
+        version: EXPORT_VERSION,
+        exported_at: now.toISOString(),
+        schema,
+        user: { email: user.email, timezone: user.timezone, default_currency: user.default_currency },
+      };
       const tags = new Map<string, string[]>();
       for (const t of await trx(TAGS_TABLE).where({ user_id: userId }).orderBy(["transaction_id", "tag"]).select("transaction_id", "tag")) {
         const list = tags.get(t.transaction_id) ?? [];
@@ -77,7 +85,11 @@ export async function exportCsv(data: AccountExport): Promise<Record<string, str
     const rows = data[spec.section] as Row[];
     const columns = rows.length > 0 ? Object.keys(rows[0]!) : [];
     const cells = rows.map((r) => Object.fromEntries(columns.map((c) => [c, Array.isArray(r[c]) ? (r[c] as string[]).join("|") : r[c]])));
-    files[`${spec.section}.csv`] = stringify(cells, { header: true, columns: columns.length > 0 ? columns : undefined, cast: { boolean: (b) => (b ? "true" : "false") } });
+    files[`${spec.section}.csv`] = stringify(cells, {
+      header: true,
+      columns: columns.length > 0 ? columns : undefined,
+      cast: { boolean: (b) => (b ? "true" : "false") },
+    });
   }
   return files;
 }

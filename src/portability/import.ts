@@ -64,7 +64,8 @@ export async function importAccount(db: Knex, userId: string, raw: unknown): Pro
 
   const counts: Record<string, number> = {};
   await db.transaction(async (trx) => {
-    if (!(await isEmpty(trx, userId))) throw new ImportError("the account is not empty: import only into an account without wallets, transactions, budgets, goals, bills or audit entries");
+    if (!(await isEmpty(trx, userId)))
+      throw new ImportError("the account is not empty: import only into an account without wallets, transactions, budgets, goals, bills or audit entries");
     for (const spec of ACCOUNT_TABLES) {
       const rows = data[spec.section] as Row[];
       counts[spec.section] = rows.length;

@@ -7,9 +7,12 @@ import { AppError } from "../errors.js";
 
 function fieldOf(e: ErrorObject): string {
   const base = e.instancePath.replace(/^\//, "").replace(/\//g, ".");
-  const extra = e.keyword === "required" ? (e.params as { missingProperty: string }).missingProperty
-    : e.keyword === "additionalProperties" ? (e.params as { additionalProperty: string }).additionalProperty
-    : "";
+  const extra =
+    e.keyword === "required"
+      ? (e.params as { missingProperty: string }).missingProperty
+      : e.keyword === "additionalProperties"
+        ? (e.params as { additionalProperty: string }).additionalProperty
+        : "";
   return [base, extra].filter(Boolean).join(".") || "(params)";
 }
 

@@ -35,7 +35,6 @@ export interface DispatchDeps {
 
 export type Dispatch = (tool: string, params: unknown, call: CallInfo) => Promise<Record<string, unknown>>;
 
-
 export function findTool(name: string): ToolDefinition {
   const tool = toolsByName.get(name);
   if (!tool) {
@@ -49,10 +48,14 @@ function namedParams(tool: ToolDefinition, params: unknown): Record<string, unkn
   if (params === undefined || params === null) return {};
   if (Array.isArray(params)) {
     if (params.length > tool.paramNames.length) {
-      throw new AppError("invalid_params", `${tool.name} takes at most ${tool.paramNames.length} positional params (${tool.paramNames.join(", ")}), got ${params.length}.`, {
-        field: "(params)",
-        expected: `at most ${tool.paramNames.length} values in the order ${tool.paramNames.join(", ")}`,
-      });
+      throw new AppError(
+        "invalid_params",
+        `${tool.name} takes at most ${tool.paramNames.length} positional params (${tool.paramNames.join(", ")}), got ${params.length}.`,
+        {
+          field: "(params)",
+          expected: `at most ${tool.paramNames.length} values in the order ${tool.paramNames.join(", ")}`,
+        },
+      );
     }
     const out: Record<string, unknown> = {};
     params.forEach((v, i) => {
@@ -77,7 +80,10 @@ export function createDispatch(deps: DispatchDeps): Dispatch {
       });
     }
     if (tool.kind === "write" && deps.config.writeTools === "disabled") {
-      throw new AppError("writes_disabled", `Write tools are disabled on this server by its administrator, so ${tool.name} cannot run. Tell the user; do not retry.`);
+      throw new AppError(
+        "writes_disabled",
+        `Write tools are disabled on this server by its administrator, so ${tool.name} cannot run. Tell the user; do not retry.`,
+      );
     }
     // Depth, size and text first: namedParams' structuredClone and ajv recurse.
     checkArguments(tool.name, rawParams);
@@ -88,10 +94,7 @@ export function createDispatch(deps: DispatchDeps): Dispatch {
     const handler = deps.handlers[tool.name as keyof Handlers] as unknown as (p: unknown, c: ToolContext) => Promise<Record<string, unknown>>;
     let result: Record<string, unknown>;
     try {
-      result =
-        tool.kind === "write"
-          ? await deps.runWrite(tool.name, params, ctx, handler as unknown as WriteHandler)
-          : await handler(params, ctx);
+      result = tool.kind === "write" ? await deps.runWrite(tool.name, params, ctx, handler as unknown as WriteHandler) : await handler(params, ctx);
     } catch (err) {
       throw translateDriverError(err);
     }
@@ -99,7 +102,11 @@ export function createDispatch(deps: DispatchDeps): Dispatch {
     if (deps.config.validateResults && !tool.validateResult(result)) {
       // Never send a result that breaks the contract: it is our bug, so say so without details. The log
       // names where and which rule, never the value (ajv's verbose errors carry the data).
-      deps.log.error("result_invalid", { tool: tool.name, request_id: call.requestId, errors: tool.validateResult.errors?.slice(0, 5).map((e) => ({ path: e.instancePath, keyword: e.keyword, schema: e.schemaPath })) });
+      deps.log.error("result_invalid", {
+        tool: tool.name,
+        request_id: call.requestId,
+        errors: tool.validateResult.errors?.slice(0, 5).map((e) => ({ path: e.instancePath, keyword: e.keyword, schema: e.schemaPath })),
+      });
       throw internalError();
     }
     return result;

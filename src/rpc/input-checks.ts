@@ -28,7 +28,8 @@ function textProblem(text: string): string | undefined {
   if (text.includes("\u0000")) return "contains NUL (\\u0000)";
   if (LONE_SURROGATE.test(text)) return "contains a lone surrogate (invalid UTF-16)";
   const bidi = BIDI_CONTROL.exec(text);
-  if (bidi) return `contains the bidirectional control character U+${bidi[0].codePointAt(0)!.toString(16).toUpperCase()}, which makes text display as something else`;
+  if (bidi)
+    return `contains the bidirectional control character U+${bidi[0].codePointAt(0)!.toString(16).toUpperCase()}, which makes text display as something else`;
   return undefined;
 }
 
@@ -60,7 +61,12 @@ export function findShapeProblem(root: unknown, opts: { checkText: boolean; maxD
     }
     for (const key of Object.keys(value)) {
       const why = opts.checkText ? textProblem(key) : undefined;
-      if (why) return { path: path || "(params)", expected: "argument names without NUL, lone surrogates or bidirectional control characters", message: `an argument name ${why}` };
+      if (why)
+        return {
+          path: path || "(params)",
+          expected: "argument names without NUL, lone surrogates or bidirectional control characters",
+          message: `an argument name ${why}`,
+        };
       stack.push({ value: (value as Record<string, unknown>)[key], path: join(path, key), depth: depth + 1 });
     }
   }

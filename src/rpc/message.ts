@@ -27,9 +27,7 @@ export interface JsonRpcError {
   data?: Record<string, unknown>;
 }
 
-export type JsonRpcResponse =
-  | { jsonrpc: "2.0"; id: JsonRpcId; result: unknown }
-  | { jsonrpc: "2.0"; id: JsonRpcId; error: JsonRpcError };
+export type JsonRpcResponse = { jsonrpc: "2.0"; id: JsonRpcId; result: unknown } | { jsonrpc: "2.0"; id: JsonRpcId; error: JsonRpcError };
 
 /** Checks the envelope; a batch or a malformed message is an invalid request. */
 export function parseEnvelope(body: unknown): JsonRpcRequest {
@@ -41,13 +39,17 @@ export function parseEnvelope(body: unknown): JsonRpcRequest {
   const shape = findShapeProblem(body, { checkText: false, maxDepth: limits.maxParamsDepth + 3, maxValues: limits.maxParamsValues * 2 });
   if (shape) {
     if (shape.path === "params" || shape.path.startsWith("params.")) {
-      throw new AppError("invalid_params", `${shape.path}: ${shape.message}. Fix this argument and call again.`, { field: shape.path, expected: shape.expected });
+      throw new AppError("invalid_params", `${shape.path}: ${shape.message}. Fix this argument and call again.`, {
+        field: shape.path,
+        expected: shape.expected,
+      });
     }
     throw protocolError(INVALID_REQUEST, `${shape.path}: ${shape.message}.`, { field: shape.path }, 400);
   }
   const msg = body as Record<string, unknown>;
   if (msg.jsonrpc !== "2.0") throw protocolError(INVALID_REQUEST, 'jsonrpc: expected "2.0".', { field: "jsonrpc" }, 400);
-  if (typeof msg.method !== "string" || msg.method === "") throw protocolError(INVALID_REQUEST, "method: expected a non-empty string.", { field: "method" }, 400);
+  if (typeof msg.method !== "string" || msg.method === "")
+    throw protocolError(INVALID_REQUEST, "method: expected a non-empty string.", { field: "method" }, 400);
   if ("id" in msg && msg.id !== null && typeof msg.id !== "string" && typeof msg.id !== "number") {
     throw protocolError(INVALID_REQUEST, "id: expected a string, a number or null.", { field: "id" }, 400);
   }

@@ -2,8 +2,7 @@
  * The HTML of the web pages: one small accessible layout (landmarks, headings, labelled controls, visible
  * focus, readable on a phone), inline CSS, no external assets. Every value shown is escaped.
  */
-export const escapeHtml = (s: unknown) =>
-  String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
+export const escapeHtml = (s: unknown) => String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
 
 const STYLE = `
   :root { color-scheme: light dark; --accent: #1f5fbf; }

@@ -43,10 +43,18 @@ export function pagesRouter(deps: PagesDeps): Router {
   const guard = hostAndOriginGuard(deps.config);
   const csrf = requireCsrf(deps.config);
 
-  function send(res: Response, status: number, page: { title: string; body: string; signedIn?: { email: string; csrf: string }; script?: string }, formTargets: string[] = []) {
+  function send(
+    res: Response,
+    status: number,
+    page: { title: string; body: string; signedIn?: { email: string; csrf: string }; script?: string },
+    formTargets: string[] = [],
+  ) {
     const nonce = newNonce();
     pageHeaders(res, nonce, formTargets);
-    res.status(status).type("html").send(renderPage({ ...page, nonce }));
+    res
+      .status(status)
+      .type("html")
+      .send(renderPage({ ...page, nonce }));
   }
 
   async function signedInUser(req: Request) {
@@ -55,7 +63,10 @@ export function pagesRouter(deps: PagesDeps): Router {
   }
 
   function showSignIn(req: Request, res: Response, next: string, status = 200, error?: string) {
-    send(res, status, { title: "Sign in", body: `<p>Sign in with the email and password of your finance-mcp account.</p>${signInForm(csrfToken(req, res, deps.config), next, error)}` });
+    send(res, status, {
+      title: "Sign in",
+      body: `<p>Sign in with the email and password of your finance-mcp account.</p>${signInForm(csrfToken(req, res, deps.config), next, error)}`,
+    });
   }
 
   router.post(
@@ -67,7 +78,14 @@ export function pagesRouter(deps: PagesDeps): Router {
       const body = req.body as Record<string, unknown>;
       const next = localPath(body.next);
       try {
-        const user = await signIn(deps.db, deps.limits, String(body.email ?? "").trim(), String(body.password ?? ""), req.ip ?? req.socket.remoteAddress ?? "unknown", () => new AppError("unauthorized", "Wrong email or password."));
+        const user = await signIn(
+          deps.db,
+          deps.limits,
+          String(body.email ?? "").trim(),
+          String(body.password ?? ""),
+          req.ip ?? req.socket.remoteAddress ?? "unknown",
+          () => new AppError("unauthorized", "Wrong email or password."),
+        );
         startSession(res, deps.config, user.id, deps.now());
         deps.log.info("web_sign_in", { user_id: user.id });
         res.redirect(303, next);
@@ -95,7 +113,15 @@ export function pagesRouter(deps: PagesDeps): Router {
     }),
   );
 
-  async function sendAccount(req: Request, res: Response, user: { id: string; email: string }, token: string, created?: { token: string; name: string }, error?: string, status = 200) {
+  async function sendAccount(
+    req: Request,
+    res: Response,
+    user: { id: string; email: string },
+    token: string,
+    created?: { token: string; name: string },
+    error?: string,
+    status = 200,
+  ) {
     const now = deps.now().toISOString();
     const tokens = (await listTokens(deps.db, user.id)).filter((t) => !t.grant_id && !t.revoked_at && t.expires_at > now);
     const clients = (await listConnectedClients(deps.db, user.id)).filter((c) => !c.revoked_at);
@@ -107,22 +133,31 @@ export function pagesRouter(deps: PagesDeps): Router {
 <p>Copy it now: it is shown only once.</p>
 <pre id="new-token">${escapeHtml(created.token)}</pre><button type="button" class="secondary" data-copy="new-token">Copy token</button>
 ${clientConfigs(mcpUrl, created.token)
-  .map((c, i) => `<h3>${escapeHtml(c.client)}</h3><p>${escapeHtml(c.where)}</p><pre id="config-${i}">${escapeHtml(c.text)}</pre><button type="button" class="secondary" data-copy="config-${i}">Copy</button>`)
+  .map(
+    (c, i) =>
+      `<h3>${escapeHtml(c.client)}</h3><p>${escapeHtml(c.where)}</p><pre id="config-${i}">${escapeHtml(c.text)}</pre><button type="button" class="secondary" data-copy="config-${i}">Copy</button>`,
+  )
   .join("\n")}</section>`
       : "";
     const tokenRows = tokens
       .map(
-        (t) => `<tr><td>${escapeHtml(t.name)}</td><td>${t.scopes.map((s) => `<code>${escapeHtml(s)}</code>`).join(" ")}</td><td>${fmt(t.created_at)}</td><td>${fmt(t.last_used_at)}</td><td>${fmt(t.expires_at)}</td>
+        (
+          t,
+        ) => `<tr><td>${escapeHtml(t.name)}</td><td>${t.scopes.map((s) => `<code>${escapeHtml(s)}</code>`).join(" ")}</td><td>${fmt(t.created_at)}</td><td>${fmt(t.last_used_at)}</td><td>${fmt(t.expires_at)}</td>
 <td><form method="post" action="/account/tokens/${escapeHtml(t.token_id)}/revoke">${hidden}<button class="secondary" type="submit" aria-label="Revoke ${escapeHtml(t.name)}">Revoke</button></form></td></tr>`,
       )
       .join("\n");
     const clientRows = clients
       .map(
-        (c) => `<tr><td>${escapeHtml(c.client_name)}<br><code>${escapeHtml(c.client_id)}</code></td><td>${c.scopes.map((s) => `<code>${escapeHtml(s)}</code>`).join(" ")}</td><td>${fmt(c.created_at)}</td><td>${fmt(c.last_used_at)}</td><td>${fmt(c.grant_expires_at)}</td>
+        (
+          c,
+        ) => `<tr><td>${escapeHtml(c.client_name)}<br><code>${escapeHtml(c.client_id)}</code></td><td>${c.scopes.map((s) => `<code>${escapeHtml(s)}</code>`).join(" ")}</td><td>${fmt(c.created_at)}</td><td>${fmt(c.last_used_at)}</td><td>${fmt(c.grant_expires_at)}</td>
 <td><form method="post" action="/account/clients/${escapeHtml(c.grant_id)}/revoke">${hidden}<button class="secondary" type="submit" aria-label="Disconnect ${escapeHtml(c.client_name)}">Disconnect</button></form></td></tr>`,
       )
       .join("\n");
-    const changeRows = changes.map((c) => `<tr><td>${fmt(c.at)}</td><td><code>${escapeHtml(c.tool)}</code></td><td>${escapeHtml(c.summary)}</td></tr>`).join("\n");
+    const changeRows = changes
+      .map((c) => `<tr><td>${fmt(c.at)}</td><td><code>${escapeHtml(c.tool)}</code></td><td>${escapeHtml(c.summary)}</td></tr>`)
+      .join("\n");
     const head = (cols: string[]) => `<thead><tr>${cols.map((c) => `<th scope="col">${c}</th>`).join("")}</tr></thead>`;
     const body = `${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ""}${createdBlock}
 <h2 id="tokens">Tokens</h2>
@@ -166,7 +201,15 @@ ${changes.length ? `<div class="scroll"><table aria-labelledby="changes">${head(
         await sendAccount(req, res, user, token, { token: created.token, name: created.name });
       } catch (err) {
         if (!(err instanceof TokenQuotaError)) throw err;
-        await sendAccount(req, res, user, token, undefined, `Too many tokens created: at most ${err.limit} per hour. Try again in ${err.retryAfterSeconds} seconds.`, 429);
+        await sendAccount(
+          req,
+          res,
+          user,
+          token,
+          undefined,
+          `Too many tokens created: at most ${err.limit} per hour. Try again in ${err.retryAfterSeconds} seconds.`,
+          429,
+        );
       }
     }),
   );
@@ -204,7 +247,10 @@ ${changes.length ? `<div class="scroll"><table aria-labelledby="changes">${head(
       const id = String(req.query.request ?? "");
       const pending = await describePendingAuthorization(deps, id);
       if (!pending) {
-        return send(res, 400, { title: "This request has expired", body: "<p>The sign-in request is unknown, already used or older than ten minutes. Go back to the app you were connecting and start again.</p>" });
+        return send(res, 400, {
+          title: "This request has expired",
+          body: "<p>The sign-in request is unknown, already used or older than ten minutes. Go back to the app you were connecting and start again.</p>",
+        });
       }
       const user = await signedInUser(req);
       if (!user) return showSignIn(req, res, `/oauth/consent?request=${encodeURIComponent(id)}`);
@@ -237,7 +283,10 @@ ${scopeFieldsets(pending.requestedScopes)}
       const pending = await describePendingAuthorization(deps, id);
       if (pending && body.decision !== "deny" && scopes.length === 0) {
         // Before completeAuthorization, which would use the request up: the person may still choose.
-        return send(res, 400, { title: "Choose what to allow", body: `<p class="error" role="alert">Tick at least one permission, or deny the request.</p><p><a href="/oauth/consent?request=${encodeURIComponent(id)}">Back to the choices</a></p>` });
+        return send(res, 400, {
+          title: "Choose what to allow",
+          body: `<p class="error" role="alert">Tick at least one permission, or deny the request.</p><p><a href="/oauth/consent?request=${encodeURIComponent(id)}">Back to the choices</a></p>`,
+        });
       }
       try {
         const to = await completeAuthorization(deps, id, user.id, body.decision === "deny" ? null : scopes);
@@ -245,7 +294,10 @@ ${scopeFieldsets(pending.requestedScopes)}
         res.redirect(303, to);
       } catch (err) {
         if (!(err instanceof PendingAuthorizationError)) throw err;
-        send(res, 400, { title: "Not connected", body: `<p class="error" role="alert">${escapeHtml(err.message)}</p><p>Go back to the app you were connecting and start again.</p>` });
+        send(res, 400, {
+          title: "Not connected",
+          body: `<p class="error" role="alert">${escapeHtml(err.message)}</p><p>Go back to the app you were connecting and start again.</p>`,
+        });
       }
     }),
   );

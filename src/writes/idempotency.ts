@@ -11,9 +11,10 @@ import { AppError } from "../errors.js";
 /** Arguments compared after normalisation: key order does not matter; the key and dry_run are not arguments. */
 export function requestHash(tool: string, params: Record<string, unknown>): string {
   const { idempotency_key: _k, dry_run: _d, ...args } = params;
-  return createHash("sha256").update(`${tool}\n${canonicalJson(args)}`).digest("hex");
+  return createHash("sha256")
+    .update(`${tool}\n${canonicalJson(args)}`)
+    .digest("hex");
 }
-
 
 export interface StoredKey {
   tool: string;
@@ -46,15 +47,16 @@ export async function storeKey(
   trx: Knex.Transaction,
   row: { userId: string; key: string; tool: string; hash: string; response: unknown; at: Date; retentionHours: number },
 ): Promise<boolean> {
-  const claimed = await trx("idempotency_keys").insert({
-    user_id: row.userId,
-    key: row.key,
-    tool: row.tool,
-    request_hash: row.hash,
-    response_json: JSON.stringify(row.response),
-    created_at: row.at.toISOString(),
-    expires_at: new Date(row.at.getTime() + row.retentionHours * 3_600_000).toISOString(),
-  })
+  const claimed = await trx("idempotency_keys")
+    .insert({
+      user_id: row.userId,
+      key: row.key,
+      tool: row.tool,
+      request_hash: row.hash,
+      response_json: JSON.stringify(row.response),
+      created_at: row.at.toISOString(),
+      expires_at: new Date(row.at.getTime() + row.retentionHours * 3_600_000).toISOString(),
+    })
     .onConflict(["user_id", "key"])
     .ignore()
     .returning("key");

@@ -63,12 +63,7 @@ export interface WritePipelineDeps {
 }
 
 export function createWritePipeline(deps: WritePipelineDeps) {
-  return async function runWrite(
-    tool: string,
-    params: Record<string, unknown>,
-    ctx: ToolContext,
-    handler: WriteHandler,
-  ): Promise<Record<string, unknown>> {
+  return async function runWrite(tool: string, params: Record<string, unknown>, ctx: ToolContext, handler: WriteHandler): Promise<Record<string, unknown>> {
     const key = String(params.idempotency_key);
     const userId = ctx.caller.userId;
 
@@ -110,7 +105,8 @@ export function createWritePipeline(deps: WritePipelineDeps) {
           change: outcome.change,
         });
         const result = { ...outcome.result, ...changesField(outcome.change), status: "committed", audit_id: written.id };
-        if (!(await storeKey(trx, { userId, key, tool, hash, response: result, at, retentionHours: ctx.config.idempotencyRetentionHours }))) throw new KeyAlreadyStored();
+        if (!(await storeKey(trx, { userId, key, tool, hash, response: result, at, retentionHours: ctx.config.idempotencyRetentionHours })))
+          throw new KeyAlreadyStored();
         if (dialect(trx) === "postgres") await trx.raw("SELECT pg_notify(?, ?)", [NOTIFY_CHANNEL, notifyPayload(written)]);
         entry = written;
         return result;

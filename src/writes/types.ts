@@ -11,7 +11,6 @@ export interface WriteContext extends ToolContext {
   readonly dryRun: boolean;
 }
 
-
 /** What a write handler returns: its result without status/audit_id (the pipeline adds them) and the change. */
 export interface WriteOutcome<R> {
   result: Omit<R, "status" | "audit_id">;

@@ -14,7 +14,11 @@ export function cheapHash(password: string): string {
   return `scrypt$1024$8$1$${salt.toString("base64")}$${key.toString("base64")}`;
 }
 
-export async function insertLoginUser(db: Knex, password: string, email = `${newId("usr").toLowerCase()}@example.test`): Promise<{ id: string; email: string; password: string }> {
+export async function insertLoginUser(
+  db: Knex,
+  password: string,
+  email = `${newId("usr").toLowerCase()}@example.test`,
+): Promise<{ id: string; email: string; password: string }> {
   const id = newId("usr");
   const at = new Date().toISOString();
   await db("users").insert({

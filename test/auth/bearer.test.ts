@@ -94,7 +94,15 @@ describe(`bearer tokens (${engine})`, () => {
   describe("unknown, expired and revoked tokens", () => {
     it("all get 401 with the same body, which never contains the token", async () => {
       const unknown = generateToken();
-      const expired = (await createToken(server.db, user.id, { name: "old", scopes: [...KNOWN_SCOPES], expiresInDays: 1 }, server.config.tokenPepper, new Date(Date.now() - 2 * 86_400_000))).token;
+      const expired = (
+        await createToken(
+          server.db,
+          user.id,
+          { name: "old", scopes: [...KNOWN_SCOPES], expiresInDays: 1 },
+          server.config.tokenPepper,
+          new Date(Date.now() - 2 * 86_400_000),
+        )
+      ).token;
       const revoked = await createToken(server.db, user.id, { name: "gone", scopes: [...KNOWN_SCOPES], expiresInDays: 30 }, server.config.tokenPepper);
       expect((await whoami(revoked.token)).status).to.equal(200);
       await server.db("mcp_tokens").where({ id: revoked.token_id }).update({ revoked_at: new Date().toISOString() });
@@ -103,7 +111,11 @@ describe(`bearer tokens (${engine})`, () => {
       for (const a of answers) expectUnauthorized(a);
       expect(answers[1]!.body).to.deep.equal(answers[0]!.body);
       expect(answers[2]!.body).to.deep.equal(answers[0]!.body);
-      for (const [a, t] of [[answers[0]!, unknown], [answers[1]!, expired], [answers[2]!, revoked.token]] as const) {
+      for (const [a, t] of [
+        [answers[0]!, unknown],
+        [answers[1]!, expired],
+        [answers[2]!, revoked.token],
+      ] as const) {
         expect(JSON.stringify(a.body)).not.to.include(t);
         expect(JSON.stringify(a.body)).not.to.include(t.slice(5, 25));
       }
@@ -112,7 +124,10 @@ describe(`bearer tokens (${engine})`, () => {
     it("expiry is checked on every request: a token becomes invalid the moment it expires", async () => {
       const t = await createToken(server.db, user.id, { name: "soon", scopes: ["meta:whoami"], expiresInDays: 1 }, server.config.tokenPepper);
       expect((await whoami(t.token)).status).to.equal(200);
-      await server.db("mcp_tokens").where({ id: t.token_id }).update({ expires_at: new Date(Date.now() - 1000).toISOString() });
+      await server
+        .db("mcp_tokens")
+        .where({ id: t.token_id })
+        .update({ expires_at: new Date(Date.now() - 1000).toISOString() });
       expectUnauthorized(await whoami(t.token));
     });
   });
@@ -232,7 +247,12 @@ describe(`bearer tokens (${engine})`, () => {
   });
 
   it("whoami returns the user, the token, its scopes and expiry, and the user's timezone and currency", async () => {
-    const t = await createToken(server.db, user.id, { name: "whoami test", scopes: ["meta:whoami", "read:wallets"], expiresInDays: 7 }, server.config.tokenPepper);
+    const t = await createToken(
+      server.db,
+      user.id,
+      { name: "whoami test", scopes: ["meta:whoami", "read:wallets"], expiresInDays: 7 },
+      server.config.tokenPepper,
+    );
     const answer = await whoami(t.token);
     expect(answer.status).to.equal(200);
     expect(answer.body.result).to.deep.equal({

@@ -39,7 +39,10 @@ describe(`CLI (${engine})`, function () {
   after(async () => database.drop());
 
   it("user create: reads the password from FINANCE_MCP_PASSWORD, prints the user as JSON, stores a scrypt hash", async () => {
-    const run = await cli(["user", "create", "--email", "Cli.User@Example.test", "--timezone", "Europe/Berlin", "--currency", "eur"], { ...env, FINANCE_MCP_PASSWORD: PASSWORD });
+    const run = await cli(["user", "create", "--email", "Cli.User@Example.test", "--timezone", "Europe/Berlin", "--currency", "eur"], {
+      ...env,
+      FINANCE_MCP_PASSWORD: PASSWORD,
+    });
     expect(run.stderr).to.equal("");
     expect(run.code).to.equal(0);
     const user = JSON.parse(run.stdout);
@@ -64,7 +67,11 @@ describe(`CLI (${engine})`, function () {
   });
 
   it("token create: password on standard input, prints the token once; list and revoke", async () => {
-    const run = await cli(["token", "create", "--email", "cli.user@example.test", "--scopes", "read:wallets,meta:whoami", "--name", "from the cli", "--expires-in-days", "30"], env, `${PASSWORD}\n`);
+    const run = await cli(
+      ["token", "create", "--email", "cli.user@example.test", "--scopes", "read:wallets,meta:whoami", "--name", "from the cli", "--expires-in-days", "30"],
+      env,
+      `${PASSWORD}\n`,
+    );
     expect(run.stderr).to.equal("");
     expect(run.code).to.equal(0);
     const token = JSON.parse(run.stdout);
@@ -81,7 +88,10 @@ describe(`CLI (${engine})`, function () {
       await db.destroy();
     }
 
-    const wrong = await cli(["token", "create", "--email", "cli.user@example.test", "--scopes", "read:wallets", "--name", "x"], { ...env, FINANCE_MCP_PASSWORD: "not the password" });
+    const wrong = await cli(["token", "create", "--email", "cli.user@example.test", "--scopes", "read:wallets", "--name", "x"], {
+      ...env,
+      FINANCE_MCP_PASSWORD: "not the password",
+    });
     expect(wrong.code).to.equal(2);
     expect(wrong.stderr).to.include("wrong email or password");
 

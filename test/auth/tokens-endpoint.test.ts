@@ -46,7 +46,13 @@ describe(`tokens endpoint (${engine})`, () => {
 
       const me = await whoami(b.token);
       expect(me.status).to.equal(200);
-      expect(me.body.result).to.include({ user_id: real.id, token_id: b.token_id, token_name: "laptop claude", timezone: "Europe/Berlin", default_currency: "EUR" });
+      expect(me.body.result).to.include({
+        user_id: real.id,
+        token_id: b.token_id,
+        token_name: "laptop claude",
+        timezone: "Europe/Berlin",
+        default_currency: "EUR",
+      });
 
       // Only the hash is stored: no column of the row holds the secret.
       const row = await server.db("mcp_tokens").where({ id: b.token_id }).first();
@@ -64,7 +70,10 @@ describe(`tokens endpoint (${engine})`, () => {
 
   describe("wrong credentials", () => {
     it("answers 401 with a Basic challenge for a wrong password", async () => {
-      const answer = await tokensApi(server.url, "POST", { auth: { email: real.email, password: "not the password" }, body: { name: "x", scopes: ["meta:whoami"] } });
+      const answer = await tokensApi(server.url, "POST", {
+        auth: { email: real.email, password: "not the password" },
+        body: { name: "x", scopes: ["meta:whoami"] },
+      });
       expect(answer.status).to.equal(401);
       expect(answer.headers.get("www-authenticate")).to.match(/^Basic realm="finance-mcp"/);
       expect(answer.body.error.data.code).to.equal("unauthorized");
@@ -73,8 +82,14 @@ describe(`tokens endpoint (${engine})`, () => {
     });
 
     it("answers an unknown email exactly like a wrong password (checked against a dummy hash)", async () => {
-      const unknown = await tokensApi(server.url, "POST", { auth: { email: "nobody@example.test", password: "whatever it is" }, body: { name: "x", scopes: ["meta:whoami"] } });
-      const wrong = await tokensApi(server.url, "POST", { auth: { email: real.email, password: "whatever it is" }, body: { name: "x", scopes: ["meta:whoami"] } });
+      const unknown = await tokensApi(server.url, "POST", {
+        auth: { email: "nobody@example.test", password: "whatever it is" },
+        body: { name: "x", scopes: ["meta:whoami"] },
+      });
+      const wrong = await tokensApi(server.url, "POST", {
+        auth: { email: real.email, password: "whatever it is" },
+        body: { name: "x", scopes: ["meta:whoami"] },
+      });
       expect(unknown.status).to.equal(401);
       expect(unknown.body).to.deep.equal(wrong.body);
       expect(unknown.headers.get("www-authenticate")).to.equal(wrong.headers.get("www-authenticate"));
@@ -127,7 +142,11 @@ describe(`tokens endpoint (${engine})`, () => {
     }
 
     it("answers 415 when the body is not sent as application/json", async () => {
-      const answer = await tokensApi(server.url, "POST", { auth: user, body: JSON.stringify({ name: "x", scopes: ["meta:whoami"] }), headers: { "content-type": "text/plain" } });
+      const answer = await tokensApi(server.url, "POST", {
+        auth: user,
+        body: JSON.stringify({ name: "x", scopes: ["meta:whoami"] }),
+        headers: { "content-type": "text/plain" },
+      });
       expect(answer.status).to.equal(415);
       expect(answer.body.error.data.code).to.equal("invalid_params");
     });
@@ -174,7 +193,9 @@ describe(`tokens endpoint (${engine})`, () => {
 
       const after = await whoami(created.body.token);
       expect(after.status).to.equal(401);
-      expect(after.headers.get("www-authenticate")).to.equal(`Bearer realm="finance-mcp", error="invalid_token", resource_metadata="${server.url}/.well-known/oauth-protected-resource/api/v1/mcp"`);
+      expect(after.headers.get("www-authenticate")).to.equal(
+        `Bearer realm="finance-mcp", error="invalid_token", resource_metadata="${server.url}/.well-known/oauth-protected-resource/api/v1/mcp"`,
+      );
       expect(after.body.error.data.code).to.equal("unauthorized");
 
       // Revoking again is harmless; the list shows it revoked.
@@ -224,7 +245,8 @@ describe(`tokens endpoint (${engine})`, () => {
     it("counts over a rolling hour, not the limiter's fixed window", async () => {
       const user = await insertLoginUser(server.db, PASSWORD);
       const fiftyMinutesAgo = new Date(Date.now() - 50 * 60_000);
-      for (let i = 0; i < 10; i++) await createToken(server.db, user.id, { name: `old${i}`, scopes: ["meta:whoami"], expiresInDays: 1 }, server.config.tokenPepper, fiftyMinutesAgo);
+      for (let i = 0; i < 10; i++)
+        await createToken(server.db, user.id, { name: `old${i}`, scopes: ["meta:whoami"], expiresInDays: 1 }, server.config.tokenPepper, fiftyMinutesAgo);
       const refused = await tokensApi(server.url, "POST", { auth: user, body: { name: "new", scopes: ["meta:whoami"] } });
       expect(refused.status).to.equal(429);
       expect(Number(refused.headers.get("retry-after"))).to.be.within(590, 600);
@@ -232,7 +254,8 @@ describe(`tokens endpoint (${engine})`, () => {
 
       const other = await insertLoginUser(server.db, PASSWORD);
       const longAgo = new Date(Date.now() - 61 * 60_000);
-      for (let i = 0; i < 10; i++) await createToken(server.db, other.id, { name: `old${i}`, scopes: ["meta:whoami"], expiresInDays: 1 }, server.config.tokenPepper, longAgo);
+      for (let i = 0; i < 10; i++)
+        await createToken(server.db, other.id, { name: `old${i}`, scopes: ["meta:whoami"], expiresInDays: 1 }, server.config.tokenPepper, longAgo);
       expect((await tokensApi(server.url, "POST", { auth: other, body: { name: "new", scopes: ["meta:whoami"] } })).status).to.equal(201);
     });
 
@@ -241,7 +264,9 @@ describe(`tokens endpoint (${engine})`, () => {
       // attempts in flight.
       const user = await insertLoginUser(server.db, PASSWORD);
       const results = await Promise.allSettled(
-        Array.from({ length: 12 }, (_, i) => createTokenWithinQuota(server.db, user.id, { name: `p${i}`, scopes: ["meta:whoami"], expiresInDays: 1 }, server.config.tokenPepper, 10)),
+        Array.from({ length: 12 }, (_, i) =>
+          createTokenWithinQuota(server.db, user.id, { name: `p${i}`, scopes: ["meta:whoami"], expiresInDays: 1 }, server.config.tokenPepper, 10),
+        ),
       );
       expect(results.filter((r) => r.status === "fulfilled")).to.have.length(10);
       const refused = results.filter((r): r is PromiseRejectedResult => r.status === "rejected");
@@ -318,7 +343,11 @@ describe(`tokens endpoint (${engine})`, () => {
 
   describe("the Host/Origin guard", () => {
     it("refuses a foreign Origin before looking at the credentials", async () => {
-      const answer = await tokensApi(server.url, "POST", { auth: basic(real.email, PASSWORD), body: { name: "x", scopes: ["meta:whoami"] }, headers: { origin: "https://evil.example" } });
+      const answer = await tokensApi(server.url, "POST", {
+        auth: basic(real.email, PASSWORD),
+        body: { name: "x", scopes: ["meta:whoami"] },
+        headers: { origin: "https://evil.example" },
+      });
       expect(answer.status).to.equal(403);
       expect(answer.body.error.data.code).to.equal("forbidden_origin");
       expect(answer.ms).to.be.lessThan(300);

@@ -23,7 +23,10 @@ describe(`finance-mcp kb import (${engine})`, function () {
       expect(first.status, first.stderr).to.equal(0);
       expect(JSON.parse(first.stdout).imported).to.be.at.least(40);
 
-      writeFileSync(join(folder, "zebra-budgets.md"), "---\ntitle: Striped zebra budgets\ntags: [budgets]\n---\nZebra budgets alternate months of saving and spending.\n");
+      writeFileSync(
+        join(folder, "zebra-budgets.md"),
+        "---\ntitle: Striped zebra budgets\ntags: [budgets]\n---\nZebra budgets alternate months of saving and spending.\n",
+      );
       const second = cli(database.url, "kb", "import", folder);
       expect(second.status, second.stderr).to.equal(0);
       expect(JSON.parse(second.stdout).imported).to.equal(1);

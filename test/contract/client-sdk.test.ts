@@ -68,14 +68,20 @@ describe(`generated TypeScript client: build, pack, install, every tool (${engin
 
   it("rejects with FinanceMcpError carrying data.code, and replays a write retried with the same idempotency key", async () => {
     const client = new sdk.FinanceMcpClient(server.mcpUrl, token);
-    const err = await client.deleteTransaction({ id: "txn_doesnotexist0000001", dry_run: true, idempotency_key: sdk.newIdempotencyKey() }).then(() => undefined, (e: unknown) => e);
+    const err = await client.deleteTransaction({ id: "txn_doesnotexist0000001", dry_run: true, idempotency_key: sdk.newIdempotencyKey() }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(err).to.be.instanceOf(sdk.FinanceMcpError);
     expect(err.data.code).to.be.oneOf(["not_found", "invalid_params"]);
     const key = sdk.newIdempotencyKey();
     const first = await client.createWallet({ name: "SDK wallet", type: "cash", currency: "USD", idempotency_key: key });
     const again = await client.createWallet({ name: "SDK wallet", type: "cash", currency: "USD", idempotency_key: key });
     expect(again.wallet?.id ?? again.id).to.equal(first.wallet?.id ?? first.id);
-    const bad = await new sdk.FinanceMcpClient(server.url, "fmcp_wrong").whoami().then(() => undefined, (e: unknown) => e);
+    const bad = await new sdk.FinanceMcpClient(server.url, "fmcp_wrong").whoami().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(bad.httpStatus).to.equal(401);
     expect(bad.data.code).to.equal("unauthorized");
   });

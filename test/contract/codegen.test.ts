@@ -78,7 +78,9 @@ describe("codegen", function () {
       }
     };
     walk(join(root, "src/tools"));
-    const handlerFiles = files.map((f) => f.split("/").pop()!.replace(/\.ts$/, "")).filter((n) => /^[a-z]+(_[a-z]+)+$/.test(n) || n === "whoami" || n === "calculate");
+    const handlerFiles = files
+      .map((f) => f.split("/").pop()!.replace(/\.ts$/, ""))
+      .filter((n) => /^[a-z]+(_[a-z]+)+$/.test(n) || n === "whoami" || n === "calculate");
     expect(handlerFiles.sort()).to.deep.equal(specNames);
   });
 });

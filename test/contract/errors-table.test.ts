@@ -15,7 +15,10 @@ const docs = readFileSync(new URL("../../docs/errors.md", import.meta.url), "utf
 
 /** docs/errors.md rows: | code | data.code | HTTP | meaning | what to do | retryable | */
 const documented = new Map(
-  [...docs.matchAll(/^\| (-\d+) \| ([a-z_]+) \| (\d{3}) \|.*\| (yes|no) \|$/gm)].map((m) => [m[2]!, { code: Number(m[1]), httpStatus: Number(m[3]), retryable: m[4] === "yes" }]),
+  [...docs.matchAll(/^\| (-\d+) \| ([a-z_]+) \| (\d{3}) \|.*\| (yes|no) \|$/gm)].map((m) => [
+    m[2]!,
+    { code: Number(m[1]), httpStatus: Number(m[3]), retryable: m[4] === "yes" },
+  ]),
 );
 
 describe("the error table: spec, code and docs/errors.md agree", () => {
@@ -33,7 +36,11 @@ describe("the error table: spec, code and docs/errors.md agree", () => {
   it("AppError answers each error's code, retryability and HTTP status from the table", () => {
     for (const name of names) {
       const err = new AppError(name, "m");
-      expect([err.code, err.retryable, err.httpStatus], name).to.deep.equal([errorTable[name].code, errorTable[name].data.retryable, errorTable[name].httpStatus]);
+      expect([err.code, err.retryable, err.httpStatus], name).to.deep.equal([
+        errorTable[name].code,
+        errorTable[name].data.retryable,
+        errorTable[name].httpStatus,
+      ]);
       expect(err.toData(), name).to.include({ code: name, retryable: errorTable[name].data.retryable });
     }
   });
@@ -41,7 +48,11 @@ describe("the error table: spec, code and docs/errors.md agree", () => {
   it("documents every error in docs/errors.md with the same code, HTTP status and retryability", () => {
     expect([...documented.keys()].sort()).to.deep.equal([...names].sort());
     for (const name of names) {
-      expect(documented.get(name), name).to.deep.equal({ code: errorTable[name].code, httpStatus: errorTable[name].httpStatus, retryable: errorTable[name].data.retryable });
+      expect(documented.get(name), name).to.deep.equal({
+        code: errorTable[name].code,
+        httpStatus: errorTable[name].httpStatus,
+        retryable: errorTable[name].data.retryable,
+      });
     }
   });
 

@@ -17,58 +17,148 @@ const AT = "2026-01-02T15:04:05Z";
 
 export async function seedExampleWorld(db: Knex, pepper: string): Promise<string> {
   await db("users").insert({
-    id: EXAMPLE_USER_ID, email: "example@example.test", email_normalized: "example@example.test", password_hash: "scrypt$none",
-    timezone: "UTC", default_currency: "USD", created_at: AT, updated_at: AT,
+    id: EXAMPLE_USER_ID,
+    email: "example@example.test",
+    email_normalized: "example@example.test",
+    password_hash: "scrypt$none",
+    timezone: "UTC",
+    default_currency: "USD",
+    created_at: AT,
+    updated_at: AT,
   });
-  const wallets = [...example("list_wallets").wallets, {
-    id: "wal_example0000000003", name: "Old cash jar", type: "cash", currency: "USD", opening_balance: { minor: 0 },
-    opening_date: null, archived: true, notes: null, created_at: AT, updated_at: AT,
-  }];
+  const wallets = [
+    ...example("list_wallets").wallets,
+    {
+      id: "wal_example0000000003",
+      name: "Old cash jar",
+      type: "cash",
+      currency: "USD",
+      opening_balance: { minor: 0 },
+      opening_date: null,
+      archived: true,
+      notes: null,
+      created_at: AT,
+      updated_at: AT,
+    },
+  ];
   for (const w of wallets) {
     await db("wallets").insert({
-      id: w.id, user_id: EXAMPLE_USER_ID, name: w.name, name_normalized: w.name.toLowerCase(), type: w.type, currency: w.currency,
-      opening_balance_minor: String(w.opening_balance.minor), opening_date: w.opening_date, archived: w.archived, notes: w.notes,
-      created_at: w.created_at, updated_at: w.updated_at,
+      id: w.id,
+      user_id: EXAMPLE_USER_ID,
+      name: w.name,
+      name_normalized: w.name.toLowerCase(),
+      type: w.type,
+      currency: w.currency,
+      opening_balance_minor: String(w.opening_balance.minor),
+      opening_date: w.opening_date,
+      archived: w.archived,
+      notes: w.notes,
+      created_at: w.created_at,
+      updated_at: w.updated_at,
     });
   }
   for (const t of example("list_transactions").transactions) {
     await db("transactions").insert({
-      id: t.id, user_id: EXAMPLE_USER_ID, wallet_id: t.wallet_id, date: t.date, amount_minor: String(t.amount.minor), currency: t.currency,
-      direction: t.direction, payee: t.payee, description: t.description, category: t.category, notes: t.notes, external_id: t.external_id,
-      transfer_id: t.transfer_id, counterpart_wallet_id: t.counterpart_wallet_id, created_at: t.created_at, updated_at: t.updated_at,
+      id: t.id,
+      user_id: EXAMPLE_USER_ID,
+      wallet_id: t.wallet_id,
+      date: t.date,
+      amount_minor: String(t.amount.minor),
+      currency: t.currency,
+      direction: t.direction,
+      payee: t.payee,
+      description: t.description,
+      category: t.category,
+      notes: t.notes,
+      external_id: t.external_id,
+      transfer_id: t.transfer_id,
+      counterpart_wallet_id: t.counterpart_wallet_id,
+      created_at: t.created_at,
+      updated_at: t.updated_at,
     });
     for (const tag of t.tags) await db("transaction_tags").insert({ transaction_id: t.id, user_id: EXAMPLE_USER_ID, tag });
   }
   for (const b of example("list_budgets").budgets) {
     await db("budgets").insert({
-      id: b.id, user_id: EXAMPLE_USER_ID, name: b.name, name_normalized: b.name.toLowerCase(), amount_minor: String(b.amount.minor),
-      currency: b.currency, period: b.period, interval: b.interval, anchor_date: b.anchor_date, categories: JSON.stringify(b.categories),
-      tags: JSON.stringify(b.tags), wallet_ids: JSON.stringify(b.wallet_ids), start_date: b.start_date, end_date: b.end_date,
-      rollover: b.rollover, alert_threshold: b.alert_threshold, notes: b.notes, created_at: b.created_at, updated_at: b.updated_at,
+      id: b.id,
+      user_id: EXAMPLE_USER_ID,
+      name: b.name,
+      name_normalized: b.name.toLowerCase(),
+      amount_minor: String(b.amount.minor),
+      currency: b.currency,
+      period: b.period,
+      interval: b.interval,
+      anchor_date: b.anchor_date,
+      categories: JSON.stringify(b.categories),
+      tags: JSON.stringify(b.tags),
+      wallet_ids: JSON.stringify(b.wallet_ids),
+      start_date: b.start_date,
+      end_date: b.end_date,
+      rollover: b.rollover,
+      alert_threshold: b.alert_threshold,
+      notes: b.notes,
+      created_at: b.created_at,
+      updated_at: b.updated_at,
     });
   }
   for (const g of example("list_goals").goals) {
     await db("goals").insert({
-      id: g.id, user_id: EXAMPLE_USER_ID, name: g.name, name_normalized: g.name.toLowerCase(), target_minor: g.target_amount ? String(g.target_amount.minor) : null,
-      currency: g.currency, target_date: g.target_date, wallet_id: g.wallet_id, status: g.status, achieved_at: g.achieved_at, notes: g.notes,
-      created_at: g.created_at, updated_at: g.updated_at,
+      id: g.id,
+      user_id: EXAMPLE_USER_ID,
+      name: g.name,
+      name_normalized: g.name.toLowerCase(),
+      target_minor: g.target_amount ? String(g.target_amount.minor) : null,
+      currency: g.currency,
+      target_date: g.target_date,
+      wallet_id: g.wallet_id,
+      status: g.status,
+      achieved_at: g.achieved_at,
+      notes: g.notes,
+      created_at: g.created_at,
+      updated_at: g.updated_at,
     });
   }
   for (const c of example("get_goal_progress").goals[0].recent_contributions) {
     await db("goal_contributions").insert({
-      id: c.id, user_id: EXAMPLE_USER_ID, goal_id: c.goal_id, amount_minor: String(c.amount.minor), date: c.date, note: c.note,
-      transaction_id: c.transaction_id, created_at: c.created_at,
+      id: c.id,
+      user_id: EXAMPLE_USER_ID,
+      goal_id: c.goal_id,
+      amount_minor: String(c.amount.minor),
+      date: c.date,
+      note: c.note,
+      transaction_id: c.transaction_id,
+      created_at: c.created_at,
     });
   }
   for (const r of example("list_bill_reminders").reminders) {
     await db("bill_reminders").insert({
-      id: r.id, user_id: EXAMPLE_USER_ID, name: r.name, payee: r.payee, amount_minor: r.amount ? String(r.amount.minor) : null,
-      amount_min_minor: r.amount_min ? String(r.amount_min.minor) : null, amount_max_minor: r.amount_max ? String(r.amount_max.minor) : null,
-      currency: r.currency, wallet_id: r.wallet_id, category: r.category, schedule: JSON.stringify(r.schedule), rrule: toRRule(r.schedule),
-      start_date: r.schedule.start_date, notice_days: r.notice_days, autopay: r.autopay, active: r.active, notes: r.notes,
-      created_at: r.created_at, updated_at: r.updated_at,
+      id: r.id,
+      user_id: EXAMPLE_USER_ID,
+      name: r.name,
+      payee: r.payee,
+      amount_minor: r.amount ? String(r.amount.minor) : null,
+      amount_min_minor: r.amount_min ? String(r.amount_min.minor) : null,
+      amount_max_minor: r.amount_max ? String(r.amount_max.minor) : null,
+      currency: r.currency,
+      wallet_id: r.wallet_id,
+      category: r.category,
+      schedule: JSON.stringify(r.schedule),
+      rrule: toRRule(r.schedule),
+      start_date: r.schedule.start_date,
+      notice_days: r.notice_days,
+      autopay: r.autopay,
+      active: r.active,
+      notes: r.notes,
+      created_at: r.created_at,
+      updated_at: r.updated_at,
     });
   }
-  const { token } = await createToken(db, EXAMPLE_USER_ID, { name: "example", scopes: [...KNOWN_SCOPES], expiresInDays: 365 }, pepper, new Date("2026-03-01T00:00:00Z"));
+  const { token } = await createToken(
+    db,
+    EXAMPLE_USER_ID,
+    { name: "example", scopes: [...KNOWN_SCOPES], expiresInDays: 365 },
+    pepper,
+    new Date("2026-03-01T00:00:00Z"),
+  );
   return token;
 }

@@ -20,7 +20,10 @@ describe("openrpc.json", () => {
   });
 
   it("refuses a wrong x-scope or x-kind value (declared under x-extensions)", () => {
-    for (const [key, value] of [["x-scope", "read:everything"], ["x-kind", "maybe"]]) {
+    for (const [key, value] of [
+      ["x-scope", "read:everything"],
+      ["x-kind", "maybe"],
+    ]) {
       const broken = structuredClone(spec);
       broken.methods[0][key!] = value;
       expect(validateOpenRPCDocument(broken), `${key}=${value}`).not.to.equal(true);

@@ -26,7 +26,9 @@ const blocks: Block[] = [...page.matchAll(/^```(\w+)([^\n]*)\n([\s\S]*?)^```$/gm
 
 /** The tracked and new (not ignored) files of the working tree, so the walkthrough tests what is about to be committed. */
 function copyRepository(to: string): void {
-  const files = execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], { cwd: root, encoding: "utf8" }).split("\0").filter(Boolean);
+  const files = execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], { cwd: root, encoding: "utf8" })
+    .split("\0")
+    .filter(Boolean);
   for (const file of files) {
     if (file === "node_modules" || !existsSync(join(root, file))) continue; // a symlinked node_modules; deleted files
     cpSync(join(root, file), join(to, file), { recursive: true });
@@ -59,7 +61,10 @@ describe("docs/adding-a-tool.md, followed in a temporary copy", function () {
         method = JSON.parse(block.body).name;
         const specPath = join(dir, "openrpc.json");
         const spec = JSON.parse(readFileSync(specPath, "utf8"));
-        expect(spec.methods.map((m: { name: string }) => m.name), "the page adds a tool the spec does not have yet").not.to.include(method);
+        expect(
+          spec.methods.map((m: { name: string }) => m.name),
+          "the page adds a tool the spec does not have yet",
+        ).not.to.include(method);
         spec.methods.push(JSON.parse(block.body));
         writeFileSync(specPath, `${JSON.stringify(spec, null, 2)}\n`);
       } else if (block.info.startsWith("file=")) {
@@ -68,7 +73,10 @@ describe("docs/adding-a-tool.md, followed in a temporary copy", function () {
         execFileSync("mkdir", ["-p", dirname(file)]);
         writeFileSync(file, block.body);
       } else if (block.info === "run") {
-        for (const line of block.body.split("\n").map((l) => l.trim()).filter(Boolean)) {
+        for (const line of block.body
+          .split("\n")
+          .map((l) => l.trim())
+          .filter(Boolean)) {
           try {
             execFileSync("bash", ["-c", line], { cwd: dir, env, encoding: "utf8", stdio: "pipe" });
           } catch (err) {

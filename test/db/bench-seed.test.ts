@@ -35,7 +35,9 @@ describe(`bench seeding (${engine})`, function () {
           .select("user_id", "wallet_id", db.raw("substr(date, 1, 7) AS month"))
           .sum({ total: "amount_minor" })
           .groupByRaw("user_id, wallet_id, substr(date, 1, 7)")) as unknown as { user_id: string; wallet_id: string; month: string; total: string | bigint }[];
-        return Object.fromEntries(rows.filter((r) => BigInt(r.total) !== 0n).map((r) => [`${r.user_id}|${r.wallet_id}|${r.month}`, BigInt(r.total).toString()]));
+        return Object.fromEntries(
+          rows.filter((r) => BigInt(r.total) !== 0n).map((r) => [`${r.user_id}|${r.wallet_id}|${r.month}`, BigInt(r.total).toString()]),
+        );
       };
       const stored = async () =>
         Object.fromEntries((await db("wallet_month_totals")).map((r) => [`${r.user_id}|${r.wallet_id}|${r.month}`, BigInt(r.total_minor).toString()]));
@@ -51,7 +53,8 @@ describe(`bench seeding (${engine})`, function () {
       // The expense totals, from the raw expenses and their tag rows.
       const expenseTotals = async () => {
         const tagsOf = new Map<string, string[]>();
-        for (const g of await db("transaction_tags").select("transaction_id", "tag")) tagsOf.set(g.transaction_id, [...(tagsOf.get(g.transaction_id) ?? []), g.tag]);
+        for (const g of await db("transaction_tags").select("transaction_id", "tag"))
+          tagsOf.set(g.transaction_id, [...(tagsOf.get(g.transaction_id) ?? []), g.tag]);
         const sums = new Map<string, [bigint, bigint]>();
         for (const r of await db("transactions").where({ direction: "expense" })) {
           expect(JSON.parse(r.tags_key), `tags_key of ${r.id}`).to.deep.equal([...(tagsOf.get(r.id) ?? [])].sort());
@@ -63,7 +66,10 @@ describe(`bench seeding (${engine})`, function () {
       };
       const storedExpenseTotals = async () =>
         Object.fromEntries(
-          (await db("expense_day_totals")).map((r) => [`${r.user_id}|${r.date}|${r.currency}|${r.wallet_id}|${r.category_key}|${r.tags_key}`, `${BigInt(r.total_minor)}/${BigInt(r.row_count)}`]),
+          (await db("expense_day_totals")).map((r) => [
+            `${r.user_id}|${r.date}|${r.currency}|${r.wallet_id}|${r.category_key}|${r.tags_key}`,
+            `${BigInt(r.total_minor)}/${BigInt(r.row_count)}`,
+          ]),
         );
       const expectedExpenses = await expenseTotals();
       expect(Object.keys(expectedExpenses).length).to.be.greaterThan(100);

@@ -19,7 +19,8 @@ describe(`goal funding as transfers: the migration over a ledger of both forms (
   let user: TestUser;
   const ids: Record<string, string> = {};
   const key = () => randomUUID();
-  const call = (tool: string, params: Record<string, unknown>) => server.call(tool, { ...params, ...(tool.startsWith("get_") || tool.startsWith("list_") ? {} : { idempotency_key: key() }) }, user.token);
+  const call = (tool: string, params: Record<string, unknown>) =>
+    server.call(tool, { ...params, ...(tool.startsWith("get_") || tool.startsWith("list_") ? {} : { idempotency_key: key() }) }, user.token);
   const minor = (n: bigint) => (engine === "postgres" ? n.toString() : n);
 
   /** A contribution as the old add_goal_funds wrote it: the wallet transaction, then the contribution linked to it. */
@@ -27,19 +28,42 @@ describe(`goal funding as transfers: the migration over a ledger of both forms (
     const at = "2026-02-01T10:00:00.000Z";
     const txn = `txn_old${randomUUID().replace(/-/g, "").slice(0, 16)}`;
     await server.db("transactions").insert({
-      id: txn, user_id: user.id, wallet_id: walletId, date, amount_minor: minor(-amount), currency: "USD",
-      direction: amount > 0n ? "expense" : "income", description: `${amount > 0n ? "Goal contribution" : "Goal withdrawal"}: ${goalName}`, created_at: at, updated_at: at,
+      id: txn,
+      user_id: user.id,
+      wallet_id: walletId,
+      date,
+      amount_minor: minor(-amount),
+      currency: "USD",
+      direction: amount > 0n ? "expense" : "income",
+      description: `${amount > 0n ? "Goal contribution" : "Goal withdrawal"}: ${goalName}`,
+      created_at: at,
+      updated_at: at,
     });
-    await server.db("goal_contributions").insert({ id: `gct_old${randomUUID().replace(/-/g, "").slice(0, 16)}`, user_id: user.id, goal_id: goalId, amount_minor: minor(amount), date, transaction_id: txn, from_wallet_id: walletId, created_at: at });
+    await server.db("goal_contributions").insert({
+      id: `gct_old${randomUUID().replace(/-/g, "").slice(0, 16)}`,
+      user_id: user.id,
+      goal_id: goalId,
+      amount_minor: minor(amount),
+      date,
+      transaction_id: txn,
+      from_wallet_id: walletId,
+      created_at: at,
+    });
     return txn;
   }
 
   const balances = async () => Object.fromEntries((await call("list_wallets", {})).wallets.map((w: any) => [w.name, w.balance.value]));
-  const spentIn = async (from: string, to: string) => (await call("get_transaction_summary", { date_from: from, date_to: to })).totals.map((t: any) => t.expenses.value);
+  const spentIn = async (from: string, to: string) =>
+    (await call("get_transaction_summary", { date_from: from, date_to: to })).totals.map((t: any) => t.expenses.value);
   /** Running totals recomputed from the rows: what the triggers must have kept. */
   async function totalsAreExact() {
     const kept = await server.db("wallet_month_totals").where({ user_id: user.id }).orderBy(["wallet_id", "month"]).select("wallet_id", "month", "total_minor");
-    const fresh = await server.db("transactions").where({ user_id: user.id }).groupBy("wallet_id", server.db.raw("substr(date, 1, 7)")).select("wallet_id", server.db.raw("substr(date, 1, 7) AS month"), server.db.raw("SUM(amount_minor) AS total_minor")).orderBy(["wallet_id", "month"]);
+    const fresh = await server
+      .db("transactions")
+      .where({ user_id: user.id })
+      .groupBy("wallet_id", server.db.raw("substr(date, 1, 7)"))
+      .select("wallet_id", server.db.raw("substr(date, 1, 7) AS month"), server.db.raw("SUM(amount_minor) AS total_minor"))
+      .orderBy(["wallet_id", "month"]);
     const norm = (rows: any[]) => rows.filter((r) => BigInt(r.total_minor) !== 0n).map((r) => [r.wallet_id, r.month, String(r.total_minor)]);
     expect(norm(kept)).to.deep.equal(norm(fresh));
     const expenses = await server.db("expense_day_totals").where({ user_id: user.id }).sum({ s: "total_minor" }).first();
@@ -50,13 +74,16 @@ describe(`goal funding as transfers: the migration over a ledger of both forms (
   before(async () => {
     server = await startTestServer({}, { now: () => new Date("2026-02-20T12:00:00Z") });
     user = await server.createUser();
-    const wallet = async (name: string) => (await call("create_wallet", { name, type: "checking", currency: "USD", opening_balance: "1000.00", opening_date: "2026-01-01" })).wallet.id as string;
+    const wallet = async (name: string) =>
+      (await call("create_wallet", { name, type: "checking", currency: "USD", opening_balance: "1000.00", opening_date: "2026-01-01" })).wallet.id as string;
     ids.checking = await wallet("Checking");
     ids.savings = await wallet("Savings");
     ids.trip = (await call("create_goal", { name: "Trip", currency: "USD", wallet_id: ids.savings })).goal.id;
     ids.car = (await call("create_goal", { name: "Car", currency: "USD" })).goal.id;
     ids.own = (await call("create_goal", { name: "Rainy day", currency: "USD", wallet_id: ids.checking })).goal.id;
-    ids.budget = (await call("create_budget", { name: "All spending", amount: "5000.00", currency: "USD", period: "month", start_date: "2026-01-01" })).budget.id;
+    ids.budget = (
+      await call("create_budget", { name: "All spending", amount: "5000.00", currency: "USD", period: "month", start_date: "2026-01-01" })
+    ).budget.id;
     await call("create_transaction", { wallet_id: ids.checking, amount: "40.00", direction: "expense", category: "Food", date: "2026-02-03" });
 
     // The old form: a goal kept in Savings funded from Checking (and a withdrawal back), a goal with no
@@ -92,7 +119,12 @@ describe(`goal funding as transfers: the migration over a ledger of both forms (
     const trip = await server.db("transactions").where({ id: ids.oldTrip }).first();
     expect(trip).to.include({ direction: "transfer", counterpart_wallet_id: ids.savings });
     const legs = await server.db("transactions").where({ transfer_id: trip.transfer_id }).orderBy("wallet_id");
-    expect(legs.map((l: any) => [l.wallet_id, String(l.amount_minor)]).sort()).to.deep.equal([[ids.checking, "-25000"], [ids.savings, "25000"]].sort());
+    expect(legs.map((l: any) => [l.wallet_id, String(l.amount_minor)]).sort()).to.deep.equal(
+      [
+        [ids.checking, "-25000"],
+        [ids.savings, "25000"],
+      ].sort(),
+    );
     const back = await server.db("transactions").where({ id: ids.oldTripBack }).first();
     expect(back).to.include({ direction: "transfer", counterpart_wallet_id: ids.savings });
     for (const gone of [ids.oldCar, ids.oldOwn]) expect(await server.db("transactions").where({ id: gone }).first()).to.equal(undefined);

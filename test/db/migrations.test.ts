@@ -5,7 +5,23 @@ import { createDb } from "../../src/db/knex.js";
 import { migrateLatest, migratorConfig, rollbackAll } from "../../src/db/migrate.js";
 import { createTestDatabase, engine } from "../helpers/database.js";
 
-const TABLES = ["users", "mcp_tokens", "wallets", "transactions", "transaction_tags", "budgets", "goals", "goal_contributions", "bill_reminders", "kb_entries", "audit_log", "idempotency_keys", "rate_limits", "wallet_month_totals", "expense_day_totals"];
+const TABLES = [
+  "users",
+  "mcp_tokens",
+  "wallets",
+  "transactions",
+  "transaction_tags",
+  "budgets",
+  "goals",
+  "goal_contributions",
+  "bill_reminders",
+  "kb_entries",
+  "audit_log",
+  "idempotency_keys",
+  "rate_limits",
+  "wallet_month_totals",
+  "expense_day_totals",
+];
 
 describe(`migrations (${engine})`, () => {
   it("run forward from empty, back cleanly, and forward again", async () => {
@@ -57,7 +73,16 @@ describe(`migrations (${engine})`, () => {
       const minor = (n: bigint) => (engine === "postgres" ? n.toString() : n);
       for (const u of ["usr_a", "usr_b"]) {
         await db("users").insert({ id: u, email: `${u}@x.test`, email_normalized: `${u}@x.test`, password_hash: "x", created_at: at, updated_at: at });
-        await db("wallets").insert({ id: `wal_${u}`, user_id: u, name: "W", name_normalized: "w", type: "cash", currency: "USD", created_at: at, updated_at: at });
+        await db("wallets").insert({
+          id: `wal_${u}`,
+          user_id: u,
+          name: "W",
+          name_normalized: "w",
+          type: "cash",
+          currency: "USD",
+          created_at: at,
+          updated_at: at,
+        });
       }
       // With the triggers gone, writes to transactions must still work (no trigger left pointing at a dropped table).
       const rows: [string, string, string, bigint][] = [
@@ -69,9 +94,21 @@ describe(`migrations (${engine})`, () => {
         ["usr_b", "t6", "2026-02-15", 42n],
       ];
       for (const [u, id, date, amount] of rows) {
-        await db("transactions").insert({ id, user_id: u, wallet_id: `wal_${u}`, date, amount_minor: minor(amount), currency: "USD", direction: amount < 0n ? "expense" : "income", created_at: at, updated_at: at });
+        await db("transactions").insert({
+          id,
+          user_id: u,
+          wallet_id: `wal_${u}`,
+          date,
+          amount_minor: minor(amount),
+          currency: "USD",
+          direction: amount < 0n ? "expense" : "income",
+          created_at: at,
+          updated_at: at,
+        });
       }
-      await db("transactions").where({ id: "t5" }).update({ amount_minor: minor(-2n) });
+      await db("transactions")
+        .where({ id: "t5" })
+        .update({ amount_minor: minor(-2n) });
       await db.migrate.up(totalsMigration);
       const totals = (await db("wallet_month_totals").orderBy(["user_id", "month"])).map((r) => [r.user_id, r.wallet_id, r.month, BigInt(r.total_minor)]);
       expect(totals).to.deep.equal([
@@ -101,7 +138,16 @@ describe(`migrations (${engine})`, () => {
       const at = "2026-01-01T00:00:00Z";
       const minor = (n: bigint) => (engine === "postgres" ? n.toString() : n);
       await db("users").insert({ id: "usr_a", email: "a@x.test", email_normalized: "a@x.test", password_hash: "x", created_at: at, updated_at: at });
-      await db("wallets").insert({ id: "wal_a", user_id: "usr_a", name: "W", name_normalized: "w", type: "cash", currency: "USD", created_at: at, updated_at: at });
+      await db("wallets").insert({
+        id: "wal_a",
+        user_id: "usr_a",
+        name: "W",
+        name_normalized: "w",
+        type: "cash",
+        currency: "USD",
+        created_at: at,
+        updated_at: at,
+      });
       const rows: [string, string, bigint, string | null, string[]][] = [
         ["t1", "2026-01-05", -9007199254740993n, "dining", ["trip", "coffee"]],
         ["t2", "2026-01-05", -7n, "dining", ["coffee", "trip"]],
@@ -110,11 +156,29 @@ describe(`migrations (${engine})`, () => {
         ["t5", "2026-01-06", -2n, "dining", ["trip"]],
       ];
       for (const [id, date, amount, category, tags] of rows) {
-        await db("transactions").insert({ id, user_id: "usr_a", wallet_id: "wal_a", date, amount_minor: minor(amount), currency: "USD", direction: amount < 0n ? "expense" : "income", category, category_key: category, created_at: at, updated_at: at });
+        await db("transactions").insert({
+          id,
+          user_id: "usr_a",
+          wallet_id: "wal_a",
+          date,
+          amount_minor: minor(amount),
+          currency: "USD",
+          direction: amount < 0n ? "expense" : "income",
+          category,
+          category_key: category,
+          created_at: at,
+          updated_at: at,
+        });
         for (const tag of tags) await db("transaction_tags").insert({ transaction_id: id, user_id: "usr_a", tag });
       }
       await db.migrate.up(totalsMigration);
-      const totals = (await db("expense_day_totals").orderBy(["date", "category_key", "total_minor"])).map((r) => [r.date, r.category_key, JSON.parse(r.tags_key), BigInt(r.total_minor), BigInt(r.row_count)]);
+      const totals = (await db("expense_day_totals").orderBy(["date", "category_key", "total_minor"])).map((r) => [
+        r.date,
+        r.category_key,
+        JSON.parse(r.tags_key),
+        BigInt(r.total_minor),
+        BigInt(r.row_count),
+      ]);
       expect(totals).to.deep.equal([
         ["2026-01-05", "", [], -1n, 1n],
         ["2026-01-05", "dining", ["coffee", "trip"], -9007199254741000n, 2n],
@@ -127,7 +191,9 @@ describe(`migrations (${engine})`, () => {
       // down() takes the triggers with it: the ledger stays writable.
       await db.migrate.down(totalsMigration);
       await db("transaction_tags").insert({ transaction_id: "t3", user_id: "usr_a", tag: "x" });
-      await db("transactions").where({ id: "t3" }).update({ amount_minor: minor(-3n) });
+      await db("transactions")
+        .where({ id: "t3" })
+        .update({ amount_minor: minor(-3n) });
       await db("transactions").where({ id: "t1" }).delete();
     } finally {
       await db.destroy();
@@ -141,7 +207,16 @@ describe(`migrations (${engine})`, () => {
     const db = createDb(database.url);
     try {
       await migrateLatest(db);
-      await db("audit_log").insert({ created_at: "2026-01-01T00:00:00Z", user_id: "usr_x", tool: "t", action: "create", resource_type: "wallet", resource_id: "wal_x", idempotency_key: "k", request_id: "r" });
+      await db("audit_log").insert({
+        created_at: "2026-01-01T00:00:00Z",
+        user_id: "usr_x",
+        tool: "t",
+        action: "create",
+        resource_type: "wallet",
+        resource_id: "wal_x",
+        idempotency_key: "k",
+        request_id: "r",
+      });
       for (const sql of ["UPDATE audit_log SET tool = 'x'", "DELETE FROM audit_log", "TRUNCATE audit_log"]) {
         let failed = false;
         await db.raw(sql).catch(() => (failed = true));

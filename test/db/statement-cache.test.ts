@@ -203,15 +203,21 @@ describe(`statement cache under knex (${engine})`, () => {
 
   it("rolls back and commits through cached BEGIN/COMMIT/ROLLBACK statements", async () => {
     for (let i = 0; i < 3; i++) {
-      await db.transaction(async (trx) => {
-        await trx("cache_probe").where({ id: 40 }).update({ amount: (BIG + 1000n).toString() });
-        throw new Error("undo");
-      }).catch((e: Error) => expect(e.message).to.equal("undo"));
+      await db
+        .transaction(async (trx) => {
+          await trx("cache_probe")
+            .where({ id: 40 })
+            .update({ amount: (BIG + 1000n).toString() });
+          throw new Error("undo");
+        })
+        .catch((e: Error) => expect(e.message).to.equal("undo"));
       const row = await db("cache_probe").where({ id: 40 }).first("amount");
       expect(BigInt(row.amount)).to.equal(BIG + 39n);
     }
     await db.transaction(async (trx) => {
-      await trx("cache_probe").where({ id: 40 }).update({ amount: (BIG + 1000n).toString() });
+      await trx("cache_probe")
+        .where({ id: 40 })
+        .update({ amount: (BIG + 1000n).toString() });
     });
     expect(BigInt((await db("cache_probe").where({ id: 40 }).first("amount")).amount)).to.equal(BIG + 1000n);
   });

@@ -38,30 +38,64 @@ describe(`faults: bad input is invalid_params, never internal_error (${engine})`
   };
 
   it("refuses NUL in any text argument, at any depth, naming the field", async () => {
-    await expectInvalid("create_transaction", { wallet_id: walletId, direction: "expense", amount: "1.00", payee: "Shop\u0000", idempotency_key: key() }, "payee");
-    await expectInvalid("create_transaction", { wallet_id: walletId, direction: "expense", amount: "1.00", tags: ["ok", "n\u0000l"], idempotency_key: key() }, "tags.1");
+    await expectInvalid(
+      "create_transaction",
+      { wallet_id: walletId, direction: "expense", amount: "1.00", payee: "Shop\u0000", idempotency_key: key() },
+      "payee",
+    );
+    await expectInvalid(
+      "create_transaction",
+      { wallet_id: walletId, direction: "expense", amount: "1.00", tags: ["ok", "n\u0000l"], idempotency_key: key() },
+      "tags.1",
+    );
     await expectInvalid("create_wallet", { name: "\u0000", type: "cash", currency: "USD", idempotency_key: key() }, "name");
     await expectInvalid("update_wallet", { wallet_id: walletId, notes: "a\u0000b", idempotency_key: key() }, "notes");
     await expectInvalid("search_product_knowledge", { query: "budget\u0000" }, "query");
   });
 
   it("refuses lone surrogates (which were stored as U+FFFD) and keeps surrogate pairs", async () => {
-    await expectInvalid("create_transaction", { wallet_id: walletId, direction: "expense", amount: "1.00", payee: "Caf\ud800", idempotency_key: key() }, "payee");
+    await expectInvalid(
+      "create_transaction",
+      { wallet_id: walletId, direction: "expense", amount: "1.00", payee: "Caf\ud800", idempotency_key: key() },
+      "payee",
+    );
     await expectInvalid("create_wallet", { name: "\udc00x", type: "cash", currency: "USD", idempotency_key: key() }, "name");
-    const ok = await server.call("create_transaction", { wallet_id: walletId, direction: "expense", amount: "1.00", payee: "Café 😀", idempotency_key: key() }, u.token);
+    const ok = await server.call(
+      "create_transaction",
+      { wallet_id: walletId, direction: "expense", amount: "1.00", payee: "Café 😀", idempotency_key: key() },
+      u.token,
+    );
     expect(ok.transaction.payee).to.equal("Café 😀");
   });
 
   it("refuses bidirectional overrides and isolates, and allows the right-to-left marks", async () => {
-    await expectInvalid("create_transaction", { wallet_id: walletId, direction: "expense", amount: "1.00", payee: "evil\u202Egpj.exe", idempotency_key: key() }, "payee");
+    await expectInvalid(
+      "create_transaction",
+      { wallet_id: walletId, direction: "expense", amount: "1.00", payee: "evil\u202Egpj.exe", idempotency_key: key() },
+      "payee",
+    );
     await expectInvalid("create_wallet", { name: "\u2067Savings", type: "cash", currency: "USD", idempotency_key: key() }, "name");
-    const ok = await server.call("create_transaction", { wallet_id: walletId, direction: "expense", amount: "1.00", payee: "שלום\u200F 42", idempotency_key: key() }, u.token);
+    const ok = await server.call(
+      "create_transaction",
+      { wallet_id: walletId, direction: "expense", amount: "1.00", payee: "שלום\u200F 42", idempotency_key: key() },
+      u.token,
+    );
     expect(ok.transaction.payee).to.equal("שלום\u200F 42");
   });
 
   it("refuses dates outside 1900-01-01..2999-12-31 on input and in as_of", async () => {
-    await expectInvalid("create_transaction", { wallet_id: walletId, direction: "expense", amount: "1.00", date: "0000-01-01", idempotency_key: key() }, "date");
-    const t = (await server.call("create_transaction", { wallet_id: walletId, direction: "expense", amount: "1.00", date: "1900-01-01", idempotency_key: key() }, u.token)).transaction;
+    await expectInvalid(
+      "create_transaction",
+      { wallet_id: walletId, direction: "expense", amount: "1.00", date: "0000-01-01", idempotency_key: key() },
+      "date",
+    );
+    const t = (
+      await server.call(
+        "create_transaction",
+        { wallet_id: walletId, direction: "expense", amount: "1.00", date: "1900-01-01", idempotency_key: key() },
+        u.token,
+      )
+    ).transaction;
     await expectInvalid("update_transaction", { transaction_id: t.id, date: "0000-01-01", idempotency_key: key() }, "date");
     await expectInvalid("update_transaction", { transaction_id: t.id, date: "3000-01-01", idempotency_key: key() }, "date");
     await server.call("update_transaction", { transaction_id: t.id, date: "2999-12-31", idempotency_key: key() }, u.token);
@@ -72,7 +106,10 @@ describe(`faults: bad input is invalid_params, never internal_error (${engine})`
 
   it("answers params nested 50,000 deep with invalid_params (not a stack overflow or a 500), directly and over tools/call", async () => {
     const deep = nestedJson(50_000);
-    const direct = await server.rpc(`{"jsonrpc":"2.0","id":1,"method":"create_wallet","params":{"name":${deep},"type":"cash","currency":"USD","idempotency_key":"${key()}"}}`, u.token);
+    const direct = await server.rpc(
+      `{"jsonrpc":"2.0","id":1,"method":"create_wallet","params":{"name":${deep},"type":"cash","currency":"USD","idempotency_key":"${key()}"}}`,
+      u.token,
+    );
     expect(direct.status).to.equal(200);
     expect(direct.body.error.data).to.include({ code: "invalid_params", retryable: false });
     expect(direct.body.error.data.field).to.match(/^(params\.)?name(\.0)+$/);
@@ -89,14 +126,22 @@ describe(`faults: bad input is invalid_params, never internal_error (${engine})`
 
   it("refuses more values than the bound before validating them", async () => {
     const tags = Array.from({ length: 6000 }, (_, i) => `t${i}`);
-    const err = await expectInvalid("create_transaction", { wallet_id: walletId, direction: "expense", amount: "1.00", tags, idempotency_key: key() }, "tags.4997");
+    const err = await expectInvalid(
+      "create_transaction",
+      { wallet_id: walletId, direction: "expense", amount: "1.00", tags, idempotency_key: key() },
+      "tags.4997",
+    );
     expect(err.data.expected).to.match(/at most 5000 values/);
   });
 
   it("refuses a Content-Type that is not JSON with 415, and reads a missing one as JSON", async () => {
     const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "whoami" });
     const post = (headers: Record<string, string>) =>
-      fetch(server.mcpUrl, { method: "POST", headers: { accept: "application/json", authorization: `Bearer ${u.token}`, ...headers }, body: new TextEncoder().encode(body) });
+      fetch(server.mcpUrl, {
+        method: "POST",
+        headers: { accept: "application/json", authorization: `Bearer ${u.token}`, ...headers },
+        body: new TextEncoder().encode(body),
+      });
     const plain = await post({ "content-type": "text/plain" });
     expect(plain.status).to.equal(415);
     expect((await plain.json()).error.data).to.include({ code: "unsupported_media_type" });
@@ -120,7 +165,9 @@ describe(`faults: bad input is invalid_params, never internal_error (${engine})`
     const same = await server.call("create_transaction", { ...params, dry_run: true }, u.token);
     expect(same.status).to.equal("dry_run");
     const warning = same.warnings.find((w: { code: string }) => w.code === "idempotency_key_already_used");
-    expect(warning?.message).to.include(committed.audit_id).and.to.match(/replayed/);
+    expect(warning?.message)
+      .to.include(committed.audit_id)
+      .and.to.match(/replayed/);
     const other = await server.call("create_transaction", { ...params, amount: "4.00", dry_run: true }, u.token);
     expect(other.warnings.find((w: { code: string }) => w.code === "idempotency_key_already_used")?.message).to.match(/idempotency_key_reused/);
     const fresh = await server.call("create_transaction", { ...params, idempotency_key: key(), dry_run: true }, u.token);

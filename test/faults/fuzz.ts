@@ -43,7 +43,21 @@ const HOSTILE_STRINGS = [
   "😀",
   "\u200F",
 ];
-const HOSTILE_VALUES: unknown[] = [null, true, 0, -1, 1e308, -1e308, 2 ** 63, 0.1, [], {}, [[[[]]]], { __proto__: { polluted: true } }, { constructor: { prototype: {} } }];
+const HOSTILE_VALUES: unknown[] = [
+  null,
+  true,
+  0,
+  -1,
+  1e308,
+  -1e308,
+  2 ** 63,
+  0.1,
+  [],
+  {},
+  [[[[]]]],
+  { __proto__: { polluted: true } },
+  { constructor: { prototype: {} } },
+];
 
 function deep(depth: number): unknown {
   let v: unknown = "x";
@@ -55,8 +69,12 @@ function stringArb(schema: Schema, pool: IdPool): fc.Arbitrary<unknown> {
   if (Array.isArray(schema.enum)) return fc.constantFrom(...schema.enum);
   if (schema.const !== undefined) return fc.constant(schema.const);
   let base: fc.Arbitrary<string>;
-  if (schema.format === "date") base = fc.date({ min: new Date("1900-01-01T00:00:00Z"), max: new Date("2999-12-31T00:00:00Z"), noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10));
-  else if (schema.format === "date-time") base = fc.date({ min: new Date("1970-01-01T00:00:00Z"), max: new Date("2100-01-01T00:00:00Z"), noInvalidDate: true }).map((d) => d.toISOString());
+  if (schema.format === "date")
+    base = fc
+      .date({ min: new Date("1900-01-01T00:00:00Z"), max: new Date("2999-12-31T00:00:00Z"), noInvalidDate: true })
+      .map((d) => d.toISOString().slice(0, 10));
+  else if (schema.format === "date-time")
+    base = fc.date({ min: new Date("1970-01-01T00:00:00Z"), max: new Date("2100-01-01T00:00:00Z"), noInvalidDate: true }).map((d) => d.toISOString());
   else if (schema.format === "uuid") base = fc.uuid({ version: 4 });
   else if (typeof schema.pattern === "string") base = fc.stringMatching(new RegExp(schema.pattern), { size: "small" });
   else base = fc.string({ minLength: schema.minLength ?? 0, maxLength: Math.min(schema.maxLength ?? 40, 60), unit: "binary" });
@@ -68,7 +86,8 @@ function stringArb(schema: Schema, pool: IdPool): fc.Arbitrary<unknown> {
 /** A value valid for `schema` most of the time (patterns, formats, enums, bounds, required keys). */
 export function schemaArb(schema: Schema, pool: IdPool, depth = 0): fc.Arbitrary<unknown> {
   if (depth > 8) return fc.constant(null);
-  if (Array.isArray(schema.anyOf ?? schema.oneOf)) return fc.oneof(...(schema.anyOf ?? schema.oneOf).map((s: Schema) => schemaArb({ ...schema, anyOf: undefined, oneOf: undefined, ...s }, pool, depth + 1)));
+  if (Array.isArray(schema.anyOf ?? schema.oneOf))
+    return fc.oneof(...(schema.anyOf ?? schema.oneOf).map((s: Schema) => schemaArb({ ...schema, anyOf: undefined, oneOf: undefined, ...s }, pool, depth + 1)));
   if (Array.isArray(schema.allOf)) return schemaArb(Object.assign({}, ...schema.allOf, { allOf: undefined }), pool, depth + 1);
   if (schema.const !== undefined) return fc.constant(schema.const);
   if (Array.isArray(schema.enum)) return fc.constantFrom(...schema.enum);
@@ -123,16 +142,32 @@ function mutate(params: Record<string, unknown>, textKeys: Set<string>): fc.Arbi
   const keys = Object.keys(params);
   // Free text that is otherwise valid with one bad character in it: the rest of the call still reaches
   // the handler and the database, which is where NUL (Postgres) and lone surrogates used to get through.
-  const texts = keys.filter((k) => textKeys.has(k) && (typeof params[k] === "string" || (Array.isArray(params[k]) && typeof (params[k] as unknown[])[0] === "string")));
-  const poison = fc.tuple(fc.constantFrom(...(texts.length ? texts : ["x"])), fc.constantFrom("\u0000", "\ud800", "\udc00", "\u202e", "\u2066", "\u200f"), fc.nat(40)).map(([k, bad, at]) => {
-    const put = (t: string) => t.slice(0, at % (t.length + 1)) + bad + t.slice(at % (t.length + 1));
-    const v = params[k];
-    return { ...params, [k]: typeof v === "string" ? put(v) : Array.isArray(v) ? [put(String(v[0])), ...v.slice(1)] : bad };
-  });
+  const texts = keys.filter(
+    (k) => textKeys.has(k) && (typeof params[k] === "string" || (Array.isArray(params[k]) && typeof (params[k] as unknown[])[0] === "string")),
+  );
+  const poison = fc
+    .tuple(fc.constantFrom(...(texts.length ? texts : ["x"])), fc.constantFrom("\u0000", "\ud800", "\udc00", "\u202e", "\u2066", "\u200f"), fc.nat(40))
+    .map(([k, bad, at]) => {
+      const put = (t: string) => t.slice(0, at % (t.length + 1)) + bad + t.slice(at % (t.length + 1));
+      const v = params[k];
+      return { ...params, [k]: typeof v === "string" ? put(v) : Array.isArray(v) ? [put(String(v[0])), ...v.slice(1)] : bad };
+    });
   // Dates and amounts just outside the bounds, in place of valid ones.
   const bounded = keys.filter((k) => /date|as_of|amount|balance/.test(k) && typeof params[k] === "string");
   const outOfRange = fc
-    .tuple(fc.constantFrom(...(bounded.length ? bounded : ["date"])), fc.constantFrom("0000-01-01", "1899-12-31", "3000-01-01", "9999-12-31", "92233720368547758.08", "1000000000000", "999999999999.99", "-92233720368547758.08"))
+    .tuple(
+      fc.constantFrom(...(bounded.length ? bounded : ["date"])),
+      fc.constantFrom(
+        "0000-01-01",
+        "1899-12-31",
+        "3000-01-01",
+        "9999-12-31",
+        "92233720368547758.08",
+        "1000000000000",
+        "999999999999.99",
+        "-92233720368547758.08",
+      ),
+    )
     .map(([k, v]) => ({ ...params, [k]: v }));
   return fc.oneof(
     { weight: 4, arbitrary: poison },
@@ -176,7 +211,9 @@ const rawEnvelopes = fc.constantFrom<FuzzInput["raw"]>(
 
 /** The spec's examples of each method as named params: valid calls to start mutations from. */
 function examplesByTool(): Map<string, Record<string, unknown>[]> {
-  const spec = JSON.parse(readFileSync(new URL("../../openrpc.json", import.meta.url), "utf8")) as { methods: { name: string; examples?: { params: { name: string; value: unknown }[] }[] }[] };
+  const spec = JSON.parse(readFileSync(new URL("../../openrpc.json", import.meta.url), "utf8")) as {
+    methods: { name: string; examples?: { params: { name: string; value: unknown }[] }[] }[];
+  };
   return new Map(spec.methods.map((m) => [m.name, (m.examples ?? []).map((e) => Object.fromEntries(e.params.map((p) => [p.name, p.value])))]));
 }
 
@@ -214,7 +251,9 @@ export function fuzzInputArb(pool: IdPool): fc.Arbitrary<FuzzInput> {
       .tuple(
         fc.oneof(
           schemaArb(t.inputSchema as Schema, pool) as fc.Arbitrary<Record<string, unknown>>,
-          (examples.get(t.name)?.length ? fc.tuple(fc.constantFrom(...examples.get(t.name)!), fc.nat()).map(([e, n]) => withRealIds(e, pool, n)) : schemaArb(t.inputSchema as Schema, pool)) as fc.Arbitrary<Record<string, unknown>>,
+          (examples.get(t.name)?.length
+            ? fc.tuple(fc.constantFrom(...examples.get(t.name)!), fc.nat()).map(([e, n]) => withRealIds(e, pool, n))
+            : schemaArb(t.inputSchema as Schema, pool)) as fc.Arbitrary<Record<string, unknown>>,
         ),
         fc.constantFrom<FuzzInput["via"]>("direct", "tools/call"),
         fc.nat(2),
@@ -224,7 +263,10 @@ export function fuzzInputArb(pool: IdPool): fc.Arbitrary<FuzzInput> {
         return (roll === 0 ? mutate(withKey, textKeys) : fc.constant(withKey)).map((p) => ({ tool: t.name, via, params: p }));
       });
   });
-  return fc.oneof({ weight: 40, arbitrary: fc.oneof(...perTool) }, { weight: 1, arbitrary: rawEnvelopes.map((raw) => ({ tool: "(envelope)", via: "direct" as const, params: null, raw })) });
+  return fc.oneof(
+    { weight: 40, arbitrary: fc.oneof(...perTool) },
+    { weight: 1, arbitrary: rawEnvelopes.map((raw) => ({ tool: "(envelope)", via: "direct" as const, params: null, raw })) },
+  );
 }
 
 export interface FuzzFailure {
@@ -243,7 +285,9 @@ function isInternalError(text: string): boolean {
   }
   if (body?.error?.data?.code === "internal_error") return true;
   const result = body?.result;
-  return result?.isError === true && Array.isArray(result.content) && result.content.some((c: { text?: string }) => /"code":"internal_error"/.test(c.text ?? ""));
+  return (
+    result?.isError === true && Array.isArray(result.content) && result.content.some((c: { text?: string }) => /"code":"internal_error"/.test(c.text ?? ""))
+  );
 }
 
 /** Sends one input; returns a failure when the answer is a 5xx, an internal_error, or no answer at all. */
@@ -254,7 +298,10 @@ export async function sendFuzzInput(server: TestServer, user: TestUser, input: F
     body = input.raw.body;
     contentType = input.raw.contentType ?? contentType;
   } else {
-    const msg = input.via === "direct" ? { jsonrpc: "2.0", id, method: input.tool, params: input.params } : { jsonrpc: "2.0", id, method: "tools/call", params: { name: input.tool, arguments: input.params } };
+    const msg =
+      input.via === "direct"
+        ? { jsonrpc: "2.0", id, method: input.tool, params: input.params }
+        : { jsonrpc: "2.0", id, method: "tools/call", params: { name: input.tool, arguments: input.params } };
     try {
       body = JSON.stringify(msg);
     } catch {
@@ -277,7 +324,11 @@ export async function sendFuzzInput(server: TestServer, user: TestUser, input: F
     return { input: describe(), status: 0, answer: `no answer: ${err instanceof Error ? err.message : String(err)}` };
   }
   if (status >= 500 || isInternalError(text)) return { input: describe(), status, answer: text.slice(0, 500) };
-  return status === 200 && /^\{"jsonrpc":"2.0","id":[^,]*,"result":/.test(text) && !/^\{"jsonrpc":"2.0","id":[^,]*,"result":\{"content":\[[^\]]*\],"isError":true/.test(text) ? "accepted" : "refused";
+  return status === 200 &&
+    /^\{"jsonrpc":"2.0","id":[^,]*,"result":/.test(text) &&
+    !/^\{"jsonrpc":"2.0","id":[^,]*,"result":\{"content":\[[^\]]*\],"isError":true/.test(text)
+    ? "accepted"
+    : "refused";
 }
 
 /** The user's records for the generator to aim at: two wallets, transactions, a budget, a goal, a bill. */
@@ -285,11 +336,19 @@ export async function seedFuzzUser(server: TestServer, user: TestUser): Promise<
   const call = (tool: string, params: Record<string, unknown>) => server.call(tool, { ...params, idempotency_key: randomUUID() }, user.token);
   const a = (await call("create_wallet", { name: "Checking", type: "checking", currency: "USD", opening_balance: "100.00" })).wallet.id;
   const b = (await call("create_wallet", { name: "Savings", type: "savings", currency: "USD" })).wallet.id;
-  const t1 = (await call("create_transaction", { wallet_id: a, direction: "expense", amount: "12.50", payee: "Shop", category: "Groceries", tags: ["food"] })).transaction.id;
+  const t1 = (await call("create_transaction", { wallet_id: a, direction: "expense", amount: "12.50", payee: "Shop", category: "Groceries", tags: ["food"] }))
+    .transaction.id;
   const t2 = (await call("create_transaction", { wallet_id: a, to_wallet_id: b, direction: "transfer", amount: "5.00" })).transaction.id;
   const bud = (await call("create_budget", { name: "Food", amount: "300.00", currency: "USD", period: "month", categories: ["Groceries"] })).budget.id;
   const gol = (await call("create_goal", { name: "Trip", target_amount: "1000.00", currency: "USD" })).goal.id;
-  const bil = (await call("create_bill_reminder", { name: "Rent", amount: "800.00", currency: "USD", schedule: { frequency: "monthly", start_date: "2026-01-01", day_of_month: 1 } })).bill_reminder.id;
+  const bil = (
+    await call("create_bill_reminder", {
+      name: "Rent",
+      amount: "800.00",
+      currency: "USD",
+      schedule: { frequency: "monthly", start_date: "2026-01-01", day_of_month: 1 },
+    })
+  ).bill_reminder.id;
   return new Map([
     ["wal_", [a, b]],
     ["txn_", [t1, t2]],
@@ -312,7 +371,12 @@ export interface FuzzReport {
 }
 
 /** Runs `count` inputs from `seed`, `concurrency` at a time; stops collecting after 20 failures. */
-export async function runFuzz(server: TestServer, user: TestUser, pool: IdPool, opts: { count: number; seed: number; concurrency?: number; onProgress?: (done: number) => void }): Promise<FuzzReport> {
+export async function runFuzz(
+  server: TestServer,
+  user: TestUser,
+  pool: IdPool,
+  opts: { count: number; seed: number; concurrency?: number; onProgress?: (done: number) => void },
+): Promise<FuzzReport> {
   const started = Date.now();
   const arb = fuzzInputArb(pool);
   const failures: FuzzFailure[] = [];

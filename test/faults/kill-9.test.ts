@@ -81,7 +81,18 @@ describe(`faults: kill -9 during a write burst (${engine})`, function () {
       expect(JSON.stringify(balance.body.result)).to.include(`-${stored.length}.00`);
 
       // The unanswered ones, retried with their keys, end up stored exactly once each.
-      if (process.env.FAULT_FIGURES) console.log(JSON.stringify({ kill9: { engine, acked: acked.size, unanswered: unanswered.size, unanswered_stored: [...unanswered].filter((k) => counts.has(k)).length, stored: stored.length } }));
+      if (process.env.FAULT_FIGURES)
+        console.log(
+          JSON.stringify({
+            kill9: {
+              engine,
+              acked: acked.size,
+              unanswered: unanswered.size,
+              unanswered_stored: [...unanswered].filter((k) => counts.has(k)).length,
+              stored: stored.length,
+            },
+          }),
+        );
       for (const key of unanswered) expect((await write(server.mcpUrl, key)).status).to.equal(200);
       const after = await db("transactions").where({ wallet_id: walletId }).count({ n: "*" }).first();
       expect(Number(after!.n)).to.equal(acked.size + unanswered.size);

@@ -23,7 +23,9 @@ interface Example {
   params: { name: string; value: unknown }[];
 }
 const examples = new Map<string, Example[]>(
-  (JSON.parse(readFileSync(new URL("../../openrpc.json", import.meta.url), "utf8")) as { methods: { name: string; examples?: Example[] }[] }).methods.map((m) => [m.name, m.examples ?? []]),
+  (JSON.parse(readFileSync(new URL("../../openrpc.json", import.meta.url), "utf8")) as { methods: { name: string; examples?: Example[] }[] }).methods.map(
+    (m) => [m.name, m.examples ?? []],
+  ),
 );
 
 /** A string argument a person types (no pattern, format or enum): it gets the marker. */
@@ -54,9 +56,22 @@ describe(`faults: no argument value in any log line (${engine})`, function () {
   it("calls every tool with the marker in its free text, forces a database failure with it, and finds it in no log line", async () => {
     const user = await insertUserWithToken(db);
     const call = (tool: string, params: Record<string, unknown>) => callOver(server.mcpUrl, user.token, tool, params);
-    const wallet = (await call("create_wallet", { name: `${MARKER} wallet`, type: "cash", currency: "USD", notes: MARKER, idempotency_key: randomUUID() })).body.result.wallet;
+    const wallet = (await call("create_wallet", { name: `${MARKER} wallet`, type: "cash", currency: "USD", notes: MARKER, idempotency_key: randomUUID() })).body
+      .result.wallet;
     const real: Record<string, string> = { wallet_id: wallet.id, from_wallet_id: wallet.id };
-    const txn = (await call("create_transaction", { wallet_id: wallet.id, direction: "expense", amount: "1.00", payee: MARKER, description: MARKER, notes: MARKER, category: MARKER, tags: [MARKER], idempotency_key: randomUUID() })).body.result;
+    const txn = (
+      await call("create_transaction", {
+        wallet_id: wallet.id,
+        direction: "expense",
+        amount: "1.00",
+        payee: MARKER,
+        description: MARKER,
+        notes: MARKER,
+        category: MARKER,
+        tags: [MARKER],
+        idempotency_key: randomUUID(),
+      })
+    ).body.result;
     real.transaction_id = txn.transaction.id;
 
     let answered = 0;
@@ -65,7 +80,7 @@ describe(`faults: no argument value in any log line (${engine})`, function () {
       for (const example of examples.get(tool.name) ?? []) {
         const params: Record<string, unknown> = {};
         for (const { name, value } of example.params) {
-          params[name] = name === "idempotency_key" ? randomUUID() : real[name] ?? (freeText(props[name]) ? MARKER : value);
+          params[name] = name === "idempotency_key" ? randomUUID() : (real[name] ?? (freeText(props[name]) ? MARKER : value));
         }
         for (const [name, schema] of Object.entries(props)) if (!(name in params) && freeText(schema)) params[name] = MARKER;
         const r = await call(tool.name, params);
@@ -77,7 +92,14 @@ describe(`faults: no argument value in any log line (${engine})`, function () {
 
     // A failure inside the database, with the marker among the statement's bound values.
     const failed = await withFailingInsert(db, "transactions", () =>
-      call("create_transaction", { wallet_id: wallet.id, direction: "expense", amount: "2.00", description: MARKER, notes: MARKER, idempotency_key: randomUUID() }),
+      call("create_transaction", {
+        wallet_id: wallet.id,
+        direction: "expense",
+        amount: "2.00",
+        description: MARKER,
+        notes: MARKER,
+        idempotency_key: randomUUID(),
+      }),
     );
     expect(failed.body.error.data.code).to.equal("internal_error");
 
@@ -88,7 +110,13 @@ describe(`faults: no argument value in any log line (${engine})`, function () {
         BEGIN RAISE EXCEPTION 'refused value %', NEW.description; END $$`);
       await db.raw("CREATE TRIGGER test_quote_value BEFORE INSERT ON transactions FOR EACH ROW EXECUTE FUNCTION test_quote_value()");
       try {
-        const quoted = await call("create_transaction", { wallet_id: wallet.id, direction: "expense", amount: "3.00", description: MARKER, idempotency_key: randomUUID() });
+        const quoted = await call("create_transaction", {
+          wallet_id: wallet.id,
+          direction: "expense",
+          amount: "3.00",
+          description: MARKER,
+          idempotency_key: randomUUID(),
+        });
         expect(quoted.body.error.data.code).to.equal("internal_error");
       } finally {
         await db.raw("DROP TRIGGER test_quote_value ON transactions");
@@ -97,7 +125,10 @@ describe(`faults: no argument value in any log line (${engine})`, function () {
     }
 
     await new Promise((r) => setTimeout(r, 200)); // the last lines reach the pipe
-    expect(server.logs.some((l) => l.includes("unhandled_error")), "the forced failure was logged").to.equal(true);
+    expect(
+      server.logs.some((l) => l.includes("unhandled_error")),
+      "the forced failure was logged",
+    ).to.equal(true);
     expect(server.logs.length).to.be.greaterThan(answered);
     const leaks = server.logs.filter((l) => l.includes(MARKER));
     expect(leaks, leaks.slice(0, 3).join("\n")).to.deep.equal([]);

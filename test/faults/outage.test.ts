@@ -39,7 +39,12 @@ describe(`faults: a database outage during a write burst (${engine})`, function 
 
   it("answers each write with success or a retryable 503, and every write commits once when retried with its key", async () => {
     const user = await insertUserWithToken(db);
-    const created = await callOver(server.mcpUrl, user.token, "create_wallet", { name: "Outage", type: "cash", currency: "USD", idempotency_key: randomUUID() });
+    const created = await callOver(server.mcpUrl, user.token, "create_wallet", {
+      name: "Outage",
+      type: "cash",
+      currency: "USD",
+      idempotency_key: randomUUID(),
+    });
     const walletId = created.body.result.wallet.id as string;
     const name = new URL(database.url).pathname.slice(1);
     const killAll = async () => {
@@ -56,7 +61,13 @@ describe(`faults: a database outage during a write burst (${engine})`, function 
     const worker = async () => {
       while (next < WRITES) {
         const key = keys[next++]!;
-        const r = await callOver(server.mcpUrl, user.token, "create_transaction", { wallet_id: walletId, direction: "expense", amount: "1.00", description: key, idempotency_key: key });
+        const r = await callOver(server.mcpUrl, user.token, "create_transaction", {
+          wallet_id: walletId,
+          direction: "expense",
+          amount: "1.00",
+          description: key,
+          idempotency_key: key,
+        });
         const error = r.body?.error ?? (r.body?.result?.isError ? r.body.result.structuredContent : undefined);
         outcomes.push({ status: r.status, code: error?.data?.code, retryAfter: r.headers.get("retry-after"), message: error?.message });
         if (r.status === 200 && !error) acked++;
@@ -67,19 +78,42 @@ describe(`faults: a database outage during a write burst (${engine})`, function 
     expect(killed, "backends terminated mid-burst").to.be.greaterThan(0);
 
     const failures = outcomes.filter((o) => o.status !== 200);
-    if (process.env.FAULT_FIGURES) console.log(JSON.stringify({ outage: { writes: WRITES, backends_killed: killed, answered_ok: outcomes.length - failures.length, unavailable_503: failures.length } }));
+    if (process.env.FAULT_FIGURES)
+      console.log(
+        JSON.stringify({
+          outage: { writes: WRITES, backends_killed: killed, answered_ok: outcomes.length - failures.length, unavailable_503: failures.length },
+        }),
+      );
     for (const f of failures) {
-      expect(f, `${JSON.stringify(f)}\n${server.logs.filter((l) => l.includes("unhandled_error")).slice(0, 3).join("\n")}`).to.include({ status: 503, code: "unavailable" });
+      expect(
+        f,
+        `${JSON.stringify(f)}\n${server.logs
+          .filter((l) => l.includes("unhandled_error"))
+          .slice(0, 3)
+          .join("\n")}`,
+      ).to.include({ status: 503, code: "unavailable" });
       expect(Number(f.retryAfter), "Retry-After").to.be.greaterThan(0);
       expect(f.message).to.not.match(/nothing was changed/i);
     }
 
     // Retried with the same keys (all of them: a replay of a committed one is harmless), all commit once.
     for (const key of keys) {
-      let r = await callOver(server.mcpUrl, user.token, "create_transaction", { wallet_id: walletId, direction: "expense", amount: "1.00", description: key, idempotency_key: key });
+      let r = await callOver(server.mcpUrl, user.token, "create_transaction", {
+        wallet_id: walletId,
+        direction: "expense",
+        amount: "1.00",
+        description: key,
+        idempotency_key: key,
+      });
       for (let i = 0; i < 20 && r.status === 503; i++) {
         await new Promise((res) => setTimeout(res, 250));
-        r = await callOver(server.mcpUrl, user.token, "create_transaction", { wallet_id: walletId, direction: "expense", amount: "1.00", description: key, idempotency_key: key });
+        r = await callOver(server.mcpUrl, user.token, "create_transaction", {
+          wallet_id: walletId,
+          direction: "expense",
+          amount: "1.00",
+          description: key,
+          idempotency_key: key,
+        });
       }
       expect(r.status, JSON.stringify(r.body)).to.equal(200);
     }

@@ -29,7 +29,13 @@ describe(`faults: totals cannot overflow (${engine})`, function () {
     (await server.call("create_wallet", { name, type: "checking", currency: "USD", idempotency_key: key() }, u.token)).wallet.id as string;
   /** A transaction whose amount is then set in SQL (the triggers keep the totals), past what a tool may send. */
   const seeded = async (walletId: string, date: string, minor: bigint) => {
-    const t = (await server.call("create_transaction", { wallet_id: walletId, direction: minor < 0n ? "expense" : "income", amount: "1.00", date, idempotency_key: key() }, u.token)).transaction;
+    const t = (
+      await server.call(
+        "create_transaction",
+        { wallet_id: walletId, direction: minor < 0n ? "expense" : "income", amount: "1.00", date, idempotency_key: key() },
+        u.token,
+      )
+    ).transaction;
     await server.db("transactions").where({ id: t.id }).update({ amount_minor: minor.toString() });
     return t.id as string;
   };
@@ -37,12 +43,20 @@ describe(`faults: totals cannot overflow (${engine})`, function () {
   it("refuses the amount of the original report (10000000000000000.00) as invalid_params on amount, and the largest amount passes", async () => {
     const w = await wallet("Big");
     for (let i = 0; i < 3; i++) {
-      const err = await server.callError("create_transaction", { wallet_id: w, direction: "income", amount: "10000000000000000.00", idempotency_key: key() }, u.token);
+      const err = await server.callError(
+        "create_transaction",
+        { wallet_id: w, direction: "income", amount: "10000000000000000.00", idempotency_key: key() },
+        u.token,
+      );
       expect(err.data).to.include({ code: "invalid_params", field: "amount", retryable: false });
     }
     const ok = await server.call("create_transaction", { wallet_id: w, direction: "income", amount: "999999999999.99", idempotency_key: key() }, u.token);
     expect(ok.transaction.amount.value).to.equal("999999999999.99");
-    const tooBig = await server.callError("create_transaction", { wallet_id: w, direction: "income", amount: "1000000000000.00", idempotency_key: key() }, u.token);
+    const tooBig = await server.callError(
+      "create_transaction",
+      { wallet_id: w, direction: "income", amount: "1000000000000.00", idempotency_key: key() },
+      u.token,
+    );
     expect(tooBig.data).to.include({ code: "invalid_params", field: "amount" });
   });
 
@@ -50,7 +64,11 @@ describe(`faults: totals cannot overflow (${engine})`, function () {
     const w = await wallet("Near the limit");
     await seeded(w, "2026-01-10", NEAR_LIMIT);
     const before = (await server.call("list_wallets", {}, u.token)).wallets.find((x: { id: string }) => x.id === w).balance.value;
-    const err = await server.callError("create_transaction", { wallet_id: w, direction: "income", amount: "1.00", date: "2026-02-01", idempotency_key: key() }, u.token);
+    const err = await server.callError(
+      "create_transaction",
+      { wallet_id: w, direction: "income", amount: "1.00", date: "2026-02-01", idempotency_key: key() },
+      u.token,
+    );
     expect(err.data).to.include({ code: "conflict", field: "amount", retryable: false });
     expect(err.message).to.match(/balance/);
     const list = await server.call("list_wallets", {}, u.token);
@@ -63,7 +81,11 @@ describe(`faults: totals cannot overflow (${engine})`, function () {
     const w = await wallet("Offsetting months");
     await seeded(w, "2026-01-10", NEAR_LIMIT);
     await seeded(w, "2026-02-10", -NEAR_LIMIT);
-    const err = await server.callError("create_transaction", { wallet_id: w, direction: "income", amount: "100.00", date: "2026-01-20", idempotency_key: key() }, u.token);
+    const err = await server.callError(
+      "create_transaction",
+      { wallet_id: w, direction: "income", amount: "100.00", date: "2026-01-20", idempotency_key: key() },
+      u.token,
+    );
     expect(err.data).to.include({ code: "conflict", field: "amount" });
     expect(err.message).to.match(/monthly total/);
     // Another month is fine: the balance is 0.00 and March's total small.
@@ -73,7 +95,9 @@ describe(`faults: totals cannot overflow (${engine})`, function () {
   it("deleting the income that offset a huge expense is refused when the balance would pass the bound", async () => {
     const w = await wallet("Offset");
     await seeded(w, "2026-01-10", -NEAR_LIMIT);
-    const income = (await server.call("create_transaction", { wallet_id: w, direction: "income", amount: "500.00", date: "2026-02-10", idempotency_key: key() }, u.token)).transaction.id;
+    const income = (
+      await server.call("create_transaction", { wallet_id: w, direction: "income", amount: "500.00", date: "2026-02-10", idempotency_key: key() }, u.token)
+    ).transaction.id;
     await server.call("create_transaction", { wallet_id: w, direction: "expense", amount: "400.00", date: "2026-03-10", idempotency_key: key() }, u.token);
     const err = await server.callError("delete_transaction", { transaction_id: income, idempotency_key: key() }, u.token);
     expect(err.data).to.include({ code: "conflict", field: "transaction_id" });
@@ -115,7 +139,11 @@ describe(`faults: totals cannot overflow (${engine})`, function () {
   });
 
   it("amount filters beyond the bound are invalid_params naming the filter", async () => {
-    for (const [field, value] of [["min_amount", "92233720368547758.08"], ["max_amount", "92233720368547758.08"], ["min_amount", "1000000000000"]] as const) {
+    for (const [field, value] of [
+      ["min_amount", "92233720368547758.08"],
+      ["max_amount", "92233720368547758.08"],
+      ["min_amount", "1000000000000"],
+    ] as const) {
       const err = await server.callError("list_transactions", { [field]: value }, u.token);
       expect(err.data, `${field} ${value}`).to.include({ code: "invalid_params", field, retryable: false });
     }

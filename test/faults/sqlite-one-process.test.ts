@@ -19,7 +19,10 @@ import { sqlitePath } from "../../src/db/knex.js";
 /** Starts a server process expected to refuse: its exit code and stderr, within 20 s. */
 function startRefused(databaseUrl: string): Promise<{ code: number | null; stderr: string }> {
   const entry = fileURLToPath(new URL("../helpers/serve-process.ts", import.meta.url));
-  const child = spawn(process.execPath, ["--import", "tsx", entry], { env: { ...process.env, LOG_LEVEL: "silent", DATABASE_URL: databaseUrl }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, ["--import", "tsx", entry], {
+    env: { ...process.env, LOG_LEVEL: "silent", DATABASE_URL: databaseUrl },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stderr = "";
   child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
   const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);

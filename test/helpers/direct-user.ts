@@ -6,7 +6,10 @@ import type { Knex } from "knex";
 import { createToken, KNOWN_SCOPES } from "../../src/auth/tokens.js";
 import { newId } from "../../src/db/ids.js";
 
-export async function insertUserWithToken(db: Knex, opts: { email?: string; currency?: string; pepper?: string } = {}): Promise<{ id: string; email: string; token: string }> {
+export async function insertUserWithToken(
+  db: Knex,
+  opts: { email?: string; currency?: string; pepper?: string } = {},
+): Promise<{ id: string; email: string; token: string }> {
   const id = newId("usr");
   const email = opts.email ?? `${id}@example.test`;
   const at = new Date().toISOString();
@@ -25,7 +28,13 @@ export async function insertUserWithToken(db: Knex, opts: { email?: string; curr
 }
 
 /** POSTs one JSON-RPC call; resolves with the HTTP status and parsed body, rejects on a network error. */
-export async function callOver(mcpUrl: string, token: string, method: string, params: Record<string, unknown>, headers: Record<string, string> = {}): Promise<{ status: number; body: any; headers: Headers }> {
+export async function callOver(
+  mcpUrl: string,
+  token: string,
+  method: string,
+  params: Record<string, unknown>,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: any; headers: Headers }> {
   const res = await fetch(mcpUrl, {
     method: "POST",
     headers: { "content-type": "application/json", accept: "application/json", authorization: `Bearer ${token}`, ...headers },

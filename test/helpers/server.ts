@@ -58,7 +58,13 @@ export async function startTestServer(env: Record<string, string> = {}, options:
   const database = await createTestDatabase();
   // Tests make many calls with one token: the MCP and SSE limits are raised unless a test sets them
   // (the rate-limit tests do); the token-creation limit keeps its default.
-  const config = loadConfig({ LOG_LEVEL: "silent", RATE_LIMIT_MCP_PER_MINUTE: "1000000", RATE_LIMIT_SSE_PER_MINUTE: "1000000", ...env, DATABASE_URL: database.url });
+  const config = loadConfig({
+    LOG_LEVEL: "silent",
+    RATE_LIMIT_MCP_PER_MINUTE: "1000000",
+    RATE_LIMIT_SSE_PER_MINUTE: "1000000",
+    ...env,
+    DATABASE_URL: database.url,
+  });
   const db = createDb(config.databaseUrl);
   await migrateLatest(db);
   await seedKnowledgeBase(db);

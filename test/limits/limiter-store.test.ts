@@ -31,7 +31,16 @@ describe("limiter store on SQLite without a transaction per call", () => {
     return db;
   };
   const limiter = (Kind: typeof RateLimiterSQLite, db: Database.Database, points: number, blockDuration = 0) =>
-    new Kind({ storeClient: db, storeType: "better-sqlite3", tableName: "rate_limits", tableCreated: true, keyPrefix: "t", points, duration: 60, blockDuration });
+    new Kind({
+      storeClient: db,
+      storeType: "better-sqlite3",
+      tableName: "rate_limits",
+      tableCreated: true,
+      keyPrefix: "t",
+      points,
+      duration: 60,
+      blockDuration,
+    });
 
   async function outcome(l: RateLimiterSQLite, key: string) {
     try {

@@ -98,7 +98,10 @@ describe(`rate limits (${engine})`, function () {
       const token = await user.tokenWith(["meta:whoami"]);
       const connect = async () => {
         const controller = new AbortController();
-        const res = await fetch(`${server.url}/api/v1/mcp/sse`, { headers: { accept: "text/event-stream", authorization: `Bearer ${token}` }, signal: controller.signal });
+        const res = await fetch(`${server.url}/api/v1/mcp/sse`, {
+          headers: { accept: "text/event-stream", authorization: `Bearer ${token}` },
+          signal: controller.signal,
+        });
         const body = res.headers.get("content-type")?.includes("json") ? await res.json() : undefined;
         controller.abort();
         return { status: res.status, headers: res.headers, body } as RpcAnswer;

@@ -64,7 +64,11 @@ function areaCycles(modules: { source: string; dependencies: { resolved: string 
 }
 
 function cruiseGraph(cwd: string) {
-  const r = spawnSync(process.execPath, [depcruise, "--config", join(root, ".dependency-cruiser.cjs"), "--output-type", "json", "src"], { cwd, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+  const r = spawnSync(process.execPath, [depcruise, "--config", join(root, ".dependency-cruiser.cjs"), "--output-type", "json", "src"], {
+    cwd,
+    encoding: "utf8",
+    maxBuffer: 64 * 1024 * 1024,
+  });
   return JSON.parse(r.stdout).modules as { source: string; dependencies: { resolved: string }[] }[];
 }
 
@@ -113,7 +117,9 @@ describe("architecture rules (dependency-cruiser)", function () {
   });
 
   it("keeps SQL out of handlers: no handler queries the database itself", () => {
-    const handlers = spawnSync("git", ["ls-files", "src/tools"], { cwd: root, encoding: "utf8" }).stdout.split("\n").filter((f) => /^src\/tools\/[^/]+\/[^/]+\.ts$/.test(f));
+    const handlers = spawnSync("git", ["ls-files", "src/tools"], { cwd: root, encoding: "utf8" })
+      .stdout.split("\n")
+      .filter((f) => /^src\/tools\/[^/]+\/[^/]+\.ts$/.test(f));
     expect(handlers.length).to.be.greaterThan(30);
     const querying = handlers.filter((f) => /\bctx\.db\s*\(|\.raw\s*\(|\btrx\s*\(/.test(readFileSync(join(root, f), "utf8")));
     expect(querying).to.deep.equal([]);

@@ -38,7 +38,10 @@ const DATA_TABLES = ["wallets", "transactions", "transaction_tags", "budgets", "
 /** The first example of a method that uses the param, else its first example. */
 function paramsFor(tool: string, param: string): Record<string, unknown> {
   const m = specMethods.find((x) => x.name === tool)!;
-  const index = Math.max(0, m.examples.findIndex((e) => e.params.some((p) => p.name === param)));
+  const index = Math.max(
+    0,
+    m.examples.findIndex((e) => e.params.some((p) => p.name === param)),
+  );
   const params = Object.fromEntries((m.examples[index]?.params ?? []).map((p) => [p.name, structuredClone(p.value)]));
   if ("idempotency_key" in params || tools.find((t) => t.name === tool)!.paramNames.includes("idempotency_key")) params.idempotency_key = randomUUID();
   return params;
@@ -96,7 +99,12 @@ describe(`cross-user matrix (${engine})`, () => {
   async function snapshot(): Promise<string> {
     const out: Record<string, unknown> = {};
     for (const table of DATA_TABLES) {
-      out[table] = await server.db(table).whereIn("user_id", [a.id, b.id]).orderBy("id").select().catch(() => "(no table)");
+      out[table] = await server
+        .db(table)
+        .whereIn("user_id", [a.id, b.id])
+        .orderBy("id")
+        .select()
+        .catch(() => "(no table)");
     }
     return JSON.stringify(out, (_k, v) => (typeof v === "bigint" ? String(v) : v));
   }
@@ -172,7 +180,11 @@ describe(`cross-user matrix (${engine})`, () => {
       const external = `bank-ref-${randomUUID()}`;
       const params = exampleParams("create_transaction");
       await call("create_transaction", { ...params, wallet_id: await ensure(a, "wallet"), external_id: external }, a.token);
-      const mine = await call("create_transaction", { ...params, idempotency_key: randomUUID(), wallet_id: await ensure(b, "wallet"), external_id: external }, b.token);
+      const mine = await call(
+        "create_transaction",
+        { ...params, idempotency_key: randomUUID(), wallet_id: await ensure(b, "wallet"), external_id: external },
+        b.token,
+      );
       expect(mine.status).to.equal("committed");
     } catch (err) {
       if (err instanceof NotImplemented) return this.skip();

@@ -46,7 +46,9 @@ describe(`scope matrix (${engine})`, () => {
         const token = await user.tokenWith(scopes.filter((s) => s !== tool.scope));
         const answer = await server.rpc({ jsonrpc: "2.0", id: 2, method: tool.name, params: exampleParams(tool.name) }, token);
         expect(answer.status).to.equal(403);
-        expect(answer.headers.get("www-authenticate")).to.equal(`Bearer realm="finance-mcp", error="insufficient_scope", scope="${tool.scope}", resource_metadata="${server.url}/.well-known/oauth-protected-resource/api/v1/mcp"`);
+        expect(answer.headers.get("www-authenticate")).to.equal(
+          `Bearer realm="finance-mcp", error="insufficient_scope", scope="${tool.scope}", resource_metadata="${server.url}/.well-known/oauth-protected-resource/api/v1/mcp"`,
+        );
         expect(answer.body.id).to.equal(2);
         expect(answer.body.error.code).to.equal(-32002);
         expect(answer.body.error.data).to.include({ code: "insufficient_scope", scope: tool.scope });
@@ -55,7 +57,9 @@ describe(`scope matrix (${engine})`, () => {
 
       it(`over MCP tools/call: authorized with ${tool.scope}; without it, a static token gets a tool error naming it`, async function () {
         const call = (token: string, id: number) =>
-          server.rpc({ jsonrpc: "2.0", id, method: "tools/call", params: { name: tool.name, arguments: exampleParams(tool.name) } }, token, { "mcp-protocol-version": LEGACY_MCP_VERSION });
+          server.rpc({ jsonrpc: "2.0", id, method: "tools/call", params: { name: tool.name, arguments: exampleParams(tool.name) } }, token, {
+            "mcp-protocol-version": LEGACY_MCP_VERSION,
+          });
         const allowed = await call(await user.tokenWith([tool.scope]), 3);
         if (allowed.body?.error?.code === -32601) return this.skip(); // PENDING: tools/call not served yet (protocol issue)
         expect(allowed.status, JSON.stringify(allowed.body)).to.equal(200);

@@ -17,7 +17,14 @@ const REDIRECT = "http://127.0.0.1:40002/cb";
 async function authorize(server: TestServer, clientId: string): Promise<{ status: number; text: string; location: string | null }> {
   const challenge = createHash("sha256").update(randomBytes(32).toString("base64url")).digest("base64url");
   const u = new URL(`${server.url}/oauth/authorize`);
-  for (const [k, v] of Object.entries({ response_type: "code", client_id: clientId, redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: "S256" })) u.searchParams.set(k, v);
+  for (const [k, v] of Object.entries({
+    response_type: "code",
+    client_id: clientId,
+    redirect_uri: REDIRECT,
+    code_challenge: challenge,
+    code_challenge_method: "S256",
+  }))
+    u.searchParams.set(k, v);
   const res = await fetch(u, { redirect: "manual" });
   return { status: res.status, text: await res.text(), location: res.headers.get("location") };
 }
@@ -66,7 +73,9 @@ describe(`Client ID Metadata Documents (${engine})`, () => {
       }
       if (path.startsWith("/secret")) {
         res.setHeader("content-type", "application/json");
-        return void res.end(JSON.stringify({ client_id: id, redirect_uris: [REDIRECT], client_secret: "s3cret", token_endpoint_auth_method: "client_secret_basic" }));
+        return void res.end(
+          JSON.stringify({ client_id: id, redirect_uris: [REDIRECT], client_secret: "s3cret", token_endpoint_auth_method: "client_secret_basic" }),
+        );
       }
       if (path.startsWith("/html")) {
         res.setHeader("content-type", "text/html");
@@ -140,7 +149,13 @@ describe(`Client ID Metadata Documents (${engine})`, () => {
     it("refuses loopback and private addresses, by literal IP or by name, without connecting", async () => {
       const port = new URL(docs.url).port;
       const before = docs.hits;
-      for (const id of [`https://127.0.0.1:${port}/good/a.json`, `https://localhost:${port}/good/b.json`, `https://[::1]:${port}/good/c.json`, "https://10.1.2.3/good/d.json", "https://169.254.169.254/latest/meta-data.json"]) {
+      for (const id of [
+        `https://127.0.0.1:${port}/good/a.json`,
+        `https://localhost:${port}/good/b.json`,
+        `https://[::1]:${port}/good/c.json`,
+        "https://10.1.2.3/good/d.json",
+        "https://169.254.169.254/latest/meta-data.json",
+      ]) {
         const answer = await authorize(strict, id);
         expect(answer.status, id).to.equal(400);
         expect(answer.text, id).to.match(/private or reserved address/);
@@ -156,7 +171,22 @@ describe(`Client ID Metadata Documents (${engine})`, () => {
   });
 
   it("knows which addresses are public", () => {
-    for (const a of ["127.0.0.1", "10.0.0.1", "172.16.5.4", "192.168.1.1", "169.254.169.254", "100.64.0.1", "0.0.0.0", "::1", "fe80::1", "fd00::1", "::ffff:127.0.0.1", "::ffff:10.0.0.1", "::ffff:7f00:1", "224.0.0.1"]) {
+    for (const a of [
+      "127.0.0.1",
+      "10.0.0.1",
+      "172.16.5.4",
+      "192.168.1.1",
+      "169.254.169.254",
+      "100.64.0.1",
+      "0.0.0.0",
+      "::1",
+      "fe80::1",
+      "fd00::1",
+      "::ffff:127.0.0.1",
+      "::ffff:10.0.0.1",
+      "::ffff:7f00:1",
+      "224.0.0.1",
+    ]) {
       expect(isPublicAddress(a), a).to.equal(false);
     }
     for (const a of ["8.8.8.8", "1.1.1.1", "2606:4700:4700::1111", "::ffff:8.8.8.8"]) expect(isPublicAddress(a), a).to.equal(true);

@@ -24,9 +24,7 @@ export class MemoryProvider implements OAuthClientProvider {
   authorizationUrl?: URL;
   readonly stateValue = `state-${Math.random().toString(36).slice(2)}`;
 
-  constructor(
-    readonly options: { clientMetadataUrl?: string; redirectUrl?: string; name?: string } = {},
-  ) {}
+  constructor(readonly options: { clientMetadataUrl?: string; redirectUrl?: string; name?: string } = {}) {}
 
   get redirectUrl() {
     return this.options.redirectUrl ?? REDIRECT_URL;
@@ -35,7 +33,13 @@ export class MemoryProvider implements OAuthClientProvider {
     return this.options.clientMetadataUrl;
   }
   get clientMetadata(): OAuthClientMetadata {
-    return { client_name: this.options.name ?? "SDK test client", redirect_uris: [this.redirectUrl], grant_types: ["authorization_code", "refresh_token"], response_types: ["code"], token_endpoint_auth_method: "none" };
+    return {
+      client_name: this.options.name ?? "SDK test client",
+      redirect_uris: [this.redirectUrl],
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+      token_endpoint_auth_method: "none",
+    };
   }
   state() {
     return this.stateValue;
@@ -83,11 +87,27 @@ export async function consent(server: TestServer, authorizationUrl: URL | string
 export function selfSignedCert(): { key: string; cert: string } {
   const dir = mkdtempSync(join(tmpdir(), "fmcp-cert-"));
   try {
-    execFileSync("openssl", [
-      "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
-      "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost",
-      "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem"),
-    ], { stdio: "ignore" });
+    execFileSync(
+      "openssl",
+      [
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-days",
+        "1",
+        "-subj",
+        "/CN=127.0.0.1",
+        "-addext",
+        "subjectAltName=IP:127.0.0.1,DNS:localhost",
+        "-keyout",
+        join(dir, "key.pem"),
+        "-out",
+        join(dir, "cert.pem"),
+      ],
+      { stdio: "ignore" },
+    );
     return { key: readFileSync(join(dir, "key.pem"), "utf8"), cert: readFileSync(join(dir, "cert.pem"), "utf8") };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -101,7 +121,10 @@ export interface DocServer {
 }
 
 /** Serves `handler` over https (with `tls`) or http on 127.0.0.1. */
-export async function docServer(handler: (req: IncomingMessage, res: ServerResponse, base: string) => void, tls?: { key: string; cert: string }): Promise<DocServer> {
+export async function docServer(
+  handler: (req: IncomingMessage, res: ServerResponse, base: string) => void,
+  tls?: { key: string; cert: string },
+): Promise<DocServer> {
   const state = { hits: 0, base: "" };
   const onRequest = (req: IncomingMessage, res: ServerResponse) => {
     state.hits++;

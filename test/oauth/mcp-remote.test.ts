@@ -124,9 +124,11 @@ describe(`mcp-remote through OAuth (${engine})`, function () {
       await page.getByRole("heading", { name: /^Connect / }).waitFor();
       await page.getByRole("button", { name: "Allow" }).click();
       // The browser lands on mcp-remote's own callback page.
-      await page.waitForURL((u) => u.hostname === "localhost" || u.hostname === "127.0.0.1", { timeout: 20_000 }).catch(() => {
-        throw new Error(`the consent page did not send the browser back to mcp-remote:\n${stderr()}`);
-      });
+      await page
+        .waitForURL((u) => u.hostname === "localhost" || u.hostname === "127.0.0.1", { timeout: 20_000 })
+        .catch(() => {
+          throw new Error(`the consent page did not send the browser back to mcp-remote:\n${stderr()}`);
+        });
       await useTools(person.id);
     } finally {
       child?.kill();

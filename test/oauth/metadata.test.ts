@@ -13,7 +13,11 @@ import { engine } from "../helpers/database.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 
 /** GET with a chosen Host header (fetch always sends the URL's). */
-function getWithHost(url: string, host: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+function getWithHost(
+  url: string,
+  host: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(url, { headers: { host, ...headers } }, (res) => {
       let body = "";
@@ -98,7 +102,12 @@ describe(`OAuth discovery (${engine})`, () => {
   it("has no OAuth with OAUTH=off", async () => {
     const off = await startTestServer({ OAUTH: "off" });
     try {
-      for (const path of ["/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/api/v1/mcp", "/.well-known/oauth-authorization-server", "/oauth/authorize"]) {
+      for (const path of [
+        "/.well-known/oauth-protected-resource",
+        "/.well-known/oauth-protected-resource/api/v1/mcp",
+        "/.well-known/oauth-authorization-server",
+        "/oauth/authorize",
+      ]) {
         expect((await fetch(`${off.url}${path}`)).status, path).to.equal(404);
       }
       expect((await fetch(`${off.url}/oauth/token`, { method: "POST", body: new URLSearchParams({ grant_type: "refresh_token" }) })).status).to.equal(404);
@@ -118,7 +127,9 @@ describe(`OAuth discovery (${engine})`, () => {
       const as = JSON.parse((await getWithHost(`${proxied.url}/.well-known/oauth-authorization-server`, "finance.example.com")).body);
       expect(as).to.include({ issuer: "https://finance.example.com", token_endpoint: "https://finance.example.com/oauth/token" });
       const answer = await proxied.rpc({ jsonrpc: "2.0", id: 1, method: "tools/list" });
-      expect(answer.headers.get("www-authenticate")).to.include('resource_metadata="https://finance.example.com/.well-known/oauth-protected-resource/api/v1/mcp"');
+      expect(answer.headers.get("www-authenticate")).to.include(
+        'resource_metadata="https://finance.example.com/.well-known/oauth-protected-resource/api/v1/mcp"',
+      );
     } finally {
       await proxied.close();
     }

@@ -31,8 +31,16 @@ function authorizeUrl(server: TestServer, params: Record<string, string | undefi
   return u.toString();
 }
 
-async function token(server: TestServer, params: Record<string, string>, headers: Record<string, string> = {}): Promise<{ status: number; headers: Headers; body: any }> {
-  const res = await fetch(`${server.url}/oauth/token`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded", ...headers }, body: new URLSearchParams(params) });
+async function token(
+  server: TestServer,
+  params: Record<string, string>,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Headers; body: any }> {
+  const res = await fetch(`${server.url}/oauth/token`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded", ...headers },
+    body: new URLSearchParams(params),
+  });
   return { status: res.status, headers: res.headers, body: await res.json() };
 }
 
@@ -44,7 +52,11 @@ describe(`OAuth refusals (${engine})`, () => {
     // Many grants are made here; the limit has its own test below.
     server = await startTestServer({ RATE_LIMIT_TOKENS_PER_HOUR: "1000" });
     user = await server.createUser();
-    const reg = await register(server, { client_name: "Negative tests", redirect_uris: [REDIRECT, "https://app.example/cb"], token_endpoint_auth_method: "none" });
+    const reg = await register(server, {
+      client_name: "Negative tests",
+      redirect_uris: [REDIRECT, "https://app.example/cb"],
+      token_endpoint_auth_method: "none",
+    });
     expect(reg.status).to.equal(201);
     clientId = reg.body.client_id;
   });
@@ -54,14 +66,32 @@ describe(`OAuth refusals (${engine})`, () => {
   async function codeFor(scopes: string[], extra: Record<string, string> = {}) {
     const { verifier, challenge } = pkce();
     const id = await pendingIdFor(
-      authorizeUrl(server, { response_type: "code", client_id: clientId, redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: "S256", state: "s1", resource: server.mcpUrl, scope: scopes.join(" "), ...extra }),
+      authorizeUrl(server, {
+        response_type: "code",
+        client_id: clientId,
+        redirect_uri: REDIRECT,
+        code_challenge: challenge,
+        code_challenge_method: "S256",
+        state: "s1",
+        resource: server.mcpUrl,
+        scope: scopes.join(" "),
+        ...extra,
+      }),
     );
     const back = new URL(await completeAuthorization(server.services, id, user.id, scopes));
     return { code: back.searchParams.get("code")!, verifier, back };
   }
 
   const exchange = (code: string, verifier: string, extra: Record<string, string> = {}) =>
-    token(server, { grant_type: "authorization_code", code, code_verifier: verifier, client_id: clientId, redirect_uri: REDIRECT, resource: server.mcpUrl, ...extra });
+    token(server, {
+      grant_type: "authorization_code",
+      code,
+      code_verifier: verifier,
+      client_id: clientId,
+      redirect_uri: REDIRECT,
+      resource: server.mcpUrl,
+      ...extra,
+    });
 
   const whoami = (accessToken: string) => server.rpc({ jsonrpc: "2.0", id: 1, method: "whoami" }, accessToken);
 
@@ -107,12 +137,17 @@ describe(`OAuth refusals (${engine})`, () => {
     expect(again.status).to.equal(400);
     expect(again.body.error).to.equal("invalid_grant");
     expect((await whoami(first.body.access_token)).status).to.equal(401);
-    expect((await token(server, { grant_type: "refresh_token", refresh_token: first.body.refresh_token, client_id: clientId })).body.error).to.equal("invalid_grant");
+    expect((await token(server, { grant_type: "refresh_token", refresh_token: first.body.refresh_token, client_id: clientId })).body.error).to.equal(
+      "invalid_grant",
+    );
   });
 
   it("refuses an expired code", async () => {
     const { code, verifier } = await codeFor(["meta:whoami"]);
-    await server.db("oauth_codes").update({ expires_at: new Date(Date.now() - 1000).toISOString() }).whereNull("used_at");
+    await server
+      .db("oauth_codes")
+      .update({ expires_at: new Date(Date.now() - 1000).toISOString() })
+      .whereNull("used_at");
     expect((await exchange(code, verifier)).body.error).to.equal("invalid_grant");
   });
 
@@ -127,13 +162,25 @@ describe(`OAuth refusals (${engine})`, () => {
   it("shows an unregistered redirect URI to the person instead of redirecting there", async () => {
     const { challenge } = pkce();
     for (const redirect of ["https://evil.example/cb", "http://127.0.0.1:40001/other", "https://app.example/cb/extra", "http://localhost:40001/cb"]) {
-      const res = await fetch(authorizeUrl(server, { response_type: "code", client_id: clientId, redirect_uri: redirect, code_challenge: challenge, code_challenge_method: "S256" }), { redirect: "manual" });
+      const res = await fetch(
+        authorizeUrl(server, { response_type: "code", client_id: clientId, redirect_uri: redirect, code_challenge: challenge, code_challenge_method: "S256" }),
+        { redirect: "manual" },
+      );
       expect(res.status, redirect).to.equal(400);
       expect(res.headers.get("location")).to.equal(null);
       expect(await res.text()).to.include("redirect_uri");
     }
     // A loopback redirect URI matches on any port (RFC 8252 §7.3).
-    const any = await fetch(authorizeUrl(server, { response_type: "code", client_id: clientId, redirect_uri: "http://127.0.0.1:51234/cb", code_challenge: challenge, code_challenge_method: "S256" }), { redirect: "manual" });
+    const any = await fetch(
+      authorizeUrl(server, {
+        response_type: "code",
+        client_id: clientId,
+        redirect_uri: "http://127.0.0.1:51234/cb",
+        code_challenge: challenge,
+        code_challenge_method: "S256",
+      }),
+      { redirect: "manual" },
+    );
     expect(any.status).to.equal(302);
     expect(any.headers.get("location")).to.match(/^\/oauth\/consent\?request=/);
   });
@@ -189,7 +236,11 @@ describe(`OAuth refusals (${engine})`, () => {
 
   it("refuses an expired access token with 401", async () => {
     const issued = await grant();
-    await server.db("mcp_tokens").whereNotNull("grant_id").where({ user_id: user.id }).update({ expires_at: new Date(Date.now() - 1000).toISOString() });
+    await server
+      .db("mcp_tokens")
+      .whereNotNull("grant_id")
+      .where({ user_id: user.id })
+      .update({ expires_at: new Date(Date.now() - 1000).toISOString() });
     expect((await whoami(issued.access_token)).status).to.equal(401);
   });
 
@@ -199,11 +250,18 @@ describe(`OAuth refusals (${engine})`, () => {
       const res = await fetch(`${server.url}/oauth/revoke`, { method: "POST", body: new URLSearchParams({ token: issued[which], client_id: clientId }) });
       expect(res.status, which).to.equal(200);
       expect((await whoami(issued.access_token)).status, which).to.equal(401);
-      expect((await token(server, { grant_type: "refresh_token", refresh_token: issued.refresh_token, client_id: clientId })).body.error, which).to.equal("invalid_grant");
+      expect((await token(server, { grant_type: "refresh_token", refresh_token: issued.refresh_token, client_id: clientId })).body.error, which).to.equal(
+        "invalid_grant",
+      );
     }
     // Unknown tokens: 200 all the same. Unknown clients: 401.
-    expect((await fetch(`${server.url}/oauth/revoke`, { method: "POST", body: new URLSearchParams({ token: "fmcr_nothing", client_id: clientId }) })).status).to.equal(200);
-    expect((await fetch(`${server.url}/oauth/revoke`, { method: "POST", body: new URLSearchParams({ token: "fmcr_nothing", client_id: "fmcp-client-nope" }) })).status).to.equal(401);
+    expect(
+      (await fetch(`${server.url}/oauth/revoke`, { method: "POST", body: new URLSearchParams({ token: "fmcr_nothing", client_id: clientId }) })).status,
+    ).to.equal(200);
+    expect(
+      (await fetch(`${server.url}/oauth/revoke`, { method: "POST", body: new URLSearchParams({ token: "fmcr_nothing", client_id: "fmcp-client-nope" }) }))
+        .status,
+    ).to.equal(401);
   });
 
   it("revoking the token like any other (DELETE /api/v1/mcp-tokens) ends the grant too", async () => {
@@ -211,7 +269,9 @@ describe(`OAuth refusals (${engine})`, () => {
     const row = await server.db("mcp_tokens").where({ user_id: user.id }).whereNotNull("grant_id").orderBy("created_at", "desc").first("id");
     expect(await revokeToken(server.db, user.id, row.id)).to.equal(true);
     expect((await whoami(issued.access_token)).status).to.equal(401);
-    expect((await token(server, { grant_type: "refresh_token", refresh_token: issued.refresh_token, client_id: clientId })).body.error).to.equal("invalid_grant");
+    expect((await token(server, { grant_type: "refresh_token", refresh_token: issued.refresh_token, client_id: clientId })).body.error).to.equal(
+      "invalid_grant",
+    );
   });
 
   it("lists the person's connected clients, and revoking one ends its grant; another user's cannot be revoked", async () => {
@@ -240,12 +300,19 @@ describe(`OAuth refusals (${engine})`, () => {
     expect(reuse.status).to.equal(400);
     expect(reuse.body.error).to.equal("invalid_grant");
     expect((await whoami(refreshed.body.access_token)).status).to.equal(401);
-    expect((await token(server, { grant_type: "refresh_token", refresh_token: refreshed.body.refresh_token, client_id: clientId })).body.error).to.equal("invalid_grant");
+    expect((await token(server, { grant_type: "refresh_token", refresh_token: refreshed.body.refresh_token, client_id: clientId })).body.error).to.equal(
+      "invalid_grant",
+    );
   });
 
   it("never widens a grant on refresh, but may narrow it", async () => {
     const issued = await grant(["meta:whoami", "read:wallets"]);
-    const wider = await token(server, { grant_type: "refresh_token", refresh_token: issued.refresh_token, client_id: clientId, scope: "meta:whoami read:wallets write:wallets" });
+    const wider = await token(server, {
+      grant_type: "refresh_token",
+      refresh_token: issued.refresh_token,
+      client_id: clientId,
+      scope: "meta:whoami read:wallets write:wallets",
+    });
     expect(wider.body.error).to.equal("invalid_scope");
     const again = await grant(["meta:whoami", "read:wallets"]);
     const narrower = await token(server, { grant_type: "refresh_token", refresh_token: again.refresh_token, client_id: clientId, scope: "read:wallets" });
@@ -255,7 +322,16 @@ describe(`OAuth refusals (${engine})`, () => {
 
   it("sends a denial back as access_denied, and a pending request is answered once", async () => {
     const { challenge } = pkce();
-    const id = await pendingIdFor(authorizeUrl(server, { response_type: "code", client_id: clientId, redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: "S256", state: "d" }));
+    const id = await pendingIdFor(
+      authorizeUrl(server, {
+        response_type: "code",
+        client_id: clientId,
+        redirect_uri: REDIRECT,
+        code_challenge: challenge,
+        code_challenge_method: "S256",
+        state: "d",
+      }),
+    );
     const pending = await describePendingAuthorization(server.services, id);
     expect(pending).to.include({ clientId, clientName: "Negative tests", redirectHost: "127.0.0.1:40001", resource: server.mcpUrl, clientKind: "dcr" });
     const back = new URL(await completeAuthorization(server.services, id, user.id, null));
@@ -270,7 +346,16 @@ describe(`OAuth refusals (${engine})`, () => {
 
   it("grants only scopes the client asked for", async () => {
     const { challenge } = pkce();
-    const id = await pendingIdFor(authorizeUrl(server, { response_type: "code", client_id: clientId, redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: "S256", scope: "read:wallets" }));
+    const id = await pendingIdFor(
+      authorizeUrl(server, {
+        response_type: "code",
+        client_id: clientId,
+        redirect_uri: REDIRECT,
+        code_challenge: challenge,
+        code_challenge_method: "S256",
+        scope: "read:wallets",
+      }),
+    );
     let thrown: unknown;
     await completeAuthorization(server.services, id, user.id, ["read:wallets", "write:wallets"]).catch((e: unknown) => (thrown = e));
     expect(thrown).to.be.instanceOf(PendingAuthorizationError);
@@ -308,7 +393,11 @@ describe(`OAuth refusals (${engine})`, () => {
       expect(noSecret.body.error).to.equal("invalid_client");
       const b = await codeFor(["meta:whoami"]);
       const basic = Buffer.from(`${clientId}:${reg.body.client_secret}`).toString("base64");
-      const ok = await token(server, { grant_type: "authorization_code", code: b.code, code_verifier: b.verifier, redirect_uri: REDIRECT }, { authorization: `Basic ${basic}` });
+      const ok = await token(
+        server,
+        { grant_type: "authorization_code", code: b.code, code_verifier: b.verifier, redirect_uri: REDIRECT },
+        { authorization: `Basic ${basic}` },
+      );
       expect(ok.status, JSON.stringify(ok.body)).to.equal(200);
     } finally {
       clientId = saved;
@@ -329,19 +418,43 @@ describe(`OAuth and the token-creation limit (${engine})`, () => {
     const clientId = (await register(server, { redirect_uris: [REDIRECT], token_endpoint_auth_method: "none" })).body.client_id;
     const run = async () => {
       const { verifier, challenge } = pkce();
-      const id = await pendingIdFor(authorizeUrl(server, { response_type: "code", client_id: clientId, redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: "S256" }));
+      const id = await pendingIdFor(
+        authorizeUrl(server, { response_type: "code", client_id: clientId, redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: "S256" }),
+      );
       const back = new URL(await completeAuthorization(server.services, id, user.id, ["meta:whoami"]));
       return { back, verifier };
     };
     const first = await run();
-    const issued = await token(server, { grant_type: "authorization_code", code: first.back.searchParams.get("code")!, code_verifier: first.verifier, client_id: clientId, redirect_uri: REDIRECT });
+    const issued = await token(server, {
+      grant_type: "authorization_code",
+      code: first.back.searchParams.get("code")!,
+      code_verifier: first.verifier,
+      client_id: clientId,
+      redirect_uri: REDIRECT,
+    });
     expect(issued.status).to.equal(200);
     // Two consents now: the second already finds the hour's allowance taken once the first is exchanged.
     const second = await run();
     const third = await run();
     expect(third.back.searchParams.get("code")).to.be.a("string");
-    expect((await token(server, { grant_type: "authorization_code", code: second.back.searchParams.get("code")!, code_verifier: second.verifier, client_id: clientId, redirect_uri: REDIRECT })).status).to.equal(200);
-    const over = await token(server, { grant_type: "authorization_code", code: third.back.searchParams.get("code")!, code_verifier: third.verifier, client_id: clientId, redirect_uri: REDIRECT });
+    expect(
+      (
+        await token(server, {
+          grant_type: "authorization_code",
+          code: second.back.searchParams.get("code")!,
+          code_verifier: second.verifier,
+          client_id: clientId,
+          redirect_uri: REDIRECT,
+        })
+      ).status,
+    ).to.equal(200);
+    const over = await token(server, {
+      grant_type: "authorization_code",
+      code: third.back.searchParams.get("code")!,
+      code_verifier: third.verifier,
+      client_id: clientId,
+      redirect_uri: REDIRECT,
+    });
     expect(over.status).to.equal(429);
     expect(over.body.error).to.equal("temporarily_unavailable");
     expect(Number(over.headers.get("retry-after"))).to.be.greaterThan(0);
@@ -366,10 +479,20 @@ describe(`OAuth requests without credentials are limited per address (${engine})
     const ok = await register(server, { redirect_uris: [REDIRECT], token_endpoint_auth_method: "none" });
     expect(ok.status).to.equal(201);
     const { challenge } = pkce();
-    const url = authorizeUrl(server, { response_type: "code", client_id: ok.body.client_id, redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: "S256" });
+    const url = authorizeUrl(server, {
+      response_type: "code",
+      client_id: ok.body.client_id,
+      redirect_uri: REDIRECT,
+      code_challenge: challenge,
+      code_challenge_method: "S256",
+    });
     expect((await fetch(url, { redirect: "manual" })).status).to.equal(302);
     expect((await register(server, { redirect_uris: [REDIRECT], token_endpoint_auth_method: "none" })).status).to.equal(201);
-    const over = await fetch(`${server.url}/oauth/register`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ redirect_uris: [REDIRECT] }) });
+    const over = await fetch(`${server.url}/oauth/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ redirect_uris: [REDIRECT] }),
+    });
     expect(over.status).to.equal(429);
     expect(Number(over.headers.get("retry-after"))).to.be.greaterThan(0);
     expect((await over.json()).error).to.equal("temporarily_unavailable");

@@ -48,7 +48,14 @@ describe(`OAuth with the MCP SDK client (${engine})`, () => {
     https.globalAgent.options.ca = tls.cert;
     cimd = await docServer((req, res, base) => {
       res.setHeader("content-type", "application/json");
-      res.end(JSON.stringify({ client_id: `${base}${req.url}`, client_name: "CIMD test client", redirect_uris: ["http://127.0.0.1:33418/callback"], token_endpoint_auth_method: "none" }));
+      res.end(
+        JSON.stringify({
+          client_id: `${base}${req.url}`,
+          client_name: "CIMD test client",
+          redirect_uris: ["http://127.0.0.1:33418/callback"],
+          token_endpoint_auth_method: "none",
+        }),
+      );
     }, tls);
   });
   after(async () => {
@@ -101,7 +108,11 @@ describe(`OAuth with the MCP SDK client (${engine})`, () => {
     const client = await connect(server, provider, user.id, ["meta:whoami"]);
     const first = { ...provider.savedTokens! };
     // The access token expires: the next call gets 401, the SDK refreshes and retries.
-    await server.db("mcp_tokens").where({ user_id: user.id }).whereNotNull("grant_id").update({ expires_at: new Date(Date.now() - 1000).toISOString() });
+    await server
+      .db("mcp_tokens")
+      .where({ user_id: user.id })
+      .whereNotNull("grant_id")
+      .update({ expires_at: new Date(Date.now() - 1000).toISOString() });
     const fresh = new Client({ name: "oauth-test", version: "1.0.0" });
     await fresh.connect(new StreamableHTTPClientTransport(new URL(server.mcpUrl), { authProvider: provider }));
     const who = await fresh.callTool({ name: "whoami", arguments: {} });
@@ -118,9 +129,13 @@ describe(`OAuth with the MCP SDK client (${engine})`, () => {
   it("steps up on insufficient_scope: the challenge names the token's scopes and the missing one", async () => {
     const provider = new MemoryProvider();
     const client = await connect(server, provider, user.id, ["read:wallets"]);
-    const denied = await server.rpc({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "whoami", arguments: {} } }, provider.savedTokens!.access_token, {
-      "mcp-protocol-version": "2025-11-25",
-    });
+    const denied = await server.rpc(
+      { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "whoami", arguments: {} } },
+      provider.savedTokens!.access_token,
+      {
+        "mcp-protocol-version": "2025-11-25",
+      },
+    );
     expect(denied.status).to.equal(403);
     expect(denied.headers.get("www-authenticate")).to.equal(
       `Bearer realm="finance-mcp", error="insufficient_scope", scope="meta:whoami read:wallets", resource_metadata="${server.url}/.well-known/oauth-protected-resource/api/v1/mcp"`,

@@ -20,7 +20,14 @@ function provider(): Provider {
       return REDIRECT_URL;
     },
     get clientMetadata() {
-      return { client_name: "SDK v2 test client", redirect_uris: [REDIRECT_URL], grant_types: ["authorization_code", "refresh_token"], response_types: ["code"], token_endpoint_auth_method: "none", application_type: "native" } as never;
+      return {
+        client_name: "SDK v2 test client",
+        redirect_uris: [REDIRECT_URL],
+        grant_types: ["authorization_code", "refresh_token"],
+        response_types: ["code"],
+        token_endpoint_auth_method: "none",
+        application_type: "native",
+      } as never;
     },
     clientInformation: () => info as never,
     saveClientInformation: (i: unknown) => void (info = i),
@@ -76,7 +83,11 @@ describe(`OAuth with the v2 MCP SDK client (${engine})`, () => {
 
     // Expired: the next call gets 401, the client refreshes and retries.
     const before = p.saved!.refresh_token;
-    await server.db("mcp_tokens").where({ user_id: user.id }).whereNotNull("grant_id").update({ expires_at: new Date(Date.now() - 1000).toISOString() });
+    await server
+      .db("mcp_tokens")
+      .where({ user_id: user.id })
+      .whereNotNull("grant_id")
+      .update({ expires_at: new Date(Date.now() - 1000).toISOString() });
     const again = await client.callTool({ name: "whoami", arguments: {} });
     expect((again.structuredContent as { user_id: string }).user_id).to.equal(user.id);
     expect(p.saved!.refresh_token).to.not.equal(before);

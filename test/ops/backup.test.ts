@@ -21,9 +21,14 @@ const BIN = fileURLToPath(new URL("../../bin/finance-mcp.js", import.meta.url));
 
 function cli(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? "", LOG_LEVEL: "silent", ...env }, timeout: 120_000 }, (err, stdout, stderr) => {
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      { env: { PATH: process.env.PATH ?? "", LOG_LEVEL: "silent", ...env }, timeout: 120_000 },
+      (err, stdout, stderr) => {
+        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -64,7 +69,13 @@ describe(`backup (${engine})`, function () {
       let written = 0;
       const writer = (async () => {
         for (let i = 0; i < 2000 && !stop; i++) {
-          const r = await callOver(server.mcpUrl, user.token, "create_transaction", { wallet_id: walletId, amount: "2.50", direction: "expense", description: `w${i}`, idempotency_key: randomUUID() });
+          const r = await callOver(server.mcpUrl, user.token, "create_transaction", {
+            wallet_id: walletId,
+            amount: "2.50",
+            direction: "expense",
+            description: `w${i}`,
+            idempotency_key: randomUUID(),
+          });
           if (r.status === 200 && !r.body.error) written++;
         }
       })();

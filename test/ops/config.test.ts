@@ -33,7 +33,15 @@ describe("configuration", function () {
 
   it("accepts the defaults and valid values", () => {
     expect(problems({})).to.deep.equal([]);
-    const c = loadConfig({ PORT: "0", DATABASE_URL: "postgresql://app:pw@db.internal:5432/finance", ALLOWED_HOSTS: "finance.example.com, 10.0.0.7,[::1]", ALLOWED_ORIGINS: "https://claude.ai", LOG_FORMAT: "pretty", METRICS: "on", SHUTDOWN_GRACE_SECONDS: "30" });
+    const c = loadConfig({
+      PORT: "0",
+      DATABASE_URL: "postgresql://app:pw@db.internal:5432/finance",
+      ALLOWED_HOSTS: "finance.example.com, 10.0.0.7,[::1]",
+      ALLOWED_ORIGINS: "https://claude.ai",
+      LOG_FORMAT: "pretty",
+      METRICS: "on",
+      SHUTDOWN_GRACE_SECONDS: "30",
+    });
     expect(c).to.include({ port: 0, logFormat: "pretty", metrics: "on", shutdownGraceSeconds: 30 });
     expect(c.allowedHosts).to.deep.equal(["finance.example.com", "10.0.0.7", "[::1]"]);
   });
@@ -76,17 +84,29 @@ describe("configuration", function () {
     const found = problems({ DATABASE_URL: "postgres://app:hunter2-secret@", TOKEN_PEPPER: "short-pepper", METRICS_TOKEN: "tiny" });
     expect(found.join("\n")).not.to.include("hunter2-secret");
     expect(found.join("\n")).not.to.include("short-pepper");
-    expect(found.join("\n")).not.to.include("tiny\"");
+    expect(found.join("\n")).not.to.include('tiny"');
     expect(found).to.include("TOKEN_PEPPER must be at least 16 characters when set (its value is not shown)");
     expect(found).to.include("METRICS_TOKEN must be at least 16 characters when set (its value is not shown)");
     expect(found.some((p) => p.startsWith("DATABASE_URL must be postgres://") && p.includes("***"))).to.equal(true);
   });
 
   it("finance-mcp config prints the effective configuration without secrets", async () => {
-    const run = await cli(["config"], { DATABASE_URL: "postgres://app:hunter2-secret@db.internal/finance", TOKEN_PEPPER: "pepper-pepper-pepper-pepper", PORT: "9090", METRICS: "on" });
+    const run = await cli(["config"], {
+      DATABASE_URL: "postgres://app:hunter2-secret@db.internal/finance",
+      TOKEN_PEPPER: "pepper-pepper-pepper-pepper",
+      PORT: "9090",
+      METRICS: "on",
+    });
     expect(run.code, run.stderr).to.equal(0);
     const printed = JSON.parse(run.stdout);
-    expect(printed).to.include({ port: 9090, databaseUrl: "postgres://app:***@db.internal/finance", tokenPepper: "(set)", metricsToken: "(not set)", metrics: "on", writeTools: "enabled" });
+    expect(printed).to.include({
+      port: 9090,
+      databaseUrl: "postgres://app:***@db.internal/finance",
+      tokenPepper: "(set)",
+      metricsToken: "(not set)",
+      metrics: "on",
+      writeTools: "enabled",
+    });
     expect(run.stdout).not.to.include("hunter2-secret");
     expect(run.stdout).not.to.include("pepper-pepper");
   });

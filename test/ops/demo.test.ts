@@ -95,7 +95,13 @@ describe(`finance-mcp demo (${engine})`, function () {
         expect((await structured("list_bill_reminders")).reminders).to.have.length(5);
         // Every scope: a write works too.
         const eur = (await structured("list_wallets")).wallets.find((w: { currency: string }) => w.currency === "EUR");
-        const created = await structured("create_transaction", { wallet_id: eur.id, amount: "3.20", direction: "expense", payee: "Bakery", idempotency_key: crypto.randomUUID() });
+        const created = await structured("create_transaction", {
+          wallet_id: eur.id,
+          amount: "3.20",
+          direction: "expense",
+          payee: "Bakery",
+          idempotency_key: crypto.randomUUID(),
+        });
         expect(created.status).to.equal("committed");
       } finally {
         await client.close();

@@ -26,9 +26,14 @@ const BIN = fileURLToPath(new URL("../../bin/finance-mcp.js", import.meta.url));
 
 function cli(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? "", LOG_LEVEL: "silent", ...env }, timeout: 120_000, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      { env: { PATH: process.env.PATH ?? "", LOG_LEVEL: "silent", ...env }, timeout: 120_000, maxBuffer: 64 * 1024 * 1024 },
+      (err, stdout, stderr) => {
+        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -36,10 +41,12 @@ function cli(args: string[], env: Record<string, string>): Promise<{ code: numbe
 function comparable(data: AccountExport): Record<string, string[]> {
   const out: Record<string, string[]> = {};
   for (const spec of ACCOUNT_TABLES) {
-    out[spec.section] = (data[spec.section] as Record<string, unknown>[]).map((row) => {
-      const { id, ...rest } = row;
-      return JSON.stringify(spec.section === "audit_log" ? rest : { id, ...rest });
-    }).sort();
+    out[spec.section] = (data[spec.section] as Record<string, unknown>[])
+      .map((row) => {
+        const { id, ...rest } = row;
+        return JSON.stringify(spec.section === "audit_log" ? rest : { id, ...rest });
+      })
+      .sort();
   }
   return out;
 }
@@ -108,7 +115,8 @@ describe(`export and import (${engine})`, function () {
       return JSON.stringify(out);
     };
     expect(await balances(sam.token)).to.equal(remap(await balances(alex.token)));
-    const budgets = async (token: string) => ((await server.call("list_budgets", {}, token)).budgets as Record<string, unknown>[]).map((b) => JSON.stringify(b)).sort();
+    const budgets = async (token: string) =>
+      ((await server.call("list_budgets", {}, token)).budgets as Record<string, unknown>[]).map((b) => JSON.stringify(b)).sort();
     expect(await budgets(sam.token)).to.deep.equal((await budgets(alex.token)).map(remap).sort());
     const trip = async (token: string) => (await server.call("list_transactions", { tags_any: ["trip-nyc"], limit: 50 }, token)).transactions.length;
     expect(await trip(sam.token)).to.equal(7);

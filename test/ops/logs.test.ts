@@ -49,7 +49,13 @@ describe(`request logs (${engine})`, function () {
 
   it("takes X-Request-Id, echoes it, and logs the request with tool and user id but no argument value", async () => {
     const secretish = `argument-value-${randomUUID()}`;
-    const r = await callOver(server.mcpUrl, user.token, "create_transaction", { wallet_id: walletId, amount: "4.20", direction: "expense", payee: secretish, description: secretish, idempotency_key: randomUUID() }, { "x-request-id": "req-abc-123" });
+    const r = await callOver(
+      server.mcpUrl,
+      user.token,
+      "create_transaction",
+      { wallet_id: walletId, amount: "4.20", direction: "expense", payee: secretish, description: secretish, idempotency_key: randomUUID() },
+      { "x-request-id": "req-abc-123" },
+    );
     expect(r.status).to.equal(200);
     expect(r.headers.get("x-request-id")).to.equal("req-abc-123");
     const lines = await linesOf("req-abc-123");
@@ -108,7 +114,9 @@ describe(`request logs (${engine})`, function () {
       log.info("request", { request_id: "r-1", status: 200 });
       log.info("token_created", { request_id: "r-1", token: "fmcp_secret" });`;
     const { stderr } = await promisify(execFile)(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { timeout: 30_000 });
-    expect(stderr).to.match(/INFO.*request/).and.to.match(/INFO.*token_created/);
+    expect(stderr)
+      .to.match(/INFO.*request/)
+      .and.to.match(/INFO.*token_created/);
     expect(stderr).to.include("r-1").and.to.include("whoami").and.to.include("usr_1");
     expect(stderr).not.to.include("fmcp_secret");
     expect(() => JSON.parse(stderr.split("\n")[0]!)).to.throw();

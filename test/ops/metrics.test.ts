@@ -75,13 +75,23 @@ describe(`metrics (${engine})`, () => {
       expect(sample(text, 'finance_mcp_writes_total{gen_ai_tool_name="create_wallet",status="replayed"}')).to.equal(1);
       expect(sample(text, 'finance_mcp_writes_total{gen_ai_tool_name="create_wallet",status="dry_run"}')).to.equal(1);
       expect(sample(text, 'finance_mcp_rate_limit_rejections_total{limit="mcp"}')).to.equal(refused);
-      expect(sample(text, 'mcp_server_operation_duration_seconds_count{mcp_method_name="tools/call",gen_ai_tool_name="whoami",error_type=""}')).to.equal(2 + 6 - refused);
-      expect(sample(text, 'mcp_server_operation_duration_seconds_bucket{le="+Inf",mcp_method_name="tools/call",gen_ai_tool_name="whoami",error_type=""}')).to.equal(2 + 6 - refused);
+      expect(sample(text, 'mcp_server_operation_duration_seconds_count{mcp_method_name="tools/call",gen_ai_tool_name="whoami",error_type=""}')).to.equal(
+        2 + 6 - refused,
+      );
+      expect(
+        sample(text, 'mcp_server_operation_duration_seconds_bucket{le="+Inf",mcp_method_name="tools/call",gen_ai_tool_name="whoami",error_type=""}'),
+      ).to.equal(2 + 6 - refused);
       expect(sample(text, "finance_mcp_sse_streams")).to.equal(1);
-      expect(sample(text, 'finance_mcp_http_requests_total{http_request_method="POST",http_route="/api/v1/mcp",http_response_status_code="429"}')).to.equal(refused);
-      expect(sample(text, 'finance_mcp_http_requests_total{http_request_method="GET",http_route="/api/v1/mcp/sse",http_response_status_code="200"}')).to.equal(undefined); // still open
+      expect(sample(text, 'finance_mcp_http_requests_total{http_request_method="POST",http_route="/api/v1/mcp",http_response_status_code="429"}')).to.equal(
+        refused,
+      );
+      expect(sample(text, 'finance_mcp_http_requests_total{http_request_method="GET",http_route="/api/v1/mcp/sse",http_response_status_code="200"}')).to.equal(
+        undefined,
+      ); // still open
       await fetch(`${server.url}/no/such/${user.id}`);
-      expect(sample(await scrape(), 'finance_mcp_http_requests_total{http_request_method="GET",http_route="_other",http_response_status_code="404"}')).to.equal(1);
+      expect(sample(await scrape(), 'finance_mcp_http_requests_total{http_request_method="GET",http_route="_other",http_response_status_code="404"}')).to.equal(
+        1,
+      );
       expect(sample(text, "finance_mcp_db_pool_max")).to.equal(engine === "sqlite" ? 1 : 10);
       expect(sample(text, 'finance_mcp_db_pool_connections{state="used"}')).to.be.a("number");
       expect(text).to.match(/^process_cpu_user_seconds_total \d/m);

@@ -34,7 +34,12 @@ describe(`several processes starting together on a fresh database (${engine})`, 
       } finally {
         await db.destroy();
       }
-      const created = await callOver(servers[0]!.mcpUrl, token, "create_wallet", { name: "Shared", type: "cash", currency: "EUR", idempotency_key: randomUUID() });
+      const created = await callOver(servers[0]!.mcpUrl, token, "create_wallet", {
+        name: "Shared",
+        type: "cash",
+        currency: "EUR",
+        idempotency_key: randomUUID(),
+      });
       expect(created.status).to.equal(200);
       for (const s of servers) {
         const listed = await callOver(s.mcpUrl, token, "list_wallets", {});

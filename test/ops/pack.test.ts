@@ -42,7 +42,11 @@ describe(`npm pack installs and starts elsewhere (${engine})`, function () {
     const app = join(dir, "app");
     mkdirSync(app);
     writeFileSync(join(app, "package.json"), JSON.stringify({ name: "pack-test", version: "1.0.0", private: true }));
-    await run("npm", ["install", "--prefer-offline", "--ignore-scripts", "--no-package-lock", join(dir, tarball!)], { cwd: app, env: npmEnv, timeout: 180_000 });
+    await run("npm", ["install", "--prefer-offline", "--ignore-scripts", "--no-package-lock", join(dir, tarball!)], {
+      cwd: app,
+      env: npmEnv,
+      timeout: 180_000,
+    });
     const installed = join(app, "node_modules", "finance-mcp");
     expect(existsSync(join(installed, "dist", "src", "main.js"))).to.equal(true);
     expect(existsSync(join(installed, "src")), "sources are not shipped").to.equal(false);
@@ -89,7 +93,15 @@ describe(`npm pack installs and starts elsewhere (${engine})`, function () {
       const cliEnv = { PATH: process.env.PATH ?? "", DATABASE_URL: databaseUrl, LOG_LEVEL: "silent", FINANCE_MCP_PASSWORD: "a long enough password" };
       const bin = join(app, "node_modules", ".bin", "finance-mcp");
       await run(process.execPath, [bin, "user", "create", "--email", "pack@example.test"], { cwd: work, env: cliEnv, timeout: 60_000 });
-      const token = JSON.parse((await run(process.execPath, [bin, "token", "create", "--email", "pack@example.test", "--scopes", "read:knowledge", "--name", "pack"], { cwd: work, env: cliEnv, timeout: 60_000 })).stdout).token as string;
+      const token = JSON.parse(
+        (
+          await run(process.execPath, [bin, "token", "create", "--email", "pack@example.test", "--scopes", "read:knowledge", "--name", "pack"], {
+            cwd: work,
+            env: cliEnv,
+            timeout: 60_000,
+          })
+        ).stdout,
+      ).token as string;
       const search = await fetch(`http://127.0.0.1:${port}/api/v1/mcp`, {
         method: "POST",
         headers: { "content-type": "application/json", accept: "application/json", authorization: `Bearer ${token}` },

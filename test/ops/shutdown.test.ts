@@ -28,8 +28,17 @@ describe(`graceful shutdown under a write burst (${engine})`, function () {
     try {
       await migrateLatest(db);
       const user = await insertUserWithToken(db);
-      const server = await startServerProcess(database.url, { SHUTDOWN_GRACE_SECONDS: "20", RATE_LIMIT_MCP_PER_MINUTE: "1000000", RATE_LIMIT_SSE_PER_MINUTE: "1000" });
-      const wallet = await callOver(server.mcpUrl, user.token, "create_wallet", { name: "Burst", type: "checking", currency: "USD", idempotency_key: randomUUID() });
+      const server = await startServerProcess(database.url, {
+        SHUTDOWN_GRACE_SECONDS: "20",
+        RATE_LIMIT_MCP_PER_MINUTE: "1000000",
+        RATE_LIMIT_SSE_PER_MINUTE: "1000",
+      });
+      const wallet = await callOver(server.mcpUrl, user.token, "create_wallet", {
+        name: "Burst",
+        type: "checking",
+        currency: "USD",
+        idempotency_key: randomUUID(),
+      });
       expect(wallet.status).to.equal(200);
       const walletId = wallet.body.result.wallet.id as string;
 

@@ -112,7 +112,20 @@ describe(`answers sized for a model (${engine})`, function () {
 
   it(`no read answers more than ${ANSWER_BUDGETS.anyAnswerTokens} tokens at its largest`, async () => {
     const names = measure.largest.map((l) => l.tool);
-    for (const t of ["list_transactions", "get_transaction_summary", "list_budgets", "get_budget_status", "list_goals", "get_goal_progress", "list_wallets", "get_wallet_balance", "list_bill_reminders", "search_product_knowledge", "list_capabilities", "whoami"]) {
+    for (const t of [
+      "list_transactions",
+      "get_transaction_summary",
+      "list_budgets",
+      "get_budget_status",
+      "list_goals",
+      "get_goal_progress",
+      "list_wallets",
+      "get_wallet_balance",
+      "list_bill_reminders",
+      "search_product_knowledge",
+      "list_capabilities",
+      "whoami",
+    ]) {
       expect(names).to.include(t);
     }
     for (const l of measure.largest) expect(l.tokens, l.tool).to.be.at.most(ANSWER_BUDGETS.anyAnswerTokens);

@@ -23,7 +23,8 @@ const NO_SAMPLING = "needs a tool that asks the client to sample (sampling); no 
 const NO_ELICITATION = "needs a tool that elicits input from the user; no finance tool does";
 const NO_TASKS = "tasks extension (with its fixture tools greet, slow_compute, …): not implemented, every tool answers synchronously";
 const NO_INPUT_REQUIRED = "needs a fixture tool returning InputRequiredResult (2026-07-28 multi-round requests); no finance tool asks for input mid-call";
-const NO_2020_FIXTURE = "needs the fixture tool json_schema_2020_12_tool; tools/list schemas are checked against ajv's 2020-12 build in the codegen tests instead";
+const NO_2020_FIXTURE =
+  "needs the fixture tool json_schema_2020_12_tool; tools/list schemas are checked against ajv's 2020-12 build in the codegen tests instead";
 
 const common: Record<string, Expectation> = {
   "server-initialize": { run: true },
@@ -70,7 +71,8 @@ export const ALPHA: Record<string, Expectation> = {
   "server-stateless": {
     run: true,
     failing: {
-      ServerRejectsUndeclaredCapability: "not testable without the fixture tool test_missing_capability (no finance tool needs a client capability, so -32021 is never sent)",
+      ServerRejectsUndeclaredCapability:
+        "not testable without the fixture tool test_missing_capability (no finance tool needs a client capability, so -32021 is never sent)",
       MissingCapabilityHttp400: "not testable without the fixture tool test_missing_capability",
       HttpServerNoIndependentRequestsOnStream: "not testable without the fixture tool test_streaming_elicitation",
       ServerNoLogWithoutLogLevel: "not testable without the fixture tool test_logging_tool (no logging capability)",
@@ -86,7 +88,9 @@ export const ALPHA: Record<string, Expectation> = {
     },
   },
   "sep-2164-resource-not-found": { run: true },
-  "http-custom-header-server-validation": { skip: "needs a tool with x-mcp-header annotations (SEP-2663 custom headers); no finance tool mirrors an argument into a header" },
+  "http-custom-header-server-validation": {
+    skip: "needs a tool with x-mcp-header annotations (SEP-2663 custom headers); no finance tool mirrors an argument into a header",
+  },
   "sep-2640-skills-directory": { run: true },
   "sep-2640-skills-enumeration": { run: true },
   "sep-2640-skills-manifest": { run: true },

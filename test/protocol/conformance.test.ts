@@ -91,9 +91,16 @@ describe(`protocol: MCP conformance suites on Node 22 (${engine})`, function () 
         it(`passes ${scenario}${what}`, async () => {
           const r = await runScenario(suite.dir, proxy.url, scenario, outDir);
           expect(r.checks.length, r.output).to.be.greaterThan(0);
-          if (!expectation.noSuccess) expect(r.checks.some((c) => c.status === "SUCCESS"), r.output).to.equal(true);
+          if (!expectation.noSuccess)
+            expect(
+              r.checks.some((c) => c.status === "SUCCESS"),
+              r.output,
+            ).to.equal(true);
           const failed = r.checks.filter((c) => c.status === "FAILURE").map((c) => `${c.name}: ${c.errorMessage ?? ""}`);
-          expect(failed.filter((f) => !(f.split(":")[0]! in allowed)), r.output).to.deep.equal([]);
+          expect(
+            failed.filter((f) => !(f.split(":")[0]! in allowed)),
+            r.output,
+          ).to.deep.equal([]);
           if (Object.keys(allowed).length === 0) expect(r.code, r.output).to.equal(0);
         });
       }

@@ -17,7 +17,11 @@ describe(`protocol: CORS (${engine})`, () => {
   const preflight = (origin: string, url = server.mcpUrl) =>
     raw(url, {
       method: "OPTIONS",
-      headers: { origin, "access-control-request-method": "POST", "access-control-request-headers": "authorization, content-type, mcp-protocol-version, mcp-method, mcp-name" },
+      headers: {
+        origin,
+        "access-control-request-method": "POST",
+        "access-control-request-headers": "authorization, content-type, mcp-protocol-version, mcp-method, mcp-name",
+      },
     });
 
   it("answers a preflight from an allowed origin with 204 and the requested headers", async () => {
@@ -36,25 +40,37 @@ describe(`protocol: CORS (${engine})`, () => {
     expect(p.status).to.equal(403);
     expect(p.json.error.data.code).to.equal("forbidden_origin");
     expect(p.headers["access-control-allow-origin"]).to.equal(undefined);
-    const post = await raw(server.mcpUrl, { headers: { ...JSON_HEADERS, origin: "https://evil.example", authorization: `Bearer ${user.token}` }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }) });
+    const post = await raw(server.mcpUrl, {
+      headers: { ...JSON_HEADERS, origin: "https://evil.example", authorization: `Bearer ${user.token}` },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }),
+    });
     expect(post.status).to.equal(403);
     expect(post.headers["access-control-allow-origin"]).to.equal(undefined);
   });
 
   it("exposes WWW-Authenticate, Retry-After, the RateLimit headers and Mcp-Session-Id to an allowed origin", async () => {
-    const ok = await raw(server.mcpUrl, { headers: { ...JSON_HEADERS, origin: allowed, authorization: `Bearer ${user.token}` }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }) });
+    const ok = await raw(server.mcpUrl, {
+      headers: { ...JSON_HEADERS, origin: allowed, authorization: `Bearer ${user.token}` },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }),
+    });
     expect(ok.status).to.equal(200);
     expect(ok.headers["access-control-allow-origin"]).to.equal(allowed);
     const exposed = String(ok.headers["access-control-expose-headers"]).toLowerCase().split(/,\s*/);
     expect(exposed).to.include.members(["www-authenticate", "retry-after", "ratelimit", "ratelimit-policy", "mcp-session-id"]);
-    const noToken = await raw(server.mcpUrl, { headers: { ...JSON_HEADERS, origin: allowed }, body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "ping" }) });
+    const noToken = await raw(server.mcpUrl, {
+      headers: { ...JSON_HEADERS, origin: allowed },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "ping" }),
+    });
     expect(noToken.status).to.equal(401);
     expect(noToken.headers["www-authenticate"]).to.match(/^Bearer/);
     expect(noToken.headers["access-control-allow-origin"]).to.equal(allowed);
   });
 
   it("answers the SSE path's preflight too", async () => {
-    const a = await raw(`${server.url}/api/v1/mcp/sse`, { method: "OPTIONS", headers: { origin: allowed, "access-control-request-method": "GET", "access-control-request-headers": "authorization, last-event-id" } });
+    const a = await raw(`${server.url}/api/v1/mcp/sse`, {
+      method: "OPTIONS",
+      headers: { origin: allowed, "access-control-request-method": "GET", "access-control-request-headers": "authorization, last-event-id" },
+    });
     expect(a.status).to.equal(204);
     expect(a.headers["access-control-allow-origin"]).to.equal(allowed);
   });
@@ -64,7 +80,10 @@ describe(`protocol: CORS (${engine})`, () => {
     expect(get.status).to.equal(200);
     expect(get.headers["access-control-allow-origin"]).to.equal("*");
     expect(get.json.openrpc).to.be.a("string");
-    const pre = await raw(`${server.url}/api/v1/openrpc.json`, { method: "OPTIONS", headers: { origin: "https://playground.open-rpc.org", "access-control-request-method": "GET" } });
+    const pre = await raw(`${server.url}/api/v1/openrpc.json`, {
+      method: "OPTIONS",
+      headers: { origin: "https://playground.open-rpc.org", "access-control-request-method": "GET" },
+    });
     expect(pre.status).to.equal(204);
     expect(pre.headers["access-control-allow-origin"]).to.equal("*");
   });

@@ -16,7 +16,8 @@ describe(`protocol: envelope and HTTP guards (${engine})`, () => {
   const auth = () => ({ ...JSON_HEADERS, authorization: `Bearer ${user.token}` });
   const ping = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" });
 
-  const batch = (messages: unknown, headers: Record<string, string> = {}) => raw(server.mcpUrl, { headers: { ...auth(), ...headers }, body: JSON.stringify(messages) });
+  const batch = (messages: unknown, headers: Record<string, string> = {}) =>
+    raw(server.mcpUrl, { headers: { ...auth(), ...headers }, body: JSON.stringify(messages) });
 
   it("refuses a batch under any revision but 2025-03-26 with -32600 (400)", async () => {
     for (const version of ["2025-11-25", "2025-06-18", "2026-07-28"]) {
@@ -55,7 +56,10 @@ describe(`protocol: envelope and HTTP guards (${engine})`, () => {
   });
 
   it("answers a 2025-03-26 batch of notifications only with 202 and no body", async () => {
-    const a = await batch([{ jsonrpc: "2.0", method: "notifications/initialized" }, { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1 } }]);
+    const a = await batch([
+      { jsonrpc: "2.0", method: "notifications/initialized" },
+      { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1 } },
+    ]);
     expect(a.status).to.equal(202);
     expect(a.text).to.equal("");
   });
@@ -86,7 +90,12 @@ describe(`protocol: envelope and HTTP guards (${engine})`, () => {
   });
 
   it("answers a body over MAX_BODY_BYTES with 413", async () => {
-    const big = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "calculate", arguments: { expression: "1+".repeat(2000) + "1" } } });
+    const big = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "calculate", arguments: { expression: "1+".repeat(2000) + "1" } },
+    });
     const a = await raw(server.mcpUrl, { headers: auth(), body: big });
     expect(a.status).to.equal(413);
     expect(a.json.error.data.code).to.equal("payload_too_large");
@@ -173,7 +182,10 @@ describe(`protocol: envelope and HTTP guards (${engine})`, () => {
   });
 
   it("keeps direct OpenRPC calls working, with params by name and by position", async () => {
-    const byName = await raw(server.mcpUrl, { headers: auth(), body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "calculate", params: { expression: "2 * 21" } }) });
+    const byName = await raw(server.mcpUrl, {
+      headers: auth(),
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "calculate", params: { expression: "2 * 21" } }),
+    });
     expect(byName.status).to.equal(200);
     const byPosition = await raw(server.mcpUrl, { headers: auth(), body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "calculate", params: ["2 * 21"] }) });
     expect(byPosition.json.result).to.deep.equal(byName.json.result);
@@ -182,7 +194,10 @@ describe(`protocol: envelope and HTTP guards (${engine})`, () => {
   });
 
   it("answers direct-call errors as JSON-RPC errors with the data.code table", async () => {
-    const a = await raw(server.mcpUrl, { headers: auth(), body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "calculate", params: { expression: "2 *" } }) });
+    const a = await raw(server.mcpUrl, {
+      headers: auth(),
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "calculate", params: { expression: "2 *" } }),
+    });
     expect(a.json.error.code).to.equal(-32010);
     expect(a.json.error.data.code).to.equal("calculation_error");
   });

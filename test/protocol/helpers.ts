@@ -180,7 +180,13 @@ export async function publishChange(server: TestServer, userId: string, override
       idempotencyKey: randomUUID(),
       requestId: randomUUID(),
       at: new Date().toISOString(),
-      change: { action: "create", resourceType: "wallet", resourceId: overrides.resourceId ?? `wal_${randomUUID().replace(/-/g, "").slice(0, 20)}`, before: null, after: { name: "Test" } },
+      change: {
+        action: "create",
+        resourceType: "wallet",
+        resourceId: overrides.resourceId ?? `wal_${randomUUID().replace(/-/g, "").slice(0, 20)}`,
+        before: null,
+        after: { name: "Test" },
+      },
     });
     if (dialect(trx) === "postgres") await trx.raw("SELECT pg_notify(?, ?)", [NOTIFY_CHANNEL, auditId]);
     return auditId;

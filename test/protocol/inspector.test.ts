@@ -50,7 +50,19 @@ describe(`protocol: MCP Inspector CLI (${engine})`, function () {
   });
 
   it("calls a tool over the HTTP+SSE transport", async () => {
-    const r = await inspector([`${server.url}/api/v1/mcp/sse`, "--transport", "sse", "--header", `Authorization: Bearer ${user.token}`, "--method", "tools/call", "--tool-name", "calculate", "--tool-arg", "expression=2*21"]);
+    const r = await inspector([
+      `${server.url}/api/v1/mcp/sse`,
+      "--transport",
+      "sse",
+      "--header",
+      `Authorization: Bearer ${user.token}`,
+      "--method",
+      "tools/call",
+      "--tool-name",
+      "calculate",
+      "--tool-arg",
+      "expression=2*21",
+    ]);
     expect(r.code, r.stderr).to.equal(0);
     const result = JSON.parse(r.stdout) as { structuredContent: { result: string } };
     expect(result.structuredContent.result).to.equal("42");

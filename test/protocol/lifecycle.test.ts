@@ -160,7 +160,12 @@ describe(`protocol: lifecycle and revisions (${engine})`, () => {
     });
 
     it("compares header and body versions before support: 2026-07-28 header with body v999.0.0 is -32020", async () => {
-      const body = { jsonrpc: "2.0", id: 7, method: "server/discover", params: { _meta: { ...MODERN_META, "io.modelcontextprotocol/protocolVersion": "v999.0.0" } } };
+      const body = {
+        jsonrpc: "2.0",
+        id: 7,
+        method: "server/discover",
+        params: { _meta: { ...MODERN_META, "io.modelcontextprotocol/protocolVersion": "v999.0.0" } },
+      };
       const a = await rpc(body, { "mcp-protocol-version": "2026-07-28", "mcp-method": "server/discover" });
       expect(a.status).to.equal(400);
       expect(a.body.error.code).to.equal(-32020);
@@ -168,7 +173,12 @@ describe(`protocol: lifecycle and revisions (${engine})`, () => {
     });
 
     it("refuses an unsupported _meta protocol version (header agreeing) with 400 and -32022", async () => {
-      const body = { jsonrpc: "2.0", id: 7, method: "server/discover", params: { _meta: { ...MODERN_META, "io.modelcontextprotocol/protocolVersion": "2027-01-01" } } };
+      const body = {
+        jsonrpc: "2.0",
+        id: 7,
+        method: "server/discover",
+        params: { _meta: { ...MODERN_META, "io.modelcontextprotocol/protocolVersion": "2027-01-01" } },
+      };
       const a = await rpc(body, { "mcp-protocol-version": "2027-01-01", "mcp-method": "server/discover" });
       expect(a.status).to.equal(400);
       expect(a.body.error.code).to.equal(-32022);
@@ -177,7 +187,10 @@ describe(`protocol: lifecycle and revisions (${engine})`, () => {
 
     it("refuses a request without _meta clientCapabilities with 400 and -32602", async () => {
       const { "io.modelcontextprotocol/clientCapabilities": _, ...meta } = MODERN_META;
-      const a = await rpc({ jsonrpc: "2.0", id: 8, method: "tools/list", params: { _meta: meta } }, { "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/list" });
+      const a = await rpc(
+        { jsonrpc: "2.0", id: 8, method: "tools/list", params: { _meta: meta } },
+        { "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/list" },
+      );
       expect(a.status).to.equal(400);
       expect(a.body.error.code).to.equal(-32602);
     });

@@ -64,7 +64,12 @@ describe(`protocol: SSE transport and change events (${engine})`, () => {
   it("answers posted messages with 202 and delivers the JSON-RPC response as a `message` event", async () => {
     const s = await connect(alice.token);
     const endpoint = await s.endpoint();
-    const init = await post(endpoint, alice.token, { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2024-11-05", capabilities: {}, clientInfo: { name: "t", version: "1" } } });
+    const init = await post(endpoint, alice.token, {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2024-11-05", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+    });
     expect(init.status).to.equal(202);
     expect((await s.reply(1)).result.protocolVersion).to.equal("2024-11-05");
     expect((await post(endpoint, alice.token, { jsonrpc: "2.0", method: "notifications/initialized" })).status).to.equal(202);
@@ -122,7 +127,14 @@ describe(`protocol: SSE transport and change events (${engine})`, () => {
     expect(JSON.parse(ev.data)).to.deep.equal({
       jsonrpc: "2.0",
       method: "notifications/finance/changed",
-      params: { audit_id: entry.id, tool: "create_wallet", action: "create", resource_type: "wallet", resource_id: entry.resource_id, created_at: entry.created_at },
+      params: {
+        audit_id: entry.id,
+        tool: "create_wallet",
+        action: "create",
+        resource_type: "wallet",
+        resource_id: entry.resource_id,
+        created_at: entry.created_at,
+      },
     });
     await new Promise((r) => setTimeout(r, 150));
     expect(s.events.filter((e) => e.id !== undefined)).to.have.length(1);
@@ -139,7 +151,7 @@ describe(`protocol: SSE transport and change events (${engine})`, () => {
     await publishChange(server, bob.id);
 
     const again = await connect(alice.token, { "last-event-id": seen.id });
-    expect((await again.endpoint())).to.match(/stream=/);
+    expect(await again.endpoint()).to.match(/stream=/);
     await again.until(() => again.events.filter((e) => e.id).length >= 2, 5000, "the replayed changes");
     const live = await publishChange(server, alice.id);
     await again.until(() => again.events.find((e) => e.id === live.id), 5000, "the live change");
@@ -150,7 +162,12 @@ describe(`protocol: SSE transport and change events (${engine})`, () => {
   it("delivers real writes made with MCP tools/call, and replays them after a reconnect", async () => {
     const createWallet = async (name: string) => {
       const a = await server.rpc(
-        { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "create_wallet", arguments: { name, type: "checking", currency: "USD", idempotency_key: randomUUID() } } },
+        {
+          jsonrpc: "2.0",
+          id: 1,
+          method: "tools/call",
+          params: { name: "create_wallet", arguments: { name, type: "checking", currency: "USD", idempotency_key: randomUUID() } },
+        },
         alice.token,
       );
       expect(a.body.result?.isError, JSON.stringify(a.body)).to.not.equal(true);

@@ -95,7 +95,9 @@ describe(`protocol: tools/list and tools/call (${engine})`, () => {
       return JSON.stringify({
         jsonrpc: "2.0",
         id,
-        result: modern ? { ...result, ttlMs: 300_000, cacheScope: "private", resultType: "complete", _meta: { "io.modelcontextprotocol/serverInfo": SERVER_INFO } } : result,
+        result: modern
+          ? { ...result, ttlMs: 300_000, cacheScope: "private", resultType: "complete", _meta: { "io.modelcontextprotocol/serverInfo": SERVER_INFO } }
+          : result,
       });
     };
 
@@ -136,11 +138,15 @@ describe(`protocol: tools/list and tools/call (${engine})`, () => {
     });
 
     it("splices a serialised result exactly where JSON.stringify would put it", () => {
-      const value = { tools: [{ name: "x", n: 1.5, s: "\u2028 \"q\"" }] };
+      const value = { tools: [{ name: "x", n: 1.5, s: '\u2028 "q"' }] };
       for (const id of [1, "id", null]) {
-        expect(stringifyResponse({ jsonrpc: "2.0", id, result: new SerializedJson(JSON.stringify(value)) })).to.equal(JSON.stringify({ jsonrpc: "2.0", id, result: value }));
+        expect(stringifyResponse({ jsonrpc: "2.0", id, result: new SerializedJson(JSON.stringify(value)) })).to.equal(
+          JSON.stringify({ jsonrpc: "2.0", id, result: value }),
+        );
       }
-      expect(stringifyResponse({ jsonrpc: "2.0", id: 1, error: { code: 1, message: "m" } })).to.equal('{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"m"}}');
+      expect(stringifyResponse({ jsonrpc: "2.0", id: 1, error: { code: 1, message: "m" } })).to.equal(
+        '{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"m"}}',
+      );
       // Anything that stringifies it without knowing (a log, a test) still gets the value.
       expect(JSON.stringify({ r: new SerializedJson('{"a":[1]}') })).to.equal('{"r":{"a":[1]}}');
     });
@@ -212,11 +218,17 @@ describe(`protocol: tools/list and tools/call (${engine})`, () => {
     expect(a.headers.get("www-authenticate")).to.equal(null);
     expect(a.body.result.isError).to.equal(true);
     const text: string = a.body.result.content[0].text;
-    expect(text).to.include("lacks the scope meta:whoami").and.include("finance-mcp token create").and.include('"code":"insufficient_scope"').and.include('"scope":"meta:whoami"');
+    expect(text)
+      .to.include("lacks the scope meta:whoami")
+      .and.include("finance-mcp token create")
+      .and.include('"code":"insufficient_scope"')
+      .and.include('"scope":"meta:whoami"');
     // A direct JSON-RPC call keeps the 403 and its challenge.
     const direct = await server.rpc({ jsonrpc: "2.0", id: 9, method: "whoami" }, token);
     expect(direct.status).to.equal(403);
-    expect(direct.headers.get("www-authenticate")).to.match(/error="insufficient_scope"/).and.match(/scope="meta:whoami"/);
+    expect(direct.headers.get("www-authenticate"))
+      .to.match(/error="insufficient_scope"/)
+      .and.match(/scope="meta:whoami"/);
   });
 
   it("answers an invalid token with 401, not a tool result", async () => {

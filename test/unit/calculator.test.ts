@@ -316,13 +316,37 @@ describe("calculator: properties", function () {
 
   const grammarPieces = [
     ..."0123456789",
-    ".", "+", "-", "*", "/", "%", "^", "(", ")", ",", " ", " ",
-    "of", " of ", "round(", "floor(", "ceil(", "abs(", "min(", "max(", "sqrt(", "round",
-    "1000", "0.5", "99999999999999", "e", "E", "_", "x",
+    ".",
+    "+",
+    "-",
+    "*",
+    "/",
+    "%",
+    "^",
+    "(",
+    ")",
+    ",",
+    " ",
+    " ",
+    "of",
+    " of ",
+    "round(",
+    "floor(",
+    "ceil(",
+    "abs(",
+    "min(",
+    "max(",
+    "sqrt(",
+    "round",
+    "1000",
+    "0.5",
+    "99999999999999",
+    "e",
+    "E",
+    "_",
+    "x",
   ];
-  const grammarSoup = fc
-    .array(fc.constantFrom(...grammarPieces), { maxLength: 90 })
-    .map((pieces) => pieces.join(""));
+  const grammarSoup = fc.array(fc.constantFrom(...grammarPieces), { maxLength: 90 }).map((pieces) => pieces.join(""));
 
   // Mostly well-formed expressions, so that evaluation (not only parsing) is exercised.
   const { expr } = fc.letrec<{ expr: string }>((tie) => ({
@@ -332,17 +356,13 @@ describe("calculator: properties", function () {
         fc.integer({ min: 0, max: 1_000_000 }).map(String),
         fc.constantFrom("0", "1", "0.5", "0.001", "3.14159", "99999999999999", "123456789.123456789"),
       ),
-      fc.tuple(tie("expr"), fc.constantFrom(" + ", " - ", " * ", " / ", " % ", "^", " of "), tie("expr")).map(
-        ([a, op, b]) => `${a}${op}${b}`,
-      ),
+      fc.tuple(tie("expr"), fc.constantFrom(" + ", " - ", " * ", " / ", " % ", "^", " of "), tie("expr")).map(([a, op, b]) => `${a}${op}${b}`),
       tie("expr").map((a) => `(${a})`),
       tie("expr").map((a) => `-${a}`),
       tie("expr").map((a) => `${a}%`),
       fc.tuple(fc.constantFrom("round", "floor", "ceil", "abs", "sqrt"), tie("expr")).map(([f, a]) => `${f}(${a})`),
       fc.tuple(tie("expr"), fc.integer({ min: -2, max: 22 })).map(([a, d]) => `round(${a}, ${d})`),
-      fc.tuple(fc.constantFrom("min", "max"), fc.array(tie("expr"), { minLength: 0, maxLength: 4 })).map(
-        ([f, args]) => `${f}(${args.join(", ")})`,
-      ),
+      fc.tuple(fc.constantFrom("min", "max"), fc.array(tie("expr"), { minLength: 0, maxLength: 4 })).map(([f, args]) => `${f}(${args.join(", ")})`),
       fc.integer({ min: -1100, max: 1100 }).map((n) => `1.0001^${n}`),
     ),
   }));
@@ -351,36 +371,28 @@ describe("calculator: properties", function () {
     let slowest = 0;
     let results = 0;
     fc.assert(
-      fc.property(
-        fc.oneof(
-          fc.string({ maxLength: 300 }),
-          fc.string({ unit: "binary", maxLength: 60 }),
-          grammarSoup,
-          expr,
-        ),
-        (input) => {
-          // Plain checks rather than chai here: 100,000 runs of chai's proxies would dominate the runtime.
-          const started = performance.now();
-          try {
-            const answer = evaluateExpression(input);
-            results += 1;
-            check(answer.expression === input.trim(), "the expression is echoed back trimmed", answer);
-            check(PLAIN_DECIMAL.test(answer.result), "the result is a plain decimal", answer);
-            check(!/^-0(\.0*)?$/.test(answer.result), "the result is not a negative zero", answer);
-            const [integerPart = "", fraction = ""] = answer.result.replace("-", "").split(".");
-            check(integerPart.length <= 30, "the result is below 10^30", answer);
-            check(fraction.length <= 34 && !fraction.endsWith("0"), "at most 34 decimals, no trailing zero", answer);
-            check(`${integerPart}${fraction}`.replace(/^0+/, "").length <= 34, "at most 34 significant digits", answer);
-          } catch (error) {
-            if (!(error instanceof CalculationError)) throw error;
-            check(REASONS.has(error.reason), "a documented reason", error.reason);
-            check(Number.isInteger(error.position) && error.position >= 0 && error.position <= 256, "a position", error.position);
-            check(error.message.length > 0 && error.message.length <= 600, "a bounded message", error.message);
-          } finally {
-            slowest = Math.max(slowest, performance.now() - started);
-          }
-        },
-      ),
+      fc.property(fc.oneof(fc.string({ maxLength: 300 }), fc.string({ unit: "binary", maxLength: 60 }), grammarSoup, expr), (input) => {
+        // Plain checks rather than chai here: 100,000 runs of chai's proxies would dominate the runtime.
+        const started = performance.now();
+        try {
+          const answer = evaluateExpression(input);
+          results += 1;
+          check(answer.expression === input.trim(), "the expression is echoed back trimmed", answer);
+          check(PLAIN_DECIMAL.test(answer.result), "the result is a plain decimal", answer);
+          check(!/^-0(\.0*)?$/.test(answer.result), "the result is not a negative zero", answer);
+          const [integerPart = "", fraction = ""] = answer.result.replace("-", "").split(".");
+          check(integerPart.length <= 30, "the result is below 10^30", answer);
+          check(fraction.length <= 34 && !fraction.endsWith("0"), "at most 34 decimals, no trailing zero", answer);
+          check(`${integerPart}${fraction}`.replace(/^0+/, "").length <= 34, "at most 34 significant digits", answer);
+        } catch (error) {
+          if (!(error instanceof CalculationError)) throw error;
+          check(REASONS.has(error.reason), "a documented reason", error.reason);
+          check(Number.isInteger(error.position) && error.position >= 0 && error.position <= 256, "a position", error.position);
+          check(error.message.length > 0 && error.message.length <= 600, "a bounded message", error.message);
+        } finally {
+          slowest = Math.max(slowest, performance.now() - started);
+        }
+      }),
       { numRuns: 100_000 },
     );
     expect(slowest, "slowest single call in ms").to.be.below(500);

@@ -47,7 +47,12 @@ describe("model text", () => {
     ];
     const t = JSON.parse(modelText({ items: rows })).items;
     expect(t.columns).to.deep.equal(["id", "payee", "description", "tags"]);
-    expect(t.rows).to.deep.equal([["a", "X", "d"], ["b", "Y"], ["c", null, "e", ["t"]], ["d", "Z"]]);
+    expect(t.rows).to.deep.equal([
+      ["a", "X", "d"],
+      ["b", "Y"],
+      ["c", null, "e", ["t"]],
+      ["d", "Z"],
+    ]);
   });
 
   it("groups rows by a wallet_id that repeats, keeping their order, and states it once per wallet", () => {
@@ -60,15 +65,34 @@ describe("model text", () => {
     expect(JSON.parse(modelText({ transactions: txs })).transactions).to.deep.equal({
       columns: ["id", "amount"],
       groups: [
-        { wallet_id: "wal_A", rows: [["txn_1", "-1.00 EUR"], ["txn_3", "-3.00 EUR"], ["txn_4", "-4.00 EUR"]] },
+        {
+          wallet_id: "wal_A",
+          rows: [
+            ["txn_1", "-1.00 EUR"],
+            ["txn_3", "-3.00 EUR"],
+            ["txn_4", "-4.00 EUR"],
+          ],
+        },
         { wallet_id: "wal_B", rows: [["txn_2", "-2.00 EUR"]] },
       ],
     });
     // One wallet: stated once for the page. A wallet per row: a column, grouping would save nothing.
     expect(JSON.parse(modelText({ t: txs.filter((x) => x.wallet_id === "wal_A") })).t.on_every_row).to.deep.equal({ wallet_id: "wal_A" });
-    expect(JSON.parse(modelText({ wallets: [{ wallet_id: "wal_A", n: 1 }, { wallet_id: "wal_B", n: 2 }] })).wallets).to.deep.equal({
+    expect(
+      JSON.parse(
+        modelText({
+          wallets: [
+            { wallet_id: "wal_A", n: 1 },
+            { wallet_id: "wal_B", n: 2 },
+          ],
+        }),
+      ).wallets,
+    ).to.deep.equal({
       columns: ["wallet_id", "n"],
-      rows: [["wal_A", 1], ["wal_B", 2]],
+      rows: [
+        ["wal_A", 1],
+        ["wal_B", 2],
+      ],
     });
   });
 
@@ -83,6 +107,9 @@ describe("model text", () => {
       { id: "txn_2", payee: "Lidl" },
     ];
     const t = JSON.parse(modelText({ transactions: sly })).transactions;
-    expect(t.rows).to.deep.equal([["txn_1", sly[0]!.payee], ["txn_2", "Lidl"]]);
+    expect(t.rows).to.deep.equal([
+      ["txn_1", sly[0]!.payee],
+      ["txn_2", "Lidl"],
+    ]);
   });
 });

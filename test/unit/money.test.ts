@@ -1,14 +1,7 @@
 import { expect } from "chai";
 import fc from "fast-check";
 import { CURRENCY_CODES, currencyExponent, isKnownCurrency } from "../../src/money/currencies.js";
-import {
-  formatMinor,
-  MoneyError,
-  parseAmount,
-  sumMinor,
-  toMinorBigInt,
-  toMoney,
-} from "../../src/money/amount.js";
+import { formatMinor, MoneyError, parseAmount, sumMinor, toMinorBigInt, toMoney } from "../../src/money/amount.js";
 import { amountLimitMinor } from "../../src/money/ceilings.js";
 
 function expectMoneyError(fn: () => unknown, field: string, fragment: string): MoneyError {
@@ -171,22 +164,14 @@ describe("money: parseAmount refuses, naming the field", () => {
   }
 
   it("uses the field name it is given", () => {
-    const err = expectMoneyError(
-      () => parseAmount("12.345", "USD", "target_amount"),
-      "target_amount",
-      "USD allows at most 2 decimal places",
-    );
+    const err = expectMoneyError(() => parseAmount("12.345", "USD", "target_amount"), "target_amount", "USD allows at most 2 decimal places");
     expect(err.message).to.equal('target_amount: USD allows at most 2 decimal places, got "12.345"');
     expect(err.expected).to.contain("at most 2 decimal places");
   });
 
   it("refuses an unknown currency under the currency field", () => {
     expectMoneyError(() => parseAmount("12.50", "usd", "amount"), "currency", 'unknown currency "usd"');
-    expectMoneyError(
-      () => parseAmount("12.50", "XAU", "amount", { currencyField: "wallet.currency" }),
-      "wallet.currency",
-      "unknown currency",
-    );
+    expectMoneyError(() => parseAmount("12.50", "XAU", "amount", { currencyField: "wallet.currency" }), "wallet.currency", "unknown currency");
   });
 
   it("refuses zero even when signed, unless allowZero", () => {
@@ -291,9 +276,7 @@ describe("money: properties (fast-check)", () => {
     fc.constant("0"),
     fc.tuple(fc.integer({ min: 1, max: 9 }), fc.stringMatching(/^[0-9]{0,13}$/)).map(([d, rest]) => `${d}${rest}`),
   );
-  const fracParts = [0, 1, 2, 3, 4].map((e) =>
-    e === 0 ? fc.constant("") : fc.stringMatching(new RegExp(`^[0-9]{0,${e}}$`)),
-  );
+  const fracParts = [0, 1, 2, 3, 4].map((e) => (e === 0 ? fc.constant("") : fc.stringMatching(new RegExp(`^[0-9]{0,${e}}$`))));
 
   /** A valid positive decimal string for a currency, with its canonical form. */
   const validAmount = fc.oneof(
@@ -325,7 +308,9 @@ describe("money: properties (fast-check)", () => {
   it("parseAmount(formatMinor(m)) = m for any signed minor units below the amount ceiling", () => {
     fc.assert(
       fc.property(
-        fc.constantFrom(...currencies).chain((currency) => fc.tuple(fc.constant(currency), fc.bigInt({ min: -amountLimitMinor(currency) + 1n, max: amountLimitMinor(currency) - 1n }))),
+        fc
+          .constantFrom(...currencies)
+          .chain((currency) => fc.tuple(fc.constant(currency), fc.bigInt({ min: -amountLimitMinor(currency) + 1n, max: amountLimitMinor(currency) - 1n }))),
         ([currency, m]) => {
           const text = formatMinor(m, currency);
           expect(parseAmount(text, currency, "amount", { signed: true, allowZero: true })).to.equal(m);
@@ -349,16 +334,11 @@ describe("money: properties (fast-check)", () => {
 
   it("never accepts a string with more decimals than the currency allows", () => {
     fc.assert(
-      fc.property(
-        fc.constantFrom(...currencies),
-        fc.stringMatching(/^[1-9][0-9]{0,5}$/),
-        fc.integer({ min: 1, max: 3 }),
-        (currency, i, extra) => {
-          const exponent = currencyExponent(currency);
-          const input = `${i}.${"5".repeat(exponent + extra)}`;
-          expect(() => parseAmount(input, currency, "amount")).to.throw(MoneyError);
-        },
-      ),
+      fc.property(fc.constantFrom(...currencies), fc.stringMatching(/^[1-9][0-9]{0,5}$/), fc.integer({ min: 1, max: 3 }), (currency, i, extra) => {
+        const exponent = currencyExponent(currency);
+        const input = `${i}.${"5".repeat(exponent + extra)}`;
+        expect(() => parseAmount(input, currency, "amount")).to.throw(MoneyError);
+      }),
     );
   });
 });

@@ -46,24 +46,12 @@ function expectScheduleError(input: unknown, field: string, fragment: string): v
 describe("schedule: expansion against dates written by hand", () => {
   it("monthly on the 31st, Jan-May 2026: February falls on the 28th, April on the 30th", () => {
     const s: Schedule = { frequency: "monthly", start_date: "2026-01-31", day_of_month: 31 };
-    expect(expand(s, "2026-01-01", "2026-05-31")).to.deep.equal([
-      "2026-01-31",
-      "2026-02-28",
-      "2026-03-31",
-      "2026-04-30",
-      "2026-05-31",
-    ]);
+    expect(expand(s, "2026-01-01", "2026-05-31")).to.deep.equal(["2026-01-31", "2026-02-28", "2026-03-31", "2026-04-30", "2026-05-31"]);
   });
 
   it("monthly on the 31st in a leap year (2028): February falls on the 29th", () => {
     const s: Schedule = { frequency: "monthly", start_date: "2028-01-31" }; // day taken from start_date
-    expect(expand(s, "2028-01-01", "2028-05-31")).to.deep.equal([
-      "2028-01-31",
-      "2028-02-29",
-      "2028-03-31",
-      "2028-04-30",
-      "2028-05-31",
-    ]);
+    expect(expand(s, "2028-01-01", "2028-05-31")).to.deep.equal(["2028-01-31", "2028-02-29", "2028-03-31", "2028-04-30", "2028-05-31"]);
   });
 
   it("monthly on the 30th and on the 29th", () => {
@@ -73,66 +61,40 @@ describe("schedule: expansion against dates written by hand", () => {
       "2026-03-30",
       "2026-04-30",
     ]);
-    expect(expand({ frequency: "monthly", start_date: "2027-01-29" }, "2027-01-01", "2027-03-31")).to.deep.equal([
-      "2027-01-29",
-      "2027-02-28",
-      "2027-03-29",
-    ]);
-    expect(expand({ frequency: "monthly", start_date: "2028-01-29" }, "2028-01-01", "2028-03-31")).to.deep.equal([
-      "2028-01-29",
-      "2028-02-29",
-      "2028-03-29",
-    ]);
+    expect(expand({ frequency: "monthly", start_date: "2027-01-29" }, "2027-01-01", "2027-03-31")).to.deep.equal(["2027-01-29", "2027-02-28", "2027-03-29"]);
+    expect(expand({ frequency: "monthly", start_date: "2028-01-29" }, "2028-01-01", "2028-03-31")).to.deep.equal(["2028-01-29", "2028-02-29", "2028-03-29"]);
   });
 
   it("monthly with day_of_month -1 is the last day of every month", () => {
     const s: Schedule = { frequency: "monthly", start_date: "2026-01-15", day_of_month: -1 };
-    expect(expand(s, "2026-01-01", "2026-06-30")).to.deep.equal([
-      "2026-01-31",
-      "2026-02-28",
-      "2026-03-31",
-      "2026-04-30",
-      "2026-05-31",
-      "2026-06-30",
-    ]);
+    expect(expand(s, "2026-01-01", "2026-06-30")).to.deep.equal(["2026-01-31", "2026-02-28", "2026-03-31", "2026-04-30", "2026-05-31", "2026-06-30"]);
     expect(expand(s, "2028-02-01", "2028-03-31")).to.deep.equal(["2028-02-29", "2028-03-31"]);
   });
 
   it("monthly: the first due date is the first match on or after start_date", () => {
-    expect(
-      expand({ frequency: "monthly", start_date: "2026-01-20", day_of_month: 15 }, "2026-01-01", "2026-03-31"),
-    ).to.deep.equal(["2026-02-15", "2026-03-15"]);
-    expect(
-      expand({ frequency: "monthly", start_date: "2026-01-15", day_of_month: 31 }, "2026-01-01", "2026-02-28"),
-    ).to.deep.equal(["2026-01-31", "2026-02-28"]);
+    expect(expand({ frequency: "monthly", start_date: "2026-01-20", day_of_month: 15 }, "2026-01-01", "2026-03-31")).to.deep.equal([
+      "2026-02-15",
+      "2026-03-15",
+    ]);
+    expect(expand({ frequency: "monthly", start_date: "2026-01-15", day_of_month: 31 }, "2026-01-01", "2026-02-28")).to.deep.equal([
+      "2026-01-31",
+      "2026-02-28",
+    ]);
     // day 29 starting on Jan 30: January's 29th is before the start, so February's last day comes first
-    expect(
-      expand({ frequency: "monthly", start_date: "2026-01-30", day_of_month: 29 }, "2026-01-01", "2026-03-31"),
-    ).to.deep.equal(["2026-02-28", "2026-03-29"]);
+    expect(expand({ frequency: "monthly", start_date: "2026-01-30", day_of_month: 29 }, "2026-01-01", "2026-03-31")).to.deep.equal([
+      "2026-02-28",
+      "2026-03-29",
+    ]);
   });
 
   it("every 2 months on the 31st", () => {
     const s: Schedule = { frequency: "monthly", start_date: "2026-01-31", interval: 2 };
-    expect(expand(s, "2026-01-01", "2026-12-31")).to.deep.equal([
-      "2026-01-31",
-      "2026-03-31",
-      "2026-05-31",
-      "2026-07-31",
-      "2026-09-30",
-      "2026-11-30",
-    ]);
+    expect(expand(s, "2026-01-01", "2026-12-31")).to.deep.equal(["2026-01-31", "2026-03-31", "2026-05-31", "2026-07-31", "2026-09-30", "2026-11-30"]);
   });
 
   it("weekly from Friday 2026-01-02", () => {
     const s: Schedule = { frequency: "weekly", start_date: "2026-01-02" };
-    expect(expand(s, "2026-01-01", "2026-02-06")).to.deep.equal([
-      "2026-01-02",
-      "2026-01-09",
-      "2026-01-16",
-      "2026-01-23",
-      "2026-01-30",
-      "2026-02-06",
-    ]);
+    expect(expand(s, "2026-01-01", "2026-02-06")).to.deep.equal(["2026-01-02", "2026-01-09", "2026-01-16", "2026-01-23", "2026-01-30", "2026-02-06"]);
   });
 
   it("biweekly from Friday 2026-01-02", () => {
@@ -150,27 +112,24 @@ describe("schedule: expansion against dates written by hand", () => {
 
   it("biweekly with interval 2 is every 4 weeks", () => {
     const s: Schedule = { frequency: "biweekly", start_date: "2026-01-02", interval: 2 };
-    expect(expand(s, "2026-01-01", "2026-03-31")).to.deep.equal([
-      "2026-01-02",
-      "2026-01-30",
-      "2026-02-27",
-      "2026-03-27",
-    ]);
+    expect(expand(s, "2026-01-01", "2026-03-31")).to.deep.equal(["2026-01-02", "2026-01-30", "2026-02-27", "2026-03-27"]);
   });
 
   it("weekly on another weekday than start_date: first such day on or after the start, then every N weeks", () => {
     // 2026-01-04 is a Sunday; the first Monday on or after it is 2026-01-05
-    expect(
-      expand({ frequency: "biweekly", start_date: "2026-01-04", weekday: "mon" }, "2026-01-01", "2026-02-28"),
-    ).to.deep.equal(["2026-01-05", "2026-01-19", "2026-02-02", "2026-02-16"]);
+    expect(expand({ frequency: "biweekly", start_date: "2026-01-04", weekday: "mon" }, "2026-01-01", "2026-02-28")).to.deep.equal([
+      "2026-01-05",
+      "2026-01-19",
+      "2026-02-02",
+      "2026-02-16",
+    ]);
     // 2026-01-07 is a Wednesday; the first Monday on or after it is 2026-01-12
-    expect(
-      expand(
-        { frequency: "weekly", start_date: "2026-01-07", weekday: "mon", interval: 3 },
-        "2026-01-01",
-        "2026-03-31",
-      ),
-    ).to.deep.equal(["2026-01-12", "2026-02-02", "2026-02-23", "2026-03-16"]);
+    expect(expand({ frequency: "weekly", start_date: "2026-01-07", weekday: "mon", interval: 3 }, "2026-01-01", "2026-03-31")).to.deep.equal([
+      "2026-01-12",
+      "2026-02-02",
+      "2026-02-23",
+      "2026-03-16",
+    ]);
   });
 
   it("ends by count: biweekly from a Friday, 6 times", () => {
@@ -189,50 +148,46 @@ describe("schedule: expansion against dates written by hand", () => {
   });
 
   it("ends by date, inclusive", () => {
-    expect(
-      expand({ frequency: "weekly", start_date: "2026-01-02", end_date: "2026-01-30" }, "2026-01-01", "2026-12-31"),
-    ).to.deep.equal(["2026-01-02", "2026-01-09", "2026-01-16", "2026-01-23", "2026-01-30"]);
-    expect(
-      expand({ frequency: "weekly", start_date: "2026-01-02", end_date: "2026-01-29" }, "2026-01-01", "2026-12-31"),
-    ).to.deep.equal(["2026-01-02", "2026-01-09", "2026-01-16", "2026-01-23"]);
-    expect(
-      expand({ frequency: "monthly", start_date: "2026-01-31", end_date: "2026-04-29" }, "2026-01-01", "2026-12-31"),
-    ).to.deep.equal(["2026-01-31", "2026-02-28", "2026-03-31"]);
-    expect(
-      expand({ frequency: "daily", start_date: "2026-01-02", end_date: "2026-01-02" }, "2026-01-01", "2026-12-31"),
-    ).to.deep.equal(["2026-01-02"]);
+    expect(expand({ frequency: "weekly", start_date: "2026-01-02", end_date: "2026-01-30" }, "2026-01-01", "2026-12-31")).to.deep.equal([
+      "2026-01-02",
+      "2026-01-09",
+      "2026-01-16",
+      "2026-01-23",
+      "2026-01-30",
+    ]);
+    expect(expand({ frequency: "weekly", start_date: "2026-01-02", end_date: "2026-01-29" }, "2026-01-01", "2026-12-31")).to.deep.equal([
+      "2026-01-02",
+      "2026-01-09",
+      "2026-01-16",
+      "2026-01-23",
+    ]);
+    expect(expand({ frequency: "monthly", start_date: "2026-01-31", end_date: "2026-04-29" }, "2026-01-01", "2026-12-31")).to.deep.equal([
+      "2026-01-31",
+      "2026-02-28",
+      "2026-03-31",
+    ]);
+    expect(expand({ frequency: "daily", start_date: "2026-01-02", end_date: "2026-01-02" }, "2026-01-01", "2026-12-31")).to.deep.equal(["2026-01-02"]);
   });
 
   it("yearly from February 29: February 28 in non-leap years, February 29 in leap years", () => {
     const s: Schedule = { frequency: "yearly", start_date: "2024-02-29" };
-    expect(expand(s, "2024-01-01", "2029-12-31")).to.deep.equal([
-      "2024-02-29",
-      "2025-02-28",
-      "2026-02-28",
-      "2027-02-28",
-      "2028-02-29",
-      "2029-02-28",
-    ]);
+    expect(expand(s, "2024-01-01", "2029-12-31")).to.deep.equal(["2024-02-29", "2025-02-28", "2026-02-28", "2027-02-28", "2028-02-29", "2029-02-28"]);
     // 2100 is not a leap year
     expect(expand(s, "2099-01-01", "2101-12-31")).to.deep.equal(["2099-02-28", "2100-02-28", "2101-02-28"]);
   });
 
   it("yearly on the last day of February and on an ordinary day", () => {
-    expect(
-      expand({ frequency: "yearly", start_date: "2027-02-28", day_of_month: -1 }, "2027-01-01", "2029-12-31"),
-    ).to.deep.equal(["2027-02-28", "2028-02-29", "2029-02-28"]);
-    expect(expand({ frequency: "yearly", start_date: "2026-03-15" }, "2026-01-01", "2028-12-31")).to.deep.equal([
-      "2026-03-15",
-      "2027-03-15",
-      "2028-03-15",
+    expect(expand({ frequency: "yearly", start_date: "2027-02-28", day_of_month: -1 }, "2027-01-01", "2029-12-31")).to.deep.equal([
+      "2027-02-28",
+      "2028-02-29",
+      "2029-02-28",
     ]);
-    expect(
-      expand(
-        { frequency: "yearly", start_date: "2026-04-01", day_of_month: 30, interval: 2 },
-        "2026-01-01",
-        "2030-12-31",
-      ),
-    ).to.deep.equal(["2026-04-30", "2028-04-30", "2030-04-30"]);
+    expect(expand({ frequency: "yearly", start_date: "2026-03-15" }, "2026-01-01", "2028-12-31")).to.deep.equal(["2026-03-15", "2027-03-15", "2028-03-15"]);
+    expect(expand({ frequency: "yearly", start_date: "2026-04-01", day_of_month: 30, interval: 2 }, "2026-01-01", "2030-12-31")).to.deep.equal([
+      "2026-04-30",
+      "2028-04-30",
+      "2030-04-30",
+    ]);
   });
 
   it("quarterly on the 15th and on the 31st", () => {
@@ -249,26 +204,25 @@ describe("schedule: expansion against dates written by hand", () => {
       "2026-07-31",
       "2026-10-31",
     ]);
-    expect(
-      expand({ frequency: "quarterly", start_date: "2025-11-30", day_of_month: 30 }, "2025-11-01", "2026-08-31"),
-    ).to.deep.equal(["2025-11-30", "2026-02-28", "2026-05-30", "2026-08-30"]);
-    expect(
-      expand({ frequency: "quarterly", start_date: "2026-01-15", interval: 2 }, "2026-01-01", "2027-01-31"),
-    ).to.deep.equal(["2026-01-15", "2026-07-15", "2027-01-15"]);
+    expect(expand({ frequency: "quarterly", start_date: "2025-11-30", day_of_month: 30 }, "2025-11-01", "2026-08-31")).to.deep.equal([
+      "2025-11-30",
+      "2026-02-28",
+      "2026-05-30",
+      "2026-08-30",
+    ]);
+    expect(expand({ frequency: "quarterly", start_date: "2026-01-15", interval: 2 }, "2026-01-01", "2027-01-31")).to.deep.equal([
+      "2026-01-15",
+      "2026-07-15",
+      "2027-01-15",
+    ]);
   });
 
   it("a window spanning the year boundary, 2026-12-20 to 2027-01-10", () => {
     const from = "2026-12-20";
     const to = "2027-01-10";
     expect(expand({ frequency: "monthly", start_date: "2026-01-05" }, from, to)).to.deep.equal(["2027-01-05"]);
-    expect(expand({ frequency: "monthly", start_date: "2026-01-31", day_of_month: -1 }, from, to)).to.deep.equal([
-      "2026-12-31",
-    ]);
-    expect(expand({ frequency: "weekly", start_date: "2026-01-02" }, from, to)).to.deep.equal([
-      "2026-12-25",
-      "2027-01-01",
-      "2027-01-08",
-    ]);
+    expect(expand({ frequency: "monthly", start_date: "2026-01-31", day_of_month: -1 }, from, to)).to.deep.equal(["2026-12-31"]);
+    expect(expand({ frequency: "weekly", start_date: "2026-01-02" }, from, to)).to.deep.equal(["2026-12-25", "2027-01-01", "2027-01-08"]);
     expect(expand({ frequency: "biweekly", start_date: "2026-01-02" }, from, to)).to.deep.equal(["2027-01-01"]); // 364 days = 26 fortnights after 2026-01-02
     expect(expand({ frequency: "yearly", start_date: "2020-01-01" }, from, to)).to.deep.equal(["2027-01-01"]);
     expect(expand({ frequency: "yearly", start_date: "2020-12-31" }, from, to)).to.deep.equal(["2026-12-31"]);
@@ -285,25 +239,29 @@ describe("schedule: expansion against dates written by hand", () => {
   });
 
   it("daily with interval 3 across the end of February", () => {
-    expect(
-      expand({ frequency: "daily", start_date: "2026-02-26", interval: 3 }, "2026-02-01", "2026-03-10"),
-    ).to.deep.equal(["2026-02-26", "2026-03-01", "2026-03-04", "2026-03-07", "2026-03-10"]);
-    expect(
-      expand({ frequency: "daily", start_date: "2028-02-26", interval: 3 }, "2028-02-01", "2028-03-10"),
-    ).to.deep.equal(["2028-02-26", "2028-02-29", "2028-03-03", "2028-03-06", "2028-03-09"]);
+    expect(expand({ frequency: "daily", start_date: "2026-02-26", interval: 3 }, "2026-02-01", "2026-03-10")).to.deep.equal([
+      "2026-02-26",
+      "2026-03-01",
+      "2026-03-04",
+      "2026-03-07",
+      "2026-03-10",
+    ]);
+    expect(expand({ frequency: "daily", start_date: "2028-02-26", interval: 3 }, "2028-02-01", "2028-03-10")).to.deep.equal([
+      "2028-02-26",
+      "2028-02-29",
+      "2028-03-03",
+      "2028-03-06",
+      "2028-03-09",
+    ]);
     // a window that starts in the middle of the series keeps the phase of start_date
-    expect(
-      expand({ frequency: "daily", start_date: "2026-02-26", interval: 3 }, "2026-03-02", "2026-03-08"),
-    ).to.deep.equal(["2026-03-04", "2026-03-07"]);
+    expect(expand({ frequency: "daily", start_date: "2026-02-26", interval: 3 }, "2026-03-02", "2026-03-08")).to.deep.equal(["2026-03-04", "2026-03-07"]);
   });
 
   it("once: only the start date", () => {
     const s: Schedule = { frequency: "once", start_date: "2026-12-25" };
     expect(expand(s, "2026-01-01", "2027-12-31")).to.deep.equal(["2026-12-25"]);
     expect(expand(s, "2026-12-26", "2027-12-31")).to.deep.equal([]);
-    expect(expand({ frequency: "once", start_date: "2026-12-25", count: 1 }, "2026-01-01", "2027-12-31")).to.deep.equal(
-      ["2026-12-25"],
-    );
+    expect(expand({ frequency: "once", start_date: "2026-12-25", count: 1 }, "2026-01-01", "2027-12-31")).to.deep.equal(["2026-12-25"]);
   });
 
   it("windows: inclusive at both ends, empty when reversed, capped by the limit", () => {
@@ -319,22 +277,14 @@ describe("schedule: expansion against dates written by hand", () => {
   it("nextOccurrences: strictly after, or on or after with inclusive", () => {
     const r = toRRule({ frequency: "monthly", start_date: "2026-01-31" });
     expect(nextOccurrences(r, "2026-01-31", "2026-02-28", 3)).to.deep.equal(["2026-03-31", "2026-04-30", "2026-05-31"]);
-    expect(nextOccurrences(r, "2026-01-31", "2026-02-28", 3, true)).to.deep.equal([
-      "2026-02-28",
-      "2026-03-31",
-      "2026-04-30",
-    ]);
+    expect(nextOccurrences(r, "2026-01-31", "2026-02-28", 3, true)).to.deep.equal(["2026-02-28", "2026-03-31", "2026-04-30"]);
     expect(nextOccurrences(r, "2026-01-31", "2025-06-01", 2)).to.deep.equal(["2026-01-31", "2026-02-28"]);
     expect(nextOccurrences(r, "2026-01-31", "2027-12-15", 3)).to.deep.equal(["2027-12-31", "2028-01-31", "2028-02-29"]);
   });
 
   it("rejects RRULE strings that were not produced by toRRule", () => {
-    expect(() =>
-      occurrencesBetween("DTSTART:20260101\nRRULE:FREQ=DAILY", "2026-01-01", "2026-01-01", "2026-01-31"),
-    ).to.throw(Error);
-    expect(() => occurrencesBetween("FREQ=DAILY;TZID=Europe/Paris", "2026-01-01", "2026-01-01", "2026-01-31")).to.throw(
-      Error,
-    );
+    expect(() => occurrencesBetween("DTSTART:20260101\nRRULE:FREQ=DAILY", "2026-01-01", "2026-01-01", "2026-01-31")).to.throw(Error);
+    expect(() => occurrencesBetween("FREQ=DAILY;TZID=Europe/Paris", "2026-01-01", "2026-01-01", "2026-01-31")).to.throw(Error);
     expect(() => occurrencesBetween("BOGUS", "2026-01-01", "2026-01-01", "2026-01-31")).to.throw(Error);
     expect(occurrencesBetween("RRULE:FREQ=DAILY;INTERVAL=10", "2026-01-01", "2026-01-01", "2026-01-31")).to.deep.equal([
       "2026-01-01",
@@ -351,39 +301,21 @@ describe("schedule: toRRule", () => {
     [{ frequency: "daily", start_date: "2026-03-15", interval: 3 }, "FREQ=DAILY;INTERVAL=3"],
     [{ frequency: "weekly", start_date: "2026-01-02" }, "FREQ=WEEKLY;INTERVAL=1;BYDAY=FR;WKST=FR"],
     [{ frequency: "biweekly", start_date: "2026-01-02", count: 6 }, "FREQ=WEEKLY;INTERVAL=2;BYDAY=FR;WKST=FR;COUNT=6"],
-    [
-      { frequency: "biweekly", start_date: "2026-01-04", weekday: "mon", interval: 2 },
-      "FREQ=WEEKLY;INTERVAL=4;BYDAY=MO;WKST=SU",
-    ],
+    [{ frequency: "biweekly", start_date: "2026-01-04", weekday: "mon", interval: 2 }, "FREQ=WEEKLY;INTERVAL=4;BYDAY=MO;WKST=SU"],
     [{ frequency: "monthly", start_date: "2026-01-15" }, "FREQ=MONTHLY;INTERVAL=1;BYMONTHDAY=15"],
     [{ frequency: "monthly", start_date: "2026-01-15", day_of_month: -1 }, "FREQ=MONTHLY;INTERVAL=1;BYMONTHDAY=-1"],
     [{ frequency: "monthly", start_date: "2026-01-31" }, "FREQ=MONTHLY;INTERVAL=1;BYMONTHDAY=28,29,30,31;BYSETPOS=-1"],
-    [
-      { frequency: "monthly", start_date: "2026-01-01", day_of_month: 30 },
-      "FREQ=MONTHLY;INTERVAL=1;BYMONTHDAY=28,29,30;BYSETPOS=-1",
-    ],
+    [{ frequency: "monthly", start_date: "2026-01-01", day_of_month: 30 }, "FREQ=MONTHLY;INTERVAL=1;BYMONTHDAY=28,29,30;BYSETPOS=-1"],
     [
       { frequency: "monthly", start_date: "2026-01-01", day_of_month: 29, end_date: "2026-12-31" },
       "FREQ=MONTHLY;INTERVAL=1;BYMONTHDAY=28,29;BYSETPOS=-1;UNTIL=20261231",
     ],
     [{ frequency: "monthly", start_date: "2026-01-28" }, "FREQ=MONTHLY;INTERVAL=1;BYMONTHDAY=28"],
-    [
-      { frequency: "quarterly", start_date: "2026-01-31" },
-      "FREQ=MONTHLY;INTERVAL=3;BYMONTHDAY=28,29,30,31;BYSETPOS=-1",
-    ],
+    [{ frequency: "quarterly", start_date: "2026-01-31" }, "FREQ=MONTHLY;INTERVAL=3;BYMONTHDAY=28,29,30,31;BYSETPOS=-1"],
     [{ frequency: "quarterly", start_date: "2026-01-10", interval: 2 }, "FREQ=MONTHLY;INTERVAL=6;BYMONTHDAY=10"],
-    [
-      { frequency: "yearly", start_date: "2024-02-29" },
-      "FREQ=YEARLY;INTERVAL=1;BYMONTH=2;BYMONTHDAY=28,29;BYSETPOS=-1",
-    ],
-    [
-      { frequency: "yearly", start_date: "2026-03-15", count: 5 },
-      "FREQ=YEARLY;INTERVAL=1;BYMONTH=3;BYMONTHDAY=15;COUNT=5",
-    ],
-    [
-      { frequency: "yearly", start_date: "2026-02-10", day_of_month: -1 },
-      "FREQ=YEARLY;INTERVAL=1;BYMONTH=2;BYMONTHDAY=-1",
-    ],
+    [{ frequency: "yearly", start_date: "2024-02-29" }, "FREQ=YEARLY;INTERVAL=1;BYMONTH=2;BYMONTHDAY=28,29;BYSETPOS=-1"],
+    [{ frequency: "yearly", start_date: "2026-03-15", count: 5 }, "FREQ=YEARLY;INTERVAL=1;BYMONTH=3;BYMONTHDAY=15;COUNT=5"],
+    [{ frequency: "yearly", start_date: "2026-02-10", day_of_month: -1 }, "FREQ=YEARLY;INTERVAL=1;BYMONTH=2;BYMONTHDAY=-1"],
   ];
   for (const [s, rrule] of cases) {
     it(`${JSON.stringify(s)} -> ${rrule}`, () => {
@@ -423,11 +355,7 @@ describe("schedule: validateSchedule", () => {
   const bad: Array<[unknown, string, string]> = [
     ["monthly", "schedule", "must be an object"],
     [null, "schedule", "must be an object"],
-    [
-      { start_date: "2026-01-01" },
-      "schedule.frequency",
-      "must be one of once, daily, weekly, biweekly, monthly, quarterly, yearly",
-    ],
+    [{ start_date: "2026-01-01" }, "schedule.frequency", "must be one of once, daily, weekly, biweekly, monthly, quarterly, yearly"],
     [{ frequency: "fortnightly", start_date: "2026-01-01" }, "schedule.frequency", 'got "fortnightly"'],
     [{ frequency: "monthly" }, "schedule.start_date", "YYYY-MM-DD"],
     [{ frequency: "monthly", start_date: "2026-02-30" }, "schedule.start_date", 'got "2026-02-30"'],
@@ -438,69 +366,33 @@ describe("schedule: validateSchedule", () => {
     [{ frequency: "monthly", start_date: "2026-01-01", interval: 0 }, "schedule.interval", `integer from 1 to ${schemaBounds.BillSchedule.interval.maximum}`],
     [{ frequency: "monthly", start_date: "2026-01-01", interval: 1.5 }, "schedule.interval", "got 1.5"],
     [{ frequency: "monthly", start_date: "2026-01-01", interval: "2" }, "schedule.interval", 'got "2"'],
-    [
-      { frequency: "once", start_date: "2026-01-01", interval: 2 },
-      "schedule.interval",
-      'not used with frequency "once"',
-    ],
+    [{ frequency: "once", start_date: "2026-01-01", interval: 2 }, "schedule.interval", 'not used with frequency "once"'],
     [
       { frequency: "monthly", start_date: "2026-01-01", weekday: "mon" },
       "schedule.weekday",
       'only used with frequency weekly or biweekly, not "monthly"; remove it (use day_of_month instead)',
     ],
     [{ frequency: "daily", start_date: "2026-01-01", weekday: "mon" }, "schedule.weekday", 'not "daily"'],
-    [
-      { frequency: "weekly", start_date: "2026-01-01", weekday: "monday" },
-      "schedule.weekday",
-      "must be one of mon, tue, wed, thu, fri, sat, sun",
-    ],
+    [{ frequency: "weekly", start_date: "2026-01-01", weekday: "monday" }, "schedule.weekday", "must be one of mon, tue, wed, thu, fri, sat, sun"],
     [
       { frequency: "weekly", start_date: "2026-01-01", day_of_month: 5 },
       "schedule.day_of_month",
       'only used with frequency monthly, quarterly or yearly, not "weekly"; remove it (use weekday instead)',
     ],
     [{ frequency: "once", start_date: "2026-01-01", day_of_month: 5 }, "schedule.day_of_month", 'not "once"'],
-    [
-      { frequency: "monthly", start_date: "2026-01-01", day_of_month: 0 },
-      "schedule.day_of_month",
-      "from 1 to 31, or -1",
-    ],
+    [{ frequency: "monthly", start_date: "2026-01-01", day_of_month: 0 }, "schedule.day_of_month", "from 1 to 31, or -1"],
     [{ frequency: "monthly", start_date: "2026-01-01", day_of_month: 32 }, "schedule.day_of_month", "got 32"],
     [{ frequency: "monthly", start_date: "2026-01-01", day_of_month: -2 }, "schedule.day_of_month", "got -2"],
-    [
-      { frequency: "yearly", start_date: "2026-04-01", day_of_month: 31 },
-      "schedule.day_of_month",
-      "April (the month of start_date) has at most 30 days",
-    ],
-    [
-      { frequency: "yearly", start_date: "2026-02-01", day_of_month: 30 },
-      "schedule.day_of_month",
-      "February (the month of start_date) has at most 29 days",
-    ],
-    [
-      { frequency: "monthly", start_date: "2026-01-01", end_date: "2026-12-31", count: 3 },
-      "schedule.count",
-      "either end_date or count",
-    ],
-    [
-      { frequency: "monthly", start_date: "2026-01-31", end_date: "2026-01-30" },
-      "schedule.end_date",
-      "must not be before start_date 2026-01-31",
-    ],
+    [{ frequency: "yearly", start_date: "2026-04-01", day_of_month: 31 }, "schedule.day_of_month", "April (the month of start_date) has at most 30 days"],
+    [{ frequency: "yearly", start_date: "2026-02-01", day_of_month: 30 }, "schedule.day_of_month", "February (the month of start_date) has at most 29 days"],
+    [{ frequency: "monthly", start_date: "2026-01-01", end_date: "2026-12-31", count: 3 }, "schedule.count", "either end_date or count"],
+    [{ frequency: "monthly", start_date: "2026-01-31", end_date: "2026-01-30" }, "schedule.end_date", "must not be before start_date 2026-01-31"],
     [{ frequency: "monthly", start_date: "2026-01-31", end_date: "31/12/2026" }, "schedule.end_date", "YYYY-MM-DD"],
-    [
-      { frequency: "once", start_date: "2026-01-31", end_date: "2026-02-28" },
-      "schedule.end_date",
-      'not used with frequency "once"',
-    ],
+    [{ frequency: "once", start_date: "2026-01-31", end_date: "2026-02-28" }, "schedule.end_date", 'not used with frequency "once"'],
     [{ frequency: "monthly", start_date: "2026-01-01", count: 0 }, "schedule.count", `integer from 1 to ${schemaBounds.BillSchedule.count.maximum}`],
     [{ frequency: "monthly", start_date: "2026-01-01", count: 10001 }, "schedule.count", "got 10001"],
     [{ frequency: "once", start_date: "2026-01-01", count: 2 }, "schedule.count", 'not used with frequency "once"'],
-    [
-      { frequency: "monthly", start_date: "2026-01-01", until: "2026-12-31" },
-      "schedule.until",
-      "is not a schedule field",
-    ],
+    [{ frequency: "monthly", start_date: "2026-01-01", until: "2026-12-31" }, "schedule.until", "is not a schedule field"],
   ];
   for (const [input, field, fragment] of bad) {
     it(`${JSON.stringify(input)} -> ${field}`, () => {
@@ -518,14 +410,8 @@ describe("schedule: validateSchedule", () => {
   });
 
   it("toRRule and describeSchedule validate too", () => {
-    expect(() => toRRule({ frequency: "monthly", start_date: "2026-01-01", weekday: "mon" })).to.throw(
-      ScheduleError,
-      "schedule.weekday",
-    );
-    expect(() => describeSchedule({ frequency: "weekly", start_date: "tomorrow" })).to.throw(
-      ScheduleError,
-      "schedule.start_date",
-    );
+    expect(() => toRRule({ frequency: "monthly", start_date: "2026-01-01", weekday: "mon" })).to.throw(ScheduleError, "schedule.weekday");
+    expect(() => describeSchedule({ frequency: "weekly", start_date: "tomorrow" })).to.throw(ScheduleError, "schedule.start_date");
   });
 });
 
@@ -535,27 +421,12 @@ describe("schedule: describeSchedule", () => {
     [{ frequency: "daily", start_date: "2026-03-15" }, "Every day, from 2026-03-15"],
     [{ frequency: "daily", start_date: "2026-03-15", interval: 3 }, "Every 3 days, from 2026-03-15"],
     [{ frequency: "weekly", start_date: "2026-01-02" }, "Every week on Friday, from 2026-01-02"],
-    [
-      { frequency: "weekly", start_date: "2026-01-02", interval: 3, weekday: "mon" },
-      "Every 3 weeks on Monday, from 2026-01-02",
-    ],
-    [
-      { frequency: "biweekly", start_date: "2026-01-02", count: 6 },
-      "Every 2 weeks on Friday, from 2026-01-02, 6 times",
-    ],
+    [{ frequency: "weekly", start_date: "2026-01-02", interval: 3, weekday: "mon" }, "Every 3 weeks on Monday, from 2026-01-02"],
+    [{ frequency: "biweekly", start_date: "2026-01-02", count: 6 }, "Every 2 weeks on Friday, from 2026-01-02, 6 times"],
     [{ frequency: "biweekly", start_date: "2026-01-02", interval: 2 }, "Every 4 weeks on Friday, from 2026-01-02"],
-    [
-      { frequency: "monthly", start_date: "2026-01-31", day_of_month: -1 },
-      "Every month on the last day, from 2026-01-31",
-    ],
-    [
-      { frequency: "monthly", start_date: "2026-01-31" },
-      "Every month on the 31st (the last day in shorter months), from 2026-01-31",
-    ],
-    [
-      { frequency: "monthly", start_date: "2026-01-01", day_of_month: 1, end_date: "2026-12-31" },
-      "Every month on the 1st, from 2026-01-01, until 2026-12-31",
-    ],
+    [{ frequency: "monthly", start_date: "2026-01-31", day_of_month: -1 }, "Every month on the last day, from 2026-01-31"],
+    [{ frequency: "monthly", start_date: "2026-01-31" }, "Every month on the 31st (the last day in shorter months), from 2026-01-31"],
+    [{ frequency: "monthly", start_date: "2026-01-01", day_of_month: 1, end_date: "2026-12-31" }, "Every month on the 1st, from 2026-01-01, until 2026-12-31"],
     [{ frequency: "monthly", start_date: "2026-01-02", interval: 2 }, "Every 2 months on the 2nd, from 2026-01-02"],
     [{ frequency: "monthly", start_date: "2026-01-23" }, "Every month on the 23rd, from 2026-01-23"],
     [{ frequency: "monthly", start_date: "2026-01-11" }, "Every month on the 11th, from 2026-01-11"],
@@ -563,10 +434,7 @@ describe("schedule: describeSchedule", () => {
     [{ frequency: "quarterly", start_date: "2026-01-15" }, "Every quarter on the 15th, from 2026-01-15"],
     [{ frequency: "quarterly", start_date: "2026-01-15", interval: 2 }, "Every 6 months on the 15th, from 2026-01-15"],
     [{ frequency: "yearly", start_date: "2026-03-15" }, "Every year on March 15, from 2026-03-15"],
-    [
-      { frequency: "yearly", start_date: "2024-02-29" },
-      "Every year on February 29 (February 28 in other years), from 2024-02-29",
-    ],
+    [{ frequency: "yearly", start_date: "2024-02-29" }, "Every year on February 29 (February 28 in other years), from 2024-02-29"],
     [
       { frequency: "yearly", start_date: "2026-02-01", day_of_month: -1, interval: 2, count: 1 },
       "Every 2 years on the last day of February, from 2026-02-01, 1 time",
@@ -599,10 +467,7 @@ describe("schedule: calendar days and time zones", () => {
   });
 
   it("todayInTimeZone refuses an unknown zone", () => {
-    expect(() => todayInTimeZone("Mars/Olympus_Mons", new Date())).to.throw(
-      ScheduleError,
-      "timezone: unknown time zone",
-    );
+    expect(() => todayInTimeZone("Mars/Olympus_Mons", new Date())).to.throw(ScheduleError, "timezone: unknown time zone");
   });
 
   it("isValidTimeZone is the one check user creation uses too", () => {
@@ -610,14 +475,7 @@ describe("schedule: calendar days and time zones", () => {
   });
 
   it("isValidTimeZone", () => {
-    for (const tz of [
-      "UTC",
-      "Europe/Paris",
-      "America/Los_Angeles",
-      "Pacific/Kiritimati",
-      "Pacific/Pago_Pago",
-      "Asia/Kathmandu",
-    ]) {
+    for (const tz of ["UTC", "Europe/Paris", "America/Los_Angeles", "Pacific/Kiritimati", "Pacific/Pago_Pago", "Asia/Kathmandu"]) {
       expect(isValidTimeZone(tz), tz).to.equal(true);
     }
     for (const tz of ["", "Mars/Olympus_Mons", "Europe/Pariss", 42, null, undefined, "x".repeat(65)]) {
@@ -662,13 +520,7 @@ describe("schedule: calendar days and time zones", () => {
           encoding: "utf8",
         }),
       );
-    const results = [
-      "UTC",
-      "America/Los_Angeles",
-      "Pacific/Kiritimati",
-      "Pacific/Pago_Pago",
-      "Australia/Lord_Howe",
-    ].map((tz) => [tz, run(tz)] as const);
+    const results = ["UTC", "America/Los_Angeles", "Pacific/Kiritimati", "Pacific/Pago_Pago", "Australia/Lord_Howe"].map((tz) => [tz, run(tz)] as const);
     const [, reference] = results[0] ?? ["", null];
     expect((reference as string[][])[0]?.slice(0, 3)).to.deep.equal(["2026-01-31", "2026-02-28", "2026-03-31"]);
     for (const [tz, result] of results) {
@@ -713,11 +565,7 @@ const scheduleArb: fc.Arbitrary<Schedule | null> = fc
     interval: fc.integer({ min: 1, max: 4 }),
     day_of_month: fc.option(fc.oneof(fc.integer({ min: 1, max: 31 }), fc.constantFrom(-1, 28, 29, 30, 31)), { nil: undefined }),
     weekday: fc.option(fc.constantFrom(...WEEKDAYS), { nil: undefined }),
-    end: fc.oneof(
-      fc.constant(null),
-      fc.record({ count: fc.integer({ min: 1, max: 60 }) }),
-      fc.record({ endAfterDays: fc.integer({ min: 0, max: 2000 }) }),
-    ),
+    end: fc.oneof(fc.constant(null), fc.record({ count: fc.integer({ min: 1, max: 60 }) }), fc.record({ endAfterDays: fc.integer({ min: 0, max: 2000 }) })),
   })
   .map((r) => {
     const s: Schedule = { frequency: r.frequency as Schedule["frequency"], start_date: r.start_date };
@@ -760,9 +608,7 @@ describe("schedule: arithmetic expansion equals rrule's expansion from the start
         const from = addDays(s!.start_date, w.startOffset);
         const to = addDays(from, w.length);
         const expected = rruleBetween(rrule, s!.start_date, from, to, w.limit);
-        expect(occurrencesBetween(rrule, s!.start_date, from, to, w.limit), `${rrule} ${s!.start_date} ${from}..${to}`).to.deep.equal(
-          expected,
-        );
+        expect(occurrencesBetween(rrule, s!.start_date, from, to, w.limit), `${rrule} ${s!.start_date} ${from}..${to}`).to.deep.equal(expected);
       }),
       { numRuns: 400 },
     );
@@ -770,21 +616,13 @@ describe("schedule: arithmetic expansion equals rrule's expansion from the start
 
   it("nextOccurrences: strictly after and on or after, from before the start to years later", () => {
     fc.assert(
-      fc.property(
-        scheduleArb,
-        fc.integer({ min: -400, max: 4000 }),
-        fc.integer({ min: 1, max: 5 }),
-        fc.boolean(),
-        (s, offset, n, inclusive) => {
-          fc.pre(s !== null);
-          const rrule = toRRule(s!);
-          const after = addDays(s!.start_date, offset);
-          const expected = rruleBetween(rrule, s!.start_date, after, "9999-12-31", n, inclusive);
-          expect(nextOccurrences(rrule, s!.start_date, after, n, inclusive), `${rrule} ${s!.start_date} after ${after}`).to.deep.equal(
-            expected,
-          );
-        },
-      ),
+      fc.property(scheduleArb, fc.integer({ min: -400, max: 4000 }), fc.integer({ min: 1, max: 5 }), fc.boolean(), (s, offset, n, inclusive) => {
+        fc.pre(s !== null);
+        const rrule = toRRule(s!);
+        const after = addDays(s!.start_date, offset);
+        const expected = rruleBetween(rrule, s!.start_date, after, "9999-12-31", n, inclusive);
+        expect(nextOccurrences(rrule, s!.start_date, after, n, inclusive), `${rrule} ${s!.start_date} after ${after}`).to.deep.equal(expected);
+      }),
       { numRuns: 300 },
     );
   });
@@ -806,9 +644,7 @@ describe("schedule: arithmetic expansion equals rrule's expansion from the start
           expect(occurrencesBetween(rrule, s!.start_date, from, to), `${rrule} ${s!.start_date} ${zone} ${today}`).to.deep.equal(
             rruleBetween(rrule, s!.start_date, from, to, 1000),
           );
-          expect(nextOccurrences(rrule, s!.start_date, today, 3, true)).to.deep.equal(
-            rruleBetween(rrule, s!.start_date, today, "9999-12-31", 3),
-          );
+          expect(nextOccurrences(rrule, s!.start_date, today, 3, true)).to.deep.equal(rruleBetween(rrule, s!.start_date, today, "9999-12-31", 3));
         },
       ),
       { numRuns: 200 },
@@ -835,9 +671,7 @@ describe("schedule: arithmetic expansion equals rrule's expansion from the start
       const rrule = toRRule(s);
       const label = `${rrule} ${s.start_date} ${from}..${to}`;
       expect(occurrencesBetween(rrule, s.start_date, from, to), label).to.deep.equal(rruleBetween(rrule, s.start_date, from, to, 1000));
-      expect(nextOccurrences(rrule, s.start_date, from, 4), label).to.deep.equal(
-        rruleBetween(rrule, s.start_date, from, "9999-12-31", 4, false),
-      );
+      expect(nextOccurrences(rrule, s.start_date, from, 4), label).to.deep.equal(rruleBetween(rrule, s.start_date, from, "9999-12-31", 4, false));
     }
   });
 

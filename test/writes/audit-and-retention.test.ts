@@ -29,7 +29,10 @@ describe(`audit CLI and idempotency-key retention (${engine})`, function () {
       encoding: "utf8",
     });
     expect(run.status, run.stderr).to.equal(0);
-    const entries = run.stdout.trim().split("\n").map((l) => JSON.parse(l));
+    const entries = run.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(entries.map((e) => [e.id, e.tool, e.action])).to.deep.equal([
       [second.audit_id, "update_wallet", "update"],
       [first.audit_id, "create_wallet", "create"],

@@ -79,17 +79,30 @@ async function seedExampleWorld(server: TestServer, user: TestUser): Promise<voi
     created_at: at,
     updated_at: at,
   });
-  await server.db("wallets").insert([
-    wallet("1", "Everyday Checking", "checking", 150000, "2026-01-01", false, null),
-    wallet("2", "Savings", "savings", 500000, "2026-01-01", false, "Emergency money lives here"),
-    wallet("3", "Old Cash Jar", "cash", 0, null, true, null),
-  ]);
+  await server
+    .db("wallets")
+    .insert([
+      wallet("1", "Everyday Checking", "checking", 150000, "2026-01-01", false, null),
+      wallet("2", "Savings", "savings", 500000, "2026-01-01", false, "Emergency money lives here"),
+      wallet("3", "Old Cash Jar", "cash", 0, null, true, null),
+    ]);
   const checking = "wal_example0000000001";
   const savings = "wal_example0000000002";
   let n = 1;
   const rows: Record<string, unknown>[] = [];
   const tags: Record<string, unknown>[] = [];
-  const txn = (t: { date: string; minor: number; direction: string; payee?: string; description?: string; category?: string; tags?: string[]; wallet?: string; transfer?: [string, string]; created?: string }) => {
+  const txn = (t: {
+    date: string;
+    minor: number;
+    direction: string;
+    payee?: string;
+    description?: string;
+    category?: string;
+    tags?: string[];
+    wallet?: string;
+    transfer?: [string, string];
+    created?: string;
+  }) => {
     const id = `txn_example${String(n++).padStart(10, "0")}`;
     rows.push({
       id,
@@ -112,14 +125,31 @@ async function seedExampleWorld(server: TestServer, user: TestUser): Promise<voi
     for (const tag of t.tags ?? []) tags.push({ transaction_id: id, user_id: user.id, tag });
   };
   // The example transaction itself.
-  txn({ date: "2026-03-14", minor: -4275, direction: "expense", payee: "Trader Joe's", description: "Weekly groceries", category: "Groceries", tags: ["food"], created: "2026-03-14T18:22:05Z" });
+  txn({
+    date: "2026-03-14",
+    minor: -4275,
+    direction: "expense",
+    payee: "Trader Joe's",
+    description: "Weekly groceries",
+    category: "Groceries",
+    tags: ["food"],
+    created: "2026-03-14T18:22:05Z",
+  });
   // March: salary 3200.00; rent 900.00; 8 more groceries (269.65, so 9 make 312.40); dining 32.90 in 3 → 14 transactions.
   txn({ date: "2026-03-01", minor: 320000, direction: "income", payee: "Employer", category: "Salary" });
   txn({ date: "2026-03-02", minor: -90000, direction: "expense", payee: "Landlord", category: "Rent" });
   for (const [i, minor] of [3000, 3120, 2845, 3500, 4000, 3310, 3690, 3500].entries()) {
-    txn({ date: `2026-03-${String(3 + i).padStart(2, "0")}`, minor: -minor, direction: "expense", payee: "Safeway", category: "Groceries", tags: ["household"] });
+    txn({
+      date: `2026-03-${String(3 + i).padStart(2, "0")}`,
+      minor: -minor,
+      direction: "expense",
+      payee: "Safeway",
+      category: "Groceries",
+      tags: ["household"],
+    });
   }
-  for (const [i, minor] of [1250, 1040, 1000].entries()) txn({ date: `2026-03-1${i}`, minor: -minor, direction: "expense", payee: "Diner", category: "Dining" });
+  for (const [i, minor] of [1250, 1040, 1000].entries())
+    txn({ date: `2026-03-1${i}`, minor: -minor, direction: "expense", payee: "Diner", category: "Dining" });
   // February: a transfer of 2500.00 to savings and freelance income of 1185.85, so that checking ends at
   // 1500.00 + 3200.00 − 1245.30 − 2500.00 + 1185.85 = 2140.55 and savings at 5000.00 + 2500.00 = 7500.00.
   txn({ date: "2026-02-01", minor: -250000, direction: "transfer", transfer: ["trf_example0000000001", savings] });

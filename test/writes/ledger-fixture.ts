@@ -205,11 +205,17 @@ export function expectedSummary(
     add(totals, leg.currency, leg);
     if (!groupBy) continue;
     const keys: (string | null)[] =
-      groupBy === "category" ? [leg.category?.toLowerCase() ?? null]
-      : groupBy === "payee" ? [leg.payee?.toLowerCase() ?? null]
-      : groupBy === "month" ? [leg.date.slice(0, 7)]
-      : groupBy === "wallet" ? [leg.walletId]
-      : leg.tags.length > 0 ? leg.tags : [null];
+      groupBy === "category"
+        ? [leg.category?.toLowerCase() ?? null]
+        : groupBy === "payee"
+          ? [leg.payee?.toLowerCase() ?? null]
+          : groupBy === "month"
+            ? [leg.date.slice(0, 7)]
+            : groupBy === "wallet"
+              ? [leg.walletId]
+              : leg.tags.length > 0
+                ? leg.tags
+                : [null];
     for (const k of keys) add(groups, `${leg.currency}|${k ?? "∅"}`, leg);
   }
   return { totals, groups };
@@ -218,7 +224,19 @@ export function expectedSummary(
 /** Row counts of every table a write could touch. */
 export async function countRows(db: Knex): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
-  for (const t of ["users", "mcp_tokens", "wallets", "transactions", "transaction_tags", "budgets", "goals", "goal_contributions", "bill_reminders", "audit_log", "idempotency_keys"]) {
+  for (const t of [
+    "users",
+    "mcp_tokens",
+    "wallets",
+    "transactions",
+    "transaction_tags",
+    "budgets",
+    "goals",
+    "goal_contributions",
+    "bill_reminders",
+    "audit_log",
+    "idempotency_keys",
+  ]) {
     const row = await db(t).count({ n: "*" }).first();
     out[t] = Number(row?.n ?? 0);
   }
@@ -278,7 +296,14 @@ export async function randomLedgerWrites(server: TestServer, user: TestUser, pla
       });
     } else if (roll < 0.5) {
       const from = pick(usd);
-      await attempt("create_transaction", { wallet_id: from, to_wallet_id: pick(usd.filter((w) => w !== from)), amount: amount(), direction: "transfer", date: plan.date(), ...plan.createExtras?.() });
+      await attempt("create_transaction", {
+        wallet_id: from,
+        to_wallet_id: pick(usd.filter((w) => w !== from)),
+        amount: amount(),
+        direction: "transfer",
+        date: plan.date(),
+        ...plan.createExtras?.(),
+      });
     } else if (roll < 0.8) {
       const row = pick(rows);
       const change: Record<string, unknown> = {};

@@ -23,7 +23,13 @@ describe(`write pipeline on wallets and transactions (${engine})`, function () {
   after(async () => server?.close());
 
   const wallet = async (u: TestUser, name: string, currency = "USD") =>
-    (await server.call("create_wallet", { name, type: "checking", currency, opening_balance: currency === "JPY" ? "100" : "100.00", idempotency_key: key() }, u.token)).wallet;
+    (
+      await server.call(
+        "create_wallet",
+        { name, type: "checking", currency, opening_balance: currency === "JPY" ? "100" : "100.00", idempotency_key: key() },
+        u.token,
+      )
+    ).wallet;
   const auditRows = (k: string) => server.db("audit_log").where({ idempotency_key: k });
   const keyRows = (userId: string, k: string) => server.db("idempotency_keys").where({ user_id: userId, key: k });
 
@@ -45,7 +51,10 @@ describe(`write pipeline on wallets and transactions (${engine})`, function () {
       // A replay of a wallet write too.
       const wk = key();
       const created = await server.call("create_wallet", { name: "Cash", type: "cash", currency: "EUR", idempotency_key: wk }, u.token);
-      expect(await server.call("create_wallet", { currency: "EUR", type: "cash", name: "Cash", idempotency_key: wk }, u.token)).to.deep.equal({ ...created, status: "replayed" });
+      expect(await server.call("create_wallet", { currency: "EUR", type: "cash", name: "Cash", idempotency_key: wk }, u.token)).to.deep.equal({
+        ...created,
+        status: "replayed",
+      });
       expect(await server.db("wallets").where({ user_id: u.id, name: "Cash" })).to.have.length(1);
     });
 
@@ -88,7 +97,10 @@ describe(`write pipeline on wallets and transactions (${engine})`, function () {
             headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${u.token}` },
             body: JSON.stringify({ jsonrpc: "2.0", id, method: "create_transaction", params }),
           });
-          const body = (await res.json()) as { result?: { status: string; transaction: { id: string } }; error?: { data: { code: string; retryable: boolean } } };
+          const body = (await res.json()) as {
+            result?: { status: string; transaction: { id: string } };
+            error?: { data: { code: string; retryable: boolean } };
+          };
           return body;
         };
         const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => callAt(second && i % 2 === 1 ? second.mcpUrl : server.mcpUrl, i + 1)));
@@ -118,8 +130,14 @@ describe(`write pipeline on wallets and transactions (${engine})`, function () {
       const w = await wallet(u, "Checking");
       const w2 = await wallet(u, "Savings");
       const empty = await wallet(u, "Empty");
-      const t = (await server.call("create_transaction", { wallet_id: w.id, direction: "expense", amount: "4.00", tags: ["a"], idempotency_key: key() }, u.token)).transaction;
-      const tr = await server.call("create_transaction", { wallet_id: w.id, to_wallet_id: w2.id, direction: "transfer", amount: "3.00", idempotency_key: key() }, u.token);
+      const t = (
+        await server.call("create_transaction", { wallet_id: w.id, direction: "expense", amount: "4.00", tags: ["a"], idempotency_key: key() }, u.token)
+      ).transaction;
+      const tr = await server.call(
+        "create_transaction",
+        { wallet_id: w.id, to_wallet_id: w2.id, direction: "transfer", amount: "3.00", idempotency_key: key() },
+        u.token,
+      );
       const calls: [string, Record<string, unknown>][] = [
         ["create_wallet", { name: "New", type: "cash", currency: "USD", opening_balance: "5.00" }],
         ["update_wallet", { wallet_id: w.id, name: "Renamed", archived: true }],
@@ -160,7 +178,9 @@ describe(`write pipeline on wallets and transactions (${engine})`, function () {
       const yen = await wallet(u, "Yen", "JPY");
       const dry = (tool: string, params: Record<string, unknown>) => server.callError(tool, { ...params, idempotency_key: key(), dry_run: true }, u.token);
       expect((await dry("create_transaction", { wallet_id: theirs.id, direction: "expense", amount: "1.00" })).data.code).to.equal("not_found");
-      expect((await dry("create_transaction", { wallet_id: w.id, to_wallet_id: yen.id, direction: "transfer", amount: "1.00" })).data.field).to.equal("to_wallet_id");
+      expect((await dry("create_transaction", { wallet_id: w.id, to_wallet_id: yen.id, direction: "transfer", amount: "1.00" })).data.field).to.equal(
+        "to_wallet_id",
+      );
       expect((await dry("create_wallet", { name: "checking", type: "cash", currency: "USD" })).data.code).to.equal("conflict");
       await server.call("create_transaction", { wallet_id: w.id, direction: "expense", amount: "1.00", idempotency_key: key() }, u.token);
       expect((await dry("delete_wallet", { wallet_id: w.id })).data.code).to.equal("wallet_not_empty");
@@ -184,7 +204,12 @@ describe(`write pipeline on wallets and transactions (${engine})`, function () {
           expect(row).to.include({ user_id: u.id, tool, idempotency_key: k });
           expect(row.token_id).to.match(/^tok_/);
           expect(row.request_id).to.be.a("string").and.not.equal("");
-          return { res, row, before: row.before_json == null ? null : JSON.parse(row.before_json), after: row.after_json == null ? null : JSON.parse(row.after_json) };
+          return {
+            res,
+            row,
+            before: row.before_json == null ? null : JSON.parse(row.before_json),
+            after: row.after_json == null ? null : JSON.parse(row.after_json),
+          };
         };
 
         const cw = await run("create_wallet", { name: "Main", type: "checking", currency: "USD", opening_balance: "10.00" });
@@ -224,7 +249,15 @@ describe(`write pipeline on wallets and transactions (${engine})`, function () {
         const deadline = Date.now() + 5000;
         while (events.length < 7 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
         expect(events.map((e) => e.id)).to.deep.equal(all.map((r: any) => String(r.id)));
-        expect(events.map((e) => e.tool)).to.deep.equal(["create_wallet", "create_wallet", "update_wallet", "create_transaction", "update_transaction", "delete_transaction", "delete_wallet"]);
+        expect(events.map((e) => e.tool)).to.deep.equal([
+          "create_wallet",
+          "create_wallet",
+          "update_wallet",
+          "create_transaction",
+          "update_transaction",
+          "delete_transaction",
+          "delete_wallet",
+        ]);
       } finally {
         unsubscribe();
       }
@@ -249,7 +282,12 @@ describe(`write pipeline on wallets and transactions (${engine})`, function () {
         };
         const w = (await callOn(server.mcpUrl, "create_wallet", { name: "Main", type: "checking", currency: "USD" })).wallet;
         const w2 = (await callOn(second?.mcpUrl ?? server.mcpUrl, "create_wallet", { name: "Second", type: "savings", currency: "USD" })).wallet;
-        const t = await callOn(second?.mcpUrl ?? server.mcpUrl, "create_transaction", { wallet_id: w.id, to_wallet_id: w2.id, direction: "transfer", amount: "1.00" });
+        const t = await callOn(second?.mcpUrl ?? server.mcpUrl, "create_transaction", {
+          wallet_id: w.id,
+          to_wallet_id: w2.id,
+          direction: "transfer",
+          amount: "1.00",
+        });
         await callOn(server.mcpUrl, "update_transaction", { transaction_id: t.transaction.id, amount: "2.00" });
         await callOn(server.mcpUrl, "update_wallet", { wallet_id: w.id, notes: "n" });
         await callOn(server.mcpUrl, "delete_transaction", { transaction_id: t.counterpart.id });
@@ -281,13 +319,21 @@ describe(`write pipeline on wallets and transactions (${engine})`, function () {
       const mine2 = await wallet(u, "Mine too");
       const before = await countRows(server.db);
       const k = key();
-      const err = await server.callError("create_transaction", { wallet_id: w.id, to_wallet_id: theirs.id, direction: "transfer", amount: "5.00", tags: ["t"], idempotency_key: k }, u.token);
+      const err = await server.callError(
+        "create_transaction",
+        { wallet_id: w.id, to_wallet_id: theirs.id, direction: "transfer", amount: "5.00", tags: ["t"], idempotency_key: k },
+        u.token,
+      );
       expect(err.data).to.include({ code: "not_found", field: "to_wallet_id" });
       expect(await countRows(server.db)).to.deep.equal(before);
       expect(await keyRows(u.id, k)).to.have.length(0);
       expect(await auditRows(k)).to.have.length(0);
       // Nothing was claimed, so the same key can carry the corrected call.
-      const fixed = await server.call("create_transaction", { wallet_id: w.id, to_wallet_id: mine2.id, direction: "transfer", amount: "5.00", tags: ["t"], idempotency_key: k }, u.token);
+      const fixed = await server.call(
+        "create_transaction",
+        { wallet_id: w.id, to_wallet_id: mine2.id, direction: "transfer", amount: "5.00", tags: ["t"], idempotency_key: k },
+        u.token,
+      );
       expect(fixed.status).to.equal("committed");
     });
 
@@ -298,7 +344,10 @@ describe(`write pipeline on wallets and transactions (${engine})`, function () {
       const k = key();
       const params = { wallet_id: w.id, to_wallet_id: w2.id, direction: "transfer", amount: "6.00", tags: ["forced"], idempotency_key: k };
       const before = await countRows(server.db);
-      const err = await withFailingInsert(server.db, "audit_log", () => server.callError("create_transaction", params, u.token), { column: "tool", value: "create_transaction" });
+      const err = await withFailingInsert(server.db, "audit_log", () => server.callError("create_transaction", params, u.token), {
+        column: "tool",
+        value: "create_transaction",
+      });
       expect(err.data.code).to.equal("internal_error");
       expect(JSON.stringify(err)).to.not.include("forced failure"); // no internals in the answer
       expect(await countRows(server.db)).to.deep.equal(before);
@@ -318,10 +367,21 @@ describe(`write pipeline on wallets and transactions (${engine})`, function () {
       const b = await server.createUser();
       const aw = await wallet(a, "A main");
       const aw2 = await wallet(a, "A savings");
-      const at = (await server.call("create_transaction", { wallet_id: aw.id, direction: "expense", amount: "12.00", payee: "Secret", tags: ["private"], idempotency_key: key() }, a.token)).transaction;
-      await server.call("create_transaction", { wallet_id: aw.id, to_wallet_id: aw2.id, direction: "transfer", amount: "1.00", idempotency_key: key() }, a.token);
+      const at = (
+        await server.call(
+          "create_transaction",
+          { wallet_id: aw.id, direction: "expense", amount: "12.00", payee: "Secret", tags: ["private"], idempotency_key: key() },
+          a.token,
+        )
+      ).transaction;
+      await server.call(
+        "create_transaction",
+        { wallet_id: aw.id, to_wallet_id: aw2.id, direction: "transfer", amount: "1.00", idempotency_key: key() },
+        a.token,
+      );
       const bw = await wallet(b, "B main");
-      const bt = (await server.call("create_transaction", { wallet_id: bw.id, direction: "expense", amount: "3.00", idempotency_key: key() }, b.token)).transaction;
+      const bt = (await server.call("create_transaction", { wallet_id: bw.id, direction: "expense", amount: "3.00", idempotency_key: key() }, b.token))
+        .transaction;
 
       const snapshot = async () => ({
         wallets: await server.db("wallets").where({ user_id: a.id }).orderBy("id"),
@@ -342,7 +402,11 @@ describe(`write pipeline on wallets and transactions (${engine})`, function () {
         ["list_transactions", (wal) => ({ wallet_id: wal }), "wallet_id"],
         ["get_transaction_summary", (wal) => ({ wallet_id: wal, date_from: "2000-01-01", date_to: "2100-01-01" }), "wallet_id"],
         ["create_transaction", (wal) => ({ wallet_id: wal, direction: "income", amount: "1000.00", idempotency_key: key() }), "wallet_id"],
-        ["create_transaction", (wal) => ({ wallet_id: bw.id, to_wallet_id: wal, direction: "transfer", amount: "1.00", idempotency_key: key() }), "to_wallet_id"],
+        [
+          "create_transaction",
+          (wal) => ({ wallet_id: bw.id, to_wallet_id: wal, direction: "transfer", amount: "1.00", idempotency_key: key() }),
+          "to_wallet_id",
+        ],
         ["update_transaction", (_w, txn) => ({ transaction_id: txn, amount: "0.01", idempotency_key: key() }), "transaction_id"],
         ["update_transaction", (wal) => ({ transaction_id: bt.id, wallet_id: wal, idempotency_key: key() }), "wallet_id"],
         ["delete_transaction", (_w, txn) => ({ transaction_id: txn, idempotency_key: key() }), "transaction_id"],
@@ -353,7 +417,9 @@ describe(`write pipeline on wallets and transactions (${engine})`, function () {
         const missing = await server.callError(tool, make(missingWallet, missingTxn), b.token);
         expect(theirs.data, tool).to.deep.equal({ code: "not_found", retryable: false, field, expected: missing.data.expected });
         expect(theirs.code, tool).to.equal(missing.code);
-        expect(theirs.message.replace(field === "transaction_id" ? at.id : aw.id, "ID"), tool).to.equal(missing.message.replace(field === "transaction_id" ? missingTxn : missingWallet, "ID"));
+        expect(theirs.message.replace(field === "transaction_id" ? at.id : aw.id, "ID"), tool).to.equal(
+          missing.message.replace(field === "transaction_id" ? missingTxn : missingWallet, "ID"),
+        );
       }
       // Lists and totals of B never contain A's data.
       const bList = await server.call("list_wallets", { include_archived: true }, b.token);
@@ -366,7 +432,9 @@ describe(`write pipeline on wallets and transactions (${engine})`, function () {
       const bBal = await server.call("get_wallet_balance", {}, b.token);
       expect(bBal.wallets.map((w: any) => w.wallet_id)).to.deep.equal([bw.id]);
       // B may reuse A's wallet name: names are unique per user.
-      expect((await server.call("create_wallet", { name: "A main", type: "cash", currency: "USD", idempotency_key: key() }, b.token)).status).to.equal("committed");
+      expect((await server.call("create_wallet", { name: "A main", type: "cash", currency: "USD", idempotency_key: key() }, b.token)).status).to.equal(
+        "committed",
+      );
 
       expect(await snapshot()).to.deep.equal(before);
     });

@@ -35,7 +35,9 @@ describe(`write pipeline: statements and events (${engine})`, function () {
   before(async () => {
     server = await startTestServer({}, { now: () => new Date("2026-03-15T12:00:00Z") });
     u = await server.createUser();
-    walletId = (await server.call("create_wallet", { name: "Checking", type: "checking", currency: "USD", opening_balance: "50.00", idempotency_key: key() }, u.token)).wallet.id;
+    walletId = (
+      await server.call("create_wallet", { name: "Checking", type: "checking", currency: "USD", opening_balance: "50.00", idempotency_key: key() }, u.token)
+    ).wallet.id;
   });
   after(async () => server?.close());
 
@@ -50,7 +52,14 @@ describe(`write pipeline: statements and events (${engine})`, function () {
         return r;
       };
       const other = (await write("create_wallet", { name: 'Sävings "2"', type: "savings", currency: "USD", notes: "line\nbreak" })).wallet;
-      const t = await write("create_transaction", { wallet_id: walletId, to_wallet_id: other.id, direction: "transfer", amount: "2.50", tags: ["a", "b"], description: "ünï" });
+      const t = await write("create_transaction", {
+        wallet_id: walletId,
+        to_wallet_id: other.id,
+        direction: "transfer",
+        amount: "2.50",
+        tags: ["a", "b"],
+        description: "ünï",
+      });
       await write("update_transaction", { transaction_id: t.transaction.id, amount: "3.00" });
       await write("delete_transaction", { transaction_id: t.transaction.id });
       await write("update_wallet", { wallet_id: other.id, notes: null });
@@ -69,10 +78,21 @@ describe(`write pipeline: statements and events (${engine})`, function () {
   });
 
   it("commits a write without looking its key up first or reading its audit row back", async () => {
-    const sql = await statementsOf(server.db, () => server.call("create_transaction", { wallet_id: walletId, direction: "expense", amount: "1.00", idempotency_key: key() }, u.token));
-    expect(sql.some((s) => /insert into .idempotency_keys/i.test(s)), sql.join("\n")).to.equal(true);
-    expect(sql.filter((s) => /^select .* from .idempotency_keys/i.test(s)), sql.join("\n")).to.deep.equal([]);
-    expect(sql.filter((s) => /^select .* from .audit_log/i.test(s)), sql.join("\n")).to.deep.equal([]);
+    const sql = await statementsOf(server.db, () =>
+      server.call("create_transaction", { wallet_id: walletId, direction: "expense", amount: "1.00", idempotency_key: key() }, u.token),
+    );
+    expect(
+      sql.some((s) => /insert into .idempotency_keys/i.test(s)),
+      sql.join("\n"),
+    ).to.equal(true);
+    expect(
+      sql.filter((s) => /^select .* from .idempotency_keys/i.test(s)),
+      sql.join("\n"),
+    ).to.deep.equal([]);
+    expect(
+      sql.filter((s) => /^select .* from .audit_log/i.test(s)),
+      sql.join("\n"),
+    ).to.deep.equal([]);
   });
 
   it("create_transaction reads each wallet once, and still warns about an archived one", async () => {
@@ -86,9 +106,19 @@ describe(`write pipeline: statements and events (${engine})`, function () {
     expect(walletReads(sql), sql.join("\n")).to.equal(1);
     expect(answer.warnings.map((w: { code: string }) => w.code)).to.include("wallet_archived");
     expect(answer.transaction).to.include({ wallet_id: archived.id, currency: "USD" });
-    sql = await statementsOf(server.db, () => server.call("create_transaction", { wallet_id: walletId, to_wallet_id: archived.id, direction: "transfer", amount: "1.00", idempotency_key: key() }, u.token));
+    sql = await statementsOf(server.db, () =>
+      server.call(
+        "create_transaction",
+        { wallet_id: walletId, to_wallet_id: archived.id, direction: "transfer", amount: "1.00", idempotency_key: key() },
+        u.token,
+      ),
+    );
     expect(walletReads(sql), sql.join("\n")).to.equal(2);
-    const missing = await server.callError("create_transaction", { wallet_id: "wal_doesnotexist000000000", direction: "expense", amount: "1.00", idempotency_key: key() }, u.token);
+    const missing = await server.callError(
+      "create_transaction",
+      { wallet_id: "wal_doesnotexist000000000", direction: "expense", amount: "1.00", idempotency_key: key() },
+      u.token,
+    );
     expect(missing.data).to.include({ code: "not_found", field: "wallet_id" });
   });
 
@@ -98,7 +128,10 @@ describe(`write pipeline: statements and events (${engine})`, function () {
     const first = await server.call("create_transaction", params, u.token);
     // Make the stored answer distinguishable from anything this call could compute.
     const stored = { ...first, transaction: { ...first.transaction, description: "stored elsewhere" }, audit_id: "987654321" };
-    await server.db("idempotency_keys").where({ user_id: u.id, key: k }).update({ response_json: JSON.stringify(stored) });
+    await server
+      .db("idempotency_keys")
+      .where({ user_id: u.id, key: k })
+      .update({ response_json: JSON.stringify(stored) });
     const before = await countRows(server.db);
     const replay = await server.call("create_transaction", params, u.token);
     expect(replay).to.deep.equal({ ...stored, status: "replayed" });
@@ -115,15 +148,26 @@ describe(`write pipeline: statements and events (${engine})`, function () {
     const deleted = await server.call("delete_transaction", { transaction_id: t.transaction.id, idempotency_key: k }, u.token);
     expect(deleted.status).to.equal("committed");
     const before = await countRows(server.db);
-    expect(await server.call("delete_transaction", { transaction_id: t.transaction.id, idempotency_key: k }, u.token)).to.deep.equal({ ...deleted, status: "replayed" });
-    const refused = await server.callError("delete_transaction", { transaction_id: "txn_" + randomUUID().replace(/-/g, "").slice(0, 20), idempotency_key: k }, u.token);
+    expect(await server.call("delete_transaction", { transaction_id: t.transaction.id, idempotency_key: k }, u.token)).to.deep.equal({
+      ...deleted,
+      status: "replayed",
+    });
+    const refused = await server.callError(
+      "delete_transaction",
+      { transaction_id: "txn_" + randomUUID().replace(/-/g, "").slice(0, 20), idempotency_key: k },
+      u.token,
+    );
     expect(refused.data.code).to.equal("idempotency_key_reused");
     expect(await countRows(server.db)).to.deep.equal(before);
   });
 
   it("still reports a failing call with a new key as itself, and leaves the key free", async () => {
     const k = key();
-    const err = await server.callError("delete_transaction", { transaction_id: "txn_" + randomUUID().replace(/-/g, "").slice(0, 20), idempotency_key: k }, u.token);
+    const err = await server.callError(
+      "delete_transaction",
+      { transaction_id: "txn_" + randomUUID().replace(/-/g, "").slice(0, 20), idempotency_key: k },
+      u.token,
+    );
     expect(err.data.code).to.equal("not_found");
     expect(await server.db("idempotency_keys").where({ user_id: u.id, key: k })).to.have.length(0);
   });

@@ -71,7 +71,6 @@ export interface Schedule {
   count?: number;
 }
 
-
 /** The spec's BillSchedule bounds (generated from openrpc.json; never restated here). */
 export const MAX_INTERVAL: number = schemaBounds.BillSchedule.interval.maximum;
 export const MAX_COUNT: number = schemaBounds.BillSchedule.count.maximum;
@@ -82,20 +81,7 @@ export const MAX_OCCURRENCE_LIMIT = 10000;
 // ---------------------------------------------------------------------------------------------
 // Calendar-day helpers (UTC midnight Dates standing for calendar days)
 
-const MONTH_NAMES = [
-  "January",
-  "February",
-  "March",
-  "April",
-  "May",
-  "June",
-  "July",
-  "August",
-  "September",
-  "October",
-  "November",
-  "December",
-] as const;
+const MONTH_NAMES = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"] as const;
 /** Longest length of each month in any year (February 29). */
 const MAX_MONTH_DAYS = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31] as const;
 const WEEKDAY_NAMES: Record<WeekdayCode, string> = {
@@ -175,11 +161,7 @@ export function validateSchedule(input: unknown, field = "schedule"): Schedule {
   const raw = input as Record<string, unknown>;
   for (const key of Object.keys(raw)) {
     if (!(SCHEDULE_KEYS as readonly string[]).includes(key)) {
-      throw new ScheduleError(
-        `${field}.${key}`,
-        `only ${SCHEDULE_KEYS.join(", ")}`,
-        `is not a schedule field; allowed fields are ${SCHEDULE_KEYS.join(", ")}`,
-      );
+      throw new ScheduleError(`${field}.${key}`, `only ${SCHEDULE_KEYS.join(", ")}`, `is not a schedule field; allowed fields are ${SCHEDULE_KEYS.join(", ")}`);
     }
   }
   const get = (key: (typeof SCHEDULE_KEYS)[number]): unknown => (raw[key] === null ? undefined : raw[key]);
@@ -219,11 +201,7 @@ export function validateSchedule(input: unknown, field = "schedule"): Schedule {
   const weekday = get("weekday");
   if (weekday !== undefined) {
     if (typeof weekday !== "string" || !(WEEKDAYS as readonly string[]).includes(weekday)) {
-      throw new ScheduleError(
-        `${field}.weekday`,
-        `one of ${WEEKDAYS.join(", ")}`,
-        `must be one of ${WEEKDAYS.join(", ")}, got ${describeValue(weekday)}`,
-      );
+      throw new ScheduleError(`${field}.weekday`, `one of ${WEEKDAYS.join(", ")}`, `must be one of ${WEEKDAYS.join(", ")}, got ${describeValue(weekday)}`);
     }
     if (!WEEKDAY_FREQUENCIES.includes(freq)) {
       const hint = DAY_OF_MONTH_FREQUENCIES.includes(freq) ? " (use day_of_month instead)" : "";
@@ -270,19 +248,11 @@ export function validateSchedule(input: unknown, field = "schedule"): Schedule {
   const endDate = get("end_date");
   const count = get("count");
   if (endDate !== undefined && count !== undefined) {
-    throw new ScheduleError(
-      `${field}.count`,
-      "either end_date or count, not both",
-      "cannot be combined with end_date; give either end_date or count",
-    );
+    throw new ScheduleError(`${field}.count`, "either end_date or count, not both", "cannot be combined with end_date; give either end_date or count");
   }
   if (endDate !== undefined) {
     if (freq === "once") {
-      throw new ScheduleError(
-        `${field}.end_date`,
-        "absent for a one-off bill",
-        'is not used with frequency "once"; remove it',
-      );
+      throw new ScheduleError(`${field}.end_date`, "absent for a one-off bill", 'is not used with frequency "once"; remove it');
     }
     const end = requireDay(endDate, `${field}.end_date`);
     if (end.getTime() < start.getTime()) {
@@ -296,11 +266,7 @@ export function validateSchedule(input: unknown, field = "schedule"): Schedule {
   }
   if (count !== undefined) {
     if (!isInt(count) || count < 1 || count > MAX_COUNT) {
-      throw new ScheduleError(
-        `${field}.count`,
-        `an integer from 1 to ${MAX_COUNT}`,
-        `must be an integer from 1 to ${MAX_COUNT}, got ${describeValue(count)}`,
-      );
+      throw new ScheduleError(`${field}.count`, `an integer from 1 to ${MAX_COUNT}`, `must be an integer from 1 to ${MAX_COUNT}, got ${describeValue(count)}`);
     }
     if (freq === "once" && count !== 1) {
       throw new ScheduleError(
@@ -359,12 +325,7 @@ export function toRRule(input: Schedule): string {
       // WKST = the weekday of start_date makes "the week of start_date" the 7 days beginning on
       // it, so the first due date is the first chosen weekday on or after start_date and the
       // following ones come every `weeks` weeks after it.
-      parts = [
-        "FREQ=WEEKLY",
-        `INTERVAL=${weeks}`,
-        `BYDAY=${RRULE_DAY[effectiveWeekday(s)]}`,
-        `WKST=${RRULE_DAY[weekdayOf(start)]}`,
-      ];
+      parts = ["FREQ=WEEKLY", `INTERVAL=${weeks}`, `BYDAY=${RRULE_DAY[effectiveWeekday(s)]}`, `WKST=${RRULE_DAY[weekdayOf(start)]}`];
       break;
     }
     case "monthly":
@@ -374,12 +335,7 @@ export function toRRule(input: Schedule): string {
       break;
     }
     case "yearly":
-      parts = [
-        "FREQ=YEARLY",
-        `INTERVAL=${n}`,
-        `BYMONTH=${start.getUTCMonth() + 1}`,
-        ...monthDayParts(effectiveDayOfMonth(s)),
-      ];
+      parts = ["FREQ=YEARLY", `INTERVAL=${n}`, `BYMONTH=${start.getUTCMonth() + 1}`, ...monthDayParts(effectiveDayOfMonth(s))];
       break;
   }
   if (s.count !== undefined) parts.push(`COUNT=${s.count}`);
@@ -435,13 +391,7 @@ function checkLimit(limit: number, field: string): void {
  * The due dates of the rule (stored RRULE + start date) from `from` to `to`, both inclusive,
  * in order, at most `limit` (default 1000) of them. Empty when `to` is before `from`.
  */
-export function occurrencesBetween(
-  rrule: string,
-  startDate: string,
-  from: string,
-  to: string,
-  limit = DEFAULT_OCCURRENCE_LIMIT,
-): string[] {
+export function occurrencesBetween(rrule: string, startDate: string, from: string, to: string, limit = DEFAULT_OCCURRENCE_LIMIT): string[] {
   checkLimit(limit, "limit");
   const fromDay = requireDay(from, "from");
   const toDay = requireDay(to, "to");
@@ -460,13 +410,7 @@ export function occurrencesBetween(
  * fewer when the series ends first. For "the next three due dates as of today" pass today and
  * `inclusive: true`, so that a bill due today is listed.
  */
-export function nextOccurrences(
-  rrule: string,
-  startDate: string,
-  after: string,
-  n: number,
-  inclusive = false,
-): string[] {
+export function nextOccurrences(rrule: string, startDate: string, after: string, n: number, inclusive = false): string[] {
   checkLimit(n, "n");
   const afterDay = requireDay(after, "after");
   const end = new Date(Date.UTC(MAX_YEAR, 11, 31));

@@ -185,7 +185,13 @@ export function upcomingOccurrences(bills: readonly BillRecord[], today: string,
       });
     }
   }
-  out.sort((a, b) => (a.occ.due_date < b.occ.due_date ? -1 : a.occ.due_date > b.occ.due_date ? 1 : a.occ.name.localeCompare(b.occ.name) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)));
+  out.sort((a, b) =>
+    a.occ.due_date < b.occ.due_date
+      ? -1
+      : a.occ.due_date > b.occ.due_date
+        ? 1
+        : a.occ.name.localeCompare(b.occ.name) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+  );
   return out.map((o) => o.occ);
 }
 

@@ -46,7 +46,11 @@ export async function budgetsPushedOverLimit(db: Knex, userId: string, e: Record
   // Most expenses fall into no budget: then there is nothing to sum.
   if (affected.length === 0) return [];
   // One spending statement for all of them, each evaluated to the end of its period.
-  const statuses = await computeBudgetStatuses(db, userId, affected.map((b) => ({ budget: b, asOf: statusWindow(b, e.date).periodEnd })));
+  const statuses = await computeBudgetStatuses(
+    db,
+    userId,
+    affected.map((b) => ({ budget: b, asOf: statusWindow(b, e.date).periodEnd })),
+  );
   return affected.flatMap((b, i) => overLimitWarning(b, statuses[i] as BudgetStatus, e.amountMinor) ?? []);
 }
 

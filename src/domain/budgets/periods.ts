@@ -115,8 +115,7 @@ export function periodContaining(rule: PeriodRule, day: string): Period {
   if (mpu === null) {
     k = Math.floor(dayDiff(rule.anchor, day) / (7 * rule.interval));
   } else {
-    const months =
-      (Number(day.slice(0, 4)) - Number(rule.anchor.slice(0, 4))) * 12 + (Number(day.slice(5, 7)) - Number(rule.anchor.slice(5, 7)));
+    const months = (Number(day.slice(0, 4)) - Number(rule.anchor.slice(0, 4))) * 12 + (Number(day.slice(5, 7)) - Number(rule.anchor.slice(5, 7)));
     k = Math.floor(months / (mpu * rule.interval));
   }
   // The estimate is off by at most one when the day of the month is before the anchor's.

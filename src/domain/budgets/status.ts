@@ -72,7 +72,11 @@ export async function dailySpendingBatch(db: Knex, userId: string, requests: rea
   const live = requests.map((r, i) => ({ r, i })).filter(({ r }) => r.from <= r.to);
   for (let c = 0; c < live.length; c += REQUESTS_PER_STATEMENT) {
     const chunk = live.slice(c, c + REQUESTS_PER_STATEMENT);
-    const rows = await spendingStatement(db, userId, chunk.map(({ r }) => r));
+    const rows = await spendingStatement(
+      db,
+      userId,
+      chunk.map(({ r }) => r),
+    );
     for (const row of rows) {
       const date = String(row.date);
       chunk.forEach(({ i }, j) => {
@@ -166,7 +170,9 @@ async function spendingStatement(db: Knex, userId: string, requests: readonly Sp
       // scope once per row into a flag and sums the flags; MATERIALIZED keeps SQLite from flattening the
       // flags back into the aggregates.
       const name = `b${ctes.length}`;
-      ctes.push(`${name} AS MATERIALIZED (SELECT t.date AS date, t.total_minor AS total_minor, t.row_count AS row_count, ${flags.join(", ")} FROM expense_day_totals t WHERE ${where.join(" AND ")})`);
+      ctes.push(
+        `${name} AS MATERIALIZED (SELECT t.date AS date, t.total_minor AS total_minor, t.row_count AS row_count, ${flags.join(", ")} FROM expense_day_totals t WHERE ${where.join(" AND ")})`,
+      );
       cteBindings.push(...bindings);
       selects.push(`SELECT ${cols.join(", ")} FROM ${name} GROUP BY date`);
     } else {
@@ -227,7 +233,10 @@ export async function computeBudgetStatuses(db: Knex, userId: string, requests: 
   const days = await dailySpendingBatch(
     db,
     userId,
-    requests.map(({ budget: b, asOf }) => ({ scope: { currency: b.currency, categories: b.categories, tags: b.tags, walletIds: b.walletIds }, ...spendingRange(b, asOf) })),
+    requests.map(({ budget: b, asOf }) => ({
+      scope: { currency: b.currency, categories: b.categories, tags: b.tags, walletIds: b.walletIds },
+      ...spendingRange(b, asOf),
+    })),
   );
   return requests.map(({ budget, asOf }, i) => statusFromDays(budget, asOf, days[i] as DailySpending[]));
 }

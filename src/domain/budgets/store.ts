@@ -128,6 +128,8 @@ export async function getBudget(db: Knex, userId: string, id: string, field = "b
 
 /** All of the user's budgets, by name. */
 export async function listBudgetRecords(db: Knex, userId: string): Promise<BudgetRecord[]> {
-  const rows = await db("budgets").where({ user_id: userId }).orderBy([{ column: "name_normalized" }, { column: "id" }]);
+  const rows = await db("budgets")
+    .where({ user_id: userId })
+    .orderBy([{ column: "name_normalized" }, { column: "id" }]);
   return rows.map(rowToBudget);
 }

@@ -47,7 +47,7 @@ const HUNDRED = new D(100);
  */
 export function evaluateExpression(expression: string): CalculationResult {
   if (typeof expression !== "string") {
-    throw new CalculationError("not_a_string", 0, "The expression must be a string, such as \"0.1 + 0.2\".");
+    throw new CalculationError("not_a_string", 0, 'The expression must be a string, such as "0.1 + 0.2".');
   }
   const source = expression.trim();
   if (source.length === 0) {
@@ -125,16 +125,11 @@ function power(base: D, exponent: D, position: number): D {
     throw new CalculationError(
       "exponent_too_large",
       position,
-      `The exponent of "^" at position ${position} is ${display(exponent)}; its magnitude may be at most ` +
-        `${LIMITS.maxExponent}.`,
+      `The exponent of "^" at position ${position} is ${display(exponent)}; its magnitude may be at most ` + `${LIMITS.maxExponent}.`,
     );
   }
   if (base.isZero() && exponent.isNegative()) {
-    throw new CalculationError(
-      "division_by_zero",
-      position,
-      `Division by zero at position ${position} ("^"): 0 raised to a negative exponent is 1 / 0.`,
-    );
+    throw new CalculationError("division_by_zero", position, `Division by zero at position ${position} ("^"): 0 raised to a negative exponent is 1 / 0.`);
   }
   return checked(base.pow(exponent), position, "^");
 }
@@ -201,10 +196,7 @@ function checked(value: D, position: number, text: string): D {
  */
 function format(value: D): string {
   if (value.isZero()) return "0";
-  const decimalPlaces = Math.min(
-    LIMITS.resultMaxDecimalPlaces,
-    LIMITS.resultSignificantDigits - 1 - value.e,
-  );
+  const decimalPlaces = Math.min(LIMITS.resultMaxDecimalPlaces, LIMITS.resultSignificantDigits - 1 - value.e);
   const rounded = value.toDecimalPlaces(Math.max(0, decimalPlaces), Decimal.ROUND_HALF_EVEN);
   if (rounded.abs().gte(MAX_MAGNITUDE)) {
     throw new CalculationError(

@@ -183,7 +183,7 @@ class Parser {
           );
         }
         const inner = this.parseExpression();
-        this.expectClose(token, "an operator or \")\"");
+        this.expectClose(token, 'an operator or ")"');
         this.leave();
         return inner;
       }
@@ -204,9 +204,7 @@ class Parser {
           token.position,
           `Unexpected ${quote(token.text)} at position ${token.position}: expected a number, "(" or a function ` +
             `such as sqrt(...). ${
-              token.kind === "operator" && token.text !== "+" && token.text !== "-"
-                ? `The operator ${token.text} needs a value on each side.`
-                : ""
+              token.kind === "operator" && token.text !== "+" && token.text !== "-" ? `The operator ${token.text} needs a value on each side.` : ""
             }`.trimEnd(),
         );
     }
@@ -241,8 +239,7 @@ class Parser {
       throw new CalculationError(
         "wrong_argument_count",
         position,
-        `The function ${name} at position ${position} was given ${args.length} argument${args.length === 1 ? "" : "s"}; ` +
-          `call it as ${arity.usage}.`,
+        `The function ${name} at position ${position} was given ${args.length} argument${args.length === 1 ? "" : "s"}; ` + `call it as ${arity.usage}.`,
       );
     }
     return { kind: "call", name, args, argPositions, position };

@@ -34,8 +34,7 @@ const CHARACTER_HINTS = new Map<string, string>([
 ]);
 
 const isDigit = (c: string | undefined): boolean => c !== undefined && c >= "0" && c <= "9";
-const isNameStart = (c: string | undefined): boolean =>
-  c !== undefined && ((c >= "a" && c <= "z") || (c >= "A" && c <= "Z") || c === "_");
+const isNameStart = (c: string | undefined): boolean => c !== undefined && ((c >= "a" && c <= "z") || (c >= "A" && c <= "Z") || c === "_");
 const isNameChar = (c: string | undefined): boolean => isNameStart(c) || isDigit(c);
 
 const ALLOWED =
@@ -59,11 +58,7 @@ export function tokenize(source: string): Token[] {
       i = readName(source, i, tokens);
     } else if (OPERATORS.has(c)) {
       if (c === "*" && source[i + 1] === "*") {
-        throw new CalculationError(
-          "unexpected_token",
-          i + 1,
-          `Unexpected "*" at position ${i + 1} ("**"): use ^ for powers, e.g. 2^3.`,
-        );
+        throw new CalculationError("unexpected_token", i + 1, `Unexpected "*" at position ${i + 1} ("**"): use ^ for powers, e.g. 2^3.`);
       }
       tokens.push({ kind: "operator", text: c as Operator, position: i });
       i += 1;
@@ -178,13 +173,7 @@ function readNumber(source: string, start: number, tokens: Token[]): number {
  * who meant two arguments is told to add a space, so the ambiguity never resolves silently.
  */
 function looksLikeThousandsSeparator(source: string, i: number): boolean {
-  return (
-    source[i] === "," &&
-    isDigit(source[i + 1]) &&
-    isDigit(source[i + 2]) &&
-    isDigit(source[i + 3]) &&
-    !isDigit(source[i + 4])
-  );
+  return source[i] === "," && isDigit(source[i + 1]) && isDigit(source[i + 2]) && isDigit(source[i + 3]) && !isDigit(source[i + 4]);
 }
 
 function readName(source: string, start: number, tokens: Token[]): number {
@@ -215,6 +204,6 @@ function readName(source: string, start: number, tokens: Token[]): number {
     start,
     `Unknown name ${quote(name)} at position ${start}.${caseHint} There are no variables or constants (write ` +
       `numbers out, e.g. 3.14159 for pi); the only names are the functions ${FUNCTION_LIST} and the word "of" ` +
-      'after a percentage, as in 15% of 80.',
+      "after a percentage, as in 15% of 80.",
   );
 }

@@ -30,7 +30,15 @@ function fieldsOf(snapshot: unknown): Record<string, unknown> {
 /** Stable JSON for comparing snapshot values (objects compare by content, whatever their key order). */
 function same(a: unknown, b: unknown): boolean {
   const canon = (v: unknown): unknown =>
-    v === null || typeof v !== "object" ? v : Array.isArray(v) ? v.map(canon) : Object.fromEntries(Object.entries(v as object).sort(([x], [y]) => (x < y ? -1 : 1)).map(([k, x]) => [k, canon(x)]));
+    v === null || typeof v !== "object"
+      ? v
+      : Array.isArray(v)
+        ? v.map(canon)
+        : Object.fromEntries(
+            Object.entries(v as object)
+              .sort(([x], [y]) => (x < y ? -1 : 1))
+              .map(([k, x]) => [k, canon(x)]),
+          );
   return JSON.stringify(canon(a)) === JSON.stringify(canon(b));
 }
 

@@ -43,11 +43,18 @@ function idsOf(e: AuditEntry): string[] {
 function summaryOf(e: AuditEntry): string {
   const what = `${VERB[e.action] ?? e.action} ${e.resource_type.replace("_", " ")} ${e.resource_id}`;
   if (e.action !== "update") return what;
-  const fields = (changesOf({ action: e.action, resourceType: e.resource_type, resourceId: e.resource_id, before: e.before, after: e.after }) ?? []).map((c) => c.field);
+  const fields = (changesOf({ action: e.action, resourceType: e.resource_type, resourceId: e.resource_id, before: e.before, after: e.after }) ?? []).map(
+    (c) => c.field,
+  );
   return fields.length > 0 ? `${what}: ${fields.join(", ")}` : `${what} (no field changed)`;
 }
 
-export async function listChanges(db: Knex, userId: string, scopes: ReadonlySet<string>, p: ListChangesParams): Promise<{ changes: ChangeEntry[]; next_cursor: string | null }> {
+export async function listChanges(
+  db: Knex,
+  userId: string,
+  scopes: ReadonlySet<string>,
+  p: ListChangesParams,
+): Promise<{ changes: ChangeEntry[]; next_cursor: string | null }> {
   const size = pageSize(p.limit);
   const since = p.since !== undefined ? new Date(p.since).toISOString() : undefined;
   const { cursor: _c, limit: _l, ...filters } = p;

@@ -24,7 +24,12 @@ export interface GoalMoney {
 }
 
 /** The transfer's leg in from_wallet_id, or undefined when no money moves between wallets. */
-export async function recordGoalMoney(db: Knex, userId: string, goal: GoalRecord, m: GoalMoney): Promise<{ transaction: Transaction; warnings: Warning[] } | undefined> {
+export async function recordGoalMoney(
+  db: Knex,
+  userId: string,
+  goal: GoalRecord,
+  m: GoalMoney,
+): Promise<{ transaction: Transaction; warnings: Warning[] } | undefined> {
   if (m.fromWalletId === undefined) return undefined;
   const from = await getWalletRow(db, userId, m.fromWalletId, "from_wallet_id");
   if (from.currency !== goal.currency) {

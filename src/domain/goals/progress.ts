@@ -23,13 +23,7 @@ export function recentWindow(today: string): { from: string; to: string } {
   return { from: addDays(today, -(RECENT_DAYS - 1)), to: today };
 }
 
-export function computeProgress(
-  g: GoalRecord,
-  saved: bigint,
-  recentSum: bigint,
-  recent: GoalContribution[],
-  today: string,
-): GoalProgress {
+export function computeProgress(g: GoalRecord, saved: bigint, recentSum: bigint, recent: GoalContribution[], today: string): GoalProgress {
   const target = g.targetMinor;
   const remaining = target === null ? null : target - saved > 0n ? target - saved : 0n;
   const percent = target === null ? null : Number((2n * (saved > 0n ? saved : 0n) * 10_000n + target) / (2n * target)) / 100;

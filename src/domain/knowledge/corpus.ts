@@ -59,7 +59,10 @@ export function parseEntry(fileName: string, text: string): KbEntry {
   }
 
   if (title === undefined || title === "") throw fail("front matter has no title");
-  const body = lines.slice(end + 1).join("\n").trim();
+  const body = lines
+    .slice(end + 1)
+    .join("\n")
+    .trim();
   if (body === "") throw fail("the body is empty");
 
   return { id: `kb_${slug}`, slug, title, tags, body };

@@ -21,12 +21,17 @@ export interface KnowledgeHit {
 }
 
 const STOPWORDS = new Set(
-  "a an and are as at be by can could do does did for from how i if in into is it its me my of on or please should so that the their them then there these this to was we what when where which who why will with would you your".split(" "),
+  "a an and are as at be by can could do does did for from how i if in into is it its me my of on or please should so that the their them then there these this to was we what when where which who why will with would you your".split(
+    " ",
+  ),
 );
 
 /** The words of a question, lower-cased, contractions undone, stopwords and one-letter words dropped. */
 export function queryWords(query: string): string[] {
-  const text = query.toLowerCase().replace(/n['’]t\b/g, " not").replace(/['’](s|re|ll|ve|d|m)\b/g, "");
+  const text = query
+    .toLowerCase()
+    .replace(/n['’]t\b/g, " not")
+    .replace(/['’](s|re|ll|ve|d|m)\b/g, "");
   const words = text.match(/[\p{L}\p{N}]+/gu) ?? [];
   return [...new Set(words.filter((w) => w.length > 1 && !STOPWORDS.has(w) && w !== "not"))].slice(0, 32);
 }
@@ -90,7 +95,9 @@ export async function findArticle(db: Knex, id: string): Promise<KnowledgeArticl
 export async function getArticle(db: Knex, id: string, field = "id"): Promise<KnowledgeArticle> {
   const article = await findArticle(db, id);
   if (!article) {
-    throw new AppError("not_found", `${field}: no knowledge-base entry has the id ${JSON.stringify(id)}. Take ids from search_product_knowledge results.`, { field });
+    throw new AppError("not_found", `${field}: no knowledge-base entry has the id ${JSON.stringify(id)}. Take ids from search_product_knowledge results.`, {
+      field,
+    });
   }
   return article;
 }
@@ -99,7 +106,9 @@ function hit(r: Record<string, unknown>, score: number): KnowledgeHit {
   return {
     id: String(r.id),
     title: String(r.title),
-    snippet: String(r.snippet ?? "").replace(/\s+/g, " ").trim(),
+    snippet: String(r.snippet ?? "")
+      .replace(/\s+/g, " ")
+      .trim(),
     tags: JSON.parse(String(r.tags)) as string[],
     score: Math.round(score * 10000) / 10000,
   };

@@ -34,7 +34,11 @@ export function requireKnownCurrency(currency: string, field = "currency"): void
  */
 export function boundInMinorUnits(decimal: string, exponent: number, kind: "min" | "max"): bigint {
   const m = /^(0|[1-9][0-9]*)(?:\.([0-9]+))?$/.exec(decimal);
-  if (!m) throw new AppError("invalid_params", `${kind}_amount: expected a decimal string such as "40.00"`, { field: `${kind}_amount`, expected: 'a decimal string such as "40.00"' });
+  if (!m)
+    throw new AppError("invalid_params", `${kind}_amount: expected a decimal string such as "40.00"`, {
+      field: `${kind}_amount`,
+      expected: 'a decimal string such as "40.00"',
+    });
   const intPart = m[1] ?? "0";
   const frac = m[2] ?? "";
   if (BigInt(intPart) >= limits.amountBelow) {

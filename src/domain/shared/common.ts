@@ -22,27 +22,26 @@ export function cleanName(name: string): string {
  * Refuses a name the user already uses for another record of the same table (case-insensitive).
  * Checked before writing: a unique violation on Postgres would abort the whole write transaction.
  */
-export async function assertNameFree(
-  db: Knex,
-  table: "budgets" | "goals" | "bill_reminders",
-  userId: string,
-  name: string,
-  exceptId?: string,
-): Promise<void> {
+export async function assertNameFree(db: Knex, table: "budgets" | "goals" | "bill_reminders", userId: string, name: string, exceptId?: string): Promise<void> {
   const normalized = normalizeName(name);
-  const q = table === "bill_reminders"
-    // bill_reminders has no name_normalized column: read the user's reminders and compare folded names here.
-    ? db(table).select("id", "name").where({ user_id: userId })
-    : db(table).select("id").where({ user_id: userId, name_normalized: normalized });
+  const q =
+    table === "bill_reminders"
+      ? // bill_reminders has no name_normalized column: read the user's reminders and compare folded names here.
+        db(table).select("id", "name").where({ user_id: userId })
+      : db(table).select("id").where({ user_id: userId, name_normalized: normalized });
   if (exceptId) q.whereNot({ id: exceptId });
   const rows = (await q) as { id: string; name?: string }[];
   const clash = table === "bill_reminders" ? rows.find((r) => normalizeName(String(r.name)) === normalized) : rows[0];
   if (clash) {
     const what = table === "budgets" ? "budget" : table === "goals" ? "goal" : "bill reminder";
-    throw new AppError("conflict", `name: the user already has a ${what} named ${JSON.stringify(cleanName(name))} (names are compared case-insensitively); choose another name or change the existing ${what} (id ${clash.id}).`, {
-      field: "name",
-      existing_id: clash.id,
-    });
+    throw new AppError(
+      "conflict",
+      `name: the user already has a ${what} named ${JSON.stringify(cleanName(name))} (names are compared case-insensitively); choose another name or change the existing ${what} (id ${clash.id}).`,
+      {
+        field: "name",
+        existing_id: clash.id,
+      },
+    );
   }
 }
 
@@ -83,7 +82,11 @@ export function parseMoneyParam(input: unknown, currency: string, field: string,
 /** A currency argument the service knows (the schema only checks the shape). */
 export function checkCurrency(currency: string, field = "currency"): string {
   if (!isKnownCurrency(currency)) {
-    throw invalidParams(field, 'an active ISO 4217 currency code such as "USD", "EUR" or "JPY"', `${field}: unknown currency ${JSON.stringify(currency)}; expected an active ISO 4217 code such as "USD".`);
+    throw invalidParams(
+      field,
+      'an active ISO 4217 currency code such as "USD", "EUR" or "JPY"',
+      `${field}: unknown currency ${JSON.stringify(currency)}; expected an active ISO 4217 code such as "USD".`,
+    );
   }
   return currency;
 }

@@ -28,7 +28,11 @@ export function normalizeTags(tags: readonly string[] | undefined | null, field 
   for (const raw of tags) {
     const tag = foldKey(raw);
     if (tag.length === 0 || [...tag].length > MAX_TAG_LENGTH) {
-      throw invalidParams(field, `tags of 1 to ${MAX_TAG_LENGTH} characters`, `${field}: ${JSON.stringify(raw)} is not a valid tag; expected 1 to ${MAX_TAG_LENGTH} characters`);
+      throw invalidParams(
+        field,
+        `tags of 1 to ${MAX_TAG_LENGTH} characters`,
+        `${field}: ${JSON.stringify(raw)} is not a valid tag; expected 1 to ${MAX_TAG_LENGTH} characters`,
+      );
     }
     out.add(tag);
   }

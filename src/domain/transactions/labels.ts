@@ -21,7 +21,8 @@ interface Position extends Record<string, unknown> {
   k: string;
 }
 
-const isPosition = (c: Record<string, unknown>): c is Position => Number.isSafeInteger(c.n) && (c.n as number) >= 1 && typeof c.k === "string" && c.k.length <= 200;
+const isPosition = (c: Record<string, unknown>): c is Position =>
+  Number.isSafeInteger(c.n) && (c.n as number) >= 1 && typeof c.k === "string" && c.k.length <= 200;
 
 /** The rows one label kind is counted over: `key` folds spellings together, `name` is one of them. */
 function source(db: Knex, kind: LabelKind, userId: string, p: LabelParams): { q: Knex.QueryBuilder; key: string; name: string } {
@@ -58,7 +59,10 @@ export async function listLabels(db: Knex, userId: string, kind: LabelKind, p: L
     const s = source(db, kind, userId, p);
     const sums = (await s.q
       .where("t.direction", "expense")
-      .whereIn(key, page.map((r) => r.k))
+      .whereIn(
+        key,
+        page.map((r) => r.k),
+      )
       .select(db.raw(`${key} AS k`), "t.currency", db.raw("SUM(-t.amount_minor) AS spent"))
       .groupBy(key, "t.currency")
       .orderBy("t.currency")) as { k: string; currency: string; spent: MinorLike }[];

@@ -61,7 +61,11 @@ export async function resolveFilters(db: Knex, userId: string, p: ListTransactio
 
   if (p.min_amount !== undefined || p.max_amount !== undefined) {
     // "40" means 4000 cents but 40 yen: the bound is converted per exponent of the currencies in play.
-    const currencies = walletCurrency ? [walletCurrency] : p.currency !== undefined ? [p.currency] : (await db("wallets").where({ user_id: userId }).distinct("currency")).map((r) => String(r.currency));
+    const currencies = walletCurrency
+      ? [walletCurrency]
+      : p.currency !== undefined
+        ? [p.currency]
+        : (await db("wallets").where({ user_id: userId }).distinct("currency")).map((r) => String(r.currency));
     const byExponent = new Map<number, string[]>();
     for (const c of currencies.length > 0 ? currencies : ["USD"]) {
       const e = exponentOf(c);
@@ -102,15 +106,16 @@ export function applyFilters(db: Knex, q: Knex.QueryBuilder, f: LedgerFilters): 
     const maxes = groups.flatMap((g) => (g.max === undefined ? [] : [g.max]));
     if (mins.length > 0) q.andWhereRaw("abs(amount_minor) >= ?", [bigintValue(mins.reduce((a, b) => (b < a ? b : a)))]);
     if (maxes.length > 0) q.andWhereRaw("abs(amount_minor) <= ?", [bigintValue(maxes.reduce((a, b) => (b > a ? b : a)))]);
-    if (groups.length > 1) q.where((outer) => {
-      for (const g of groups) {
-        outer.orWhere((inner) => {
-          if (g.currencies) inner.whereIn("currency", g.currencies);
-          if (g.min !== undefined) inner.andWhereRaw("abs(amount_minor) >= ?", [bigintValue(g.min)]);
-          if (g.max !== undefined) inner.andWhereRaw("abs(amount_minor) <= ?", [bigintValue(g.max)]);
-        });
-      }
-    });
+    if (groups.length > 1)
+      q.where((outer) => {
+        for (const g of groups) {
+          outer.orWhere((inner) => {
+            if (g.currencies) inner.whereIn("currency", g.currencies);
+            if (g.min !== undefined) inner.andWhereRaw("abs(amount_minor) >= ?", [bigintValue(g.min)]);
+            if (g.max !== undefined) inner.andWhereRaw("abs(amount_minor) <= ?", [bigintValue(g.max)]);
+          });
+        }
+      });
   }
   if (f.queryPattern !== undefined) {
     const p = f.queryPattern;
@@ -134,17 +139,36 @@ function fingerprint(p: ListTransactionsParams): string {
   return queryFingerprint({ sort: sort ?? "date_desc", filters });
 }
 
-const isPosition = (sort: Sort) => (c: Record<string, unknown>): c is Position =>
-  c.s === sort &&
-  typeof c.k === "string" &&
-  typeof c.i === "string" &&
-  Number.isSafeInteger(c.t) &&
-  (c.t as number) >= 0 &&
-  (sort.startsWith("date") ? /^\d{4}-\d{2}-\d{2}$/.test(c.k) : /^(0|[1-9][0-9]{0,19})$/.test(c.k)) &&
-  /^txn_[A-Za-z0-9]{16,40}$/.test(c.i);
+const isPosition =
+  (sort: Sort) =>
+  (c: Record<string, unknown>): c is Position =>
+    c.s === sort &&
+    typeof c.k === "string" &&
+    typeof c.i === "string" &&
+    Number.isSafeInteger(c.t) &&
+    (c.t as number) >= 0 &&
+    (sort.startsWith("date") ? /^\d{4}-\d{2}-\d{2}$/.test(c.k) : /^(0|[1-9][0-9]{0,19})$/.test(c.k)) &&
+    /^txn_[A-Za-z0-9]{16,40}$/.test(c.i);
 
 /** The columns a TransactionRow reads: not the folded keys, which only filters and groups use. */
-const PAGE_COLUMNS = ["id", "user_id", "wallet_id", "date", "amount_minor", "currency", "direction", "payee", "description", "category", "notes", "external_id", "transfer_id", "counterpart_wallet_id", "created_at", "updated_at"];
+const PAGE_COLUMNS = [
+  "id",
+  "user_id",
+  "wallet_id",
+  "date",
+  "amount_minor",
+  "currency",
+  "direction",
+  "payee",
+  "description",
+  "category",
+  "notes",
+  "external_id",
+  "transfer_id",
+  "counterpart_wallet_id",
+  "created_at",
+  "updated_at",
+];
 
 // ── The page ─────────────────────────────────────────────────────────────────────────────────────────
 
@@ -173,7 +197,10 @@ export async function listTransactions(db: Knex, userId: string, p: ListTransact
     page.andWhereRaw(`${keyExpr} ${cmp}= ? AND (${keyExpr} ${cmp} ? OR id ${cmp} ?)`, [sqlValue(key), sqlValue(key), after.i]);
   }
   const dir = desc ? "DESC" : "ASC";
-  page.orderByRaw(`${keyExpr} ${dir}, id ${dir}`).limit(limit + 1).select(PAGE_COLUMNS);
+  page
+    .orderByRaw(`${keyExpr} ${dir}, id ${dir}`)
+    .limit(limit + 1)
+    .select(PAGE_COLUMNS);
 
   // The tags come with the page, one correlated lookup per row of the (transaction_id, tag) key, instead
   // of a second statement with limit + 1 bindings. The outer query runs it on the page only: inside the
@@ -192,7 +219,8 @@ export async function listTransactions(db: Knex, userId: string, p: ListTransact
   });
   let total: number;
   if (after) total = after.t;
-  else if (rows.length <= limit) total = rows.length; // the whole result fits on this page: nothing to count
+  else if (rows.length <= limit)
+    total = rows.length; // the whole result fits on this page: nothing to count
   else {
     const counted = await applyFilters(db, db("transactions"), filters).count({ n: "*" }).first();
     total = Number((counted as { n: unknown } | undefined)?.n ?? 0);
@@ -200,7 +228,12 @@ export async function listTransactions(db: Knex, userId: string, p: ListTransact
   const { page: pageRows, hasMore, last } = splitPage(rows, limit);
   const next_cursor =
     hasMore && last
-      ? encodeCursor(fingerprint(p), { s: sort, k: byDate ? last.date : (last.amount_minor < 0n ? -last.amount_minor : last.amount_minor).toString(), i: last.id, t: total })
+      ? encodeCursor(fingerprint(p), {
+          s: sort,
+          k: byDate ? last.date : (last.amount_minor < 0n ? -last.amount_minor : last.amount_minor).toString(),
+          i: last.id,
+          t: total,
+        })
       : null;
   return {
     transactions: pageRows.map((r, i) => transactionFromRow(r, tags[i]!)),

@@ -117,7 +117,10 @@ export async function tagsOf(db: Knex, transactionIds: readonly string[]): Promi
   for (const id of transactionIds) out.set(id, []);
   for (let i = 0; i < transactionIds.length; i += 500) {
     const chunk = transactionIds.slice(i, i + 500);
-    const rows = await db("transaction_tags").whereIn("transaction_id", chunk).select("transaction_id", "tag").orderBy([{ column: "transaction_id" }, { column: "tag" }]);
+    const rows = await db("transaction_tags")
+      .whereIn("transaction_id", chunk)
+      .select("transaction_id", "tag")
+      .orderBy([{ column: "transaction_id" }, { column: "tag" }]);
     for (const r of rows) out.get(String(r.transaction_id))?.push(String(r.tag));
   }
   for (const tags of out.values()) tags.sort();
@@ -125,7 +128,10 @@ export async function tagsOf(db: Knex, transactionIds: readonly string[]): Promi
 }
 
 export async function transactionsFromRows(db: Knex, rows: readonly TransactionRow[]): Promise<Transaction[]> {
-  const tags = await tagsOf(db, rows.map((r) => r.id));
+  const tags = await tagsOf(
+    db,
+    rows.map((r) => r.id),
+  );
   return rows.map((r) => transactionFromRow(r, tags.get(r.id) ?? []));
 }
 
@@ -196,15 +202,28 @@ export async function insertTransaction(trx: Knex, userId: string, input: NewTra
   const walletField = input.walletField ?? "wallet_id";
   if (input.amountMinor <= 0n) throw new RangeError("insertTransaction: amountMinor must be a positive magnitude");
 
-  const wallet = input.wallet && input.wallet.id === input.walletId && input.wallet.user_id === userId ? input.wallet : await getWalletRow(trx, userId, input.walletId, walletField);
+  const wallet =
+    input.wallet && input.wallet.id === input.walletId && input.wallet.user_id === userId
+      ? input.wallet
+      : await getWalletRow(trx, userId, input.walletId, walletField);
   if (input.currency !== undefined && input.currency !== wallet.currency) {
-    throw invalidParams(walletField, `a wallet in ${input.currency}`, `${walletField}: the wallet ${JSON.stringify(wallet.name)} holds ${wallet.currency}, but this amount is in ${input.currency}. Choose a wallet in ${input.currency}.`);
+    throw invalidParams(
+      walletField,
+      `a wallet in ${input.currency}`,
+      `${walletField}: the wallet ${JSON.stringify(wallet.name)} holds ${wallet.currency}, but this amount is in ${input.currency}. Choose a wallet in ${input.currency}.`,
+    );
   }
 
   let toWallet: WalletRow | undefined;
   if (input.direction === "transfer") {
-    if (!input.toWalletId) throw invalidParams("to_wallet_id", "the id of the receiving wallet", "to_wallet_id: a transfer needs to_wallet_id, the wallet that receives the money.");
-    if (input.toWalletId === wallet.id) throw invalidParams("to_wallet_id", "a wallet other than wallet_id", "to_wallet_id: a transfer needs two different wallets; to_wallet_id equals wallet_id.");
+    if (!input.toWalletId)
+      throw invalidParams("to_wallet_id", "the id of the receiving wallet", "to_wallet_id: a transfer needs to_wallet_id, the wallet that receives the money.");
+    if (input.toWalletId === wallet.id)
+      throw invalidParams(
+        "to_wallet_id",
+        "a wallet other than wallet_id",
+        "to_wallet_id: a transfer needs two different wallets; to_wallet_id equals wallet_id.",
+      );
     toWallet = await getWalletRow(trx, userId, input.toWalletId, "to_wallet_id");
     if (toWallet.currency !== wallet.currency) {
       throw invalidParams(
@@ -214,7 +233,11 @@ export async function insertTransaction(trx: Knex, userId: string, input: NewTra
       );
     }
   } else if (input.toWalletId) {
-    throw invalidParams("to_wallet_id", "absent unless direction is transfer", `to_wallet_id: only a transfer has a receiving wallet; leave it out for ${input.direction === "expense" ? "an expense" : "an income"}.`);
+    throw invalidParams(
+      "to_wallet_id",
+      "absent unless direction is transfer",
+      `to_wallet_id: only a transfer has a receiving wallet; leave it out for ${input.direction === "expense" ? "an expense" : "an income"}.`,
+    );
   }
 
   const externalId = input.externalId ?? null;
@@ -227,7 +250,14 @@ export async function insertTransaction(trx: Knex, userId: string, input: NewTra
   const warnings: Warning[] = [];
   if (wallet.archived) warnings.push(archivedWarning(wallet));
   if (toWallet?.archived) warnings.push(archivedWarning(toWallet));
-  const duplicates = await possibleDuplicates(trx, userId, { walletId: wallet.id, date: input.date, amountMinor: signed, direction: input.direction, payee, externalId });
+  const duplicates = await possibleDuplicates(trx, userId, {
+    walletId: wallet.id,
+    date: input.date,
+    amountMinor: signed,
+    direction: input.direction,
+    payee,
+    externalId,
+  });
   if (duplicates.length > 0) warnings.push(duplicateWarning(duplicates, wallet.currency));
 
   const at = input.now.toISOString();
@@ -248,8 +278,11 @@ export async function insertTransaction(trx: Knex, userId: string, input: NewTra
     created_at: at,
     updated_at: at,
   };
-  const rows = [{ ...base, id: ids.next("txn"), wallet_id: wallet.id, amount_minor: signed, external_id: externalId, counterpart_wallet_id: toWallet?.id ?? null }];
-  if (toWallet) rows.push({ ...base, id: ids.next("txn"), wallet_id: toWallet.id, amount_minor: input.amountMinor, external_id: null, counterpart_wallet_id: wallet.id });
+  const rows = [
+    { ...base, id: ids.next("txn"), wallet_id: wallet.id, amount_minor: signed, external_id: externalId, counterpart_wallet_id: toWallet?.id ?? null },
+  ];
+  if (toWallet)
+    rows.push({ ...base, id: ids.next("txn"), wallet_id: toWallet.id, amount_minor: input.amountMinor, external_id: null, counterpart_wallet_id: wallet.id });
 
   try {
     await trx("transactions").insert(rows);
@@ -336,6 +369,11 @@ export async function deleteTransaction(db: Knex, userId: string, transactionId:
   // Both legs in one statement; their tags go with them (ON DELETE CASCADE, and explicitly).
   await db("transaction_tags").whereIn("transaction_id", ids).delete();
   await db("transactions").where({ user_id: userId }).whereIn("id", ids).delete();
-  await assertRunningTotalsOf(db, userId, legs.map((t) => t.wallet_id), "transaction_id");
+  await assertRunningTotalsOf(
+    db,
+    userId,
+    legs.map((t) => t.wallet_id),
+    "transaction_id",
+  );
   return pair;
 }

@@ -71,13 +71,19 @@ export async function transactionSummary(db: Knex, userId: string, p: GetTransac
     switch (p.group_by) {
       case "category":
         // One group per folded category; its key and label are one of the spellings used (MIN).
-        rows = await base().select("t.currency", db.raw("MIN(t.category) AS k"), db.raw("MIN(t.category) AS label"), ...sums).groupBy("t.currency", "t.category_key");
+        rows = await base()
+          .select("t.currency", db.raw("MIN(t.category) AS k"), db.raw("MIN(t.category) AS label"), ...sums)
+          .groupBy("t.currency", "t.category_key");
         break;
       case "payee":
-        rows = await base().select("t.currency", db.raw("MIN(t.payee) AS k"), db.raw("MIN(t.payee) AS label"), ...sums).groupBy("t.currency", "t.payee_key");
+        rows = await base()
+          .select("t.currency", db.raw("MIN(t.payee) AS k"), db.raw("MIN(t.payee) AS label"), ...sums)
+          .groupBy("t.currency", "t.payee_key");
         break;
       case "month":
-        rows = await base().select("t.currency", db.raw("substr(t.date, 1, 7) AS k"), db.raw("substr(t.date, 1, 7) AS label"), ...sums).groupByRaw("t.currency, substr(t.date, 1, 7)");
+        rows = await base()
+          .select("t.currency", db.raw("substr(t.date, 1, 7) AS k"), db.raw("substr(t.date, 1, 7) AS label"), ...sums)
+          .groupByRaw("t.currency, substr(t.date, 1, 7)");
         break;
       case "wallet":
         rows = await base()
@@ -127,7 +133,9 @@ export async function transactionSummary(db: Knex, userId: string, p: GetTransac
     }
     totalFigures = [...byCurrency.values()];
   } else {
-    const totalRows: Record<string, unknown>[] = await base().select("t.currency", ...sums).groupBy("t.currency");
+    const totalRows: Record<string, unknown>[] = await base()
+      .select("t.currency", ...sums)
+      .groupBy("t.currency");
     totalFigures = totalRows.map(figures);
   }
   const totals: SummaryTotal[] = totalFigures.sort((a, b) => byCode(a.currency, b.currency)).map(money);

@@ -17,7 +17,6 @@ import { assertRunningTotalsOf } from "../wallets/ceiling.js";
 import { assertExternalIdFree, findCounterpartRow, findTransactionRow, loadPair, possibleDuplicates, type TransactionPair } from "./store.js";
 import { cleanText, foldKey, normalizeTags } from "../shared/text.js";
 
-
 export interface UpdatedTransaction {
   before: TransactionPair;
   after: TransactionPair;
@@ -55,16 +54,22 @@ export async function updateTransaction(db: Knex, userId: string, params: Update
       );
     }
     if (other && target.id === other.wallet_id) {
-      throw invalidParams("wallet_id", "a wallet other than the transfer's other wallet", "wallet_id: that wallet is the other side of this transfer; a transfer needs two different wallets.");
+      throw invalidParams(
+        "wallet_id",
+        "a wallet other than the transfer's other wallet",
+        "wallet_id: that wallet is the other side of this transfer; a transfer needs two different wallets.",
+      );
     }
     if (row.external_id !== null) await assertExternalIdFree(db, userId, target.id, row.external_id, row.id);
-    if (target.archived) warnings.push({ code: "wallet_archived", message: `The wallet ${JSON.stringify(target.name)} is archived; the transaction was moved anyway.` });
+    if (target.archived)
+      warnings.push({ code: "wallet_archived", message: `The wallet ${JSON.stringify(target.name)} is archived; the transaction was moved anyway.` });
     walletId = target.id;
     patch.wallet_id = target.id;
     if (other) otherPatch.counterpart_wallet_id = target.id;
   }
 
-  const magnitude = params.amount !== undefined ? parseAmountParam(params.amount, row.currency, "amount") : row.amount_minor < 0n ? -row.amount_minor : row.amount_minor;
+  const magnitude =
+    params.amount !== undefined ? parseAmountParam(params.amount, row.currency, "amount") : row.amount_minor < 0n ? -row.amount_minor : row.amount_minor;
   const direction = isTransfer ? row.direction : (params.direction ?? row.direction);
   if (params.amount !== undefined || params.direction !== undefined) {
     const outgoing = isTransfer ? row.amount_minor < 0n : direction === "expense";
@@ -95,7 +100,9 @@ export async function updateTransaction(db: Knex, userId: string, params: Update
 
   await db("transactions").where({ user_id: userId, id: row.id }).update(patch);
   if (other && Object.keys(otherPatch).length > 0) {
-    await db("transactions").where({ user_id: userId, id: other.id }).update({ ...otherPatch, updated_at: at });
+    await db("transactions")
+      .where({ user_id: userId, id: other.id })
+      .update({ ...otherPatch, updated_at: at });
   }
   if (patch.wallet_id !== undefined || patch.amount_minor !== undefined || patch.date !== undefined) {
     const field = params.amount !== undefined ? "amount" : params.wallet_id !== undefined ? "wallet_id" : params.date !== undefined ? "date" : "direction";
@@ -112,7 +119,14 @@ export async function updateTransaction(db: Knex, userId: string, params: Update
     const duplicates = await possibleDuplicates(
       db,
       userId,
-      { walletId, date: params.date ?? row.date, amountMinor: patch.amount_minor !== undefined ? (patch.amount_minor as bigint) : row.amount_minor, direction, payee, externalId: row.external_id },
+      {
+        walletId,
+        date: params.date ?? row.date,
+        amountMinor: patch.amount_minor !== undefined ? (patch.amount_minor as bigint) : row.amount_minor,
+        direction,
+        payee,
+        externalId: row.external_id,
+      },
       [row.id],
     );
     if (duplicates.length > 0) {

@@ -56,5 +56,10 @@ export async function assertRunningTotalsOf(db: Knex, userId: string, walletIds:
     .select("id", "currency", "opening_balance_minor")
     .where("user_id", userId)
     .whereIn("id", [...new Set(walletIds)]);
-  await assertRunningTotals(db, userId, rows.map((r) => ({ id: String(r.id), currency: String(r.currency), opening_balance_minor: toMinorBigInt(r.opening_balance_minor) })), field);
+  await assertRunningTotals(
+    db,
+    userId,
+    rows.map((r) => ({ id: String(r.id), currency: String(r.currency), opening_balance_minor: toMinorBigInt(r.opening_balance_minor) })),
+    field,
+  );
 }

@@ -14,10 +14,14 @@ export async function assertNameFree(db: Knex, userId: string, key: string, exce
   if (exceptId) q.andWhereNot("id", exceptId);
   const clash = await q.first("id", "name");
   if (clash) {
-    throw new AppError("conflict", `name: the user already has a wallet named ${JSON.stringify(String(clash.name))} (names are compared case-insensitively). Choose another name, or use that wallet.`, {
-      field: "name",
-      existing_id: String(clash.id),
-    });
+    throw new AppError(
+      "conflict",
+      `name: the user already has a wallet named ${JSON.stringify(String(clash.name))} (names are compared case-insensitively). Choose another name, or use that wallet.`,
+      {
+        field: "name",
+        existing_id: String(clash.id),
+      },
+    );
   }
 }
 

@@ -113,18 +113,18 @@ export async function ledgerSums(db: Knex, userId: string, opts: { walletIds?: r
     let partial: Knex.QueryBuilder;
     if (Number(opts.asOf.slice(8, 10)) <= 15) {
       months.andWhere("month", "<", month);
-      partial = scoped(db("transactions").select("wallet_id", { total: "amount_minor" })).andWhere("date", ">=", month).andWhere("date", "<=", opts.asOf);
+      partial = scoped(db("transactions").select("wallet_id", { total: "amount_minor" }))
+        .andWhere("date", ">=", month)
+        .andWhere("date", "<=", opts.asOf);
     } else {
       months.andWhere("month", "<=", month);
-      partial = scoped(db("transactions").select("wallet_id", { total: db.raw("-amount_minor") })).andWhere("date", ">", opts.asOf).andWhere("date", "<", nextMonth(month));
+      partial = scoped(db("transactions").select("wallet_id", { total: db.raw("-amount_minor") }))
+        .andWhere("date", ">", opts.asOf)
+        .andWhere("date", "<", nextMonth(month));
     }
     source = months.unionAll(partial);
   }
-  const rows: { wallet_id: string; total: MinorLike }[] = await db
-    .from(source.as("s"))
-    .select("s.wallet_id")
-    .sum({ total: "s.total" })
-    .groupBy("s.wallet_id");
+  const rows: { wallet_id: string; total: MinorLike }[] = await db.from(source.as("s")).select("s.wallet_id").sum({ total: "s.total" }).groupBy("s.wallet_id");
   return new Map(rows.map((r) => [String(r.wallet_id), toMinorBigInt(r.total ?? 0n)]));
 }
 

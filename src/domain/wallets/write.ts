@@ -22,11 +22,13 @@ export interface NewWallet {
   notes?: string;
 }
 
-const nameTaken = (name: string) => new AppError("conflict", `name: the user already has a wallet named ${JSON.stringify(name)}. Choose another name.`, { field: "name" });
+const nameTaken = (name: string) =>
+  new AppError("conflict", `name: the user already has a wallet named ${JSON.stringify(name)}. Choose another name.`, { field: "name" });
 
 export async function createWallet(db: Knex, userId: string, input: NewWallet, clock: { now: Date; ids: IdSource }): Promise<Wallet> {
   requireKnownCurrency(input.currency, "currency");
-  const opening = input.opening_balance === undefined ? 0n : parseAmountParam(input.opening_balance, input.currency, "opening_balance", { signed: true, allowZero: true });
+  const opening =
+    input.opening_balance === undefined ? 0n : parseAmountParam(input.opening_balance, input.currency, "opening_balance", { signed: true, allowZero: true });
   const { name, key } = normalizeWalletName(input.name);
   await assertNameFree(db, userId, key);
   const id = clock.ids.next("wal");
@@ -85,7 +87,8 @@ export async function updateWallet(db: Knex, userId: string, walletId: string, c
   try {
     await db("wallets").where({ user_id: userId, id: row.id }).update(patch);
   } catch (err) {
-    if (isUniqueViolation(err)) throw new AppError("conflict", "name: another of the user's wallets already has this name. Choose another name.", { field: "name" });
+    if (isUniqueViolation(err))
+      throw new AppError("conflict", "name: another of the user's wallets already has this name. Choose another name.", { field: "name" });
     throw err;
   }
   if (patch.opening_balance_minor !== undefined) {
@@ -103,7 +106,11 @@ export async function deleteWallet(db: Knex, userId: string, walletId: string): 
     throw new AppError(
       "wallet_not_empty",
       `wallet_id: the wallet ${JSON.stringify(row.name)} has ${transactionCount} transaction${transactionCount === 1 ? "" : "s"}, so deleting it would lose money history. Offer to archive it instead with update_wallet (archived: true); it then disappears from default lists and totals and keeps its history.`,
-      { field: "wallet_id", expected: "a wallet without transactions; archive this one with update_wallet (archived: true)", transaction_count: transactionCount },
+      {
+        field: "wallet_id",
+        expected: "a wallet without transactions; archive this one with update_wallet (archived: true)",
+        transaction_count: transactionCount,
+      },
     );
   }
   const refs = await walletReferences(db, userId, row.id);
