@@ -52,7 +52,8 @@ describe(`web pages in a browser (${engine})`, function () {
 
     await page.getByLabel("Name").fill("Browser token");
     // Read boxes are ticked, change boxes are not; keep wallets' read, untick the rest.
-    for (const scope of ["read:transactions", "read:budgets", "read:goals", "read:bills", "read:knowledge"]) await page.locator(`input[value="${scope}"]`).uncheck();
+    for (const scope of ["read:transactions", "read:budgets", "read:goals", "read:bills", "read:knowledge"])
+      await page.locator(`input[value="${scope}"]`).uncheck();
     await page.getByRole("button", { name: "Create token" }).click();
     const token = (await page.locator("#new-token").textContent())!.trim();
     expect(token).to.match(/^fmcp_/);
@@ -78,10 +79,15 @@ describe(`web pages in a browser (${engine})`, function () {
     await page.getByRole("heading", { name: "Your account" }).waitFor();
     // Same browser, same cookies, but no or a forged csrf field.
     for (const csrf of [undefined, "forged"]) {
-      const res = await page.request.post(`${server.url}/account/tokens`, { form: { name: "csrf", scope: "meta:whoami", expires_in_days: "1", ...(csrf ? { csrf } : {}) } });
+      const res = await page.request.post(`${server.url}/account/tokens`, {
+        form: { name: "csrf", scope: "meta:whoami", expires_in_days: "1", ...(csrf ? { csrf } : {}) },
+      });
       expect(res.status(), String(csrf)).to.equal(403);
     }
-    const fromElsewhere = await page.request.post(`${server.url}/account/sign-in`, { form: { email, password: PASSWORD }, headers: { origin: "http://evil.example" } });
+    const fromElsewhere = await page.request.post(`${server.url}/account/sign-in`, {
+      form: { email, password: PASSWORD },
+      headers: { origin: "http://evil.example" },
+    });
     expect(fromElsewhere.status()).to.equal(403);
     await context.close();
   });
@@ -105,8 +111,11 @@ describe(`web pages in a browser (${engine})`, function () {
 
   it("signs in with the keyboard alone", async () => {
     const page = await (await browser.newContext()).newPage();
-    await page.goto(`${server.url}/account`);
-    await page.keyboard.type(email); // the email field has focus
+    await page.goto(`${server.url}/account`, { waitUntil: "load" });
+    // The email field has focus (autofocus); Tab reaches it otherwise, as a keyboard user would.
+    for (let i = 0; i < 5 && (await page.evaluate(() => document.activeElement?.id)) !== "email"; i++) await page.keyboard.press("Tab");
+    expect(await page.evaluate(() => document.activeElement?.id)).to.equal("email");
+    await page.keyboard.type(email);
     await page.keyboard.press("Tab");
     await page.keyboard.type(PASSWORD);
     await page.keyboard.press("Enter");
@@ -139,7 +148,16 @@ describe(`web pages in a browser (${engine})`, function () {
     function authorizeUrl(verifier: string, scope: string) {
       const u = new URL(`${server.url}/oauth/authorize`);
       const challenge = createHash("sha256").update(verifier).digest("base64url");
-      for (const [k, v] of Object.entries({ response_type: "code", client_id: clientId, redirect_uri: redirectUri, code_challenge: challenge, code_challenge_method: "S256", state: "s1", scope, resource: `${server.url}/api/v1/mcp` })) {
+      for (const [k, v] of Object.entries({
+        response_type: "code",
+        client_id: clientId,
+        redirect_uri: redirectUri,
+        code_challenge: challenge,
+        code_challenge_method: "S256",
+        state: "s1",
+        scope,
+        resource: `${server.url}/api/v1/mcp`,
+      })) {
         u.searchParams.set(k, v);
       }
       return u;
@@ -175,7 +193,14 @@ describe(`web pages in a browser (${engine})`, function () {
       const tokenRes = await fetch(`${server.url}/oauth/token`, {
         method: "POST",
         headers: { "content-type": "application/x-www-form-urlencoded" },
-        body: new URLSearchParams({ grant_type: "authorization_code", code, redirect_uri: redirectUri, client_id: clientId, code_verifier: verifier, resource: `${server.url}/api/v1/mcp` }),
+        body: new URLSearchParams({
+          grant_type: "authorization_code",
+          code,
+          redirect_uri: redirectUri,
+          client_id: clientId,
+          code_verifier: verifier,
+          resource: `${server.url}/api/v1/mcp`,
+        }),
       });
       expect(tokenRes.status).to.equal(200);
       const granted = await tokenRes.json();
