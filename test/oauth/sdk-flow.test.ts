@@ -3,7 +3,8 @@
  * discovers the server from a 401, registers (Dynamic Client Registration, or a Client ID Metadata
  * Document served over https by a local server), authorizes with PKCE, exchanges the code, lists and
  * calls tools, refreshes an expired token, and steps up on insufficient_scope. The consent step is
- * driven through GET /oauth/authorize and completeAuthorization (what the consent page calls).
+ * driven through GET /oauth/authorize and completeAuthorization (what the consent page calls), and once
+ * in headless Chromium on the consent page itself.
  */
 import https from "node:https";
 import { expect } from "chai";
@@ -11,6 +12,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { auth, UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 import { KNOWN_SCOPES, listTokens } from "../../src/auth/tokens.js";
+import { createUser } from "../../src/auth/users.js";
+import { launchBrowser } from "../helpers/browser.js";
 import { engine } from "../helpers/database.js";
 import { startTestServer, type TestServer, type TestUser } from "../helpers/server.js";
 import { consent, docServer, MemoryProvider, selfSignedCert, type DocServer } from "./helpers.js";
@@ -86,6 +89,38 @@ describe(`OAuth with the MCP SDK client (${engine})`, () => {
     // The token is one of the person's MCP tokens, listed with the others.
     const listed = (await listTokens(server.db, user.id)).filter((t) => t.grant_id);
     expect(listed.map((t) => t.name)).to.include("SDK test client (OAuth)");
+  });
+
+  it("with the consent step in a real browser (headless Chromium on the consent page): DCR, PKCE, tools", async function () {
+    const browser = await launchBrowser(this);
+    try {
+      const email = `sdk-${Date.now()}@example.test`;
+      const person = await createUser(server.db, { email, password: "correct horse battery staple" });
+      const provider = new MemoryProvider({ name: "SDK browser client" });
+      const first = new Client({ name: "oauth-test", version: "1.0.0" });
+      await first.connect(new StreamableHTTPClientTransport(new URL(server.mcpUrl), { authProvider: provider })).catch((err) => {
+        if (!(err instanceof UnauthorizedError)) throw err;
+      });
+      const page = await browser.newPage();
+      // The client's redirect URI has no server here: the browser's request to it is the answer.
+      const redirected = page.waitForRequest((r) => r.url().startsWith(provider.redirectUrl));
+      await page.goto(provider.authorizationUrl!.toString());
+      await page.getByLabel("Email").fill(email);
+      await page.getByLabel("Password").fill("correct horse battery staple");
+      await page.getByRole("button", { name: "Sign in" }).click();
+      await page.getByRole("heading", { name: "Connect SDK browser client?" }).waitFor();
+      await page.getByRole("button", { name: "Allow" }).click();
+      const back = new URL((await redirected).url());
+      expect(back.searchParams.get("state")).to.equal(provider.stateValue);
+      await new StreamableHTTPClientTransport(new URL(server.mcpUrl), { authProvider: provider }).finishAuth(back.searchParams.get("code")!);
+      const client = new Client({ name: "oauth-test", version: "1.0.0" });
+      await client.connect(new StreamableHTTPClientTransport(new URL(server.mcpUrl), { authProvider: provider }));
+      const who = await client.callTool({ name: "whoami", arguments: {} });
+      expect((who.structuredContent as { user_id: string }).user_id).to.equal(person.id);
+      await client.close();
+    } finally {
+      await browser.close();
+    }
   });
 
   it("uses a Client ID Metadata Document served over https as the client id", async () => {
