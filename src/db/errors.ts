@@ -101,3 +101,9 @@ export function describeForLog(err: unknown): { error: string; driver_code?: str
   const cut = err.message.indexOf(" - ");
   return { error: err.name, driver_code: code, statement: cut > 0 ? err.message.slice(0, cut) : undefined, stack: frames };
 }
+
+/** A unique-index violation from either driver (stores check first and translate this at their boundary, e.g. a duplicate name into conflict). */
+export function isUniqueViolation(err: unknown): boolean {
+  const e = err as { code?: string; message?: string };
+  return e?.code === "23505" || e?.code === "SQLITE_CONSTRAINT_UNIQUE" || (typeof e?.message === "string" && e.message.includes("UNIQUE constraint failed"));
+}

@@ -43,7 +43,7 @@ import { randomIds, type IdSource } from "../../db/ids.js";
 import { AppError, invalidParams, notFound } from "../../errors.js";
 import { formatMinor, toMinorBigInt, toMoney, type MinorLike } from "../../money/amount.js";
 import { addDays } from "../../calendar/days.js";
-import { isUniqueViolation } from "../wallets/names.js";
+import { isUniqueViolation } from "../../db/errors.js";
 import { getWalletRow, type WalletRow } from "../wallets/store.js";
 import { assertRunningTotals, assertRunningTotalsOf } from "../wallets/ceiling.js";
 import { cleanText, foldKey, normalizeTags } from "../shared/text.js";

@@ -24,9 +24,3 @@ export async function assertNameFree(db: Knex, userId: string, key: string, exce
     );
   }
 }
-
-/** A unique-index violation from either driver (the pre-check above normally answers first). */
-export function isUniqueViolation(err: unknown): boolean {
-  const e = err as { code?: string; message?: string };
-  return e?.code === "23505" || e?.code === "SQLITE_CONSTRAINT_UNIQUE" || (typeof e?.message === "string" && e.message.includes("UNIQUE constraint failed"));
-}

@@ -9,7 +9,8 @@ import type { IdSource } from "../../db/ids.js";
 import { AppError } from "../../errors.js";
 import { parseAmountParam, requireKnownCurrency } from "../shared/amounts.js";
 import { assertRunningTotals } from "./ceiling.js";
-import { assertNameFree, isUniqueViolation, normalizeWalletName } from "./names.js";
+import { isUniqueViolation } from "../../db/errors.js";
+import { assertNameFree, normalizeWalletName } from "./names.js";
 import { walletReferences } from "./references.js";
 import { findWallet, findWalletRow, getWalletRow, walletFromRow } from "./store.js";
 
