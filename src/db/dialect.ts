@@ -32,3 +32,12 @@ export function jsonArrayHasAnySql(db: Knex, column: string, count: number): str
 export function rawRows(result: unknown): Record<string, unknown>[] {
   return (Array.isArray(result) ? result : (result as { rows: Record<string, unknown>[] }).rows) as Record<string, unknown>[];
 }
+
+/**
+ * Locks the rows `q` selects until the transaction ends (Postgres: FOR UPDATE, which also makes a
+ * concurrent insert that references them wait, since its foreign-key check needs a share lock). SQLite
+ * needs nothing: a write transaction already excludes every other writer.
+ */
+export function forUpdate(db: Knex, q: Knex.QueryBuilder): Knex.QueryBuilder {
+  return dialect(db) === "postgres" ? q.forUpdate() : q;
+}

@@ -75,6 +75,13 @@ export function translateDriverError(err: unknown): unknown {
     );
   }
   const code = driverCode(err);
+  if (code === "23503" || code === "SQLITE_CONSTRAINT_FOREIGNKEY") {
+    // A record the call refers to was deleted by another call between this call's check and its write.
+    return conflict(
+      "(params)",
+      "A record this call refers to was deleted or changed by another call at the same moment. Look it up again (a list tool), then decide anew.",
+    );
+  }
   if (code === "22021" || code === "22P05") {
     return new AppError("invalid_params", "A text argument contains a character that cannot be stored (such as NUL, \\u0000). Remove it and call again.", {
       field: "(params)",
