@@ -35,6 +35,9 @@ const wrap = (h: Handler) => (req: Request, res: Response, next: NextFunction) =
 /** Only local paths are followed after sign-in (never another site). */
 const localPath = (next: unknown) => (typeof next === "string" && /^\/(account|oauth\/consent)(\?[A-Za-z0-9=&_%.-]*)?$/.test(next) ? next : "/account");
 
+/** The ticked scope checkboxes of a form: none, one (a string) or several (an array). */
+const scopesOf = (body: Record<string, unknown>) => (Array.isArray(body.scope) ? body.scope.map(String) : body.scope === undefined ? [] : [String(body.scope)]);
+
 const fmt = (iso: string | null) => (iso ? escapeHtml(iso.replace("T", " ").slice(0, 16) + " UTC") : "never");
 
 export function pagesRouter(deps: PagesDeps): Router {
@@ -187,7 +190,7 @@ ${changes.length ? `<div class="scroll"><table aria-labelledby="changes">${head(
       if (!user) return showSignIn(req, res, "/account", 401, "Your session ended: sign in again.");
       const token = csrfToken(req, res, deps.config);
       const body = req.body as Record<string, unknown>;
-      const scopes = Array.isArray(body.scope) ? body.scope.map(String) : body.scope === undefined ? [] : [String(body.scope)];
+      const scopes = scopesOf(body);
       let input: ReturnType<typeof validateNewToken>;
       try {
         input = validateNewToken({ name: String(body.name ?? ""), scopes, expires_in_days: Number(body.expires_in_days) });
@@ -214,31 +217,23 @@ ${changes.length ? `<div class="scroll"><table aria-labelledby="changes">${head(
     }),
   );
 
-  router.post(
-    "/account/tokens/:id/revoke",
-    guard,
-    form,
-    csrf,
-    wrap(async (req, res) => {
-      const user = await signedInUser(req);
-      if (!user) return showSignIn(req, res, "/account", 401, "Your session ended: sign in again.");
-      await revokeToken(deps.db, user.id, String(req.params.id), deps.now());
-      res.redirect(303, "/account#tokens");
-    }),
-  );
-
-  router.post(
-    "/account/clients/:grant/revoke",
-    guard,
-    form,
-    csrf,
-    wrap(async (req, res) => {
-      const user = await signedInUser(req);
-      if (!user) return showSignIn(req, res, "/account", 401, "Your session ended: sign in again.");
-      await revokeConnectedClient(deps.db, user.id, String(req.params.grant), deps.now());
-      res.redirect(303, "/account#clients");
-    }),
-  );
+  /** A signed-in POST of the account page that changes one thing, then shows the page again at `anchor`. */
+  function accountAction(path: string, anchor: string, act: (userId: string, param: string) => Promise<unknown>) {
+    router.post(
+      path,
+      guard,
+      form,
+      csrf,
+      wrap(async (req, res) => {
+        const user = await signedInUser(req);
+        if (!user) return showSignIn(req, res, "/account", 401, "Your session ended: sign in again.");
+        await act(user.id, String(Object.values(req.params)[0]));
+        res.redirect(303, `/account#${anchor}`);
+      }),
+    );
+  }
+  accountAction("/account/tokens/:id/revoke", "tokens", (userId, id) => revokeToken(deps.db, userId, id, deps.now()));
+  accountAction("/account/clients/:grant/revoke", "clients", (userId, grant) => revokeConnectedClient(deps.db, userId, grant, deps.now()));
 
   router.get(
     "/oauth/consent",
@@ -279,7 +274,7 @@ ${scopeFieldsets(pending.requestedScopes)}
       const id = String(body.request ?? "");
       const user = await signedInUser(req);
       if (!user) return showSignIn(req, res, `/oauth/consent?request=${encodeURIComponent(id)}`, 401, "Your session ended: sign in again.");
-      const scopes = Array.isArray(body.scope) ? body.scope.map(String) : body.scope === undefined ? [] : [String(body.scope)];
+      const scopes = scopesOf(body);
       const pending = await describePendingAuthorization(deps, id);
       if (pending && body.decision !== "deny" && scopes.length === 0) {
         // Before completeAuthorization, which would use the request up: the person may still choose.
