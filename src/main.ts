@@ -1,21 +1,36 @@
 /**
  * Process entry: config → database → migrate → knowledge base → serve → shut down gracefully on
- * SIGTERM/SIGINT (src/serve.ts).
+ * SIGTERM/SIGINT (src/serve.ts). `npm start`, bare `finance-mcp`, `finance-mcp serve` and `npm run dev` all
+ * come here.
+ *
+ * The first log line says where the server is: its URL, the database (secrets masked) and the engine. A
+ * database path that cannot be made or written is one line naming it and why, with exit code 2.
  */
-import { loadConfig } from "./config.js";
+import { describeDatabase, loadConfig } from "./config.js";
+import { dialectOf } from "./db/knex.js";
+import { DatabasePathError } from "./db/sqlite-file.js";
 import { createLogger } from "./log.js";
 import { startServer, stopOnSignals } from "./serve.js";
-import { describeDatabase } from "./config.js";
 
 async function main(): Promise<void> {
   const config = loadConfig();
   const log = createLogger(config.logLevel, config.logFormat);
   const running = await startServer(config, { log });
   stopOnSignals(running);
-  log.info("listening", { url: `http://${config.host}:${running.port}/api/v1/mcp`, database: describeDatabase(config.databaseUrl) });
+  const host = config.host.includes(":") ? `[${config.host}]` : config.host;
+  log.info("listening", {
+    url: `http://${host}:${running.port}/api/v1/mcp`,
+    home: `http://${host}:${running.port}/`,
+    database: describeDatabase(config.databaseUrl),
+    engine: dialectOf(config.databaseUrl) === "sqlite" ? "SQLite" : "Postgres",
+  });
 }
 
 main().catch((err: unknown) => {
+  if (err instanceof DatabasePathError) {
+    console.error(`finance-mcp: ${err.message}`);
+    process.exit(2);
+  }
   console.error(err instanceof Error ? err.message : err);
   process.exit(1);
 });

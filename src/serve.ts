@@ -16,7 +16,8 @@ import type { AddressInfo } from "node:net";
 import type { Config } from "./config.js";
 import { closeServices, createApp, createServices, type AppOptions, type Services } from "./app.js";
 import { createDb, dialectOf, sqlitePath } from "./db/knex.js";
-import { acquireServerLock, type ServerLock } from "./db/server-lock.js";
+import { acquireServerLock, DatabaseInUseError, type ServerLock } from "./db/server-lock.js";
+import { DatabasePathError, prepareSqliteFile } from "./db/sqlite-file.js";
 import { migrateLatest } from "./db/migrate.js";
 import { withStartupLock } from "./db/startup-lock.js";
 import { seedKnowledgeBase } from "./domain/knowledge/store.js";
@@ -35,11 +36,21 @@ export interface RunningServer {
   stop(reason: string): Promise<number>;
 }
 
-/** One server process per SQLite file (src/db/server-lock.ts); Postgres takes any number. */
+/**
+ * One server process per SQLite file (src/db/server-lock.ts); Postgres takes any number. The file's
+ * folder is made first (src/db/sqlite-file.ts); a lock file that still cannot be opened is a path problem.
+ */
 function serverLock(databaseUrl: string): ServerLock | undefined {
   if (dialectOf(databaseUrl) !== "sqlite") return undefined;
   const path = sqlitePath(databaseUrl);
-  return path === ":memory:" ? undefined : acquireServerLock(path);
+  if (path === ":memory:") return undefined;
+  prepareSqliteFile(path);
+  try {
+    return acquireServerLock(path);
+  } catch (err) {
+    if (err instanceof DatabaseInUseError) throw err;
+    throw new DatabasePathError(path, `its lock file cannot be opened (${(err as { code?: string }).code ?? (err as Error).message})`);
+  }
 }
 
 export async function startServer(config: Config, options: { log?: Logger; app?: AppOptions } = {}): Promise<RunningServer> {

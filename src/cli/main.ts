@@ -1,162 +1,103 @@
 /**
- * npx finance-mcp <command>
- *   serve                                   start the server (same as npm start)
- *   migrate [--rollback-all]                migrate the database named by DATABASE_URL
- *   user create --email E [--timezone TZ] [--currency CUR]
- *                                           password from FINANCE_MCP_PASSWORD or standard input
- *   token create --email E --scopes a,b --name N [--expires-in-days D]
- *                                           password as above; prints the token once (at most
- *                                           RATE_LIMIT_TOKENS_PER_HOUR per user per rolling hour)
- *   token list --email E                    the user's tokens, one JSON line each, never the secret
- *   token revoke --email E --token-id ID    revokes one of the user's tokens
- *   audit --email E [--limit N]             a user's audit entries, newest first
- *   kb import [folder]                      replace the knowledge base with the folder's entries (default kb/)
- *   config                                  the effective configuration as JSON, secrets shown as set / not set
- *   export --email E [--format json|csv] [--out PATH]
- *                                           all of the user's data (src/cli/data-commands.ts)
- *   import --email E FILE                   a JSON export into the user's empty account
- *   backup --to FILE                        an online copy of the SQLite database
- *   demo                                    a demo person, a token and the server, with client configuration
+ * npx finance-mcp [command] [options]: the dispatcher. The commands, their options and what they read
+ * are listed once, in src/cli/commands.ts; `finance-mcp --help` prints them (src/cli/help.ts) and
+ * src/cli/runners.ts does each one. Options are parsed by `node:util` parseArgs in strict mode from that
+ * table, so an option the help does not show is refused.
+ *
+ * No command serves (as `npm start` does). A mistyped command or option prints the nearest name and the
+ * list, with exit code 2; so does every other mistake in how a command was called.
  */
 import { parseArgs } from "node:util";
-import { ConfigError, describeConfig, loadConfig } from "../config.js";
-import { createDb } from "../db/knex.js";
-import { migrateLatest, rollbackAll } from "../db/migrate.js";
-import { createUser, findUserByEmail, UserInputError } from "../auth/users.js";
-import { dummyPasswordHash, verifyPassword } from "../auth/passwords.js";
-import { createTokenWithinQuota, listTokens, revokeToken, TokenInputError, TokenQuotaError, tokenStatus, validateNewToken } from "../auth/tokens.js";
-import { latestAuditEntries } from "../audit/log.js";
-import { loadCorpus } from "../domain/knowledge/corpus.js";
-import { DEFAULT_KB_FOLDER, importCorpus } from "../domain/knowledge/store.js";
-
-import { demoCommand } from "./demo.js";
-import { backupCommand, CommandError, exportCommand, importCommand } from "./data-commands.js";
+import { ConfigError } from "../config.js";
+import { UserInputError } from "../auth/users.js";
+import { TokenInputError, TokenQuotaError } from "../auth/tokens.js";
 import { ImportError } from "../portability/import.js";
 import { BackupError } from "../portability/backup.js";
+import { COMMANDS, findCommand, GROUPS, type CommandSpec } from "./commands.js";
+import { CommandError } from "./data-commands.js";
+import { commandHelp, nearest, overview, version } from "./help.js";
+import { RUNNERS, UsageError } from "./runners.js";
 
-class UsageError extends Error {}
+const HELP = ["--help", "-h", "help"];
 
-async function readPassword(): Promise<string> {
-  const fromEnv = process.env.FINANCE_MCP_PASSWORD;
-  if (fromEnv) return fromEnv;
-  if (process.stdin.isTTY) process.stderr.write("password: ");
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  const password = Buffer.concat(chunks)
-    .toString("utf8")
-    .replace(/\r?\n$/, "");
-  if (!password) throw new UsageError("no password: set FINANCE_MCP_PASSWORD or pipe it on standard input");
-  return password;
+/** The command nearest to a mistyped one: a two-word command first, then by its first word. */
+function suggestion(words: readonly string[]): string | undefined {
+  const names = COMMANDS.map((c) => c.name);
+  if (words.length >= 2) {
+    const two = nearest(
+      `${words[0]} ${words[1]}`,
+      names.filter((n) => n.includes(" ")),
+    );
+    if (two) return two;
+  }
+  const first = nearest(words[0]!, [...new Set(names.map((n) => n.split(" ")[0]!))]);
+  if (!first || !GROUPS.includes(first)) return first;
+  return `${first} ${names
+    .filter((n) => n.startsWith(`${first} `))
+    .map((n) => n.split(" ")[1])
+    .join("|")}`;
 }
 
-function required(values: Record<string, unknown>, name: string): string {
-  const v = values[name];
-  if (typeof v !== "string" || v === "") throw new UsageError(`--${name} is required`);
-  return v;
+/** A mistyped command: the nearest one, then the list. */
+function unknownCommand(words: readonly string[]): UsageError {
+  const typed = words.slice(0, GROUPS.includes(words[0]!) ? 2 : 1).join(" ");
+  const near = suggestion(words);
+  return new UsageError(
+    `unknown command "${typed}".${near ? ` Did you mean "${near}"?` : ""}\nCommands: ${COMMANDS.map((c) => c.name).join(", ")}.\n` +
+      "finance-mcp --help says what each does.",
+  );
+}
+
+function parse(command: CommandSpec, args: string[]): { values: Record<string, string | boolean | undefined>; positionals: string[] } {
+  const options: Record<string, { type: "string" | "boolean"; short?: string }> = Object.fromEntries(command.options.map((o) => [o.name, { type: o.type }]));
+  try {
+    return parseArgs({ args, options: { ...options, help: { type: "boolean", short: "h" } }, strict: true, allowPositionals: Boolean(command.args?.length) });
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") {
+      const typed = /'(-{1,2}[^']*)'/.exec((err as Error).message)?.[1] ?? "";
+      const names = command.options.map((o) => `--${o.name}`);
+      const near = nearest(typed.replace(/=.*/, ""), names);
+      throw new UsageError(
+        `unknown option ${typed} for "${command.name}".${near ? ` Did you mean ${near}?` : ""}\n` +
+          `Options of ${command.name}: ${names.length ? names.join(", ") : "none"}.\nfinance-mcp help ${command.name} says more.`,
+      );
+    }
+    if (code?.startsWith("ERR_PARSE_ARGS")) throw new UsageError(`${(err as Error).message.split("\n")[0]}\nfinance-mcp help ${command.name} says more.`);
+    throw err;
+  }
 }
 
 async function run(argv: string[]): Promise<void> {
-  const [command, sub, ...rest] = argv;
-  if (command === "serve" || command === undefined) {
-    await import("../main.js");
-    return;
+  if (argv.length === 0) return RUNNERS.serve!({ values: {}, positionals: [], args: [] });
+  if (HELP.includes(argv[0]!)) {
+    const rest = argv.slice(1);
+    if (rest.length === 0 || HELP.includes(rest[0]!)) return void process.stdout.write(overview());
+    const found = findCommand(rest);
+    if (!found) throw unknownCommand(rest);
+    return void process.stdout.write(commandHelp(found.command));
   }
-  if (command === "demo") {
-    await demoCommand([sub ?? "", ...rest].filter(Boolean));
-    return;
+  if (argv[0] === "--version" || argv[0] === "-v") return void console.log(version());
+  const found = findCommand(argv);
+  if (!found) {
+    if (argv[0]!.startsWith("-")) {
+      const near = nearest(argv[0]!, ["--help", "--version"]);
+      throw new UsageError(
+        `unknown option ${argv[0]}.${near ? ` Did you mean ${near}?` : ""}\nWithout a command: --help (-h), --version (-v). Commands: ${COMMANDS.map((c) => c.name).join(", ")}.`,
+      );
+    }
+    throw unknownCommand(argv);
   }
-  const config = loadConfig();
-  if (command === "config") {
-    console.log(JSON.stringify(describeConfig(config), null, 2));
-    return;
-  }
-  if (command === "backup") {
-    await backupCommand(config.databaseUrl, [sub ?? "", ...rest].filter(Boolean));
-    return;
-  }
-  const db = createDb(config.databaseUrl);
-  try {
-    if (command === "migrate") {
-      if (argv.includes("--rollback-all")) await rollbackAll(db);
-      else await migrateLatest(db);
-      console.log(JSON.stringify({ migrated: !argv.includes("--rollback-all") }));
-      return;
-    }
-    await migrateLatest(db);
-    if (command === "export" || command === "import") {
-      const args = [sub ?? "", ...rest].filter(Boolean);
-      await (command === "export" ? exportCommand(db, args) : importCommand(db, args));
-      return;
-    }
-    if (command === "user" && sub === "create") {
-      const { values } = parseArgs({ args: rest, options: { email: { type: "string" }, timezone: { type: "string" }, currency: { type: "string" } } });
-      const user = await createUser(db, {
-        email: required(values, "email"),
-        password: await readPassword(),
-        timezone: values.timezone,
-        currency: values.currency,
-      });
-      console.log(JSON.stringify(user, null, 2));
-      return;
-    }
-    if (command === "token" && (sub === "create" || sub === "list" || sub === "revoke")) {
-      const { values } = parseArgs({
-        args: rest,
-        options: {
-          email: { type: "string" },
-          scopes: { type: "string" },
-          name: { type: "string" },
-          "expires-in-days": { type: "string" },
-          "token-id": { type: "string" },
-        },
-      });
-      const email = required(values, "email");
-      const user = await findUserByEmail(db, email);
-      const password = await readPassword();
-      if (!(await verifyPassword(password, user?.password_hash ?? (await dummyPasswordHash()))) || !user) throw new UsageError("wrong email or password");
-      if (sub === "list") {
-        const now = new Date();
-        for (const t of await listTokens(db, user.id)) console.log(JSON.stringify({ ...t, status: tokenStatus(t, now) }));
-        return;
-      }
-      if (sub === "revoke") {
-        const tokenId = required(values, "token-id");
-        if (!(await revokeToken(db, user.id, tokenId))) throw new UsageError(`no token with id ${tokenId} for this user`);
-        console.log(JSON.stringify({ token_id: tokenId, revoked: true }));
-        return;
-      }
-      const days = values["expires-in-days"];
-      const input = validateNewToken({
-        name: required(values, "name"),
-        scopes: required(values, "scopes")
-          .split(",")
-          .map((s) => s.trim())
-          .filter(Boolean),
-        ...(days === undefined ? {} : { expires_in_days: /^\d+$/.test(days) ? Number(days) : days }),
-      });
-      const token = await createTokenWithinQuota(db, user.id, input, config.tokenPepper, config.rateLimits.tokensPerHour);
-      console.log(JSON.stringify(token, null, 2));
-      return;
-    }
-    if (command === "audit") {
-      const { values } = parseArgs({ args: [sub ?? "", ...rest].filter(Boolean), options: { email: { type: "string" }, limit: { type: "string" } } });
-      const user = await findUserByEmail(db, required(values, "email"));
-      if (!user) throw new UsageError("no user with that email");
-      const limit = values.limit === undefined ? 50 : Number(values.limit);
-      if (!Number.isInteger(limit) || limit < 1 || limit > 10000) throw new UsageError("--limit must be an integer from 1 to 10000");
-      for (const entry of await latestAuditEntries(db, user.id, limit)) console.log(JSON.stringify(entry));
-      return;
-    }
-    if (command === "kb" && sub === "import") {
-      const folder = rest[0] ?? DEFAULT_KB_FOLDER;
-      const n = await importCorpus(db, await loadCorpus(folder));
-      console.log(JSON.stringify({ imported: n, folder }));
-      return;
-    }
-    throw new UsageError(`unknown command: ${argv.join(" ")}`);
-  } finally {
-    await db.destroy();
-  }
+  const args = argv.slice(found.words);
+  const { values, positionals } = parse(found.command, args);
+  if (values.help) return void process.stdout.write(commandHelp(found.command));
+  for (const o of found.command.options)
+    if (o.required && (values[o.name] === undefined || values[o.name] === ""))
+      throw new UsageError(`--${o.name} is required (finance-mcp help ${found.command.name})`);
+  const missing = (found.command.args ?? []).find((a, i) => a.required && positionals[i] === undefined);
+  if (missing) throw new UsageError(`${missing.name} is required: ${found.command.example}`);
+  if (found.command.name === "help") return void process.stdout.write(overview());
+  await RUNNERS[found.command.name]!({ values, positionals, args });
 }
 
 run(process.argv.slice(2)).catch((err: unknown) => {
