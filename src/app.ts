@@ -19,6 +19,7 @@ import { SseStreams } from "./mcp/sse.js";
 import { tokensRouter } from "./http/tokens-route.js";
 import { oauthRouter } from "./http/oauth-route.js";
 import { pagesRouter } from "./web/pages-route.js";
+import { homeRouter } from "./web/home-page.js";
 import { turnGateFor } from "./http/turns.js";
 import { dialect } from "./db/knex.js";
 import type { IdSource } from "./db/ids.js";
@@ -107,6 +108,8 @@ export function createApp(services: Services, options: AppOptions = {}): Express
   const gate = turnGateFor(dialect(services.db));
   // CORS for allowed origins on every MCP path (src/http/cors.ts); the guard first, so others keep their 403.
   app.use("/api/v1/mcp", hostAndOriginGuard(services.config), mcpCors(services.config), challengeContext(services.config));
+  // GET / (the server introduces itself), and a page for a browser that opens the MCP URL.
+  app.use(homeRouter(services));
   app.use(mcpRouter({ ...services, mcp, gate }));
   app.use(sseRouter({ ...services, mcp, gate, keepAliveMs: options.sseKeepAliveMs ?? DEFAULT_KEEPALIVE_MS, streams: services.streams }));
   app.use(tokensRouter(services));

@@ -46,6 +46,7 @@ export function renderPage(p: Page): string {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="data:,">
 <title>${escapeHtml(p.title)} · finance-mcp</title>
 <style nonce="${p.nonce}">${STYLE}</style>
 </head>
