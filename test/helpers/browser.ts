@@ -1,11 +1,13 @@
 /**
  * A real browser for the web pages' tests: Debian's `chromium` package, driven by playwright-core (no
  * browser is ever downloaded). CHROMIUM_PATH overrides where it is. Without one the browser tests are
- * skipped, unless REQUIRE_BROWSER=1 (CI sets it) makes that a failure.
+ * skipped and the run's summary says so, unless REQUIRE_BROWSER=1 (CI sets it) makes that a failure
+ * (test/helpers/external.ts).
  */
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { chromium, type Browser } from "playwright-core";
+import { skipWithout } from "./external.js";
 
 export function chromiumPath(): string | undefined {
   if (process.env.CHROMIUM_PATH) return process.env.CHROMIUM_PATH;
@@ -23,10 +25,7 @@ export function chromiumPath(): string | undefined {
 /** Launches headless Chromium, or skips the suite (fails with REQUIRE_BROWSER=1) when there is none. */
 export async function launchBrowser(ctx: Mocha.Context): Promise<Browser> {
   const path = chromiumPath();
-  if (!path) {
-    if (process.env.REQUIRE_BROWSER === "1") throw new Error("REQUIRE_BROWSER=1 but no chromium: apt-get install chromium (README, 'Tests')");
-    ctx.skip();
-  }
+  if (!path) skipWithout(ctx, "chromium", "no chromium on PATH");
   // --no-sandbox: CI runs as root, where Chromium's sandbox cannot start.
   return chromium.launch({ executablePath: path, headless: true, args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"] });
 }

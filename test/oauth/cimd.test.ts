@@ -9,6 +9,7 @@ import https from "node:https";
 import { expect } from "chai";
 import { isPublicAddress } from "../../src/oauth/cimd.js";
 import { engine } from "../helpers/database.js";
+import { hasProgram, skipWithout } from "../helpers/external.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 import { docServer, selfSignedCert, type DocServer } from "./helpers.js";
 
@@ -35,7 +36,9 @@ describe(`Client ID Metadata Documents (${engine})`, () => {
   let server: TestServer;
   let docs: DocServer;
   let tls: { key: string; cert: string };
-  before(async () => {
+  before(async function () {
+    // The client metadata documents are served over TLS with a throwaway certificate that openssl makes.
+    if (!hasProgram("openssl", ["version"])) skipWithout(this, "openssl", "no openssl on PATH");
     server = await startTestServer({ OAUTH_CIMD_ALLOW_PRIVATE: "true" });
     tls = selfSignedCert();
     https.globalAgent.options.ca = tls.cert;
@@ -87,8 +90,8 @@ describe(`Client ID Metadata Documents (${engine})`, () => {
   });
   after(async () => {
     delete https.globalAgent.options.ca;
-    await docs.close();
-    await server.close();
+    await docs?.close();
+    await server?.close();
   });
 
   it("accepts a good document and caches it (fetched once)", async () => {

@@ -15,6 +15,7 @@ import { KNOWN_SCOPES, listTokens } from "../../src/auth/tokens.js";
 import { createUser } from "../../src/auth/users.js";
 import { launchBrowser } from "../helpers/browser.js";
 import { engine } from "../helpers/database.js";
+import { hasProgram, skipWithout } from "../helpers/external.js";
 import { startTestServer, type TestServer, type TestUser } from "../helpers/server.js";
 import { consent, docServer, MemoryProvider, selfSignedCert, type DocServer } from "./helpers.js";
 
@@ -43,7 +44,9 @@ describe(`OAuth with the MCP SDK client (${engine})`, () => {
   let user: TestUser;
   let tls: { key: string; cert: string };
   let cimd: DocServer;
-  before(async () => {
+  before(async function () {
+    // The client metadata documents are served over TLS with a throwaway certificate that openssl makes.
+    if (!hasProgram("openssl", ["version"])) skipWithout(this, "openssl", "no openssl on PATH");
     server = await startTestServer({ OAUTH_CIMD_ALLOW_PRIVATE: "true" });
     user = await server.createUser();
     tls = selfSignedCert();
@@ -63,8 +66,8 @@ describe(`OAuth with the MCP SDK client (${engine})`, () => {
   });
   after(async () => {
     delete https.globalAgent.options.ca;
-    await cimd.close();
-    await server.close();
+    await cimd?.close();
+    await server?.close();
   });
 
   it("registers by DCR, authorizes with PKCE, and lists and calls tools", async () => {

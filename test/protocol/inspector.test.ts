@@ -11,6 +11,7 @@ import { execFile } from "node:child_process";
 import { expect } from "chai";
 import { tools } from "../../generated/registry.js";
 import { engine } from "../helpers/database.js";
+import { skipWithout } from "../helpers/external.js";
 import { startTestServer, type TestServer, type TestUser } from "../helpers/server.js";
 
 const INSPECTOR = "@modelcontextprotocol/inspector@1.0.3";
@@ -33,10 +34,7 @@ describe(`protocol: MCP Inspector CLI (${engine})`, function () {
   let user: TestUser;
   before(async function () {
     const probe = await inspector(["--help"]);
-    if (probe.code !== 0 && NOT_CACHED.test(probe.stderr)) {
-      console.log(`      (skipped: ${INSPECTOR} is not in npm's cache; npx -y ${INSPECTOR} --help puts it there)`);
-      return this.skip();
-    }
+    if (probe.code !== 0 && NOT_CACHED.test(probe.stderr)) skipWithout(this, "inspector", `${INSPECTOR} is not in npm's cache`);
     server = await startTestServer();
     user = await server.createUser();
   });

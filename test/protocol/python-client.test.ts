@@ -7,6 +7,7 @@ import { promisify } from "node:util";
 import { fileURLToPath } from "node:url";
 import { expect } from "chai";
 import { engine } from "../helpers/database.js";
+import { hasProgram, skipWithout } from "../helpers/external.js";
 import { startTestServer, type TestServer, type TestUser } from "../helpers/server.js";
 
 const run = promisify(execFile);
@@ -15,11 +16,12 @@ const SCRIPT = fileURLToPath(new URL("./python/plain_client.py", import.meta.url
 describe(`protocol: a Python standard-library JSON-RPC client (${engine})`, () => {
   let server: TestServer;
   let user: TestUser;
-  before(async () => {
+  before(async function () {
+    if (!hasProgram("python3")) skipWithout(this, "python3", "no python3 on PATH");
     server = await startTestServer();
     user = await server.createUser();
   });
-  after(async () => server.close());
+  after(async () => server?.close());
 
   it("creates a wallet and reads it back with urllib, without an Accept header", async () => {
     const { stdout } = await run("python3", [SCRIPT, server.mcpUrl, user.token], { timeout: 30_000 });
