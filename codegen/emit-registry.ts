@@ -97,7 +97,7 @@ export function emitHandlers(spec: Spec, banner: string): string {
   const lines = [
     banner,
     `import type * as T from "./types.js";`,
-    `import type { ToolContext } from "../src/tools/context.js";`,
+    `import type { ToolContext } from "../src/context.js";`,
     `import type { WriteContext, WriteOutcome } from "../src/writes/types.js";`,
     ``,
     `/**`,

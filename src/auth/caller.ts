@@ -1,4 +1,4 @@
-/** Who is calling: the token's user and the token itself. Built by src/auth (tokens.ts), read by the dispatcher and handlers (src/tools/context.ts re-exports it). */
+/** Who is calling: the token's user and the token itself. Built by src/auth (tokens.ts), read by the dispatcher and handlers (src/context.ts re-exports it). */
 export interface Caller {
   readonly userId: string;
   readonly tokenId: string;

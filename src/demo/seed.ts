@@ -7,7 +7,7 @@
  * life, shifted to end today.
  */
 import { randomUUID } from "node:crypto";
-import type { Caller } from "../tools/context.js";
+import type { Caller } from "../context.js";
 import type { Dispatch } from "../rpc/dispatch.js";
 
 export const DEMO_EMAIL = "alex.demo@example.com";

@@ -7,7 +7,7 @@ import type { Knex } from "knex";
 import type { Config } from "../config.js";
 import { authenticateBearer } from "../auth/tokens.js";
 import { AppError } from "../errors.js";
-import type { Caller } from "../tools/context.js";
+import type { Caller } from "../context.js";
 import { INVALID_REQUEST, protocolError } from "../rpc/protocol-error.js";
 import { sendRpcError } from "./send.js";
 import { oauthUrls } from "../oauth/urls.js";

@@ -18,7 +18,7 @@ import { toolsByName } from "../../generated/registry.js";
 import { readRevision, type Revision, type Transport } from "../mcp/revisions.js";
 import { stringifyResponse } from "../mcp/serialized.js";
 import type { McpContext, McpMethods } from "../mcp/types.js";
-import type { Caller } from "../tools/context.js";
+import type { Caller } from "../context.js";
 import { authenticate, challengeHeaders, type ChallengeContext } from "./guards.js";
 import type { TurnGate } from "./turns.js";
 import { applyLimit } from "./rate-limit-headers.js";

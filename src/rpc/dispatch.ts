@@ -10,7 +10,7 @@ import type { Config } from "../config.js";
 import { AppError, internalError } from "../errors.js";
 import { toolsByName, type ToolDefinition } from "../../generated/registry.js";
 import type { Handlers } from "../../generated/handlers.js";
-import type { Caller, ToolContext } from "../tools/context.js";
+import type { Caller, ToolContext } from "../context.js";
 import type { WriteHandler } from "../writes/pipeline.js";
 import { METHOD_NOT_FOUND, protocolError } from "./protocol-error.js";
 import { validationError } from "./describe-validation.js";

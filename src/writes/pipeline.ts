@@ -17,7 +17,7 @@ import type { Knex } from "knex";
 import { dialect } from "../db/knex.js";
 import type { ChangeBus } from "../events/bus.js";
 import { NOTIFY_CHANNEL, notifyPayload } from "../events/bus.js";
-import type { ToolContext } from "../tools/context.js";
+import type { ToolContext } from "../context.js";
 import { writeAuditEntry, type AuditEntry } from "../audit/log.js";
 import { changesOf, type Changes } from "../domain/changes/diff.js";
 import { findKey, keyInUse, replayOrRefuse, requestHash, storeKey, type StoredKey } from "./idempotency.js";

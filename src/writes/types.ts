@@ -1,6 +1,6 @@
 import type { Knex } from "knex";
 import type { AuditChange } from "../audit/log.js";
-import type { ToolContext } from "../tools/context.js";
+import type { ToolContext } from "../context.js";
 
 export type { AuditChange };
 

@@ -10,7 +10,7 @@ import type { Knex } from "knex";
 import type { BillOccurrence, BillReminder, BillSchedule } from "../../../generated/types.js";
 import { invalidParams, notFound } from "../../errors.js";
 import { toMinorBigInt, toMoney, type MinorLike } from "../../money/amount.js";
-import { textOrNull } from "../shared/common.js";
+import { nullableText } from "../shared/text.js";
 import {
   addDays,
   daysBetween,
@@ -61,19 +61,19 @@ export function rowToBill(row: Record<string, unknown>): BillRecord {
     id: String(row.id),
     userId: String(row.user_id),
     name: String(row.name),
-    payee: textOrNull(row.payee),
+    payee: nullableText(row.payee),
     amountMinor: minorOrNull(row.amount_minor),
     amountMinMinor: minorOrNull(row.amount_min_minor),
     amountMaxMinor: minorOrNull(row.amount_max_minor),
     currency: String(row.currency),
-    walletId: textOrNull(row.wallet_id),
-    category: textOrNull(row.category),
+    walletId: nullableText(row.wallet_id),
+    category: nullableText(row.category),
     schedule: JSON.parse(String(row.schedule)) as Schedule,
     rrule: String(row.rrule),
     noticeDays: Number(row.notice_days),
     autopay: flag(row.autopay),
     active: flag(row.active),
-    notes: textOrNull(row.notes),
+    notes: nullableText(row.notes),
     createdAt: String(row.created_at),
     updatedAt: String(row.updated_at),
   };

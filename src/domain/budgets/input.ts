@@ -5,7 +5,8 @@
 import type { Knex } from "knex";
 import type { BudgetPeriod } from "../../../generated/types.js";
 import { invalidParams } from "../../errors.js";
-import { assertSameCurrency, dedupeCaseInsensitive, getWalletRef } from "../shared/common.js";
+import { assertSameCurrency } from "../shared/common.js";
+import { getWalletRow } from "../wallets/store.js";
 import { calendarPeriodStart, periodContaining } from "./periods.js";
 
 export interface DateInput {
@@ -42,16 +43,11 @@ export function checkDateOrder(startDate: string, endDate: string | null, field:
   }
 }
 
-/** Categories and tags without blanks and case-insensitive duplicates. */
-export function cleanLabels(values: readonly string[] | undefined): string[] {
-  return dedupeCaseInsensitive(values ?? []);
-}
-
 /** Wallet ids that all belong to the user and hold the budget's currency. */
 export async function checkWallets(db: Knex, userId: string, walletIds: readonly string[] | undefined, currency: string): Promise<string[]> {
   const out: string[] = [];
   for (const [i, id] of (walletIds ?? []).entries()) {
-    const w = await getWalletRef(db, userId, id, `wallet_ids[${i}]`);
+    const w = await getWalletRow(db, userId, id, `wallet_ids[${i}]`);
     assertSameCurrency(w, currency, `wallet_ids[${i}]`, "budget");
     if (!out.includes(w.id)) out.push(w.id);
   }

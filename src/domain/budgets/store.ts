@@ -6,7 +6,8 @@ import type { Knex } from "knex";
 import type { Budget, BudgetPeriod, BudgetStatus, Rollover } from "../../../generated/types.js";
 import { notFound } from "../../errors.js";
 import { toMinorBigInt, toMoney, type MinorLike } from "../../money/amount.js";
-import { normalizeName, parseList, textOrNull } from "../shared/common.js";
+import { parseList } from "../shared/common.js";
+import { foldKey, nullableText } from "../shared/text.js";
 
 export interface BudgetRecord {
   id: string;
@@ -43,10 +44,10 @@ export function rowToBudget(row: Record<string, unknown>): BudgetRecord {
     tags: parseList(row.tags),
     walletIds: parseList(row.wallet_ids),
     startDate: String(row.start_date),
-    endDate: textOrNull(row.end_date),
+    endDate: nullableText(row.end_date),
     rollover: String(row.rollover) as Rollover,
     alertThreshold: Number(row.alert_threshold),
-    notes: textOrNull(row.notes),
+    notes: nullableText(row.notes),
     createdAt: String(row.created_at),
     updatedAt: String(row.updated_at),
   };
@@ -57,7 +58,7 @@ function budgetToRow(b: BudgetRecord): Record<string, unknown> {
     id: b.id,
     user_id: b.userId,
     name: b.name,
-    name_normalized: normalizeName(b.name),
+    name_normalized: foldKey(b.name),
     amount_minor: b.amountMinor,
     currency: b.currency,
     period: b.period,

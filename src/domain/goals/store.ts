@@ -8,7 +8,7 @@ import type { Knex } from "knex";
 import type { Goal, GoalContribution, GoalStatus } from "../../../generated/types.js";
 import { notFound } from "../../errors.js";
 import { toMinorBigInt, toMoney, type MinorLike } from "../../money/amount.js";
-import { normalizeName, textOrNull } from "../shared/common.js";
+import { foldKey, nullableText } from "../shared/text.js";
 
 export interface GoalRecord {
   id: string;
@@ -44,11 +44,11 @@ export function rowToGoal(row: Record<string, unknown>): GoalRecord {
     name: String(row.name),
     targetMinor: row.target_minor === null || row.target_minor === undefined ? null : toMinorBigInt(row.target_minor as MinorLike),
     currency: String(row.currency),
-    targetDate: textOrNull(row.target_date),
-    walletId: textOrNull(row.wallet_id),
+    targetDate: nullableText(row.target_date),
+    walletId: nullableText(row.wallet_id),
     status: String(row.status) as GoalStatus,
-    achievedAt: textOrNull(row.achieved_at),
-    notes: textOrNull(row.notes),
+    achievedAt: nullableText(row.achieved_at),
+    notes: nullableText(row.notes),
     createdAt: String(row.created_at),
     updatedAt: String(row.updated_at),
   };
@@ -59,7 +59,7 @@ function goalToRow(g: GoalRecord): Record<string, unknown> {
     id: g.id,
     user_id: g.userId,
     name: g.name,
-    name_normalized: normalizeName(g.name),
+    name_normalized: foldKey(g.name),
     target_minor: g.targetMinor,
     currency: g.currency,
     target_date: g.targetDate,
@@ -96,9 +96,9 @@ function rowToContribution(row: Record<string, unknown>): ContributionRecord {
     goalId: String(row.goal_id),
     amountMinor: toMinorBigInt(row.amount_minor as MinorLike),
     date: String(row.date),
-    note: textOrNull(row.note),
-    fromWalletId: textOrNull(row.from_wallet_id),
-    transactionId: textOrNull(row.transaction_id),
+    note: nullableText(row.note),
+    fromWalletId: nullableText(row.from_wallet_id),
+    transactionId: nullableText(row.transaction_id),
     createdAt: String(row.created_at),
   };
 }

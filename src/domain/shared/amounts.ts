@@ -8,6 +8,7 @@ import { MoneyError, parseAmount, type ParseAmountOptions } from "../../money/am
 import { currencyExponent, isKnownCurrency } from "../../money/currencies.js";
 import { limits } from "../../../generated/limits.js";
 
+/** An amount argument in minor units of `currency`, or invalid_params naming `field`. */
 export function parseAmountParam(input: unknown, currency: string, field: string, opts: ParseAmountOptions = {}): bigint {
   try {
     return parseAmount(input, currency, field, opts);
@@ -17,7 +18,8 @@ export function parseAmountParam(input: unknown, currency: string, field: string
   }
 }
 
-export function requireKnownCurrency(currency: string, field = "currency"): void {
+/** A currency argument the service knows (the schema only checks the shape); answers it. */
+export function requireKnownCurrency(currency: string, field = "currency"): string {
   if (!isKnownCurrency(currency)) {
     throw invalidParams(
       field,
@@ -25,6 +27,7 @@ export function requireKnownCurrency(currency: string, field = "currency"): void
       `${field}: unknown currency ${JSON.stringify(currency)}; expected an active ISO 4217 code in upper case, such as "USD"`,
     );
   }
+  return currency;
 }
 
 /**

@@ -1,29 +1,19 @@
 /**
- * Small helpers shared by the budget, goal and bill-reminder domains: names unique per user, the
- * user's wallets as references, amounts at the tool boundary, JSON list columns, "today" and "now".
+ * Rules shared by the budget, goal and bill-reminder records: a name unique per user, a wallet in the
+ * record's currency, JSON list columns. The ledger's vocabulary (text, amounts, currencies, wallets,
+ * today) is used as it is: src/domain/README.md names the one helper for each job.
  */
 import type { Knex } from "knex";
-import { AppError, invalidParams, notFound } from "../../errors.js";
-import { MoneyError, parseAmount, type ParseAmountOptions } from "../../money/amount.js";
-import { isKnownCurrency } from "../../money/currencies.js";
-import { todayInTimeZone } from "../../calendar/time-zones.js";
-
-/** The form names are compared in: trimmed, Unicode NFC, lower case. */
-export function normalizeName(name: string): string {
-  return name.trim().normalize("NFC").toLowerCase();
-}
-
-/** A display name as stored: trimmed (the schema already refused blank names). */
-export function cleanName(name: string): string {
-  return name.trim();
-}
+import { AppError, invalidParams } from "../../errors.js";
+import { forUpdate } from "../../db/dialect.js";
+import { cleanText, foldKey } from "./text.js";
 
 /**
  * Refuses a name the user already uses for another record of the same table (case-insensitive).
  * Checked before writing: a unique violation on Postgres would abort the whole write transaction.
  */
 export async function assertNameFree(db: Knex, table: "budgets" | "goals" | "bill_reminders", userId: string, name: string, exceptId?: string): Promise<void> {
-  const normalized = normalizeName(name);
+  const normalized = foldKey(name);
   const q =
     table === "bill_reminders"
       ? // bill_reminders has no name_normalized column: read the user's reminders and compare folded names here.
@@ -31,12 +21,12 @@ export async function assertNameFree(db: Knex, table: "budgets" | "goals" | "bil
       : db(table).select("id").where({ user_id: userId, name_normalized: normalized });
   if (exceptId) q.whereNot({ id: exceptId });
   const rows = (await q) as { id: string; name?: string }[];
-  const clash = table === "bill_reminders" ? rows.find((r) => normalizeName(String(r.name)) === normalized) : rows[0];
+  const clash = table === "bill_reminders" ? rows.find((r) => foldKey(String(r.name)) === normalized) : rows[0];
   if (clash) {
     const what = table === "budgets" ? "budget" : table === "goals" ? "goal" : "bill reminder";
     throw new AppError(
       "conflict",
-      `name: the user already has a ${what} named ${JSON.stringify(cleanName(name))} (names are compared case-insensitively); choose another name or change the existing ${what} (id ${clash.id}).`,
+      `name: the user already has a ${what} named ${JSON.stringify(cleanText(name))} (names are compared case-insensitively); choose another name or change the existing ${what} (id ${clash.id}).`,
       {
         field: "name",
         existing_id: clash.id,
@@ -45,21 +35,8 @@ export async function assertNameFree(db: Knex, table: "budgets" | "goals" | "bil
   }
 }
 
-export interface WalletRef {
-  id: string;
-  currency: string;
-  name: string;
-}
-
-/** The user's wallet with this id, or not_found naming `field`. Another user's wallet is not found either. */
-export async function getWalletRef(db: Knex, userId: string, walletId: string, field: string): Promise<WalletRef> {
-  const row = await db("wallets").select("id", "currency", "name").where({ id: walletId, user_id: userId }).first();
-  if (!row) throw notFound("wallet", field, walletId);
-  return { id: String(row.id), currency: String(row.currency), name: String(row.name) };
-}
-
 /** Refuses a wallet whose currency differs from the record's. */
-export function assertSameCurrency(wallet: WalletRef, currency: string, field: string, what: string): void {
+export function assertSameCurrency(wallet: { id: string; currency: string }, currency: string, field: string, what: string): void {
   if (wallet.currency !== currency) {
     throw invalidParams(
       field,
@@ -69,44 +46,6 @@ export function assertSameCurrency(wallet: WalletRef, currency: string, field: s
   }
 }
 
-/** parseAmount with its MoneyError turned into invalid_params. */
-export function parseMoneyParam(input: unknown, currency: string, field: string, opts: ParseAmountOptions = {}): bigint {
-  try {
-    return parseAmount(input, currency, field, opts);
-  } catch (err) {
-    if (err instanceof MoneyError) throw invalidParams(err.field, err.expected, err.message);
-    throw err;
-  }
-}
-
-/** A currency argument the service knows (the schema only checks the shape). */
-export function checkCurrency(currency: string, field = "currency"): string {
-  if (!isKnownCurrency(currency)) {
-    throw invalidParams(
-      field,
-      'an active ISO 4217 currency code such as "USD", "EUR" or "JPY"',
-      `${field}: unknown currency ${JSON.stringify(currency)}; expected an active ISO 4217 code such as "USD".`,
-    );
-  }
-  return currency;
-}
-
-/** What the clock helpers read of a handler's context (a ToolContext is one; domain code imports no tool types). */
-export interface Clocked {
-  readonly caller: { readonly timezone: string };
-  now(): Date;
-}
-
-/** Today in the caller's timezone, by the injectable clock. */
-export function todayFor(ctx: Clocked): string {
-  return todayInTimeZone(ctx.caller.timezone, ctx.now());
-}
-
-/** The current instant as stored (ISO-8601 UTC). */
-export function nowIso(ctx: Pick<Clocked, "now">): string {
-  return ctx.now().toISOString();
-}
-
 /** A JSON text column holding a list of strings. */
 export function parseList(text: unknown): string[] {
   if (text === null || text === undefined || text === "") return [];
@@ -114,20 +53,12 @@ export function parseList(text: unknown): string[] {
   return Array.isArray(value) ? value.map(String) : [];
 }
 
-/** Removes duplicates that differ only in letter case, keeping the first spelling. */
-export function dedupeCaseInsensitive(values: readonly string[]): string[] {
-  const seen = new Set<string>();
-  const out: string[] = [];
-  for (const v of values) {
-    const k = v.trim().toLowerCase();
-    if (seen.has(k)) continue;
-    seen.add(k);
-    out.push(v.trim());
-  }
-  return out;
-}
-
-/** null/undefined from the database, or the text. */
-export function textOrNull(v: unknown): string | null {
-  return v === null || v === undefined ? null : String(v);
+/**
+ * Takes the row lock of the user's record `id` in `table` for the rest of the write (Postgres: FOR
+ * UPDATE; SQLite's writes are serial already). Every update and delete, dry runs included, takes it
+ * before its first read: a concurrent delete of the same row then finishes first, and this write finds
+ * the row gone (not_found) instead of reading it, losing it and failing on the second read.
+ */
+export async function lockRow(db: Knex, table: "wallets" | "budgets" | "goals" | "bill_reminders" | "transactions", userId: string, id: string): Promise<void> {
+  await forUpdate(db, db(table).where({ user_id: userId, id }).first("id"));
 }

@@ -10,10 +10,34 @@ export function foldKey(s: string): string {
   return s.normalize("NFC").trim().toLowerCase();
 }
 
-/** Trimmed user text, or null for absent/null. (Schemas already refuse blank names, payees, categories.) */
+/** User text as stored: NFC, trimmed; null for absent/null. (Schemas already refuse blank names, payees, categories.) */
+export function cleanText(s: string): string;
+export function cleanText(s: string | null | undefined): string | null;
 export function cleanText(s: string | null | undefined): string | null {
   if (s === undefined || s === null) return null;
   return s.normalize("NFC").trim();
+}
+
+/** A nullable text column as read from either driver: null, or the text. */
+export function nullableText(v: unknown): string | null {
+  return v === null || v === undefined ? null : String(v);
+}
+
+/**
+ * Labels a record keeps as the user spelled them (a budget's categories and tags): cleaned, without
+ * blanks, and without a second spelling of the same folded key (the first one stays). The ledger's own
+ * tags are folded instead (normalizeTags).
+ */
+export function distinctLabels(values: readonly string[] | undefined): string[] {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const v of values ?? []) {
+    const key = foldKey(v);
+    if (key.length === 0 || seen.has(key)) continue;
+    seen.add(key);
+    out.push(cleanText(v));
+  }
+  return out;
 }
 
 export const MAX_TAG_LENGTH = 40;

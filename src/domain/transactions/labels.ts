@@ -7,9 +7,9 @@
  */
 import type { Knex } from "knex";
 import type { LabelUse, ListCategoriesParams } from "../../../generated/types.js";
-import { invalidParams } from "../../errors.js";
 import { toMinorBigInt, toMoney, type MinorLike } from "../../money/amount.js";
 import { decodeCursor, encodeCursor, pageSize, queryFingerprint, splitPage } from "../paging.js";
+import { checkDateRange, transactionsQuery, whereTransactions, type TransactionFilter } from "./query.js";
 
 export type LabelKind = "category" | "tag";
 
@@ -26,24 +26,27 @@ const isPosition = (c: Record<string, unknown>): c is Position =>
 
 /** The rows one label kind is counted over: `key` folds spellings together, `name` is one of them. */
 function source(db: Knex, kind: LabelKind, userId: string, p: LabelParams): { q: Knex.QueryBuilder; key: string; name: string } {
+  const filter: TransactionFilter = { userId, categorized: kind === "category" };
+  if (p.date_from !== undefined) filter.dateFrom = p.date_from;
+  if (p.date_to !== undefined) filter.dateTo = p.date_to;
   const q =
     kind === "category"
-      ? db({ t: "transactions" }).where("t.user_id", userId).whereNotNull("t.category_key")
-      : db({ g: "transaction_tags" })
-          .join({ t: "transactions" }, function () {
-            this.on("t.id", "=", "g.transaction_id").andOn("t.user_id", "=", "g.user_id");
-          })
-          .where("g.user_id", userId);
-  if (p.date_from !== undefined) q.andWhere("t.date", ">=", p.date_from);
-  if (p.date_to !== undefined) q.andWhere("t.date", "<=", p.date_to);
+      ? transactionsQuery(db, filter)
+      : whereTransactions(
+          db,
+          db({ g: "transaction_tags" })
+            .join({ t: "transactions" }, function () {
+              this.on("t.id", "=", "g.transaction_id").andOn("t.user_id", "=", "g.user_id");
+            })
+            .where("g.user_id", userId),
+          filter,
+        );
   // Tags are stored folded (lower case); a category keeps its spellings under one folded key.
   return kind === "category" ? { q, key: "t.category_key", name: "MIN(t.category)" } : { q, key: "g.tag", name: "g.tag" };
 }
 
 export async function listLabels(db: Knex, userId: string, kind: LabelKind, p: LabelParams): Promise<{ labels: LabelUse[]; next_cursor: string | null }> {
-  if (p.date_from !== undefined && p.date_to !== undefined && p.date_from > p.date_to) {
-    throw invalidParams("date_to", `a day on or after date_from (${p.date_from})`, `date_to: ${p.date_to} is before date_from ${p.date_from}.`);
-  }
+  checkDateRange(p.date_from, p.date_to);
   const size = pageSize(p.limit);
   const fingerprint = queryFingerprint({ kind, date_from: p.date_from, date_to: p.date_to });
   const after = p.cursor !== undefined ? decodeCursor(p.cursor, fingerprint, isPosition) : undefined;

@@ -13,37 +13,20 @@
  */
 import type { Knex } from "knex";
 import type { ListTransactionsParams, ListTransactionsResult } from "../../../generated/types.js";
-import { invalidParams } from "../../errors.js";
 import { decodeCursor, encodeCursor, pageSize, queryFingerprint, splitPage } from "../paging.js";
 import { getWalletRow } from "../wallets/store.js";
 import { boundInMinorUnits, exponentOf } from "../shared/amounts.js";
 import { fromWithIndex, tagsOfTransactionSql } from "../../db/dialect.js";
 import { coerceTransactionRow, transactionFromRow } from "./store.js";
+import { bigintValue, checkDateRange, whereTransactions, type TransactionFilter } from "./query.js";
 import { containsPattern, foldKey, normalizeTags } from "../shared/text.js";
 
 type Sort = "date_desc" | "date_asc" | "amount_desc" | "amount_asc";
 
-/** Filters after validation, in the form the SQL needs. */
-export interface LedgerFilters {
-  userId: string;
-  dateFrom?: string;
-  dateTo?: string;
-  walletId?: string;
-  currency?: string;
-  categoryKey?: string;
-  direction?: string;
-  tagsAny?: string[];
-  tagsAll?: string[];
-  /** Magnitude bounds per group of currencies with one exponent (null currencies: every currency). */
-  magnitude?: { currencies: string[] | null; min?: bigint; max?: bigint }[];
-  queryPattern?: string;
-}
-
-export async function resolveFilters(db: Knex, userId: string, p: ListTransactionsParams): Promise<LedgerFilters> {
-  if (p.date_from !== undefined && p.date_to !== undefined && p.date_from > p.date_to) {
-    throw invalidParams("date_to", `a day on or after date_from (${p.date_from})`, `date_to: ${p.date_to} is before date_from ${p.date_from}.`);
-  }
-  const f: LedgerFilters = { userId };
+/** list_transactions' params as the ledger's filter (src/domain/transactions/query.ts). */
+async function resolveFilters(db: Knex, userId: string, p: ListTransactionsParams): Promise<TransactionFilter> {
+  checkDateRange(p.date_from, p.date_to);
+  const f: TransactionFilter = { userId };
   if (p.date_from !== undefined) f.dateFrom = p.date_from;
   if (p.date_to !== undefined) f.dateTo = p.date_to;
   let walletCurrency: string | undefined;
@@ -80,49 +63,7 @@ export async function resolveFilters(db: Knex, userId: string, p: ListTransactio
   return f;
 }
 
-/** BigInt bindings: both drivers take them (pg as text, better-sqlite3 as INTEGER); knex's types lack them. */
-const bigintValue = (v: bigint): Knex.Value => v as unknown as Knex.Value;
 const sqlValue = (v: string | bigint): Knex.Value => (typeof v === "bigint" ? bigintValue(v) : v);
-
-/** Applies the filters to a query over `transactions` (no alias). */
-export function applyFilters(db: Knex, q: Knex.QueryBuilder, f: LedgerFilters): Knex.QueryBuilder {
-  q.where("user_id", f.userId);
-  if (f.walletId !== undefined) q.andWhere("wallet_id", f.walletId);
-  if (f.currency !== undefined) q.andWhere("currency", f.currency);
-  if (f.categoryKey !== undefined) q.andWhere("category_key", f.categoryKey);
-  if (f.dateFrom !== undefined) q.andWhere("date", ">=", f.dateFrom);
-  if (f.dateTo !== undefined) q.andWhere("date", "<=", f.dateTo);
-  if (f.direction !== undefined) q.andWhere("direction", f.direction);
-  if (f.tagsAny && f.tagsAny.length > 0) {
-    q.whereIn("id", db("transaction_tags").select("transaction_id").where("user_id", f.userId).whereIn("tag", f.tagsAny));
-  }
-  for (const tag of f.tagsAll ?? []) {
-    q.whereIn("id", db("transaction_tags").select("transaction_id").where({ user_id: f.userId, tag }));
-  }
-  if (f.magnitude) {
-    const groups = f.magnitude;
-    // The loosest bounds over all exponents first, as plain conjuncts: a range on (user_id, abs(amount_minor), id).
-    const mins = groups.flatMap((g) => (g.min === undefined ? [] : [g.min]));
-    const maxes = groups.flatMap((g) => (g.max === undefined ? [] : [g.max]));
-    if (mins.length > 0) q.andWhereRaw("abs(amount_minor) >= ?", [bigintValue(mins.reduce((a, b) => (b < a ? b : a)))]);
-    if (maxes.length > 0) q.andWhereRaw("abs(amount_minor) <= ?", [bigintValue(maxes.reduce((a, b) => (b > a ? b : a)))]);
-    if (groups.length > 1)
-      q.where((outer) => {
-        for (const g of groups) {
-          outer.orWhere((inner) => {
-            if (g.currencies) inner.whereIn("currency", g.currencies);
-            if (g.min !== undefined) inner.andWhereRaw("abs(amount_minor) >= ?", [bigintValue(g.min)]);
-            if (g.max !== undefined) inner.andWhereRaw("abs(amount_minor) <= ?", [bigintValue(g.max)]);
-          });
-        }
-      });
-  }
-  if (f.queryPattern !== undefined) {
-    const p = f.queryPattern;
-    q.andWhereRaw("(lower(payee) LIKE ? ESCAPE '\\' OR lower(description) LIKE ? ESCAPE '\\' OR lower(notes) LIKE ? ESCAPE '\\')", [p, p, p]);
-  }
-  return q;
-}
 
 // ── Cursor ───────────────────────────────────────────────────────────────────────────────────────────
 
@@ -190,7 +131,7 @@ export async function listTransactions(db: Knex, userId: string, p: ListTransact
   // planner's choice stands: those indexes may be narrower.
   const walletRange = byDate && filters.walletId !== undefined && filters.categoryKey === undefined && !filters.tagsAny?.length && !filters.tagsAll?.length;
   const from = walletRange ? fromWithIndex(db, "transactions", "transactions_user_wallet_date_id") : db("transactions");
-  const page = applyFilters(db, from, filters);
+  const page = whereTransactions(db, from, filters, null);
   if (after) {
     const key: string | bigint = byDate ? after.k : BigInt(after.k);
     // key <= k AND (key < k OR id < i): the first conjunct is a plain range the index seeks to.
@@ -222,7 +163,7 @@ export async function listTransactions(db: Knex, userId: string, p: ListTransact
   else if (rows.length <= limit)
     total = rows.length; // the whole result fits on this page: nothing to count
   else {
-    const counted = await applyFilters(db, db("transactions"), filters).count({ n: "*" }).first();
+    const counted = await whereTransactions(db, db("transactions"), filters, null).count({ n: "*" }).first();
     total = Number((counted as { n: unknown } | undefined)?.n ?? 0);
   }
   const { page: pageRows, hasMore, last } = splitPage(rows, limit);

@@ -44,9 +44,10 @@ import { AppError, invalidParams, notFound } from "../../errors.js";
 import { formatMinor, toMinorBigInt, toMoney, type MinorLike } from "../../money/amount.js";
 import { addDays } from "../../calendar/days.js";
 import { isUniqueViolation } from "../../db/errors.js";
+import { forUpdate } from "../../db/dialect.js";
 import { getWalletRow, type WalletRow } from "../wallets/store.js";
 import { assertRunningTotals, assertRunningTotalsOf } from "../wallets/ceiling.js";
-import { cleanText, foldKey, normalizeTags } from "../shared/text.js";
+import { cleanText, foldKey, normalizeTags, nullableText } from "../shared/text.js";
 
 export interface TransactionRow {
   id: string;
@@ -66,8 +67,6 @@ export interface TransactionRow {
   created_at: string;
   updated_at: string;
 }
-
-const nullableText = (v: unknown): string | null => (v == null ? null : String(v));
 
 export function coerceTransactionRow(raw: Record<string, unknown>): TransactionRow {
   return {
@@ -151,6 +150,24 @@ export async function findTransaction(db: Knex, userId: string, transactionId: s
   const row = await findTransactionRow(db, userId, transactionId);
   if (!row) return undefined;
   return (await transactionsFromRows(db, [row]))[0];
+}
+
+/**
+ * Takes the row locks of a transaction and of the other leg of its transfer for the rest of the write
+ * (Postgres: FOR UPDATE; SQLite's writes are serial already), before the write reads either: a
+ * concurrent delete then finishes first and this write finds the row gone (not_found). Both legs in id
+ * order, whichever leg a call names, so an update of one leg and a delete of the other cannot deadlock.
+ */
+export async function lockTransactionLegs(db: Knex, userId: string, transactionId: string): Promise<void> {
+  const transferOf = db("transactions").select("transfer_id").where({ user_id: userId, id: transactionId });
+  await forUpdate(
+    db,
+    db("transactions")
+      .select("id")
+      .where("user_id", userId)
+      .andWhere((q) => q.where("id", transactionId).orWhereIn("transfer_id", transferOf))
+      .orderBy("id"),
+  );
 }
 
 /** A transaction and its transfer counterpart, as the write tools answer them. */
@@ -361,6 +378,7 @@ function duplicateWarning(matches: readonly TransactionRow[], currency: string):
  * income out can leave a balance beyond the bound the income offset, which is refused (conflict).
  */
 export async function deleteTransaction(db: Knex, userId: string, transactionId: string): Promise<TransactionPair> {
+  await lockTransactionLegs(db, userId, transactionId);
   const row = await findTransactionRow(db, userId, transactionId);
   if (!row) throw notFound("transaction", "transaction_id", transactionId);
   const pair = await loadPair(db, row);

@@ -8,10 +8,10 @@
  */
 import type { Knex } from "knex";
 import type { GetTransactionSummaryParams, GetTransactionSummaryResult, SummaryGroup, SummaryTotal } from "../../../generated/types.js";
-import { invalidParams } from "../../errors.js";
 import { toMinorBigInt, toMoney, type MinorLike } from "../../money/amount.js";
 import { getWalletRow } from "../wallets/store.js";
 import { foldKey, normalizeTags } from "../shared/text.js";
+import { checkDateRange, transactionsQuery, type TransactionFilter } from "./query.js";
 
 interface Figures {
   currency: string;
@@ -45,23 +45,20 @@ function money(f: Figures) {
 const byCode = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 export async function transactionSummary(db: Knex, userId: string, p: GetTransactionSummaryParams): Promise<GetTransactionSummaryResult> {
-  if (p.date_from > p.date_to) {
-    throw invalidParams("date_to", `a day on or after date_from (${p.date_from})`, `date_to: ${p.date_to} is before date_from ${p.date_from}.`);
-  }
-  const walletId = p.wallet_id !== undefined ? (await getWalletRow(db, userId, p.wallet_id, "wallet_id")).id : undefined;
-  const categoryKey = p.category !== undefined ? foldKey(p.category) : undefined;
-  const tagsAny = p.tags_any !== undefined ? normalizeTags(p.tags_any, "tags_any") : undefined;
-
-  // The same filters, with the same meanings, as list_transactions (src/domain/transactions/list.ts).
-  const base = () => {
-    const q = db({ t: "transactions" }).where("t.user_id", userId);
-    if (walletId !== undefined) q.andWhere("t.wallet_id", walletId);
-    if (p.currency !== undefined) q.andWhere("t.currency", p.currency);
-    if (categoryKey !== undefined) q.andWhere("t.category_key", categoryKey);
-    if (tagsAny !== undefined) q.whereIn("t.id", db("transaction_tags").select("transaction_id").where("user_id", userId).whereIn("tag", tagsAny));
-    q.andWhere("t.date", ">=", p.date_from).andWhere("t.date", "<=", p.date_to);
-    return p.direction !== undefined ? q.andWhere("t.direction", p.direction) : q.whereIn("t.direction", ["income", "expense"]);
+  checkDateRange(p.date_from, p.date_to);
+  const filter: TransactionFilter = {
+    userId,
+    dateFrom: p.date_from,
+    dateTo: p.date_to,
+    // Transfers move money between the user's own wallets: neither income nor spending.
+    direction: p.direction ?? ["income", "expense"],
   };
+  if (p.wallet_id !== undefined) filter.walletId = (await getWalletRow(db, userId, p.wallet_id, "wallet_id")).id;
+  if (p.currency !== undefined) filter.currency = p.currency;
+  if (p.category !== undefined) filter.categoryKey = foldKey(p.category);
+  if (p.tags_any !== undefined) filter.tagsAny = normalizeTags(p.tags_any, "tags_any");
+  // The same filters, with the same meanings, as list_transactions.
+  const base = () => transactionsQuery(db, filter);
   const sums = [db.raw(`${INCOME} AS income`), db.raw(`${EXPENSES} AS expenses`), db.raw("COUNT(*) AS n")];
 
   let groups: SummaryGroup[] = [];

@@ -14,7 +14,15 @@ import { invalidParams, notFound } from "../../errors.js";
 import { getWalletRow } from "../wallets/store.js";
 import { parseAmountParam } from "../shared/amounts.js";
 import { assertRunningTotalsOf } from "../wallets/ceiling.js";
-import { assertExternalIdFree, findCounterpartRow, findTransactionRow, loadPair, possibleDuplicates, type TransactionPair } from "./store.js";
+import {
+  assertExternalIdFree,
+  findCounterpartRow,
+  findTransactionRow,
+  loadPair,
+  lockTransactionLegs,
+  possibleDuplicates,
+  type TransactionPair,
+} from "./store.js";
 import { cleanText, foldKey, normalizeTags } from "../shared/text.js";
 
 export interface UpdatedTransaction {
@@ -24,6 +32,9 @@ export interface UpdatedTransaction {
 }
 
 export async function updateTransaction(db: Knex, userId: string, params: UpdateTransactionParams, now: Date): Promise<UpdatedTransaction> {
+  // Locked before the first read, dry runs included: a delete of this transaction (or of its transfer's
+  // other leg) at the same moment then finishes first, and this update answers not_found.
+  await lockTransactionLegs(db, userId, params.transaction_id);
   const row = await findTransactionRow(db, userId, params.transaction_id);
   if (!row) throw notFound("transaction", "transaction_id", params.transaction_id);
   const before = await loadPair(db, row);

@@ -9,16 +9,11 @@ import type { IdSource } from "../../db/ids.js";
 import { AppError } from "../../errors.js";
 import { parseAmountParam, requireKnownCurrency } from "../shared/amounts.js";
 import { assertRunningTotals } from "./ceiling.js";
-import { forUpdate } from "../../db/dialect.js";
+import { lockRow } from "../shared/common.js";
 import { isUniqueViolation } from "../../db/errors.js";
 import { assertNameFree, normalizeWalletName } from "./names.js";
 import { walletReferences } from "./references.js";
 import { findWallet, findWalletRow, getWalletRow, walletFromRow } from "./store.js";
-
-/** Takes the wallet's row lock for the rest of the write (a no-op read on SQLite, whose writes are serial). */
-async function lockWallet(db: Knex, userId: string, walletId: string): Promise<void> {
-  await forUpdate(db, db("wallets").where({ user_id: userId, id: walletId }).first("id"));
-}
 
 export interface NewWallet {
   name: string;
@@ -72,9 +67,21 @@ export interface WalletChange {
   notes?: string | null;
 }
 
-export async function updateWallet(db: Knex, userId: string, walletId: string, change: WalletChange, now: Date): Promise<{ before: Wallet; after: Wallet }> {
-  await lockWallet(db, userId, walletId);
+/**
+ * Only the fields given change. `checkSomeChange` runs once the wallet is found: an unknown wallet is
+ * not_found before "nothing to change", as the other update tools answer.
+ */
+export async function updateWallet(
+  db: Knex,
+  userId: string,
+  walletId: string,
+  change: WalletChange,
+  now: Date,
+  checkSomeChange: () => void = () => {},
+): Promise<{ before: Wallet; after: Wallet }> {
+  await lockRow(db, "wallets", userId, walletId);
   const row = await getWalletRow(db, userId, walletId, "wallet_id");
+  checkSomeChange();
   const before = (await findWallet(db, userId, row.id))!;
   const patch: Record<string, unknown> = {};
   if (change.name !== undefined) {
@@ -110,7 +117,7 @@ export async function deleteWallet(db: Knex, userId: string, walletId: string): 
   // Locked before the checks: a transaction, budget, goal or bill written at the same moment for this
   // wallet then waits for this delete instead of slipping in between the checks and the delete, and a
   // delete or update of the same wallet by another call is answered after it (then not_found here).
-  await lockWallet(db, userId, walletId);
+  await lockRow(db, "wallets", userId, walletId);
   const row = await getWalletRow(db, userId, walletId, "wallet_id");
   const counted = await db("transactions").where({ user_id: userId, wallet_id: row.id }).count({ n: "*" }).first();
   const transactionCount = Number(counted?.n ?? 0);

@@ -1,16 +1,4 @@
 import type { Handlers } from "../../../generated/handlers.js";
-import { todayFor } from "../../domain/shared/common.js";
-import { billToApi, listBills, upcomingOccurrences } from "../../domain/bills/store.js";
+import { listBillReminders } from "../../domain/bills/read.js";
 
-/**
- * Due dates from today through today + days_ahead (plus the last 7 days as overdue) of active reminders,
- * and the reminders themselves; "today" is the user's calendar day.
- */
-export const list_bill_reminders: Handlers["list_bill_reminders"] = async (params, ctx) => {
-  const today = todayFor(ctx);
-  const bills = await listBills(ctx.db, ctx.caller.userId, params.include_inactive === true);
-  return {
-    upcoming: upcomingOccurrences(bills, today, params.days_ahead ?? 30),
-    reminders: bills.map((b) => billToApi(b, today)),
-  };
-};
+export const list_bill_reminders: Handlers["list_bill_reminders"] = async (params, ctx) => listBillReminders(ctx, params);

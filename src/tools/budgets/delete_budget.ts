@@ -1,13 +1,11 @@
 import type { Handlers } from "../../../generated/handlers.js";
-import { budgetToApi, deleteBudgetRow, getBudget } from "../../domain/budgets/store.js";
+import { deleteBudget } from "../../domain/budgets/write.js";
 
 /** Deletes the definition only; transactions are never touched. The snapshot stays in the audit log. */
 export const delete_budget: Handlers["delete_budget"] = async (params, ctx) => {
-  const old = await getBudget(ctx.db, ctx.caller.userId, params.budget_id);
-  await deleteBudgetRow(ctx.db, old.userId, old.id);
-  const snapshot = budgetToApi(old);
+  const budget = await deleteBudget(ctx, params.budget_id);
   return {
-    result: { budget: snapshot, warnings: [] },
-    change: { action: "delete", resourceType: "budget", resourceId: old.id, before: snapshot, after: null },
+    result: { budget, warnings: [] },
+    change: { action: "delete", resourceType: "budget", resourceId: budget.id, before: budget, after: null },
   };
 };

@@ -1,8 +1,8 @@
 import type { Handlers } from "../../../generated/handlers.js";
+import { limits } from "../../../generated/limits.js";
 import { tools } from "../../../generated/registry.js";
 import type { Scope } from "../../../generated/types.js";
 import { toolAvailable } from "../../auth/tool-access.js";
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "../../domain/paging.js";
 
 export const list_capabilities: Handlers["list_capabilities"] = async (_params, ctx) => ({
   tools: tools
@@ -12,8 +12,8 @@ export const list_capabilities: Handlers["list_capabilities"] = async (_params, 
     requests_per_minute: ctx.config.rateLimits.mcpPerMinute,
     sse_connects_per_minute: ctx.config.rateLimits.ssePerMinute,
     idempotency_key_retention_hours: ctx.config.idempotencyRetentionHours,
-    max_page_size: MAX_PAGE_SIZE,
-    default_page_size: DEFAULT_PAGE_SIZE,
+    max_page_size: limits.maxPageSize,
+    default_page_size: limits.defaultPageSize,
   },
   writes_enabled: ctx.config.writeTools === "enabled",
 });

@@ -1,47 +1,8 @@
 import type { Handlers } from "../../../generated/handlers.js";
-import { todayInTimeZone } from "../../calendar/time-zones.js";
-import { budgetsPushedOverLimit } from "../../domain/budgets/over-limit.js";
-import { parseAmountParam } from "../../domain/shared/amounts.js";
-import { insertTransaction } from "../../domain/transactions/store.js";
-import { getWalletRow } from "../../domain/wallets/store.js";
+import { createTransaction } from "../../domain/transactions/write.js";
 
 export const create_transaction: Handlers["create_transaction"] = async (params, ctx) => {
-  const userId = ctx.caller.userId;
-  // The wallet first: its currency decides how many decimals the amount may have.
-  const wallet = await getWalletRow(ctx.db, userId, params.wallet_id, "wallet_id");
-  const amountMinor = parseAmountParam(params.amount, wallet.currency, "amount");
-  const inserted = await insertTransaction(ctx.db, userId, {
-    walletId: wallet.id,
-    // Already read above in this transaction: insertTransaction need not read it again.
-    wallet,
-    date: params.date ?? todayInTimeZone(ctx.caller.timezone, ctx.now()),
-    amountMinor,
-    direction: params.direction,
-    toWalletId: params.to_wallet_id ?? null,
-    payee: params.payee,
-    description: params.description,
-    category: params.category,
-    tags: params.tags,
-    notes: params.notes,
-    externalId: params.external_id,
-    now: ctx.now(),
-    ids: ctx.ids,
-  });
-  const { transaction, counterpart } = inserted;
-  const warnings = [...inserted.warnings];
-  if (transaction.direction === "expense") {
-    // After the insert, in the same transaction: the budgets this expense pushed over their limit.
-    warnings.push(
-      ...(await budgetsPushedOverLimit(ctx.db, userId, {
-        date: transaction.date,
-        currency: transaction.currency,
-        amountMinor: amountMinor,
-        walletId: transaction.wallet_id,
-        category: transaction.category,
-        tags: transaction.tags,
-      })),
-    );
-  }
+  const { transaction, counterpart, warnings } = await createTransaction(ctx, params);
   return {
     result: { transaction, counterpart, warnings },
     change: { action: "create", resourceType: "transaction", resourceId: transaction.id, before: null, after: { transaction, counterpart } },

@@ -1,19 +1,4 @@
 import type { Handlers } from "../../../generated/handlers.js";
-import { todayInTimeZone } from "../../calendar/time-zones.js";
-import { balanceOf, ledgerSums, listWalletRows, getWalletRow, totalsPerCurrency, walletBalance } from "../../domain/wallets/store.js";
-import { toMoney } from "../../money/amount.js";
+import { walletBalances } from "../../domain/wallets/read.js";
 
-export const get_wallet_balance: Handlers["get_wallet_balance"] = async (params, ctx) => {
-  const userId = ctx.caller.userId;
-  const asOf = params.as_of ?? todayInTimeZone(ctx.caller.timezone, ctx.now());
-  const rows = params.wallet_id
-    ? [await getWalletRow(ctx.db, userId, params.wallet_id, "wallet_id")]
-    : await listWalletRows(ctx.db, userId, { includeArchived: false });
-  const sums = await ledgerSums(ctx.db, userId, { walletIds: rows.map((r) => r.id), asOf });
-  const balances = rows.map((row) => ({ row, minor: balanceOf(row, sums, asOf) }));
-  return {
-    as_of: asOf,
-    wallets: balances.map(({ row, minor }) => walletBalance(row, minor)),
-    totals: totalsPerCurrency(balances.map(({ row, minor }) => ({ currency: row.currency, minor }))).map((t) => toMoney(t.minor, t.currency)),
-  };
-};
+export const get_wallet_balance: Handlers["get_wallet_balance"] = async (params, ctx) => walletBalances(ctx, params);

@@ -1,0 +1,35 @@
+/**
+ * What every tool call gets besides its params, in a neutral module: the transports, the dispatcher and
+ * the write pipeline build it, handlers read it, and domain writes read the part they need
+ * (DomainContext). No HTTP, no transport: the same for every caller.
+ */
+import type { Knex } from "knex";
+import type { Caller } from "./auth/caller.js";
+import type { Config } from "./config.js";
+import type { IdSource } from "./db/ids.js";
+
+export type { Caller };
+
+/** What a read handler gets besides its params. */
+export interface ToolContext {
+  readonly db: Knex;
+  readonly caller: Caller;
+  readonly requestId: string;
+  readonly config: Config;
+  /** The clock, injectable so tests can fix "today". */
+  now(): Date;
+  /** New ids, injectable so tests can know them in advance. */
+  readonly ids: IdSource;
+}
+
+/**
+ * What a domain function reads of a call: the database (the write pipeline's transaction for a write),
+ * who calls, the clock and the id source; dryRun only where a warning's wording depends on it.
+ */
+export interface DomainContext {
+  readonly db: Knex;
+  readonly caller: Pick<Caller, "userId" | "timezone" | "defaultCurrency">;
+  now(): Date;
+  readonly ids: IdSource;
+  readonly dryRun?: boolean;
+}

@@ -1,0 +1,18 @@
+/** list_bill_reminders: the reminders, and the due dates around the caller's today. */
+import type { ListBillRemindersParams, ListBillRemindersResult } from "../../../generated/types.js";
+import type { DomainContext } from "../../context.js";
+import { todayInTimeZone } from "../../calendar/time-zones.js";
+import { billToApi, listBills, upcomingOccurrences } from "./store.js";
+
+/**
+ * Due dates from today through today + days_ahead (plus the last 7 days as overdue) of active reminders,
+ * and the reminders themselves; "today" is the user's calendar day.
+ */
+export async function listBillReminders(ctx: DomainContext, params: ListBillRemindersParams): Promise<ListBillRemindersResult> {
+  const today = todayInTimeZone(ctx.caller.timezone, ctx.now());
+  const bills = await listBills(ctx.db, ctx.caller.userId, params.include_inactive === true);
+  return {
+    upcoming: upcomingOccurrences(bills, today, params.days_ahead ?? 30),
+    reminders: bills.map((b) => billToApi(b, today)),
+  };
+}

@@ -1,0 +1,107 @@
+/**
+ * The one owner-scoped query over a user's transactions. Every reader of the ledger (list_transactions,
+ * get_transaction_summary, list_categories and list_tags, and the tools still to come that filter
+ * transactions: bulk edits, import de-duplication, recurring detection, net worth) states what it wants
+ * as a TransactionFilter and gets the rows from transactionsQuery or whereTransactions; a filter means the
+ * same everywhere, and no reader can forget the user_id condition.
+ *
+ * The filter is already checked and folded (foldKey, normalizeTags, boundInMinorUnits): building it
+ * from a tool's params is the caller's job, and checkDateRange is the one check of a date range.
+ */
+import type { Knex } from "knex";
+import { invalidParams } from "../../errors.js";
+
+/** A checked filter over one user's transactions; an absent field does not filter. */
+export interface TransactionFilter {
+  userId: string;
+  dateFrom?: string;
+  dateTo?: string;
+  walletId?: string;
+  currency?: string;
+  /** Folded (foldKey) category. */
+  categoryKey?: string;
+  /** One direction, or any of several (the summary reads income and expenses, never transfers). */
+  direction?: string | readonly string[];
+  /** Folded tags: a transaction with any of them. */
+  tagsAny?: readonly string[];
+  /** Folded tags: a transaction with all of them. */
+  tagsAll?: readonly string[];
+  /** Magnitude bounds per group of currencies with one exponent (null currencies: every currency). */
+  magnitude?: readonly { currencies: string[] | null; min?: bigint; max?: bigint }[];
+  /** A LIKE pattern (containsPattern) over payee, description and notes. */
+  queryPattern?: string;
+  /** Only transactions that carry a category. */
+  categorized?: boolean;
+}
+
+/** Refuses date_to before date_from: the one check of a date range, for every reader. */
+export function checkDateRange(dateFrom: string | undefined, dateTo: string | undefined): void {
+  if (dateFrom !== undefined && dateTo !== undefined && dateFrom > dateTo) {
+    throw invalidParams("date_to", `a day on or after date_from (${dateFrom})`, `date_to: ${dateTo} is before date_from ${dateFrom}.`);
+  }
+}
+
+/** BigInt bindings: both drivers take them (pg as text, better-sqlite3 as INTEGER); knex's types lack them. */
+export const bigintValue = (v: bigint): Knex.Value => v as unknown as Knex.Value;
+
+/** The user's transactions under `alias` (default "t"), filtered. */
+export function transactionsQuery(db: Knex, f: TransactionFilter, alias = "t"): Knex.QueryBuilder {
+  return whereTransactions(db, db({ [alias]: "transactions" }), f, alias);
+}
+
+/**
+ * Adds the filter's conditions to `q`, a query whose transactions are `alias` (null: the plain table
+ * `transactions`, as list_transactions reads it through a chosen index). Answers `q`.
+ */
+export function whereTransactions(db: Knex, q: Knex.QueryBuilder, f: TransactionFilter, alias: string | null = "t"): Knex.QueryBuilder {
+  const c = (column: string) => (alias === null ? column : `${alias}.${column}`);
+  q.where(c("user_id"), f.userId);
+  if (f.walletId !== undefined) q.andWhere(c("wallet_id"), f.walletId);
+  if (f.currency !== undefined) q.andWhere(c("currency"), f.currency);
+  if (f.categoryKey !== undefined) q.andWhere(c("category_key"), f.categoryKey);
+  if (f.categorized) q.whereNotNull(c("category_key"));
+  if (f.dateFrom !== undefined) q.andWhere(c("date"), ">=", f.dateFrom);
+  if (f.dateTo !== undefined) q.andWhere(c("date"), "<=", f.dateTo);
+  if (typeof f.direction === "string") q.andWhere(c("direction"), f.direction);
+  else if (f.direction !== undefined) q.whereIn(c("direction"), [...f.direction]);
+  if (f.tagsAny && f.tagsAny.length > 0) {
+    q.whereIn(
+      c("id"),
+      db("transaction_tags")
+        .select("transaction_id")
+        .where("user_id", f.userId)
+        .whereIn("tag", [...f.tagsAny]),
+    );
+  }
+  for (const tag of f.tagsAll ?? []) {
+    q.whereIn(c("id"), db("transaction_tags").select("transaction_id").where({ user_id: f.userId, tag }));
+  }
+  if (f.magnitude) {
+    const groups = f.magnitude;
+    const abs = `abs(${c("amount_minor")})`;
+    // The loosest bounds over all exponents first, as plain conjuncts: a range on (user_id, abs(amount_minor), id).
+    const mins = groups.flatMap((g) => (g.min === undefined ? [] : [g.min]));
+    const maxes = groups.flatMap((g) => (g.max === undefined ? [] : [g.max]));
+    if (mins.length > 0) q.andWhereRaw(`${abs} >= ?`, [bigintValue(mins.reduce((a, b) => (b < a ? b : a)))]);
+    if (maxes.length > 0) q.andWhereRaw(`${abs} <= ?`, [bigintValue(maxes.reduce((a, b) => (b > a ? b : a)))]);
+    if (groups.length > 1)
+      q.where((outer) => {
+        for (const g of groups) {
+          outer.orWhere((inner) => {
+            if (g.currencies) inner.whereIn(c("currency"), g.currencies);
+            if (g.min !== undefined) inner.andWhereRaw(`${abs} >= ?`, [bigintValue(g.min)]);
+            if (g.max !== undefined) inner.andWhereRaw(`${abs} <= ?`, [bigintValue(g.max)]);
+          });
+        }
+      });
+  }
+  if (f.queryPattern !== undefined) {
+    const p = f.queryPattern;
+    q.andWhereRaw(`(lower(${c("payee")}) LIKE ? ESCAPE '\\' OR lower(${c("description")}) LIKE ? ESCAPE '\\' OR lower(${c("notes")}) LIKE ? ESCAPE '\\')`, [
+      p,
+      p,
+      p,
+    ]);
+  }
+  return q;
+}

@@ -1,0 +1,55 @@
+/**
+ * create_transaction's rules: the amount read in the wallet's currency, today by default (the caller's
+ * day), and after the insert, in the same transaction, the budgets this expense pushed over their limit.
+ * Updates are update.ts; deletes are store.ts's deleteTransaction. Both lock the legs first.
+ */
+import type { CreateTransactionParams, Transaction, Warning } from "../../../generated/types.js";
+import type { DomainContext } from "../../context.js";
+import { todayInTimeZone } from "../../calendar/time-zones.js";
+import { budgetsPushedOverLimit } from "../budgets/over-limit.js";
+import { parseAmountParam } from "../shared/amounts.js";
+import { getWalletRow } from "../wallets/store.js";
+import { insertTransaction } from "./store.js";
+
+export async function createTransaction(
+  ctx: DomainContext,
+  params: CreateTransactionParams,
+): Promise<{ transaction: Transaction; counterpart: Transaction | null; warnings: Warning[] }> {
+  const userId = ctx.caller.userId;
+  // The wallet first: its currency decides how many decimals the amount may have.
+  const wallet = await getWalletRow(ctx.db, userId, params.wallet_id, "wallet_id");
+  const amountMinor = parseAmountParam(params.amount, wallet.currency, "amount");
+  const inserted = await insertTransaction(ctx.db, userId, {
+    walletId: wallet.id,
+    // Already read above in this transaction: insertTransaction need not read it again.
+    wallet,
+    date: params.date ?? todayInTimeZone(ctx.caller.timezone, ctx.now()),
+    amountMinor,
+    direction: params.direction,
+    toWalletId: params.to_wallet_id ?? null,
+    payee: params.payee,
+    description: params.description,
+    category: params.category,
+    tags: params.tags,
+    notes: params.notes,
+    externalId: params.external_id,
+    now: ctx.now(),
+    ids: ctx.ids,
+  });
+  const { transaction, counterpart } = inserted;
+  const warnings = [...inserted.warnings];
+  if (transaction.direction === "expense") {
+    // After the insert, in the same transaction: the budgets this expense pushed over their limit.
+    warnings.push(
+      ...(await budgetsPushedOverLimit(ctx.db, userId, {
+        date: transaction.date,
+        currency: transaction.currency,
+        amountMinor,
+        walletId: transaction.wallet_id,
+        category: transaction.category,
+        tags: transaction.tags,
+      })),
+    );
+  }
+  return { transaction, counterpart, warnings };
+}
