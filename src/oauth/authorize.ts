@@ -96,7 +96,8 @@ export async function startAuthorization(deps: OAuthDeps, urls: OAuthUrls, query
   try {
     client = await findClient(deps.db, clientId, { allowPrivate: deps.config.oauth.cimdAllowPrivate, now, requester });
   } catch (err) {
-    if (err instanceof ClientMetadataError) throw new AuthorizationPageError(`The application's client metadata cannot be used: ${err.message}`, "invalid_client");
+    if (err instanceof ClientMetadataError)
+      throw new AuthorizationPageError(`The application's client metadata cannot be used: ${err.message}`, "invalid_client");
     if (err instanceof FetchBusyError)
       throw new AuthorizationPageError(
         `The server is busy fetching applications' descriptions (${err.message}). Try again in ${BUSY_RETRY_S} seconds.`,

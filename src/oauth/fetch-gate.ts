@@ -36,9 +36,7 @@ export class FetchGate {
       else this.perRequester.delete(requester);
       this.inFlight.delete(url);
     };
-    const promise = Promise.resolve()
-      .then(fetch)
-      .finally(done);
+    const promise = Promise.resolve().then(fetch).finally(done);
     this.inFlight.set(url, promise);
     return promise;
   }

@@ -168,8 +168,7 @@ export function tokenModel(deps: OAuthDeps, urls: OAuthUrls, requestedScope?: st
       const scope = JSON.parse(String(row.scopes)) as string[];
       // Before the token is used up (the library checks only afterwards): a wider scope leaves it valid.
       const wider = requestedScope ? requestedScope.split(" ").filter((s) => !scope.includes(s)) : [];
-      if (wider.length)
-        throw new OAuth2Server.InvalidScopeError(`Invalid scope: the grant does not hold ${wider.join(", ")}; authorize again to widen it`);
+      if (wider.length) throw new OAuth2Server.InvalidScopeError(`Invalid scope: the grant does not hold ${wider.join(", ")}; authorize again to widen it`);
       return {
         refreshToken,
         refreshTokenExpiresAt: new Date(String(row.expires_at)),
@@ -265,10 +264,7 @@ export function tokenModel(deps: OAuthDeps, urls: OAuthUrls, requestedScope?: st
           if (user.codeHash) await trx("oauth_codes").where({ code_hash: user.codeHash }).update({ grant_id: grantId });
           // A new grant replaces the person's earlier grants for this client (a scope step-up): they end now.
           const earlier = trx("oauth_grants").where({ user_id: user.id, client_id: client.id }).whereNot({ id: grantId }).whereNull("revoked_at");
-          await trx("mcp_tokens")
-            .whereIn("grant_id", earlier.clone().select("id"))
-            .whereNull("revoked_at")
-            .update({ revoked_at: now.toISOString() });
+          await trx("mcp_tokens").whereIn("grant_id", earlier.clone().select("id")).whereNull("revoked_at").update({ revoked_at: now.toISOString() });
           await earlier.update({ revoked_at: now.toISOString() });
         } else {
           // A refresh: the grant's one token gets the new secret, expiry and (possibly narrower) scopes. The
