@@ -20,8 +20,9 @@ import cors from "cors";
 import type { Knex } from "knex";
 import { addressKey } from "../limits/login.js";
 import type { RateLimits } from "../limits/types.js";
-import { AuthorizationPageError, AuthorizationRedirectError, startAuthorization, type OAuthDeps } from "../oauth/authorize.js";
+import { AuthorizationPageError, startAuthorization, type OAuthDeps } from "../oauth/authorize.js";
 import { ClientMetadataError, registerClient } from "../oauth/clients.js";
+import { sendAuthorizationErrorPage } from "../oauth/error-page.js";
 import { authorizationServerMetadata, protectedResourceMetadata } from "../oauth/metadata.js";
 import { revokeRequest } from "../oauth/revoke.js";
 import { handleTokenRequest } from "../oauth/token.js";
@@ -70,7 +71,7 @@ export function oauthRouter(deps: OAuthRouteDeps): Router {
         if (d.allowed) return next();
         res.set("Retry-After", String(d.resetSeconds)).set("Cache-Control", "no-store");
         const message = `Too many OAuth requests from this address: at most ${d.limit} per hour. Wait ${d.resetSeconds} seconds, then retry.`;
-        if (req.method === "GET") res.status(429).type("text/plain; charset=utf-8").send(`${message}\n`);
+        if (req.method === "GET") sendAuthorizationErrorPage(res, 429, message, "temporarily_unavailable", d.resetSeconds);
         else res.status(429).json({ error: "temporarily_unavailable", error_description: message });
       },
       (err: unknown) => next(err),
@@ -143,13 +144,13 @@ export function oauthRouter(deps: OAuthRouteDeps): Router {
     perAddress,
     withUrls(async (urls, req, res) => {
       res.set("Cache-Control", "no-store");
+      const requester = addressKey(req.ip ?? req.socket.remoteAddress ?? "unknown");
       try {
-        res.redirect(302, await startAuthorization(oauthDeps, urls, req.query as Record<string, unknown>));
+        res.redirect(302, await startAuthorization(oauthDeps, urls, req.query as Record<string, unknown>, requester));
       } catch (err) {
-        if (err instanceof AuthorizationRedirectError) return res.redirect(302, err.redirectUrl);
         if (!(err instanceof AuthorizationPageError)) throw err;
-        // Shown to the person; plain text, so nothing in it can become markup.
-        res.status(400).type("text/plain; charset=utf-8").send(`This sign-in request cannot be completed.\n\n${err.message}\n`);
+        // Never a redirect to the client (RFC 9700 §4.11.2): src/oauth/authorize.ts.
+        sendAuthorizationErrorPage(res, err.status, err.message, err.error, err.retryAfterSeconds);
       }
     }),
   );

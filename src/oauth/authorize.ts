@@ -8,13 +8,16 @@
  * userId, scopes | null), whose URL it redirects the browser to: the client's redirect URI with a code
  * (or error=access_denied), its state, and iss (RFC 9207). docs/oauth.md describes this interface.
  *
- * Until the client's redirect URI is known to be registered, errors are shown to the person (never
- * redirected: an open redirector otherwise); after that they go back to the client (RFC 6749 §4.1.2.1).
+ * Every request error is shown to the person on a page, never redirected: anyone can register a
+ * redirect URI here (dynamic registration, metadata documents), so redirecting errors at once would make
+ * this server an open redirector (RFC 9700 §4.11.2). The browser goes back to the client only after the
+ * person signed in and decided (completeAuthorization).
  */
 import type { Knex } from "knex";
 import type { Config } from "../config.js";
 import { KNOWN_SCOPES } from "../auth/tokens.js";
-import { ClientMetadataError, findClient, redirectUriMatches, type OAuthClient } from "./clients.js";
+import { ClientMetadataError, findClient, findStoredClient, redirectUriMatches, touchClient, type OAuthClient } from "./clients.js";
+import { FetchBusyError } from "./fetch-gate.js";
 import { randomString, secretHash } from "./secrets.js";
 import { CONSENT_PATH, type OAuthUrls } from "./urls.js";
 import { tokensCreatedSince } from "./quota.js";
@@ -41,18 +44,16 @@ interface PendingRequest {
   issuer: string;
 }
 
-/** A request the person must be told about: no client to send the error back to. */
+/**
+ * A request the person is told about on a page: `error` is the RFC 6749 §4.1.2.1 code the client would
+ * have received; `status` 400, or 503 with `retryAfterSeconds` when too many documents are being fetched.
+ */
 export class AuthorizationPageError extends Error {
-  constructor(message: string) {
-    super(message);
-  }
-}
-
-/** A request error that goes back to the client's redirect URI. */
-export class AuthorizationRedirectError extends Error {
   constructor(
-    readonly redirectUrl: string,
     message: string,
+    readonly error = "invalid_request",
+    readonly status: 400 | 503 = 400,
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
   }
@@ -65,6 +66,11 @@ function responseUrl(redirectUri: string, params: Record<string, string | null>)
 }
 
 const CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
+
+/** A scope parameter trimmed, with runs of whitespace made one space (hosted clients send " a b"). */
+export function normalizeScope(scope: string): string {
+  return scope.trim().split(/\s+/).join(" ");
+}
 const MAX_STATE = 1000;
 
 function single(query: Record<string, unknown>, name: string): string | undefined {
@@ -74,19 +80,31 @@ function single(query: Record<string, unknown>, name: string): string | undefine
   return v;
 }
 
+/** Seconds a person is asked to wait when too many metadata documents are being fetched. */
+const BUSY_RETRY_S = 5;
+
 /**
  * Checks an authorization request (the query of GET /oauth/authorize) and stores it; returns the consent
- * page's URL. Throws AuthorizationPageError (show it) or AuthorizationRedirectError (redirect to it).
+ * page's URL. Throws AuthorizationPageError (show it). `requester` is the client address's limit key:
+ * metadata-document fetches are capped per requester (src/oauth/fetch-gate.ts).
  */
-export async function startAuthorization(deps: OAuthDeps, urls: OAuthUrls, query: Record<string, unknown>): Promise<string> {
+export async function startAuthorization(deps: OAuthDeps, urls: OAuthUrls, query: Record<string, unknown>, requester: string): Promise<string> {
   const now = deps.now();
   const clientId = single(query, "client_id");
   if (!clientId) throw new AuthorizationPageError("client_id is missing: the application that sent you here did not say who it is.");
   let client: OAuthClient | undefined;
   try {
-    client = await findClient(deps.db, clientId, { allowPrivate: deps.config.oauth.cimdAllowPrivate, now });
+    client = await findClient(deps.db, clientId, { allowPrivate: deps.config.oauth.cimdAllowPrivate, now, requester });
   } catch (err) {
-    if (err instanceof ClientMetadataError) throw new AuthorizationPageError(`The application's client metadata cannot be used: ${err.message}`);
+    if (err instanceof ClientMetadataError)
+      throw new AuthorizationPageError(`The application's client metadata cannot be used: ${err.message}`, "invalid_client");
+    if (err instanceof FetchBusyError)
+      throw new AuthorizationPageError(
+        `The server is busy fetching applications' descriptions (${err.message}). Try again in ${BUSY_RETRY_S} seconds.`,
+        "temporarily_unavailable",
+        503,
+        BUSY_RETRY_S,
+      );
     throw err;
   }
   if (!client) throw new AuthorizationPageError("client_id: no such client is registered with this server. The application should register again.");
@@ -102,8 +120,7 @@ export async function startAuthorization(deps: OAuthDeps, urls: OAuthUrls, query
   }
 
   const state = single(query, "state") ?? null;
-  const fail = (error: string, description: string) =>
-    new AuthorizationRedirectError(responseUrl(redirectUri, { error, error_description: description, state, iss: urls.issuer }), description);
+  const fail = (error: string, description: string) => new AuthorizationPageError(description, error);
   if (state !== null && state.length > MAX_STATE) throw fail("invalid_request", `state: at most ${MAX_STATE} characters`);
   if (single(query, "response_type") !== "code") throw fail("unsupported_response_type", 'response_type must be "code"');
   const challenge = single(query, "code_challenge");
@@ -115,12 +132,13 @@ export async function startAuthorization(deps: OAuthDeps, urls: OAuthUrls, query
   const scopeParam = single(query, "scope");
   let scopes = [...KNOWN_SCOPES];
   if (scopeParam !== undefined && scopeParam.trim() !== "") {
-    const asked = [...new Set(scopeParam.trim().split(/\s+/))];
+    const asked = [...new Set(normalizeScope(scopeParam).split(" "))];
     const unknown = asked.filter((s) => !KNOWN_SCOPES.includes(s));
     if (unknown.length) throw fail("invalid_scope", `unknown scope(s) ${unknown.join(", ")}; this server's scopes are listed in its metadata`);
     scopes = asked.sort();
   }
 
+  await touchClient(deps.db, client.clientId, now);
   const id = randomString(32);
   const request: PendingRequest = { redirect_uri: redirectUri, scopes, state, code_challenge: challenge, resource: urls.resource, issuer: urls.issuer };
   // Expired pending requests are dropped as new ones come (no sweeper needed).
@@ -163,7 +181,8 @@ async function loadPending(deps: OAuthDeps, id: string): Promise<{ clientId: str
 export async function describePendingAuthorization(deps: OAuthDeps, id: string): Promise<PendingAuthorization | undefined> {
   const pending = await loadPending(deps, id);
   if (!pending) return undefined;
-  const client = await findClient(deps.db, pending.clientId, { allowPrivate: deps.config.oauth.cimdAllowPrivate, now: deps.now() }).catch(() => undefined);
+  // The stored client only: showing the page never fetches a document (startAuthorization just did).
+  const client = await findStoredClient(deps.db, pending.clientId);
   const redirect = new URL(pending.request.redirect_uri);
   return {
     id,

@@ -15,6 +15,7 @@ import { lookup as dnsLookup, type LookupAddress } from "node:dns";
 import http from "node:http";
 import https from "node:https";
 import { BlockList, isIP } from "node:net";
+import { hostProblem } from "./hosts.js";
 
 export const CIMD_MAX_BYTES = 5 * 1024;
 export const CIMD_TIMEOUT_MS = 5000;
@@ -43,8 +44,11 @@ for (const [net, prefix] of [
 ] as const)
   blocked.addSubnet(net, prefix, "ipv4");
 for (const [net, prefix] of [
-  ["::", 128],
-  ["::1", 128],
+  // IPv4-compatible (deprecated, includes :: and ::1), IPv4-mapped and SIIT IPv4-translated addresses
+  // reach IPv4 hosts, private ones included, on stacks that route them: none is a public IPv6 address.
+  ["::", 96],
+  ["::ffff:0:0", 96],
+  ["::ffff:0:0:0", 96],
   ["64:ff9b::", 96],
   ["64:ff9b:1::", 48],
   ["100::", 64],
@@ -61,8 +65,6 @@ for (const [net, prefix] of [
 export function isPublicAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 0) return false;
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return !blocked.check(mapped[1]!, "ipv4");
   return !blocked.check(address, family === 6 ? "ipv6" : "ipv4");
 }
 
@@ -77,6 +79,8 @@ export function cimdUrlProblem(clientId: string, allowPrivate: boolean): string 
   }
   if (u.protocol !== "https:" && !(allowPrivate && u.protocol === "http:")) return "a client_id URL must use https";
   if (u.username || u.password) return "a client_id URL must not hold credentials";
+  const host = hostProblem(u.hostname);
+  if (host) return `client_id URL: ${host}`;
   if (u.hash || clientId.includes("#")) return "a client_id URL must not have a fragment";
   if (u.pathname === "/" || u.pathname === "") return "a client_id URL must have a path";
   if (u.href !== clientId) return "the client_id URL must be in normalized form";

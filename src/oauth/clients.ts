@@ -6,6 +6,8 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import type { Knex } from "knex";
 import { isLoopbackHost } from "../config.js";
 import { CimdError, cimdUrlProblem, fetchClientMetadata } from "./cimd.js";
+import { cimdFetchGate } from "./fetch-gate.js";
+import { hostProblem } from "./hosts.js";
 import { randomString } from "./secrets.js";
 
 export type AuthMethod = "none" | "client_secret_basic" | "client_secret_post";
@@ -33,16 +35,26 @@ export class ClientMetadataError extends Error {
 const MAX_REDIRECT_URIS = 10;
 const MAX_URI = 2000;
 const MAX_NAME = 100;
-/** Schemes that could run script or read files where a browser lands: never a redirect target. */
-const FORBIDDEN_SCHEMES = new Set(["javascript:", "data:", "file:", "vbscript:", "blob:", "about:"]);
+/**
+ * Single-label private-use schemes of widely used MCP clients, accepted besides reverse-DNS ones
+ * (docs/decisions.md "Redirect URI schemes"): Cursor registers cursor://anysphere.cursor-mcp/oauth/callback.
+ */
+const APP_SCHEMES = new Set(["cursor:", "vscode:", "vscode-insiders:"]);
+/** A reverse-DNS private-use scheme (RFC 8252 §7.1): com.example.app, at least two labels. */
+const REVERSE_DNS_SCHEME = /^[a-z][a-z0-9-]*(\.[a-z0-9-]+)+:$/;
 /** CIMD documents are fetched again after this long at most, and kept at least MIN. */
 const CIMD_CACHE_MAX_S = 24 * 3600;
 const CIMD_CACHE_DEFAULT_S = 3600;
 const CIMD_CACHE_MIN_S = 60;
+/** A client row nobody used for this long (and with no live refresh token) is deleted. */
+export const CLIENT_IDLE_DAYS = 30;
+/** last_used_at is written at most this often per client (a refresh an hour would otherwise write each time). */
+const TOUCH_EVERY_MS = 3_600_000;
 
 /**
  * A redirect URI a client may register: https anywhere; http only on loopback (RFC 8252 §7.3); a
- * private-use scheme for native apps (cursor://…, RFC 8252 §7.1). No fragment (RFC 6749 §3.1.2).
+ * private-use scheme for native apps in reverse-DNS form (com.example.app:/cb, RFC 8252 §7.1) or one of
+ * APP_SCHEMES. No userinfo, no fragment (RFC 6749 §3.1.2), and a host that is a DNS name or an IP address.
  */
 export function redirectUriProblem(uri: unknown): string | undefined {
   if (typeof uri !== "string" || uri.length === 0 || uri.length > MAX_URI) return `each redirect URI must be a string of 1 to ${MAX_URI} characters`;
@@ -53,9 +65,25 @@ export function redirectUriProblem(uri: unknown): string | undefined {
     return `${JSON.stringify(uri)} is not an absolute URI`;
   }
   if (uri.includes("#")) return `${JSON.stringify(uri)} has a fragment`;
-  if (FORBIDDEN_SCHEMES.has(u.protocol)) return `${JSON.stringify(uri)} uses a forbidden scheme`;
-  if (u.protocol === "http:" && !isLoopbackHost(u.hostname)) return `${JSON.stringify(uri)} uses http on a host that is not loopback; use https`;
+  if (u.username || u.password || /^[^:]+:\/\/[^/?]*@/.test(uri)) return `${JSON.stringify(uri)} holds a user name or password`;
+  if (u.protocol === "http:") {
+    if (!isLoopbackHost(u.hostname)) return `${JSON.stringify(uri)} uses http on a host that is not loopback; use https`;
+  } else if (u.protocol !== "https:" && !APP_SCHEMES.has(u.protocol) && !REVERSE_DNS_SCHEME.test(u.protocol)) {
+    return `${JSON.stringify(uri)}: the scheme must be https, http on a loopback host, or an app's reverse-DNS scheme (com.example.app:/callback)`;
+  }
+  if (u.protocol === "https:" || u.protocol === "http:" || u.host !== "") {
+    const host = hostProblem(u.hostname);
+    if (host) return `${JSON.stringify(uri)}: ${host}`;
+  }
   return undefined;
+}
+
+/** Bidirectional-text controls (which can make "evil.example" read as "elpmaxe.live") and other controls. */
+const BIDI_AND_CONTROLS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/** A client name as people are shown it: without bidi or control characters, spaces collapsed, at most MAX_NAME. */
+export function cleanClientName(name: string): string {
+  return name.replace(BIDI_AND_CONTROLS, " ").replace(/\s+/g, " ").trim().slice(0, MAX_NAME);
 }
 
 /**
@@ -104,9 +132,8 @@ function checkCommon(doc: Record<string, unknown>): { name: string; redirectUris
   const responseTypes = doc.response_types ?? ["code"];
   if (!Array.isArray(responseTypes) || !responseTypes.every((r) => r === "code")) throw new ClientMetadataError('response_types: only "code" is supported');
   const rawName = doc.client_name;
-  if (rawName !== undefined && (typeof rawName !== "string" || rawName.trim() === ""))
-    throw new ClientMetadataError("client_name: expected a non-empty string");
-  const name = typeof rawName === "string" ? rawName.trim().slice(0, MAX_NAME) : "";
+  const name = typeof rawName === "string" ? cleanClientName(rawName) : "";
+  if (rawName !== undefined && name === "") throw new ClientMetadataError("client_name: expected a non-empty string");
   let clientUri: string | null = null;
   if (doc.client_uri !== undefined) {
     if (typeof doc.client_uri !== "string" || !/^https:\/\//.test(doc.client_uri) || doc.client_uri.length > MAX_URI)
@@ -123,7 +150,8 @@ function toClient(row: Record<string, unknown>): OAuthClient {
   return {
     clientId: String(row.client_id),
     kind: row.kind === "cimd" ? "cimd" : "dcr",
-    name: m.name,
+    // Cleaned again: rows stored before names were cleaned.
+    name: cleanClientName(m.name) || String(row.client_id),
     redirectUris: m.redirect_uris,
     authMethod: m.auth_method,
     secretHash: row.secret_hash == null ? null : String(row.secret_hash),
@@ -158,6 +186,7 @@ export async function registerClient(
     authMethod: method,
     secretHash: secret ? hashSecret(secret) : null,
   };
+  await deleteIdleClients(db, now);
   await db("oauth_clients").insert({
     id: `ocl_${randomString(20)}`,
     client_id: clientId,
@@ -186,10 +215,27 @@ export function isMetadataDocumentId(clientId: string): boolean {
 }
 
 /**
- * The client a client_id names: a registered one, or the (cached) metadata document at that URL.
- * Undefined when there is no such client; throws ClientMetadataError when a document cannot be used.
+ * The client stored under `clientId` (registered, or a metadata document fetched before), whatever the
+ * age of the cached document. Never fetches: the token and revocation endpoints and the consent page
+ * use this, so a metadata-document client that never went through /oauth/authorize is unknown there.
  */
-export async function findClient(db: Knex, clientId: string, options: { allowPrivate: boolean; now: Date }): Promise<OAuthClient | undefined> {
+export async function findStoredClient(db: Knex, clientId: string): Promise<OAuthClient | undefined> {
+  if (typeof clientId !== "string" || clientId.length > 2048) return undefined;
+  const row = await db("oauth_clients").where({ client_id: clientId }).first();
+  return row ? toClient(row) : undefined;
+}
+
+/**
+ * The client a client_id names at /oauth/authorize: a registered one, or the metadata document at that
+ * URL (cached; fetched again once its cache time is over). Fetches go through the process's gate
+ * (`requester` is the client address's limit key). Undefined when there is no such client; throws
+ * ClientMetadataError when a document cannot be used, FetchBusyError when too many fetches run.
+ */
+export async function findClient(
+  db: Knex,
+  clientId: string,
+  options: { allowPrivate: boolean; now: Date; requester: string },
+): Promise<OAuthClient | undefined> {
   if (clientId.length > 2048) return undefined;
   const row = await db("oauth_clients").where({ client_id: clientId }).first();
   if (!isMetadataDocumentId(clientId)) return row ? toClient(row) : undefined;
@@ -198,7 +244,7 @@ export async function findClient(db: Knex, clientId: string, options: { allowPri
   if (problem) throw new ClientMetadataError(`client_id: ${problem}`);
   let fetched;
   try {
-    fetched = await fetchClientMetadata(clientId, { allowPrivate: options.allowPrivate });
+    fetched = await cimdFetchGate.run(clientId, options.requester, () => fetchClientMetadata(clientId, { allowPrivate: options.allowPrivate }));
   } catch (err) {
     if (err instanceof CimdError) throw new ClientMetadataError(`client_id: ${err.message}`);
     throw err;
@@ -208,11 +254,42 @@ export async function findClient(db: Knex, clientId: string, options: { allowPri
   const seconds = Math.min(CIMD_CACHE_MAX_S, Math.max(CIMD_CACHE_MIN_S, fetched.maxAge ?? CIMD_CACHE_DEFAULT_S));
   const refreshAfter = new Date(options.now.getTime() + seconds * 1000).toISOString();
   const values = { kind: "cimd", secret_hash: null, metadata: storedMetadata(client), refresh_after: refreshAfter };
+  if (!row) await deleteIdleClients(db, options.now);
   await db("oauth_clients")
     .insert({ id: `ocl_${randomString(20)}`, client_id: clientId, created_at: options.now.toISOString(), ...values })
     .onConflict("client_id")
     .merge(values);
   return client;
+}
+
+/** Notes that the client was used now (at most once an hour per client: a refresh would otherwise write each time). */
+export async function touchClient(db: Knex, clientId: string, now: Date): Promise<void> {
+  const before = new Date(now.getTime() - TOUCH_EVERY_MS).toISOString();
+  await db("oauth_clients")
+    .where({ client_id: clientId })
+    .where((q) => q.whereNull("last_used_at").orWhere("last_used_at", "<", before))
+    .update({ last_used_at: now.toISOString() });
+}
+
+/**
+ * Deletes the clients nobody used (authorized, exchanged, refreshed, revoked; registered, for one never
+ * used) for CLIENT_IDLE_DAYS and that hold no refresh token that could still be used. Runs as new
+ * clients come (registration, a first metadata document), so no sweeper is needed.
+ */
+export async function deleteIdleClients(db: Knex, now: Date): Promise<number> {
+  const cutoff = new Date(now.getTime() - CLIENT_IDLE_DAYS * 86_400_000).toISOString();
+  return db("oauth_clients")
+    .where((q) => q.where("last_used_at", "<", cutoff).orWhere((q2) => q2.whereNull("last_used_at").where("created_at", "<", cutoff)))
+    .whereNotExists(
+      db("oauth_grants as g")
+        .join("oauth_refresh_tokens as r", "r.grant_id", "g.id")
+        .whereRaw("g.client_id = oauth_clients.client_id")
+        .whereNull("g.revoked_at")
+        .whereNull("r.used_at")
+        .where("r.expires_at", ">", now.toISOString())
+        .select(db.raw("1")),
+    )
+    .delete();
 }
 
 /** A confidential client's secret checked in constant time; a public client needs none. */

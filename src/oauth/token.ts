@@ -9,14 +9,22 @@
  * One grant (oauth_grants) per approved authorization: one mcp_tokens row whose secret and expiry each
  * refresh replaces, and a chain of refresh tokens, each usable once. Presenting a used refresh token, or
  * a used authorization code, is taken as theft: the whole grant is revoked (OAuth 2.1 §4.3.1, RFC 6749
- * §4.1.2).
+ * §4.1.2). Two exceptions keep honest clients connected (docs/oauth.md "Refresh tokens"):
+ * - the refresh token the grant's last refresh used up works again for REFRESH_GRACE_S after that use
+ *   (a client whose answer was lost retries); the new answer supersedes the lost one;
+ * - a refresh asking for a scope the grant does not hold is refused before the token is used up.
+ * A new grant for a client ends the person's earlier grants for that same client (a scope step-up
+ * replaces the narrower grant rather than leaving two).
  */
 import OAuth2Server from "@node-oauth/oauth2-server";
 import type { Knex } from "knex";
 import { generateToken, hashToken } from "../auth/token-format.js";
 import { newId } from "../db/ids.js";
+import { forUpdate } from "../db/dialect.js";
 import { dialect } from "../db/knex.js";
-import { findClient, clientSecretMatches, ClientMetadataError, type OAuthClient } from "./clients.js";
+import { normalizeScope } from "./authorize.js";
+import { mixedClientAuthentication } from "./client-auth.js";
+import { clientSecretMatches, findStoredClient, touchClient, type OAuthClient } from "./clients.js";
 import { secondsUntilSlot, tokensCreatedSince } from "./quota.js";
 import { randomString, secretHash } from "./secrets.js";
 import type { OAuthDeps } from "./authorize.js";
@@ -28,6 +36,12 @@ export const ACCESS_TOKEN_TTL_S = 3600;
 export const REFRESH_TOKEN_TTL_S = 30 * 24 * 3600;
 export const GRANT_TTL_MS = 365 * 24 * 3600 * 1000;
 export const REFRESH_PREFIX = "fmcr_";
+/**
+ * The refresh token a refresh used up may be presented again for this long (a client retrying after a
+ * timeout). Within it, a thief holding a copy is not caught at once; the grant is still revoked as soon
+ * as any superseded token is presented (docs/decisions.md "Refresh-token grace").
+ */
+export const REFRESH_GRACE_S = 60;
 
 /** The token-creation limit is reached: answered 429 with Retry-After. */
 export class QuotaError extends OAuth2Server.OAuthError {
@@ -54,24 +68,42 @@ export async function revokeGrant(db: Knex, grantId: string, now: Date): Promise
   });
 }
 
-type User = { id: string; grantId?: string; codeHash?: string };
+type User = { id: string; grantId?: string; codeHash?: string; refreshHash?: string };
 
-/** The library's model for one token request (it knows the request's resource and caches the client). */
-export function tokenModel(deps: OAuthDeps, urls: OAuthUrls) {
+/**
+ * A code presented again after its exchange: marked, so that an exchange still running refuses to create
+ * its grant (it locks the code row, src/oauth/token.ts saveToken), and the grant an exchange already made
+ * is revoked. The UPDATE waits for that exchange's lock on Postgres, so it reads the grant id committed.
+ */
+async function codeReplayed(db: Knex, codeHash: string, now: Date): Promise<void> {
+  await db("oauth_codes").where({ code_hash: codeHash }).whereNull("replayed_at").update({ replayed_at: now.toISOString() });
+  const row = await db("oauth_codes").where({ code_hash: codeHash }).first("grant_id");
+  if (row?.grant_id) await revokeGrant(db, String(row.grant_id), now);
+}
+
+/** Whether `hash` is the refresh token the grant's last refresh used up, within REFRESH_GRACE_S of that use. */
+function inGrace(grant: { previous_refresh_hash?: unknown; previous_refresh_used_at?: unknown }, hash: string, now: Date): boolean {
+  if (grant.previous_refresh_hash !== hash || !grant.previous_refresh_used_at) return false;
+  return now.getTime() - Date.parse(String(grant.previous_refresh_used_at)) <= REFRESH_GRACE_S * 1000;
+}
+
+/**
+ * The library's model for one token request (it knows the request's resource and caches the client).
+ * `requestedScope` is the request's (normalized) scope parameter: a refresh checks it before using the
+ * refresh token up.
+ */
+export function tokenModel(deps: OAuthDeps, urls: OAuthUrls, requestedScope?: string) {
   const { db, config } = deps;
   const pepper = config.tokenPepper;
   let loaded: OAuthClient | undefined;
 
   return {
     async getClient(clientId: string, clientSecret: string | null | undefined) {
-      let client: OAuthClient | undefined;
-      try {
-        client = await findClient(db, clientId, { allowPrivate: config.oauth.cimdAllowPrivate, now: deps.now() });
-      } catch (err) {
-        if (err instanceof ClientMetadataError) return null;
-        throw err;
-      }
+      // Stored clients only: a metadata-document client that never authorized here holds no code or token,
+      // and looking it up must not make this server fetch a URL a stranger chose.
+      const client = await findStoredClient(db, clientId);
       if (!client || !clientSecretMatches(client, clientSecret)) return null;
+      await touchClient(db, client.clientId, deps.now());
       loaded = client;
       return { id: client.clientId, grants: ["authorization_code", "refresh_token"], redirectUris: client.redirectUris };
     },
@@ -82,7 +114,7 @@ export function tokenModel(deps: OAuthDeps, urls: OAuthUrls) {
       if (!row) return null;
       if (row.used_at) {
         // A code presented twice: whoever has it may not be the client. The grant it made goes too.
-        if (row.grant_id) await revokeGrant(db, String(row.grant_id), deps.now());
+        await codeReplayed(db, codeHash, deps.now());
         return null;
       }
       const request = JSON.parse(String(row.request)) as CodeRequest;
@@ -100,18 +132,19 @@ export function tokenModel(deps: OAuthDeps, urls: OAuthUrls) {
     },
 
     async revokeAuthorizationCode(code: { authorizationCode: string }) {
-      const n = await db("oauth_codes")
-        .where({ code_hash: secretHash(code.authorizationCode, pepper) })
-        .whereNull("used_at")
-        .update({ used_at: deps.now().toISOString() });
+      const codeHash = secretHash(code.authorizationCode, pepper);
+      const n = await db("oauth_codes").where({ code_hash: codeHash }).whereNull("used_at").update({ used_at: deps.now().toISOString() });
+      // Another exchange of the same code got there first (both read it unused): a replay too.
+      if (n === 0) await codeReplayed(db, codeHash, deps.now());
       return n > 0;
     },
 
     async getRefreshToken(refreshToken: string) {
       if (!refreshToken.startsWith(REFRESH_PREFIX)) return null;
+      const refreshHash = secretHash(refreshToken, pepper);
       const row = await db("oauth_refresh_tokens as r")
         .join("oauth_grants as g", "g.id", "r.grant_id")
-        .where("r.token_hash", secretHash(refreshToken, pepper))
+        .where("r.token_hash", refreshHash)
         .first(
           "r.grant_id",
           "r.scopes",
@@ -122,32 +155,47 @@ export function tokenModel(deps: OAuthDeps, urls: OAuthUrls) {
           "g.resource",
           "g.revoked_at",
           "g.expires_at as grant_expires_at",
+          "g.previous_refresh_hash",
+          "g.previous_refresh_used_at",
         );
       if (!row) return null;
       const now = deps.now();
-      if (row.used_at) {
+      if (row.used_at && !inGrace(row, refreshHash, now)) {
         await revokeGrant(db, String(row.grant_id), now);
         return null;
       }
       if (row.revoked_at || String(row.grant_expires_at) <= now.toISOString() || row.resource !== urls.resource) return null;
+      const scope = JSON.parse(String(row.scopes)) as string[];
+      // Before the token is used up (the library checks only afterwards): a wider scope leaves it valid.
+      const wider = requestedScope ? requestedScope.split(" ").filter((s) => !scope.includes(s)) : [];
+      if (wider.length) throw new OAuth2Server.InvalidScopeError(`Invalid scope: the grant does not hold ${wider.join(", ")}; authorize again to widen it`);
       return {
         refreshToken,
         refreshTokenExpiresAt: new Date(String(row.expires_at)),
-        scope: JSON.parse(String(row.scopes)) as string[],
+        scope,
         client: { id: String(row.client_id) },
-        user: { id: String(row.user_id), grantId: String(row.grant_id) } satisfies User,
+        user: { id: String(row.user_id), grantId: String(row.grant_id), refreshHash } satisfies User,
       };
     },
 
-    /** Uses a refresh token up; false when it already was (two refreshes raced, or a replay): the grant goes. */
+    /**
+     * Uses a refresh token up and remembers it as the grant's previous one (for the grace). False when it
+     * was already used and is not in its grace (a replay, or a race lost after the grace): the grant goes.
+     */
     async revokeToken(token: { refreshToken?: string; user: User }) {
       const now = deps.now();
-      const n = await db("oauth_refresh_tokens")
-        .where({ token_hash: secretHash(token.refreshToken ?? "", pepper) })
-        .whereNull("used_at")
-        .update({ used_at: now.toISOString() });
-      if (n === 0 && token.user.grantId) await revokeGrant(db, token.user.grantId, now);
-      return n > 0;
+      const hash = token.user.refreshHash ?? secretHash(token.refreshToken ?? "", pepper);
+      const grantId = token.user.grantId!;
+      const used = await db.transaction(async (trx) => {
+        const n = await trx("oauth_refresh_tokens").where({ token_hash: hash }).whereNull("used_at").update({ used_at: now.toISOString() });
+        if (n > 0) await trx("oauth_grants").where({ id: grantId }).update({ previous_refresh_hash: hash, previous_refresh_used_at: now.toISOString() });
+        return n > 0;
+      });
+      if (used) return true;
+      const grant = await db("oauth_grants").where({ id: grantId }).first("previous_refresh_hash", "previous_refresh_used_at");
+      if (grant && inGrace(grant, hash, now)) return true;
+      await revokeGrant(db, grantId, now);
+      return false;
     },
 
     async validateScope(_user: User, _client: unknown, scope: string[] | undefined) {
@@ -181,6 +229,12 @@ export function tokenModel(deps: OAuthDeps, urls: OAuthUrls) {
             .update({ updated_at: trx.ref("updated_at") });
         let grantId = user.grantId;
         if (grantId === undefined) {
+          if (user.codeHash) {
+            // The code's row is locked until this grant is committed: a replay of the code waits, then
+            // revokes the grant; a replay that came first makes this exchange fail (codeReplayed).
+            const code = await forUpdate(trx, trx("oauth_codes").where({ code_hash: user.codeHash })).first("replayed_at");
+            if (!code || code.replayed_at) throw new OAuth2Server.InvalidGrantError("Invalid grant: the authorization code was presented twice");
+          }
           const perHour = config.rateLimits.tokensPerHour;
           if ((await tokensCreatedSince(trx, user.id, now)) >= perHour) {
             const wait = await secondsUntilSlot(trx, user.id, now, perHour);
@@ -208,13 +262,21 @@ export function tokenModel(deps: OAuthDeps, urls: OAuthUrls) {
             resource: urls.resource,
           });
           if (user.codeHash) await trx("oauth_codes").where({ code_hash: user.codeHash }).update({ grant_id: grantId });
+          // A new grant replaces the person's earlier grants for this client (a scope step-up): they end now.
+          const earlier = trx("oauth_grants").where({ user_id: user.id, client_id: client.id }).whereNot({ id: grantId }).whereNull("revoked_at");
+          await trx("mcp_tokens").whereIn("grant_id", earlier.clone().select("id")).whereNull("revoked_at").update({ revoked_at: now.toISOString() });
+          await earlier.update({ revoked_at: now.toISOString() });
         } else {
-          // A refresh: the grant's one token gets the new secret, expiry and (possibly narrower) scopes.
-          const grant = await trx("oauth_grants").where({ id: grantId }).first("revoked_at");
+          // A refresh: the grant's one token gets the new secret, expiry and (possibly narrower) scopes. The
+          // grant row is locked, so two refreshes of one grant (a retry in its grace) follow each other.
+          const grant = await forUpdate(trx, trx("oauth_grants").where({ id: grantId })).first("revoked_at");
           if (!grant || grant.revoked_at) throw new OAuth2Server.InvalidGrantError("Invalid grant: the grant was revoked");
           await trx("mcp_tokens")
             .where({ grant_id: grantId })
             .update({ token_hash: hashToken(token.accessToken, pepper), scopes: JSON.stringify(scopes), expires_at: accessExpires.toISOString() });
+          // Any refresh token still unused (one a retry's lost answer carried) is superseded: marked used, so
+          // presenting it later revokes the grant. One chain stays alive.
+          await trx("oauth_refresh_tokens").where({ grant_id: grantId }).whereNull("used_at").update({ used_at: now.toISOString() });
         }
         // A grant's expired refresh tokens go (a used one is kept until it expires, to recognise its replay).
         await trx("oauth_refresh_tokens").where({ grant_id: grantId }).where("expires_at", "<", now.toISOString()).delete();
@@ -242,11 +304,17 @@ export async function handleTokenRequest(
   urls: OAuthUrls,
   req: { method: string; headers: Record<string, unknown>; query: Record<string, unknown>; body: Record<string, unknown> },
 ): Promise<{ status: number; headers: Record<string, string>; body: Record<string, unknown>; error?: unknown }> {
-  const request = new OAuth2Server.Request(req as never);
+  const mixed = mixedClientAuthentication(req.headers.authorization as string | undefined, req.body);
+  if (mixed) return { status: 400, headers: {}, body: { error: "invalid_request", error_description: mixed } };
+  // Hosted clients have been seen sending " scope": trimmed and collapsed before anything checks it.
+  const body = { ...req.body };
+  if (typeof body.scope === "string") body.scope = normalizeScope(body.scope);
+  if (body.scope === "") delete body.scope;
+  const request = new OAuth2Server.Request({ ...req, body } as never);
   const response = new OAuth2Server.Response({ headers: {} });
   try {
     await server.token(request, response, {
-      model: tokenModel(deps, urls) as never,
+      model: tokenModel(deps, urls, typeof body.scope === "string" ? body.scope : undefined) as never,
       accessTokenLifetime: ACCESS_TOKEN_TTL_S,
       refreshTokenLifetime: REFRESH_TOKEN_TTL_S,
       // Public clients (MCP clients are, mostly) authenticate with PKCE and their client_id; a client

@@ -189,9 +189,17 @@ describe(`Client ID Metadata Documents (${engine})`, () => {
       "::ffff:10.0.0.1",
       "::ffff:7f00:1",
       "224.0.0.1",
+      // IPv4-compatible (::/96), IPv4-mapped (::ffff:0:0/96) and SIIT IPv4-translated (::ffff:0:0:0/96)
+      // addresses reach IPv4 hosts: none is public, whatever IPv4 address it holds.
+      "::7f00:1",
+      "::127.0.0.1",
+      "::a00:1",
+      "::ffff:8.8.8.8",
+      "::ffff:0:7f00:1",
+      "::ffff:0:808:808",
     ]) {
       expect(isPublicAddress(a), a).to.equal(false);
     }
-    for (const a of ["8.8.8.8", "1.1.1.1", "2606:4700:4700::1111", "::ffff:8.8.8.8"]) expect(isPublicAddress(a), a).to.equal(true);
+    for (const a of ["8.8.8.8", "1.1.1.1", "2606:4700:4700::1111", "2a00:1450:4001::200e"]) expect(isPublicAddress(a), a).to.equal(true);
   });
 });

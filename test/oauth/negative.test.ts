@@ -197,7 +197,7 @@ describe(`OAuth refusals (${engine})`, () => {
     expect(res.headers.get("location")).to.equal(null);
   });
 
-  it("sends request errors back to the client with state and iss: no PKCE, plain PKCE, bad response_type, unknown scope, another resource", async () => {
+  it("shows request errors on a page with the pages' security headers, never redirecting to the client (RFC 9700 §4.11.2)", async () => {
     const { challenge } = pkce();
     const base = { response_type: "code", client_id: clientId, redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: "S256", state: "xyz" };
     const cases: Array<[Record<string, string | undefined>, string]> = [
@@ -209,12 +209,16 @@ describe(`OAuth refusals (${engine})`, () => {
     ];
     for (const [change, error] of cases) {
       const res = await fetch(authorizeUrl(server, { ...base, ...change }), { redirect: "manual" });
-      expect(res.status, error).to.equal(302);
-      const back = new URL(res.headers.get("location")!);
-      expect(`${back.origin}${back.pathname}`).to.equal(REDIRECT);
-      expect(back.searchParams.get("error"), JSON.stringify(change)).to.equal(error);
-      expect(back.searchParams.get("state")).to.equal("xyz");
-      expect(back.searchParams.get("iss")).to.equal(server.url);
+      expect(res.status, error).to.equal(400);
+      expect(res.headers.get("location"), error).to.equal(null);
+      expect(res.headers.get("content-type")).to.match(/^text\/html/);
+      expect(res.headers.get("content-security-policy")).to.include("default-src 'none'").and.include("frame-ancestors 'none'");
+      expect(res.headers.get("x-frame-options")).to.equal("DENY");
+      expect(res.headers.get("cache-control")).to.equal("no-store");
+      expect(res.headers.get("x-content-type-options")).to.equal("nosniff");
+      const html = await res.text();
+      expect(html, error).to.include(`<code>${error}</code>`);
+      expect(html).to.not.include("127.0.0.1:40001");
     }
   });
 
@@ -295,7 +299,12 @@ describe(`OAuth refusals (${engine})`, () => {
     expect(refreshed.status, JSON.stringify(refreshed.body)).to.equal(200);
     expect(refreshed.body.refresh_token).to.not.equal(issued.refresh_token);
     expect((await whoami(refreshed.body.access_token)).status).to.equal(200);
-    // The old refresh token again: refused, and the grant is gone (newest access and refresh tokens too).
+    // The old refresh token again, once its grace is over: refused, and the grant is gone (newest access
+    // and refresh tokens too).
+    await server
+      .db("oauth_grants")
+      .whereNotNull("previous_refresh_used_at")
+      .update({ previous_refresh_used_at: new Date(Date.now() - 61_000).toISOString() });
     const reuse = await token(server, { grant_type: "refresh_token", refresh_token: issued.refresh_token, client_id: clientId });
     expect(reuse.status).to.equal(400);
     expect(reuse.body.error).to.equal("invalid_grant");
@@ -437,17 +446,14 @@ describe(`OAuth and the token-creation limit (${engine})`, () => {
     const second = await run();
     const third = await run();
     expect(third.back.searchParams.get("code")).to.be.a("string");
-    expect(
-      (
-        await token(server, {
-          grant_type: "authorization_code",
-          code: second.back.searchParams.get("code")!,
-          code_verifier: second.verifier,
-          client_id: clientId,
-          redirect_uri: REDIRECT,
-        })
-      ).status,
-    ).to.equal(200);
+    const secondIssued = await token(server, {
+      grant_type: "authorization_code",
+      code: second.back.searchParams.get("code")!,
+      code_verifier: second.verifier,
+      client_id: clientId,
+      redirect_uri: REDIRECT,
+    });
+    expect(secondIssued.status).to.equal(200);
     const over = await token(server, {
       grant_type: "authorization_code",
       code: third.back.searchParams.get("code")!,
@@ -460,8 +466,8 @@ describe(`OAuth and the token-creation limit (${engine})`, () => {
     expect(Number(over.headers.get("retry-after"))).to.be.greaterThan(0);
     const fourth = await run();
     expect(fourth.back.searchParams.get("error")).to.equal("temporarily_unavailable");
-    // Refreshing creates nothing, so it works at the limit.
-    const refreshed = await token(server, { grant_type: "refresh_token", refresh_token: issued.body.refresh_token, client_id: clientId });
+    // Refreshing creates nothing, so it works at the limit. (The second grant replaced the first: same client.)
+    const refreshed = await token(server, { grant_type: "refresh_token", refresh_token: secondIssued.body.refresh_token, client_id: clientId });
     expect(refreshed.status, JSON.stringify(refreshed.body)).to.equal(200);
     const rows = await server.db("mcp_tokens").where({ user_id: user.id });
     expect(rows).to.have.length(3);
