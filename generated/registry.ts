@@ -57,25 +57,27 @@ export const tools: readonly ToolDefinition[] = [
   ],
   "annotations": {
     "readOnlyHint": true,
+    "destructiveHint": false,
+    "idempotentHint": true,
     "openWorldHint": false
   },
   "inputSchema": {
     "type": "object",
     "properties": {
       "date_from": {
-        "$ref": "#/$defs/Date"
+        "type": "string",
+        "format": "date"
       },
       "date_to": {
-        "$ref": "#/$defs/Date"
+        "type": "string",
+        "format": "date"
       },
       "wallet_id": {
         "type": "string",
-        "pattern": "^wal_[A-Za-z\\d]{16,40}$"
+        "pattern": "^wal_"
       },
       "category": {
-        "type": "string",
-        "maxLength": 64,
-        "pattern": "\\S"
+        "type": "string"
       },
       "direction": {
         "description": "transfer: between own wallets.",
@@ -89,35 +91,27 @@ export const tools: readonly ToolDefinition[] = [
       "tags_any": {
         "type": "array",
         "items": {
-          "$ref": "#/$defs/Tag"
-        },
-        "minItems": 1,
-        "maxItems": 20,
-        "description": "Has at least one of these."
+          "type": "string"
+        }
       },
       "tags_all": {
         "type": "array",
         "items": {
-          "$ref": "#/$defs/Tag"
-        },
-        "minItems": 1,
-        "maxItems": 20,
-        "description": "Has all of these."
+          "type": "string"
+        }
       },
       "currency": {
         "type": "string",
         "pattern": "^[A-Z]{3}$"
       },
       "min_amount": {
-        "$ref": "#/$defs/Amount"
+        "type": "string"
       },
       "max_amount": {
-        "$ref": "#/$defs/Amount"
+        "type": "string"
       },
       "query": {
         "type": "string",
-        "minLength": 1,
-        "maxLength": 200,
         "description": "Searched in payee, description and notes."
       },
       "sort": {
@@ -138,28 +132,10 @@ export const tools: readonly ToolDefinition[] = [
         "default": 50
       },
       "cursor": {
-        "type": "string",
-        "minLength": 1,
-        "maxLength": 512
+        "type": "string"
       }
     },
-    "additionalProperties": false,
-    "$defs": {
-      "Amount": {
-        "type": "string",
-        "pattern": "^(0|[1-9]\\d{0,11})(\\.\\d{1,4})?$"
-      },
-      "Date": {
-        "type": "string",
-        "format": "date",
-        "pattern": "^(19|2\\d)"
-      },
-      "Tag": {
-        "type": "string",
-        "maxLength": 40,
-        "pattern": "\\S"
-      }
-    }
+    "additionalProperties": false
   },
   "outputSchema": {
     "type": "object",
@@ -367,16 +343,20 @@ export const tools: readonly ToolDefinition[] = [
   ],
   "annotations": {
     "readOnlyHint": true,
+    "destructiveHint": false,
+    "idempotentHint": true,
     "openWorldHint": false
   },
   "inputSchema": {
     "type": "object",
     "properties": {
       "date_from": {
-        "$ref": "#/$defs/Date"
+        "type": "string",
+        "format": "date"
       },
       "date_to": {
-        "$ref": "#/$defs/Date"
+        "type": "string",
+        "format": "date"
       },
       "group_by": {
         "type": "string",
@@ -390,23 +370,16 @@ export const tools: readonly ToolDefinition[] = [
       },
       "wallet_id": {
         "type": "string",
-        "pattern": "^wal_[A-Za-z\\d]{16,40}$"
+        "pattern": "^wal_"
       },
       "category": {
-        "type": "string",
-        "maxLength": 64,
-        "pattern": "\\S"
+        "type": "string"
       },
       "tags_any": {
         "type": "array",
         "items": {
-          "type": "string",
-          "maxLength": 40,
-          "pattern": "\\S"
-        },
-        "minItems": 1,
-        "maxItems": 20,
-        "description": "Has at least one of these."
+          "type": "string"
+        }
       },
       "direction": {
         "type": "string",
@@ -424,14 +397,7 @@ export const tools: readonly ToolDefinition[] = [
       "date_from",
       "date_to"
     ],
-    "additionalProperties": false,
-    "$defs": {
-      "Date": {
-        "type": "string",
-        "format": "date",
-        "pattern": "^(19|2\\d)"
-      }
-    }
+    "additionalProperties": false
   },
   "outputSchema": {
     "type": "object",
@@ -583,16 +549,20 @@ export const tools: readonly ToolDefinition[] = [
   ],
   "annotations": {
     "readOnlyHint": true,
+    "destructiveHint": false,
+    "idempotentHint": true,
     "openWorldHint": false
   },
   "inputSchema": {
     "type": "object",
     "properties": {
       "date_from": {
-        "$ref": "#/$defs/Date"
+        "type": "string",
+        "format": "date"
       },
       "date_to": {
-        "$ref": "#/$defs/Date"
+        "type": "string",
+        "format": "date"
       },
       "limit": {
         "type": "integer",
@@ -601,19 +571,10 @@ export const tools: readonly ToolDefinition[] = [
         "default": 50
       },
       "cursor": {
-        "type": "string",
-        "minLength": 1,
-        "maxLength": 512
+        "type": "string"
       }
     },
-    "additionalProperties": false,
-    "$defs": {
-      "Date": {
-        "type": "string",
-        "format": "date",
-        "pattern": "^(19|2\\d)"
-      }
-    }
+    "additionalProperties": false
   },
   "outputSchema": {
     "type": "object",
@@ -705,16 +666,20 @@ export const tools: readonly ToolDefinition[] = [
   ],
   "annotations": {
     "readOnlyHint": true,
+    "destructiveHint": false,
+    "idempotentHint": true,
     "openWorldHint": false
   },
   "inputSchema": {
     "type": "object",
     "properties": {
       "date_from": {
-        "$ref": "#/$defs/Date"
+        "type": "string",
+        "format": "date"
       },
       "date_to": {
-        "$ref": "#/$defs/Date"
+        "type": "string",
+        "format": "date"
       },
       "limit": {
         "type": "integer",
@@ -723,19 +688,10 @@ export const tools: readonly ToolDefinition[] = [
         "default": 50
       },
       "cursor": {
-        "type": "string",
-        "minLength": 1,
-        "maxLength": 512
+        "type": "string"
       }
     },
-    "additionalProperties": false,
-    "$defs": {
-      "Date": {
-        "type": "string",
-        "format": "date",
-        "pattern": "^(19|2\\d)"
-      }
-    }
+    "additionalProperties": false
   },
   "outputSchema": {
     "type": "object",
@@ -824,6 +780,8 @@ export const tools: readonly ToolDefinition[] = [
   ],
   "annotations": {
     "readOnlyHint": true,
+    "destructiveHint": false,
+    "idempotentHint": true,
     "openWorldHint": false
   },
   "inputSchema": {
@@ -1086,6 +1044,8 @@ export const tools: readonly ToolDefinition[] = [
   ],
   "annotations": {
     "readOnlyHint": true,
+    "destructiveHint": false,
+    "idempotentHint": true,
     "openWorldHint": false
   },
   "inputSchema": {
@@ -1093,12 +1053,11 @@ export const tools: readonly ToolDefinition[] = [
     "properties": {
       "budget_id": {
         "type": "string",
-        "pattern": "^bud_[A-Za-z\\d]{16,40}$"
+        "pattern": "^bud_"
       },
       "as_of": {
         "type": "string",
-        "format": "date",
-        "pattern": "^(19|2\\d)"
+        "format": "date"
       }
     },
     "additionalProperties": false
@@ -1240,14 +1199,15 @@ export const tools: readonly ToolDefinition[] = [
   ],
   "annotations": {
     "readOnlyHint": true,
+    "destructiveHint": false,
+    "idempotentHint": true,
     "openWorldHint": false
   },
   "inputSchema": {
     "type": "object",
     "properties": {
       "include_archived": {
-        "type": "boolean",
-        "default": false
+        "type": "boolean"
       }
     },
     "additionalProperties": false
@@ -1403,6 +1363,8 @@ export const tools: readonly ToolDefinition[] = [
   ],
   "annotations": {
     "readOnlyHint": true,
+    "destructiveHint": false,
+    "idempotentHint": true,
     "openWorldHint": false
   },
   "inputSchema": {
@@ -1410,7 +1372,7 @@ export const tools: readonly ToolDefinition[] = [
     "properties": {
       "goal_id": {
         "type": "string",
-        "pattern": "^gol_[A-Za-z\\d]{16,40}$"
+        "pattern": "^gol_"
       }
     },
     "additionalProperties": false
@@ -1652,14 +1614,15 @@ export const tools: readonly ToolDefinition[] = [
   ],
   "annotations": {
     "readOnlyHint": true,
+    "destructiveHint": false,
+    "idempotentHint": true,
     "openWorldHint": false
   },
   "inputSchema": {
     "type": "object",
     "properties": {
       "include_archived": {
-        "type": "boolean",
-        "default": false
+        "type": "boolean"
       }
     },
     "additionalProperties": false
@@ -1795,6 +1758,8 @@ export const tools: readonly ToolDefinition[] = [
   ],
   "annotations": {
     "readOnlyHint": true,
+    "destructiveHint": false,
+    "idempotentHint": true,
     "openWorldHint": false
   },
   "inputSchema": {
@@ -1802,12 +1767,11 @@ export const tools: readonly ToolDefinition[] = [
     "properties": {
       "wallet_id": {
         "type": "string",
-        "pattern": "^wal_[A-Za-z\\d]{16,40}$"
+        "pattern": "^wal_"
       },
       "as_of": {
         "type": "string",
-        "format": "date",
-        "pattern": "^(19|2\\d)"
+        "format": "date"
       }
     },
     "additionalProperties": false
@@ -1916,6 +1880,8 @@ export const tools: readonly ToolDefinition[] = [
   ],
   "annotations": {
     "readOnlyHint": true,
+    "destructiveHint": false,
+    "idempotentHint": true,
     "openWorldHint": false
   },
   "inputSchema": {
@@ -1923,8 +1889,6 @@ export const tools: readonly ToolDefinition[] = [
     "properties": {
       "query": {
         "type": "string",
-        "minLength": 1,
-        "maxLength": 500,
         "description": "Plain words, as the user asked."
       },
       "limit": {
@@ -1936,12 +1900,8 @@ export const tools: readonly ToolDefinition[] = [
       "tags": {
         "type": "array",
         "items": {
-          "type": "string",
-          "minLength": 1,
-          "maxLength": 40
-        },
-        "minItems": 1,
-        "maxItems": 10
+          "type": "string"
+        }
       }
     },
     "required": [
@@ -2014,6 +1974,8 @@ export const tools: readonly ToolDefinition[] = [
   ],
   "annotations": {
     "readOnlyHint": true,
+    "destructiveHint": false,
+    "idempotentHint": true,
     "openWorldHint": false
   },
   "inputSchema": {
@@ -2021,8 +1983,7 @@ export const tools: readonly ToolDefinition[] = [
     "properties": {
       "id": {
         "type": "string",
-        "pattern": "^kb_[a-z\\d-]+$",
-        "description": "e.g. \"kb_idempotency-keys-and-retries\"."
+        "pattern": "^kb_"
       }
     },
     "required": [
@@ -2108,6 +2069,8 @@ export const tools: readonly ToolDefinition[] = [
   ],
   "annotations": {
     "readOnlyHint": true,
+    "destructiveHint": false,
+    "idempotentHint": true,
     "openWorldHint": false
   },
   "inputSchema": {
@@ -2196,6 +2159,8 @@ export const tools: readonly ToolDefinition[] = [
   ],
   "annotations": {
     "readOnlyHint": true,
+    "destructiveHint": false,
+    "idempotentHint": true,
     "openWorldHint": false
   },
   "inputSchema": {
@@ -2323,6 +2288,8 @@ export const tools: readonly ToolDefinition[] = [
   ],
   "annotations": {
     "readOnlyHint": true,
+    "destructiveHint": false,
+    "idempotentHint": true,
     "openWorldHint": false
   },
   "inputSchema": {
@@ -2330,8 +2297,7 @@ export const tools: readonly ToolDefinition[] = [
     "properties": {
       "idempotency_key": {
         "type": "string",
-        "format": "uuid",
-        "maxLength": 36
+        "format": "uuid"
       },
       "audit_id": {
         "type": "string",
@@ -2352,9 +2318,7 @@ export const tools: readonly ToolDefinition[] = [
         "default": 50
       },
       "cursor": {
-        "type": "string",
-        "minLength": 1,
-        "maxLength": 512
+        "type": "string"
       }
     },
     "additionalProperties": false
@@ -2438,6 +2402,8 @@ export const tools: readonly ToolDefinition[] = [
   ],
   "annotations": {
     "readOnlyHint": true,
+    "destructiveHint": false,
+    "idempotentHint": true,
     "openWorldHint": false
   },
   "inputSchema": {
@@ -2450,8 +2416,7 @@ export const tools: readonly ToolDefinition[] = [
         "default": 30
       },
       "include_inactive": {
-        "type": "boolean",
-        "default": false
+        "type": "boolean"
       }
     },
     "additionalProperties": false
@@ -2774,7 +2739,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "calculate",
   "title": "Calculate",
-  "description": "Evaluates one arithmetic expression exactly in decimal; use it for every calculation, e.g. \"round(1234.5678 * 1.0825, 2)\". + - * / ^ (integer powers), parentheses, round(x, digits), floor, ceil, abs, min, max, sqrt; no exponents or thousands separators. \"15% of 80\" is 12; \"10 % 3\" is modulo; \"100 + 10%\" is 100.1, so write \"100 * (1 + 10%)\". Errors: calculation_error with data.reason and data.position.",
+  "description": "Evaluates one arithmetic expression exactly in decimal, e.g. \"round(1234.5678 * 1.0825, 2)\". + - * / ^ (integer powers), parentheses, round(x, digits), floor, ceil, abs, min, max, sqrt; no exponents or thousands separators. \"15% of 80\" is 12; \"10 % 3\" is modulo; \"100 + 10%\" is 100.1, so write \"100 * (1 + 10%)\".",
   "summary": "Evaluate an arithmetic expression exactly, in decimal",
   "scope": "read:knowledge",
   "kind": "read",
@@ -2791,15 +2756,15 @@ export const tools: readonly ToolDefinition[] = [
   ],
   "annotations": {
     "readOnlyHint": true,
+    "destructiveHint": false,
+    "idempotentHint": true,
     "openWorldHint": false
   },
   "inputSchema": {
     "type": "object",
     "properties": {
       "expression": {
-        "type": "string",
-        "minLength": 1,
-        "maxLength": 256
+        "type": "string"
       }
     },
     "required": [
@@ -2860,6 +2825,7 @@ export const tools: readonly ToolDefinition[] = [
     "internal_error"
   ],
   "annotations": {
+    "readOnlyHint": false,
     "destructiveHint": false,
     "idempotentHint": true,
     "openWorldHint": false
@@ -2868,16 +2834,15 @@ export const tools: readonly ToolDefinition[] = [
     "type": "object",
     "properties": {
       "wallet_id": {
-        "$ref": "#/$defs/WalletId"
+        "type": "string",
+        "pattern": "^wal_"
       },
       "date": {
         "type": "string",
-        "format": "date",
-        "pattern": "^(19|2\\d)"
+        "format": "date"
       },
       "amount": {
-        "type": "string",
-        "pattern": "^(0|[1-9]\\d{0,11})(\\.\\d{1,4})?$"
+        "type": "string"
       },
       "direction": {
         "description": "transfer: between own wallets.",
@@ -2889,52 +2854,37 @@ export const tools: readonly ToolDefinition[] = [
         ]
       },
       "to_wallet_id": {
-        "$ref": "#/$defs/WalletId"
+        "type": "string",
+        "pattern": "^wal_"
       },
       "payee": {
-        "type": "string",
-        "maxLength": 140,
-        "pattern": "\\S"
+        "type": "string"
       },
       "description": {
-        "type": "string",
-        "minLength": 1,
-        "maxLength": 500
+        "type": "string"
       },
       "category": {
-        "type": "string",
-        "maxLength": 64,
-        "pattern": "\\S"
+        "type": "string"
       },
       "tags": {
         "type": "array",
         "items": {
-          "type": "string",
-          "maxLength": 40,
-          "pattern": "\\S"
-        },
-        "maxItems": 20,
-        "uniqueItems": true
+          "type": "string"
+        }
       },
       "notes": {
-        "type": "string",
-        "minLength": 1,
-        "maxLength": 2000
+        "type": "string"
       },
       "external_id": {
         "type": "string",
-        "minLength": 1,
-        "maxLength": 100,
         "description": "Import id from a bank or file; unique per wallet."
       },
       "idempotency_key": {
         "type": "string",
-        "format": "uuid",
-        "maxLength": 36
+        "format": "uuid"
       },
       "dry_run": {
-        "type": "boolean",
-        "default": false
+        "type": "boolean"
       }
     },
     "required": [
@@ -2943,13 +2893,7 @@ export const tools: readonly ToolDefinition[] = [
       "direction",
       "idempotency_key"
     ],
-    "additionalProperties": false,
-    "$defs": {
-      "WalletId": {
-        "type": "string",
-        "pattern": "^wal_[A-Za-z\\d]{16,40}$"
-      }
-    }
+    "additionalProperties": false
   },
   "outputSchema": {
     "type": "object",
@@ -3213,7 +3157,8 @@ export const tools: readonly ToolDefinition[] = [
     "internal_error"
   ],
   "annotations": {
-    "destructiveHint": false,
+    "readOnlyHint": false,
+    "destructiveHint": true,
     "idempotentHint": true,
     "openWorldHint": false
   },
@@ -3222,20 +3167,18 @@ export const tools: readonly ToolDefinition[] = [
     "properties": {
       "transaction_id": {
         "type": "string",
-        "pattern": "^txn_[A-Za-z\\d]{16,40}$"
+        "pattern": "^txn_"
       },
       "wallet_id": {
         "type": "string",
-        "pattern": "^wal_[A-Za-z\\d]{16,40}$"
+        "pattern": "^wal_"
       },
       "date": {
         "type": "string",
-        "format": "date",
-        "pattern": "^(19|2\\d)"
+        "format": "date"
       },
       "amount": {
-        "type": "string",
-        "pattern": "^(0|[1-9]\\d{0,11})(\\.\\d{1,4})?$"
+        "type": "string"
       },
       "direction": {
         "type": "string",
@@ -3247,9 +3190,7 @@ export const tools: readonly ToolDefinition[] = [
       "payee": {
         "oneOf": [
           {
-            "type": "string",
-            "maxLength": 140,
-            "pattern": "\\S"
+            "type": "string"
           },
           {
             "type": "null"
@@ -3259,9 +3200,7 @@ export const tools: readonly ToolDefinition[] = [
       "description": {
         "oneOf": [
           {
-            "type": "string",
-            "minLength": 1,
-            "maxLength": 500
+            "type": "string"
           },
           {
             "type": "null"
@@ -3271,9 +3210,7 @@ export const tools: readonly ToolDefinition[] = [
       "category": {
         "oneOf": [
           {
-            "type": "string",
-            "maxLength": 64,
-            "pattern": "\\S"
+            "type": "string"
           },
           {
             "type": "null"
@@ -3284,19 +3221,13 @@ export const tools: readonly ToolDefinition[] = [
       "tags": {
         "type": "array",
         "items": {
-          "type": "string",
-          "maxLength": 40,
-          "pattern": "\\S"
-        },
-        "maxItems": 20,
-        "uniqueItems": true
+          "type": "string"
+        }
       },
       "notes": {
         "oneOf": [
           {
-            "type": "string",
-            "minLength": 1,
-            "maxLength": 2000
+            "type": "string"
           },
           {
             "type": "null"
@@ -3305,12 +3236,10 @@ export const tools: readonly ToolDefinition[] = [
       },
       "idempotency_key": {
         "type": "string",
-        "format": "uuid",
-        "maxLength": 36
+        "format": "uuid"
       },
       "dry_run": {
-        "type": "boolean",
-        "default": false
+        "type": "boolean"
       }
     },
     "required": [
@@ -3589,6 +3518,7 @@ export const tools: readonly ToolDefinition[] = [
     "internal_error"
   ],
   "annotations": {
+    "readOnlyHint": false,
     "destructiveHint": true,
     "idempotentHint": true,
     "openWorldHint": false
@@ -3598,16 +3528,14 @@ export const tools: readonly ToolDefinition[] = [
     "properties": {
       "transaction_id": {
         "type": "string",
-        "pattern": "^txn_[A-Za-z\\d]{16,40}$"
+        "pattern": "^txn_"
       },
       "idempotency_key": {
         "type": "string",
-        "format": "uuid",
-        "maxLength": 36
+        "format": "uuid"
       },
       "dry_run": {
-        "type": "boolean",
-        "default": false
+        "type": "boolean"
       }
     },
     "required": [
@@ -3689,7 +3617,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "create_budget",
   "title": "Create budget",
-  "description": "Creates a spending limit per period in one currency, optionally narrowed to categories, tags and wallets. rollover carry_unspent carries what is left over.",
+  "description": "Creates a spending limit per period in one currency. Only expenses in categories, with one of tags and from wallet_ids count (empty: all). rollover carry_unspent carries what is left over.",
   "summary": "Create a spending budget per week, month, quarter or year",
   "scope": "write:budgets",
   "kind": "write",
@@ -3724,6 +3652,7 @@ export const tools: readonly ToolDefinition[] = [
     "internal_error"
   ],
   "annotations": {
+    "readOnlyHint": false,
     "destructiveHint": false,
     "idempotentHint": true,
     "openWorldHint": false
@@ -3732,13 +3661,10 @@ export const tools: readonly ToolDefinition[] = [
     "type": "object",
     "properties": {
       "name": {
-        "type": "string",
-        "maxLength": 100,
-        "pattern": "\\S"
+        "type": "string"
       },
       "amount": {
-        "type": "string",
-        "pattern": "^(0|[1-9]\\d{0,11})(\\.\\d{1,4})?$"
+        "type": "string"
       },
       "currency": {
         "type": "string",
@@ -3761,45 +3687,35 @@ export const tools: readonly ToolDefinition[] = [
         "description": "Periods per budget period: 2 with week is fortnightly."
       },
       "anchor_date": {
-        "$ref": "#/$defs/Date"
+        "type": "string",
+        "format": "date"
       },
       "categories": {
         "type": "array",
         "items": {
-          "type": "string",
-          "maxLength": 64,
-          "pattern": "\\S"
-        },
-        "maxItems": 50,
-        "uniqueItems": true,
-        "description": "Only expenses in these count; empty: any."
+          "type": "string"
+        }
       },
       "tags": {
         "type": "array",
         "items": {
-          "type": "string",
-          "maxLength": 40,
-          "pattern": "\\S"
-        },
-        "maxItems": 20,
-        "uniqueItems": true,
-        "description": "Only expenses with one of these count; empty: any."
+          "type": "string"
+        }
       },
       "wallet_ids": {
         "type": "array",
         "items": {
           "type": "string",
-          "pattern": "^wal_[A-Za-z\\d]{16,40}$"
-        },
-        "maxItems": 50,
-        "uniqueItems": true,
-        "description": "Only expenses from these count; empty: any."
+          "pattern": "^wal_"
+        }
       },
       "start_date": {
-        "$ref": "#/$defs/Date"
+        "type": "string",
+        "format": "date"
       },
       "end_date": {
-        "$ref": "#/$defs/Date"
+        "type": "string",
+        "format": "date"
       },
       "rollover": {
         "type": "string",
@@ -3816,18 +3732,14 @@ export const tools: readonly ToolDefinition[] = [
         "description": "Percent of the limit that sets alert."
       },
       "notes": {
-        "type": "string",
-        "minLength": 1,
-        "maxLength": 2000
+        "type": "string"
       },
       "idempotency_key": {
         "type": "string",
-        "format": "uuid",
-        "maxLength": 36
+        "format": "uuid"
       },
       "dry_run": {
-        "type": "boolean",
-        "default": false
+        "type": "boolean"
       }
     },
     "required": [
@@ -3836,14 +3748,7 @@ export const tools: readonly ToolDefinition[] = [
       "period",
       "idempotency_key"
     ],
-    "additionalProperties": false,
-    "$defs": {
-      "Date": {
-        "type": "string",
-        "format": "date",
-        "pattern": "^(19|2\\d)"
-      }
-    }
+    "additionalProperties": false
   },
   "outputSchema": {
     "type": "object",
@@ -4113,7 +4018,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "update_budget",
   "title": "Update budget",
-  "description": "List fields replace the whole list; [] empties it. The currency cannot change. Changes apply from the current period on.",
+  "description": "Fields as in create_budget; a list replaces the whole list ([] empties it). The currency cannot change. Changes apply from the current period on.",
   "summary": "Change a budget's limit, period, scope, dates, rollover or alert threshold",
   "scope": "write:budgets",
   "kind": "write",
@@ -4148,7 +4053,8 @@ export const tools: readonly ToolDefinition[] = [
     "internal_error"
   ],
   "annotations": {
-    "destructiveHint": false,
+    "readOnlyHint": false,
+    "destructiveHint": true,
     "idempotentHint": true,
     "openWorldHint": false
   },
@@ -4157,16 +4063,13 @@ export const tools: readonly ToolDefinition[] = [
     "properties": {
       "budget_id": {
         "type": "string",
-        "pattern": "^bud_[A-Za-z\\d]{16,40}$"
+        "pattern": "^bud_"
       },
       "name": {
-        "type": "string",
-        "maxLength": 100,
-        "pattern": "\\S"
+        "type": "string"
       },
       "amount": {
-        "type": "string",
-        "pattern": "^(0|[1-9]\\d{0,11})(\\.\\d{1,4})?$"
+        "type": "string"
       },
       "period": {
         "type": "string",
@@ -4184,47 +4087,37 @@ export const tools: readonly ToolDefinition[] = [
         "description": "Periods per budget period: 2 with week is fortnightly."
       },
       "anchor_date": {
-        "$ref": "#/$defs/Date"
+        "type": "string",
+        "format": "date"
       },
       "categories": {
         "type": "array",
         "items": {
-          "type": "string",
-          "maxLength": 64,
-          "pattern": "\\S"
-        },
-        "maxItems": 50,
-        "uniqueItems": true,
-        "description": "Only expenses in these count; empty: any."
+          "type": "string"
+        }
       },
       "tags": {
         "type": "array",
         "items": {
-          "type": "string",
-          "maxLength": 40,
-          "pattern": "\\S"
-        },
-        "maxItems": 20,
-        "uniqueItems": true,
-        "description": "Only expenses with one of these count; empty: any."
+          "type": "string"
+        }
       },
       "wallet_ids": {
         "type": "array",
         "items": {
           "type": "string",
-          "pattern": "^wal_[A-Za-z\\d]{16,40}$"
-        },
-        "maxItems": 50,
-        "uniqueItems": true,
-        "description": "Only expenses from these count; empty: any."
+          "pattern": "^wal_"
+        }
       },
       "start_date": {
-        "$ref": "#/$defs/Date"
+        "type": "string",
+        "format": "date"
       },
       "end_date": {
         "oneOf": [
           {
-            "$ref": "#/$defs/Date"
+            "type": "string",
+            "format": "date"
           },
           {
             "type": "null"
@@ -4248,9 +4141,7 @@ export const tools: readonly ToolDefinition[] = [
       "notes": {
         "oneOf": [
           {
-            "type": "string",
-            "minLength": 1,
-            "maxLength": 2000
+            "type": "string"
           },
           {
             "type": "null"
@@ -4259,26 +4150,17 @@ export const tools: readonly ToolDefinition[] = [
       },
       "idempotency_key": {
         "type": "string",
-        "format": "uuid",
-        "maxLength": 36
+        "format": "uuid"
       },
       "dry_run": {
-        "type": "boolean",
-        "default": false
+        "type": "boolean"
       }
     },
     "required": [
       "budget_id",
       "idempotency_key"
     ],
-    "additionalProperties": false,
-    "$defs": {
-      "Date": {
-        "type": "string",
-        "format": "date",
-        "pattern": "^(19|2\\d)"
-      }
-    }
+    "additionalProperties": false
   },
   "outputSchema": {
     "type": "object",
@@ -4587,6 +4469,7 @@ export const tools: readonly ToolDefinition[] = [
     "internal_error"
   ],
   "annotations": {
+    "readOnlyHint": false,
     "destructiveHint": true,
     "idempotentHint": true,
     "openWorldHint": false
@@ -4596,16 +4479,14 @@ export const tools: readonly ToolDefinition[] = [
     "properties": {
       "budget_id": {
         "type": "string",
-        "pattern": "^bud_[A-Za-z\\d]{16,40}$"
+        "pattern": "^bud_"
       },
       "idempotency_key": {
         "type": "string",
-        "format": "uuid",
-        "maxLength": 36
+        "format": "uuid"
       },
       "dry_run": {
-        "type": "boolean",
-        "default": false
+        "type": "boolean"
       }
     },
     "required": [
@@ -4703,6 +4584,7 @@ export const tools: readonly ToolDefinition[] = [
     "internal_error"
   ],
   "annotations": {
+    "readOnlyHint": false,
     "destructiveHint": false,
     "idempotentHint": true,
     "openWorldHint": false
@@ -4711,13 +4593,10 @@ export const tools: readonly ToolDefinition[] = [
     "type": "object",
     "properties": {
       "name": {
-        "type": "string",
-        "maxLength": 100,
-        "pattern": "\\S"
+        "type": "string"
       },
       "target_amount": {
-        "type": "string",
-        "pattern": "^(0|[1-9]\\d{0,11})(\\.\\d{1,4})?$"
+        "type": "string"
       },
       "currency": {
         "type": "string",
@@ -4725,26 +4604,21 @@ export const tools: readonly ToolDefinition[] = [
       },
       "target_date": {
         "type": "string",
-        "format": "date",
-        "pattern": "^(19|2\\d)"
+        "format": "date"
       },
       "wallet_id": {
         "type": "string",
-        "pattern": "^wal_[A-Za-z\\d]{16,40}$"
+        "pattern": "^wal_"
       },
       "notes": {
-        "type": "string",
-        "minLength": 1,
-        "maxLength": 2000
+        "type": "string"
       },
       "idempotency_key": {
         "type": "string",
-        "format": "uuid",
-        "maxLength": 36
+        "format": "uuid"
       },
       "dry_run": {
-        "type": "boolean",
-        "default": false
+        "type": "boolean"
       }
     },
     "required": [
@@ -4951,7 +4825,8 @@ export const tools: readonly ToolDefinition[] = [
     "internal_error"
   ],
   "annotations": {
-    "destructiveHint": false,
+    "readOnlyHint": false,
+    "destructiveHint": true,
     "idempotentHint": true,
     "openWorldHint": false
   },
@@ -4960,18 +4835,15 @@ export const tools: readonly ToolDefinition[] = [
     "properties": {
       "goal_id": {
         "type": "string",
-        "pattern": "^gol_[A-Za-z\\d]{16,40}$"
+        "pattern": "^gol_"
       },
       "name": {
-        "type": "string",
-        "maxLength": 100,
-        "pattern": "\\S"
+        "type": "string"
       },
       "target_amount": {
         "oneOf": [
           {
-            "type": "string",
-            "pattern": "^(0|[1-9]\\d{0,11})(\\.\\d{1,4})?$"
+            "type": "string"
           },
           {
             "type": "null"
@@ -4983,8 +4855,7 @@ export const tools: readonly ToolDefinition[] = [
         "oneOf": [
           {
             "type": "string",
-            "format": "date",
-            "pattern": "^(19|2\\d)"
+            "format": "date"
           },
           {
             "type": "null"
@@ -4995,7 +4866,7 @@ export const tools: readonly ToolDefinition[] = [
         "oneOf": [
           {
             "type": "string",
-            "pattern": "^wal_[A-Za-z\\d]{16,40}$"
+            "pattern": "^wal_"
           },
           {
             "type": "null"
@@ -5014,9 +4885,7 @@ export const tools: readonly ToolDefinition[] = [
       "notes": {
         "oneOf": [
           {
-            "type": "string",
-            "minLength": 1,
-            "maxLength": 2000
+            "type": "string"
           },
           {
             "type": "null"
@@ -5025,12 +4894,10 @@ export const tools: readonly ToolDefinition[] = [
       },
       "idempotency_key": {
         "type": "string",
-        "format": "uuid",
-        "maxLength": 36
+        "format": "uuid"
       },
       "dry_run": {
-        "type": "boolean",
-        "default": false
+        "type": "boolean"
       }
     },
     "required": [
@@ -5248,6 +5115,7 @@ export const tools: readonly ToolDefinition[] = [
     "internal_error"
   ],
   "annotations": {
+    "readOnlyHint": false,
     "destructiveHint": true,
     "idempotentHint": true,
     "openWorldHint": false
@@ -5257,16 +5125,14 @@ export const tools: readonly ToolDefinition[] = [
     "properties": {
       "goal_id": {
         "type": "string",
-        "pattern": "^gol_[A-Za-z\\d]{16,40}$"
+        "pattern": "^gol_"
       },
       "idempotency_key": {
         "type": "string",
-        "format": "uuid",
-        "maxLength": 36
+        "format": "uuid"
       },
       "dry_run": {
-        "type": "boolean",
-        "default": false
+        "type": "boolean"
       }
     },
     "required": [
@@ -5362,6 +5228,7 @@ export const tools: readonly ToolDefinition[] = [
     "internal_error"
   ],
   "annotations": {
+    "readOnlyHint": false,
     "destructiveHint": false,
     "idempotentHint": true,
     "openWorldHint": false
@@ -5371,34 +5238,28 @@ export const tools: readonly ToolDefinition[] = [
     "properties": {
       "goal_id": {
         "type": "string",
-        "pattern": "^gol_[A-Za-z\\d]{16,40}$"
+        "pattern": "^gol_"
       },
       "amount": {
-        "type": "string",
-        "pattern": "^-?(0|[1-9]\\d{0,11})(\\.\\d{1,4})?$"
+        "type": "string"
       },
       "date": {
         "type": "string",
-        "format": "date",
-        "pattern": "^(19|2\\d)"
+        "format": "date"
       },
       "note": {
-        "type": "string",
-        "minLength": 1,
-        "maxLength": 2000
+        "type": "string"
       },
       "from_wallet_id": {
         "type": "string",
-        "pattern": "^wal_[A-Za-z\\d]{16,40}$"
+        "pattern": "^wal_"
       },
       "idempotency_key": {
         "type": "string",
-        "format": "uuid",
-        "maxLength": 36
+        "format": "uuid"
       },
       "dry_run": {
-        "type": "boolean",
-        "default": false
+        "type": "boolean"
       }
     },
     "required": [
@@ -5813,6 +5674,7 @@ export const tools: readonly ToolDefinition[] = [
     "internal_error"
   ],
   "annotations": {
+    "readOnlyHint": false,
     "destructiveHint": false,
     "idempotentHint": true,
     "openWorldHint": false
@@ -5821,9 +5683,7 @@ export const tools: readonly ToolDefinition[] = [
     "type": "object",
     "properties": {
       "name": {
-        "type": "string",
-        "maxLength": 100,
-        "pattern": "\\S"
+        "type": "string"
       },
       "type": {
         "type": "string",
@@ -5843,27 +5703,21 @@ export const tools: readonly ToolDefinition[] = [
         "pattern": "^[A-Z]{3}$"
       },
       "opening_balance": {
-        "type": "string",
-        "pattern": "^-?(0|[1-9]\\d{0,11})(\\.\\d{1,4})?$"
+        "type": "string"
       },
       "opening_date": {
         "type": "string",
-        "format": "date",
-        "pattern": "^(19|2\\d)"
+        "format": "date"
       },
       "notes": {
-        "type": "string",
-        "minLength": 1,
-        "maxLength": 2000
+        "type": "string"
       },
       "idempotency_key": {
         "type": "string",
-        "format": "uuid",
-        "maxLength": 36
+        "format": "uuid"
       },
       "dry_run": {
-        "type": "boolean",
-        "default": false
+        "type": "boolean"
       }
     },
     "required": [
@@ -6051,7 +5905,8 @@ export const tools: readonly ToolDefinition[] = [
     "internal_error"
   ],
   "annotations": {
-    "destructiveHint": false,
+    "readOnlyHint": false,
+    "destructiveHint": true,
     "idempotentHint": true,
     "openWorldHint": false
   },
@@ -6060,12 +5915,10 @@ export const tools: readonly ToolDefinition[] = [
     "properties": {
       "wallet_id": {
         "type": "string",
-        "pattern": "^wal_[A-Za-z\\d]{16,40}$"
+        "pattern": "^wal_"
       },
       "name": {
-        "type": "string",
-        "maxLength": 100,
-        "pattern": "\\S"
+        "type": "string"
       },
       "type": {
         "type": "string",
@@ -6081,15 +5934,13 @@ export const tools: readonly ToolDefinition[] = [
         ]
       },
       "opening_balance": {
-        "type": "string",
-        "pattern": "^-?(0|[1-9]\\d{0,11})(\\.\\d{1,4})?$"
+        "type": "string"
       },
       "opening_date": {
         "oneOf": [
           {
             "type": "string",
-            "format": "date",
-            "pattern": "^(19|2\\d)"
+            "format": "date"
           },
           {
             "type": "null"
@@ -6103,9 +5954,7 @@ export const tools: readonly ToolDefinition[] = [
       "notes": {
         "oneOf": [
           {
-            "type": "string",
-            "minLength": 1,
-            "maxLength": 2000
+            "type": "string"
           },
           {
             "type": "null"
@@ -6114,12 +5963,10 @@ export const tools: readonly ToolDefinition[] = [
       },
       "idempotency_key": {
         "type": "string",
-        "format": "uuid",
-        "maxLength": 36
+        "format": "uuid"
       },
       "dry_run": {
-        "type": "boolean",
-        "default": false
+        "type": "boolean"
       }
     },
     "required": [
@@ -6318,6 +6165,7 @@ export const tools: readonly ToolDefinition[] = [
     "internal_error"
   ],
   "annotations": {
+    "readOnlyHint": false,
     "destructiveHint": true,
     "idempotentHint": true,
     "openWorldHint": false
@@ -6327,16 +6175,14 @@ export const tools: readonly ToolDefinition[] = [
     "properties": {
       "wallet_id": {
         "type": "string",
-        "pattern": "^wal_[A-Za-z\\d]{16,40}$"
+        "pattern": "^wal_"
       },
       "idempotency_key": {
         "type": "string",
-        "format": "uuid",
-        "maxLength": 36
+        "format": "uuid"
       },
       "dry_run": {
-        "type": "boolean",
-        "default": false
+        "type": "boolean"
       }
     },
     "required": [
@@ -6407,7 +6253,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "create_bill_reminder",
   "title": "Create bill reminder",
-  "description": "Creates a bill reminder, e.g. schedule {\"frequency\": \"monthly\", \"start_date\": \"2026-01-31\", \"day_of_month\": -1} (last day of each month). Give amount, or amount_min and amount_max for a varying bill. autopay is information only. Check the answer's schedule.",
+  "description": "Creates a bill reminder due every interval days, weeks (on weekday), months (on day_of_month, -1 last) or years from start_date until end_date or count, or once on start_date. Give amount, or amount_min and amount_max if it varies.",
   "summary": "Create a reminder for a recurring or one-off bill",
   "scope": "write:bills",
   "kind": "write",
@@ -6440,6 +6286,7 @@ export const tools: readonly ToolDefinition[] = [
     "internal_error"
   ],
   "annotations": {
+    "readOnlyHint": false,
     "destructiveHint": false,
     "idempotentHint": true,
     "openWorldHint": false
@@ -6448,23 +6295,19 @@ export const tools: readonly ToolDefinition[] = [
     "type": "object",
     "properties": {
       "name": {
-        "type": "string",
-        "maxLength": 100,
-        "pattern": "\\S"
+        "type": "string"
       },
       "payee": {
-        "type": "string",
-        "maxLength": 140,
-        "pattern": "\\S"
+        "type": "string"
       },
       "amount": {
-        "$ref": "#/$defs/Amount"
+        "type": "string"
       },
       "amount_min": {
-        "$ref": "#/$defs/Amount"
+        "type": "string"
       },
       "amount_max": {
-        "$ref": "#/$defs/Amount"
+        "type": "string"
       },
       "currency": {
         "type": "string",
@@ -6472,17 +6315,13 @@ export const tools: readonly ToolDefinition[] = [
       },
       "wallet_id": {
         "type": "string",
-        "pattern": "^wal_[A-Za-z\\d]{16,40}$"
+        "pattern": "^wal_"
       },
       "category": {
-        "type": "string",
-        "maxLength": 64,
-        "pattern": "\\S"
+        "type": "string"
       },
       "schedule": {
-        "description": "Every interval days, weeks (weekday), months (day_of_month; -1 last) or years from start_date; once: that day. Ends at end_date or after count.",
         "type": "object",
-        "additionalProperties": false,
         "required": [
           "frequency",
           "start_date"
@@ -6501,7 +6340,8 @@ export const tools: readonly ToolDefinition[] = [
             ]
           },
           "start_date": {
-            "$ref": "#/$defs/Date"
+            "type": "string",
+            "format": "date"
           },
           "interval": {
             "type": "integer",
@@ -6512,12 +6352,7 @@ export const tools: readonly ToolDefinition[] = [
           "day_of_month": {
             "type": "integer",
             "minimum": -1,
-            "maximum": 31,
-            "not": {
-              "enum": [
-                0
-              ]
-            }
+            "maximum": 31
           },
           "weekday": {
             "type": "string",
@@ -6532,7 +6367,8 @@ export const tools: readonly ToolDefinition[] = [
             ]
           },
           "end_date": {
-            "$ref": "#/$defs/Date"
+            "type": "string",
+            "format": "date"
           },
           "count": {
             "type": "integer",
@@ -6545,26 +6381,20 @@ export const tools: readonly ToolDefinition[] = [
         "type": "integer",
         "minimum": 0,
         "maximum": 60,
-        "default": 3,
-        "description": "Days before the due date the notice period starts."
+        "default": 3
       },
       "autopay": {
-        "type": "boolean",
-        "default": false
+        "type": "boolean"
       },
       "notes": {
-        "type": "string",
-        "minLength": 1,
-        "maxLength": 2000
+        "type": "string"
       },
       "idempotency_key": {
         "type": "string",
-        "format": "uuid",
-        "maxLength": 36
+        "format": "uuid"
       },
       "dry_run": {
-        "type": "boolean",
-        "default": false
+        "type": "boolean"
       }
     },
     "required": [
@@ -6572,18 +6402,7 @@ export const tools: readonly ToolDefinition[] = [
       "schedule",
       "idempotency_key"
     ],
-    "additionalProperties": false,
-    "$defs": {
-      "Amount": {
-        "type": "string",
-        "pattern": "^(0|[1-9]\\d{0,11})(\\.\\d{1,4})?$"
-      },
-      "Date": {
-        "type": "string",
-        "format": "date",
-        "pattern": "^(19|2\\d)"
-      }
-    }
+    "additionalProperties": false
   },
   "outputSchema": {
     "type": "object",
@@ -6887,7 +6706,8 @@ export const tools: readonly ToolDefinition[] = [
     "internal_error"
   ],
   "annotations": {
-    "destructiveHint": false,
+    "readOnlyHint": false,
+    "destructiveHint": true,
     "idempotentHint": true,
     "openWorldHint": false
   },
@@ -6896,19 +6716,15 @@ export const tools: readonly ToolDefinition[] = [
     "properties": {
       "bill_reminder_id": {
         "type": "string",
-        "pattern": "^bil_[A-Za-z\\d]{16,40}$"
+        "pattern": "^bil_"
       },
       "name": {
-        "type": "string",
-        "maxLength": 100,
-        "pattern": "\\S"
+        "type": "string"
       },
       "payee": {
         "oneOf": [
           {
-            "type": "string",
-            "maxLength": 140,
-            "pattern": "\\S"
+            "type": "string"
           },
           {
             "type": "null"
@@ -6916,19 +6732,19 @@ export const tools: readonly ToolDefinition[] = [
         ]
       },
       "amount": {
-        "$ref": "#/$defs/Amount"
+        "type": "string"
       },
       "amount_min": {
-        "$ref": "#/$defs/Amount"
+        "type": "string"
       },
       "amount_max": {
-        "$ref": "#/$defs/Amount"
+        "type": "string"
       },
       "wallet_id": {
         "oneOf": [
           {
             "type": "string",
-            "pattern": "^wal_[A-Za-z\\d]{16,40}$"
+            "pattern": "^wal_"
           },
           {
             "type": "null"
@@ -6939,9 +6755,7 @@ export const tools: readonly ToolDefinition[] = [
       "category": {
         "oneOf": [
           {
-            "type": "string",
-            "maxLength": 64,
-            "pattern": "\\S"
+            "type": "string"
           },
           {
             "type": "null"
@@ -6949,72 +6763,13 @@ export const tools: readonly ToolDefinition[] = [
         ]
       },
       "schedule": {
-        "description": "Every interval days, weeks (weekday), months (day_of_month; -1 last) or years from start_date; once: that day. Ends at end_date or after count.",
         "type": "object",
-        "additionalProperties": false,
-        "required": [
-          "frequency",
-          "start_date"
-        ],
-        "properties": {
-          "frequency": {
-            "type": "string",
-            "enum": [
-              "once",
-              "daily",
-              "weekly",
-              "biweekly",
-              "monthly",
-              "quarterly",
-              "yearly"
-            ]
-          },
-          "start_date": {
-            "$ref": "#/$defs/Date"
-          },
-          "interval": {
-            "type": "integer",
-            "minimum": 1,
-            "maximum": 99,
-            "default": 1
-          },
-          "day_of_month": {
-            "type": "integer",
-            "minimum": -1,
-            "maximum": 31,
-            "not": {
-              "enum": [
-                0
-              ]
-            }
-          },
-          "weekday": {
-            "type": "string",
-            "enum": [
-              "mon",
-              "tue",
-              "wed",
-              "thu",
-              "fri",
-              "sat",
-              "sun"
-            ]
-          },
-          "end_date": {
-            "$ref": "#/$defs/Date"
-          },
-          "count": {
-            "type": "integer",
-            "minimum": 1,
-            "maximum": 1000
-          }
-        }
+        "description": "As in create_bill_reminder."
       },
       "notice_days": {
         "type": "integer",
         "minimum": 0,
-        "maximum": 60,
-        "description": "Days before the due date the notice period starts."
+        "maximum": 60
       },
       "autopay": {
         "type": "boolean"
@@ -7022,9 +6777,7 @@ export const tools: readonly ToolDefinition[] = [
       "notes": {
         "oneOf": [
           {
-            "type": "string",
-            "minLength": 1,
-            "maxLength": 2000
+            "type": "string"
           },
           {
             "type": "null"
@@ -7036,30 +6789,17 @@ export const tools: readonly ToolDefinition[] = [
       },
       "idempotency_key": {
         "type": "string",
-        "format": "uuid",
-        "maxLength": 36
+        "format": "uuid"
       },
       "dry_run": {
-        "type": "boolean",
-        "default": false
+        "type": "boolean"
       }
     },
     "required": [
       "bill_reminder_id",
       "idempotency_key"
     ],
-    "additionalProperties": false,
-    "$defs": {
-      "Amount": {
-        "type": "string",
-        "pattern": "^(0|[1-9]\\d{0,11})(\\.\\d{1,4})?$"
-      },
-      "Date": {
-        "type": "string",
-        "format": "date",
-        "pattern": "^(19|2\\d)"
-      }
-    }
+    "additionalProperties": false
   },
   "outputSchema": {
     "type": "object",
@@ -7368,6 +7108,7 @@ export const tools: readonly ToolDefinition[] = [
     "internal_error"
   ],
   "annotations": {
+    "readOnlyHint": false,
     "destructiveHint": true,
     "idempotentHint": true,
     "openWorldHint": false
@@ -7377,16 +7118,14 @@ export const tools: readonly ToolDefinition[] = [
     "properties": {
       "bill_reminder_id": {
         "type": "string",
-        "pattern": "^bil_[A-Za-z\\d]{16,40}$"
+        "pattern": "^bil_"
       },
       "idempotency_key": {
         "type": "string",
-        "format": "uuid",
-        "maxLength": 36
+        "format": "uuid"
       },
       "dry_run": {
-        "type": "boolean",
-        "default": false
+        "type": "boolean"
       }
     },
     "required": [

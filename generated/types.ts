@@ -71,8 +71,6 @@ export type GoalContributionId = string;
  */
 export type BillReminderId = string;
 /**
- * e.g. "kb_idempotency-keys-and-retries".
- *
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
  * via the `definition` "KnowledgeEntryId".
  */
@@ -564,8 +562,6 @@ export interface GoalProgress {
     | [GoalContribution, GoalContribution, GoalContribution, GoalContribution, GoalContribution];
 }
 /**
- * Every interval days, weeks (weekday), months (day_of_month; -1 last) or years from start_date; once: that day. Ends at end_date or after count.
- *
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
  * via the `definition` "BillSchedule".
  */
@@ -707,8 +703,6 @@ export interface ListTransactionsParams {
   category?: Category;
   direction?: Direction;
   /**
-   * Has at least one of these.
-   *
    * @minItems 1
    * @maxItems 20
    */
@@ -734,8 +728,6 @@ export interface ListTransactionsParams {
     | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag]
     | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag];
   /**
-   * Has all of these.
-   *
    * @minItems 1
    * @maxItems 20
    */
@@ -800,8 +792,6 @@ export interface GetTransactionSummaryParams {
   wallet_id?: WalletId;
   category?: Category;
   /**
-   * Has at least one of these.
-   *
    * @minItems 1
    * @maxItems 20
    */
@@ -1212,14 +1202,10 @@ export interface CreateBudgetParams {
   interval?: number;
   anchor_date?: Date;
   /**
-   * Only expenses in these count; empty: any.
-   *
    * @maxItems 50
    */
   categories?: Category[];
   /**
-   * Only expenses with one of these count; empty: any.
-   *
    * @maxItems 20
    */
   tags?:
@@ -1245,8 +1231,6 @@ export interface CreateBudgetParams {
     | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag]
     | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag];
   /**
-   * Only expenses from these count; empty: any.
-   *
    * @maxItems 50
    */
   wallet_ids?: WalletId[];
@@ -1286,14 +1270,10 @@ export interface UpdateBudgetParams {
   interval?: number;
   anchor_date?: Date;
   /**
-   * Only expenses in these count; empty: any.
-   *
    * @maxItems 50
    */
   categories?: Category[];
   /**
-   * Only expenses with one of these count; empty: any.
-   *
    * @maxItems 20
    */
   tags?:
@@ -1319,8 +1299,6 @@ export interface UpdateBudgetParams {
     | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag]
     | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag];
   /**
-   * Only expenses from these count; empty: any.
-   *
    * @maxItems 50
    */
   wallet_ids?: WalletId[];
@@ -1557,9 +1535,6 @@ export interface CreateBillReminderParams {
   wallet_id?: WalletId;
   category?: Category;
   schedule: BillSchedule;
-  /**
-   * Days before the due date the notice period starts.
-   */
   notice_days?: number;
   autopay?: boolean;
   notes?: Notes;
@@ -1593,9 +1568,6 @@ export interface UpdateBillReminderParams {
   wallet_id?: WalletId | null;
   category?: Category | null;
   schedule?: BillSchedule;
-  /**
-   * Days before the due date the notice period starts.
-   */
   notice_days?: number;
   autopay?: boolean;
   notes?: Notes | null;
