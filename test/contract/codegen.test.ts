@@ -65,7 +65,10 @@ describe("codegen", function () {
       // Where to make room: the headroom and the five most expensive tools with what in them costs most.
       expect(r.stderr).to.match(/headroom -\d+/);
       expect(r.stderr).to.match(/list_transactions: \d+ model-visible tokens, above 400 for one tool/);
-      const costliest = r.stderr.split("The five most expensive tools")[1]!.split("\n").filter((l) => /^ {2}\w+: \d+ tokens \(/.test(l));
+      const costliest = r.stderr
+        .split("The five most expensive tools")[1]!
+        .split("\n")
+        .filter((l) => /^ {2}\w+: \d+ tokens \(/.test(l));
       expect(costliest).to.have.length(5);
       expect(costliest[0]).to.match(/description \d+, inputSchema \d+|description \d+, annotations/);
     } finally {
