@@ -157,6 +157,19 @@ export function walletBalance(row: WalletRow, balanceMinor: bigint): WalletBalan
   return { wallet_id: row.id, name: row.name, type: row.type, currency: row.currency, balance: toMoney(balanceMinor, row.currency) };
 }
 
+/**
+ * Whether the wallet existed at the end of `asOf`: not before its opening_date unless a transaction of it
+ * already counts by then (`sums` as of asOf). A balance before that day is not 0.00 but no balance at all.
+ */
+export function existedOn(row: WalletRow, sums: Map<string, bigint>, asOf: string): boolean {
+  return row.opening_date === null || row.opening_date <= asOf || (sums.get(row.id) ?? 0n) !== 0n;
+}
+
+/** The WalletBalance of a wallet that did not exist yet on the as_of day: no balance, and when it opened. */
+export function notYetOpen(row: WalletRow): WalletBalance {
+  return { wallet_id: row.id, name: row.name, type: row.type, currency: row.currency, balance: null, opened_on: row.opening_date! };
+}
+
 /** Exact totals per currency, ordered by currency code. */
 export function totalsPerCurrency(items: Iterable<{ currency: string; minor: bigint }>): { currency: string; minor: bigint }[] {
   const totals = new Map<string, bigint>();

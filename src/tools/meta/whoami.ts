@@ -1,5 +1,6 @@
 import type { Handlers } from "../../../generated/handlers.js";
 import type { Scope } from "../../../generated/types.js";
+import { todayFor } from "../../domain/shared/common.js";
 
 export const whoami: Handlers["whoami"] = async (_params, ctx) => ({
   user_id: ctx.caller.userId,
@@ -8,5 +9,6 @@ export const whoami: Handlers["whoami"] = async (_params, ctx) => ({
   scopes: [...ctx.caller.scopes].sort() as Scope[],
   expires_at: ctx.caller.expiresAt,
   timezone: ctx.caller.timezone,
+  today: todayFor(ctx),
   default_currency: ctx.caller.defaultCurrency,
 });
