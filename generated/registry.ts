@@ -2440,11 +2440,12 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "list_bill_reminders",
   "title": "List bill reminders",
-  "description": "Answers \"what bills are due soon?\": upcoming due dates to today + days_ahead plus the last 7 days (overdue); payments are not tracked (check list_transactions). reminders: each with its schedule and next due dates.",
+  "description": "Answers \"what bills are due soon?\": upcoming due dates to today + days_ahead plus the last 7 days (overdue); payments are not tracked (check list_transactions). reminders: each with its schedule and next due dates; upcoming: false lists them alone.",
   "summary": "Upcoming bill due dates and the recurring bill reminders themselves",
   "scope": "read:bills",
   "kind": "read",
   "paramNames": [
+    "upcoming",
     "days_ahead",
     "include_inactive"
   ],
@@ -2464,6 +2465,10 @@ export const tools: readonly ToolDefinition[] = [
   "inputSchema": {
     "type": "object",
     "properties": {
+      "upcoming": {
+        "type": "boolean",
+        "default": true
+      },
       "days_ahead": {
         "type": "integer",
         "minimum": 1,
@@ -5264,7 +5269,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "add_goal_funds",
   "title": "Add goal funds",
-  "description": "Records a contribution: positive saves, negative withdraws (saved never below zero). from_wallet_id (same currency): for a goal kept in another wallet the money moves there as a transfer, never as spending; otherwise only the contribution is recorded. Reaching the target makes the goal achieved (warning goal_achieved).",
+  "description": "Records a contribution: positive saves, negative withdraws (saved never below zero). Give from_wallet_id (same currency) only when the person moved the money: for a goal kept in another wallet that records a transfer there; without it the contribution is an earmark and no money moves. Reaching the target makes the goal achieved (warning goal_achieved).",
   "summary": "Add money to a savings goal, or withdraw from it",
   "scope": "write:goals",
   "kind": "write",

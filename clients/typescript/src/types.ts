@@ -440,7 +440,7 @@ export interface SummaryTotal {
   count: number;
 }
 /**
- * Totals for one group and one currency. key is the category, tag, payee, month (YYYY-MM) or wallet id; null collects transactions without a category, tag or payee. label is a readable form of the key (the wallet's name for wallet groups).
+ * Totals for one group and one currency. key is the category, tag, payee, month (YYYY-MM) or wallet id; null collects transactions without a category, tag or payee. label is a readable form of the key where it differs from it (the wallet's name for wallet groups), otherwise null.
  *
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
  * via the `definition` "SummaryGroup".
@@ -1094,6 +1094,7 @@ export interface ListChangesResult {
  * via the `definition` "ListBillRemindersParams".
  */
 export interface ListBillRemindersParams {
+  upcoming?: boolean;
   days_ahead?: number;
   include_inactive?: boolean;
 }
