@@ -352,7 +352,7 @@ export interface ErrorData {
   request_id?: string;
 }
 /**
- * A place where money is kept: a bank account, card, cash, e-wallet, investment or loan account. Each wallet has exactly one currency. The balance is derived (opening balance plus its transactions; in list_wallets those up to today) and cannot be set directly.
+ * A place where money is kept: a bank account, card, cash, e-wallet, investment or loan account. Each wallet has exactly one currency. The balance is derived (opening balance plus its transactions up to the user's today; later ones are in scheduled) and cannot be set directly.
  *
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
  * via the `definition` "Wallet".
