@@ -22,10 +22,17 @@ function title(m: MethodSpec): string {
   return [words[0]![0]!.toUpperCase() + words[0]!.slice(1), ...words.slice(1)].join(" ");
 }
 
-function annotations(m: MethodSpec) {
-  if (m.kind === "read") return { readOnlyHint: true, openWorldHint: false };
-  // readOnlyHint is false by default (MCP ToolAnnotations), so a write tool does not spend tokens saying it.
-  return { destructiveHint: m.name.startsWith("delete_"), idempotentHint: true, openWorldHint: false };
+/**
+ * All four MCP hints, always stated (hosts' app reviews reject a tool that leaves one to its default, and
+ * the defaults are the worst case: destructive, open world). Derived from x-kind and the verb, so they
+ * cannot disagree with what the tool does: a read changes nothing; a write is idempotent because its
+ * required idempotency_key makes a repeated call a replay; a delete or an update removes or overwrites
+ * what the user had (docs/decisions.md, "Room to grow"); nothing reaches outside the user's own ledger.
+ */
+export function annotations(m: MethodSpec) {
+  const read = m.kind === "read";
+  const overwrites = /^(delete|update)_/.test(m.name);
+  return { readOnlyHint: read, destructiveHint: !read && overwrites, idempotentHint: true, openWorldHint: false };
 }
 
 const json = (v: unknown) => JSON.stringify(v, null, 2);

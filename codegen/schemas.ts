@@ -5,6 +5,7 @@
  * clients read without resolving references.
  */
 import type { Json, JsonObject, MethodSpec, Spec } from "./load.js";
+import { tokens } from "./budgets.js";
 
 export function pascal(name: string): string {
   return name
@@ -207,9 +208,110 @@ function toolSchema(spec: Spec, root: JsonObject, shallowEntities: boolean): Jso
 
 // tools/list schemas carry no $schema: MCP 2025-11-25 makes JSON Schema 2020-12 the default dialect, and
 // every keyword the spec uses means the same in draft-07 and 2020-12 (ajv/dist/2020 compiles them all).
+/**
+ * Shapes the server instructions (info.x-instructions) describe once for every tool ("amounts in are
+ * decimal strings such as \"12.50\""): in tools/list they are plain strings, the pattern left to the server.
+ */
+const SHAPES_IN_INSTRUCTIONS = ["Amount", "SignedAmount"];
+
 export function mcpInputSchema(spec: Spec, m: MethodSpec): JsonObject {
-  const { title: _t, ...schema } = toolSchema(spec, paramsSchema(m), false);
-  return withoutTitles(schema) as JsonObject;
+  const plain = Object.fromEntries(SHAPES_IN_INSTRUCTIONS.map((name) => [name, { type: "string" }]));
+  const modelSpec: Spec = { ...spec, schemas: { ...spec.schemas, ...plain } };
+  const { title: _t, ...schema } = toolSchema(modelSpec, withSharedObjectsNamed(spec, m, paramsSchema(m)), false);
+  return withDefsWhereCheaper(forModel(withoutTitles(schema)) as JsonObject);
+}
+
+/**
+ * An update tool's nested object that is the same component as its create tool's param of the same name
+ * (a bill's schedule) is named, not repeated: both tools have one scope, so a model that sees one sees the
+ * other. The server validates it against the full component.
+ */
+function withSharedObjectsNamed(spec: Spec, m: MethodSpec, params: JsonObject): JsonObject {
+  const create = m.name.startsWith("update_") ? spec.methods.find((c) => c.name === `create_${m.name.slice("update_".length)}`) : undefined;
+  if (!create || create.scope !== m.scope) return params;
+  const properties = { ...(params.properties as JsonObject) };
+  for (const [name, schema] of Object.entries(properties)) {
+    const ref = (schema as JsonObject).$ref;
+    const target = typeof ref === "string" ? spec.schemas[ref.slice(REF_PREFIX.length)] : undefined;
+    const same = create.params.some((p) => p.name === name && p.schema.$ref === ref);
+    if (target?.type === "object" && same) properties[name] = { type: "object", description: `As in ${create.name}.` };
+  }
+  return { ...params, properties };
+}
+
+/** An id pattern such as ^wal_[A-Za-z\d]{16,40}$: a model copies ids from answers, so only the prefix helps it. */
+const ID_PATTERN = /^\^([a-z]+_)\[/;
+/** Length and count bounds that the server checks and names in its invalid_params error (data.field, data.expected). */
+const SERVER_CHECKED_BOUNDS = new Set(["minLength", "maxLength", "minItems", "maxItems", "uniqueItems"]);
+
+/**
+ * What a model needs to form a call, not everything the server checks (docs/decisions.md, "Room to grow"):
+ * types, enums, numeric ranges, required members, closed objects, defaults that differ from nothing, formats,
+ * id prefixes and value patterns stay; string and array length bounds, the non-blank pattern \S, an id's body,
+ * the year part of a date pattern and `default: false` go. The server still validates every call with the
+ * full spec (generated/validators.js) and names the field and what it expects when a bound is broken.
+ */
+function forModel(value: Json, depth = 0): Json {
+  if (Array.isArray(value)) return value.map((v) => forModel(v, depth));
+  if (value === null || typeof value !== "object") return value;
+  const out: JsonObject = {};
+  for (const [k, v] of Object.entries(value)) {
+    if (k === "properties" || k === "$defs") {
+      out[k] = Object.fromEntries(Object.entries(v as JsonObject).map(([pk, pv]) => [pk, forModel(pv, depth + 1)]));
+      continue;
+    }
+    if (SERVER_CHECKED_BOUNDS.has(k) && typeof v !== "object") continue;
+    if (k === "not") continue; // an excluded value inside a range (day_of_month 0): server checked
+    if (k === "additionalProperties" && v === false && depth > 0) continue; // a nested object's closedness
+    if (k === "default" && v === false) continue;
+    if (k === "pattern" && typeof v === "string") {
+      if (v === "\\S" || value.format === "date") continue;
+      const id = ID_PATTERN.exec(v);
+      // \d{0,11} → \d*: how many digits an amount may have is a bound like a length (server checked).
+      out[k] = id ? `^${id[1]}` : v.replace(/\\d\{0,\d+\}/g, "\\d*").replace(/\\d\{1,\d+\}/g, "\\d+");
+      continue;
+    }
+    out[k] = forModel(v, depth);
+  }
+  return out;
+}
+
+/**
+ * After forModel a shared component may be cheaper written out at each use than defined once and
+ * referenced (a date is now {type, format}): each $defs entry stays only where it costs fewer tokens.
+ */
+function withDefsWhereCheaper(schema: JsonObject): JsonObject {
+  const defs = schema.$defs as JsonObject | undefined;
+  if (!defs) return schema;
+  const uses = new Map<string, number>();
+  const count = (value: Json): void => {
+    if (Array.isArray(value)) return value.forEach(count);
+    if (value === null || typeof value !== "object") return;
+    if (typeof value.$ref === "string") uses.set(value.$ref, (uses.get(value.$ref) ?? 0) + 1);
+    Object.values(value).forEach(count);
+  };
+  count(schema);
+  const inlined = new Set(
+    Object.keys(defs).filter((name) => {
+      const n = uses.get(`#/$defs/${name}`) ?? 0;
+      return n * tokens(defs[name]) <= tokens({ [name]: defs[name] }) + n * tokens({ $ref: `#/$defs/${name}` });
+    }),
+  );
+  const replace = (value: Json): Json => {
+    if (Array.isArray(value)) return value.map(replace);
+    if (value === null || typeof value !== "object") return value;
+    if (typeof value.$ref === "string" && inlined.has(value.$ref.slice("#/$defs/".length))) {
+      const { $ref, ...rest } = value;
+      return { ...(defs[($ref as string).slice("#/$defs/".length)] as JsonObject), ...(replace(rest) as JsonObject) };
+    }
+    const out: JsonObject = {};
+    for (const [k, v] of Object.entries(value)) if (!(k === "$defs" && value === schema)) out[k] = replace(v);
+    return out;
+  };
+  const out = replace(schema) as JsonObject;
+  const kept = Object.fromEntries(Object.entries(defs).filter(([name]) => !inlined.has(name)));
+  if (Object.keys(kept).length) out.$defs = kept;
+  return out;
 }
 
 export function mcpOutputSchema(spec: Spec, m: MethodSpec): JsonObject {

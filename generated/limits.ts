@@ -18,6 +18,9 @@ export const schemaBounds = {
   "LabelUse": {
     "transactions": {
       "minimum": 1
+    },
+    "scheduled": {
+      "minimum": 1
     }
   },
   "ErrorData": {

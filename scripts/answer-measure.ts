@@ -39,7 +39,7 @@ export interface TransactionCost {
 /**
  * The cost of each transaction of one list_transactions answer. A page of two or more is a table
  * (model-text.ts): a transaction pays for its row and an equal share of what the table states once
- * (columns, fields equal on every row, the wallet ids rows are grouped by). next_cursor and
+ * (columns, fields equal on every row, the wallet ids the rows point to). next_cursor and
  * total_count belong to the page and are not shared out.
  */
 export function listedTransactionCosts(page: Record<string, any>): TransactionCost[] {
@@ -51,8 +51,8 @@ export function listedTransactionCosts(page: Record<string, any>): TransactionCo
       return { id: tx.id, direction: tx.direction, tokens: tokens(text), text };
     });
   }
-  const table = rendered as { rows?: unknown[][]; groups?: { rows: unknown[][] }[] };
-  const rows = (table.rows ?? table.groups!.flatMap((g) => g.rows)).map((r) => JSON.stringify(r));
+  const table = rendered as { rows: unknown[][] };
+  const rows = table.rows.map((r) => JSON.stringify(r));
   const share = (tokens(JSON.stringify(table)) - rows.reduce((a, r) => a + tokens(r), 0)) / rows.length;
   return listed.map((tx) => {
     const text = rows.find((r) => r.includes(JSON.stringify(tx.id)));

@@ -9,7 +9,7 @@
  */
 import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { BUDGETS, measureSurface, tokens } from "../codegen/budgets.js";
+import { BUDGETS, measureSurface, surfaceReport, tokens } from "../codegen/budgets.js";
 import { instructions, tools } from "../generated/registry.js";
 import { ANSWER_BUDGETS } from "../src/mcp/answer-budgets.js";
 import { measureAnswers, withDemoLedger, worstTransactions } from "./answer-measure.js";
@@ -18,8 +18,11 @@ import { measureAnswers, withDemoLedger, worstTransactions } from "./answer-meas
 const LEDGER_AT = new Date("2026-11-24T12:00:00Z");
 
 const m = measureSurface(tools);
-const rows = m.perTool.map((t) => `| ${t.name} | ${t.descriptionChars} | ${t.description} | ${t.inputSchema} | ${t.outputSchema} |`);
-const sum = (k: "description" | "inputSchema" | "outputSchema") => m.perTool.reduce((a, t) => a + t[k], 0);
+const rows = m.perTool.map(
+  (t) => `| ${t.name} | ${t.modelVisible} | ${t.descriptionChars} | ${t.description} | ${t.inputSchema} | ${t.title} | ${t.annotations} | ${t.outputSchema} |`,
+);
+const sum = (k: "modelVisible" | "description" | "inputSchema" | "title" | "annotations" | "outputSchema") => m.perTool.reduce((a, t) => a + t[k], 0);
+const maxTool = Math.max(...m.perTool.map((t) => t.modelVisible));
 
 const answers = await withDemoLedger(LEDGER_AT, measureAnswers);
 const worst = worstTransactions(answers.transactions);
@@ -45,7 +48,9 @@ const doc = [
   "",
   "| budget | now | at most |",
   "|---|---|---|",
-  `| model-visible tools/list (name, title, description, inputSchema, annotations; ${tools.length} tools, every scope) | ${m.modelVisibleTokens} | ${BUDGETS.modelVisibleTokens} |`,
+  `| model-visible tools/list (name, title, description, inputSchema, annotations; ${tools.length} tools, every scope) | ${m.modelVisibleTokens} | ${m.allowedTokens} (${BUDGETS.averageToolTokens} per tool on average; never above ${BUDGETS.modelVisibleTokens}, sized for ${BUDGETS.plannedTools} tools) |`,
+  `| **headroom**: what the next tools may cost above ${BUDGETS.averageToolTokens} each | ${m.headroom} | |`,
+  `| the most expensive tool, model-visible | ${maxTool} | ${BUDGETS.maxToolTokens} |`,
   `| whole tools/list (with outputSchema) | ${m.wholeTokens} | ${BUDGETS.wholeTokens} |`,
   `| longest description (characters) | ${Math.max(...m.perTool.map((t) => t.descriptionChars))} | ${BUDGETS.descriptionChars} |`,
   `| server instructions (characters; ${tokens(instructions)} tokens) | ${instructions.length} | ${BUDGETS.instructionsChars} |`,
@@ -54,10 +59,17 @@ const doc = [
   "The conventions every tool shares are in the server instructions (openrpc.json `info.x-instructions`),",
   "sent once in `initialize` and `server/discover`; see docs/protocol.md for how the schemas are compacted.",
   "",
-  "| tool | description chars | description tokens | inputSchema tokens | outputSchema tokens |",
-  "|---|---|---|---|---|",
+  "A tool that costs at most the average leaves the headroom as it is; one that costs more spends it. When",
+  "codegen refuses, it prints the headroom and the five most expensive tools with what in them costs most:",
+  "",
+  "```",
+  surfaceReport(m),
+  "```",
+  "",
+  "| tool | model-visible tokens | description chars | description tokens | inputSchema tokens | title tokens | annotations tokens | outputSchema tokens |",
+  "|---|---|---|---|---|---|---|---|",
   ...rows,
-  `| **total** | | ${sum("description")} | ${sum("inputSchema")} | ${sum("outputSchema")} |`,
+  `| **total** | ${sum("modelVisible")} | | ${sum("description")} | ${sum("inputSchema")} | ${sum("title")} | ${sum("annotations")} | ${sum("outputSchema")} |`,
   "",
   "## Answers",
   "",

@@ -27,6 +27,13 @@ export function sequentialIds(): IdSource {
   };
 }
 
+/**
+ * The ids a dry run mints (src/writes/pipeline.ts): they are rolled back with everything else, so the
+ * preview must not present them as real. Each says so ("txn_provisional…") and is still random, so
+ * concurrent dry runs never wait on one another's rows.
+ */
+export const provisionalIds: IdSource = { next: (prefix) => `${prefix}_provisional${newId(prefix).slice(prefix.length + 1, prefix.length + 12)}` };
+
 export function newId(prefix: IdPrefix): string {
   let n = BigInt(`0x${randomBytes(16).toString("hex")}`);
   let out = "";

@@ -8,8 +8,8 @@ export const ANSWER_BUDGETS = Object.freeze({
   listCapabilitiesTokens: 1500,
   /**
    * One expense or income in a list_transactions answer: its row of the page's table plus its share of
-   * what the table states once (column names, fields equal on every row, the wallet ids rows are grouped
-   * by; src/mcp/model-text.ts). Measured on full pages of the demo ledger, ~45 on average, ~55 at most
+   * what the table states once (column names, fields equal on every row, the wallet ids rows point to;
+   * src/mcp/model-text.ts). Measured on full pages of the demo ledger, ~45 on average, ~55 at most
    * (a row with a tag and a description). A transfer leg carries two more opaque ids (~80) and is not
    * held to it; nor is a page of one (an object with its wallet id, ~77).
    */

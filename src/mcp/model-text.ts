@@ -14,13 +14,15 @@
  * - columns most records have come first; a record lacking a field has null in its cell, and a row ends
  *   at its record's last field (a row shorter than `columns` lacks the fields after it), so that the
  *   rare fields (a transfer's two ids, a description) cost nothing on the rows without them;
- * - records carrying a `wallet_id` that repeats are grouped by it: `groups: [{wallet_id, rows}]`, each
- *   keeping the list's order. An opaque id costs ~20 tokens, so stating it once per wallet rather than
- *   once per transaction is what brings a listed transaction under its budget (answer-budgets.ts).
+ * - a `wallet_id` that repeats is stated once, in `wallet_ids`, and each row starts with its position in
+ *   that list (column `wallet_ids_index`, from 0). An opaque id costs ~20 tokens, so stating it once per
+ *   wallet rather than once per transaction is what brings a listed transaction under its budget
+ *   (answer-budgets.ts); unlike grouping rows by wallet, it never reorders them, so a page sorted by date
+ *   or amount reads in that order.
  * A list of nested records (a budget with its status) stays a list of objects.
  */
 const TIMESTAMPS = new Set(["created_at", "updated_at"]);
-/** Fields a table groups its rows by when their value repeats (see above). */
+/** Fields a table states once when their value repeats, rows pointing into the list (see above). */
 const GROUP_KEYS = ["wallet_id"] as const;
 
 type Scalar = string | number | boolean | null;
@@ -64,13 +66,11 @@ function table(items: unknown[]): Record<string, unknown> | undefined {
   if (Object.keys(same).length > 0) out.on_every_row = same;
   out.columns = columns;
   if (groupKey) {
-    const groups = new Map<unknown, unknown[][]>();
-    for (const r of rows) {
-      const g = groups.get(r[groupKey]) ?? [];
-      g.push(rowOf(r));
-      groups.set(r[groupKey], g);
-    }
-    out.groups = [...groups].map(([value, groupRows]) => ({ [groupKey]: value, rows: groupRows }));
+    // Each value once, and each row its position in that list: the rows keep the list's order.
+    const values = [...new Set(rows.map((r) => r[groupKey]))];
+    out.columns = [`${groupKey}s_index`, ...columns];
+    out[`${groupKey}s`] = values;
+    out.rows = rows.map((r) => [values.indexOf(r[groupKey]), ...rowOf(r)]);
   } else {
     out.rows = rows.map(rowOf);
   }

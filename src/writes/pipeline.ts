@@ -15,6 +15,7 @@
  */
 import type { Knex } from "knex";
 import { dialect } from "../db/knex.js";
+import { provisionalIds } from "../db/ids.js";
 import type { ChangeBus } from "../events/bus.js";
 import { NOTIFY_CHANNEL, notifyPayload } from "../events/bus.js";
 import type { ToolContext } from "../context.js";
@@ -71,7 +72,8 @@ export function createWritePipeline(deps: WritePipelineDeps) {
       let preview: Record<string, unknown> | undefined;
       try {
         await ctx.db.transaction(async (trx) => {
-          const outcome = await handler(params as never, { ...ctx, db: trx, dryRun: true });
+          // New ids read "…_provisional…": the real call mints others, so none of these will ever exist.
+          const outcome = await handler(params as never, { ...ctx, db: trx, dryRun: true, ids: provisionalIds });
           preview = { ...outcome.result, ...changesField(outcome.change), status: "dry_run", audit_id: null };
           throw new DryRunRollback();
         });

@@ -62,6 +62,15 @@ describe("codegen", function () {
       expect(r.stderr).to.match(/whole tools\/list is \d+ tokens/);
       expect(r.stderr).to.match(/list_transactions: description is \d+ characters, above 1024/);
       expect(r.stderr).to.contain(`is in ${edited.methods.length} descriptions`);
+      // Where to make room: the headroom and the five most expensive tools with what in them costs most.
+      expect(r.stderr).to.match(/headroom -\d+/);
+      expect(r.stderr).to.match(/list_transactions: \d+ model-visible tokens, above 400 for one tool/);
+      const costliest = r.stderr
+        .split("The five most expensive tools")[1]!
+        .split("\n")
+        .filter((l) => /^ {2}\w+: \d+ tokens \(/.test(l));
+      expect(costliest).to.have.length(5);
+      expect(costliest[0]).to.match(/description \d+, inputSchema \d+|description \d+, annotations/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

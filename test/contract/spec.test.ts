@@ -67,7 +67,7 @@ describe("openrpc.json", () => {
         }
       });
 
-      it("is in the registry with self-contained MCP schemas (refs only into their own $defs) and annotations from x-kind", () => {
+      it("is in the registry with self-contained MCP schemas (refs only into their own $defs)", () => {
         for (const schema of [tool.inputSchema, tool.outputSchema] as any[]) {
           for (const [, name] of JSON.stringify(schema).matchAll(/"\$ref":"([^"]*)"/g)) {
             expect(name).to.match(/^#\/\$defs\/[A-Za-z]+$/);
@@ -76,12 +76,27 @@ describe("openrpc.json", () => {
         }
         expect(tool.inputSchema.type).to.equal("object");
         expect(tool.outputSchema.type).to.equal("object");
-        expect(tool.annotations.openWorldHint).to.equal(false);
-        if (tool.kind === "read") expect(tool.annotations.readOnlyHint).to.equal(true);
-        else {
-          expect(tool.annotations.idempotentHint).to.equal(true);
-          expect(tool.annotations.destructiveHint).to.equal(tool.name.startsWith("delete_"));
+      });
+
+      it("states all four annotations, each agreeing with x-kind and what the tool does", () => {
+        const a = tool.annotations;
+        // Explicit, never left to MCP's defaults (destructive, open world): hosts' app reviews reject a missing hint.
+        expect(Object.keys(a).sort()).to.deep.equal(["destructiveHint", "idempotentHint", "openWorldHint", "readOnlyHint"]);
+        for (const hint of Object.values(a)) expect(hint).to.be.a("boolean");
+        expect(a.openWorldHint, "only the user's own ledger").to.equal(false);
+        expect(a.readOnlyHint).to.equal(method["x-kind"] === "read");
+        if (method["x-kind"] === "read") {
+          expect(a.destructiveHint).to.equal(false);
+          expect(a.idempotentHint).to.equal(true);
+          return;
         }
+        // A write is idempotent because its required idempotency_key makes a repeat a replay.
+        expect(tool.inputSchema.required).to.include("idempotency_key");
+        expect(a.idempotentHint).to.equal(true);
+        const verb = method.name.split("_")[0];
+        if (verb === "delete") expect(a.destructiveHint, "deletes are destructive").to.equal(true);
+        else if (verb === "update") expect(a.destructiveHint, "an update overwrites what the user had").to.equal(true);
+        else expect(a.destructiveHint, `${verb}: only adds`).to.equal(false);
       });
     });
   }

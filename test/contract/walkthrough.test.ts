@@ -11,6 +11,9 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect } from "chai";
+import { budgetProblems, measureSurface, surfaceReport } from "../../codegen/budgets.js";
+import { registryEntries } from "../../codegen/emit-registry.js";
+import { loadSpec } from "../../codegen/load.js";
 import { engine } from "../helpers/database.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -89,5 +92,13 @@ describe("docs/adding-a-tool.md, followed in a temporary copy", function () {
     expect(method).to.equal("list_payees");
     // The tool is in the registry codegen wrote into the copy.
     expect(readFileSync(join(dir, "generated/registry.ts"), "utf8")).to.include(`"${method}"`);
+  });
+
+  it("leaves at least 500 tokens of headroom after the page's tool, so the next tool fits too", async () => {
+    const spec = await loadSpec(join(dir, "openrpc.json"));
+    expect(spec.methods.map((m) => m.name)).to.include("list_payees");
+    const m = measureSurface(registryEntries(spec));
+    expect(budgetProblems(registryEntries(spec), spec.instructions)).to.deep.equal([]);
+    expect(m.headroom, surfaceReport(m)).to.be.at.least(500);
   });
 });

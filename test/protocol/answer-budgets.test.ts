@@ -22,21 +22,19 @@ function expectListedWithinBudget(costs: readonly TransactionCost[]) {
 
 /**
  * Reads a page's text back the way a model must: each row with its columns, the fields stated once for
- * every row and its group's wallet_id. Gives one record per transaction, keyed by id.
+ * every row and its wallet id from wallet_ids. Gives one record per transaction, keyed by id.
  */
 function readTable(page: Record<string, any>): Map<string, Record<string, unknown>> {
   const t = (modelData(page) as { transactions: any }).transactions;
   const records = new Map<string, Record<string, unknown>>();
-  const groups: { wallet_id?: string; rows: unknown[][] }[] = t.groups ?? [{ rows: t.rows }];
-  for (const g of groups) {
-    for (const row of g.rows) {
-      expect(row.length, JSON.stringify(row)).to.be.at.most(t.columns.length);
-      const r: Record<string, unknown> = { ...t.on_every_row, ...(g.wallet_id ? { wallet_id: g.wallet_id } : {}) };
-      row.forEach((cell, i) => {
-        if (cell !== null) r[t.columns[i]] = cell;
-      });
-      records.set(r.id as string, r);
-    }
+  for (const row of t.rows as unknown[][]) {
+    expect(row.length, JSON.stringify(row)).to.be.at.most(t.columns.length);
+    const r: Record<string, unknown> = { ...t.on_every_row };
+    row.forEach((cell, i) => {
+      if (t.columns[i] === "wallet_ids_index") r.wallet_id = t.wallet_ids[cell as number];
+      else if (cell !== null) r[t.columns[i]] = cell;
+    });
+    records.set(r.id as string, r);
   }
   return records;
 }
@@ -93,7 +91,14 @@ describe(`answers sized for a model (${engine})`, function () {
       const wallets = new Set(page.transactions.map((tx: { wallet_id: string }) => tx.wallet_id));
       // Each wallet id is written once per page, however many of its transactions are listed.
       const text = modelText(page);
-      for (const w of wallets) expect(text.split(`"wallet_id":"${w}"`).length - 1, w as string).to.equal(1);
+      const t = (modelData(page) as { transactions: { wallet_ids?: string[]; on_every_row?: { wallet_id?: string } } }).transactions;
+      if (t.wallet_ids)
+        expect(t.wallet_ids)
+          .to.have.members([...wallets])
+          .and.have.length(wallets.size);
+      else for (const w of wallets) expect(text.split(`"wallet_id":"${w}"`).length - 1, w as string).to.equal(1);
+      // The rows read in the page's order.
+      expect([...read.keys()]).to.deep.equal(page.transactions.map((tx: { id: string }) => tx.id));
     }
   });
 

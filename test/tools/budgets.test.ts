@@ -125,7 +125,9 @@ describe(`budgets (${engine})`, function () {
       const april = await status(alice, ids.groceries, "2026-04-01");
       expect(april).to.include({ period_start: "2026-04-01", period_end: "2026-04-30", transaction_count: 1, utilization: 0.02, percent_elapsed: 3.33, pace: "on_track" });
       expect(april.spent).to.deep.equal(usd(800));
-      expect(april.projected_spend).to.deep.equal(usd(24000)); // 800 × 30 / 1
+      // One charge is all of it: counted once, not extrapolated to 240.00 (800 × 30 / 1), and named.
+      expect(april.projected_spend).to.deep.equal(usd(800));
+      expect(april.single_charge).to.deep.equal(usd(800));
       expect(april.carried_in).to.deep.equal(usd(0)); // rollover none
     });
 
@@ -139,8 +141,11 @@ describe(`budgets (${engine})`, function () {
         remaining: usd(8000), // 100 + 50 − 70
         utilization: 0.4667, // 7000 / 15000
         percent_elapsed: 51.61,
-        pace: "on_track", // 46.67 % is not below 51.61 − 5 = 46.61
-        projected_spend: usd(13563), // 7000 × 31 / 16 = 13562.5 → half up
+        // t9 70.00 is the only charge: counted once (not 7000 × 31 / 16 = 135.63), so 70.00 of 150.00 projected
+        // and 46.67 % spent with 51.61 % elapsed is more than 5 points of the projection below: under.
+        pace: "under",
+        projected_spend: usd(7000),
+        single_charge: usd(7000),
         transaction_count: 1,
         over_budget: false,
         alert: false,
@@ -188,9 +193,10 @@ describe(`budgets (${engine})`, function () {
     });
 
     it("an anchor on the 15th makes periods run from the 15th to the 14th", async () => {
-      // Period 03-15..04-14 (31 days); up to 03-16: t6 25.00. 2 days elapsed = 6.45 %; 12.5 % used → over.
+      // Period 03-15..04-14 (31 days); up to 03-16: t6 25.00. 2 days elapsed = 6.45 %; 12.5 % used, but the
+      // one charge is counted once (not 2500 × 31 / 2 = 387.50): 25.00 projected of 200.00 → under.
       const s = await status(alice, ids.mid, "2026-03-16");
-      expect(s).to.deep.include({ period_start: "2026-03-15", period_end: "2026-04-14", spent: usd(2500), utilization: 0.125, percent_elapsed: 6.45, pace: "over", projected_spend: usd(38750) });
+      expect(s).to.deep.include({ period_start: "2026-03-15", period_end: "2026-04-14", spent: usd(2500), utilization: 0.125, percent_elapsed: 6.45, pace: "under", projected_spend: usd(2500) });
       // The day before belongs to the previous period (02-15..03-14): t2 80.00 (02-20) + t12 31.00 (02-28)
       // + t4 45.50 (03-01) + t5 30.00 (03-10) = 186.50.
       const before = await status(alice, ids.mid, "2026-03-14");

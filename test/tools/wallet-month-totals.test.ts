@@ -73,15 +73,24 @@ describe(`wallet monthly totals (${engine})`, function () {
     for (const asOf of asOfs) {
       const res = await server.call("get_wallet_balance", { as_of: asOf }, u.token);
       const expected = await expectedBalances(u.id, asOf);
-      const got = new Map(res.wallets.map((w: any) => [w.wallet_id, minorOfAnswer(w.balance)]));
+      // A wallet that did not exist yet (before its opening day, nothing recorded) has no balance: 0 here.
+      const got = new Map(res.wallets.map((w: any) => [w.wallet_id, w.balance === null ? 0n : minorOfAnswer(w.balance)]));
       expect(got, `${context} as_of ${asOf}`).to.deep.equal(expected);
     }
     const today = await server.call("get_wallet_balance", {}, u.token);
     expect(today.as_of).to.equal(TODAY);
     expect(new Map(today.wallets.map((w: any) => [w.wallet_id, minorOfAnswer(w.balance)])), `${context} today`).to.deep.equal(await expectedBalances(u.id, TODAY));
-    // A wallet's own balance counts every row, future-dated ones too.
+    // list_wallets: as of today too; the future-dated rows apart, so both together count every row.
     const listed = await server.call("list_wallets", {}, u.token);
-    expect(new Map(listed.wallets.map((w: any) => [w.id, minorOfAnswer(w.balance)])), `${context} list_wallets`).to.deep.equal(await expectedBalances(u.id));
+    expect(new Map(listed.wallets.map((w: any) => [w.id, minorOfAnswer(w.balance)])), `${context} list_wallets`).to.deep.equal(await expectedBalances(u.id, TODAY));
+    const everything = await expectedBalances(u.id);
+    const openingLater = new Map<string, bigint>();
+    for (const w of await server.db("wallets").where({ user_id: u.id }))
+      openingLater.set(w.id, w.opening_date != null && w.opening_date > TODAY ? BigInt(w.opening_balance_minor) : 0n);
+    expect(
+      new Map(listed.wallets.map((w: any) => [w.id, minorOfAnswer(w.balance) + (w.scheduled ? minorOfAnswer(w.scheduled) : 0n) + openingLater.get(w.id)!])),
+      `${context} list_wallets with scheduled`,
+    ).to.deep.equal(everything);
     // Write results carry the wallet with its balance too.
     for (const w of listed.wallets) {
       const one = await server.call("update_wallet", { wallet_id: w.id, notes: `checked ${key()}`, idempotency_key: key() }, u.token);

@@ -166,8 +166,11 @@ describe(`wallet tools (${engine})`, function () {
       expect(await at("2026-02-10")).to.equal("80.00");
       expect(await at()).to.equal("79.00");
       expect((await server.call("get_wallet_balance", {}, u.token)).as_of).to.equal("2026-03-16");
-      // The wallet's own balance is the opening balance plus every transaction.
-      expect((await server.call("list_wallets", {}, u.token)).wallets[0].balance.value).to.equal("1079.00");
+      // list_wallets: the balance as of today too, and tomorrow's income apart, as scheduled.
+      const listed = await server.call("list_wallets", {}, u.token);
+      expect(listed.as_of).to.equal("2026-03-16");
+      expect(listed.wallets[0].balance.value).to.equal("79.00");
+      expect(listed.wallets[0].scheduled.value).to.equal("1000.00");
     });
 
     it("adds amounts that floats get wrong exactly (0.10 + 0.20; past 2^53 minor units in CLF)", async () => {
@@ -204,6 +207,11 @@ describe(`wallet tools (${engine})`, function () {
           for (const w of visible) {
             const expected = expectedBalance(model, w, asOf);
             const got = res.wallets.find((x: any) => x.wallet_id === w.id);
+            // Before its opening day, with nothing recorded yet, a wallet did not exist: no balance, not 0.00.
+            if (w.openingDate !== null && asOf < w.openingDate && !model.legs.some((l) => l.walletId === w.id && l.date <= asOf)) {
+              expect(got, `${w.name} ${asOf}`).to.deep.include({ balance: null, opened_on: w.openingDate });
+              continue;
+            }
             expect(got.balance, `${w.name} ${asOf}`).to.deep.equal({ value: valueOf(expected, EXPONENT[w.currency]!), currency: w.currency, minor: Number(expected) });
             totals.set(w.currency, (totals.get(w.currency) ?? 0n) + expected);
           }
@@ -214,10 +222,14 @@ describe(`wallet tools (${engine})`, function () {
         const archived = model.wallets.find((w) => w.archived)!;
         const one = await server.call("get_wallet_balance", { wallet_id: archived.id, as_of: "2026-04-30" }, u.token);
         expect(one.wallets[0].balance.value).to.equal(valueOf(expectedBalance(model, archived, "2026-04-30"), 2));
+        // list_wallets: as of today (the user's, UTC here), what is dated later apart in scheduled.
         const listed = await server.call("list_wallets", { include_archived: true }, u.token);
         for (const w of model.wallets) {
           const got = listed.wallets.find((x: any) => x.id === w.id);
-          expect(got.balance.value, w.name).to.equal(valueOf(expectedBalance(model, w), EXPONENT[w.currency]!));
+          const upToToday = expectedBalance(model, w, listed.as_of);
+          expect(got.balance.value, w.name).to.equal(valueOf(upToToday, EXPONENT[w.currency]!));
+          const later = expectedBalance(model, w) - upToToday;
+          expect(got.scheduled?.value, w.name).to.equal(later === 0n ? undefined : valueOf(later, EXPONENT[w.currency]!));
           expect(got.archived, w.name).to.equal(w.archived);
         }
       });

@@ -1,6 +1,6 @@
 /**
  * src/mcp/model-text.ts: the content text of an answer. Lists of flat records are tables (columns once, a
- * row per record, fields equal on every row once, rows grouped by a repeating wallet_id, short rows for
+ * row per record, fields equal on every row once, a repeating wallet_id once (rows keep their order), short rows for
  * absent trailing fields); everything else is compact JSON as before.
  */
 import { expect } from "chai";
@@ -55,27 +55,26 @@ describe("model text", () => {
     ]);
   });
 
-  it("groups rows by a wallet_id that repeats, keeping their order, and states it once per wallet", () => {
+  it("states a repeating wallet_id once, each row pointing into the list, and keeps the list's order", () => {
     const txs = [
       { id: "txn_1", wallet_id: "wal_A", amount: money("-1.00") },
       { id: "txn_2", wallet_id: "wal_B", amount: money("-2.00") },
       { id: "txn_3", wallet_id: "wal_A", amount: money("-3.00") },
       { id: "txn_4", wallet_id: "wal_A", amount: money("-4.00") },
     ];
-    expect(JSON.parse(modelText({ transactions: txs })).transactions).to.deep.equal({
-      columns: ["id", "amount"],
-      groups: [
-        {
-          wallet_id: "wal_A",
-          rows: [
-            ["txn_1", "-1.00 EUR"],
-            ["txn_3", "-3.00 EUR"],
-            ["txn_4", "-4.00 EUR"],
-          ],
-        },
-        { wallet_id: "wal_B", rows: [["txn_2", "-2.00 EUR"]] },
+    const text = modelText({ transactions: txs });
+    expect(JSON.parse(text).transactions).to.deep.equal({
+      columns: ["wallet_ids_index", "id", "amount"],
+      wallet_ids: ["wal_A", "wal_B"],
+      rows: [
+        [0, "txn_1", "-1.00 EUR"],
+        [1, "txn_2", "-2.00 EUR"],
+        [0, "txn_3", "-3.00 EUR"],
+        [0, "txn_4", "-4.00 EUR"],
       ],
     });
+    // Read top to bottom, the ids come in the list's order (grouping by wallet would read 1, 3, 4, 2).
+    expect([...text.matchAll(/txn_\d/g)].map((m) => m[0])).to.deep.equal(["txn_1", "txn_2", "txn_3", "txn_4"]);
     // One wallet: stated once for the page. A wallet per row: a column, grouping would save nothing.
     expect(JSON.parse(modelText({ t: txs.filter((x) => x.wallet_id === "wal_A") })).t.on_every_row).to.deep.equal({ wallet_id: "wal_A" });
     expect(

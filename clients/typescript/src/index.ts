@@ -114,7 +114,7 @@ export class FinanceMcpClient {
     return this.call("get_knowledge_article", params);
   }
 
-  /** Who the calling token acts for: user, token, scopes, timezone, default currency */
+  /** Who the calling token acts for: user, token, scopes, timezone, today, default currency */
   whoami(params: T.WhoamiParams = {}): Promise<T.WhoamiResult> {
     return this.call("whoami", params);
   }

@@ -71,8 +71,6 @@ export type GoalContributionId = string;
  */
 export type BillReminderId = string;
 /**
- * e.g. "kb_idempotency-keys-and-retries".
- *
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
  * via the `definition` "KnowledgeEntryId".
  */
@@ -187,7 +185,7 @@ export type BudgetPeriod = "week" | "month" | "quarter" | "year";
  */
 export type Rollover = "none" | "carry_unspent";
 /**
- * Spending pace inside the current period: over when utilization (in percent) is more than 5 points above the percentage of the period elapsed, under when more than 5 points below, otherwise on_track.
+ * Spending pace inside the current period, read off projected_spend so the two agree: over when projected_spend is above limit + carried_in; under when spending runs more than 5 points of that below the percentage of the period elapsed; otherwise on_track.
  *
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
  * via the `definition` "Pace".
@@ -233,6 +231,10 @@ export type Changes = {
   before: unknown;
   after: unknown;
 }[];
+/**
+ * The user's calendar day now, in their timezone: what "today" means in every tool.
+ */
+export type Date1 = string;
 
 export interface FinanceMcpSchemas {}
 /**
@@ -247,7 +249,7 @@ export interface Money {
   minor: number;
 }
 /**
- * A category or tag and its use. spent: its expenses per currency, as magnitudes; empty when it has none.
+ * A category or tag and its use. transactions: how many carry it, scheduled ones (dated after the user's today) included; scheduled: how many of those, absent when none. last_used: the latest day up to today, null when every use is scheduled. spent: its expenses up to today per currency, as magnitudes; empty when it has none.
  *
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
  * via the `definition` "LabelUse".
@@ -255,7 +257,8 @@ export interface Money {
 export interface LabelUse {
   name: string;
   transactions: number;
-  last_used: Date;
+  last_used: Date | null;
+  scheduled?: number;
   spent: Money[];
 }
 /**
@@ -349,7 +352,7 @@ export interface ErrorData {
   request_id?: string;
 }
 /**
- * A place where money is kept: a bank account, card, cash, e-wallet, investment or loan account. Each wallet has exactly one currency. The balance is derived (opening balance plus all its transactions) and cannot be set directly.
+ * A place where money is kept: a bank account, card, cash, e-wallet, investment or loan account. Each wallet has exactly one currency. The balance is derived (opening balance plus its transactions up to the user's today; later ones are in scheduled) and cannot be set directly.
  *
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
  * via the `definition` "Wallet".
@@ -370,11 +373,20 @@ export interface Wallet {
   archived: boolean;
   notes: string | null;
   balance: Money;
+  scheduled?: Money1;
   created_at: DateTime;
   updated_at: DateTime;
 }
 /**
- * The balance of one wallet at the end of the as_of day.
+ * value: signed decimal; minor: integer minor units.
+ */
+export interface Money1 {
+  value: string;
+  currency: Currency;
+  minor: number;
+}
+/**
+ * The balance of one wallet at the end of the as_of day. Before the wallet's opening_date (and any transaction of it) the wallet did not exist yet: balance is null and opened_on says when it opened.
  *
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
  * via the `definition` "WalletBalance".
@@ -384,7 +396,8 @@ export interface WalletBalance {
   name: string;
   type: WalletType;
   currency: Currency;
-  balance: Money;
+  balance: Money | null;
+  opened_on?: Date;
 }
 /**
  * One entry of the ledger. amount is signed: negative for an expense and for the outgoing leg of a transfer, positive for income and for the incoming leg. A transfer consists of two transactions (one per wallet) that share transfer_id and point at each other's wallet through counterpart_wallet_id.
@@ -427,7 +440,7 @@ export interface SummaryTotal {
   count: number;
 }
 /**
- * Totals for one group and one currency. key is the category, tag, payee, month (YYYY-MM) or wallet id; null collects transactions without a category, tag or payee. label is a readable form of the key (the wallet's name for wallet groups).
+ * Totals for one group and one currency. key is the category, tag, payee, month (YYYY-MM) or wallet id; null collects transactions without a category, tag or payee. label is a readable form of the key where it differs from it (the wallet's name for wallet groups), otherwise null.
  *
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
  * via the `definition` "SummaryGroup".
@@ -442,7 +455,7 @@ export interface SummaryGroup {
   count: number;
 }
 /**
- * How a budget stands in the period that contains as_of. limit is the budget amount for the period; carried_in is unspent money carried from the previous period (zero without rollover); spent is the sum of in-scope expenses in the period (a positive magnitude); remaining = limit + carried_in - spent (negative when overspent); utilization = spent / (limit + carried_in) as a fraction (0.4 means 40 %, may exceed 1); percent_elapsed is the share of the period's days elapsed including the as_of day (0 to 100); projected_spend extrapolates spent linearly to the end of the period; over_budget is spent > limit + carried_in; alert is utilization x 100 >= the budget's alert_threshold.
+ * How a budget stands in the period that contains as_of. limit is the budget amount for the period; carried_in is unspent money carried from the previous period (zero without rollover); spent is the sum of in-scope expenses in the period (a positive magnitude); remaining = limit + carried_in - spent (negative when overspent); utilization = spent / (limit + carried_in) as a fraction (0.4 means 40 %, may exceed 1); percent_elapsed is the share of the period's days elapsed including the as_of day (0 to 100); projected_spend extrapolates spent linearly to the end of the period, except that a single charge making up two thirds of spent or more (single_charge, e.g. a monthly ticket) is counted once and only the rest extrapolated; over_budget is spent > limit + carried_in; alert is utilization x 100 >= the budget's alert_threshold.
  *
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
  * via the `definition` "BudgetStatus".
@@ -460,9 +473,18 @@ export interface BudgetStatus {
   percent_elapsed: number;
   pace: Pace;
   projected_spend: Money;
+  single_charge?: Money2;
   transaction_count: number;
   over_budget: boolean;
   alert: boolean;
+}
+/**
+ * value: signed decimal; minor: integer minor units.
+ */
+export interface Money2 {
+  value: string;
+  currency: Currency;
+  minor: number;
 }
 /**
  * A spending limit per period in one currency. A transaction counts against the budget when it is an expense in the budget's currency, dated in the period, and matches every non-empty scope list: its category is one of categories, it has at least one of tags, its wallet is one of wallet_ids. With all three lists empty every expense in that currency counts. Income never reduces spending. status is present when it was asked for and the budget is active today.
@@ -564,8 +586,6 @@ export interface GoalProgress {
     | [GoalContribution, GoalContribution, GoalContribution, GoalContribution, GoalContribution];
 }
 /**
- * Every interval days, weeks (weekday), months (day_of_month; -1 last) or years from start_date; once: that day. Ends at end_date or after count.
- *
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
  * via the `definition` "BillSchedule".
  */
@@ -707,8 +727,6 @@ export interface ListTransactionsParams {
   category?: Category;
   direction?: Direction;
   /**
-   * Has at least one of these.
-   *
    * @minItems 1
    * @maxItems 20
    */
@@ -734,8 +752,6 @@ export interface ListTransactionsParams {
     | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag]
     | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag];
   /**
-   * Has all of these.
-   *
    * @minItems 1
    * @maxItems 20
    */
@@ -800,8 +816,6 @@ export interface GetTransactionSummaryParams {
   wallet_id?: WalletId;
   category?: Category;
   /**
-   * Has at least one of these.
-   *
    * @minItems 1
    * @maxItems 20
    */
@@ -946,6 +960,7 @@ export interface ListWalletsParams {
  * via the `definition` "ListWalletsResult".
  */
 export interface ListWalletsResult {
+  as_of: Date;
   wallets: Wallet[];
 }
 /**
@@ -1034,6 +1049,7 @@ export interface WhoamiResult {
    * IANA timezone name, e.g. Europe/Berlin.
    */
   timezone: string;
+  today: Date1;
   default_currency: Currency;
 }
 /**
@@ -1078,6 +1094,7 @@ export interface ListChangesResult {
  * via the `definition` "ListBillRemindersParams".
  */
 export interface ListBillRemindersParams {
+  upcoming?: boolean;
   days_ahead?: number;
   include_inactive?: boolean;
 }
@@ -1212,14 +1229,10 @@ export interface CreateBudgetParams {
   interval?: number;
   anchor_date?: Date;
   /**
-   * Only expenses in these count; empty: any.
-   *
    * @maxItems 50
    */
   categories?: Category[];
   /**
-   * Only expenses with one of these count; empty: any.
-   *
    * @maxItems 20
    */
   tags?:
@@ -1245,8 +1258,6 @@ export interface CreateBudgetParams {
     | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag]
     | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag];
   /**
-   * Only expenses from these count; empty: any.
-   *
    * @maxItems 50
    */
   wallet_ids?: WalletId[];
@@ -1286,14 +1297,10 @@ export interface UpdateBudgetParams {
   interval?: number;
   anchor_date?: Date;
   /**
-   * Only expenses in these count; empty: any.
-   *
    * @maxItems 50
    */
   categories?: Category[];
   /**
-   * Only expenses with one of these count; empty: any.
-   *
    * @maxItems 20
    */
   tags?:
@@ -1319,8 +1326,6 @@ export interface UpdateBudgetParams {
     | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag]
     | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag];
   /**
-   * Only expenses from these count; empty: any.
-   *
    * @maxItems 50
    */
   wallet_ids?: WalletId[];
@@ -1557,9 +1562,6 @@ export interface CreateBillReminderParams {
   wallet_id?: WalletId;
   category?: Category;
   schedule: BillSchedule;
-  /**
-   * Days before the due date the notice period starts.
-   */
   notice_days?: number;
   autopay?: boolean;
   notes?: Notes;
@@ -1593,9 +1595,6 @@ export interface UpdateBillReminderParams {
   wallet_id?: WalletId | null;
   category?: Category | null;
   schedule?: BillSchedule;
-  /**
-   * Days before the due date the notice period starts.
-   */
   notice_days?: number;
   autopay?: boolean;
   notes?: Notes | null;

@@ -20,9 +20,10 @@
  *   max(0, limit + carried_in − spent) to the next; overspending is not carried. Earlier periods are
  *   evaluated with the budget's current limit and scope (no history of definitions is kept).
  * - utilization = spent / (limit + carried_in), rounded to 4 decimals; percent_elapsed = elapsed days
- *   (as_of included) / period days × 100, rounded to 2 decimals; pace compares the two exactly (not
- *   the rounded figures) with a 5-point band; projected_spend = spent × period days / elapsed days,
- *   rounded half up to the minor unit; alert is utilization × 100 ≥ alert_threshold, exactly.
+ *   (as_of included) / period days × 100, rounded to 2 decimals; projected_spend = spent × period days /
+ *   elapsed days, rounded half up to the minor unit, except that a single charge making up two thirds
+ *   of spent or more is counted once (projectionOf); pace is read off that projection (paceOf), so an on_track
+ *   budget never projects above its limit; alert is utilization × 100 ≥ alert_threshold, exactly.
  */
 import type { Knex } from "knex";
 import type { BudgetStatus, Pace } from "../../../generated/types.js";
@@ -190,12 +191,29 @@ function roundDiv(n: bigint, d: bigint): bigint {
   return (2n * n + d) / (2n * d);
 }
 
-function paceOf(spent: bigint, base: bigint, elapsedDays: bigint, periodDays: bigint): Pace {
-  // utilization% = 100·spent/base, elapsed% = 100·e/d; compared exactly by cross-multiplying.
-  const lhs = 100n * spent * periodDays;
-  if (lhs > (100n * elapsedDays + 5n * periodDays) * base) return "over";
-  if (lhs < (100n * elapsedDays - 5n * periodDays) * base) return "under";
+/**
+ * The pace, read off the projection it is reported with, so the two never contradict: over when the
+ * projection exceeds what the period allows (base); under when spending runs more than 5 points of the
+ * limit below the share of the period elapsed (for a linear projection, utilization% < elapsed% − 5,
+ * since projected·e/d is then the spending); otherwise on_track. Compared exactly by cross-multiplying.
+ */
+function paceOf(projected: bigint, base: bigint, elapsedDays: bigint, periodDays: bigint): Pace {
+  if (projected > base) return "over";
+  if (100n * projected * elapsedDays < (100n * elapsedDays - 5n * periodDays) * base) return "under";
   return "on_track";
+}
+
+/**
+ * The projection to the period's end. Linear (spent × period days / elapsed days), except when one charge
+ * makes up two thirds or more of what was spent (a day with a single in-scope expense) before the period ends:
+ * a monthly ticket does not recur within its month, so it is counted once and only the rest is
+ * extrapolated; the status then names that charge (single_charge).
+ */
+function projectionOf(spent: bigint, largestSingle: bigint, elapsedDays: bigint, periodDays: bigint): { projected: bigint; single?: bigint } {
+  if (elapsedDays < periodDays && largestSingle > 0n && 3n * largestSingle >= 2n * spent) {
+    return { projected: largestSingle + roundDiv((spent - largestSingle) * periodDays, elapsedDays), single: largestSingle };
+  }
+  return { projected: roundDiv(spent * periodDays, elapsedDays) };
 }
 
 export interface StatusWindow {
@@ -270,17 +288,20 @@ export function statusFromDays(b: BudgetRecord, asOf: string, days: readonly Dai
   }
   let spent = 0n;
   let count = 0;
+  let largestSingle = 0n; // the largest day that holds exactly one in-scope expense
   for (; i < days.length; i++) {
     const d = days[i] as DailySpending;
     if (d.date < window.periodStart) continue;
     spent += d.spent;
     count += d.count;
+    if (d.count === 1 && d.spent > largestSingle) largestSingle = d.spent;
   }
   if (spent < 0n) spent = 0n; // only if the ledger held positive "expenses"; never report negative spending
 
   const base = b.amountMinor + carried; // > 0: the limit is positive and the carry never negative
   const periodDays = BigInt(dayDiff(window.periodStart, window.periodEnd) + 1);
   const elapsedDays = BigInt(dayDiff(window.periodStart, asOf) + 1);
+  const projection = projectionOf(spent, largestSingle, elapsedDays, periodDays);
   return {
     budget_id: b.id,
     name: b.name,
@@ -292,8 +313,9 @@ export function statusFromDays(b: BudgetRecord, asOf: string, days: readonly Dai
     carried_in: toMoney(carried, b.currency),
     utilization: Number(roundDiv(spent * 10_000n, base)) / 10_000,
     percent_elapsed: Number(roundDiv(elapsedDays * 10_000n, periodDays)) / 100,
-    pace: paceOf(spent, base, elapsedDays, periodDays),
-    projected_spend: toMoney(roundDiv(spent * periodDays, elapsedDays), b.currency),
+    pace: paceOf(projection.projected, base, elapsedDays, periodDays),
+    projected_spend: toMoney(projection.projected, b.currency),
+    ...(projection.single === undefined ? {} : { single_charge: toMoney(projection.single, b.currency) }),
     transaction_count: count,
     over_budget: spent > base,
     alert: 100n * spent >= BigInt(b.alertThreshold) * base,

@@ -45,16 +45,39 @@ function source(db: Knex, kind: LabelKind, userId: string, p: LabelParams): { q:
   return kind === "category" ? { q, key: "t.category_key", name: "MIN(t.category)" } : { q, key: "g.tag", name: "g.tag" };
 }
 
-export async function listLabels(db: Knex, userId: string, kind: LabelKind, p: LabelParams): Promise<{ labels: LabelUse[]; next_cursor: string | null }> {
+/**
+ * `today` is the user's day: a row dated after it is scheduled, not used yet, so last_used is the latest
+ * day up to today (null when every use is scheduled), `scheduled` counts the later ones and `spent` leaves
+ * them out. `transactions` counts every use, so the order and the paging do not move with the clock.
+ */
+export async function listLabels(
+  db: Knex,
+  userId: string,
+  kind: LabelKind,
+  p: LabelParams,
+  today: string,
+): Promise<{ labels: LabelUse[]; next_cursor: string | null }> {
   checkDateRange(p.date_from, p.date_to);
   const size = pageSize(p.limit);
   const fingerprint = queryFingerprint({ kind, date_from: p.date_from, date_to: p.date_to });
   const after = p.cursor !== undefined ? decodeCursor(p.cursor, fingerprint, isPosition) : undefined;
 
   const { q, key, name } = source(db, kind, userId, p);
-  q.select(db.raw(`${key} AS k`), db.raw(`${name} AS name`), db.raw("COUNT(*) AS n"), db.raw("MAX(t.date) AS last_used")).groupBy(key);
+  q.select(
+    db.raw(`${key} AS k`),
+    db.raw(`${name} AS name`),
+    db.raw("COUNT(*) AS n"),
+    db.raw("MAX(CASE WHEN t.date <= ? THEN t.date END) AS last_used", [today]),
+    db.raw("SUM(CASE WHEN t.date > ? THEN 1 ELSE 0 END) AS scheduled", [today]),
+  ).groupBy(key);
   if (after) q.havingRaw(`COUNT(*) < ? OR (COUNT(*) = ? AND ${key} > ?)`, [after.n, after.n, after.k]);
-  const rows = (await q.orderByRaw(`COUNT(*) DESC, ${key} ASC`).limit(size + 1)) as { k: string; name: string; n: unknown; last_used: string }[];
+  const rows = (await q.orderByRaw(`COUNT(*) DESC, ${key} ASC`).limit(size + 1)) as {
+    k: string;
+    name: string;
+    n: unknown;
+    last_used: string | null;
+    scheduled: unknown;
+  }[];
   const { page, hasMore, last } = splitPage(rows, size);
 
   const spent = new Map<string, LabelUse["spent"]>();
@@ -62,6 +85,7 @@ export async function listLabels(db: Knex, userId: string, kind: LabelKind, p: L
     const s = source(db, kind, userId, p);
     const sums = (await s.q
       .where("t.direction", "expense")
+      .andWhere("t.date", "<=", today)
       .whereIn(
         key,
         page.map((r) => r.k),
@@ -76,7 +100,16 @@ export async function listLabels(db: Knex, userId: string, kind: LabelKind, p: L
     }
   }
   return {
-    labels: page.map((r) => ({ name: String(r.name), transactions: Number(r.n), last_used: String(r.last_used), spent: spent.get(r.k) ?? [] })),
+    labels: page.map((r) => {
+      const scheduled = Number(r.scheduled ?? 0);
+      const use: LabelUse = {
+        name: String(r.name),
+        transactions: Number(r.n),
+        last_used: r.last_used == null ? null : String(r.last_used),
+        spent: spent.get(r.k) ?? [],
+      };
+      return scheduled > 0 ? { ...use, scheduled } : use;
+    }),
     next_cursor: hasMore && last ? encodeCursor(fingerprint, { n: Number(last.n), k: last.k }) : null,
   };
 }

@@ -115,7 +115,8 @@ export async function transactionSummary(db: Knex, userId: string, p: GetTransac
       }
       return byCode(a.f.currency, b.f.currency);
     });
-    groups = withKeys.map(({ key, label, f }) => ({ key, label, ...money(f) }));
+    // A label only where it says more than the key (a wallet's name for its id): never the key twice.
+    groups = withKeys.map(({ key, label, f }) => ({ key, label: label === key ? null : label, ...money(f) }));
   }
   let totalFigures: Figures[];
   if (groupFigures) {

@@ -3,9 +3,9 @@ import type { GetWalletBalanceParams, GetWalletBalanceResult } from "../../../ge
 import type { DomainContext } from "../../context.js";
 import { todayInTimeZone } from "../../calendar/time-zones.js";
 import { toMoney } from "../../money/amount.js";
-import { balanceOf, getWalletRow, ledgerSums, listWalletRows, totalsPerCurrency, walletBalance } from "./store.js";
+import { balanceOf, existedOn, getWalletRow, ledgerSums, listWalletRows, notYetOpen, totalsPerCurrency, walletBalance, walletsOn } from "./store.js";
 
-/** Balances as of as_of (default: the caller's today). */
+/** Balances as of as_of (default: the caller's today); a wallet opened after that day is said not to exist yet. */
 export async function walletBalances(ctx: DomainContext, params: GetWalletBalanceParams): Promise<GetWalletBalanceResult> {
   const userId = ctx.caller.userId;
   const asOf = params.as_of ?? todayInTimeZone(ctx.caller.timezone, ctx.now());
@@ -13,10 +13,21 @@ export async function walletBalances(ctx: DomainContext, params: GetWalletBalanc
     ? [await getWalletRow(ctx.db, userId, params.wallet_id, "wallet_id")]
     : await listWalletRows(ctx.db, userId, { includeArchived: false });
   const sums = await ledgerSums(ctx.db, userId, { walletIds: rows.map((r) => r.id), asOf });
-  const balances = rows.map((row) => ({ row, minor: balanceOf(row, sums, asOf) }));
+  const existing = rows.filter((row) => existedOn(row, sums, asOf));
+  const balances = existing.map((row) => ({ row, minor: balanceOf(row, sums, asOf) }));
   return {
     as_of: asOf,
-    wallets: balances.map(({ row, minor }) => walletBalance(row, minor)),
+    wallets: rows.map((row) => {
+      const b = balances.find((x) => x.row === row);
+      return b ? walletBalance(row, b.minor) : notYetOpen(row);
+    }),
     totals: totalsPerCurrency(balances.map(({ row, minor }) => ({ currency: row.currency, minor }))).map((t) => toMoney(t.minor, t.currency)),
   };
+}
+
+/** list_wallets: balances as of the caller's today, later-dated amounts stated apart (scheduled). */
+export async function listWallets(ctx: DomainContext, params: { include_archived?: boolean }) {
+  const today = todayInTimeZone(ctx.caller.timezone, ctx.now());
+  const rows = await listWalletRows(ctx.db, ctx.caller.userId, { includeArchived: params.include_archived === true });
+  return { as_of: today, wallets: await walletsOn(ctx.db, ctx.caller.userId, rows, today) };
 }

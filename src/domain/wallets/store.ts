@@ -145,16 +145,43 @@ export function balanceOf(row: WalletRow, sums: Map<string, bigint>, asOf?: stri
   return openingOn(row, asOf) + (sums.get(row.id) ?? 0n);
 }
 
-/** One wallet with its current balance (opening balance plus every transaction). */
-export async function findWallet(db: Knex, userId: string, walletId: string): Promise<Wallet | undefined> {
+/**
+ * Wallets as the user sees them on `today` (their day): the balance at its end, and what is dated later
+ * stated apart as `scheduled` (absent when nothing is), never silently added. list_wallets and the
+ * wallet write answers both use it, so a wallet's balance means one thing everywhere.
+ */
+export async function walletsOn(db: Knex, userId: string, rows: readonly WalletRow[], today: string): Promise<Wallet[]> {
+  const walletIds = rows.map((r) => r.id);
+  const upToToday = await ledgerSums(db, userId, { walletIds, asOf: today });
+  const all = await ledgerSums(db, userId, { walletIds });
+  return rows.map((row) => {
+    const wallet = walletFromRow(row, balanceOf(row, upToToday, today));
+    const scheduled = (all.get(row.id) ?? 0n) - (upToToday.get(row.id) ?? 0n);
+    return scheduled === 0n ? wallet : { ...wallet, scheduled: toMoney(scheduled, row.currency) };
+  });
+}
+
+/** One wallet as of the user's `today` (walletsOn). */
+export async function findWallet(db: Knex, userId: string, walletId: string, today: string): Promise<Wallet | undefined> {
   const row = await findWalletRow(db, userId, walletId);
-  if (!row) return undefined;
-  const sums = await ledgerSums(db, userId, { walletIds: [row.id] });
-  return walletFromRow(row, balanceOf(row, sums));
+  return row ? (await walletsOn(db, userId, [row], today))[0] : undefined;
 }
 
 export function walletBalance(row: WalletRow, balanceMinor: bigint): WalletBalance {
   return { wallet_id: row.id, name: row.name, type: row.type, currency: row.currency, balance: toMoney(balanceMinor, row.currency) };
+}
+
+/**
+ * Whether the wallet existed at the end of `asOf`: not before its opening_date unless a transaction of it
+ * already counts by then (`sums` as of asOf). A balance before that day is not 0.00 but no balance at all.
+ */
+export function existedOn(row: WalletRow, sums: Map<string, bigint>, asOf: string): boolean {
+  return row.opening_date === null || row.opening_date <= asOf || (sums.get(row.id) ?? 0n) !== 0n;
+}
+
+/** The WalletBalance of a wallet that did not exist yet on the as_of day: no balance, and when it opened. */
+export function notYetOpen(row: WalletRow): WalletBalance {
+  return { wallet_id: row.id, name: row.name, type: row.type, currency: row.currency, balance: null, opened_on: row.opening_date! };
 }
 
 /** Exact totals per currency, ordered by currency code. */

@@ -69,7 +69,8 @@ export interface WalletChange {
 
 /**
  * Only the fields given change. `checkSomeChange` runs once the wallet is found: an unknown wallet is
- * not_found before "nothing to change", as the other update tools answer.
+ * not_found before "nothing to change", as the other update tools answer. `today` is the user's day: the
+ * answer's balances are as of it (findWallet).
  */
 export async function updateWallet(
   db: Knex,
@@ -77,12 +78,13 @@ export async function updateWallet(
   walletId: string,
   change: WalletChange,
   now: Date,
+  today: string,
   checkSomeChange: () => void = () => {},
 ): Promise<{ before: Wallet; after: Wallet }> {
   await lockRow(db, "wallets", userId, walletId);
   const row = await getWalletRow(db, userId, walletId, "wallet_id");
   checkSomeChange();
-  const before = (await findWallet(db, userId, row.id))!;
+  const before = (await findWallet(db, userId, row.id, today))!;
   const patch: Record<string, unknown> = {};
   if (change.name !== undefined) {
     const { name, key } = normalizeWalletName(change.name);
@@ -109,11 +111,11 @@ export async function updateWallet(
   if (patch.opening_balance_minor !== undefined) {
     await assertRunningTotals(db, userId, [{ ...row, opening_balance_minor: patch.opening_balance_minor as bigint }], "opening_balance");
   }
-  return { before, after: (await findWallet(db, userId, row.id))! };
+  return { before, after: (await findWallet(db, userId, row.id, today))! };
 }
 
 /** Deletes a wallet that has no transactions and that nothing uses; answers the wallet that went. */
-export async function deleteWallet(db: Knex, userId: string, walletId: string): Promise<Wallet> {
+export async function deleteWallet(db: Knex, userId: string, walletId: string, today: string): Promise<Wallet> {
   // Locked before the checks: a transaction, budget, goal or bill written at the same moment for this
   // wallet then waits for this delete instead of slipping in between the checks and the delete, and a
   // delete or update of the same wallet by another call is answered after it (then not_found here).
@@ -140,7 +142,7 @@ export async function deleteWallet(db: Knex, userId: string, walletId: string): 
       { field: "wallet_id", existing_id: refs[0]!.id, reason: `referenced_by_${refs[0]!.kind}` },
     );
   }
-  const wallet = (await findWallet(db, userId, row.id))!;
+  const wallet = (await findWallet(db, userId, row.id, today))!;
   await db("wallets").where({ user_id: userId, id: row.id }).delete();
   return wallet;
 }

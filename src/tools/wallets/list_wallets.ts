@@ -1,9 +1,8 @@
 import type { Handlers } from "../../../generated/handlers.js";
-import { balanceOf, ledgerSums, listWalletRows, walletFromRow } from "../../domain/wallets/store.js";
+import { listWallets } from "../../domain/wallets/read.js";
 
-export const list_wallets: Handlers["list_wallets"] = async (params, ctx) => {
-  const userId = ctx.caller.userId;
-  const rows = await listWalletRows(ctx.db, userId, { includeArchived: params.include_archived === true });
-  const sums = await ledgerSums(ctx.db, userId, { walletIds: rows.map((r) => r.id) });
-  return { wallets: rows.map((row) => walletFromRow(row, balanceOf(row, sums))) };
-};
+/**
+ * Balances as of the user's today, like get_wallet_balance's default: a salary dated four days ahead is
+ * not money the person has yet. What is dated later is stated apart (scheduled), never silently added.
+ */
+export const list_wallets: Handlers["list_wallets"] = async (params, ctx) => listWallets(ctx, params);
