@@ -17,6 +17,14 @@ export class DatabasePathError extends Error {
   }
 }
 
+/** The nearest existing ancestor of `path` when it is a file (what stops a folder being made there). */
+function fileOnTheWay(path: string): string | undefined {
+  for (let p = path; dirname(p) !== p; p = dirname(p)) {
+    if (existsSync(p)) return statSync(p).isDirectory() ? undefined : p;
+  }
+  return undefined;
+}
+
 /** A person's reading of a file-system error code; the code itself when it is not one of these. */
 function because(err: unknown, path: string): string {
   const code = (err as { code?: string }).code;
@@ -25,7 +33,7 @@ function because(err: unknown, path: string): string {
     case "EPERM":
       return `permission denied on ${path}`;
     case "ENOTDIR":
-      return `a part of ${path} is a file, not a folder`;
+      return `${fileOnTheWay(path) ?? `a part of ${path}`} is a file, not a folder`;
     case "EROFS":
       return `${path} is on a read-only file system`;
     case "ENOSPC":
