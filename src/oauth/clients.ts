@@ -79,6 +79,7 @@ export function redirectUriProblem(uri: unknown): string | undefined {
 }
 
 /** Bidirectional-text controls (which can make "evil.example" read as "elpmaxe.live") and other controls. */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const BIDI_AND_CONTROLS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
 /** A client name as people are shown it: without bidi or control characters, spaces collapsed, at most MAX_NAME. */
