@@ -226,6 +226,27 @@ describe(`OAuth under attack (${engine})`, () => {
       }
     });
 
+    it("never sends the browser to a stored redirect URI that today's rules refuse (a client registered before them)", async () => {
+      const id = (await register(server, { redirect_uris: [REDIRECT], token_endpoint_auth_method: "none" })).body.client_id;
+      const row = await server.db("oauth_clients").where({ client_id: id }).first("metadata");
+      const metadata = { ...JSON.parse(row.metadata), redirect_uris: ["https://a.example;sandbox/cb"] };
+      await server
+        .db("oauth_clients")
+        .where({ client_id: id })
+        .update({ metadata: JSON.stringify(metadata) });
+      const res = await fetch(
+        authorizeUrl(server, { response_type: "code", client_id: id, redirect_uri: "https://a.example;sandbox/cb", ...challengeParams() }),
+        {
+          redirect: "manual",
+        },
+      );
+      expect(res.status).to.equal(400);
+      expect(res.headers.get("location")).to.equal(null);
+      expect(await res.text()).to.include("not a DNS name");
+      const badUri = await register(server, { redirect_uris: [REDIRECT], client_uri: "https://a.example;sandbox/", token_endpoint_auth_method: "none" });
+      expect(badUri.status).to.equal(400);
+    });
+
     it("strips bidi and control characters from client names", async () => {
       const answer = await register(server, {
         client_name: "\u202Eelgoog\u202C Mail\u2066\u0007 Sync",
