@@ -391,3 +391,40 @@ describe(`OAuth under attack (${engine})`, () => {
 function challengeParams() {
   return { code_challenge: pkce().challenge, code_challenge_method: "S256" };
 }
+
+describe(`Metadata-document fetches and the per-address limit (${engine})`, () => {
+  let server: TestServer;
+  let docs: DocServer;
+  before(async () => {
+    server = await startTestServer({ OAUTH_CIMD_ALLOW_PRIVATE: "true", RATE_LIMIT_OAUTH_PER_HOUR: "2" });
+    docs = await docServer((req, res, base) => {
+      res.setHeader("content-type", "application/json");
+      res.end(JSON.stringify({ client_id: `${base}${req.url}`, redirect_uris: [REDIRECT] }));
+    });
+  });
+  after(async () => {
+    await docs.close();
+    await server.close();
+  });
+
+  it("fetches only within the address's counted authorization requests; token and revocation requests beyond it fetch nothing", async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      const res = await fetch(
+        authorizeUrl(server, { response_type: "code", client_id: `${docs.url}/limit/${i}.json`, redirect_uri: REDIRECT, ...challengeParams() }),
+        {
+          redirect: "manual",
+        },
+      );
+      statuses.push(res.status);
+      await res.arrayBuffer();
+    }
+    expect(statuses).to.deep.equal([302, 302, 429, 429]);
+    for (let i = 4; i < 10; i++) {
+      expect(
+        (await post(server, "/oauth/token", { grant_type: "refresh_token", refresh_token: "fmcr_x", client_id: `${docs.url}/limit/${i}.json` })).status,
+      ).to.equal(401);
+    }
+    expect(docs.hits).to.equal(2);
+  });
+});
