@@ -16,7 +16,7 @@
 import type { Knex } from "knex";
 import type { Config } from "../config.js";
 import { KNOWN_SCOPES } from "../auth/tokens.js";
-import { ClientMetadataError, findClient, findStoredClient, redirectUriMatches, touchClient, type OAuthClient } from "./clients.js";
+import { ClientMetadataError, findClient, findStoredClient, redirectUriMatches, redirectUriProblem, touchClient, type OAuthClient } from "./clients.js";
 import { FetchBusyError } from "./fetch-gate.js";
 import { randomString, secretHash } from "./secrets.js";
 import { CONSENT_PATH, type OAuthUrls } from "./urls.js";
@@ -107,7 +107,8 @@ export async function startAuthorization(deps: OAuthDeps, urls: OAuthUrls, query
       );
     throw err;
   }
-  if (!client) throw new AuthorizationPageError("client_id: no such client is registered with this server. The application should register again.");
+  if (!client)
+    throw new AuthorizationPageError("client_id: no such client is registered with this server. The application should register again.", "invalid_client");
   const requested = single(query, "redirect_uri");
   let redirectUri: string;
   if (requested === undefined) {
@@ -118,6 +119,9 @@ export async function startAuthorization(deps: OAuthDeps, urls: OAuthUrls, query
   } else {
     throw new AuthorizationPageError("redirect_uri is not one the client registered, so this server will not send you there.");
   }
+  // Checked again: a client stored before today's rules (a host such as "a.example;sandbox") is never sent to.
+  const uriProblem = redirectUriProblem(redirectUri);
+  if (uriProblem) throw new AuthorizationPageError(`redirect_uri cannot be used: ${uriProblem}. The application should register again.`);
 
   const state = single(query, "state") ?? null;
   const fail = (error: string, description: string) => new AuthorizationPageError(description, error);

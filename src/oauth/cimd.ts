@@ -23,8 +23,13 @@ export const CIMD_MAX_URL = 2048;
 
 export class CimdError extends Error {}
 
-/** Addresses a client metadata document may never be fetched from (IANA special-purpose registries). */
-const blocked = new BlockList();
+/**
+ * Addresses a client metadata document may never be fetched from (IANA special-purpose registries). One
+ * list per family: node's BlockList matches an IPv4 address against IPv4-mapped IPv6 rules (and the
+ * reverse), so with ::ffff:0:0/96 in one shared list every IPv4 address would be blocked.
+ */
+const blocked4 = new BlockList();
+const blocked6 = new BlockList();
 for (const [net, prefix] of [
   ["0.0.0.0", 8],
   ["10.0.0.0", 8],
@@ -42,7 +47,7 @@ for (const [net, prefix] of [
   ["224.0.0.0", 4],
   ["240.0.0.0", 4],
 ] as const)
-  blocked.addSubnet(net, prefix, "ipv4");
+  blocked4.addSubnet(net, prefix, "ipv4");
 for (const [net, prefix] of [
   // IPv4-compatible (deprecated, includes :: and ::1), IPv4-mapped and SIIT IPv4-translated addresses
   // reach IPv4 hosts, private ones included, on stacks that route them: none is a public IPv6 address.
@@ -60,12 +65,12 @@ for (const [net, prefix] of [
   ["fec0::", 10],
   ["ff00::", 8],
 ] as const)
-  blocked.addSubnet(net, prefix, "ipv6");
+  blocked6.addSubnet(net, prefix, "ipv6");
 
 export function isPublicAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 0) return false;
-  return !blocked.check(address, family === 6 ? "ipv6" : "ipv4");
+  return family === 6 ? !blocked6.check(address, "ipv6") : !blocked4.check(address, "ipv4");
 }
 
 /** Why `clientId` cannot be a metadata document URL, or undefined when it can. */

@@ -78,7 +78,17 @@ export function redirectUriProblem(uri: unknown): string | undefined {
   return undefined;
 }
 
+function isHttpsUrlWithHost(uri: string): boolean {
+  try {
+    const u = new URL(uri);
+    return u.protocol === "https:" && !u.username && !u.password && hostProblem(u.hostname) === undefined;
+  } catch {
+    return false;
+  }
+}
+
 /** Bidirectional-text controls (which can make "evil.example" read as "elpmaxe.live") and other controls. */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const BIDI_AND_CONTROLS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
 /** A client name as people are shown it: without bidi or control characters, spaces collapsed, at most MAX_NAME. */
@@ -136,8 +146,8 @@ function checkCommon(doc: Record<string, unknown>): { name: string; redirectUris
   if (rawName !== undefined && name === "") throw new ClientMetadataError("client_name: expected a non-empty string");
   let clientUri: string | null = null;
   if (doc.client_uri !== undefined) {
-    if (typeof doc.client_uri !== "string" || !/^https:\/\//.test(doc.client_uri) || doc.client_uri.length > MAX_URI)
-      throw new ClientMetadataError("client_uri: expected an https URL");
+    if (typeof doc.client_uri !== "string" || !/^https:\/\//.test(doc.client_uri) || doc.client_uri.length > MAX_URI || !isHttpsUrlWithHost(doc.client_uri))
+      throw new ClientMetadataError("client_uri: expected an https URL with a DNS name or IP address as its host, and no user name");
     clientUri = doc.client_uri;
   }
   return { name, redirectUris, clientUri };

@@ -226,6 +226,27 @@ describe(`OAuth under attack (${engine})`, () => {
       }
     });
 
+    it("never sends the browser to a stored redirect URI that today's rules refuse (a client registered before them)", async () => {
+      const id = (await register(server, { redirect_uris: [REDIRECT], token_endpoint_auth_method: "none" })).body.client_id;
+      const row = await server.db("oauth_clients").where({ client_id: id }).first("metadata");
+      const metadata = { ...JSON.parse(row.metadata), redirect_uris: ["https://a.example;sandbox/cb"] };
+      await server
+        .db("oauth_clients")
+        .where({ client_id: id })
+        .update({ metadata: JSON.stringify(metadata) });
+      const res = await fetch(
+        authorizeUrl(server, { response_type: "code", client_id: id, redirect_uri: "https://a.example;sandbox/cb", ...challengeParams() }),
+        {
+          redirect: "manual",
+        },
+      );
+      expect(res.status).to.equal(400);
+      expect(res.headers.get("location")).to.equal(null);
+      expect(await res.text()).to.include("not a DNS name");
+      const badUri = await register(server, { redirect_uris: [REDIRECT], client_uri: "https://a.example;sandbox/", token_endpoint_auth_method: "none" });
+      expect(badUri.status).to.equal(400);
+    });
+
     it("strips bidi and control characters from client names", async () => {
       const answer = await register(server, {
         client_name: "\u202Eelgoog\u202C Mail\u2066\u0007 Sync",
@@ -370,3 +391,40 @@ describe(`OAuth under attack (${engine})`, () => {
 function challengeParams() {
   return { code_challenge: pkce().challenge, code_challenge_method: "S256" };
 }
+
+describe(`Metadata-document fetches and the per-address limit (${engine})`, () => {
+  let server: TestServer;
+  let docs: DocServer;
+  before(async () => {
+    server = await startTestServer({ OAUTH_CIMD_ALLOW_PRIVATE: "true", RATE_LIMIT_OAUTH_PER_HOUR: "2" });
+    docs = await docServer((req, res, base) => {
+      res.setHeader("content-type", "application/json");
+      res.end(JSON.stringify({ client_id: `${base}${req.url}`, redirect_uris: [REDIRECT] }));
+    });
+  });
+  after(async () => {
+    await docs.close();
+    await server.close();
+  });
+
+  it("fetches only within the address's counted authorization requests; token and revocation requests beyond it fetch nothing", async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      const res = await fetch(
+        authorizeUrl(server, { response_type: "code", client_id: `${docs.url}/limit/${i}.json`, redirect_uri: REDIRECT, ...challengeParams() }),
+        {
+          redirect: "manual",
+        },
+      );
+      statuses.push(res.status);
+      await res.arrayBuffer();
+    }
+    expect(statuses).to.deep.equal([302, 302, 429, 429]);
+    for (let i = 4; i < 10; i++) {
+      expect(
+        (await post(server, "/oauth/token", { grant_type: "refresh_token", refresh_token: "fmcr_x", client_id: `${docs.url}/limit/${i}.json` })).status,
+      ).to.equal(401);
+    }
+    expect(docs.hits).to.equal(2);
+  });
+});
