@@ -9,7 +9,6 @@ import { expect } from "chai";
 import { randomUUID } from "node:crypto";
 import { authenticateBearer } from "../../src/auth/tokens.js";
 import { DEMO_CURRENCY, DEMO_TIMEZONE, seedDemoPerson } from "../../src/demo/seed.js";
-import { modelText } from "../../src/mcp/model-text.js";
 import { engine } from "../helpers/database.js";
 import { startTestServer, type TestServer, type TestUser } from "../helpers/server.js";
 
