@@ -9,7 +9,7 @@ import type { Knex } from "knex";
 import { changePassword } from "../auth/password-change.js";
 import { signIn } from "../auth/sign-in.js";
 import { createTokenWithinQuota, KNOWN_SCOPES, listTokens, revokeToken, TokenInputError, TokenQuotaError, validateNewToken } from "../auth/tokens.js";
-import { findUserById, UserInputError } from "../auth/users.js";
+import { findUserById, passwordProblem, UserInputError } from "../auth/users.js";
 import { createSession, endAllSessions, endSession, readSession } from "../auth/web-sessions.js";
 import type { Config } from "../config.js";
 import { clientConfigs } from "../demo/client-config.js";
@@ -158,6 +158,9 @@ export function pagesRouter(deps: PagesDeps): Router {
       const token = csrfFor(req, res);
       const body = req.body as Record<string, unknown>;
       const wrong = () => new AppError("unauthorized", "The current password is wrong: the password was not changed.");
+      // An unfit new password is refused before the (slow, throttled) check of the current one.
+      const unfit = passwordProblem(String(body.new_password ?? ""));
+      if (unfit) return sendAccount(req, res, user, token, undefined, `New ${unfit}`, 400);
       try {
         // Checked like a sign-in (same throttle), so a borrowed session cannot guess the password.
         await signIn(deps.db, deps.limits, user.email, String(body.current_password ?? ""), clientAddress(req), wrong);
