@@ -5,7 +5,7 @@
 import { readFileSync } from "node:fs";
 import express, { type Express } from "express";
 import type { Knex } from "knex";
-import type { Config } from "./config.js";
+import { configWarnings, type Config } from "./config.js";
 import { createChangeBus, type ChangeBus } from "./events/bus.js";
 import { healthRouter } from "./http/health-route.js";
 import { mcpRouter } from "./http/mcp-route.js";
@@ -20,6 +20,7 @@ import { tokensRouter } from "./http/tokens-route.js";
 import { oauthRouter } from "./http/oauth-route.js";
 import { pagesRouter } from "./web/pages-route.js";
 import { homeRouter } from "./web/home-page.js";
+import { webKey } from "./web/secret.js";
 import { turnGateFor } from "./http/turns.js";
 import { dialect } from "./db/knex.js";
 import type { IdSource } from "./db/ids.js";
@@ -49,11 +50,15 @@ export interface Services {
   streams: SseStreams;
   /** Present when METRICS=on. */
   metrics?: Metrics;
+  /** Signs web session cookies and CSRF fields (src/web/secret.ts). */
+  webKey: Buffer;
 }
 
 export async function createServices(config: Config, db: Knex, options: { now?: () => Date; ids?: IdSource; log?: Logger } = {}): Promise<Services> {
   const log = options.log ?? createLogger(config.logLevel, config.logFormat);
   const now = options.now ?? (() => new Date());
+  for (const warning of configWarnings(config)) log.error("config_warning", { warning });
+  const key = await webKey(db, config, now());
   const bus = await createChangeBus(db, log);
   const streams = new SseStreams();
   // Metrics off: nothing is wrapped, so the per-call path is exactly what it is without them.
@@ -64,7 +69,7 @@ export async function createServices(config: Config, db: Knex, options: { now?: 
   let dispatch = createDispatch({ db, config, handlers, runWrite, log, now, ids: options.ids });
   if (metrics) dispatch = metrics.instrumentDispatch(dispatch);
   const openrpc = JSON.parse(readFileSync(OPENRPC_PATH, "utf8")) as unknown;
-  return { config, db, log, bus, limits, dispatch, openrpc, now, lifecycle: { draining: false }, streams, metrics };
+  return { config, db, log, bus, limits, dispatch, openrpc, now, lifecycle: { draining: false }, streams, metrics, webKey: key };
 }
 
 export interface AppOptions {
@@ -78,7 +83,8 @@ export function createApp(services: Services, options: AppOptions = {}): Express
   // express hashes every response body for an ETag, POSTs included; JSON-RPC answers are never
   // revalidated, and tools/list is ~290 KB, so the hash is pure cost.
   app.set("etag", false);
-  app.set("trust proxy", false);
+  // The client address behind TLS proxies (TRUST_PROXY): every per-address limit keys on req.ip.
+  app.set("trust proxy", services.config.trustProxy);
 
   // The published contract: chatbots and SDK generators read it without a token.
   app.options("/api/v1/openrpc.json", publicCors);

@@ -19,6 +19,17 @@ export interface Config {
   sseStreams: { perToken: number; perUser: number };
   idempotencyRetentionHours: number;
   tokenPepper: string;
+  /**
+   * Signs web session cookies and CSRF fields when set; empty: a random key generated at first start and
+   * kept in the database (src/web/secret.ts). Never derived from another setting.
+   */
+  sessionSecret: string;
+  /**
+   * express's "trust proxy": how many proxies in front of this server (a hop count), or the addresses and
+   * networks of the proxies to trust; false when unset (the connection's address is the client's).
+   * Every per-address limit keys on the client address this yields (docs/security.md#deploying-behind-a-proxy).
+   */
+  trustProxy: number | string[] | false;
   logLevel: "silent" | "error" | "info";
   logFormat: "json" | "pretty";
   shutdownGraceSeconds: number;
@@ -62,6 +73,8 @@ export const CONFIG_VARIABLES = [
   "RATE_LIMIT_TOKENS_PER_HOUR",
   "IDEMPOTENCY_RETENTION_HOURS",
   "TOKEN_PEPPER",
+  "SESSION_SECRET",
+  "TRUST_PROXY",
   "LOG_LEVEL",
   "LOG_FORMAT",
   "SHUTDOWN_GRACE_SECONDS",
@@ -153,6 +166,38 @@ function publicUrlProblem(url: string): string | undefined {
   return "an https origin (plain http only on loopback: localhost, 127.0.0.1, [::1])";
 }
 
+/** proxy-addr's (express's) names for address ranges, allowed in TRUST_PROXY's list. */
+const PROXY_RANGES = ["loopback", "linklocal", "uniquelocal"];
+
+/** An address or network TRUST_PROXY may list: an IP, an IP with a prefix length, or one of PROXY_RANGES. */
+function validProxyAddress(item: string): boolean {
+  if (PROXY_RANGES.includes(item)) return true;
+  const [ip = "", prefix, extra] = item.split("/");
+  const family = isIP(ip);
+  if (family === 0 || extra !== undefined) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
+/**
+ * TRUST_PROXY → express's "trust proxy": a hop count from 1 to 10, or a list of proxy addresses and
+ * networks. "true" (trust every hop) is refused: any client could then name its own address in
+ * X-Forwarded-For and escape every per-address limit.
+ */
+function readTrustProxy(r: Reader): number | string[] | false {
+  const raw = r.raw("TRUST_PROXY")?.trim();
+  if (raw === undefined || raw === "" || raw === "false") return false;
+  const expected =
+    "a hop count from 1 to 10 (how many proxies stand in front of this server) or a comma-separated list of proxy addresses, networks (10.0.0.0/8) or loopback, linklocal, uniquelocal";
+  if (/^\d+$/.test(raw)) return Number(raw) >= 1 && Number(raw) <= 10 ? Number(raw) : r.fail("TRUST_PROXY", expected, false);
+  const items = raw
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (items.length === 0 || items.some((i) => !validProxyAddress(i))) return r.fail("TRUST_PROXY", expected, false);
+  return items;
+}
+
 /** Why a DATABASE_URL cannot be used, or undefined when it can. */
 function databaseUrlProblem(url: string): string | undefined {
   if (url.startsWith("sqlite:")) {
@@ -180,6 +225,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!validHost(host) && host !== "::") r.problems.push(`HOST must be an IP address or a host name to listen on, got ${JSON.stringify(host)}`);
   const pepper = env.TOKEN_PEPPER ?? "";
   if (pepper !== "" && pepper.length < 16) r.problems.push("TOKEN_PEPPER must be at least 16 characters when set (its value is not shown)");
+  const sessionSecret = env.SESSION_SECRET ?? "";
+  if (sessionSecret !== "" && sessionSecret.length < 32) r.problems.push("SESSION_SECRET must be at least 32 characters when set (its value is not shown)");
   const metricsToken = env.METRICS_TOKEN ?? "";
   if (metricsToken !== "" && metricsToken.length < 16) r.problems.push("METRICS_TOKEN must be at least 16 characters when set (its value is not shown)");
 
@@ -210,6 +257,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sseStreams: { perToken: r.int("SSE_MAX_STREAMS_PER_TOKEN", 3, 1), perUser: r.int("SSE_MAX_STREAMS_PER_USER", 5, 1) },
     idempotencyRetentionHours: r.int("IDEMPOTENCY_RETENTION_HOURS", 24, 1),
     tokenPepper: pepper,
+    sessionSecret,
+    trustProxy: readTrustProxy(r),
     logLevel: r.oneOf("LOG_LEVEL", ["silent", "error", "info"] as const, "info"),
     logFormat: r.oneOf("LOG_FORMAT", ["json", "pretty"] as const, "json"),
     shutdownGraceSeconds: r.int("SHUTDOWN_GRACE_SECONDS", 10, 0, 3600),
@@ -223,6 +272,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   };
   if (r.problems.length > 0) throw new ConfigError(r.problems);
   return config;
+}
+
+/** Settings that start but are probably wrong, one sentence each (logged at start by createServices). */
+export function configWarnings(config: Config): string[] {
+  const warnings: string[] = [];
+  if (config.publicUrl.startsWith("https://") && config.trustProxy === false) {
+    warnings.push(
+      "PUBLIC_URL is https but TRUST_PROXY is unset: behind a TLS proxy every client then has the proxy's address, and the per-address limits (sign-in, OAuth) are shared by everyone. Set TRUST_PROXY (docs/security.md, 'Deploying behind a proxy').",
+    );
+  }
+  return warnings;
 }
 
 /** A database URL with its password replaced by ***. */
@@ -241,6 +301,7 @@ export function describeConfig(config: Config): Record<string, unknown> {
     ...config,
     databaseUrl: maskUrl(config.databaseUrl),
     tokenPepper: config.tokenPepper ? "(set)" : "(not set)",
+    sessionSecret: config.sessionSecret ? "(set)" : "(not set: a random key kept in the database)",
     metricsToken: config.metricsToken ? "(set)" : "(not set)",
   };
 }

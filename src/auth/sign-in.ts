@@ -8,10 +8,9 @@ import type { Knex } from "knex";
 import { AppError } from "../errors.js";
 import type { RateLimits } from "../limits/types.js";
 import { dummyPasswordHash, verifyPassword } from "./passwords.js";
-import { findUserByEmail, type User } from "./users.js";
+import { findUserByEmail, MAX_PASSWORD, type User } from "./users.js";
 
 const MAX_EMAIL = 320;
-const MAX_PASSWORD = 1024;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 

@@ -17,6 +17,16 @@ export class UserInputError extends Error {}
 
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
+/** Longest password accepted anywhere (sign-in refuses longer ones before hashing: scrypt cost). */
+export const MAX_PASSWORD = 1024;
+
+/** Why a new password cannot be used, or undefined: one rule for creating a user and changing a password. */
+export function passwordProblem(password: string): string | undefined {
+  if (password.length < 12) return "password: expected at least 12 characters";
+  if (password.length > MAX_PASSWORD) return `password: expected at most ${MAX_PASSWORD} characters`;
+  return undefined;
+}
+
 export async function createUser(
   db: Knex,
   input: { email: string; password: string; timezone?: string; currency?: string },
@@ -26,7 +36,8 @@ export async function createUser(
   const email = input.email.trim();
   if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) || email.length > 320)
     throw new UserInputError(`email: expected an email address, got ${JSON.stringify(email)}`);
-  if (input.password.length < 12) throw new UserInputError("password: expected at least 12 characters");
+  const weak = passwordProblem(input.password);
+  if (weak) throw new UserInputError(weak);
   const timezone = input.timezone ?? "UTC";
   if (!isValidTimeZone(timezone)) throw new UserInputError(`timezone: expected an IANA time zone such as Europe/Berlin, got ${JSON.stringify(timezone)}`);
   const currency = (input.currency ?? "USD").toUpperCase();

@@ -69,7 +69,10 @@ export function hasJsonContentType(req: Request): boolean {
   return media === "application/json" || /^application\/[a-z0-9.+-]*\+json$/.test(media);
 }
 
-export const BEARER_CHALLENGE = 'Bearer realm="finance-mcp", error="invalid_token"';
+/** The challenge to a request that presented no credentials at all: no error attribute (RFC 6750 §3.1). */
+export const BEARER_CHALLENGE = 'Bearer realm="finance-mcp"';
+/** The challenge to a request whose token is malformed, unknown, expired or revoked. */
+export const INVALID_TOKEN_CHALLENGE = 'Bearer realm="finance-mcp", error="invalid_token"';
 
 /** What the challenges of one request need to know (res.locals.challenge, set by challengeContext and admit). */
 export interface ChallengeContext {
@@ -102,7 +105,12 @@ export function challengeHeaders(res: Response, err: unknown): void {
   if (!(err instanceof AppError)) return;
   const ctx = (res.locals.challenge ?? {}) as ChallengeContext;
   const metadata = ctx.resourceMetadata ? `, resource_metadata="${ctx.resourceMetadata}"` : "";
-  if (err.errorName === "unauthorized") res.setHeader("WWW-Authenticate", `${BEARER_CHALLENGE}${metadata}`);
+  if (err.errorName === "unauthorized") {
+    // RFC 6750 §3.1: a request without any authentication information (no header, or another scheme such
+    // as Basic) gets no error code; invalid_token only when a bearer token was presented and refused.
+    const presented = /^bearer\s+\S/i.test(res.req?.headers.authorization ?? "");
+    res.setHeader("WWW-Authenticate", `${presented ? INVALID_TOKEN_CHALLENGE : BEARER_CHALLENGE}${metadata}`);
+  }
   if (err.errorName === "insufficient_scope" && typeof err.details.scope === "string") {
     const scopes = ctx.grantedScopes ? [...new Set([...ctx.grantedScopes, err.details.scope])].sort().join(" ") : err.details.scope;
     res.setHeader("WWW-Authenticate", `Bearer realm="finance-mcp", error="insufficient_scope", scope="${scopes}"${metadata}`);

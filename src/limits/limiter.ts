@@ -97,9 +97,10 @@ export function createRateLimits(db: Knex, config: Config, options: RateLimitOpt
       }),
       // Never refuses: points beyond any count, no block; it only measures the delay.
       account: make({ keyPrefix: "login_email", points: Number.MAX_SAFE_INTEGER, duration: policies.account.windowSeconds }),
+      // Refuses only when its policy says so (refuseAfter finite); by default it only measures the delay.
       address: make({
         keyPrefix: "login_address",
-        points: policies.address.refuseAfter,
+        points: Number.isFinite(policies.address.refuseAfter) ? policies.address.refuseAfter : Number.MAX_SAFE_INTEGER,
         duration: policies.address.windowSeconds,
         blockDuration: policies.address.blockSeconds,
       }),

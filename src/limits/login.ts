@@ -12,9 +12,13 @@
  * Per email across all addresses (consecutive failures): slowed from the 11th the same way, never
  * refused, so guesses spread over many addresses still cost time while the owner, from an address of
  * their own, gets in (at worst 5 s later). A success resets it.
- * Per client address (all failures within an hour): slowed from the 21st, refused after 100 for an hour.
+ * Per client address (all failures within an hour): slowed from the 21st the same way, never refused.
+ * Many people can share one address (a NAT, an office, a proxy whose TRUST_PROXY is unset): a refusal
+ * keyed on the address alone would let anyone's made-up emails lock every one of them out, and a correct
+ * password must never be refused because of other people's failures (docs/decisions.md#login-throttle-keys).
  * Successes do not reset it (an attacker could otherwise log into their own account between guesses),
  * they only give their own point back.
+ * So the only refusal is keyed on email and address together: only the guesser's own pair is locked.
  */
 import { createHash } from "node:crypto";
 import { isIPv6 } from "node:net";
@@ -38,13 +42,14 @@ export interface LoginPolicies {
   email: LoginPolicy;
   /** Per email whatever the address: slows, never refuses. */
   account: LoginPolicy;
+  /** Per client address whatever the email: slows, never refuses (by default). */
   address: LoginPolicy;
 }
 
 export const LOGIN_POLICIES: LoginPolicies = {
   email: { slowAfter: 3, refuseAfter: 10, windowSeconds: 3600, blockSeconds: 15 * 60, delayStepMs: 1000, maxDelayMs: 5000 },
   account: { slowAfter: 10, refuseAfter: Infinity, windowSeconds: 3600, blockSeconds: 0, delayStepMs: 1000, maxDelayMs: 5000 },
-  address: { slowAfter: 20, refuseAfter: 100, windowSeconds: 3600, blockSeconds: 3600, delayStepMs: 1000, maxDelayMs: 5000 },
+  address: { slowAfter: 20, refuseAfter: Infinity, windowSeconds: 3600, blockSeconds: 0, delayStepMs: 1000, maxDelayMs: 5000 },
 };
 
 /** Email → a fixed-length key that keeps addresses out of the rate_limits table. */

@@ -6,12 +6,15 @@
  */
 import express, { type NextFunction, type Request, type Response, type Router } from "express";
 import type { Knex } from "knex";
+import { changePassword } from "../auth/password-change.js";
 import { signIn } from "../auth/sign-in.js";
 import { createTokenWithinQuota, KNOWN_SCOPES, listTokens, revokeToken, TokenInputError, TokenQuotaError, validateNewToken } from "../auth/tokens.js";
-import { findUserById } from "../auth/users.js";
+import { findUserById, passwordProblem, UserInputError } from "../auth/users.js";
+import { createSession, endAllSessions, endSession, readSession } from "../auth/web-sessions.js";
 import type { Config } from "../config.js";
 import { clientConfigs } from "../demo/client-config.js";
 import { listChanges } from "../domain/changes/list.js";
+import { describeForLog } from "../db/errors.js";
 import { AppError } from "../errors.js";
 import { hostAndOriginGuard } from "../http/guards.js";
 import type { RateLimits } from "../limits/types.js";
@@ -19,7 +22,7 @@ import type { Logger } from "../log.js";
 import { completeAuthorization, describePendingAuthorization, PendingAuthorizationError } from "../oauth/authorize.js";
 import { listConnectedClients, revokeConnectedClient } from "../oauth/grants.js";
 import { escapeHtml, renderPage, scopeFieldsets, signInForm } from "./layout.js";
-import { csrfToken, endSession, newNonce, pageHeaders, requireCsrf, sessionUser, startSession } from "./security.js";
+import { clearSessionCookie, cookies, csrfToken, newNonce, pageHeaders, requireCsrf, SESSION_COOKIE, setSessionCookie } from "./security.js";
 
 export interface PagesDeps {
   db: Knex;
@@ -27,6 +30,8 @@ export interface PagesDeps {
   limits: RateLimits;
   log: Logger;
   now: () => Date;
+  /** Signs session cookies and CSRF fields (src/web/secret.ts). */
+  webKey: Buffer;
 }
 
 type Handler = (req: Request, res: Response) => Promise<void>;
@@ -44,7 +49,16 @@ export function pagesRouter(deps: PagesDeps): Router {
   const router = express.Router();
   const form = express.urlencoded({ extended: false, limit: "16kb", parameterLimit: 60 });
   const guard = hostAndOriginGuard(deps.config);
-  const csrf = requireCsrf(deps.config);
+  const csrf = requireCsrf(deps.webKey);
+  const csrfFor = (req: Request, res: Response) => csrfToken(req, res, deps.config, deps.webKey);
+  const clientAddress = (req: Request) => req.ip ?? req.socket.remoteAddress ?? "unknown";
+
+  // Every answer of these pages carries their security headers, error answers included (a refused Host,
+  // a stale form, a body too large, a crash): send() below replaces the CSP with the page's own nonce.
+  router.use(["/account", "/oauth/consent"], (_req, res, next) => {
+    pageHeaders(res, newNonce());
+    next();
+  });
 
   function send(
     res: Response,
@@ -60,15 +74,18 @@ export function pagesRouter(deps: PagesDeps): Router {
       .send(renderPage({ ...page, nonce }));
   }
 
-  async function signedInUser(req: Request) {
-    const id = sessionUser(req, deps.config, deps.now());
-    return id ? findUserById(deps.db, id) : undefined;
+  /** The person whose live server-side session the cookie names (with that session), or undefined. */
+  async function signedIn(req: Request) {
+    const session = await readSession(deps.db, deps.webKey, cookies(req)[SESSION_COOKIE], deps.now());
+    const user = session ? await findUserById(deps.db, session.userId) : undefined;
+    return user && session ? { user, session } : undefined;
   }
+  const signedInUser = async (req: Request) => (await signedIn(req))?.user;
 
   function showSignIn(req: Request, res: Response, next: string, status = 200, error?: string) {
     send(res, status, {
       title: "Sign in",
-      body: `<p>Sign in with the email and password of your finance-mcp account.</p>${signInForm(csrfToken(req, res, deps.config), next, error)}`,
+      body: `<p>Sign in with the email and password of your finance-mcp account.</p>${signInForm(csrfFor(req, res), next, error)}`,
     });
   }
 
@@ -86,10 +103,10 @@ export function pagesRouter(deps: PagesDeps): Router {
           deps.limits,
           String(body.email ?? "").trim(),
           String(body.password ?? ""),
-          req.ip ?? req.socket.remoteAddress ?? "unknown",
+          clientAddress(req),
           () => new AppError("unauthorized", "Wrong email or password."),
         );
-        startSession(res, deps.config, user.id, deps.now());
+        setSessionCookie(res, deps.config, await createSession(deps.db, deps.webKey, user.id, deps.now()));
         deps.log.info("web_sign_in", { user_id: user.id });
         res.redirect(303, next);
       } catch (err) {
@@ -100,10 +117,66 @@ export function pagesRouter(deps: PagesDeps): Router {
     }),
   );
 
-  router.post("/account/sign-out", guard, form, csrf, (_req, res) => {
-    endSession(res, deps.config);
-    res.redirect(303, "/account");
-  });
+  router.post(
+    "/account/sign-out",
+    guard,
+    form,
+    csrf,
+    wrap(async (req, res) => {
+      // The row goes, so the cookie is dead everywhere, even where it was copied to.
+      const current = await signedIn(req);
+      if (current) await endSession(deps.db, current.session.idHash);
+      clearSessionCookie(res, deps.config);
+      res.redirect(303, "/account");
+    }),
+  );
+
+  router.post(
+    "/account/sign-out-everywhere",
+    guard,
+    form,
+    csrf,
+    wrap(async (req, res) => {
+      const current = await signedIn(req);
+      if (!current) return showSignIn(req, res, "/account", 401, "Your session ended: sign in again.");
+      const ended = await endAllSessions(deps.db, current.user.id);
+      deps.log.info("web_signed_out_everywhere", { user_id: current.user.id, sessions: ended });
+      clearSessionCookie(res, deps.config);
+      res.redirect(303, "/account");
+    }),
+  );
+
+  router.post(
+    "/account/password",
+    guard,
+    form,
+    csrf,
+    wrap(async (req, res) => {
+      const current = await signedIn(req);
+      if (!current) return showSignIn(req, res, "/account", 401, "Your session ended: sign in again.");
+      const { user } = current;
+      const token = csrfFor(req, res);
+      const body = req.body as Record<string, unknown>;
+      const wrong = () => new AppError("unauthorized", "The current password is wrong: the password was not changed.");
+      // An unfit new password is refused before the (slow, throttled) check of the current one.
+      const unfit = passwordProblem(String(body.new_password ?? ""));
+      if (unfit) return sendAccount(req, res, user, token, undefined, `New ${unfit}`, 400);
+      try {
+        // Checked like a sign-in (same throttle), so a borrowed session cannot guess the password.
+        await signIn(deps.db, deps.limits, user.email, String(body.current_password ?? ""), clientAddress(req), wrong);
+        await changePassword(deps.db, user.id, String(body.new_password ?? ""), deps.now());
+      } catch (err) {
+        if (err instanceof UserInputError) return sendAccount(req, res, user, token, undefined, `New ${err.message}`, 400);
+        if (!(err instanceof AppError)) throw err;
+        if (err.errorName === "rate_limited") res.setHeader("Retry-After", String(err.details.retry_after_seconds ?? 60));
+        return sendAccount(req, res, user, token, undefined, err.message, err.errorName === "rate_limited" ? 429 : 401);
+      }
+      // Every session ended with the change, this one too; this browser gets a new one.
+      setSessionCookie(res, deps.config, await createSession(deps.db, deps.webKey, user.id, deps.now()));
+      deps.log.info("web_password_changed", { user_id: user.id });
+      res.redirect(303, "/account?password=changed#security");
+    }),
+  );
 
   router.get(
     "/account",
@@ -111,8 +184,17 @@ export function pagesRouter(deps: PagesDeps): Router {
     wrap(async (req, res) => {
       const user = await signedInUser(req);
       if (!user) return showSignIn(req, res, "/account");
-      const token = csrfToken(req, res, deps.config);
-      await sendAccount(req, res, user, token);
+      const token = csrfFor(req, res);
+      await sendAccount(
+        req,
+        res,
+        user,
+        token,
+        undefined,
+        undefined,
+        200,
+        req.query.password === "changed" ? "Password changed. Every other session has been signed out." : undefined,
+      );
     }),
   );
 
@@ -124,6 +206,7 @@ export function pagesRouter(deps: PagesDeps): Router {
     created?: { token: string; name: string },
     error?: string,
     status = 200,
+    notice?: string,
   ) {
     const now = deps.now().toISOString();
     const tokens = (await listTokens(deps.db, user.id)).filter((t) => !t.grant_id && !t.revoked_at && t.expires_at > now);
@@ -162,7 +245,7 @@ ${clientConfigs(mcpUrl, created.token)
       .map((c) => `<tr><td>${fmt(c.at)}</td><td><code>${escapeHtml(c.tool)}</code></td><td>${escapeHtml(c.summary)}</td></tr>`)
       .join("\n");
     const head = (cols: string[]) => `<thead><tr>${cols.map((c) => `<th scope="col">${c}</th>`).join("")}</tr></thead>`;
-    const body = `${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ""}${createdBlock}
+    const body = `${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ""}${notice ? `<p class="notice" role="status">${escapeHtml(notice)}</p>` : ""}${createdBlock}
 <h2 id="tokens">Tokens</h2>
 ${tokens.length ? `<div class="scroll"><table aria-labelledby="tokens">${head(["Name", "Scopes", "Created", "Last used", "Expires", ""])}<tbody>${tokenRows}</tbody></table></div>` : "<p>No active tokens.</p>"}
 <h2 id="clients">Connected clients</h2>
@@ -175,7 +258,16 @@ ${scopeFieldsets(KNOWN_SCOPES)}
 <button type="submit">Create token</button>
 </form>
 <h2 id="changes">Latest changes</h2>
-${changes.length ? `<div class="scroll"><table aria-labelledby="changes">${head(["When", "Tool", "What"])}<tbody>${changeRows}</tbody></table></div>` : "<p>No changes yet.</p>"}`;
+${changes.length ? `<div class="scroll"><table aria-labelledby="changes">${head(["When", "Tool", "What"])}<tbody>${changeRows}</tbody></table></div>` : "<p>No changes yet.</p>"}
+<h2 id="security">Sign-in and password</h2>
+<p>Signing out everywhere ends this browser's session and every other one (another computer, a phone, a copied cookie). Tokens and connected clients stay: revoke them above.</p>
+<form method="post" action="/account/sign-out-everywhere">${hidden}<button class="secondary" type="submit">Sign out everywhere</button></form>
+<form method="post" action="/account/password">${hidden}
+<label for="current-password">Current password</label><input id="current-password" name="current_password" type="password" autocomplete="current-password" required>
+<label for="new-password">New password (at least 12 characters)</label><input id="new-password" name="new_password" type="password" autocomplete="new-password" minlength="12" maxlength="1024" required>
+<button type="submit">Change password</button>
+</form>
+<p>Changing the password signs out every other session.</p>`;
     const script = `document.querySelectorAll("button[data-copy]").forEach(function (b) { b.addEventListener("click", function () { navigator.clipboard.writeText(document.getElementById(b.dataset.copy).textContent).then(function () { b.textContent = "Copied"; }); }); });`;
     send(res, status, { title: "Your account", body, signedIn: { email: user.email, csrf: token }, script: created ? script : undefined });
   }
@@ -188,7 +280,7 @@ ${changes.length ? `<div class="scroll"><table aria-labelledby="changes">${head(
     wrap(async (req, res) => {
       const user = await signedInUser(req);
       if (!user) return showSignIn(req, res, "/account", 401, "Your session ended: sign in again.");
-      const token = csrfToken(req, res, deps.config);
+      const token = csrfFor(req, res);
       const body = req.body as Record<string, unknown>;
       const scopes = scopesOf(body);
       let input: ReturnType<typeof validateNewToken>;
@@ -249,7 +341,7 @@ ${changes.length ? `<div class="scroll"><table aria-labelledby="changes">${head(
       }
       const user = await signedInUser(req);
       if (!user) return showSignIn(req, res, `/oauth/consent?request=${encodeURIComponent(id)}`);
-      const token = csrfToken(req, res, deps.config);
+      const token = csrfFor(req, res);
       const body = `<p><strong>${escapeHtml(pending.clientName)}</strong> wants to use your finance data through finance-mcp.</p>
 <p>Client: <code>${escapeHtml(pending.clientId)}</code><br>After you choose, your browser goes to <strong>${escapeHtml(pending.redirectHost)}</strong>.</p>
 <form method="post" action="/oauth/consent">
@@ -276,7 +368,9 @@ ${scopeFieldsets(pending.requestedScopes)}
       if (!user) return showSignIn(req, res, `/oauth/consent?request=${encodeURIComponent(id)}`, 401, "Your session ended: sign in again.");
       const scopes = scopesOf(body);
       const pending = await describePendingAuthorization(deps, id);
-      if (pending && body.decision !== "deny" && scopes.length === 0) {
+      // Only an explicit Allow approves: a form without a decision (or with any other value) denies.
+      const approve = body.decision === "approve";
+      if (pending && approve && scopes.length === 0) {
         // Before completeAuthorization, which would use the request up: the person may still choose.
         return send(res, 400, {
           title: "Choose what to allow",
@@ -284,7 +378,7 @@ ${scopeFieldsets(pending.requestedScopes)}
         });
       }
       try {
-        const to = await completeAuthorization(deps, id, user.id, body.decision === "deny" ? null : scopes);
+        const to = await completeAuthorization(deps, id, user.id, approve ? scopes : null);
         pageHeaders(res, newNonce(), pending ? [new URL(pending.redirectUri).origin] : []);
         res.redirect(303, to);
       } catch (err) {
@@ -296,6 +390,21 @@ ${scopeFieldsets(pending.requestedScopes)}
       }
     }),
   );
+
+  // A body the form parser refuses (too large, too many fields, bad encoding) or a crash: a page with the
+  // same headers as every other page (set above), never the framework's default answer.
+  router.use(["/account", "/oauth/consent"], (err: unknown, _req: Request, res: Response, next: NextFunction) => {
+    if (res.headersSent) return next(err);
+    const status = (err as { status?: unknown }).status;
+    if (typeof status === "number" && status >= 400 && status < 500) {
+      return send(res, status, {
+        title: "This form could not be read",
+        body: "<p>The form was too large or malformed. Go back, reload the page and try again.</p>",
+      });
+    }
+    deps.log.error("web_page_error", describeForLog(err));
+    send(res, 500, { title: "Something went wrong", body: "<p>The server could not complete this request. Try again in a moment.</p>" });
+  });
 
   return router;
 }

@@ -69,11 +69,11 @@ describe(`OAuth discovery (${engine})`, () => {
     expect(doc.scopes_supported).to.deep.equal([...KNOWN_SCOPES]);
   });
 
-  it("names the resource metadata in the 401 challenge", async () => {
+  it("names the resource metadata in the 401 challenge (no error code without credentials, RFC 6750 §3.1)", async () => {
     const answer = await server.rpc({ jsonrpc: "2.0", id: 1, method: "tools/list" });
     expect(answer.status).to.equal(401);
     expect(answer.headers.get("www-authenticate")).to.equal(
-      `Bearer realm="finance-mcp", error="invalid_token", resource_metadata="${server.url}/.well-known/oauth-protected-resource/api/v1/mcp"`,
+      `Bearer realm="finance-mcp", resource_metadata="${server.url}/.well-known/oauth-protected-resource/api/v1/mcp"`,
     );
   });
 
@@ -93,7 +93,7 @@ describe(`OAuth discovery (${engine})`, () => {
       }
       const mcp = await getWithHost(`${other.url}/api/v1/mcp/sse`, `finance.internal:${port}`, { accept: "text/event-stream" });
       expect(mcp.status).to.equal(401);
-      expect(mcp.headers["www-authenticate"]).to.equal('Bearer realm="finance-mcp", error="invalid_token"');
+      expect(mcp.headers["www-authenticate"]).to.equal('Bearer realm="finance-mcp"');
     } finally {
       await other.close();
     }
@@ -113,7 +113,7 @@ describe(`OAuth discovery (${engine})`, () => {
       expect((await fetch(`${off.url}/oauth/token`, { method: "POST", body: new URLSearchParams({ grant_type: "refresh_token" }) })).status).to.equal(404);
       expect((await fetch(`${off.url}/oauth/register`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" })).status).to.equal(404);
       const answer = await off.rpc({ jsonrpc: "2.0", id: 1, method: "tools/list" });
-      expect(answer.headers.get("www-authenticate")).to.equal('Bearer realm="finance-mcp", error="invalid_token"');
+      expect(answer.headers.get("www-authenticate")).to.equal('Bearer realm="finance-mcp"');
     } finally {
       await off.close();
     }

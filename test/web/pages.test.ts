@@ -3,7 +3,8 @@
  * first), create a token with chosen scopes and use it, revoke it; an OAuth client registered by DCR whose
  * authorization the person denies, then approves with fewer scopes than asked, the code exchanged and the
  * token used; a form posted without or with a wrong CSRF token refused; the page framed by another origin
- * blocked; sign-in with the keyboard alone.
+ * blocked; sign out everywhere ending another browser's session and a copied cookie; sign-in with the
+ * keyboard alone.
  */
 import { createHash, randomBytes } from "node:crypto";
 import { createServer, type Server } from "node:http";
@@ -106,6 +107,38 @@ describe(`web pages in a browser (${engine})`, function () {
       expect(shown).to.not.contain("Sign in with the email");
     } finally {
       framer.close();
+    }
+  });
+
+  it("signs out everywhere: the other browser's session and a copied cookie end too", async () => {
+    const laptop = await browser.newContext();
+    const phone = await browser.newContext();
+    try {
+      const here = await laptop.newPage();
+      const there = await phone.newPage();
+      for (const page of [here, there]) {
+        await page.goto(`${server.url}/account`);
+        await signIn(page);
+        await page.getByRole("heading", { name: "Your account" }).waitFor();
+      }
+      // A third browser holding a copy of the laptop's cookie (stolen, or synced elsewhere).
+      const copied = (await laptop.cookies()).find((c) => c.name === "fmcp_session")!;
+      const thief = await browser.newContext();
+      await thief.addCookies([{ ...copied }]);
+      const stolen = await thief.newPage();
+      await stolen.goto(`${server.url}/account`);
+      await stolen.getByRole("heading", { name: "Your account" }).waitFor();
+
+      await here.getByRole("button", { name: "Sign out everywhere" }).click();
+      await here.getByRole("heading", { name: "Sign in" }).waitFor();
+      for (const page of [there, stolen]) {
+        await page.reload();
+        await page.getByRole("heading", { name: "Sign in" }).waitFor();
+      }
+      await thief.close();
+    } finally {
+      await laptop.close();
+      await phone.close();
     }
   });
 
