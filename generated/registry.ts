@@ -2335,7 +2335,7 @@ export const tools: readonly ToolDefinition[] = [
       },
       "audit_id": {
         "type": "string",
-        "pattern": "^\\d+$"
+        "pattern": "^\\d{1,18}$"
       },
       "tool": {
         "type": "string",
