@@ -71,7 +71,7 @@ describe(`out-of-range input (${engine})`, function () {
   for (const [what, id] of [
     ["past int64", PAST_INT64],
     ["past the newest entry", "999999999999999999"],
-  ]) {
+  ] as const) {
     it(`SSE: a Last-Event-ID ${what} is ignored; the stream stays open and sends from now`, async () => {
       const s = await SseReader.open(`${server.url}/api/v1/mcp/sse`, { authorization: `Bearer ${user.token}`, "last-event-id": id });
       open.push(s);
