@@ -51,6 +51,8 @@ export function decodeCursor<P extends Record<string, unknown>>(raw: string, fin
   const fields = c as Record<string, unknown>;
   if (fields.v !== 1 || typeof fields.f !== "string") throw badCursor("this is not a cursor this server issued.");
   if (fields.f !== fingerprint) throw badCursor("it belongs to a query with other filters or another sort.");
+  // Postgres text cannot hold NUL: a position carrying one would fail in the driver, not here.
+  if (Object.values(fields).some((v) => typeof v === "string" && v.includes("\u0000"))) throw badCursor("this is not a cursor this server issued.");
   if (!isPosition(fields)) throw badCursor("this is not a cursor this server issued.");
   return fields;
 }

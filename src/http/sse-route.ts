@@ -69,11 +69,18 @@ export function sseRouter(deps: SseRouteDeps): Router {
   return router;
 }
 
-function lastEventId(req: Request): bigint | undefined {
+/**
+ * The Last-Event-ID a stream replays after, or undefined to send from now. Event ids are audit ids, at
+ * most the newest one when the stream opens; anything else (not a number, past int64, past the newest
+ * entry) cannot come from this server and is ignored rather than closing the stream, which would only
+ * make the client reconnect with the same id again and again.
+ */
+function lastEventId(req: Request, newest: string): string | undefined {
   const raw = req.headers["last-event-id"];
-  const v = Array.isArray(raw) ? raw[0] : raw;
-  // Event ids are audit ids; anything else cannot come from this server and is ignored.
-  return v !== undefined && /^\d{1,19}$/.test(v.trim()) ? BigInt(v.trim()) : undefined;
+  const v = (Array.isArray(raw) ? raw[0] : raw)?.trim();
+  if (v === undefined || !/^\d{1,19}$/.test(v)) return undefined;
+  const id = BigInt(v);
+  return id <= BigInt(newest) ? id.toString() : undefined;
 }
 
 async function openStream(deps: SseRouteDeps, streams: SseStreams, req: Request, res: Response): Promise<void> {
@@ -129,11 +136,10 @@ async function openStream(deps: SseRouteDeps, streams: SseStreams, req: Request,
 
   // Every signal (a local write, another process's NOTIFY, the listener coming back) makes the feed
   // read the audit log after the last id this stream sent: no gap, no duplicate (src/events/change-feed.ts).
-  const from = lastEventId(req);
   const feed = createChangeFeed({
     db: deps.db,
     userId: caller.userId,
-    afterId: from !== undefined ? from.toString() : start,
+    afterId: lastEventId(req, start) ?? start,
     send: (entry) => stream.message(changeNotification(entry), entry.id),
     closed: () => stream.closed,
     failed: (err) => {

@@ -76,20 +76,33 @@ export async function exportAccount(db: Knex, userId: string, now = new Date()):
   );
 }
 
-/** The export as CSV files, one per section (tags joined with "|"), plus user.csv. */
+/**
+ * A cell of a CSV file. Amounts in minor units are numbers (a BigInt when past 2^53, which the JSON
+ * export holds as a string), so csv-stringify's escape_formulas leaves "-1250" as it is: a spreadsheet
+ * reads it as the number it is, never as a formula (docs/decisions.md, "CSV export: formulas escaped,
+ * amounts exempt"). Every other text is escaped when it begins like a formula.
+ */
+function cell(column: string, value: unknown): unknown {
+  if (Array.isArray(value)) return (value as string[]).join("|");
+  if (column.endsWith("_minor") && typeof value === "string" && /^-?[0-9]{1,30}$/.test(value)) return BigInt(value);
+  return value;
+}
+
+/**
+ * The export as CSV files, one per section (tags joined with "|"), plus user.csv. Cells beginning with
+ * =, +, -, @, TAB or CR (and their full-width forms) get a leading ' (OWASP's CSV injection advice, done
+ * by csv-stringify's escape_formulas), so opening the file in a spreadsheet never runs a payee or a note.
+ */
 export async function exportCsv(data: AccountExport): Promise<Record<string, string>> {
   const { stringify } = await import("csv-stringify/sync");
+  const options = { header: true, escape_formulas: true, cast: { boolean: (b: boolean) => (b ? "true" : "false") } };
   const files: Record<string, string> = {};
-  files["user.csv"] = stringify([data.user], { header: true });
+  files["user.csv"] = stringify([data.user], options);
   for (const spec of ACCOUNT_TABLES) {
     const rows = data[spec.section] as Row[];
     const columns = rows.length > 0 ? Object.keys(rows[0]!) : [];
-    const cells = rows.map((r) => Object.fromEntries(columns.map((c) => [c, Array.isArray(r[c]) ? (r[c] as string[]).join("|") : r[c]])));
-    files[`${spec.section}.csv`] = stringify(cells, {
-      header: true,
-      columns: columns.length > 0 ? columns : undefined,
-      cast: { boolean: (b) => (b ? "true" : "false") },
-    });
+    const cells = rows.map((r) => Object.fromEntries(columns.map((c) => [c, cell(c, r[c])])));
+    files[`${spec.section}.csv`] = stringify(cells, { ...options, columns: columns.length > 0 ? columns : undefined });
   }
   return files;
 }

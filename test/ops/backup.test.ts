@@ -5,7 +5,7 @@
  */
 import { execFile } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -13,6 +13,7 @@ import { expect } from "chai";
 import Database from "better-sqlite3";
 import { createDb } from "../../src/db/knex.js";
 import { migrateLatest } from "../../src/db/migrate.js";
+import { BackupError, backupSqlite } from "../../src/portability/backup.js";
 import { createTestDatabase, engine, type TestDatabase } from "../helpers/database.js";
 import { callOver, insertUserWithToken } from "../helpers/direct-user.js";
 import { startServerProcess } from "../helpers/process.js";
@@ -52,8 +53,44 @@ describe(`backup (${engine})`, function () {
       expect(run.stderr).to.include("pg_dump").and.to.include("docs/operations.md");
       expect(existsSync(join(dir, "copy.sqlite"))).to.equal(false);
     });
+    it("refuses on Postgres before touching a symlinked target", async () => {
+      const aim = join(dir, "pg-through-link.sqlite");
+      symlinkSync(aim, join(dir, "pg-link.sqlite"));
+      const run = await cli(["backup", "--to", join(dir, "pg-link.sqlite")], { DATABASE_URL: database.url });
+      expect(run.code).to.equal(2);
+      expect(existsSync(aim)).to.equal(false);
+    });
     return;
   }
+
+  it("never writes through a symlink: a link to a file or a dangling link is refused and its aim is untouched", async () => {
+    const db = createDb(database.url);
+    await migrateLatest(db);
+    await db.destroy();
+    const victim = join(dir, "victim.txt");
+    writeFileSync(victim, "keep me");
+    symlinkSync(victim, join(dir, "to-file.sqlite"));
+    const aim = join(dir, "created-through-link.sqlite");
+    symlinkSync(aim, join(dir, "dangling.sqlite"));
+    for (const link of ["to-file.sqlite", "dangling.sqlite"]) {
+      let err: unknown;
+      try {
+        await backupSqlite(database.url, join(dir, link));
+      } catch (e) {
+        err = e;
+      }
+      expect(err, link).to.be.instanceOf(BackupError);
+      expect((err as Error).message, link).to.include("is a symbolic link");
+    }
+    expect(readFileSync(victim, "utf8")).to.equal("keep me");
+    expect(existsSync(aim)).to.equal(false);
+
+    // A plain new file works; it is private to its owner and no scratch folder is left beside it.
+    const fine = join(dir, "sub-copy.sqlite");
+    expect((await backupSqlite(database.url, fine)).to).to.equal(fine);
+    expect(statSync(fine).mode & 0o777).to.equal(0o600);
+    expect(readdirSync(dir).filter((n) => n.startsWith("."))).to.deep.equal([]);
+  });
 
   it("copies a live database while a server writes: the copy is whole, consistent and serves", async () => {
     const db = createDb(database.url);

@@ -25,7 +25,8 @@ const VERB: Record<string, string> = { create: "created", update: "updated", del
 interface Position extends Record<string, unknown> {
   i: string;
 }
-const isPosition = (c: Record<string, unknown>): c is Position => typeof c.i === "string" && /^[1-9][0-9]{0,18}$/.test(c.i);
+// At most 18 digits, like AuditId in the spec: always within a 64-bit integer, whichever engine reads it.
+const isPosition = (c: Record<string, unknown>): c is Position => typeof c.i === "string" && /^[1-9][0-9]{0,17}$/.test(c.i);
 
 /** Every resource id a write touched: its own, and those of the resources its snapshots hold (a transfer's other leg, a goal's transaction). */
 function idsOf(e: AuditEntry): string[] {
