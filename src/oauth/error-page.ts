@@ -4,8 +4,8 @@
  * pages (CSP without any other origin, no framing, no caching, nosniff), never a redirect to the client.
  */
 import type { Response } from "express";
-import { escapeHtml, renderPage } from "../web/layout.js";
-import { newNonce, pageHeaders } from "../web/security.js";
+import { escapeHtml, renderPage } from "../html/page.js";
+import { newNonce, pageHeaders } from "../html/page.js";
 
 export function sendAuthorizationErrorPage(res: Response, status: number, message: string, error?: string, retryAfterSeconds?: number): void {
   const nonce = newNonce();

@@ -72,29 +72,7 @@ export function csrfValid(req: Request, key: Buffer, field: unknown): boolean {
   return typeof field === "string" && !!nonce && same(field, csrfSign(key, nonce));
 }
 
-/** The headers of every page; `formTargets` are extra origins a form may be sent or redirected to. */
-export function pageHeaders(res: Response, nonce: string, formTargets: readonly string[] = []): void {
-  res.setHeader(
-    "Content-Security-Policy",
-    [
-      "default-src 'none'",
-      "style-src 'unsafe-inline'",
-      `script-src 'nonce-${nonce}'`,
-      "img-src 'self' data:",
-      `form-action 'self'${formTargets.map((t) => ` ${t}`).join("")}`,
-      "frame-ancestors 'none'",
-      "base-uri 'none'",
-    ].join("; "),
-  );
-  res.setHeader("X-Frame-Options", "DENY");
-  res.setHeader("Cache-Control", "no-store");
-  // same-origin, not no-referrer: with no-referrer Chromium sends "Origin: null" on form posts, which
-  // the origin guard must refuse; no other site ever learns these pages' addresses either way.
-  res.setHeader("Referrer-Policy", "same-origin");
-  res.setHeader("X-Content-Type-Options", "nosniff");
-}
-
-export const newNonce = () => randomBytes(16).toString("base64");
+export { newNonce, pageHeaders } from "../html/page.js";
 
 /** Refuses a POST whose csrf field is missing or wrong (403), before the route runs. */
 export function requireCsrf(key: Buffer) {
