@@ -22,7 +22,8 @@ import { join } from "node:path";
 import pg from "pg";
 
 const PG_URL = process.env.PG_TEST_URL || "postgres://postgres@127.0.0.1:5432/postgres";
-const RESULTS = ".test-results";
+// Where the skips are kept; the runner's own test (test/unit/test-runner.test.ts) points it elsewhere.
+const RESULTS = process.env.FINANCE_TEST_RESULTS || ".test-results";
 const LAST_RUN = join(RESULTS, "last-run.json");
 const SKIP_LOG = join(RESULTS, "skips.jsonl");
 const CONFORMANCE = "tools/conformance/node_modules";
@@ -93,8 +94,9 @@ function printSummary(skips) {
 }
 
 // The suites that run the compiled server or the finance-mcp command (test/ops, test/auth/cli) would
-// otherwise build dist/ inside a test when a source changed; build it once, before any suite.
-if (spawnSync(process.execPath, ["bin/build.js"], { stdio: "inherit" }).status !== 0) process.exit(1);
+// otherwise build dist/ inside a test when a source changed; build it once, before any suite, and only
+// when it is stale (a hash of the sources: bin/build.js).
+if (spawnSync(process.execPath, ["bin/build.js", "--if-stale"], { stdio: "inherit" }).status !== 0) process.exit(1);
 ensureConformance();
 
 let plan;
