@@ -1,6 +1,6 @@
 /**
  * What every page of the web UI (src/web) shares for safety:
- * - a session cookie naming a session kept on the server (src/web/sessions.ts), signed with the web key
+ * - a session cookie naming a session kept on the server (src/auth/web-sessions.ts), signed with the web key
  *   (src/web/secret.ts: SESSION_SECRET or a random key stored in the database, never derived from another
  *   setting); HttpOnly, SameSite=Lax, Secure behind https; it signs in to these pages only and is never
  *   accepted as an API token;
