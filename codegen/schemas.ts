@@ -206,14 +206,14 @@ function toolSchema(spec: Spec, root: JsonObject, shallowEntities: boolean): Jso
   return schema;
 }
 
-// tools/list schemas carry no $schema: MCP 2025-11-25 makes JSON Schema 2020-12 the default dialect, and
-// every keyword the spec uses means the same in draft-07 and 2020-12 (ajv/dist/2020 compiles them all).
 /**
  * Shapes the server instructions (info.x-instructions) describe once for every tool ("amounts in are
  * decimal strings such as \"12.50\""): in tools/list they are plain strings, the pattern left to the server.
  */
 const SHAPES_IN_INSTRUCTIONS = ["Amount", "SignedAmount"];
 
+// tools/list schemas carry no $schema: MCP 2025-11-25 makes JSON Schema 2020-12 the default dialect, and
+// every keyword the spec uses means the same in draft-07 and 2020-12 (ajv/dist/2020 compiles them all).
 export function mcpInputSchema(spec: Spec, m: MethodSpec): JsonObject {
   const plain = Object.fromEntries(SHAPES_IN_INSTRUCTIONS.map((name) => [name, { type: "string" }]));
   const modelSpec: Spec = { ...spec, schemas: { ...spec.schemas, ...plain } };
@@ -246,9 +246,10 @@ const SERVER_CHECKED_BOUNDS = new Set(["minLength", "maxLength", "minItems", "ma
 
 /**
  * What a model needs to form a call, not everything the server checks (docs/decisions.md, "Room to grow"):
- * types, enums, numeric ranges, required members, closed objects, defaults that differ from nothing, formats,
- * id prefixes and value patterns stay; string and array length bounds, the non-blank pattern \S, an id's body,
- * the year part of a date pattern and `default: false` go. The server still validates every call with the
+ * types, enums, numeric ranges, required members, the closed top-level object, defaults, formats, id
+ * prefixes and value patterns stay; string and array length bounds, the non-blank pattern \S, an id's body,
+ * the year part of a date pattern, how many digits a number may have, an excluded value inside a range
+ * (`not`), a nested object's closedness and `default: false` go. The server still validates every call with the
  * full spec (generated/validators.js) and names the field and what it expects when a bound is broken.
  */
 function forModel(value: Json, depth = 0): Json {
@@ -309,7 +310,7 @@ function withDefsWhereCheaper(schema: JsonObject): JsonObject {
     return out;
   };
   const out = replace(schema) as JsonObject;
-  const kept = Object.fromEntries(Object.entries(defs).filter(([name]) => !inlined.has(name)));
+  const kept = Object.fromEntries(Object.entries(defs).flatMap(([name, d]) => (inlined.has(name) ? [] : [[name, replace(d)]])));
   if (Object.keys(kept).length) out.$defs = kept;
   return out;
 }

@@ -11,6 +11,8 @@
  *   findWalletRow(db, userId, walletId) → WalletRow | undefined
  *   getWalletRow(db, userId, walletId, field) → WalletRow, or throws not_found naming `field`
  *   walletFromRow(row, balanceMinor) → Wallet (the contract's object)
+ *   walletsOn(db, userId, rows, today) → Wallet[] as of the user's today, later amounts in `scheduled`
+ *   existedOn(row, sums, asOf) / notYetOpen(row) → a wallet before its opening day has no balance
  */
 import type { Knex } from "knex";
 import type { Wallet, WalletBalance, WalletType } from "../../../generated/types.js";
