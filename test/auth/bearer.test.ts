@@ -130,6 +130,18 @@ describe(`bearer tokens (${engine})`, () => {
         .update({ expires_at: new Date(Date.now() - 1000).toISOString() });
       expectUnauthorized(await whoami(t.token));
     });
+
+    it("expiry is read on the service's clock, the one every other check of time uses", async () => {
+      // Two days on, by the injected clock: a token that expires in one day is no longer valid.
+      const later = await startTestServer({}, { now: () => new Date(Date.now() + 2 * 86_400_000) });
+      try {
+        const other = await later.createUser();
+        const a = await later.rpc({ jsonrpc: "2.0", id: 1, method: "whoami" }, other.token);
+        expect(a.status, JSON.stringify(a.body)).to.equal(401);
+      } finally {
+        await later.close();
+      }
+    });
   });
 
   it("never accepts a token in the URL", async () => {
