@@ -56,7 +56,7 @@ export async function createServices(config: Config, db: Knex, options: { now?: 
   const bus = await createChangeBus(db, log);
   const streams = new SseStreams();
   // Metrics off: nothing is wrapped, so the per-call path is exactly what it is without them.
-  const metrics = config.metrics === "on" ? createMetrics({ db, openStreams: () => streams.size }) : undefined;
+  const metrics = config.metrics === "on" ? await createMetrics({ db, openStreams: () => streams.size }) : undefined;
   let limits = createRateLimits(db, config);
   if (metrics) limits = metrics.instrumentLimits(limits);
   const runWrite = createWritePipeline({ bus });
