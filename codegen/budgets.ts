@@ -1,5 +1,5 @@
 /**
- * The token budgets of the tool surface (issue 13): what a model pays for the tool list on every turn.
+ * The token budgets of the tool surface (docs/decisions.md#what-a-model-reads): what a model pays for the tool list on every turn.
  * `npm run codegen` (and so codegen:check and CI) fails when one is exceeded. Counted with the o200k
  * tokenizer of gpt-tokenizer over minified JSON, as a host sends it.
  */

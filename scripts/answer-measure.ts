@@ -1,5 +1,5 @@
 /**
- * The answer budgets measured (issue 13, item 4): o200k tokens of the content text a model reads
+ * The answer budgets measured (docs/decisions.md#what-a-model-reads): o200k tokens of the content text a model reads
  * (src/mcp/model-text.ts) over the demo ledger (src/demo/seed.ts). One measurement, two users:
  * test/protocol/answer-budgets.test.ts asserts it against src/mcp/answer-budgets.ts on both engines
  * (calls over HTTP), and `npm run surface` writes it into docs/tool-surface.md (a fixed day and seeded

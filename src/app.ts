@@ -75,7 +75,7 @@ export function createApp(services: Services, options: AppOptions = {}): Express
   const app = express();
   app.disable("x-powered-by");
   // express hashes every response body for an ETag, POSTs included; JSON-RPC answers are never
-  // revalidated, and tools/list is ~290 KB, so the hash is pure cost.
+  // revalidated, and tools/list is the largest answer, so the hash is pure cost.
   app.set("etag", false);
   app.set("trust proxy", false);
 

@@ -1,7 +1,7 @@
 /**
  * Presenting a token on POST /api/v1/mcp: 401 answers (missing, malformed, unknown, expired, revoked),
  * malformed tokens refused without touching the database, no tokens in URLs, secrets never echoed or
- * stored, last_used_at written at most once a minute, and whoami (issue 4, items 3, 4 and 6).
+ * stored, last_used_at written at most once a minute, and whoami.
  */
 import { createHash } from "node:crypto";
 import { expect } from "chai";

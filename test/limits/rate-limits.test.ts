@@ -1,5 +1,5 @@
 /**
- * The rate limits (issue 4, item 7): 120 JSON-RPC messages per minute per token on POST /api/v1/mcp,
+ * The rate limits: 120 JSON-RPC messages per minute per token on POST /api/v1/mcp,
  * exactly, also with two server processes over one database; 30 SSE connects per minute per token;
  * 429 with Retry-After, RateLimit-Policy, RateLimit and data.retry_after_seconds; and limiting from
  * memory, not failing open nor with 500s, when the limiter's store fails.

@@ -2,7 +2,7 @@
  * The scope matrix, generated from the registry (itself generated from openrpc.json): every tool called
  * with a token holding only its scope gets past authorization, and with a token holding every other
  * scope gets 403 insufficient_scope; list_capabilities and MCP tools/list show exactly the permitted
- * tools for each scope (issue 4, item 5).
+ * tools for each scope.
  */
 import { expect } from "chai";
 import { scopes, tools } from "../../generated/registry.js";

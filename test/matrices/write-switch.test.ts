@@ -1,7 +1,7 @@
 /**
  * WRITE_TOOLS=disabled: every write tool (from the registry) is missing from list_capabilities and MCP
  * tools/list and refused with writes_disabled, also as a dry run and over tools/call; reads are
- * unaffected (issue 4, item 8).
+ * unaffected.
  */
 import { expect } from "chai";
 import { tools } from "../../generated/registry.js";
