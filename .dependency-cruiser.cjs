@@ -2,7 +2,8 @@
  * The layering rules of docs/architecture.md, checked by `npm run lint` (dependency-cruiser):
  * no import cycle (type-only imports count: a cycle of types still ties modules together), domain code
  * never imports a transport or a tool, nor src/db/knex.ts (where `dialect()` is: engine differences live
- * in src/db), and a tool never imports another tool.
+ * in src/db), a tool never imports another tool, and infrastructure (transports, the call path, the write
+ * pipeline, storage, auth, limits, events, metrics, the demo) never imports a tool or domain code.
  * test/lint/architecture.test.ts shows each rule failing on a fixture.
  */
 module.exports = {
@@ -27,6 +28,14 @@ module.exports = {
       comment: "Dialect differences live in src/db (dialect.ts, full-text.ts); domain code never asks which engine it runs on.",
       from: { path: "^src/domain/" },
       to: { path: "^src/db/knex\\.ts$" },
+    },
+    {
+      name: "infrastructure-knows-no-domain",
+      severity: "error",
+      comment:
+        "Transports, the call path, the write pipeline, storage and the other infrastructure never import a handler or domain code: what they share with handlers lives in neutral modules (src/context.ts, src/json.ts, src/audit/diff.ts).",
+      from: { path: "^src/((rpc|writes|http|mcp|audit|db|auth|limits|events|metrics|demo|oauth)/|(context|json|errors|log|config)\\.ts$)" },
+      to: { path: "^src/(tools|domain)/" },
     },
     {
       name: "tool-imports-no-tool",

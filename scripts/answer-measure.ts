@@ -1,11 +1,12 @@
 /**
- * The answer budgets measured (issue 13, item 4): o200k tokens of the content text a model reads
+ * The answer budgets measured (docs/decisions.md#what-a-model-reads): o200k tokens of the content text a model reads
  * (src/mcp/model-text.ts) over the demo ledger (src/demo/seed.ts). One measurement, two users:
  * test/protocol/answer-budgets.test.ts asserts it against src/mcp/answer-budgets.ts on both engines
  * (calls over HTTP), and `npm run surface` writes it into docs/tool-surface.md (a fixed day and seeded
  * ids, so the figures change only when the answers do).
  */
 import { mkdtempSync, rmSync } from "node:fs";
+import { seededRandom } from "../src/random.js";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { encode } from "gpt-tokenizer/encoding/o200k_base";
@@ -131,18 +132,6 @@ export function worstTransactions(costs: readonly TransactionCost[]): { expenseO
   return { expenseOrIncome, transferLeg: worst(costs.filter((c) => c.direction === "transfer")) };
 }
 
-/** mulberry32: a small seeded generator. */
-function generator(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** 128-bit-looking base62 ids from a seeded generator: as costly to read as real ones, the same every run. */
 function seededIds(random: () => number): IdSource {
   const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
@@ -165,7 +154,7 @@ export async function withDemoLedger<T>(at: Date, fn: (call: CallTool, today: st
   const dir = mkdtempSync(join(tmpdir(), "fmcp-surface-"));
   const config = loadConfig({ LOG_LEVEL: "silent", DATABASE_URL: `sqlite:${join(dir, "demo.sqlite")}` });
   const db = createDb(config.databaseUrl);
-  const random = generator(20261124);
+  const random = seededRandom(20261124);
   const ids = seededIds(random);
   let ticks = 0;
   const now = () => new Date(at.getTime() + 1000 * ticks++);

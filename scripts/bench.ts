@@ -1,10 +1,10 @@
 /**
- * npm run bench [-- --quick] — the benchmark of issue 8 (docs/performance.md explains it).
+ * npm run bench [-- --quick] — the benchmark (docs/performance.md explains it).
  *
  * In one run, on loopback: seeds a user with 10k / 100k / 1M transactions (plus budgets, goals, bills
  * and 1,000 other users with tokens) into fresh SQLite databases (and Postgres ones when reachable),
  * starts the real server as its own process with the production start command, drives it with
- * autocannon over many tokens, measures every tool, the bare express echo and the official SDK servers
+ * autocannon over many tokens, measures every tool, and beside them (unless --no-baselines) the bare express echo and the official SDK servers
  * under the same load, checks that no write was lost or duplicated, watches the server's memory over a
  * sustained run, and writes docs/bench/results.{md,json} and chart.svg.
  *

@@ -62,7 +62,7 @@ export async function createServices(config: Config, db: Knex, options: { now?: 
   const bus = await createChangeBus(db, log);
   const streams = new SseStreams();
   // Metrics off: nothing is wrapped, so the per-call path is exactly what it is without them.
-  const metrics = config.metrics === "on" ? createMetrics({ db, openStreams: () => streams.size }) : undefined;
+  const metrics = config.metrics === "on" ? await createMetrics({ db, openStreams: () => streams.size }) : undefined;
   let limits = createRateLimits(db, config);
   if (metrics) limits = metrics.instrumentLimits(limits);
   const runWrite = createWritePipeline({ bus });
@@ -81,7 +81,7 @@ export function createApp(services: Services, options: AppOptions = {}): Express
   const app = express();
   app.disable("x-powered-by");
   // express hashes every response body for an ETag, POSTs included; JSON-RPC answers are never
-  // revalidated, and tools/list is ~290 KB, so the hash is pure cost.
+  // revalidated, and tools/list is the largest answer, so the hash is pure cost.
   app.set("etag", false);
   // The client address behind TLS proxies (TRUST_PROXY): every per-address limit keys on req.ip.
   app.set("trust proxy", services.config.trustProxy);

@@ -1,6 +1,6 @@
 /**
  * AppError is the one error type that crosses layers. Handlers throw it; the RPC layer turns it into a
- * JSON-RPC error (src/rpc/to-jsonrpc-error.ts) and the MCP layer into an isError tool result. Codes and
+ * JSON-RPC error (src/rpc/message.ts toJsonRpcError) and the MCP layer into an isError tool result. Codes and
  * messages come from generated/errors.ts (components/errors in openrpc.json); docs/errors.md explains them.
  */
 import { errorTable, type ErrorName } from "../generated/errors.js";

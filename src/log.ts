@@ -8,8 +8,15 @@
  * carry argument values, headers or secrets: the code does not log them, and redaction is a second line
  * of defence.
  */
+import { createRequire } from "node:module";
 import { pino } from "pino";
-import pretty from "pino-pretty";
+import type { PrettyOptions } from "pino-pretty";
+
+/** pino-pretty, loaded only for LOG_FORMAT=pretty: a JSON-logging server never loads it. */
+function prettyStream(options: PrettyOptions): pino.DestinationStream {
+  const pretty = createRequire(import.meta.url)("pino-pretty") as (o: PrettyOptions) => pino.DestinationStream;
+  return pretty(options);
+}
 
 export interface Logger {
   info(event: string, fields?: Record<string, unknown>): void;
@@ -37,7 +44,7 @@ export type LogFormat = "json" | "pretty";
 export function createLogger(level: LogLevel, format: LogFormat = "json"): Logger {
   const destination =
     format === "pretty"
-      ? pretty({
+      ? prettyStream({
           destination: 2,
           sync: true,
           colorize: process.stderr.isTTY === true,

@@ -18,6 +18,7 @@
  * Transaction describes it.
  */
 import { randomBytes } from "node:crypto";
+import { seededRandom } from "../../src/random.js";
 import { toRRule, type Schedule } from "../../src/domain/bills/schedule.js";
 import { generateToken, hashToken } from "../../src/auth/token-format.js";
 import { scopes as allScopes } from "../../generated/registry.js";
@@ -66,16 +67,8 @@ export interface Fixture {
 // ---------------------------------------------------------------------------------------------
 // Randomness
 
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The one seeded generator (src/random.ts). */
+export const mulberry32 = seededRandom;
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 

@@ -8,24 +8,13 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Caller } from "../context.js";
+import { seededRandom } from "../random.js";
 import type { Dispatch } from "../rpc/dispatch.js";
 
 export const DEMO_EMAIL = "alex.demo@example.com";
 export const DEMO_TIMEZONE = "Europe/Berlin";
 export const DEMO_CURRENCY = "EUR";
 const MONTHS = 4;
-
-/** mulberry32: a small seeded generator, so the demo is the same every time. */
-function generator(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** YYYY-MM-DD of `date` in the timezone. */
 export function dayIn(timezone: string, date: Date): string {
@@ -60,7 +49,7 @@ export interface DemoSummary {
 
 /** `newKey` makes the idempotency keys (npm run surface passes seeded ones, so its measure is repeatable). */
 export async function seedDemoPerson(dispatch: Dispatch, caller: Caller, now = new Date(), newKey: () => string = randomUUID): Promise<DemoSummary> {
-  const random = generator(20261124);
+  const random = seededRandom(20261124);
   const between = (lo: number, hi: number) => (lo + random() * (hi - lo)).toFixed(2);
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(random() * xs.length)]!;
   const call = (tool: string, params: Record<string, unknown>) =>

@@ -7,7 +7,7 @@
 import { createHash } from "node:crypto";
 import { limits } from "../../generated/limits.js";
 import { AppError } from "../errors.js";
-import { canonicalJson } from "./shared/canonical-json.js";
+import { canonicalJson } from "../json.js";
 
 /** Page sizes of list tools: info.x-limits of the spec (codegen checks every list tool's limit agrees). */
 export const DEFAULT_PAGE_SIZE = limits.defaultPageSize;

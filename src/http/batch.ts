@@ -38,7 +38,7 @@ export async function handleBatch(deps: McpRouteDeps, batch: unknown[], req: Req
       400,
     );
   }
-  await authenticate(deps.db, deps.config, req);
+  await authenticate(deps, req);
 
   const answers: unknown[] = [];
   for (const element of batch) {

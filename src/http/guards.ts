@@ -91,8 +91,9 @@ export function challengeContext(config: Config) {
   };
 }
 
-export async function authenticate(db: Knex, config: Config, req: Pick<Request, "headers">): Promise<Caller> {
-  return authenticateBearer(db, req.headers.authorization, config.tokenPepper, new Date(), oauthUrls(config, req.headers)?.resource);
+export async function authenticate(deps: { db: Knex; config: Config; now: () => Date }, req: Pick<Request, "headers">): Promise<Caller> {
+  // The services' clock, as every other check of time: a token expires when the service says it is time.
+  return authenticateBearer(deps.db, req.headers.authorization, deps.config.tokenPepper, deps.now(), oauthUrls(deps.config, req.headers)?.resource);
 }
 
 /**

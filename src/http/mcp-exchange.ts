@@ -31,6 +31,8 @@ export interface McpRouteDeps {
   limits: RateLimits;
   mcp: McpMethods;
   openrpc: unknown;
+  /** The services' clock (token expiry). */
+  now: () => Date;
   /** Spreads SQLite requests over event-loop turns (src/http/turns.ts); none: every request starts at once. */
   gate?: TurnGate;
 }
@@ -59,7 +61,7 @@ export async function admit(
   if (turn) await turn;
   const msg = parseEnvelope(body);
   const revision = readRevision(msg, req.headers, transport);
-  const caller = await authenticate(deps.db, deps.config, req);
+  const caller = await authenticate(deps, req);
   if (caller.grantId && res.locals.challenge) (res.locals.challenge as ChallengeContext).grantedScopes = [...caller.scopes];
   owner?.(caller);
   await applyLimit(deps.limits, res, "mcp", caller.tokenId);

@@ -1,5 +1,5 @@
 /**
- * The OAuth 2.1 endpoints (issue 16; docs/oauth.md):
+ * The OAuth 2.1 endpoints (docs/oauth.md):
  *   GET  /.well-known/oauth-protected-resource[/api/v1/mcp]  RFC 9728 metadata of the MCP endpoint
  *   GET  /.well-known/oauth-authorization-server             RFC 8414 metadata of the issuer
  *   POST /oauth/register    Dynamic Client Registration (RFC 7591)

@@ -88,7 +88,7 @@ async function openStream(deps: SseRouteDeps, streams: SseStreams, req: Request,
   const requestId = scope.request_id;
   let caller;
   try {
-    caller = await authenticate(deps.db, deps.config, req);
+    caller = await authenticate(deps, req);
     scope.user_id = caller.userId;
     await applyLimit(deps.limits, res, "sse", caller.tokenId);
   } catch (err) {
@@ -154,7 +154,7 @@ async function openStream(deps: SseRouteDeps, streams: SseStreams, req: Request,
   const authorization = req.headers.authorization;
   const keepAlive = setInterval(() => {
     stream.comment("keep-alive");
-    authenticate(deps.db, deps.config, { headers: { authorization, host: req.headers.host } }).then(
+    authenticate(deps, { headers: { authorization, host: req.headers.host } }).then(
       (c) => {
         if (c.tokenId !== stream.tokenId) stream.close();
       },

@@ -1,5 +1,5 @@
 /**
- * What the text of an answer may cost a model (issue 13): measured by `npm run surface` over the demo
+ * What the text of an answer may cost a model (docs/decisions.md#what-a-model-reads): measured by `npm run surface` over the demo
  * ledger and asserted by test/protocol/answer-budgets.test.ts (both through scripts/answer-measure.ts).
  * o200k tokens of the content text.
  */

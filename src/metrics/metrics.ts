@@ -11,7 +11,7 @@
  * Off (METRICS=off, the default), nothing here is created and no call is wrapped: the hot path pays
  * nothing. On, a tool call costs two child lookups and an observation.
  */
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { Registry } from "prom-client";
 import type { Knex } from "knex";
 import { AppError } from "../errors.js";
 import { ProtocolError } from "../rpc/protocol-error.js";
@@ -41,7 +41,9 @@ export function errorType(err: unknown): string {
   return "_OTHER";
 }
 
-export function createMetrics(deps: { db: Knex; openStreams: () => number }): Metrics {
+/** Loads prom-client only here, with METRICS=on: a server without metrics never loads it. */
+export async function createMetrics(deps: { db: Knex; openStreams: () => number }): Promise<Metrics> {
+  const { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } = await import("prom-client");
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
 

@@ -2,7 +2,7 @@
  * The one path of every tool call, whichever transport brought it (MCP tools/call on Streamable HTTP or
  * on the SSE transport, or a direct JSON-RPC call): look the tool up → check scope → check the write
  * switch → validate params → handler (writes through the write pipeline) → validate the result.
- * Authentication and rate limiting happen once per JSON-RPC message, before this (src/rpc/message.ts).
+ * Authentication and rate limiting happen once per JSON-RPC message, before this (src/http/mcp-exchange.ts admit).
  */
 import type { Knex } from "knex";
 import { randomIds, type IdSource } from "../db/ids.js";

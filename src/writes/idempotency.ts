@@ -5,7 +5,7 @@
  */
 import { createHash } from "node:crypto";
 import type { Knex } from "knex";
-import { canonicalJson } from "../domain/shared/canonical-json.js";
+import { canonicalJson } from "../json.js";
 import { AppError } from "../errors.js";
 
 /** Arguments compared after normalisation: key order does not matter; the key and dry_run are not arguments. */

@@ -20,7 +20,7 @@ import type { ChangeBus } from "../events/bus.js";
 import { NOTIFY_CHANNEL, notifyPayload } from "../events/bus.js";
 import type { ToolContext } from "../context.js";
 import { writeAuditEntry, type AuditEntry } from "../audit/log.js";
-import { changesOf, type Changes } from "../domain/changes/diff.js";
+import { changesOf, type Changes } from "../audit/diff.js";
 import { findKey, keyInUse, replayOrRefuse, requestHash, storeKey, type StoredKey } from "./idempotency.js";
 import type { AuditChange, WriteContext, WriteOutcome } from "./types.js";
 

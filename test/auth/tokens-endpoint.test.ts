@@ -1,6 +1,6 @@
 /**
  * POST/GET/DELETE /api/v1/mcp-tokens with HTTP Basic: creation, wrong credentials, bad bodies, the hourly
- * creation limit, revocation, the login throttle and the Host/Origin guard (issue 4, items 2 and 3).
+ * creation limit, revocation, the login throttle and the Host/Origin guard.
  */
 import { createHash } from "node:crypto";
 import { expect } from "chai";

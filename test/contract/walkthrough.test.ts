@@ -6,7 +6,8 @@
  * (FINANCE_TEST_ENGINE), so its test is proven on SQLite and on Postgres.
  */
 import { execFileSync } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -39,6 +40,34 @@ function copyRepository(to: string): void {
   symlinkSync(realpathSync(join(root, "node_modules")), join(to, "node_modules"), "dir");
 }
 
+/** Every file of the copy (node_modules left out) with a hash of its content. */
+function fileHashes(dir: string, base = ""): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const entry of readdirSync(join(dir, base), { withFileTypes: true })) {
+    const path = base ? `${base}/${entry.name}` : entry.name;
+    if (path === "node_modules") continue;
+    if (entry.isDirectory()) for (const [p, h] of fileHashes(dir, path)) out.set(p, h);
+    else if (entry.isFile())
+      out.set(
+        path,
+        createHash("sha256")
+          .update(readFileSync(join(dir, path)))
+          .digest("hex"),
+      );
+  }
+  return out;
+}
+
+/** What a newcomer adding a read tool may touch: the spec, generated code, one handler, one domain module, one test. */
+const MAY_TOUCH = [
+  /^openrpc\.json$/,
+  /^generated\//,
+  /^clients\/typescript\/src\/types\.ts$/,
+  /^src\/tools\/[^/]+\/[^/]+\.ts$/,
+  /^src\/domain\//,
+  /^test\/tools\//,
+];
+
 describe("docs/adding-a-tool.md, followed in a temporary copy", function () {
   // Codegen, a typecheck and four test files on a busy two-core machine.
   this.timeout(600_000);
@@ -56,7 +85,8 @@ describe("docs/adding-a-tool.md, followed in a temporary copy", function () {
     expect(blocks.filter((b) => b.info === "run").length).to.be.at.least(2);
   });
 
-  it("works when followed step by step", () => {
+  it("works when followed step by step, touching the spec, generated code, one handler, one domain module and one test only", () => {
+    const before = fileHashes(dir);
     const env = { ...process.env, FINANCE_TEST_ENGINE: engine, NODE_OPTIONS: "" };
     let method = "";
     for (const block of blocks) {
@@ -92,6 +122,13 @@ describe("docs/adding-a-tool.md, followed in a temporary copy", function () {
     expect(method).to.equal("list_payees");
     // The tool is in the registry codegen wrote into the copy.
     expect(readFileSync(join(dir, "generated/registry.ts"), "utf8")).to.include(`"${method}"`);
+    // Nothing else had to change: no registration list, no second domain helper, no docs table.
+    const after = fileHashes(dir);
+    const touched = [...new Set([...before.keys(), ...after.keys()])].filter((f) => before.get(f) !== after.get(f)).sort();
+    expect(touched.filter((f) => !MAY_TOUCH.some((re) => re.test(f)))).to.deep.equal([]);
+    expect(touched.filter((f) => f.startsWith("src/tools/"))).to.have.length(1);
+    expect(touched.filter((f) => f.startsWith("src/domain/"))).to.have.length(1);
+    expect(touched.filter((f) => f.startsWith("test/"))).to.have.length(1);
   });
 
   it("leaves at least 500 tokens of headroom after the page's tool, so the next tool fits too", async () => {

@@ -1,5 +1,5 @@
 /**
- * The property-based fuzz of issue 14: inputs generated with fast-check from each tool's inputSchema
+ * The property-based fuzz (docs/reliability.md): inputs generated with fast-check from each tool's inputSchema
  * (generated/registry.ts, so every tool the spec declares is covered), mostly valid and often with the
  * ids of the user's real records, plus hostile mutations (NUL, lone surrogates, bidi controls, huge and
  * deep values, wrong types, out-of-range dates and amounts, unknown keys) and hostile envelopes.

@@ -1,5 +1,5 @@
 /**
- * `kill -9` of a server process during a write burst (issue 14, fault suite), on both engines: after a
+ * `kill -9` of a server process during a write burst (docs/reliability.md), on both engines: after a
  * new process starts over the same database, every acknowledged write is stored exactly once, every write
  * without an answer is stored once or not at all (never half: its ledger row, wallet totals and audit row
  * agree), and retrying the unanswered ones with their keys stores each exactly once.

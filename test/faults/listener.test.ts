@@ -1,5 +1,5 @@
 /**
- * The change listener survives losing its Postgres session (issue 14, finding 1). Two real server
+ * The change listener survives losing its Postgres session (docs/reliability.md). Two real server
  * processes over one database, an SSE stream open on each; the LISTEN backends of this test's database
  * are terminated (pg_terminate_backend, never a cluster restart). Then:
  *   - a write on either process reaches the stream on the other within a few seconds;

@@ -1,5 +1,5 @@
 /**
- * Argument values never reach a log line (issue 14, finding 5). A real server process logs at `info`;
+ * Argument values never reach a log line (docs/reliability.md). A real server process logs at `info`;
  * every tool of the registry is called with its spec example, every free-text argument set to a marker
  * (ids are replaced by real ones where the example's would not exist, so writes succeed and store the
  * marker), and a write is forced to fail inside the database with the marker among its bound values (the

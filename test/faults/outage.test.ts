@@ -1,5 +1,5 @@
 /**
- * A database outage under a write burst (issue 14, finding 8): every backend of this test's database is
+ * A database outage under a write burst (docs/reliability.md): every backend of this test's database is
  * terminated (pg_terminate_backend, as a Postgres restart would cut them; never a cluster restart) while
  * a real server process takes writes. No call may be answered internal_error or claim that nothing was
  * changed: each is a success, or `unavailable` (HTTP 503 with Retry-After, retryable). Retried with the

@@ -6,7 +6,7 @@
  * cycles are dependency-cruiser's rule; area cycles are computed here from its graph.
  */
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -63,6 +63,31 @@ function areaCycles(modules: { source: string; dependencies: { resolved: string 
   return cycles;
 }
 
+/**
+ * Handlers that import more than one domain module, or anything of src/ besides src/errors.ts and
+ * src/tools/require-change.ts (generated/ is free): a handler calls one domain function and shapes its
+ * answer. Meta tools describe the server itself: list_capabilities reads which tools a token may call.
+ */
+function handlerImportProblems(base: string): string[] {
+  const areas = readdirSync(join(base, "src/tools"), { withFileTypes: true }).filter((d) => d.isDirectory());
+  const handlers = areas.flatMap((a) =>
+    readdirSync(join(base, "src/tools", a.name))
+      .filter((f) => f.endsWith(".ts"))
+      .map((f) => `src/tools/${a.name}/${f}`),
+  );
+  const allowed = new Set(["src/errors.ts", "src/tools/require-change.ts", "src/auth/tool-access.ts"]);
+  const problems: string[] = [];
+  for (const file of handlers) {
+    const imports = [...readFileSync(join(base, file), "utf8").matchAll(/^import\s[^;]*?from\s+"(\.[^"]+)"/gms)].map((m) =>
+      join(dirname(file), m[1]!).replace(/\.js$/, ".ts"),
+    );
+    const domain = imports.filter((i) => i.startsWith("src/domain/"));
+    const other = imports.filter((i) => !i.startsWith("src/domain/") && !i.startsWith("generated/") && !allowed.has(i));
+    if (domain.length > 1 || other.length > 0) problems.push(`${file}: ${[...domain, ...other].join(", ")}`);
+  }
+  return problems;
+}
+
 function cruiseGraph(cwd: string) {
   const r = spawnSync(process.execPath, [depcruise, "--config", join(root, ".dependency-cruiser.cjs"), "--output-type", "json", "src"], {
     cwd,
@@ -89,6 +114,10 @@ describe("architecture rules (dependency-cruiser)", function () {
       "src/domain/e/branch.ts": `import { dialect } from "../../db/knex.js";\nexport const engine = dialect();\n`,
       "src/tools/area/first_tool.ts": `import { second } from "./second_tool.js";\nexport const first = second;\n`,
       "src/tools/area/second_tool.ts": `export const second = 2;\n`,
+      // Infrastructure reaching into domain code.
+      "src/writes/step.ts": `import { z } from "../domain/c/z.js";\nexport const step = z;\n`,
+      // A handler that reads two domain modules (so holds a rule of its own).
+      "src/tools/area/greedy_tool.ts": `import { z } from "../../domain/c/z.js";\nimport { y } from "../../domain/d/y.js";\nexport const greedy = z + y;\n`,
       // Two areas that import each other, without a module cycle.
       "src/domain/c/x.ts": `import { y } from "../d/y.js";\nexport const x = y;\n`,
       "src/domain/c/z.ts": `export const z = 3;\n`,
@@ -109,6 +138,7 @@ describe("architecture rules (dependency-cruiser)", function () {
     expect(r.stdout).to.contain("domain-knows-no-transport: src/domain/b/rule.ts → src/http/route.ts");
     expect(r.stdout).to.contain("tool-imports-no-tool: src/tools/area/first_tool.ts → src/tools/area/second_tool.ts");
     expect(r.stdout).to.contain("domain-has-no-dialect: src/domain/e/branch.ts → src/db/knex.ts");
+    expect(r.stdout).to.contain("infrastructure-knows-no-domain: src/writes/step.ts → src/domain/c/z.ts");
   });
 
   it("finds a cycle between areas that no module cycle shows, and none in the project", () => {
@@ -123,6 +153,11 @@ describe("architecture rules (dependency-cruiser)", function () {
     expect(handlers.length).to.be.greaterThan(30);
     const querying = handlers.filter((f) => /\bctx\.db\s*\(|\.raw\s*\(|\btrx\s*\(/.test(readFileSync(join(root, f), "utf8")));
     expect(querying).to.deep.equal([]);
+  });
+
+  it("keeps rules out of handlers: a handler imports one domain module, besides generated/, errors and require-change", () => {
+    expect(handlerImportProblems(dir)).to.include("src/tools/area/greedy_tool.ts: src/domain/c/z.ts, src/domain/d/y.ts");
+    expect(handlerImportProblems(root)).to.deep.equal([]);
   });
 
   it("passes the project's own tree", () => {

@@ -1,15 +1,14 @@
 /**
  * The cross-user (BOLA) matrix, generated from the registry: for every tool and every param of it that
  * names a resource (`*_id`, `*_ids`), user B calling it with user A's id, everything else B's own, gets
- * not_found for exactly that param, and neither A's nor B's data changes. It grows with the domain
- * issues: a tool (or the create tool of a resource it needs) that still answers not_implemented is
- * skipped, and a new id param whose resource this file does not know fails until it is taught here.
+ * not_found for exactly that param, and neither A's nor B's data changes. A new id param whose
+ * resource this file does not know fails until it is taught here; a tool that answers not_implemented fails.
  */
 import { randomUUID } from "node:crypto";
 import { expect } from "chai";
 import { tools, type ToolDefinition } from "../../generated/registry.js";
 import { engine } from "../helpers/database.js";
-import { RpcCallError, startTestServer, type TestServer, type TestUser } from "../helpers/server.js";
+import { startTestServer, type TestServer, type TestUser } from "../helpers/server.js";
 import { exampleParams, specMethods } from "./spec.js";
 
 /** Id params → the resource they name. */
@@ -47,8 +46,6 @@ function paramsFor(tool: string, param: string): Record<string, unknown> {
   return params;
 }
 
-class NotImplemented extends Error {}
-
 describe(`cross-user matrix (${engine})`, () => {
   let server: TestServer;
   let a: TestUser;
@@ -63,14 +60,7 @@ describe(`cross-user matrix (${engine})`, () => {
   });
   after(async () => server.close());
 
-  async function call(tool: string, params: Record<string, unknown>, token: string): Promise<any> {
-    try {
-      return await server.call(tool, params, token);
-    } catch (err) {
-      if (err instanceof RpcCallError && err.error.data?.code === "not_implemented") throw new NotImplemented(tool);
-      throw err;
-    }
-  }
+  const call = (tool: string, params: Record<string, unknown>, token: string): Promise<any> => server.call(tool, params, token);
 
   /** The owner's index-th resource of a kind, created through the create tool on first need. */
   async function ensure(user: TestUser, resource: string, index = 0): Promise<string> {
@@ -109,7 +99,7 @@ describe(`cross-user matrix (${engine})`, () => {
     return JSON.stringify(out, (_k, v) => (typeof v === "bigint" ? String(v) : v));
   }
 
-  /** What A sees through the read tools that exist: must not change either. */
+  /** What A sees through the read tools: must not change either. */
   async function viewOfA(): Promise<string> {
     const views: Record<string, unknown> = {};
     for (const [tool, params] of [
@@ -119,11 +109,7 @@ describe(`cross-user matrix (${engine})`, () => {
       ["list_goals", { include_archived: true }],
       ["list_bill_reminders", { include_inactive: true }],
     ] as const) {
-      try {
-        views[tool] = await call(tool, params, a.token);
-      } catch (err) {
-        if (!(err instanceof NotImplemented)) throw err;
-      }
+      views[tool] = await call(tool, params, a.token);
     }
     return JSON.stringify(views);
   }
@@ -137,29 +123,23 @@ describe(`cross-user matrix (${engine})`, () => {
       it(`${tool.name}: B with A's ${param} gets not_found and changes nothing`, async function () {
         const resource = RESOURCE_OF[param]!;
         let params: Record<string, unknown>;
-        try {
-          params = paramsFor(tool.name, param);
-          // Everything B's own, except the param under test. A second wallet where two must differ.
-          for (const p of new Set([...Object.keys(params), param])) {
-            const kind = RESOURCE_OF[p];
-            if (!kind || NOT_REFERENCES.has(p)) continue;
-            const owner = p === param ? a : b;
-            const index = p === "to_wallet_id" ? 1 : 0;
-            const id = await ensure(owner, kind, index);
-            params[p] = p.endsWith("_ids") ? [id] : id;
-          }
-          if ("dry_run" in params) params.dry_run = false;
-          await ensure(a, resource);
-        } catch (err) {
-          if (err instanceof NotImplemented) return this.skip(); // PENDING: a create tool is not implemented yet
-          throw err;
+        params = paramsFor(tool.name, param);
+        // Everything B's own, except the param under test. A second wallet where two must differ.
+        for (const p of new Set([...Object.keys(params), param])) {
+          const kind = RESOURCE_OF[p];
+          if (!kind || NOT_REFERENCES.has(p)) continue;
+          const owner = p === param ? a : b;
+          const index = p === "to_wallet_id" ? 1 : 0;
+          const id = await ensure(owner, kind, index);
+          params[p] = p.endsWith("_ids") ? [id] : id;
         }
+        if ("dry_run" in params) params.dry_run = false;
+        await ensure(a, resource);
         const before = await snapshot();
         const viewBefore = await viewOfA();
 
         const answer = await server.rpc({ jsonrpc: "2.0", id: 1, method: tool.name, params }, b.token);
         const error = answer.body.error;
-        if (error?.data?.code === "not_implemented") return this.skip(); // PENDING: the tool is not implemented yet
         expect(answer.status).to.equal(200);
         expect(error, `expected not_found, got ${JSON.stringify(answer.body)}`).to.not.equal(undefined);
         expect(error.data.code, JSON.stringify(error)).to.equal("not_found");
@@ -176,35 +156,25 @@ describe(`cross-user matrix (${engine})`, () => {
   }
 
   it("external_id: B may reuse A's external_id on B's own wallet (no conflict that would reveal A's data)", async function () {
-    try {
-      const external = `bank-ref-${randomUUID()}`;
-      const params = exampleParams("create_transaction");
-      await call("create_transaction", { ...params, wallet_id: await ensure(a, "wallet"), external_id: external }, a.token);
-      const mine = await call(
-        "create_transaction",
-        { ...params, idempotency_key: randomUUID(), wallet_id: await ensure(b, "wallet"), external_id: external },
-        b.token,
-      );
-      expect(mine.status).to.equal("committed");
-    } catch (err) {
-      if (err instanceof NotImplemented) return this.skip();
-      throw err;
-    }
+    const external = `bank-ref-${randomUUID()}`;
+    const params = exampleParams("create_transaction");
+    await call("create_transaction", { ...params, wallet_id: await ensure(a, "wallet"), external_id: external }, a.token);
+    const mine = await call(
+      "create_transaction",
+      { ...params, idempotency_key: randomUUID(), wallet_id: await ensure(b, "wallet"), external_id: external },
+      b.token,
+    );
+    expect(mine.status).to.equal("committed");
   });
 
   it("an idempotency key used by A does not replay A's answer to B", async function () {
-    try {
-      const key = randomUUID();
-      const params = { ...exampleParams("create_wallet"), name: `Shared key ${key.slice(0, 8)}`, idempotency_key: key };
-      const first = await call("create_wallet", params, a.token);
-      const second = await call("create_wallet", params, b.token);
-      expect(second.status).to.equal("committed");
-      expect(second.wallet.id).to.not.equal(first.wallet.id);
-      const bWallets = await server.db("wallets").where({ user_id: b.id, id: second.wallet.id }).first();
-      expect(bWallets).to.not.equal(undefined);
-    } catch (err) {
-      if (err instanceof NotImplemented) return this.skip();
-      throw err;
-    }
+    const key = randomUUID();
+    const params = { ...exampleParams("create_wallet"), name: `Shared key ${key.slice(0, 8)}`, idempotency_key: key };
+    const first = await call("create_wallet", params, a.token);
+    const second = await call("create_wallet", params, b.token);
+    expect(second.status).to.equal("committed");
+    expect(second.wallet.id).to.not.equal(first.wallet.id);
+    const bWallets = await server.db("wallets").where({ user_id: b.id, id: second.wallet.id }).first();
+    expect(bWallets).to.not.equal(undefined);
   });
 });

@@ -2,7 +2,7 @@
  * The scope matrix, generated from the registry (itself generated from openrpc.json): every tool called
  * with a token holding only its scope gets past authorization, and with a token holding every other
  * scope gets 403 insufficient_scope; list_capabilities and MCP tools/list show exactly the permitted
- * tools for each scope (issue 4, item 5).
+ * tools for each scope.
  */
 import { expect } from "chai";
 import { scopes, tools } from "../../generated/registry.js";
@@ -61,7 +61,6 @@ describe(`scope matrix (${engine})`, () => {
             "mcp-protocol-version": LEGACY_MCP_VERSION,
           });
         const allowed = await call(await user.tokenWith([tool.scope]), 3);
-        if (allowed.body?.error?.code === -32601) return this.skip(); // PENDING: tools/call not served yet (protocol issue)
         expect(allowed.status, JSON.stringify(allowed.body)).to.equal(200);
         if (allowed.body.result?.isError) expect(JSON.stringify(allowed.body.result)).not.to.match(/insufficient_scope|unauthorized/);
         // A static token cannot step up through OAuth: the model reads the refusal (OAuth tokens get the 403
@@ -95,7 +94,6 @@ describe(`scope matrix (${engine})`, () => {
       it(`MCP tools/list with ${held.length === scopes.length ? "every scope" : held.join(" + ")}`, async function () {
         const token = await user.tokenWith(held);
         const names = await mcpToolNames(server, token);
-        if (names === undefined) return this.skip(); // PENDING: tools/list not served yet (protocol issue)
         expect(names).to.deep.equal(permitted(held));
       });
     }

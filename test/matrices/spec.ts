@@ -26,17 +26,15 @@ export function exampleParams(tool: string): Record<string, unknown> {
 export const LEGACY_MCP_VERSION = "2025-11-25";
 
 /**
- * MCP tools/list for a token: the names, all pages; undefined while the protocol layer does not answer
- * tools/list yet (method not found).
+ * MCP tools/list for a token: the names, all pages.
  */
-export async function mcpToolNames(server: TestServer, token: string): Promise<string[] | undefined> {
+export async function mcpToolNames(server: TestServer, token: string): Promise<string[]> {
   const names: string[] = [];
   let cursor: string | undefined;
   for (let page = 0; page < 50; page++) {
     const answer = await server.rpc({ jsonrpc: "2.0", id: page + 1, method: "tools/list", params: cursor ? { cursor } : {} }, token, {
       "mcp-protocol-version": LEGACY_MCP_VERSION,
     });
-    if (answer.body?.error?.code === -32601) return undefined;
     if (answer.status !== 200 || !answer.body?.result) throw new Error(`tools/list answered ${answer.status} ${JSON.stringify(answer.body)}`);
     names.push(...(answer.body.result.tools as Array<{ name: string }>).map((t) => t.name));
     cursor = answer.body.result.nextCursor;

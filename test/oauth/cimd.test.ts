@@ -1,5 +1,5 @@
 /**
- * Client ID Metadata Documents (issue 16): the server fetches a URL a stranger chose, so the fetch is
+ * Client ID Metadata Documents (docs/oauth.md): the server fetches a URL a stranger chose, so the fetch is
  * refused when the document is too large, too slow, redirects, sits on a private or loopback address
  * (unless OAUTH_CIMD_ALLOW_PRIVATE=true, for tests), or does not describe the URL it was fetched from;
  * a good document is cached. Real HTTPS servers on loopback, no mocks.

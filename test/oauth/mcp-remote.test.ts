@@ -1,5 +1,5 @@
 /**
- * mcp-remote (the stdio bridge Claude Desktop uses) against a running server (issue 16): it discovers the
+ * mcp-remote (the stdio bridge Claude Desktop uses) against a running server (docs/oauth.md): it discovers the
  * server from the 401, registers by DCR, prints the authorization URL, and waits on its loopback
  * callback port. The consent step is driven twice: over HTTP (GET /oauth/authorize, completeAuthorization
  * as the consent page calls it, then the browser's redirect to mcp-remote's callback), and in headless

@@ -1,5 +1,5 @@
 /**
- * OAuth discovery (issue 16): Protected Resource Metadata (RFC 9728) at both well-known paths, the
+ * OAuth discovery (docs/oauth.md): Protected Resource Metadata (RFC 9728) at both well-known paths, the
  * Authorization Server Metadata (RFC 8414), resource_metadata in every 401 challenge, PUBLIC_URL, and
  * no OAuth at all when it is off for the request (OAUTH=off, or a Host that is not loopback without
  * PUBLIC_URL): 404s and the plain challenge, so static-token clients are not sent into OAuth.

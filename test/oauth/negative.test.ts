@@ -1,5 +1,5 @@
 /**
- * The OAuth protocol's refusals (issue 16), over real HTTP on both engines: PKCE (missing, plain, wrong
+ * The OAuth protocol's refusals (docs/oauth.md), over real HTTP on both engines: PKCE (missing, plain, wrong
  * verifier), codes used twice, redirect URIs not registered (loopback ports excepted), resources other
  * than this server's, expired and revoked tokens, refresh-token reuse revoking the grant, the person
  * denying, the token-creation limit, and registrations that cannot be accepted.

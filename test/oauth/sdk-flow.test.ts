@@ -1,5 +1,5 @@
 /**
- * The whole OAuth flow as a real MCP client runs it (issue 16): the official TypeScript SDK (1.x)
+ * The whole OAuth flow as a real MCP client runs it (docs/oauth.md): the official TypeScript SDK (1.x)
  * discovers the server from a 401, registers (Dynamic Client Registration, or a Client ID Metadata
  * Document served over https by a local server), authorizes with PKCE, exchanges the code, lists and
  * calls tools, refreshes an expired token, and steps up on insufficient_scope. The consent step is

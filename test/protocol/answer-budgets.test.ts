@@ -1,5 +1,5 @@
 /**
- * Answers sized for a model (issue 13, item 4), over the demo ledger (several months, two currencies,
+ * Answers sized for a model (docs/decisions.md#what-a-model-reads), over the demo ledger (several months, two currencies,
  * budgets, goals, bills): the content text of list_capabilities with every scope, of each listed
  * transaction, and of every read at its largest answer stays within src/mcp/answer-budgets.ts.
  * The text is the compact rendering of structuredContent (src/mcp/model-text.ts): a page of transactions

@@ -5,7 +5,7 @@
  * structuredContent against the listed outputSchema. The user first gets a wallet, a transaction, a
  * budget, a goal and a bill reminder through the write tools (their spec examples), and the examples'
  * placeholder ids (wal_example…) are replaced by the real ones, so every read tool has something to read.
- * A tool whose call answers not_implemented is skipped, so the test grows with the domain issues.
+ * A tool that answers not_implemented fails.
  */
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -48,9 +48,6 @@ function errorCode(result: any): string | undefined {
   }
 }
 
-/** Tools that answered not_implemented when seeding or calling (allowed to be missing). */
-let skipped = 0;
-
 /** Creates one resource of each kind through the write tools (direct calls), recording their ids. */
 async function seed(server: TestServer, token: string): Promise<void> {
   const creates: [string, string, string][] = [
@@ -63,7 +60,6 @@ async function seed(server: TestServer, token: string): Promise<void> {
   for (const [tool, key, prefix] of creates) {
     const params = { ...withRealIds(exampleArgs.get(tool) ?? {}), idempotency_key: randomUUID() };
     const answer = await server.rpc({ jsonrpc: "2.0", id: 1, method: tool, params }, token);
-    if (answer.body.error?.data?.code === "not_implemented") continue;
     expect(answer.body.error, `${tool} with its spec example`).to.equal(undefined);
     realIds.set(prefix, answer.body.result[key].id);
   }
@@ -83,13 +79,13 @@ async function callEveryReadTool(client: ToolCaller, userId: string): Promise<st
       expect(result.structuredContent, name).to.be.an("object");
       expect(result.content[0].text, name).to.equal(modelText(result.structuredContent));
       succeeded.push(name);
-    } else if (code !== "not_implemented" && !(code === "not_found" && Object.values(args).some((v) => typeof v === "string" && PLACEHOLDER.test(v)))) {
+    } else if (!(code === "not_found" && Object.values(args).some((v) => typeof v === "string" && PLACEHOLDER.test(v)))) {
       problems.push(`${name}: ${result.content?.[0]?.text}`);
     }
   }
   expect(problems, "read tools failing with their spec example").to.deep.equal([]);
   expect(succeeded).to.include.members(MUST_SUCCEED);
-  expect(succeeded.length, `succeeded: ${succeeded.join(", ")}`).to.be.at.least(readTools.length - skipped);
+  expect(succeeded.length, `succeeded: ${succeeded.join(", ")}`).to.be.at.least(readTools.length);
   const who = await client.callTool({ name: "whoami", arguments: {} });
   expect(who.structuredContent.user_id).to.equal(userId);
   return succeeded;
@@ -105,11 +101,6 @@ describe(`protocol: official SDK clients (${engine})`, function () {
     user = await server.createUser();
     headers = { Authorization: `Bearer ${user.token}` };
     await seed(server, user.token);
-    // Read tools that are still stubs answer not_implemented: they are the only ones allowed to be missing.
-    for (const name of readTools) {
-      const a = await server.rpc({ jsonrpc: "2.0", id: 1, method: name, params: withRealIds(exampleArgs.get(name) ?? {}) }, user.token);
-      if (a.body.error?.data?.code === "not_implemented") skipped++;
-    }
   });
   after(async () => server.close());
 

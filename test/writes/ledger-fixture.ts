@@ -4,20 +4,12 @@
  * (its own decimal parsing, BigInt sums, its own grouping). Nothing here imports server code.
  */
 import { randomUUID } from "node:crypto";
+import { seededRandom } from "../../src/random.js";
 import type { Knex } from "knex";
 import type { TestServer, TestUser } from "../helpers/server.js";
 
-/** mulberry32: small, fast, seeded; the same seed gives the same data set on both engines. */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The one seeded generator (src/random.ts): the same seed gives the same data set on both engines. */
+export const seeded = seededRandom;
 
 export const key = (): string => randomUUID();
 

@@ -8,7 +8,7 @@
 import type { Knex } from "knex";
 import type { ChangeEntry, ListChangesParams } from "../../../generated/types.js";
 import { findAuditEntries, type AuditEntry } from "../../audit/log.js";
-import { changesOf } from "./diff.js";
+import { changesOf } from "../../audit/diff.js";
 import { decodeCursor, encodeCursor, pageSize, queryFingerprint, splitPage } from "../paging.js";
 
 /** The area (scope suffix) of each audited resource type. */
