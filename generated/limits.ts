@@ -112,5 +112,22 @@ export const schemaBounds = {
     "default_page_size": {
       "minimum": 1
     }
+  },
+  "StatementMapping": {
+    "header_row": {
+      "minimum": 0,
+      "maximum": 1000
+    }
+  },
+  "ImportRow": {
+    "row": {
+      "minimum": 1
+    }
+  },
+  "Rule": {
+    "position": {
+      "minimum": 1,
+      "maximum": 200
+    }
   }
 } as const;

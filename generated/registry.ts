@@ -20,7 +20,7 @@ export interface ToolDefinition {
   readonly validateResult: ValidateFunction;
 }
 
-export type ToolName = "list_transactions" | "get_transaction_summary" | "list_categories" | "list_tags" | "list_budgets" | "get_budget_status" | "list_goals" | "get_goal_progress" | "list_wallets" | "get_wallet_balance" | "search_product_knowledge" | "get_knowledge_article" | "whoami" | "list_capabilities" | "list_changes" | "list_bill_reminders" | "calculate" | "create_transaction" | "update_transaction" | "delete_transaction" | "create_budget" | "update_budget" | "delete_budget" | "create_goal" | "update_goal" | "delete_goal" | "add_goal_funds" | "create_wallet" | "update_wallet" | "delete_wallet" | "create_bill_reminder" | "update_bill_reminder" | "delete_bill_reminder";
+export type ToolName = "list_transactions" | "get_transaction_summary" | "list_categories" | "list_tags" | "list_budgets" | "get_budget_status" | "list_goals" | "get_goal_progress" | "list_wallets" | "get_wallet_balance" | "search_product_knowledge" | "get_knowledge_article" | "whoami" | "list_capabilities" | "list_changes" | "list_bill_reminders" | "calculate" | "create_transaction" | "update_transaction" | "delete_transaction" | "create_budget" | "update_budget" | "delete_budget" | "create_goal" | "update_goal" | "delete_goal" | "add_goal_funds" | "create_wallet" | "update_wallet" | "delete_wallet" | "create_bill_reminder" | "update_bill_reminder" | "delete_bill_reminder" | "list_rules" | "import_transactions" | "save_rule" | "delete_rule";
 
 /** Every tool, in spec order (the order of tools/list). */
 export const tools: readonly ToolDefinition[] = [
@@ -7453,6 +7453,1233 @@ export const tools: readonly ToolDefinition[] = [
   },
   "validateParams": validators.delete_bill_reminder__params,
   "validateResult": validators.delete_bill_reminder__result
+},
+{
+  "name": "list_rules",
+  "title": "List rules",
+  "description": "Lists the user's categorisation rules in position order: the first that matches files a transaction. Change them with save_rule and delete_rule.",
+  "summary": "List the categorisation rules in the order they are tried",
+  "scope": "read:transactions",
+  "kind": "read",
+  "paramNames": [],
+  "errors": [
+    "invalid_params",
+    "unauthorized",
+    "insufficient_scope",
+    "rate_limited",
+    "internal_error"
+  ],
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": false
+  },
+  "inputSchema": {
+    "type": "object",
+    "properties": {},
+    "additionalProperties": false
+  },
+  "outputSchema": {
+    "type": "object",
+    "required": [
+      "rules"
+    ],
+    "properties": {
+      "rules": {
+        "type": "array",
+        "items": {
+          "type": "object",
+          "required": [
+            "id",
+            "position",
+            "field",
+            "operator",
+            "value",
+            "min_amount",
+            "max_amount",
+            "direction",
+            "wallet_id",
+            "set_category",
+            "add_tags",
+            "rename_payee"
+          ],
+          "properties": {
+            "id": {
+              "type": "string"
+            },
+            "position": {
+              "type": "integer",
+              "minimum": 1,
+              "maximum": 200
+            },
+            "field": {
+              "type": "string",
+              "enum": [
+                "payee",
+                "description"
+              ]
+            },
+            "operator": {
+              "type": "string",
+              "enum": [
+                "equals",
+                "contains",
+                "starts_with"
+              ]
+            },
+            "value": {
+              "type": "string"
+            },
+            "min_amount": {
+              "anyOf": [
+                {
+                  "type": "string"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "max_amount": {
+              "anyOf": [
+                {
+                  "type": "string"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "direction": {
+              "anyOf": [
+                {
+                  "type": "string",
+                  "enum": [
+                    "expense",
+                    "income",
+                    null
+                  ]
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "wallet_id": {
+              "oneOf": [
+                {
+                  "type": "string"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "set_category": {
+              "anyOf": [
+                {
+                  "type": "string"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "add_tags": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "rename_payee": {
+              "anyOf": [
+                {
+                  "type": "string"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            }
+          }
+        },
+        "maxItems": 200
+      }
+    }
+  },
+  "validateParams": validators.list_rules__params,
+  "validateResult": validators.list_rules__result
+},
+{
+  "name": "import_transactions",
+  "title": "Import transactions",
+  "description": "Imports a statement file's text (CSV, OFX/QFX, CAMT.052/053, QIF) into one wallet. Call with dry_run true first: it counts new, duplicate, possible duplicate and invalid rows, lists rows with the category each would get, and shows the CSV mapping to correct. Then commit with the same arguments. Rows already imported, or deleted after import, are never added again; possible duplicates go in only when listed in import_rows.",
+  "summary": "Import a bank statement into a wallet, with preview and de-duplication",
+  "scope": "write:transactions",
+  "kind": "write",
+  "paramNames": [
+    "wallet_id",
+    "statement",
+    "format",
+    "mapping",
+    "import_rows",
+    "skip_invalid",
+    "rows_offset",
+    "rows_limit",
+    "idempotency_key",
+    "dry_run"
+  ],
+  "errors": [
+    "invalid_params",
+    "unauthorized",
+    "insufficient_scope",
+    "writes_disabled",
+    "not_found",
+    "conflict",
+    "idempotency_key_reused",
+    "idempotency_key_in_use",
+    "rate_limited",
+    "internal_error"
+  ],
+  "annotations": {
+    "destructiveHint": false,
+    "idempotentHint": true,
+    "openWorldHint": false
+  },
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "wallet_id": {
+        "type": "string",
+        "pattern": "^wal_[A-Za-z\\d]{16,40}$"
+      },
+      "statement": {
+        "type": "string",
+        "minLength": 1,
+        "maxLength": 4000000,
+        "description": "The file's text as exported."
+      },
+      "format": {
+        "type": "string",
+        "enum": [
+          "csv",
+          "ofx",
+          "camt",
+          "qif"
+        ],
+        "description": "Detected when absent."
+      },
+      "mapping": {
+        "description": "How a CSV is read. columns name header cells (or #1, #2 … without a header).",
+        "type": "object",
+        "additionalProperties": false,
+        "properties": {
+          "delimiter": {
+            "type": "string",
+            "enum": [
+              ",",
+              ";",
+              "\t",
+              "|"
+            ]
+          },
+          "header_row": {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 1000
+          },
+          "decimal": {
+            "type": "string",
+            "enum": [
+              ",",
+              "."
+            ]
+          },
+          "date_order": {
+            "type": "string",
+            "enum": [
+              "day_first",
+              "month_first",
+              "iso"
+            ]
+          },
+          "columns": {
+            "type": "object",
+            "additionalProperties": false,
+            "properties": {
+              "date": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 200
+              },
+              "amount": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 200
+              },
+              "debit": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 200
+              },
+              "credit": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 200
+              },
+              "payee": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 200
+              },
+              "description": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 200
+              },
+              "id": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 200
+              },
+              "balance": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 200
+              },
+              "currency": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 200
+              }
+            }
+          }
+        }
+      },
+      "import_rows": {
+        "type": "array",
+        "items": {
+          "type": "integer",
+          "minimum": 1
+        },
+        "maxItems": 5000,
+        "description": "Possible duplicates (row numbers) to import anyway."
+      },
+      "skip_invalid": {
+        "type": "boolean",
+        "default": false,
+        "description": "Import the valid rows when some are invalid."
+      },
+      "rows_offset": {
+        "type": "integer",
+        "minimum": 0,
+        "default": 0
+      },
+      "rows_limit": {
+        "type": "integer",
+        "minimum": 0,
+        "maximum": 200,
+        "default": 20,
+        "description": "Rows shown, problems first."
+      },
+      "idempotency_key": {
+        "type": "string",
+        "format": "uuid",
+        "maxLength": 36
+      },
+      "dry_run": {
+        "type": "boolean",
+        "default": false
+      }
+    },
+    "required": [
+      "wallet_id",
+      "statement",
+      "idempotency_key"
+    ],
+    "additionalProperties": false
+  },
+  "outputSchema": {
+    "type": "object",
+    "required": [
+      "status",
+      "audit_id",
+      "format",
+      "currency",
+      "mapping",
+      "counts",
+      "rows",
+      "reconciliation",
+      "warnings"
+    ],
+    "properties": {
+      "status": {
+        "type": "string",
+        "enum": [
+          "committed",
+          "replayed",
+          "dry_run"
+        ]
+      },
+      "audit_id": {
+        "oneOf": [
+          {
+            "type": "string"
+          },
+          {
+            "type": "null"
+          }
+        ]
+      },
+      "format": {
+        "type": "string",
+        "enum": [
+          "csv",
+          "ofx",
+          "camt",
+          "qif"
+        ]
+      },
+      "currency": {
+        "type": "string"
+      },
+      "mapping": {
+        "oneOf": [
+          {
+            "type": "object",
+            "properties": {
+              "delimiter": {
+                "type": "string",
+                "enum": [
+                  ",",
+                  ";",
+                  "\t",
+                  "|"
+                ]
+              },
+              "header_row": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 1000
+              },
+              "decimal": {
+                "type": "string",
+                "enum": [
+                  ",",
+                  "."
+                ]
+              },
+              "date_order": {
+                "type": "string",
+                "enum": [
+                  "day_first",
+                  "month_first",
+                  "iso"
+                ]
+              },
+              "columns": {
+                "type": "object",
+                "properties": {
+                  "date": {
+                    "type": "string",
+                    "minLength": 1,
+                    "maxLength": 200
+                  },
+                  "amount": {
+                    "type": "string",
+                    "minLength": 1,
+                    "maxLength": 200
+                  },
+                  "debit": {
+                    "type": "string",
+                    "minLength": 1,
+                    "maxLength": 200
+                  },
+                  "credit": {
+                    "type": "string",
+                    "minLength": 1,
+                    "maxLength": 200
+                  },
+                  "payee": {
+                    "type": "string",
+                    "minLength": 1,
+                    "maxLength": 200
+                  },
+                  "description": {
+                    "type": "string",
+                    "minLength": 1,
+                    "maxLength": 200
+                  },
+                  "id": {
+                    "type": "string",
+                    "minLength": 1,
+                    "maxLength": 200
+                  },
+                  "balance": {
+                    "type": "string",
+                    "minLength": 1,
+                    "maxLength": 200
+                  },
+                  "currency": {
+                    "type": "string",
+                    "minLength": 1,
+                    "maxLength": 200
+                  }
+                }
+              }
+            }
+          },
+          {
+            "type": "null"
+          }
+        ]
+      },
+      "counts": {
+        "type": "object",
+        "required": [
+          "rows",
+          "new",
+          "duplicate",
+          "possible_duplicate",
+          "invalid",
+          "created"
+        ],
+        "properties": {
+          "rows": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "new": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "duplicate": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "possible_duplicate": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "invalid": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "created": {
+            "type": "integer",
+            "minimum": 0
+          }
+        }
+      },
+      "rows": {
+        "type": "array",
+        "items": {
+          "type": "object",
+          "required": [
+            "row",
+            "date",
+            "amount",
+            "payee",
+            "description",
+            "category",
+            "category_from",
+            "status",
+            "transaction_id"
+          ],
+          "properties": {
+            "row": {
+              "type": "integer",
+              "minimum": 1
+            },
+            "date": {
+              "oneOf": [
+                {
+                  "$ref": "#/$defs/Date"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "amount": {
+              "anyOf": [
+                {
+                  "type": "string"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "payee": {
+              "anyOf": [
+                {
+                  "type": "string"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "description": {
+              "anyOf": [
+                {
+                  "type": "string"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "category": {
+              "anyOf": [
+                {
+                  "type": "string"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "category_from": {
+              "anyOf": [
+                {
+                  "type": "string"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "status": {
+              "type": "string"
+            },
+            "transaction_id": {
+              "oneOf": [
+                {
+                  "type": "string"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            }
+          }
+        }
+      },
+      "reconciliation": {
+        "oneOf": [
+          {
+            "type": "object",
+            "required": [
+              "date",
+              "statement_balance",
+              "wallet_balance",
+              "difference"
+            ],
+            "properties": {
+              "date": {
+                "$ref": "#/$defs/Date"
+              },
+              "statement_balance": {
+                "type": "string"
+              },
+              "wallet_balance": {
+                "type": "string"
+              },
+              "difference": {
+                "type": "string"
+              }
+            }
+          },
+          {
+            "type": "null"
+          }
+        ]
+      },
+      "warnings": {
+        "type": "array",
+        "items": {
+          "type": "object",
+          "required": [
+            "code",
+            "message"
+          ],
+          "properties": {
+            "code": {
+              "type": "string"
+            },
+            "message": {
+              "type": "string"
+            }
+          }
+        }
+      }
+    },
+    "$defs": {
+      "Date": {
+        "type": "string"
+      }
+    }
+  },
+  "validateParams": validators.import_transactions__params,
+  "validateResult": validators.import_transactions__result
+},
+{
+  "name": "save_rule",
+  "title": "Save rule",
+  "description": "Saves a rule that files transactions: when payee or description equals, contains or starts with value (and the optional amount range, direction and wallet match), it sets the category, adds tags and renames the payee. Rules run on imported rows and on create_transaction without a category; the first match in position order wins. apply_to_existing changes past matches: preview with dry_run, then commit with expected_count.",
+  "summary": "Create or change a categorisation rule, optionally filing past transactions",
+  "scope": "write:transactions",
+  "kind": "write",
+  "paramNames": [
+    "rule_id",
+    "position",
+    "field",
+    "operator",
+    "value",
+    "min_amount",
+    "max_amount",
+    "direction",
+    "wallet_id",
+    "set_category",
+    "add_tags",
+    "rename_payee",
+    "apply_to_existing",
+    "expected_count",
+    "idempotency_key",
+    "dry_run"
+  ],
+  "errors": [
+    "invalid_params",
+    "unauthorized",
+    "insufficient_scope",
+    "writes_disabled",
+    "not_found",
+    "conflict",
+    "idempotency_key_reused",
+    "idempotency_key_in_use",
+    "rate_limited",
+    "internal_error"
+  ],
+  "annotations": {
+    "destructiveHint": false,
+    "idempotentHint": true,
+    "openWorldHint": false
+  },
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "rule_id": {
+        "type": "string",
+        "pattern": "^rul_[A-Za-z\\d]{16,40}$"
+      },
+      "position": {
+        "type": "integer",
+        "minimum": 1,
+        "maximum": 200,
+        "description": "1 is tried first; default last."
+      },
+      "field": {
+        "type": "string",
+        "enum": [
+          "payee",
+          "description"
+        ],
+        "description": "Default payee."
+      },
+      "operator": {
+        "type": "string",
+        "enum": [
+          "equals",
+          "contains",
+          "starts_with"
+        ],
+        "description": "Case-insensitive; default contains."
+      },
+      "value": {
+        "type": "string",
+        "maxLength": 200,
+        "pattern": "\\S",
+        "description": "Text to look for; required for a new rule."
+      },
+      "min_amount": {
+        "$ref": "#/$defs/Amount"
+      },
+      "max_amount": {
+        "$ref": "#/$defs/Amount"
+      },
+      "direction": {
+        "type": "string",
+        "enum": [
+          "expense",
+          "income"
+        ]
+      },
+      "wallet_id": {
+        "type": "string",
+        "pattern": "^wal_[A-Za-z\\d]{16,40}$"
+      },
+      "set_category": {
+        "type": "string",
+        "maxLength": 64,
+        "pattern": "\\S"
+      },
+      "add_tags": {
+        "type": "array",
+        "items": {
+          "type": "string",
+          "maxLength": 40,
+          "pattern": "\\S"
+        },
+        "maxItems": 20,
+        "uniqueItems": true
+      },
+      "rename_payee": {
+        "type": "string",
+        "maxLength": 140,
+        "pattern": "\\S"
+      },
+      "apply_to_existing": {
+        "type": "boolean",
+        "description": "Also file the matching past transactions."
+      },
+      "expected_count": {
+        "type": "integer",
+        "minimum": 0,
+        "description": "With apply_to_existing: the count of changes the dry run showed."
+      },
+      "idempotency_key": {
+        "type": "string",
+        "format": "uuid",
+        "maxLength": 36
+      },
+      "dry_run": {
+        "type": "boolean",
+        "default": false
+      }
+    },
+    "required": [
+      "idempotency_key"
+    ],
+    "additionalProperties": false,
+    "$defs": {
+      "Amount": {
+        "type": "string",
+        "pattern": "^(0|[1-9]\\d{0,11})(\\.\\d{1,4})?$"
+      }
+    }
+  },
+  "outputSchema": {
+    "type": "object",
+    "required": [
+      "status",
+      "audit_id",
+      "rule",
+      "applied",
+      "warnings"
+    ],
+    "properties": {
+      "status": {
+        "type": "string",
+        "enum": [
+          "committed",
+          "replayed",
+          "dry_run"
+        ]
+      },
+      "audit_id": {
+        "oneOf": [
+          {
+            "type": "string"
+          },
+          {
+            "type": "null"
+          }
+        ]
+      },
+      "rule": {
+        "type": "object",
+        "required": [
+          "id",
+          "position",
+          "field",
+          "operator",
+          "value",
+          "min_amount",
+          "max_amount",
+          "direction",
+          "wallet_id",
+          "set_category",
+          "add_tags",
+          "rename_payee"
+        ],
+        "properties": {
+          "id": {
+            "type": "string"
+          },
+          "position": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 200
+          },
+          "field": {
+            "type": "string",
+            "enum": [
+              "payee",
+              "description"
+            ]
+          },
+          "operator": {
+            "type": "string",
+            "enum": [
+              "equals",
+              "contains",
+              "starts_with"
+            ]
+          },
+          "value": {
+            "type": "string"
+          },
+          "min_amount": {
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "max_amount": {
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "direction": {
+            "anyOf": [
+              {
+                "type": "string",
+                "enum": [
+                  "expense",
+                  "income",
+                  null
+                ]
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "wallet_id": {
+            "oneOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "set_category": {
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "add_tags": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
+          },
+          "rename_payee": {
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          }
+        }
+      },
+      "applied": {
+        "oneOf": [
+          {
+            "type": "object",
+            "required": [
+              "count",
+              "changes"
+            ],
+            "properties": {
+              "count": {
+                "type": "integer",
+                "minimum": 0
+              },
+              "changes": {
+                "type": "array",
+                "items": {
+                  "type": "object",
+                  "required": [
+                    "transaction_id",
+                    "date",
+                    "amount",
+                    "before",
+                    "after"
+                  ],
+                  "properties": {
+                    "transaction_id": {
+                      "type": "string"
+                    },
+                    "date": {
+                      "type": "string"
+                    },
+                    "amount": {
+                      "type": "string"
+                    },
+                    "before": {
+                      "type": "object",
+                      "required": [
+                        "category",
+                        "payee",
+                        "tags"
+                      ],
+                      "properties": {
+                        "category": {
+                          "anyOf": [
+                            {
+                              "type": "string"
+                            },
+                            {
+                              "type": "null"
+                            }
+                          ]
+                        },
+                        "payee": {
+                          "anyOf": [
+                            {
+                              "type": "string"
+                            },
+                            {
+                              "type": "null"
+                            }
+                          ]
+                        },
+                        "tags": {
+                          "type": "array",
+                          "items": {
+                            "type": "string"
+                          }
+                        }
+                      }
+                    },
+                    "after": {
+                      "type": "object",
+                      "required": [
+                        "category",
+                        "payee",
+                        "tags"
+                      ],
+                      "properties": {
+                        "category": {
+                          "anyOf": [
+                            {
+                              "type": "string"
+                            },
+                            {
+                              "type": "null"
+                            }
+                          ]
+                        },
+                        "payee": {
+                          "anyOf": [
+                            {
+                              "type": "string"
+                            },
+                            {
+                              "type": "null"
+                            }
+                          ]
+                        },
+                        "tags": {
+                          "type": "array",
+                          "items": {
+                            "type": "string"
+                          }
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          {
+            "type": "null"
+          }
+        ]
+      },
+      "warnings": {
+        "type": "array",
+        "items": {
+          "type": "object",
+          "required": [
+            "code",
+            "message"
+          ],
+          "properties": {
+            "code": {
+              "type": "string"
+            },
+            "message": {
+              "type": "string"
+            }
+          }
+        }
+      },
+      "changes": {
+        "type": "array",
+        "items": {
+          "type": "object",
+          "required": [
+            "field",
+            "before",
+            "after"
+          ],
+          "properties": {
+            "field": {
+              "type": "string"
+            },
+            "before": {},
+            "after": {}
+          }
+        }
+      }
+    }
+  },
+  "validateParams": validators.save_rule__params,
+  "validateResult": validators.save_rule__result
+},
+{
+  "name": "delete_rule",
+  "title": "Delete rule",
+  "description": "Deletes a rule; the rules after it move up. Transactions it filed keep their category.",
+  "summary": "Delete a categorisation rule",
+  "scope": "write:transactions",
+  "kind": "write",
+  "paramNames": [
+    "rule_id",
+    "idempotency_key",
+    "dry_run"
+  ],
+  "errors": [
+    "invalid_params",
+    "unauthorized",
+    "insufficient_scope",
+    "writes_disabled",
+    "not_found",
+    "conflict",
+    "idempotency_key_reused",
+    "idempotency_key_in_use",
+    "rate_limited",
+    "internal_error"
+  ],
+  "annotations": {
+    "destructiveHint": true,
+    "idempotentHint": true,
+    "openWorldHint": false
+  },
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "rule_id": {
+        "type": "string",
+        "pattern": "^rul_[A-Za-z\\d]{16,40}$"
+      },
+      "idempotency_key": {
+        "type": "string",
+        "format": "uuid",
+        "maxLength": 36
+      },
+      "dry_run": {
+        "type": "boolean",
+        "default": false
+      }
+    },
+    "required": [
+      "rule_id",
+      "idempotency_key"
+    ],
+    "additionalProperties": false
+  },
+  "outputSchema": {
+    "type": "object",
+    "required": [
+      "status",
+      "audit_id",
+      "rule",
+      "warnings"
+    ],
+    "properties": {
+      "status": {
+        "type": "string",
+        "enum": [
+          "committed",
+          "replayed",
+          "dry_run"
+        ]
+      },
+      "audit_id": {
+        "oneOf": [
+          {
+            "type": "string"
+          },
+          {
+            "type": "null"
+          }
+        ]
+      },
+      "rule": {
+        "type": "object"
+      },
+      "warnings": {
+        "type": "array",
+        "items": {
+          "type": "object"
+        }
+      },
+      "changes": {
+        "type": "array",
+        "items": {
+          "type": "object",
+          "required": [
+            "field",
+            "before",
+            "after"
+          ],
+          "properties": {
+            "field": {
+              "type": "string"
+            },
+            "before": {},
+            "after": {}
+          }
+        }
+      }
+    }
+  },
+  "validateParams": validators.delete_rule__params,
+  "validateResult": validators.delete_rule__result
 },
 ];
 
