@@ -13,11 +13,12 @@ export const save_rule: Handlers["save_rule"] = async (params, ctx) => {
     before: { transaction: c.before, counterpart: null },
     after: { transaction: c.after, counterpart: null },
   }));
+  const after = saved.applied === null ? rule : { ...rule, applied_changes: changed };
   return {
     result: { rule, applied, warnings: [] },
     change:
       saved.before === null
-        ? { action: "create", resourceType: "rule", resourceId: rule.id, before: null, after: { ...rule, applied_changes: changed } }
-        : { action: "update", resourceType: "rule", resourceId: rule.id, before: ruleToApi(saved.before), after: { ...rule, applied_changes: changed } },
+        ? { action: "create", resourceType: "rule", resourceId: rule.id, before: null, after }
+        : { action: "update", resourceType: "rule", resourceId: rule.id, before: ruleToApi(saved.before), after },
   };
 };
