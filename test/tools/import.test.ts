@@ -3,6 +3,7 @@ import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { engine } from "../helpers/database.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
+import { girokontoCsv } from "../../scripts/bench/statement.js";
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/statements/${name}`, import.meta.url), "utf8");
 
@@ -203,5 +204,18 @@ describe(`import_transactions (${engine})`, function () {
     const theirs = await wallet(other.token, "USD");
     const err = await server.callError("import_transactions", { wallet_id: theirs, statement: fixture("bank.qif"), idempotency_key: randomUUID() }, me.token);
     expect(err.data).to.include({ code: "not_found", field: "wallet_id" });
+  });
+
+  it("previews 5,000 rows in one call over MAX_BODY_BYTES, a body that size is refused to any other call", async () => {
+    const me = await server.createUser();
+    const w = await wallet(me.token, "EUR");
+    const statement = girokontoCsv(5000);
+    expect(Buffer.byteLength(statement)).to.be.above(256 * 1024);
+    const preview = await importFile(me.token, w, statement, { dry_run: true, rows_limit: 3 });
+    expect(preview.counts).to.include({ rows: 5000, new: 5000, invalid: 0 });
+    expect(preview.rows).to.have.length(3);
+    const big = await server.rpc({ jsonrpc: "2.0", id: 1, method: "create_wallet", params: { name: "x", type: "cash", currency: "EUR", notes: statement, idempotency_key: randomUUID() } }, me.token);
+    expect(big.status).to.equal(413);
+    expect(big.body.error.data.code).to.equal("payload_too_large");
   });
 });
