@@ -23,6 +23,8 @@ export interface Target {
   historyBound: boolean;
   /** One of the two tools of the latency-against-history target (measured at every scale even in --quick). */
   scaling?: boolean;
+  /** Too heavy for the load run: measured one request at a time only. */
+  alone?: boolean;
   /** The i-th request variant (token and arguments). */
   call(i: number): HttpCall;
   /** How many distinct variants there are (the load cycles over them). */
@@ -164,6 +166,7 @@ export function buildTargets(ctx: TargetContext): Target[] {
         1,
       ),
       id: "import_transactions preview",
+      alone: true,
       label: "import_transactions (5,000-row CSV preview)",
       call: (i) => ({
         path: MCP_PATH,
