@@ -115,8 +115,7 @@ export const schemaBounds = {
   },
   "StatementMapping": {
     "header_row": {
-      "minimum": 0,
-      "maximum": 1000
+      "minimum": 0
     }
   },
   "ImportRow": {

@@ -7612,18 +7612,16 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "import_transactions",
   "title": "Import transactions",
-  "description": "Imports a statement file's text (CSV, OFX/QFX, CAMT.052/053, QIF) into one wallet. Call with dry_run true first: it counts new, duplicate, possible duplicate and invalid rows, lists rows with the category each would get, and shows the CSV mapping to correct. Then commit with the same arguments. Rows already imported, or deleted after import, are never added again; possible duplicates go in only when listed in import_rows.",
+  "description": "Imports a bank statement (CSV, OFX/QFX, CAMT, QIF) into a wallet. Preview with dry_run true: counts, rows with status and category, the CSV mapping to correct. Then commit the same call. Known rows, even deleted ones, never return; possible duplicates only via import_rows.",
   "summary": "Import a bank statement into a wallet, with preview and de-duplication",
   "scope": "write:transactions",
   "kind": "write",
   "paramNames": [
     "wallet_id",
     "statement",
-    "format",
     "mapping",
     "import_rows",
     "skip_invalid",
-    "rows_offset",
     "rows_limit",
     "idempotency_key",
     "dry_run"
@@ -7655,37 +7653,20 @@ export const tools: readonly ToolDefinition[] = [
       "statement": {
         "type": "string",
         "minLength": 1,
-        "maxLength": 4000000,
-        "description": "The file's text as exported."
-      },
-      "format": {
-        "type": "string",
-        "enum": [
-          "csv",
-          "ofx",
-          "camt",
-          "qif"
-        ],
-        "description": "Detected when absent."
+        "maxLength": 4000000
       },
       "mapping": {
-        "description": "How a CSV is read. columns name header cells (or #1, #2 … without a header).",
+        "description": "CSV reading; columns by header name or #n.",
         "type": "object",
         "additionalProperties": false,
         "properties": {
           "delimiter": {
             "type": "string",
-            "enum": [
-              ",",
-              ";",
-              "\t",
-              "|"
-            ]
+            "maxLength": 1
           },
           "header_row": {
             "type": "integer",
-            "minimum": 0,
-            "maximum": 1000
+            "minimum": 0
           },
           "decimal": {
             "type": "string",
@@ -7702,56 +7683,32 @@ export const tools: readonly ToolDefinition[] = [
               "iso"
             ]
           },
-          "columns": {
-            "type": "object",
-            "additionalProperties": false,
-            "properties": {
-              "date": {
-                "type": "string",
-                "minLength": 1,
-                "maxLength": 200
-              },
-              "amount": {
-                "type": "string",
-                "minLength": 1,
-                "maxLength": 200
-              },
-              "debit": {
-                "type": "string",
-                "minLength": 1,
-                "maxLength": 200
-              },
-              "credit": {
-                "type": "string",
-                "minLength": 1,
-                "maxLength": 200
-              },
-              "payee": {
-                "type": "string",
-                "minLength": 1,
-                "maxLength": 200
-              },
-              "description": {
-                "type": "string",
-                "minLength": 1,
-                "maxLength": 200
-              },
-              "id": {
-                "type": "string",
-                "minLength": 1,
-                "maxLength": 200
-              },
-              "balance": {
-                "type": "string",
-                "minLength": 1,
-                "maxLength": 200
-              },
-              "currency": {
-                "type": "string",
-                "minLength": 1,
-                "maxLength": 200
-              }
-            }
+          "date": {
+            "type": "string"
+          },
+          "amount": {
+            "type": "string"
+          },
+          "debit": {
+            "type": "string"
+          },
+          "credit": {
+            "type": "string"
+          },
+          "payee": {
+            "type": "string"
+          },
+          "description": {
+            "type": "string"
+          },
+          "id": {
+            "type": "string"
+          },
+          "balance": {
+            "type": "string"
+          },
+          "currency": {
+            "type": "string"
           }
         }
       },
@@ -7762,24 +7719,17 @@ export const tools: readonly ToolDefinition[] = [
           "minimum": 1
         },
         "maxItems": 5000,
-        "description": "Possible duplicates (row numbers) to import anyway."
+        "description": "Possible duplicates to import."
       },
       "skip_invalid": {
         "type": "boolean",
-        "default": false,
-        "description": "Import the valid rows when some are invalid."
-      },
-      "rows_offset": {
-        "type": "integer",
-        "minimum": 0,
-        "default": 0
+        "default": false
       },
       "rows_limit": {
         "type": "integer",
         "minimum": 0,
         "maximum": 200,
-        "default": 20,
-        "description": "Rows shown, problems first."
+        "default": 20
       },
       "idempotency_key": {
         "type": "string",
@@ -7849,17 +7799,11 @@ export const tools: readonly ToolDefinition[] = [
             "properties": {
               "delimiter": {
                 "type": "string",
-                "enum": [
-                  ",",
-                  ";",
-                  "\t",
-                  "|"
-                ]
+                "maxLength": 1
               },
               "header_row": {
                 "type": "integer",
-                "minimum": 0,
-                "maximum": 1000
+                "minimum": 0
               },
               "decimal": {
                 "type": "string",
@@ -7876,55 +7820,32 @@ export const tools: readonly ToolDefinition[] = [
                   "iso"
                 ]
               },
-              "columns": {
-                "type": "object",
-                "properties": {
-                  "date": {
-                    "type": "string",
-                    "minLength": 1,
-                    "maxLength": 200
-                  },
-                  "amount": {
-                    "type": "string",
-                    "minLength": 1,
-                    "maxLength": 200
-                  },
-                  "debit": {
-                    "type": "string",
-                    "minLength": 1,
-                    "maxLength": 200
-                  },
-                  "credit": {
-                    "type": "string",
-                    "minLength": 1,
-                    "maxLength": 200
-                  },
-                  "payee": {
-                    "type": "string",
-                    "minLength": 1,
-                    "maxLength": 200
-                  },
-                  "description": {
-                    "type": "string",
-                    "minLength": 1,
-                    "maxLength": 200
-                  },
-                  "id": {
-                    "type": "string",
-                    "minLength": 1,
-                    "maxLength": 200
-                  },
-                  "balance": {
-                    "type": "string",
-                    "minLength": 1,
-                    "maxLength": 200
-                  },
-                  "currency": {
-                    "type": "string",
-                    "minLength": 1,
-                    "maxLength": 200
-                  }
-                }
+              "date": {
+                "type": "string"
+              },
+              "amount": {
+                "type": "string"
+              },
+              "debit": {
+                "type": "string"
+              },
+              "credit": {
+                "type": "string"
+              },
+              "payee": {
+                "type": "string"
+              },
+              "description": {
+                "type": "string"
+              },
+              "id": {
+                "type": "string"
+              },
+              "balance": {
+                "type": "string"
+              },
+              "currency": {
+                "type": "string"
               }
             }
           },
@@ -8127,7 +8048,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "save_rule",
   "title": "Save rule",
-  "description": "Saves a rule that files transactions: when payee or description equals, contains or starts with value (and the optional amount range, direction and wallet match), it sets the category, adds tags and renames the payee. Rules run on imported rows and on create_transaction without a category; the first match in position order wins. apply_to_existing changes past matches: preview with dry_run, then commit with expected_count.",
+  "description": "Saves a filing rule (new, or rule_id's): when payee (default) or description equals, contains (default) or starts_with value, within optional amount range, direction and wallet, it sets category, adds tags, renames payee. Runs on imports and new transactions without category; first by position wins. apply_to_existing files past matches too: dry_run, then expected_count.",
   "summary": "Create or change a categorisation rule, optionally filing past transactions",
   "scope": "write:transactions",
   "kind": "write",
@@ -8176,16 +8097,14 @@ export const tools: readonly ToolDefinition[] = [
       "position": {
         "type": "integer",
         "minimum": 1,
-        "maximum": 200,
-        "description": "1 is tried first; default last."
+        "maximum": 200
       },
       "field": {
         "type": "string",
         "enum": [
           "payee",
           "description"
-        ],
-        "description": "Default payee."
+        ]
       },
       "operator": {
         "type": "string",
@@ -8193,14 +8112,11 @@ export const tools: readonly ToolDefinition[] = [
           "equals",
           "contains",
           "starts_with"
-        ],
-        "description": "Case-insensitive; default contains."
+        ]
       },
       "value": {
         "type": "string",
-        "maxLength": 200,
-        "pattern": "\\S",
-        "description": "Text to look for; required for a new rule."
+        "maxLength": 200
       },
       "min_amount": {
         "$ref": "#/$defs/Amount"
@@ -8221,32 +8137,25 @@ export const tools: readonly ToolDefinition[] = [
       },
       "set_category": {
         "type": "string",
-        "maxLength": 64,
-        "pattern": "\\S"
+        "maxLength": 64
       },
       "add_tags": {
         "type": "array",
         "items": {
-          "type": "string",
-          "maxLength": 40,
-          "pattern": "\\S"
+          "type": "string"
         },
-        "maxItems": 20,
-        "uniqueItems": true
+        "maxItems": 20
       },
       "rename_payee": {
         "type": "string",
-        "maxLength": 140,
-        "pattern": "\\S"
+        "maxLength": 140
       },
       "apply_to_existing": {
-        "type": "boolean",
-        "description": "Also file the matching past transactions."
+        "type": "boolean"
       },
       "expected_count": {
         "type": "integer",
-        "minimum": 0,
-        "description": "With apply_to_existing: the count of changes the dry run showed."
+        "minimum": 0
       },
       "idempotency_key": {
         "type": "string",

@@ -20,7 +20,7 @@ interface Record_ {
   cells: string[];
 }
 
-function readRecords(text: string, delimiter: string, toLine?: number): Record_[] {
+function readRecords(text: string, delimiter: string): Record_[] {
   const out = parse(text, {
     bom: true,
     delimiter,
@@ -28,7 +28,6 @@ function readRecords(text: string, delimiter: string, toLine?: number): Record_[
     relax_quotes: true,
     skip_empty_lines: true,
     info: true,
-    ...(toLine ? { to_line: toLine } : {}),
   }) as unknown as { record: string[]; info: { lines: number } }[];
   return out.map(({ record, info }) => ({
     line: info.lines - record.reduce((n, cell) => n + (cell.match(/\n/g)?.length ?? 0), 0),
@@ -51,12 +50,31 @@ const notAStatement = () =>
     "statement: this is not a statement this server can read: no CSV rows of two or more columns with dates, and no OFX, CAMT or QIF markers. Send the file's text as exported by the bank.",
   );
 
+/** The first 60 lines: enough to tell the delimiter, and csv-parse reads all it is given (to_line still scans to the end). */
+function sampleOf(text: string): string {
+  let end = 0;
+  for (let i = 0; i < 60 && end >= 0; i++) end = text.indexOf("\n", end + 1);
+  return end < 0 ? text : text.slice(0, end + 1);
+}
+
 function detectDelimiter(text: string): string {
+  const first = detectIn(sampleOf(text));
+  // A quoted field with line breaks cut by the sample fails every delimiter: then the whole text decides.
+  return (
+    first ??
+    detectIn(text) ??
+    (() => {
+      throw notAStatement();
+    })()
+  );
+}
+
+function detectIn(sample: string): string | undefined {
   let best: { delimiter: string; score: number } = { delimiter: ",", score: 0 };
   for (const delimiter of DELIMITERS) {
     let records: Record_[];
     try {
-      records = readRecords(text, delimiter, 60);
+      records = readRecords(sample, delimiter);
     } catch {
       continue;
     }
@@ -64,8 +82,7 @@ function detectDelimiter(text: string): string {
     const score = width >= 2 ? count * 1000 + width : 0;
     if (score > best.score) best = { delimiter, score };
   }
-  if (best.score === 0) throw notAStatement();
-  return best.delimiter;
+  return best.score === 0 ? undefined : best.delimiter;
 }
 
 const looksLikeData = (cell: string): boolean => parseDate(cell, "day_first") !== null || parseDecimal(cell, ",") !== null || parseDecimal(cell, ".") !== null;

@@ -16,7 +16,7 @@ const year = (text: string): number => (text.length === 2 ? 2000 + Number(text) 
 
 export function parseDate(text: string, order: DateOrder): string | null {
   const s = text.trim();
-  let m = /^(\d{4})-?(\d{2})-?(\d{2})(?:[T\s\[].*)?$/.exec(s);
+  let m = /^(\d{4})-?(\d{2})-?(\d{2})(?:[T\s[].*)?$/.exec(s);
   if (m) return iso(Number(m[1]), Number(m[2]), Number(m[3]));
   m = /^(\d{4})[./](\d{1,2})[./](\d{1,2})$/.exec(s);
   if (m) return iso(Number(m[1]), Number(m[2]), Number(m[3]));

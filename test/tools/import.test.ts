@@ -122,6 +122,8 @@ describe(`import_transactions (${engine})`, function () {
     const w = await wallet(me.token, "EUR", "1000.00");
     const preview = await importFile(me.token, w, fixture("statement.camt053.xml"), { dry_run: true, skip_invalid: true });
     expect(preview.reconciliation).to.deep.equal({ date: "2026-11-24", statement_balance: "957.35", wallet_balance: "957.35", difference: "0.00" });
+    const committed = await importFile(me.token, w, fixture("statement.camt053.xml"), { skip_invalid: true });
+    expect(committed.reconciliation).to.deep.equal(preview.reconciliation);
     const w2 = await wallet(me.token, "USD", "43.00");
     const ofx = await importFile(me.token, w2, fixture("bank-1x.ofx"), { dry_run: true });
     expect(ofx.reconciliation).to.include({ statement_balance: "2447.26", wallet_balance: "2490.26", difference: "-43.00" });
@@ -163,7 +165,7 @@ describe(`import_transactions (${engine})`, function () {
       [{ statement: "<html><body>hi</body></html>" }, "statement", /neither OFX nor a CAMT/],
       [{ statement: fixture("bank-1x.ofx").replace("CHARSET:1252", "CHARSET:KOI8-R") }, "statement", /encoding "KOI8-R"/],
       [{ statement: "Date,Payee,Amount\n11/02/2026,Caf\uFFFD,-3.00\n" }, "statement", /line 2 holds an undecodable character/],
-      [{ statement: fixture("checking-us.csv"), mapping: { columns: { amount: "Betrag" } } }, "mapping.amount_column", /no column "Betrag"/],
+      [{ statement: fixture("checking-us.csv"), mapping: { amount: "Betrag" } }, "mapping.amount_column", /no column "Betrag"/],
       [{ statement: fixture("statement.camt053.xml") }, "wallet_id", /statement is in EUR/],
     ];
     for (const [params, field, message] of cases) {
@@ -192,7 +194,7 @@ describe(`import_transactions (${engine})`, function () {
     // Ambiguous dates (no day above 12): day-first is the guess for a semicolon file; the person says month-first.
     const text = "Datum;Empfänger;Betrag\n03.11.2026;Shop;-1,00\n";
     const guessed = await importFile(me.token, w, text, { dry_run: true });
-    expect(guessed.mapping).to.deep.equal({ delimiter: ";", header_row: 1, decimal: ",", date_order: "day_first", columns: { date: "Datum", amount: "Betrag", payee: "Empfänger" } });
+    expect(guessed.mapping).to.deep.equal({ delimiter: ";", header_row: 1, decimal: ",", date_order: "day_first", date: "Datum", amount: "Betrag", payee: "Empfänger" });
     expect(guessed.rows[0].date).to.equal("2026-11-03");
     const corrected = await importFile(me.token, w, text, { dry_run: true, mapping: { date_order: "month_first" } });
     expect(corrected.rows[0].date).to.equal("2026-03-11");

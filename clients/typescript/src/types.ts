@@ -702,27 +702,25 @@ export interface ServiceLimits {
   default_page_size: number;
 }
 /**
- * How a CSV is read. columns name header cells (or #1, #2 … without a header).
+ * CSV reading; columns by header name or #n.
  *
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
  * via the `definition` "StatementMapping".
  */
 export interface StatementMapping {
-  delimiter?: "," | ";" | "\t" | "|";
+  delimiter?: string;
   header_row?: number;
   decimal?: "," | ".";
   date_order?: "day_first" | "month_first" | "iso";
-  columns?: {
-    date?: string;
-    amount?: string;
-    debit?: string;
-    credit?: string;
-    payee?: string;
-    description?: string;
-    id?: string;
-    balance?: string;
-    currency?: string;
-  };
+  date?: string;
+  amount?: string;
+  debit?: string;
+  credit?: string;
+  payee?: string;
+  description?: string;
+  id?: string;
+  balance?: string;
+  currency?: string;
 }
 /**
  * One statement row. status: new, duplicate of <id>, possible duplicate of <id>, or invalid: <field>: <reason>. category_from: rule <id> or history.
@@ -1753,29 +1751,15 @@ export interface ListRulesResult {
  */
 export interface ImportTransactionsParams {
   wallet_id: WalletId;
-  /**
-   * The file's text as exported.
-   */
   statement: string;
-  /**
-   * Detected when absent.
-   */
-  format?: "csv" | "ofx" | "camt" | "qif";
   mapping?: StatementMapping;
   /**
-   * Possible duplicates (row numbers) to import anyway.
+   * Possible duplicates to import.
    *
    * @maxItems 5000
    */
   import_rows?: number[];
-  /**
-   * Import the valid rows when some are invalid.
-   */
   skip_invalid?: boolean;
-  rows_offset?: number;
-  /**
-   * Rows shown, problems first.
-   */
   rows_limit?: number;
   idempotency_key: string;
   dry_run?: boolean;
@@ -1808,36 +1792,153 @@ export interface ImportTransactionsResult {
  */
 export interface SaveRuleParams {
   rule_id?: RuleId;
-  /**
-   * 1 is tried first; default last.
-   */
   position?: number;
-  /**
-   * Default payee.
-   */
   field?: "payee" | "description";
-  /**
-   * Case-insensitive; default contains.
-   */
   operator?: "equals" | "contains" | "starts_with";
-  /**
-   * Text to look for; required for a new rule.
-   */
   value?: string;
   min_amount?: Amount;
   max_amount?: Amount;
   direction?: "expense" | "income";
   wallet_id?: WalletId;
-  set_category?: Category;
-  add_tags?: TagList;
-  rename_payee?: Payee;
+  set_category?: string;
   /**
-   * Also file the matching past transactions.
+   * @maxItems 20
    */
+  add_tags?:
+    | []
+    | [string]
+    | [string, string]
+    | [string, string, string]
+    | [string, string, string, string]
+    | [string, string, string, string, string]
+    | [string, string, string, string, string, string]
+    | [string, string, string, string, string, string, string]
+    | [string, string, string, string, string, string, string, string]
+    | [string, string, string, string, string, string, string, string, string]
+    | [string, string, string, string, string, string, string, string, string, string]
+    | [string, string, string, string, string, string, string, string, string, string, string]
+    | [string, string, string, string, string, string, string, string, string, string, string, string]
+    | [string, string, string, string, string, string, string, string, string, string, string, string, string]
+    | [string, string, string, string, string, string, string, string, string, string, string, string, string, string]
+    | [
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string
+      ]
+    | [
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string
+      ]
+    | [
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string
+      ]
+    | [
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string
+      ]
+    | [
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string
+      ]
+    | [
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string
+      ];
+  rename_payee?: string;
   apply_to_existing?: boolean;
-  /**
-   * With apply_to_existing: the count of changes the dry run showed.
-   */
   expected_count?: number;
   idempotency_key: string;
   dry_run?: boolean;

@@ -18,7 +18,7 @@ export function mappingFromApi(m: StatementMapping | undefined): Partial<CsvMapp
   if (m.decimal !== undefined) out.decimal = m.decimal;
   if (m.date_order !== undefined) out.date_order = m.date_order;
   for (const key of COLUMN_KEYS) {
-    const column = m.columns?.[key];
+    const column = m[key];
     if (column !== undefined) out[`${key}_column`] = column;
   }
   return out;
@@ -26,12 +26,12 @@ export function mappingFromApi(m: StatementMapping | undefined): Partial<CsvMapp
 
 export function mappingToApi(m: CsvMapping | null): StatementMapping | null {
   if (m === null) return null;
-  const columns: Record<string, string> = {};
+  const out: StatementMapping = { delimiter: m.delimiter, header_row: m.header_row, decimal: m.decimal, date_order: m.date_order };
   for (const key of COLUMN_KEYS) {
     const column = m[`${key}_column`];
-    if (column !== undefined) columns[key] = column;
+    if (column !== undefined) out[key] = column;
   }
-  return { delimiter: m.delimiter as StatementMapping["delimiter"], header_row: m.header_row, decimal: m.decimal, date_order: m.date_order, columns };
+  return out;
 }
 
 const ORDER: Record<RowStatus, number> = { possible_duplicate: 0, invalid: 1, new: 2, duplicate: 3 };
@@ -50,9 +50,9 @@ export function countsOf(o: ImportOutcome) {
   return counts;
 }
 
-export function rowsPage(o: ImportOutcome, offset: number, limit: number, dryRun: boolean): ImportRow[] {
+export function rowsPage(o: ImportOutcome, limit: number, dryRun: boolean): ImportRow[] {
   const sorted = [...o.rows].sort((a, b) => ORDER[a.status] - ORDER[b.status] || a.row - b.row);
-  return sorted.slice(offset, offset + limit).map((r) => ({
+  return sorted.slice(0, limit).map((r) => ({
     row: r.row,
     date: r.date,
     amount: r.minor === null ? null : formatMinor(r.minor, o.wallet.currency),

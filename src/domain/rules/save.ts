@@ -63,6 +63,12 @@ export async function saveRule(db: Knex, userId: string, p: SaveRuleParams, ctx:
       "expected_count: it guards apply_to_existing; send apply_to_existing: true with it, or leave it out.",
     );
 
+  for (const [field, value] of [
+    ["value", p.value],
+    ["set_category", p.set_category],
+    ["rename_payee", p.rename_payee],
+  ] as const)
+    if (value !== undefined && cleanText(value) === "") throw invalidParams(field, "non-blank text", `${field}: must not be blank.`);
   const at = ctx.now.toISOString();
   const rule = old === null ? await insertRule(db, userId, fields, p.position, at, ctx.ids) : await updateRule(db, userId, old, fields, p.position, at);
   if (p.apply_to_existing !== true) return { before: old, rule, applied: null };

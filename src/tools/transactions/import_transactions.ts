@@ -7,7 +7,6 @@ export const import_transactions: Handlers["import_transactions"] = async (param
   const outcome = await importStatement(ctx.db, ctx.caller.userId, {
     walletId: params.wallet_id,
     statement: params.statement,
-    format: params.format,
     mapping: mappingFromApi(params.mapping),
     importRows: params.import_rows ?? [],
     skipInvalid: params.skip_invalid ?? false,
@@ -23,7 +22,7 @@ export const import_transactions: Handlers["import_transactions"] = async (param
       currency: outcome.wallet.currency,
       mapping: mappingToApi(outcome.parsed.mapping),
       counts,
-      rows: rowsPage(outcome, params.rows_offset ?? 0, params.rows_limit ?? 20, ctx.dryRun),
+      rows: rowsPage(outcome, params.rows_limit ?? 20, ctx.dryRun),
       reconciliation: outcome.reconciliation,
       warnings: importWarnings(counts, outcome.reconciliation, params.skip_invalid ?? false),
     },
