@@ -7662,6 +7662,7 @@ export const tools: readonly ToolDefinition[] = [
         "properties": {
           "delimiter": {
             "type": "string",
+            "minLength": 1,
             "maxLength": 1
           },
           "header_row": {
@@ -7799,6 +7800,7 @@ export const tools: readonly ToolDefinition[] = [
             "properties": {
               "delimiter": {
                 "type": "string",
+                "minLength": 1,
                 "maxLength": 1
               },
               "header_row": {

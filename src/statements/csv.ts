@@ -149,12 +149,27 @@ function findHeader(records: readonly Record_[], width: number): number {
   return -1;
 }
 
+/** The whole file with the chosen delimiter; csv-parse's refusals (an unclosed quote, a delimiter it cannot use) name the line. */
+function readAll(text: string, delimiter: string): Record_[] {
+  try {
+    return readRecords(text, delimiter);
+  } catch (err) {
+    const line = (err as { lines?: unknown }).lines;
+    const where = typeof line === "number" ? ` at line ${line}` : "";
+    throw invalidParams(
+      "statement",
+      "a CSV that reads with its delimiter",
+      `statement: the CSV does not read with the delimiter ${JSON.stringify(delimiter)}${where}. Check mapping.delimiter, or send the file as exported.`,
+    );
+  }
+}
+
 export function detectMapping(
   text: string,
   given: Partial<CsvMapping> = {},
 ): { mapping: CsvMapping; records: Record_[]; columns: string[]; headerIndex: number } {
   const delimiter = given.delimiter ?? detectDelimiter(text);
-  const records = readRecords(text, delimiter);
+  const records = readAll(text, delimiter);
   const { width } = modeWidth(records);
   let headerIndex: number;
   if (given.header_row !== undefined) {

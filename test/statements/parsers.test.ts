@@ -159,5 +159,6 @@ describe("statement parsers", () => {
       field: "mapping.amount_column",
     });
     expect(refused(() => parseStatement(fixture("checking-us.csv"), "csv", { header_row: 99 })).details).to.include({ field: "mapping.header_row" });
+    expect(refused(() => parseStatement('Date,Payee,Amount\n2026-11-02,"Cafe,-3.50\n', "csv", { delimiter: '"' })).details).to.include({ field: "statement" });
   });
 });
