@@ -338,6 +338,7 @@ export function evaluateTargets(r: Omit<BenchResults, "targets">): TargetCheck[]
     });
   }
   for (const t of pgBig?.tools ?? []) {
+    if (t.alone) continue;
     ratioCheck("postgres-vs-echo", "Postgres: the same tools at least 0.3 of the echo", t, "Postgres", pgBig, pgEcho, "echo", 0.3);
   }
   return out;
