@@ -41,6 +41,10 @@ export interface Handlers {
   create_bill_reminder(params: T.CreateBillReminderParams, ctx: WriteContext): Promise<WriteOutcome<T.CreateBillReminderResult>>;
   update_bill_reminder(params: T.UpdateBillReminderParams, ctx: WriteContext): Promise<WriteOutcome<T.UpdateBillReminderResult>>;
   delete_bill_reminder(params: T.DeleteBillReminderParams, ctx: WriteContext): Promise<WriteOutcome<T.DeleteBillReminderResult>>;
+  list_rules(params: T.ListRulesParams, ctx: ToolContext): Promise<T.ListRulesResult>;
+  import_transactions(params: T.ImportTransactionsParams, ctx: WriteContext): Promise<WriteOutcome<T.ImportTransactionsResult>>;
+  save_rule(params: T.SaveRuleParams, ctx: WriteContext): Promise<WriteOutcome<T.SaveRuleResult>>;
+  delete_rule(params: T.DeleteRuleParams, ctx: WriteContext): Promise<WriteOutcome<T.DeleteRuleResult>>;
 }
 
 export type ListTransactionsParams = T.ListTransactionsParams;
@@ -109,3 +113,11 @@ export type UpdateBillReminderParams = T.UpdateBillReminderParams;
 export type UpdateBillReminderResult = T.UpdateBillReminderResult;
 export type DeleteBillReminderParams = T.DeleteBillReminderParams;
 export type DeleteBillReminderResult = T.DeleteBillReminderResult;
+export type ListRulesParams = T.ListRulesParams;
+export type ListRulesResult = T.ListRulesResult;
+export type ImportTransactionsParams = T.ImportTransactionsParams;
+export type ImportTransactionsResult = T.ImportTransactionsResult;
+export type SaveRuleParams = T.SaveRuleParams;
+export type SaveRuleResult = T.SaveRuleResult;
+export type DeleteRuleParams = T.DeleteRuleParams;
+export type DeleteRuleResult = T.DeleteRuleResult;

@@ -115,5 +115,21 @@ export const schemaBounds = {
     "default_page_size": {
       "minimum": 1
     }
+  },
+  "StatementMapping": {
+    "header_row": {
+      "minimum": 0
+    }
+  },
+  "ImportRow": {
+    "row": {
+      "minimum": 1
+    }
+  },
+  "Rule": {
+    "position": {
+      "minimum": 1,
+      "maximum": 200
+    }
   }
 } as const;

@@ -20,7 +20,7 @@ export interface ToolDefinition {
   readonly validateResult: ValidateFunction;
 }
 
-export type ToolName = "list_transactions" | "get_transaction_summary" | "list_categories" | "list_tags" | "list_budgets" | "get_budget_status" | "list_goals" | "get_goal_progress" | "list_wallets" | "get_wallet_balance" | "search_product_knowledge" | "get_knowledge_article" | "whoami" | "list_capabilities" | "list_changes" | "list_bill_reminders" | "calculate" | "create_transaction" | "update_transaction" | "delete_transaction" | "create_budget" | "update_budget" | "delete_budget" | "create_goal" | "update_goal" | "delete_goal" | "add_goal_funds" | "create_wallet" | "update_wallet" | "delete_wallet" | "create_bill_reminder" | "update_bill_reminder" | "delete_bill_reminder";
+export type ToolName = "list_transactions" | "get_transaction_summary" | "list_categories" | "list_tags" | "list_budgets" | "get_budget_status" | "list_goals" | "get_goal_progress" | "list_wallets" | "get_wallet_balance" | "search_product_knowledge" | "get_knowledge_article" | "whoami" | "list_capabilities" | "list_changes" | "list_bill_reminders" | "calculate" | "create_transaction" | "update_transaction" | "delete_transaction" | "create_budget" | "update_budget" | "delete_budget" | "create_goal" | "update_goal" | "delete_goal" | "add_goal_funds" | "create_wallet" | "update_wallet" | "delete_wallet" | "create_bill_reminder" | "update_bill_reminder" | "delete_bill_reminder" | "list_rules" | "import_transactions" | "save_rule" | "delete_rule";
 
 /** Every tool, in spec order (the order of tools/list). */
 export const tools: readonly ToolDefinition[] = [
@@ -7264,6 +7264,1126 @@ export const tools: readonly ToolDefinition[] = [
   },
   "validateParams": validators.delete_bill_reminder__params,
   "validateResult": validators.delete_bill_reminder__result
+},
+{
+  "name": "list_rules",
+  "title": "List rules",
+  "description": "Lists the user's categorisation rules in position order: the first that matches files a transaction. Change them with save_rule and delete_rule.",
+  "summary": "List the categorisation rules in the order they are tried",
+  "scope": "read:transactions",
+  "kind": "read",
+  "paramNames": [],
+  "errors": [
+    "invalid_params",
+    "unauthorized",
+    "insufficient_scope",
+    "rate_limited",
+    "internal_error"
+  ],
+  "annotations": {
+    "readOnlyHint": true,
+    "destructiveHint": false,
+    "idempotentHint": true,
+    "openWorldHint": false
+  },
+  "inputSchema": {
+    "type": "object",
+    "properties": {},
+    "additionalProperties": false
+  },
+  "outputSchema": {
+    "type": "object",
+    "required": [
+      "rules"
+    ],
+    "properties": {
+      "rules": {
+        "type": "array",
+        "items": {
+          "type": "object",
+          "required": [
+            "id",
+            "position",
+            "field",
+            "operator",
+            "value",
+            "min_amount",
+            "max_amount",
+            "direction",
+            "wallet_id",
+            "set_category",
+            "add_tags",
+            "rename_payee"
+          ],
+          "properties": {
+            "id": {
+              "type": "string"
+            },
+            "position": {
+              "type": "integer",
+              "minimum": 1,
+              "maximum": 200
+            },
+            "field": {
+              "type": "string",
+              "enum": [
+                "payee",
+                "description"
+              ]
+            },
+            "operator": {
+              "type": "string",
+              "enum": [
+                "equals",
+                "contains",
+                "starts_with"
+              ]
+            },
+            "value": {
+              "type": "string"
+            },
+            "min_amount": {
+              "anyOf": [
+                {
+                  "type": "string"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "max_amount": {
+              "anyOf": [
+                {
+                  "type": "string"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "direction": {
+              "anyOf": [
+                {
+                  "type": "string",
+                  "enum": [
+                    "expense",
+                    "income",
+                    null
+                  ]
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "wallet_id": {
+              "oneOf": [
+                {
+                  "type": "string"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "set_category": {
+              "anyOf": [
+                {
+                  "type": "string"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "add_tags": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "rename_payee": {
+              "anyOf": [
+                {
+                  "type": "string"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            }
+          }
+        },
+        "maxItems": 200
+      }
+    }
+  },
+  "validateParams": validators.list_rules__params,
+  "validateResult": validators.list_rules__result
+},
+{
+  "name": "import_transactions",
+  "title": "Import transactions",
+  "description": "Imports a bank statement (CSV, OFX/QFX, CAMT, QIF) into a wallet. Preview with dry_run true: counts, rows with status and category, the CSV mapping to correct. Then commit the same call. Known rows, even deleted ones, never return; possible duplicates only via import_rows.",
+  "summary": "Import a bank statement into a wallet, with preview and de-duplication",
+  "scope": "write:transactions",
+  "kind": "write",
+  "paramNames": [
+    "wallet_id",
+    "statement",
+    "mapping",
+    "import_rows",
+    "skip_invalid",
+    "rows_limit",
+    "idempotency_key",
+    "dry_run"
+  ],
+  "errors": [
+    "invalid_params",
+    "unauthorized",
+    "insufficient_scope",
+    "writes_disabled",
+    "not_found",
+    "conflict",
+    "idempotency_key_reused",
+    "idempotency_key_in_use",
+    "rate_limited",
+    "internal_error"
+  ],
+  "annotations": {
+    "readOnlyHint": false,
+    "destructiveHint": false,
+    "idempotentHint": true,
+    "openWorldHint": false
+  },
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "wallet_id": {
+        "type": "string",
+        "pattern": "^wal_"
+      },
+      "statement": {
+        "type": "string"
+      },
+      "mapping": {
+        "description": "CSV reading; columns by header name or #n.",
+        "type": "object",
+        "properties": {
+          "delimiter": {
+            "type": "string"
+          },
+          "header_row": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "decimal": {
+            "type": "string",
+            "enum": [
+              ",",
+              "."
+            ]
+          },
+          "date_order": {
+            "type": "string",
+            "enum": [
+              "day_first",
+              "month_first",
+              "iso"
+            ]
+          },
+          "date": {
+            "type": "string"
+          },
+          "amount": {
+            "type": "string"
+          },
+          "debit": {
+            "type": "string"
+          },
+          "credit": {
+            "type": "string"
+          },
+          "payee": {
+            "type": "string"
+          },
+          "description": {
+            "type": "string"
+          },
+          "id": {
+            "type": "string"
+          },
+          "balance": {
+            "type": "string"
+          },
+          "currency": {
+            "type": "string"
+          }
+        }
+      },
+      "import_rows": {
+        "type": "array",
+        "items": {
+          "type": "integer",
+          "minimum": 1
+        },
+        "description": "Possible duplicates to import."
+      },
+      "skip_invalid": {
+        "type": "boolean"
+      },
+      "rows_limit": {
+        "type": "integer",
+        "minimum": 0,
+        "maximum": 200,
+        "default": 20
+      },
+      "idempotency_key": {
+        "type": "string",
+        "format": "uuid"
+      },
+      "dry_run": {
+        "type": "boolean"
+      }
+    },
+    "required": [
+      "wallet_id",
+      "statement",
+      "idempotency_key"
+    ],
+    "additionalProperties": false
+  },
+  "outputSchema": {
+    "type": "object",
+    "required": [
+      "status",
+      "audit_id",
+      "format",
+      "currency",
+      "mapping",
+      "counts",
+      "rows",
+      "reconciliation",
+      "warnings"
+    ],
+    "properties": {
+      "status": {
+        "type": "string",
+        "enum": [
+          "committed",
+          "replayed",
+          "dry_run"
+        ]
+      },
+      "audit_id": {
+        "oneOf": [
+          {
+            "type": "string"
+          },
+          {
+            "type": "null"
+          }
+        ]
+      },
+      "format": {
+        "type": "string",
+        "enum": [
+          "csv",
+          "ofx",
+          "camt",
+          "qif"
+        ]
+      },
+      "currency": {
+        "type": "string"
+      },
+      "mapping": {
+        "oneOf": [
+          {
+            "type": "object",
+            "properties": {
+              "delimiter": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 1
+              },
+              "header_row": {
+                "type": "integer",
+                "minimum": 0
+              },
+              "decimal": {
+                "type": "string",
+                "enum": [
+                  ",",
+                  "."
+                ]
+              },
+              "date_order": {
+                "type": "string",
+                "enum": [
+                  "day_first",
+                  "month_first",
+                  "iso"
+                ]
+              },
+              "date": {
+                "type": "string"
+              },
+              "amount": {
+                "type": "string"
+              },
+              "debit": {
+                "type": "string"
+              },
+              "credit": {
+                "type": "string"
+              },
+              "payee": {
+                "type": "string"
+              },
+              "description": {
+                "type": "string"
+              },
+              "id": {
+                "type": "string"
+              },
+              "balance": {
+                "type": "string"
+              },
+              "currency": {
+                "type": "string"
+              }
+            }
+          },
+          {
+            "type": "null"
+          }
+        ]
+      },
+      "counts": {
+        "type": "object",
+        "required": [
+          "rows",
+          "new",
+          "duplicate",
+          "possible_duplicate",
+          "invalid",
+          "created"
+        ],
+        "properties": {
+          "rows": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "new": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "duplicate": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "possible_duplicate": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "invalid": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "created": {
+            "type": "integer",
+            "minimum": 0
+          }
+        }
+      },
+      "rows": {
+        "type": "array",
+        "items": {
+          "type": "object",
+          "required": [
+            "row",
+            "date",
+            "amount",
+            "payee",
+            "description",
+            "category",
+            "category_from",
+            "status",
+            "transaction_id"
+          ],
+          "properties": {
+            "row": {
+              "type": "integer",
+              "minimum": 1
+            },
+            "date": {
+              "oneOf": [
+                {
+                  "$ref": "#/$defs/Date"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "amount": {
+              "anyOf": [
+                {
+                  "type": "string"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "payee": {
+              "anyOf": [
+                {
+                  "type": "string"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "description": {
+              "anyOf": [
+                {
+                  "type": "string"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "category": {
+              "anyOf": [
+                {
+                  "type": "string"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "category_from": {
+              "anyOf": [
+                {
+                  "type": "string"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "status": {
+              "type": "string"
+            },
+            "transaction_id": {
+              "oneOf": [
+                {
+                  "type": "string"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            }
+          }
+        }
+      },
+      "reconciliation": {
+        "oneOf": [
+          {
+            "type": "object",
+            "required": [
+              "date",
+              "statement_balance",
+              "wallet_balance",
+              "difference"
+            ],
+            "properties": {
+              "date": {
+                "$ref": "#/$defs/Date"
+              },
+              "statement_balance": {
+                "type": "string"
+              },
+              "wallet_balance": {
+                "type": "string"
+              },
+              "difference": {
+                "type": "string"
+              }
+            }
+          },
+          {
+            "type": "null"
+          }
+        ]
+      },
+      "warnings": {
+        "type": "array",
+        "items": {
+          "type": "object",
+          "required": [
+            "code",
+            "message"
+          ],
+          "properties": {
+            "code": {
+              "type": "string"
+            },
+            "message": {
+              "type": "string"
+            }
+          }
+        }
+      }
+    },
+    "$defs": {
+      "Date": {
+        "type": "string"
+      }
+    }
+  },
+  "validateParams": validators.import_transactions__params,
+  "validateResult": validators.import_transactions__result
+},
+{
+  "name": "save_rule",
+  "title": "Save rule",
+  "description": "Saves a filing rule (new, or rule_id's): when payee (default) or description equals, contains (default) or starts_with value, within optional amount range, direction and wallet, it sets category, adds tags, renames payee. Runs on imports and new transactions without category; first by position wins. apply_to_existing files past matches too: dry_run, then expected_count.",
+  "summary": "Create or change a categorisation rule, optionally filing past transactions",
+  "scope": "write:transactions",
+  "kind": "write",
+  "paramNames": [
+    "rule_id",
+    "position",
+    "field",
+    "operator",
+    "value",
+    "min_amount",
+    "max_amount",
+    "direction",
+    "wallet_id",
+    "set_category",
+    "add_tags",
+    "rename_payee",
+    "apply_to_existing",
+    "expected_count",
+    "idempotency_key",
+    "dry_run"
+  ],
+  "errors": [
+    "invalid_params",
+    "unauthorized",
+    "insufficient_scope",
+    "writes_disabled",
+    "not_found",
+    "conflict",
+    "idempotency_key_reused",
+    "idempotency_key_in_use",
+    "rate_limited",
+    "internal_error"
+  ],
+  "annotations": {
+    "readOnlyHint": false,
+    "destructiveHint": false,
+    "idempotentHint": true,
+    "openWorldHint": false
+  },
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "rule_id": {
+        "type": "string",
+        "pattern": "^rul_"
+      },
+      "position": {
+        "type": "integer",
+        "minimum": 1,
+        "maximum": 200
+      },
+      "field": {
+        "type": "string",
+        "enum": [
+          "payee",
+          "description"
+        ]
+      },
+      "operator": {
+        "type": "string",
+        "enum": [
+          "equals",
+          "contains",
+          "starts_with"
+        ]
+      },
+      "value": {
+        "type": "string"
+      },
+      "min_amount": {
+        "type": "string"
+      },
+      "max_amount": {
+        "type": "string"
+      },
+      "direction": {
+        "type": "string",
+        "enum": [
+          "expense",
+          "income"
+        ]
+      },
+      "wallet_id": {
+        "type": "string",
+        "pattern": "^wal_"
+      },
+      "set_category": {
+        "type": "string"
+      },
+      "add_tags": {
+        "type": "array",
+        "items": {
+          "type": "string"
+        }
+      },
+      "rename_payee": {
+        "type": "string"
+      },
+      "apply_to_existing": {
+        "type": "boolean"
+      },
+      "expected_count": {
+        "type": "integer",
+        "minimum": 0
+      },
+      "idempotency_key": {
+        "type": "string",
+        "format": "uuid"
+      },
+      "dry_run": {
+        "type": "boolean"
+      }
+    },
+    "required": [
+      "idempotency_key"
+    ],
+    "additionalProperties": false
+  },
+  "outputSchema": {
+    "type": "object",
+    "required": [
+      "status",
+      "audit_id",
+      "rule",
+      "applied",
+      "warnings"
+    ],
+    "properties": {
+      "status": {
+        "type": "string",
+        "enum": [
+          "committed",
+          "replayed",
+          "dry_run"
+        ]
+      },
+      "audit_id": {
+        "oneOf": [
+          {
+            "type": "string"
+          },
+          {
+            "type": "null"
+          }
+        ]
+      },
+      "rule": {
+        "type": "object",
+        "required": [
+          "id",
+          "position",
+          "field",
+          "operator",
+          "value",
+          "min_amount",
+          "max_amount",
+          "direction",
+          "wallet_id",
+          "set_category",
+          "add_tags",
+          "rename_payee"
+        ],
+        "properties": {
+          "id": {
+            "type": "string"
+          },
+          "position": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 200
+          },
+          "field": {
+            "type": "string",
+            "enum": [
+              "payee",
+              "description"
+            ]
+          },
+          "operator": {
+            "type": "string",
+            "enum": [
+              "equals",
+              "contains",
+              "starts_with"
+            ]
+          },
+          "value": {
+            "type": "string"
+          },
+          "min_amount": {
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "max_amount": {
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "direction": {
+            "anyOf": [
+              {
+                "type": "string",
+                "enum": [
+                  "expense",
+                  "income",
+                  null
+                ]
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "wallet_id": {
+            "oneOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "set_category": {
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "add_tags": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
+          },
+          "rename_payee": {
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          }
+        }
+      },
+      "applied": {
+        "oneOf": [
+          {
+            "type": "object",
+            "required": [
+              "count",
+              "changes"
+            ],
+            "properties": {
+              "count": {
+                "type": "integer",
+                "minimum": 0
+              },
+              "changes": {
+                "type": "array",
+                "items": {
+                  "type": "object",
+                  "required": [
+                    "transaction_id",
+                    "date",
+                    "amount",
+                    "before",
+                    "after"
+                  ],
+                  "properties": {
+                    "transaction_id": {
+                      "type": "string"
+                    },
+                    "date": {
+                      "type": "string"
+                    },
+                    "amount": {
+                      "type": "string"
+                    },
+                    "before": {
+                      "type": "object",
+                      "required": [
+                        "category",
+                        "payee",
+                        "tags"
+                      ],
+                      "properties": {
+                        "category": {
+                          "anyOf": [
+                            {
+                              "type": "string"
+                            },
+                            {
+                              "type": "null"
+                            }
+                          ]
+                        },
+                        "payee": {
+                          "anyOf": [
+                            {
+                              "type": "string"
+                            },
+                            {
+                              "type": "null"
+                            }
+                          ]
+                        },
+                        "tags": {
+                          "type": "array",
+                          "items": {
+                            "type": "string"
+                          }
+                        }
+                      }
+                    },
+                    "after": {
+                      "type": "object",
+                      "required": [
+                        "category",
+                        "payee",
+                        "tags"
+                      ],
+                      "properties": {
+                        "category": {
+                          "anyOf": [
+                            {
+                              "type": "string"
+                            },
+                            {
+                              "type": "null"
+                            }
+                          ]
+                        },
+                        "payee": {
+                          "anyOf": [
+                            {
+                              "type": "string"
+                            },
+                            {
+                              "type": "null"
+                            }
+                          ]
+                        },
+                        "tags": {
+                          "type": "array",
+                          "items": {
+                            "type": "string"
+                          }
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          {
+            "type": "null"
+          }
+        ]
+      },
+      "warnings": {
+        "type": "array",
+        "items": {
+          "type": "object",
+          "required": [
+            "code",
+            "message"
+          ],
+          "properties": {
+            "code": {
+              "type": "string"
+            },
+            "message": {
+              "type": "string"
+            }
+          }
+        }
+      },
+      "changes": {
+        "type": "array",
+        "items": {
+          "type": "object",
+          "required": [
+            "field",
+            "before",
+            "after"
+          ],
+          "properties": {
+            "field": {
+              "type": "string"
+            },
+            "before": {},
+            "after": {}
+          }
+        }
+      }
+    }
+  },
+  "validateParams": validators.save_rule__params,
+  "validateResult": validators.save_rule__result
+},
+{
+  "name": "delete_rule",
+  "title": "Delete rule",
+  "description": "Deletes a rule; the rules after it move up. Transactions it filed keep their category.",
+  "summary": "Delete a categorisation rule",
+  "scope": "write:transactions",
+  "kind": "write",
+  "paramNames": [
+    "rule_id",
+    "idempotency_key",
+    "dry_run"
+  ],
+  "errors": [
+    "invalid_params",
+    "unauthorized",
+    "insufficient_scope",
+    "writes_disabled",
+    "not_found",
+    "conflict",
+    "idempotency_key_reused",
+    "idempotency_key_in_use",
+    "rate_limited",
+    "internal_error"
+  ],
+  "annotations": {
+    "readOnlyHint": false,
+    "destructiveHint": true,
+    "idempotentHint": true,
+    "openWorldHint": false
+  },
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "rule_id": {
+        "type": "string",
+        "pattern": "^rul_"
+      },
+      "idempotency_key": {
+        "type": "string",
+        "format": "uuid"
+      },
+      "dry_run": {
+        "type": "boolean"
+      }
+    },
+    "required": [
+      "rule_id",
+      "idempotency_key"
+    ],
+    "additionalProperties": false
+  },
+  "outputSchema": {
+    "type": "object",
+    "required": [
+      "status",
+      "audit_id",
+      "rule",
+      "warnings"
+    ],
+    "properties": {
+      "status": {
+        "type": "string",
+        "enum": [
+          "committed",
+          "replayed",
+          "dry_run"
+        ]
+      },
+      "audit_id": {
+        "oneOf": [
+          {
+            "type": "string"
+          },
+          {
+            "type": "null"
+          }
+        ]
+      },
+      "rule": {
+        "type": "object"
+      },
+      "warnings": {
+        "type": "array",
+        "items": {
+          "type": "object"
+        }
+      },
+      "changes": {
+        "type": "array",
+        "items": {
+          "type": "object",
+          "required": [
+            "field",
+            "before",
+            "after"
+          ],
+          "properties": {
+            "field": {
+              "type": "string"
+            },
+            "before": {},
+            "after": {}
+          }
+        }
+      }
+    }
+  },
+  "validateParams": validators.delete_rule__params,
+  "validateResult": validators.delete_rule__result
 },
 ];
 

@@ -33,6 +33,10 @@ import { delete_wallet } from "../src/tools/wallets/delete_wallet.js";
 import { create_bill_reminder } from "../src/tools/bills/create_bill_reminder.js";
 import { update_bill_reminder } from "../src/tools/bills/update_bill_reminder.js";
 import { delete_bill_reminder } from "../src/tools/bills/delete_bill_reminder.js";
+import { list_rules } from "../src/tools/transactions/list_rules.js";
+import { import_transactions } from "../src/tools/transactions/import_transactions.js";
+import { save_rule } from "../src/tools/transactions/save_rule.js";
+import { delete_rule } from "../src/tools/transactions/delete_rule.js";
 
 /** The hand-written handler of every spec method; `satisfies` makes a missing or extra one a compile error. */
 export const handlers = {
@@ -69,4 +73,8 @@ export const handlers = {
   create_bill_reminder,
   update_bill_reminder,
   delete_bill_reminder,
+  list_rules,
+  import_transactions,
+  save_rule,
+  delete_rule,
 } satisfies Handlers;

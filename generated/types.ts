@@ -232,6 +232,11 @@ export type Changes = {
   after: unknown;
 }[];
 /**
+ * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
+ * via the `definition` "RuleId".
+ */
+export type RuleId = string;
+/**
  * The user's calendar day now, in their timezone: what "today" means in every tool.
  */
 export type Date1 = string;
@@ -715,6 +720,97 @@ export interface ServiceLimits {
   idempotency_key_retention_hours: number;
   max_page_size: number;
   default_page_size: number;
+}
+/**
+ * CSV reading; columns by header name or #n.
+ *
+ * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
+ * via the `definition` "StatementMapping".
+ */
+export interface StatementMapping {
+  delimiter?: string;
+  header_row?: number;
+  decimal?: "," | ".";
+  date_order?: "day_first" | "month_first" | "iso";
+  date?: string;
+  amount?: string;
+  debit?: string;
+  credit?: string;
+  payee?: string;
+  description?: string;
+  id?: string;
+  balance?: string;
+  currency?: string;
+}
+/**
+ * One statement row. status: new, duplicate of <id>, possible duplicate of <id>, or invalid: <field>: <reason>. category_from: rule <id> or history.
+ *
+ * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
+ * via the `definition` "ImportRow".
+ */
+export interface ImportRow {
+  row: number;
+  date: Date | null;
+  amount: string | null;
+  payee: string | null;
+  description: string | null;
+  category: string | null;
+  category_from: string | null;
+  status: string;
+  transaction_id: TransactionId | null;
+}
+/**
+ * The statement's closing balance against the wallet's balance at the end of that day, after the import.
+ *
+ * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
+ * via the `definition` "Reconciliation".
+ */
+export interface Reconciliation {
+  date: Date;
+  statement_balance: string;
+  wallet_balance: string;
+  difference: string;
+}
+/**
+ * A categorisation rule. Tried in position order; the first that matches files the transaction.
+ *
+ * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
+ * via the `definition` "Rule".
+ */
+export interface Rule {
+  id: RuleId;
+  position: number;
+  field: "payee" | "description";
+  operator: "equals" | "contains" | "starts_with";
+  value: string;
+  min_amount: string | null;
+  max_amount: string | null;
+  direction: "expense" | "income" | null;
+  wallet_id: WalletId | null;
+  set_category: string | null;
+  add_tags: string[];
+  rename_payee: string | null;
+}
+/**
+ * A past transaction the rule changes: its category, payee and tags before and after.
+ *
+ * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
+ * via the `definition` "RuleChange".
+ */
+export interface RuleChange {
+  transaction_id: TransactionId;
+  date: Date;
+  amount: string;
+  before: {
+    category: string | null;
+    payee: string | null;
+    tags: string[];
+  };
+  after: {
+    category: string | null;
+    payee: string | null;
+    tags: string[];
+  };
 }
 /**
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
@@ -1630,6 +1726,254 @@ export interface DeleteBillReminderResult {
   status: WriteStatus;
   bill_reminder: BillReminder;
   audit_id: AuditId | null;
+  warnings: Warnings;
+  changes?: Changes;
+}
+/**
+ * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
+ * via the `definition` "ListRulesParams".
+ */
+export interface ListRulesParams {}
+/**
+ * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
+ * via the `definition` "ListRulesResult".
+ */
+export interface ListRulesResult {
+  /**
+   * @maxItems 200
+   */
+  rules: Rule[];
+}
+/**
+ * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
+ * via the `definition` "ImportTransactionsParams".
+ */
+export interface ImportTransactionsParams {
+  wallet_id: WalletId;
+  statement: string;
+  mapping?: StatementMapping;
+  /**
+   * Possible duplicates to import.
+   *
+   * @maxItems 5000
+   */
+  import_rows?: number[];
+  skip_invalid?: boolean;
+  rows_limit?: number;
+  idempotency_key: string;
+  dry_run?: boolean;
+}
+/**
+ * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
+ * via the `definition` "ImportTransactionsResult".
+ */
+export interface ImportTransactionsResult {
+  status: WriteStatus;
+  audit_id: AuditId | null;
+  format: "csv" | "ofx" | "camt" | "qif";
+  currency: Currency;
+  mapping: StatementMapping | null;
+  counts: {
+    rows: number;
+    new: number;
+    duplicate: number;
+    possible_duplicate: number;
+    invalid: number;
+    created: number;
+  };
+  rows: ImportRow[];
+  reconciliation: Reconciliation | null;
+  warnings: Warnings;
+}
+/**
+ * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
+ * via the `definition` "SaveRuleParams".
+ */
+export interface SaveRuleParams {
+  rule_id?: RuleId;
+  position?: number;
+  field?: "payee" | "description";
+  operator?: "equals" | "contains" | "starts_with";
+  value?: string;
+  min_amount?: Amount;
+  max_amount?: Amount;
+  direction?: "expense" | "income";
+  wallet_id?: WalletId;
+  set_category?: string;
+  /**
+   * @maxItems 20
+   */
+  add_tags?:
+    | []
+    | [string]
+    | [string, string]
+    | [string, string, string]
+    | [string, string, string, string]
+    | [string, string, string, string, string]
+    | [string, string, string, string, string, string]
+    | [string, string, string, string, string, string, string]
+    | [string, string, string, string, string, string, string, string]
+    | [string, string, string, string, string, string, string, string, string]
+    | [string, string, string, string, string, string, string, string, string, string]
+    | [string, string, string, string, string, string, string, string, string, string, string]
+    | [string, string, string, string, string, string, string, string, string, string, string, string]
+    | [string, string, string, string, string, string, string, string, string, string, string, string, string]
+    | [string, string, string, string, string, string, string, string, string, string, string, string, string, string]
+    | [
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string
+      ]
+    | [
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string
+      ]
+    | [
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string
+      ]
+    | [
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string
+      ]
+    | [
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string
+      ]
+    | [
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string
+      ];
+  rename_payee?: string;
+  apply_to_existing?: boolean;
+  expected_count?: number;
+  idempotency_key: string;
+  dry_run?: boolean;
+}
+/**
+ * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
+ * via the `definition` "SaveRuleResult".
+ */
+export interface SaveRuleResult {
+  status: WriteStatus;
+  audit_id: AuditId | null;
+  rule: Rule;
+  applied: {
+    count: number;
+    changes: RuleChange[];
+  } | null;
+  warnings: Warnings;
+  changes?: Changes;
+}
+/**
+ * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
+ * via the `definition` "DeleteRuleParams".
+ */
+export interface DeleteRuleParams {
+  rule_id: RuleId;
+  idempotency_key: string;
+  dry_run?: boolean;
+}
+/**
+ * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
+ * via the `definition` "DeleteRuleResult".
+ */
+export interface DeleteRuleResult {
+  status: WriteStatus;
+  audit_id: AuditId | null;
+  rule: Rule;
   warnings: Warnings;
   changes?: Changes;
 }

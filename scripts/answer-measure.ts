@@ -22,6 +22,7 @@ import { loadCorpus } from "../src/domain/knowledge/corpus.js";
 import { DEFAULT_KB_FOLDER, seedKnowledgeBase } from "../src/domain/knowledge/store.js";
 import { modelData, modelText } from "../src/mcp/model-text.js";
 import { tools } from "../generated/registry.js";
+import { girokontoCsv } from "./bench/statement.js";
 
 export const tokens = (s: string): number => encode(s).length;
 
@@ -85,6 +86,8 @@ export interface AnswerMeasure {
   transactions: TransactionCost[];
   /** Each read tool at its largest answer. */
   largest: { tool: string; args: Record<string, unknown>; tokens: number }[];
+  /** import_transactions previews of a 5,000-row CSV, at the default page of rows and the largest. */
+  importPreview: { rows_limit: number; tokens: number }[];
 }
 
 export async function measureAnswers(call: CallTool, today: string): Promise<AnswerMeasure> {
@@ -121,7 +124,15 @@ export async function measureAnswers(call: CallTool, today: string): Promise<Ans
     }
     largest.push(best);
   }
-  return { capabilities, transactions, largest };
+  // The preview a model reads before committing an import: the default page of rows, and the largest.
+  const wallet = (await call("list_wallets", {})).wallets[0].id as string;
+  const statement = girokontoCsv(5000);
+  const importPreview: AnswerMeasure["importPreview"] = [];
+  for (const rowsLimit of [20, 200]) {
+    const args = { wallet_id: wallet, statement, rows_limit: rowsLimit, idempotency_key: "00000000-0000-4000-8000-000000000026", dry_run: true };
+    importPreview.push({ rows_limit: rowsLimit, tokens: tokens(modelText(await call("import_transactions", args))) });
+  }
+  return { capabilities, transactions, largest, importPreview };
 }
 
 /** The largest cost of a transaction of each kind (a transfer leg carries two more ids). */

@@ -284,6 +284,14 @@ async function measureTarget(
     return run;
   }
 
+  if (t.alone) {
+    let i = 0;
+    run.alone = true;
+    run.latency = await latencySeries(origin, () => t.call(i++), quick ? 3 : 10, 1, 120_000);
+    say(`  ${t.label.padEnd(44)} alone: p50 ${fmt(run.latency.p50, 0)} ms, p90 ${fmt(run.latency.p90, 0)} ms (n ${run.latency.n})`);
+    return run;
+  }
+
   const acked = new Set<string>();
   let verify = (body: string) => t.verify(body);
   if (t.kind === "write") {

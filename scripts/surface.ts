@@ -38,6 +38,10 @@ const answerRows = [
   `| a listed expense or income, the costliest of ${listed.length} (mean ${mean}) | ${check("a listed transaction", worst.expenseOrIncome.tokens, ANSWER_BUDGETS.listedTransactionTokens)} |`,
   ...(worst.transferLeg ? [`| a listed transfer leg, the costliest (two more ids; not held to the 60) | ${worst.transferLeg.tokens} | |`] : []),
   ...answers.largest.map((l) => `| ${l.tool} ${JSON.stringify(l.args).replaceAll("|", "\\|")} | ${check(l.tool, l.tokens, ANSWER_BUDGETS.anyAnswerTokens)} |`),
+  ...answers.importPreview.map(
+    (p) =>
+      `| import_transactions preview of 5,000 CSV rows, rows_limit ${p.rows_limit} | ${check("import_transactions", p.tokens, p.rows_limit === 20 ? ANSWER_BUDGETS.importPreviewTokens : ANSWER_BUDGETS.anyAnswerTokens)} |`,
+  ),
 ];
 const doc = [
   "# Tool surface: what a model reads",

@@ -21,6 +21,7 @@ import { oauthRouter } from "./http/oauth-route.js";
 import { pagesRouter } from "./web/pages-route.js";
 import { homeRouter } from "./web/home-page.js";
 import { webKey } from "./web/secret.js";
+import { importPageRouter } from "./web/import-page.js";
 import { turnGateFor } from "./http/turns.js";
 import { dialect } from "./db/knex.js";
 import type { IdSource } from "./db/ids.js";
@@ -121,6 +122,7 @@ export function createApp(services: Services, options: AppOptions = {}): Express
   app.use(tokensRouter(services));
   app.use(oauthRouter(services));
   app.use(pagesRouter(services));
+  app.use(importPageRouter(services));
 
   app.use((_req, res) => {
     res.status(404).json({ error: { code: "not_found", message: "No such endpoint. The MCP endpoint is POST /api/v1/mcp." } });

@@ -14,6 +14,8 @@ export interface Config {
   allowedHosts: string[];
   allowedOrigins: string[];
   maxBodyBytes: number;
+  /** The body limit of a single import_transactions call (a bank statement is bigger than any other call). */
+  maxImportBodyBytes: number;
   rateLimits: { mcpPerMinute: number; ssePerMinute: number; tokensPerHour: number; oauthPerHour: number };
   /** Open SSE streams at once on this process (not a rate: streams are held until the client goes). */
   sseStreams: { perToken: number; perUser: number };
@@ -66,6 +68,7 @@ export const CONFIG_VARIABLES = [
   "ALLOWED_HOSTS",
   "ALLOWED_ORIGINS",
   "MAX_BODY_BYTES",
+  "MAX_IMPORT_BODY_BYTES",
   "RATE_LIMIT_MCP_PER_MINUTE",
   "RATE_LIMIT_SSE_PER_MINUTE",
   "SSE_MAX_STREAMS_PER_TOKEN",
@@ -246,6 +249,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     allowedHosts: r.list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"], validHost, "host names or IP addresses").map((h) => h.toLowerCase()),
     allowedOrigins: r.list("ALLOWED_ORIGINS", ["http://localhost", "http://127.0.0.1", "http://[::1]"], validOrigin, "origins such as https://example.com"),
     maxBodyBytes: r.int("MAX_BODY_BYTES", 256 * 1024, 1),
+    // 5,000 rows of a German bank CSV are about 1 MB; 8 MiB leaves room for verbose CAMT and JSON escaping.
+    maxImportBodyBytes: r.int("MAX_IMPORT_BODY_BYTES", 8 * 1024 * 1024, 1),
     rateLimits: {
       mcpPerMinute: r.int("RATE_LIMIT_MCP_PER_MINUTE", 120, 1),
       ssePerMinute: r.int("RATE_LIMIT_SSE_PER_MINUTE", 30, 1),

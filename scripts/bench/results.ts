@@ -45,6 +45,8 @@ export interface ToolRun {
   load?: LoadStats;
   /** One request at a time (history-bound tools only). */
   latency?: LatencySeries;
+  /** Measured one request at a time only (a call too heavy for the load run: the 5,000-row import preview). */
+  alone?: boolean;
 }
 
 export interface WriteCheck {
@@ -220,12 +222,30 @@ export function evaluateTargets(r: Omit<BenchResults, "targets">): TargetCheck[]
     });
   };
 
+  // Issue 26: a 5,000-row CSV preview takes under 2 s on SQLite (one request at a time, median).
+  for (const e of [sqlite, pg]) {
+    for (const t of largest(e)?.tools ?? []) {
+      if (t.id !== "import_transactions preview") continue;
+      const engine = e === sqlite ? "SQLite" : "Postgres";
+      out.push({
+        id: `${e!.engine}-import-preview`,
+        text: "A 5,000-row CSV import preview, one request at a time",
+        subject: `${t.label} (${engine})`,
+        measured: t.latency ? `p50 ${fmt(t.latency.p50)} ms, p90 ${fmt(t.latency.p90)} ms (n ${t.latency.n})` : why(t),
+        threshold: "< 2,000 ms",
+        met: t.latency ? t.latency.p50 < 2000 : null,
+      });
+    }
+  }
+
   // tools/list and the MCP tools/call rows count as reads through the full pipeline too; tools/list is not
   // a tool, so it is left out of the comparison with the SDK servers' tools/call.
   for (const t of big?.tools ?? []) {
+    if (t.alone) continue;
     if (t.kind !== "write") ratioCheck("sqlite-read-vs-echo", "Read tools on SQLite: at least 0.5 of the bare echo", t, "SQLite", big, echo, "echo", 0.5);
   }
   for (const t of big?.tools ?? []) {
+    if (t.alone) continue;
     if (t.id !== "tools/list")
       ratioCheck("sqlite-vs-sdk", `Every tool at least 3 × either SDK server (the faster: ${sdk?.label ?? "–"})`, t, "SQLite", big, sdk?.okPerSec, "SDK", 3);
   }
@@ -318,6 +338,7 @@ export function evaluateTargets(r: Omit<BenchResults, "targets">): TargetCheck[]
     });
   }
   for (const t of pgBig?.tools ?? []) {
+    if (t.alone) continue;
     ratioCheck("postgres-vs-echo", "Postgres: the same tools at least 0.3 of the echo", t, "Postgres", pgBig, pgEcho, "echo", 0.3);
   }
   return out;

@@ -8,6 +8,7 @@ import { randomUUID } from "node:crypto";
 import type { Request as AcRequest } from "autocannon";
 import type { Fixture } from "./data.js";
 import type { HttpCall } from "./load.js";
+import { girokontoCsv } from "./statement.js";
 
 export const MCP_PATH = "/api/v1/mcp";
 
@@ -22,6 +23,8 @@ export interface Target {
   historyBound: boolean;
   /** One of the two tools of the latency-against-history target (measured at every scale even in --quick). */
   scaling?: boolean;
+  /** Too heavy for the load run: measured one request at a time only. */
+  alone?: boolean;
   /** The i-th request variant (token and arguments). */
   call(i: number): HttpCall;
   /** How many distinct variants there are (the load cycles over them). */
@@ -96,6 +99,9 @@ export function buildTargets(ctx: TargetContext): Target[] {
       tags: ["coffee"],
       idempotency_key: randomUUID(),
     });
+  // The import preview of a 5,000-row bank CSV (about 740 KB, over MAX_BODY_BYTES: import_transactions's own body limit).
+  const statement = girokontoCsv(5000);
+  const importKey = randomUUID();
   const expressions = ["0.1 + 0.2", "15% of 80", "round(1234.5678 * 1.0825, 2)", "(4500 - 1200) / 3", "1250.75 * 12 - 99.99"];
   const modernMeta = {
     "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -150,6 +156,24 @@ export function buildTargets(ctx: TargetContext): Target[] {
     direct("list_bill_reminders", main, () => ({ days_ahead: 30 }), "read", false),
     direct("search_product_knowledge", all, (i) => ({ query: queries[i % queries.length], limit: 5 }), "read", false),
     direct("calculate", all, (i) => ({ expression: expressions[i % expressions.length] }), "read", false),
+    {
+      ...direct(
+        "import_transactions",
+        main,
+        () => ({ wallet_id: fixture.walletIds[0], statement, rows_limit: 20, idempotency_key: importKey, dry_run: true }),
+        "read",
+        false,
+        1,
+      ),
+      id: "import_transactions preview",
+      alone: true,
+      label: "import_transactions (5,000-row CSV preview)",
+      call: (i) => ({
+        path: MCP_PATH,
+        headers: auth(main, i),
+        body: rpc("import_transactions", { wallet_id: fixture.walletIds[0], statement, rows_limit: 20, idempotency_key: importKey, dry_run: true }),
+      }),
+    },
     {
       id: "create_transaction",
       label: "create_transaction",

@@ -20,9 +20,36 @@ import { admit, answer, checkNotification, errorAnswer, idOf, sendAnswer, writeJ
 import { handleBatch } from "./batch.js";
 import { scopeOf, toolOf } from "./request-scope.js";
 
-/** express.json with the endpoint's answers: 415 for a Content-Type that is not JSON, 413 over the limit, -32700 for a body that is not JSON. */
+/** The tools whose single call may carry a body up to MAX_IMPORT_BODY_BYTES instead of MAX_BODY_BYTES. */
+const LARGE_BODY_TOOLS = new Set(["import_transactions"]);
+
+/** A single (not batched) call of one of LARGE_BODY_TOOLS, direct or through MCP tools/call. */
+function isLargeBodyCall(body: unknown): boolean {
+  if (body === null || typeof body !== "object" || Array.isArray(body)) return false;
+  const { method, params } = body as { method?: unknown; params?: { name?: unknown } };
+  const tool = method === "tools/call" ? params?.name : method;
+  return typeof tool === "string" && LARGE_BODY_TOOLS.has(tool);
+}
+
+/**
+ * express.json with the endpoint's answers: 415 for a Content-Type that is not JSON, 413 over the limit, -32700 for a body that is not JSON.
+ * The limit is MAX_BODY_BYTES, except for a single import_transactions call (a bank statement), whose
+ * limit is MAX_IMPORT_BODY_BYTES: bodies up to the larger limit are parsed, then held to the smaller one
+ * unless they are that call (docs/decisions.md#a-larger-body-for-import-only).
+ */
 export function jsonBodyParser(config: Config): RequestHandler {
-  const jsonBody = express.json({ limit: config.maxBodyBytes, strict: false, type: () => true });
+  const largest = Math.max(config.maxBodyBytes, config.maxImportBodyBytes);
+  const sizes = new WeakMap<Request, number>();
+  const jsonBody = express.json({
+    limit: largest,
+    strict: false,
+    type: () => true,
+    verify: (req, _res, buf) => void sizes.set(req as Request, buf.length),
+  });
+  const limits =
+    largest === config.maxBodyBytes ? `${largest} bytes` : `${config.maxBodyBytes} bytes (${config.maxImportBodyBytes} for one import_transactions call)`;
+  const tooLarge = (res: Response) =>
+    sendRpcError(res, null, protocolError(INVALID_REQUEST, `The request body is larger than ${limits}.`, { code: "payload_too_large" }, 413));
   return (req: Request, res: Response, next: NextFunction) => {
     if (!hasJsonContentType(req)) {
       const type = JSON.stringify(req.headers["content-type"]);
@@ -33,15 +60,12 @@ export function jsonBodyParser(config: Config): RequestHandler {
       );
     }
     jsonBody(req, res, (err?: unknown) => {
-      if (!err) return next();
-      const e = err as { type?: string; status?: number };
-      if (e.type === "entity.too.large") {
-        return sendRpcError(
-          res,
-          null,
-          protocolError(INVALID_REQUEST, `The request body is larger than ${config.maxBodyBytes} bytes.`, { code: "payload_too_large" }, 413),
-        );
+      if (!err) {
+        if ((sizes.get(req) ?? 0) > config.maxBodyBytes && !isLargeBodyCall(req.body)) return tooLarge(res);
+        return next();
       }
+      const e = err as { type?: string; status?: number };
+      if (e.type === "entity.too.large") return tooLarge(res);
       return sendRpcError(res, null, protocolError(PARSE_ERROR, "The body is not valid JSON.", {}, 400));
     });
   };

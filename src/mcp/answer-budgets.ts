@@ -14,6 +14,11 @@ export const ANSWER_BUDGETS = Object.freeze({
    * held to it; nor is a page of one (an object with its wallet id, ~77).
    */
   listedTransactionTokens: 60,
+  /**
+   * An import_transactions preview at its default page of 20 rows (a 5,000-row statement: counts, mapping,
+   * reconciliation, warnings, rows; ~900 measured). Its largest page (200 rows) is held to anyAnswerTokens.
+   */
+  importPreviewTokens: 1500,
   /** Any answer at the largest page size. */
   anyAnswerTokens: 20000,
 });

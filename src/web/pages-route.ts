@@ -257,6 +257,8 @@ ${scopeFieldsets(KNOWN_SCOPES)}
 <label for="days">Expires after (days)</label><input id="days" name="expires_in_days" type="number" min="1" max="365" value="30" required>
 <button type="submit">Create token</button>
 </form>
+<h2 id="import">Import a statement</h2>
+<p><a href="/account/import">Import a bank statement</a> (CSV, OFX, CAMT, QIF) with a preview first.</p>
 <h2 id="changes">Latest changes</h2>
 ${changes.length ? `<div class="scroll"><table aria-labelledby="changes">${head(["When", "Tool", "What"])}<tbody>${changeRows}</tbody></table></div>` : "<p>No changes yet.</p>"}
 <h2 id="security">Sign-in and password</h2>

@@ -153,6 +153,26 @@ export async function seedExampleWorld(db: Knex, pepper: string): Promise<string
       updated_at: r.updated_at,
     });
   }
+  for (const r of example("list_rules").rules) {
+    await db("rules").insert({
+      id: r.id,
+      user_id: EXAMPLE_USER_ID,
+      position: r.position,
+      field: r.field,
+      operator: r.operator,
+      value: r.value,
+      value_key: r.value.toLowerCase(),
+      min_amount: r.min_amount,
+      max_amount: r.max_amount,
+      direction: r.direction,
+      wallet_id: r.wallet_id,
+      set_category: r.set_category,
+      add_tags: JSON.stringify(r.add_tags),
+      rename_payee: r.rename_payee,
+      created_at: AT,
+      updated_at: AT,
+    });
+  }
   const { token } = await createToken(
     db,
     EXAMPLE_USER_ID,

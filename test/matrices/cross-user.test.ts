@@ -21,7 +21,10 @@ const RESOURCE_OF: Record<string, string> = {
   budget_id: "budget",
   goal_id: "goal",
   bill_reminder_id: "bill_reminder",
+  rule_id: "rule",
 };
+/** Resources whose create tool is not create_<resource>. */
+const CREATED_BY: Record<string, string> = { rule: "save_rule" };
 /**
  * *_id params that are not references to owned rows: external_id is the user's own bank reference;
  * audit_id filters list_changes, where another user's id finds nothing (test/tools/list-changes.test.ts).
@@ -32,7 +35,7 @@ const ID_PARAM = /_ids?$/;
 const idParams = (t: ToolDefinition) => t.paramNames.filter((p) => ID_PARAM.test(p) && !NOT_REFERENCES.has(p));
 
 /** Tables holding users' data: compared before and after B's calls. */
-const DATA_TABLES = ["wallets", "transactions", "transaction_tags", "budgets", "goals", "goal_contributions", "bill_reminders"];
+const DATA_TABLES = ["wallets", "transactions", "transaction_tags", "budgets", "goals", "goal_contributions", "bill_reminders", "rules", "import_keys"];
 
 /** The first example of a method that uses the param, else its first example. */
 function paramsFor(tool: string, param: string): Record<string, unknown> {
@@ -69,7 +72,7 @@ describe(`cross-user matrix (${engine})`, () => {
     const list = mine.get(resource) ?? [];
     mine.set(resource, list);
     while (list.length <= index) {
-      const create = `create_${resource}`;
+      const create = CREATED_BY[resource] ?? `create_${resource}`;
       const params = exampleParams(create);
       if (typeof params.name === "string") params.name = `${params.name} ${list.length + 1}`;
       if ("external_id" in params) params.external_id = randomUUID();

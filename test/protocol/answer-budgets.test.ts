@@ -116,6 +116,12 @@ describe(`answers sized for a model (${engine})`, function () {
     expect(() => expectListedWithinBudget(listedTransactionCosts(scattered))).to.throw(`at most ${ANSWER_BUDGETS.listedTransactionTokens}`);
   });
 
+  it(`an import preview of 5,000 rows is at most ${ANSWER_BUDGETS.importPreviewTokens} tokens at 20 rows, ${ANSWER_BUDGETS.anyAnswerTokens} at 200`, () => {
+    expect(measure.importPreview.map((p) => p.rows_limit)).to.deep.equal([20, 200]);
+    expect(measure.importPreview[0]!.tokens).to.be.at.most(ANSWER_BUDGETS.importPreviewTokens);
+    expect(measure.importPreview[1]!.tokens).to.be.at.most(ANSWER_BUDGETS.anyAnswerTokens);
+  });
+
   it(`no read answers more than ${ANSWER_BUDGETS.anyAnswerTokens} tokens at its largest`, async () => {
     const names = measure.largest.map((l) => l.tool);
     for (const t of [

@@ -218,4 +218,24 @@ export class FinanceMcpClient {
   deleteBillReminder(params: T.DeleteBillReminderParams): Promise<T.DeleteBillReminderResult> {
     return this.call("delete_bill_reminder", params);
   }
+
+  /** List the categorisation rules in the order they are tried */
+  listRules(params: T.ListRulesParams = {}): Promise<T.ListRulesResult> {
+    return this.call("list_rules", params);
+  }
+
+  /** Import a bank statement into a wallet, with preview and de-duplication Pass an idempotency key (newIdempotencyKey()) and reuse it when retrying. */
+  importTransactions(params: T.ImportTransactionsParams): Promise<T.ImportTransactionsResult> {
+    return this.call("import_transactions", params);
+  }
+
+  /** Create or change a categorisation rule, optionally filing past transactions Pass an idempotency key (newIdempotencyKey()) and reuse it when retrying. */
+  saveRule(params: T.SaveRuleParams): Promise<T.SaveRuleResult> {
+    return this.call("save_rule", params);
+  }
+
+  /** Delete a categorisation rule Pass an idempotency key (newIdempotencyKey()) and reuse it when retrying. */
+  deleteRule(params: T.DeleteRuleParams): Promise<T.DeleteRuleResult> {
+    return this.call("delete_rule", params);
+  }
 }

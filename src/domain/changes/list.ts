@@ -18,6 +18,8 @@ const AREA_OF: Record<string, string> = {
   budget: "budgets",
   goal: "goals",
   bill_reminder: "bills",
+  rule: "transactions",
+  import: "transactions",
 };
 
 const VERB: Record<string, string> = { create: "created", update: "updated", delete: "deleted", add_funds: "added funds to" };

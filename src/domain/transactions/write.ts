@@ -1,6 +1,6 @@
 /**
  * create_transaction's rules: the amount read in the wallet's currency, today by default (the caller's
- * day), and after the insert, in the same transaction, the budgets this expense pushed over their limit.
+ * day), the person's categorisation rule when no category is given, and after the insert, in the same transaction, the budgets this expense pushed over their limit.
  * Updates are update.ts; deletes are store.ts's deleteTransaction. Both lock the legs first.
  */
 import type { CreateTransactionParams, Transaction, Warning } from "../../../generated/types.js";
@@ -10,6 +10,8 @@ import { budgetsPushedOverLimit } from "../budgets/over-limit.js";
 import { parseAmountParam } from "../shared/amounts.js";
 import { getWalletRow } from "../wallets/store.js";
 import { insertTransaction } from "./store.js";
+import { ruleFor } from "../rules/apply.js";
+import { normalizeTags } from "../shared/text.js";
 
 export async function createTransaction(
   ctx: DomainContext,
@@ -19,6 +21,18 @@ export async function createTransaction(
   // The wallet first: its currency decides how many decimals the amount may have.
   const wallet = await getWalletRow(ctx.db, userId, params.wallet_id, "wallet_id");
   const amountMinor = parseAmountParam(params.amount, wallet.currency, "amount");
+  // Without a category, the person's first matching rule files it (docs/import.md, "Rules").
+  const rule =
+    params.category === undefined
+      ? await ruleFor(ctx.db, userId, {
+          walletId: wallet.id,
+          currency: wallet.currency,
+          direction: params.direction,
+          amountMinor,
+          payee: params.payee ?? null,
+          description: params.description ?? null,
+        })
+      : undefined;
   const inserted = await insertTransaction(ctx.db, userId, {
     walletId: wallet.id,
     // Already read above in this transaction: insertTransaction need not read it again.
@@ -27,10 +41,11 @@ export async function createTransaction(
     amountMinor,
     direction: params.direction,
     toWalletId: params.to_wallet_id ?? null,
-    payee: params.payee,
+    payee: rule?.payee ?? params.payee,
     description: params.description,
-    category: params.category,
-    tags: params.tags,
+    category: params.category ?? rule?.category ?? undefined,
+    // A tag list holds at most 20 (TagList): the rule's tags fill up to that.
+    tags: rule && rule.tags.length > 0 ? normalizeTags([...(params.tags ?? []), ...rule.tags]).slice(0, 20) : params.tags,
     notes: params.notes,
     externalId: params.external_id,
     now: ctx.now(),

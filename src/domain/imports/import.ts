@@ -1,0 +1,340 @@
+/**
+ * import_transactions: a statement's rows planned against the wallet, then recorded (docs/import.md).
+ *
+ * Each row gets one status:
+ *   invalid             the parser or the checks here could not take it (field and reason named);
+ *   duplicate           its bank id or its content key is in the import ledger (import_keys) of the wallet,
+ *                       also when the person has since deleted that transaction; or its bank id is already
+ *                       the external_id of a transaction of the wallet; or the file repeats a bank id;
+ *   possible_duplicate  a transaction of the wallet, not yet claimed by another row, has the same signed
+ *                       amount, a similar payee and a date at most FUZZY_DAYS away (and no other bank id):
+ *                       recorded only when the call lists the row in import_rows;
+ *   new                 recorded.
+ * Categories: the first of the person's rules that matches (which may also rename the payee and add tags),
+ * else the category the person most often gave that payee. New rows go in as one bulk insert in the
+ * caller's transaction (the write pipeline's), with their keys in the ledger; the caller audits them once.
+ */
+import type { Knex } from "knex";
+import type { Transaction } from "../../../generated/types.js";
+import type { IdSource } from "../../db/ids.js";
+import { invalidParams } from "../../errors.js";
+import { formatMinor } from "../../money/amount.js";
+import { addDays } from "../../calendar/days.js";
+import { parseStatement, type CsvMapping, type ParsedStatement, type StatementFormat } from "../../statements/parse.js";
+import { listRules } from "../rules/store.js";
+import { firstMatch } from "../rules/match.js";
+import { assertRunningTotals } from "../wallets/ceiling.js";
+import { balanceOf, getWalletRow, ledgerSums, type WalletRow } from "../wallets/store.js";
+import { coerceTransactionRow, transactionFromRow } from "../transactions/store.js";
+import { foldKey, normalizeTags } from "../shared/text.js";
+import { dateInRange, rowMinor } from "./amounts.js";
+import { usualCategories } from "./history.js";
+import { FUZZY_DAYS, bankKey, contentKey, similarPayees } from "./keys.js";
+
+export type RowStatus = "new" | "duplicate" | "possible_duplicate" | "invalid";
+
+export interface PlannedRow {
+  row: number;
+  date: string | null;
+  minor: bigint | null;
+  payee: string | null;
+  description: string | null;
+  bankId: string | null;
+  category: string | null;
+  /** "rule rul_…" or "history", null without a category. */
+  categoryFrom: string | null;
+  tags: string[];
+  status: RowStatus;
+  /** duplicate / possible_duplicate: the transaction (or "row N" of this file) it matches. */
+  of: string | null;
+  ofDeleted: boolean;
+  /** invalid: "field: reason". */
+  reason: string | null;
+  keys: string[];
+  transactionId: string | null;
+}
+
+export interface ImportInput {
+  walletId: string;
+  statement: string;
+  format?: StatementFormat;
+  mapping?: Partial<CsvMapping>;
+  /** Possible duplicates (by row number) the person wants recorded anyway. */
+  importRows: readonly number[];
+  skipInvalid: boolean;
+  /** A preview: invalid rows are shown, not refused (the commit refuses them unless skipInvalid). */
+  dryRun: boolean;
+  now: Date;
+  ids: IdSource;
+}
+
+export interface Reconciliation {
+  date: string;
+  statement_balance: string;
+  wallet_balance: string;
+  difference: string;
+}
+
+export interface ImportOutcome {
+  importId: string;
+  wallet: WalletRow;
+  parsed: ParsedStatement;
+  rows: PlannedRow[];
+  created: Transaction[];
+  reconciliation: Reconciliation | null;
+}
+
+const abs = (v: bigint) => (v < 0n ? -v : v);
+
+export async function importStatement(db: Knex, userId: string, input: ImportInput): Promise<ImportOutcome> {
+  const wallet = await getWalletRow(db, userId, input.walletId, "wallet_id");
+  const parsed = parseStatement(input.statement, input.format, input.mapping);
+  if (parsed.currency !== null && parsed.currency !== wallet.currency)
+    throw invalidParams(
+      "wallet_id",
+      `a wallet in ${parsed.currency}`,
+      `wallet_id: the statement is in ${parsed.currency} but the wallet ${JSON.stringify(wallet.name)} holds ${wallet.currency}. Import it into a wallet in ${parsed.currency}.`,
+    );
+  if (parsed.rows.length === 0)
+    throw invalidParams("statement", "a statement with at least one transaction", "statement: the statement holds no transactions.");
+
+  const rows = await planRows(db, userId, wallet, parsed);
+  const byNumber = new Map(rows.map((r) => [r.row, r]));
+  for (const n of input.importRows) {
+    const r = byNumber.get(n);
+    if (r === undefined)
+      throw invalidParams(
+        "import_rows",
+        "row numbers of this statement's preview",
+        `import_rows: the statement has no row ${n}. Use the row numbers of the preview.`,
+      );
+  }
+  const invalid = rows.filter((r) => r.status === "invalid");
+  if (invalid.length > 0 && !input.skipInvalid && !input.dryRun) {
+    const first = invalid[0]!;
+    throw invalidParams(
+      "statement",
+      "rows that all read as transactions",
+      `statement: row ${first.row}, ${first.reason}${invalid.length > 1 ? ` (and ${invalid.length - 1} more invalid rows)` : ""}. Nothing was imported. Correct the mapping or the file, or send skip_invalid: true to import the other rows.`,
+    );
+  }
+  const accepted = new Set(input.importRows);
+  const toCreate = rows.filter((r) => r.status === "new" || (r.status === "possible_duplicate" && accepted.has(r.row)));
+  const importId = input.ids.next("imp");
+  // A preview writes nothing, even inside the rolled-back transaction: 5,000 inserts (and their totals
+  // triggers) would be most of its time. It adds the rows it would create to the balance instead.
+  const created = input.dryRun ? [] : await record(db, userId, wallet, toCreate, input);
+  const pending = input.dryRun ? toCreate : [];
+  return { importId, wallet, parsed, rows, created, reconciliation: await reconcile(db, userId, wallet, parsed, pending) };
+}
+
+async function planRows(db: Knex, userId: string, wallet: WalletRow, parsed: ParsedStatement): Promise<PlannedRow[]> {
+  const rules = await listRules(db, userId);
+  const occurrences = new Map<string, number>();
+  const seenBankIds = new Map<string, number>();
+  const rows: PlannedRow[] = parsed.rows.map((r) => {
+    const planned: PlannedRow = {
+      row: r.row,
+      date: r.date,
+      minor: null,
+      payee: r.payee,
+      description: r.description,
+      bankId: r.bankId,
+      category: null,
+      categoryFrom: null,
+      tags: [],
+      status: "new",
+      of: null,
+      ofDeleted: false,
+      reason: null,
+      keys: [],
+      transactionId: null,
+    };
+    const fail = (field: string, reason: string) => Object.assign(planned, { status: "invalid", reason: `${field}: ${reason}` });
+    if (r.error) return fail(r.error.field, r.error.reason);
+    if (r.currency !== null && r.currency !== wallet.currency)
+      return fail("currency", `${r.currency.slice(0, 3)} differs from the wallet's ${wallet.currency}`);
+    if (!dateInRange(r.date!)) return Object.assign(fail("date", `${r.date} is out of range`), { date: null });
+    const amount = rowMinor(r.amount!, wallet.currency);
+    if ("reason" in amount) return fail("amount", amount.reason);
+    planned.minor = amount.minor;
+    const base = contentKey(r.date!, amount.minor, r.payee, 0).replace(/\|0$/, "");
+    const n = occurrences.get(base) ?? 0;
+    occurrences.set(base, n + 1);
+    planned.keys.push(contentKey(r.date!, amount.minor, r.payee, n));
+    if (r.bankId !== null) {
+      planned.keys.unshift(bankKey(r.bankId));
+      const earlier = seenBankIds.get(r.bankId);
+      if (earlier !== undefined) Object.assign(planned, { status: "duplicate", of: `row ${earlier}` });
+      else seenBankIds.set(r.bankId, r.row);
+    }
+    const effect = firstMatch(rules, {
+      payee: r.payee,
+      description: r.description,
+      amountMinor: abs(amount.minor),
+      currency: wallet.currency,
+      direction: amount.minor < 0n ? "expense" : "income",
+      walletId: wallet.id,
+    });
+    if (effect) {
+      planned.payee = effect.payee ?? planned.payee;
+      planned.tags = effect.tags;
+      if (effect.category !== null) Object.assign(planned, { category: effect.category, categoryFrom: `rule ${effect.ruleId}` });
+    }
+    return planned;
+  });
+
+  const valid = rows.filter((r) => r.status !== "invalid");
+  await markKnown(db, userId, wallet, valid);
+  await markPossible(db, userId, wallet, valid);
+
+  const history = await usualCategories(
+    db,
+    userId,
+    valid.filter((r) => r.category === null && r.payee !== null).map((r) => r.payee!),
+  );
+  for (const r of valid) {
+    if (r.category !== null || r.payee === null) continue;
+    const usual = history.get(foldKey(r.payee));
+    if (usual !== undefined) Object.assign(r, { category: usual, categoryFrom: "history" });
+  }
+  return rows;
+}
+
+/** Layers 1 and 2: the ledger's keys, and bank ids that are already external_ids of the wallet. */
+async function markKnown(db: Knex, userId: string, wallet: WalletRow, rows: PlannedRow[]): Promise<void> {
+  const keys = rows.flatMap((r) => (r.bankId !== null ? [r.keys[0]!] : r.keys));
+  const known = new Map<string, string>();
+  for (let i = 0; i < keys.length; i += 500) {
+    const found = await db("import_keys")
+      .where({ user_id: userId, wallet_id: wallet.id })
+      .whereIn("key", keys.slice(i, i + 500))
+      .select("key", "transaction_id");
+    for (const f of found) known.set(String(f.key), String(f.transaction_id));
+  }
+  const bankIds = rows.map((r) => r.bankId).filter((id): id is string => id !== null && id.length <= 100);
+  const external = new Map<string, string>();
+  for (let i = 0; i < bankIds.length; i += 500) {
+    const found = await db("transactions")
+      .where({ user_id: userId, wallet_id: wallet.id })
+      .whereIn("external_id", bankIds.slice(i, i + 500))
+      .select("id", "external_id");
+    for (const f of found) external.set(String(f.external_id), String(f.id));
+  }
+  const targets = new Set([...known.values()]);
+  const alive = new Set<string>();
+  const list = [...targets];
+  for (let i = 0; i < list.length; i += 500) {
+    for (const f of await db("transactions")
+      .where({ user_id: userId })
+      .whereIn("id", list.slice(i, i + 500))
+      .select("id"))
+      alive.add(String(f.id));
+  }
+  for (const r of rows) {
+    if (r.status !== "new") continue;
+    // A row with a bank id is known by that id only: another id with the same content is another transaction.
+    const hit = r.bankId !== null ? (known.get(r.keys[0]!) ?? external.get(r.bankId)) : known.get(r.keys[0]!);
+    if (hit !== undefined) Object.assign(r, { status: "duplicate", of: hit, ofDeleted: !alive.has(hit) && !external.has(r.bankId ?? "") });
+  }
+}
+
+/** Layer 3: a transaction of the wallet that looks like the row, each claimed by one row at most. */
+async function markPossible(db: Knex, userId: string, wallet: WalletRow, rows: PlannedRow[]): Promise<void> {
+  const open = rows.filter((r) => r.status === "new");
+  if (open.length === 0) return;
+  const dates = open.map((r) => r.date!).sort();
+  const claimed = new Set(rows.filter((r) => r.status === "duplicate" && r.of !== null).map((r) => r.of!));
+  const existing = (
+    await db("transactions")
+      .where({ user_id: userId, wallet_id: wallet.id })
+      .andWhereBetween("date", [addDays(dates[0]!, -FUZZY_DAYS), addDays(dates[dates.length - 1]!, FUZZY_DAYS)])
+      .select("id", "date", "amount_minor", "payee", "external_id")
+      .orderBy([{ column: "date" }, { column: "id" }])
+  ).map((raw) => ({
+    id: String(raw.id),
+    date: String(raw.date),
+    minor: BigInt(raw.amount_minor as string),
+    payee: raw.payee == null ? null : String(raw.payee),
+    externalId: raw.external_id == null ? null : String(raw.external_id),
+  }));
+  const byAmount = new Map<bigint, typeof existing>();
+  for (const e of existing) {
+    if (claimed.has(e.id)) continue;
+    byAmount.set(e.minor, [...(byAmount.get(e.minor) ?? []), e]);
+  }
+  const dayNumber = (d: string) => Date.parse(`${d}T00:00:00Z`) / 86_400_000;
+  for (const r of open) {
+    const candidates = (byAmount.get(r.minor!) ?? []).filter(
+      (e) =>
+        !claimed.has(e.id) &&
+        Math.abs(dayNumber(e.date) - dayNumber(r.date!)) <= FUZZY_DAYS &&
+        // Two different bank ids are two transactions by the bank's own word.
+        !(r.bankId !== null && e.externalId !== null && e.externalId !== r.bankId) &&
+        similarPayees(r.payee, e.payee),
+    );
+    candidates.sort((a, b) => Math.abs(dayNumber(a.date) - dayNumber(r.date!)) - Math.abs(dayNumber(b.date) - dayNumber(r.date!)));
+    const match = candidates[0];
+    if (match === undefined) continue;
+    claimed.add(match.id);
+    Object.assign(r, { status: "possible_duplicate", of: match.id });
+  }
+}
+
+async function record(db: Knex, userId: string, wallet: WalletRow, rows: PlannedRow[], input: ImportInput): Promise<Transaction[]> {
+  if (rows.length === 0) return [];
+  const at = input.now.toISOString();
+  const inserted = rows.map((r) => {
+    const id = input.ids.next("txn");
+    r.transactionId = id;
+    const payee = r.payee === null ? null : r.payee.normalize("NFC").trim() || null;
+    return {
+      id,
+      user_id: userId,
+      wallet_id: wallet.id,
+      date: r.date!,
+      amount_minor: r.minor!,
+      currency: wallet.currency,
+      direction: r.minor! < 0n ? "expense" : "income",
+      payee,
+      payee_key: payee === null ? null : foldKey(payee),
+      description: r.description,
+      category: r.category,
+      category_key: r.category === null ? null : foldKey(r.category),
+      notes: null,
+      external_id: r.bankId !== null && r.bankId.length <= 100 ? r.bankId : null,
+      transfer_id: null,
+      counterpart_wallet_id: null,
+      created_at: at,
+      updated_at: at,
+    };
+  });
+  for (let i = 0; i < inserted.length; i += 100) await db("transactions").insert(inserted.slice(i, i + 100));
+  await assertRunningTotals(db, userId, [wallet], "statement");
+  const tags = rows.flatMap((r) => normalizeTags(r.tags).map((tag) => ({ transaction_id: r.transactionId!, user_id: userId, tag })));
+  for (let i = 0; i < tags.length; i += 300) await db("transaction_tags").insert(tags.slice(i, i + 300));
+  const keys = rows.flatMap((r) => r.keys.map((key) => ({ user_id: userId, wallet_id: wallet.id, key, transaction_id: r.transactionId!, created_at: at })));
+  for (let i = 0; i < keys.length; i += 200)
+    await db("import_keys")
+      .insert(keys.slice(i, i + 200))
+      .onConflict(["user_id", "wallet_id", "key"])
+      .ignore();
+  return inserted.map((row, i) => transactionFromRow(coerceTransactionRow(row), normalizeTags(rows[i]!.tags)));
+}
+
+/** The stated closing balance against the wallet's balance at the end of that day, after this import. */
+async function reconcile(db: Knex, userId: string, wallet: WalletRow, parsed: ParsedStatement, pending: readonly PlannedRow[]): Promise<Reconciliation | null> {
+  if (parsed.closing === null) return null;
+  const stated = rowMinor(parsed.closing.amount, wallet.currency);
+  const statedMinor = "minor" in stated ? stated.minor : /^-?0*(\.0*)?$/.test(parsed.closing.amount) ? 0n : null;
+  if (statedMinor === null) return null;
+  const sums = await ledgerSums(db, userId, { walletIds: [wallet.id], asOf: parsed.closing.date });
+  const closing = parsed.closing.date;
+  const balance = balanceOf(wallet, sums, closing) + pending.filter((r) => r.date! <= closing).reduce((sum, r) => sum + r.minor!, 0n);
+  return {
+    date: parsed.closing.date,
+    statement_balance: formatMinor(statedMinor, wallet.currency),
+    wallet_balance: formatMinor(balance, wallet.currency),
+    difference: formatMinor(statedMinor - balance, wallet.currency),
+  };
+}

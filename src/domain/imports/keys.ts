@@ -1,0 +1,63 @@
+/**
+ * How an imported row is recognised again (docs/import.md, "De-duplication"):
+ *   - by the bank's own id, compared exactly: key "id:<id>";
+ *   - by its content: the date, the signed amount in minor units and the normalised payee, with the
+ *     occurrence of that content in the file (two identical coffees on one day are #0 and #1): key
+ *     "c:<date>|<minor>|<payee>|<n>";
+ *   - as a possible duplicate of a transaction already in the wallet: same signed amount, a similar payee,
+ *     dates at most FUZZY_DAYS apart. That one is a suggestion, never a key.
+ */
+import { createHash } from "node:crypto";
+
+/** How far apart (in days, either way) a row and an existing transaction may be to be a possible duplicate. */
+export const FUZZY_DAYS = 5;
+
+/**
+ * A payee as banks vary it between exports: folded, accents and punctuation gone, card and reference
+ * numbers (runs of 3+ digits) gone, spaces collapsed. "REWE Markt GmbH 0815" and "Rewe Markt GmbH" agree.
+ */
+export function normalizePayee(payee: string | null): string {
+  if (payee === null) return "";
+  return payee
+    .normalize("NFKD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .toLowerCase()
+    .replace(/\d{3,}/g, " ")
+    .replace(/[^\p{L}\p{N}]+/gu, " ")
+    .trim()
+    .replace(/\s+/g, " ");
+}
+
+export const bankKey = (id: string): string => `id:${id.length <= 200 ? id : createHash("sha256").update(id).digest("hex")}`;
+
+export function contentKey(date: string, minor: bigint, payee: string | null, occurrence: number): string {
+  const p = normalizePayee(payee);
+  const shown = p.length <= 150 ? p : createHash("sha256").update(p).digest("hex");
+  return `c:${date}|${minor}|${shown}|${occurrence}`;
+}
+
+function bigrams(s: string): Map<string, number> {
+  const out = new Map<string, number>();
+  const t = s.replace(/ /g, "");
+  for (let i = 0; i < t.length - 1; i++) out.set(t.slice(i, i + 2), (out.get(t.slice(i, i + 2)) ?? 0) + 1);
+  return out;
+}
+
+/**
+ * Whether two payees plausibly name the same party: either is missing (a hand-typed row often has no
+ * payee), one's first word starts the other, or their letter pairs overlap by at least half (Dice).
+ */
+export function similarPayees(a: string | null, b: string | null): boolean {
+  const x = normalizePayee(a);
+  const y = normalizePayee(b);
+  if (x === "" || y === "") return true;
+  if (x === y) return true;
+  const [fx = "", fy = ""] = [x.split(" ")[0], y.split(" ")[0]];
+  if (fx.length >= 3 && fy.length >= 3 && (y.startsWith(fx) || x.startsWith(fy))) return true;
+  const bx = bigrams(x);
+  const by = bigrams(y);
+  let both = 0;
+  for (const [g, n] of bx) both += Math.min(n, by.get(g) ?? 0);
+  const total = [...bx.values()].reduce((s, n) => s + n, 0) + [...by.values()].reduce((s, n) => s + n, 0);
+  return total > 0 && (2 * both) / total >= 0.5;
+}

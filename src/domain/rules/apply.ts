@@ -1,0 +1,88 @@
+/**
+ * Rules at work: on a transaction being created without a category (create_transaction), and on the past
+ * (save_rule with apply_to_existing): every transaction of the person the rule matches, and what applying
+ * its actions would change. Transfers are never touched: they move money, they are not spending.
+ */
+import type { Knex } from "knex";
+import type { Transaction } from "../../../generated/types.js";
+import { coerceTransactionRow, transactionsFromRows } from "../transactions/store.js";
+import { foldKey, normalizeTags } from "../shared/text.js";
+import { listRules } from "./store.js";
+import { firstMatch, ruleMatches, type RuleEffect, type RuleRecord } from "./match.js";
+
+export interface Draft {
+  walletId: string;
+  currency: string;
+  direction: string;
+  amountMinor: bigint;
+  payee: string | null;
+  description: string | null;
+}
+
+/** The effect of the person's first matching rule on a new transaction, if any. */
+export async function ruleFor(db: Knex, userId: string, draft: Draft): Promise<RuleEffect | undefined> {
+  if (draft.direction === "transfer") return undefined;
+  const rules = await listRules(db, userId);
+  return rules.length === 0 ? undefined : firstMatch(rules, { ...draft });
+}
+
+export interface RuleChange {
+  before: Transaction;
+  after: Transaction;
+}
+
+const abs = (v: bigint) => (v < 0n ? -v : v);
+
+/** What applying `rule` to the person's existing transactions would change: only those it actually changes. */
+export async function changesOfRule(db: Knex, userId: string, rule: RuleRecord): Promise<RuleChange[]> {
+  const q = db("transactions").where({ user_id: userId }).whereNull("transfer_id");
+  if (rule.wallet_id !== null) q.andWhere("wallet_id", rule.wallet_id);
+  if (rule.direction !== null) q.andWhere("direction", rule.direction);
+  // A coarse filter in SQL (folded keys exist for payees), the exact decision in ruleMatches.
+  if (rule.field === "payee") q.whereNotNull("payee_key");
+  else q.whereNotNull("description");
+  if (rule.field === "payee" && rule.operator === "equals") q.andWhere("payee_key", foldKey(rule.value));
+  const rows = (await q.orderBy([{ column: "date" }, { column: "id" }])).map(coerceTransactionRow);
+  const matching = rows.filter((r) =>
+    ruleMatches(rule, {
+      payee: r.payee,
+      description: r.description,
+      amountMinor: abs(r.amount_minor),
+      currency: r.currency,
+      direction: r.direction,
+      walletId: r.wallet_id,
+    }),
+  );
+  const befores = await transactionsFromRows(db, matching);
+  const out: RuleChange[] = [];
+  const tags = normalizeTags(rule.add_tags);
+  for (const before of befores) {
+    const after: Transaction = {
+      ...before,
+      category: rule.set_category ?? before.category,
+      payee: rule.rename_payee ?? before.payee,
+      tags: [...new Set([...before.tags, ...tags])].sort(),
+    };
+    if (after.category !== before.category || after.payee !== before.payee || after.tags.length !== before.tags.length) out.push({ before, after });
+  }
+  return out;
+}
+
+/** Writes the changes (one UPDATE per chunk: a rule sets the same values on every row it changes). */
+export async function applyRuleChanges(db: Knex, userId: string, rule: RuleRecord, changes: readonly RuleChange[], at: string): Promise<void> {
+  const ids = changes.map((c) => c.before.id);
+  const patch: Record<string, unknown> = { updated_at: at };
+  if (rule.set_category !== null) Object.assign(patch, { category: rule.set_category, category_key: foldKey(rule.set_category) });
+  if (rule.rename_payee !== null) Object.assign(patch, { payee: rule.rename_payee, payee_key: foldKey(rule.rename_payee) });
+  for (let i = 0; i < ids.length; i += 500) {
+    await db("transactions")
+      .where({ user_id: userId })
+      .whereIn("id", ids.slice(i, i + 500))
+      .update(patch);
+  }
+  const newTags = changes.flatMap((c) =>
+    c.after.tags.filter((t) => !c.before.tags.includes(t)).map((tag) => ({ transaction_id: c.before.id, user_id: userId, tag })),
+  );
+  for (let i = 0; i < newTags.length; i += 300) await db("transaction_tags").insert(newTags.slice(i, i + 300));
+  for (const c of changes) c.after.updated_at = at;
+}

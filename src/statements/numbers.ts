@@ -1,0 +1,58 @@
+/**
+ * Amounts as banks write them, read into a signed decimal with a point. Handles a decimal comma or point,
+ * thousands separators (the other mark, a space, a narrow space or an apostrophe), a sign before or after
+ * the number, parentheses for negative, and a currency code or symbol around it. Returns null for anything
+ * else: never a guess.
+ */
+
+const LEADING_CURRENCY = /^(?:[A-Z]{3}|[€$£¥₹])\s*/;
+const TRAILING_CURRENCY = /\s*(?:[A-Z]{3}|[€$£¥₹])$/;
+
+export function parseDecimal(text: string, decimal: "," | "."): string | null {
+  let s = text.trim();
+  let negative = false;
+  if (/^\(.*\)$/.test(s)) {
+    negative = true;
+    s = s.slice(1, -1).trim();
+  }
+  let signs = 0;
+  // A sign and a currency may come in either order on either side ("-€12", "€-12", "12,00 EUR-").
+  for (let pass = 0; pass < 2; pass++) {
+    if (/^[+-]/.test(s)) {
+      negative = negative !== (s[0] === "-");
+      s = s.slice(1).trim();
+      signs++;
+    }
+    if (/[+-]$/.test(s)) {
+      negative = negative !== s.endsWith("-");
+      s = s.slice(0, -1).trim();
+      signs++;
+    }
+    s = s.replace(LEADING_CURRENCY, "").replace(TRAILING_CURRENCY, "");
+  }
+  if (s === "" || signs > 1) return null;
+  const thousands = decimal === "," ? "[.\\s\\u00a0\\u202f']" : "[,\\s\\u00a0\\u202f']";
+  const grouped = new RegExp(`^\\d{1,3}(${thousands}\\d{3})+(${decimal === "," ? "," : "\\."}\\d+)?$`);
+  const plain = new RegExp(`^\\d+(${decimal === "," ? "," : "\\."}\\d+)?$|^${decimal === "," ? "," : "\\."}\\d+$`);
+  if (!grouped.test(s) && !plain.test(s)) return null;
+  const [whole = "", fraction] = s.split(decimal);
+  const digits = (whole.replace(/\D/g, "") || "0").replace(/^0+(?=\d)/, "");
+  const out = fraction === undefined ? digits : `${digits}.${fraction}`;
+  const isZero = /^[0.]+$/.test(out);
+  return negative && !isZero ? `-${out}` : out;
+}
+
+/** Which decimal mark a column of amounts uses: the mark followed by one or two digits at the end. */
+export function guessDecimal(samples: readonly string[], fallback: "," | "."): "," | "." {
+  let comma = 0;
+  let point = 0;
+  for (const raw of samples) {
+    const s = raw.trim().replace(/[-+)]$/, "");
+    if (/,\d{1,2}$/.test(s)) comma++;
+    else if (/\.\d{1,2}$/.test(s)) point++;
+    else if (/\.\d{3},|^\d{1,3}(\.\d{3})+$/.test(s)) comma++;
+    else if (/,\d{3}\.|^\d{1,3}(,\d{3})+$/.test(s)) point++;
+  }
+  if (comma === point) return fallback;
+  return comma > point ? "," : ".";
+}

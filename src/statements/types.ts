@@ -1,0 +1,77 @@
+/**
+ * What every statement parser produces: plain rows with the text of the file already read into ISO
+ * dates and signed decimal amounts. Nothing here knows wallets, users or the database: src/domain/imports
+ * decides what each row becomes. A row a parser could not read keeps its number and says which field
+ * failed and why, so the preview can name it.
+ */
+export type StatementFormat = "csv" | "ofx" | "camt" | "qif";
+
+export interface RowError {
+  /** The field of the row that failed: date, amount, currency, status … */
+  field: string;
+  reason: string;
+}
+
+export interface StatementRow {
+  /** Where the row is in the file, 1-based: the CSV line or record, the OFX/CAMT entry, the QIF record. */
+  row: number;
+  /** YYYY-MM-DD, the day the bank booked it. */
+  date: string | null;
+  /** Signed decimal with a point ("-12.50"): negative is money out. */
+  amount: string | null;
+  payee: string | null;
+  description: string | null;
+  /** The bank's own id of the row (OFX FITID, CAMT AcctSvcrRef/NtryRef, an id column). */
+  bankId: string | null;
+  /** ISO 4217 code stated for the row, when the file states one. */
+  currency: string | null;
+  error: RowError | null;
+}
+
+/** A balance the statement states (OFX LEDGERBAL, CAMT OPBD/CLBD, a CSV balance column). */
+export interface StatedBalance {
+  date: string;
+  amount: string;
+}
+
+/** How a CSV was read: detected, shown in the preview, and sent back corrected by the person. */
+export interface CsvMapping {
+  delimiter: string;
+  /** 1-based line of the header row; 0 when the file has none (columns are then "#1", "#2" …). */
+  header_row: number;
+  date_column: string;
+  date_order: DateOrder;
+  decimal: "," | ".";
+  amount_column?: string;
+  debit_column?: string;
+  credit_column?: string;
+  payee_column?: string;
+  description_column?: string;
+  id_column?: string;
+  balance_column?: string;
+  currency_column?: string;
+}
+
+export type DateOrder = "day_first" | "month_first" | "iso";
+
+export interface ParsedStatement {
+  format: StatementFormat;
+  rows: StatementRow[];
+  /** The statement's currency when it states one for the whole file (OFX CURDEF, CAMT Acct/Ccy). */
+  currency: string | null;
+  opening: StatedBalance | null;
+  closing: StatedBalance | null;
+  /** CSV only: the mapping used. */
+  mapping: CsvMapping | null;
+}
+
+export const emptyRow = (row: number): StatementRow => ({
+  row,
+  date: null,
+  amount: null,
+  payee: null,
+  description: null,
+  bankId: null,
+  currency: null,
+  error: null,
+});

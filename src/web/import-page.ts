@@ -1,0 +1,175 @@
+/**
+ * /account/import: the statement import for a file the person picks (big statements do not fit in a
+ * chat). The same tool as a chatbot's, through the same call path: the page calls import_transactions
+ * with dry_run to show the preview (counts, reconciliation, a table of rows with duplicates marked and a
+ * box on each possible duplicate), then again to commit it with the boxes ticked. The file is read in the
+ * browser (FileReader) and posted as text; the preview page carries it to the confirm button. Every form
+ * is CSRF-checked; the call acts as the signed-in person with the transactions scopes only.
+ */
+import { randomUUID } from "node:crypto";
+import express, { type NextFunction, type Request, type Response, type Router } from "express";
+import type { Knex } from "knex";
+import { findUserById } from "../auth/users.js";
+import { readSession } from "../auth/web-sessions.js";
+import type { Config } from "../config.js";
+import { listWalletRows } from "../domain/wallets/store.js";
+import { AppError } from "../errors.js";
+import { hostAndOriginGuard } from "../http/guards.js";
+import type { Dispatch } from "../rpc/dispatch.js";
+import { escapeHtml, renderPage } from "./layout.js";
+import { cookies, csrfToken, newNonce, pageHeaders, requireCsrf, SESSION_COOKIE } from "./security.js";
+
+export interface ImportPageDeps {
+  db: Knex;
+  config: Config;
+  dispatch: Dispatch;
+  now: () => Date;
+  webKey: Buffer;
+}
+
+type Row = {
+  row: number;
+  date: string | null;
+  amount: string | null;
+  payee: string | null;
+  category: string | null;
+  category_from: string | null;
+  status: string;
+};
+type Answer = {
+  status: string;
+  currency: string;
+  counts: Record<string, number>;
+  rows: Row[];
+  reconciliation: { date: string; statement_balance: string; wallet_balance: string; difference: string } | null;
+  warnings: { message: string }[];
+};
+
+const READ_FILE = `document.getElementById("file").addEventListener("change", function (e) {
+  var f = e.target.files[0]; if (!f) return;
+  var r = new FileReader();
+  r.onload = function () { document.getElementById("statement").value = r.result; document.getElementById("preview").disabled = false; };
+  r.readAsText(f, document.getElementById("encoding").value);
+});`;
+
+export function importPageRouter(deps: ImportPageDeps): Router {
+  const router = express.Router();
+  const guard = hostAndOriginGuard(deps.config);
+  const csrf = requireCsrf(deps.webKey);
+  const form = express.urlencoded({ extended: false, limit: deps.config.maxImportBodyBytes, parameterLimit: 6000 });
+
+  function send(res: Response, status: number, title: string, body: string, signedIn: { email: string; csrf: string }, script?: string) {
+    const nonce = newNonce();
+    pageHeaders(res, nonce);
+    res.status(status).type("html").send(renderPage({ title, body, signedIn, nonce, script }));
+  }
+
+  async function user(req: Request) {
+    // The same server-side session as the account page: a signed-out or expired one is nobody.
+    const session = await readSession(deps.db, deps.webKey, cookies(req)[SESSION_COOKIE], deps.now());
+    return session ? findUserById(deps.db, session.userId) : undefined;
+  }
+
+  router.get("/account/import", guard, (req: Request, res: Response, next: NextFunction) => {
+    void (async () => {
+      const me = await user(req);
+      if (!me) return res.redirect(303, "/account");
+      const token = csrfToken(req, res, deps.config, deps.webKey);
+      const wallets = await listWalletRows(deps.db, me.id, { includeArchived: false });
+      const options = wallets.map((w) => `<option value="${escapeHtml(w.id)}">${escapeHtml(w.name)} (${escapeHtml(w.currency)})</option>`).join("");
+      const body = `<p>Pick a statement your bank exported (CSV, OFX/QFX, CAMT.052/053 XML or QIF). You see what would be imported before anything is.</p>
+<form method="post" action="/account/import">
+<input type="hidden" name="csrf" value="${escapeHtml(token)}"><input type="hidden" name="key" value="${randomUUID()}">
+<label for="wallet">Wallet</label><select id="wallet" name="wallet_id" required>${options}</select>
+<label for="encoding">File encoding</label><select id="encoding"><option value="utf-8">UTF-8</option><option value="windows-1252">Windows-1252 / Latin-1</option></select>
+<label for="file">Statement file</label><input id="file" type="file" accept=".csv,.txt,.ofx,.qfx,.xml,.qif">
+<textarea id="statement" name="statement" hidden></textarea>
+<button id="preview" type="submit" name="action" value="preview" disabled>Preview</button>
+</form><p><a href="/account">Back to your account</a></p>`;
+      send(
+        res,
+        200,
+        "Import a statement",
+        wallets.length ? body : `<p>Create a wallet first.</p><p><a href="/account">Back</a></p>`,
+        { email: me.email, csrf: token },
+        READ_FILE,
+      );
+    })().catch(next);
+  });
+
+  router.post("/account/import", guard, form, csrf, (req: Request, res: Response, next: NextFunction) => {
+    void (async () => {
+      const me = await user(req);
+      if (!me) return res.redirect(303, "/account");
+      const token = csrfToken(req, res, deps.config, deps.webKey);
+      const f = req.body as Record<string, unknown>;
+      const confirm = f.action === "confirm";
+      const listed = (Array.isArray(f.import_rows) ? f.import_rows : f.import_rows === undefined ? [] : [f.import_rows]).map(Number).filter(Number.isInteger);
+      const params = {
+        wallet_id: String(f.wallet_id ?? ""),
+        statement: String(f.statement ?? ""),
+        rows_limit: 200,
+        import_rows: listed,
+        skip_invalid: f.skip_invalid === "on",
+        // The preview's key is the commit's too: a double click or a reload of the confirm commits once.
+        idempotency_key: /^[0-9a-f-]{36}$/.test(String(f.key)) ? String(f.key) : randomUUID(),
+        dry_run: !confirm,
+      };
+      const caller = {
+        userId: me.id,
+        tokenId: "web",
+        tokenName: "account page",
+        scopes: new Set(["read:transactions", "write:transactions"]),
+        expiresAt: null,
+        timezone: me.timezone,
+        defaultCurrency: me.default_currency,
+      };
+      let answer: Answer;
+      try {
+        answer = (await deps.dispatch("import_transactions", params, { caller, requestId: `web-import-${randomUUID()}` })) as unknown as Answer;
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err;
+        const body = `<p class="error" role="alert">${escapeHtml(err.message)}</p><p><a href="/account/import">Pick another file</a></p>`;
+        return send(res, 400, "Import a statement", body, { email: me.email, csrf: token });
+      }
+      send(res, 200, confirm ? "Statement imported" : "Import preview", previewBody(answer, params, token, confirm), { email: me.email, csrf: token });
+    })().catch(next);
+  });
+
+  return router;
+}
+
+function previewBody(
+  a: Answer,
+  p: { wallet_id: string; statement: string; idempotency_key: string; skip_invalid: boolean },
+  token: string,
+  committed: boolean,
+): string {
+  const c = a.counts;
+  const summary = committed
+    ? `<p role="status">Imported ${c.created} rows.</p>`
+    : `<p role="status">${c.new} new, ${c.duplicate} already imported, ${c.possible_duplicate} possible duplicates, ${c.invalid} invalid, of ${c.rows} rows.</p>`;
+  const rec = a.reconciliation
+    ? `<p>Closing balance on ${escapeHtml(a.reconciliation.date)}: statement ${escapeHtml(a.reconciliation.statement_balance)}, wallet ${escapeHtml(a.reconciliation.wallet_balance)} (difference ${escapeHtml(a.reconciliation.difference)} ${escapeHtml(a.currency)}).</p>`
+    : "";
+  const warnings = a.warnings.map((w) => `<p class="notice">${escapeHtml(w.message)}</p>`).join("");
+  const rows = a.rows
+    .map((r) => {
+      const possible = r.status.startsWith("possible duplicate");
+      const box =
+        possible && !committed ? `<input type="checkbox" name="import_rows" value="${r.row}" form="confirm" aria-label="Import row ${r.row} anyway">` : "";
+      const kind = r.status.split(" ")[0];
+      return `<tr class="${escapeHtml(kind)}"><td>${r.row}</td><td>${escapeHtml(r.date ?? "")}</td><td>${escapeHtml(r.amount ?? "")}</td><td>${escapeHtml(r.payee ?? "")}</td><td>${escapeHtml(r.category ?? "")}${r.category_from ? ` <small>(${escapeHtml(r.category_from)})</small>` : ""}</td><td>${escapeHtml(r.status)}</td><td>${box}</td></tr>`;
+    })
+    .join("\n");
+  const table = `<div class="scroll"><table aria-label="Statement rows"><thead><tr><th scope="col">Row</th><th scope="col">Date</th><th scope="col">Amount</th><th scope="col">Payee</th><th scope="col">Category</th><th scope="col">Status</th><th scope="col">Import anyway</th></tr></thead><tbody>${rows}</tbody></table></div>`;
+  const confirm = committed
+    ? `<p><a href="/account/import">Import another statement</a> · <a href="/account">Your account</a></p>`
+    : `<form id="confirm" method="post" action="/account/import">
+<input type="hidden" name="csrf" value="${escapeHtml(token)}"><input type="hidden" name="key" value="${escapeHtml(p.idempotency_key)}">
+<input type="hidden" name="wallet_id" value="${escapeHtml(p.wallet_id)}"><textarea name="statement" hidden>${escapeHtml(p.statement)}</textarea>
+${(c.invalid ?? 0) > 0 ? `<label><input type="checkbox" name="skip_invalid"${p.skip_invalid ? " checked" : ""}> Leave out the invalid rows</label>` : ""}
+<button type="submit" name="action" value="confirm">Confirm import</button> <a href="/account/import">Cancel</a>
+</form>`;
+  return `${summary}${rec}${warnings}${table}${confirm}`;
+}
