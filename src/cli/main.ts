@@ -9,6 +9,7 @@
  */
 import { parseArgs } from "node:util";
 import { ConfigError } from "../config.js";
+import { DatabasePathError } from "../db/sqlite-file.js";
 import { UserInputError } from "../auth/users.js";
 import { TokenInputError, TokenQuotaError } from "../auth/tokens.js";
 import { ImportError } from "../portability/import.js";
@@ -107,6 +108,7 @@ run(process.argv.slice(2)).catch((err: unknown) => {
     err instanceof ImportError ||
     err instanceof BackupError ||
     err instanceof ConfigError ||
+    err instanceof DatabasePathError ||
     err instanceof UserInputError ||
     err instanceof TokenInputError ||
     err instanceof TokenQuotaError

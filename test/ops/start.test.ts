@@ -107,6 +107,15 @@ describe(`starting the server as a newcomer does (${engine})`, function () {
     expect(lines, run.stderr).to.have.length(1);
     expect(lines[0]).to.include(target).and.include(`${file} is a file, not a folder`);
     expect(run.stderr).not.to.match(/^\s+at /m);
+    // The commands that open the database say the same.
+    const migrate = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, [BIN, "migrate"], { env: { PATH: process.env.PATH ?? "", DATABASE_URL: `sqlite:${target}` } });
+      let stderr = "";
+      child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
+      child.once("exit", (code) => resolve({ code, stderr }));
+    });
+    expect(migrate.code).to.equal(2);
+    expect(migrate.stderr.trim().split("\n")).to.deep.equal([lines[0]]);
   });
 
   it("npm run dev starts the server from the sources", async () => {
