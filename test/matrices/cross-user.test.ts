@@ -122,8 +122,7 @@ describe(`cross-user matrix (${engine})`, () => {
     for (const param of idParams(tool)) {
       it(`${tool.name}: B with A's ${param} gets not_found and changes nothing`, async function () {
         const resource = RESOURCE_OF[param]!;
-        let params: Record<string, unknown>;
-        params = paramsFor(tool.name, param);
+        const params: Record<string, unknown> = paramsFor(tool.name, param);
         // Everything B's own, except the param under test. A second wallet where two must differ.
         for (const p of new Set([...Object.keys(params), param])) {
           const kind = RESOURCE_OF[p];

@@ -8,7 +8,6 @@
  */
 import { randomUUID } from "node:crypto";
 import { expect } from "chai";
-import { toolsByName } from "../../generated/registry.js";
 import { engine } from "../helpers/database.js";
 import { startTestServer, type TestServer, type TestUser } from "../helpers/server.js";
 

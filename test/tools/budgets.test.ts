@@ -9,7 +9,6 @@
  */
 import { randomUUID } from "node:crypto";
 import { expect } from "chai";
-import { toolsByName } from "../../generated/registry.js";
 import { budgetsPushedOverLimit } from "../../src/domain/budgets/over-limit.js";
 import { engine } from "../helpers/database.js";
 import { startTestServer, type TestServer, type TestUser } from "../helpers/server.js";
