@@ -82,3 +82,39 @@ export function addDays(date: string, days: number): string {
 export function daysBetween(from: string, to: string): number {
   return Math.round((requireDay(to, "to").getTime() - requireDay(from, "from").getTime()) / MS_PER_DAY);
 }
+
+// ── Day numbers and months, for arithmetic in loops (no validation: callers pass checked days) ──────
+
+/** Days since 1970-01-01 of a YYYY-MM-DD day. */
+export function toEpochDay(day: string): number {
+  return Math.round(Date.UTC(Number(day.slice(0, 4)), Number(day.slice(5, 7)) - 1, Number(day.slice(8, 10))) / MS_PER_DAY);
+}
+
+/** A checked day plus `n` days (negative to go back); addDays is the same for a day from outside. */
+export function plusDays(day: string, n: number): string {
+  return formatDayNumber(toEpochDay(day) + n);
+}
+
+/** Days from checked `from` to `to` (positive when `to` is later). */
+export function dayDiff(from: string, to: string): number {
+  return toEpochDay(to) - toEpochDay(from);
+}
+
+/** The number of days of a month (month0: 0 for January). */
+export function daysInMonth(year: number, month0: number): number {
+  return new Date(Date.UTC(year, month0 + 1, 0)).getUTCDate();
+}
+
+/** `day` plus `months` months, on the same day of the month or the last day of a shorter month. */
+export function plusMonthsClamped(day: string, months: number): string {
+  const total = Number(day.slice(0, 4)) * 12 + Number(day.slice(5, 7)) - 1 + months;
+  const year = Math.floor(total / 12);
+  const month0 = total - year * 12;
+  const d = Math.min(Number(day.slice(8, 10)), daysInMonth(year, month0));
+  return `${String(year).padStart(4, "0")}-${String(month0 + 1).padStart(2, "0")}-${String(d).padStart(2, "0")}`;
+}
+
+/** The first day of the month `months` after (negative: before) the month of `day`. */
+export function monthStart(day: string, months = 0): string {
+  return plusMonthsClamped(`${day.slice(0, 8)}01`, months);
+}

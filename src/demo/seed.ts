@@ -9,6 +9,7 @@
 import { randomUUID } from "node:crypto";
 import type { Caller } from "../context.js";
 import { seededRandom } from "../random.js";
+import { monthStart, plusDays } from "../calendar/days.js";
 import type { Dispatch } from "../rpc/dispatch.js";
 
 export const DEMO_EMAIL = "alex.demo@example.com";
@@ -19,18 +20,6 @@ const MONTHS = 4;
 /** YYYY-MM-DD of `date` in the timezone. */
 export function dayIn(timezone: string, date: Date): string {
   return new Intl.DateTimeFormat("en-CA", { timeZone: timezone, year: "numeric", month: "2-digit", day: "2-digit" }).format(date);
-}
-
-function addDays(day: string, n: number): string {
-  const d = new Date(`${day}T00:00:00Z`);
-  d.setUTCDate(d.getUTCDate() + n);
-  return d.toISOString().slice(0, 10);
-}
-
-function monthStart(day: string, monthsBack: number): string {
-  const d = new Date(`${day.slice(0, 7)}-01T00:00:00Z`);
-  d.setUTCMonth(d.getUTCMonth() - monthsBack);
-  return d.toISOString().slice(0, 10);
 }
 
 function withDay(monthFirst: string, dayOfMonth: number): string {
@@ -60,8 +49,8 @@ export async function seedDemoPerson(dispatch: Dispatch, caller: Caller, now = n
     ) as Promise<Record<string, any>>; // eslint-disable-line @typescript-eslint/no-explicit-any -- the seed reads its own answers loosely
 
   const today = dayIn(DEMO_TIMEZONE, now);
-  const first = monthStart(today, MONTHS - 1);
-  const opening = addDays(first, -1);
+  const first = monthStart(today, -(MONTHS - 1));
+  const opening = plusDays(first, -1);
   const wallet = async (name: string, type: string, currency: string, balance: string) =>
     ((await call("create_wallet", { name, type, currency, opening_balance: balance, opening_date: opening })).wallet as { id: string }).id;
   const checking = await wallet("Everyday checking", "checking", "EUR", "2140.00");
@@ -77,7 +66,7 @@ export async function seedDemoPerson(dispatch: Dispatch, caller: Caller, now = n
   };
 
   for (let m = MONTHS - 1; m >= 0; m--) {
-    const month = monthStart(today, m);
+    const month = monthStart(today, -m);
     await tx(withDay(month, 1), checking, "1150.00", "expense", { payee: "Hausverwaltung Krüger", category: "Rent", tags: ["home"] });
     await tx(withDay(month, 1), checking, "49.00", "expense", { payee: "Deutsche Bahn", category: "Transport", description: "Deutschlandticket" });
     await tx(withDay(month, 3), checking, "29.90", "expense", { payee: "FitX", category: "Health", tags: ["subscription"] });
@@ -113,7 +102,7 @@ export async function seedDemoPerson(dispatch: Dispatch, caller: Caller, now = n
   }
 
   // A week in New York two months ago, paid from the US account.
-  const trip = withDay(monthStart(today, Math.min(2, MONTHS - 1)), 14);
+  const trip = withDay(monthStart(today, -Math.min(2, MONTHS - 1)), 14);
   const nyc = [
     ["Pod Times Square", "Travel", "612.40", "Hotel, 4 nights"],
     ["MTA", "Transport", "34.00", "OMNY fares"],
@@ -124,7 +113,7 @@ export async function seedDemoPerson(dispatch: Dispatch, caller: Caller, now = n
     ["Uber", "Transport", "48.90", "Airport"],
   ] as const;
   for (const [i, [payee, category, amount, description]] of nyc.entries()) {
-    await tx(addDays(trip, i), usd, amount, "expense", { payee, category, tags: ["trip-nyc"], ...(description ? { description } : {}) });
+    await tx(plusDays(trip, i), usd, amount, "expense", { payee, category, tags: ["trip-nyc"], ...(description ? { description } : {}) });
   }
 
   const budget = (name: string, amount: string, currency: string, period: string, categories: string[], extra: Record<string, unknown> = {}) =>
@@ -144,7 +133,7 @@ export async function seedDemoPerson(dispatch: Dispatch, caller: Caller, now = n
     })
   ).goal as { id: string };
   for (let m = MONTHS - 1; m >= 0; m--) {
-    const date = withDay(monthStart(today, m), 26);
+    const date = withDay(monthStart(today, -m), 26);
     if (date <= today) await call("add_goal_funds", { goal_id: goal.id, amount: "400.00", date, note: "Monthly saving" });
   }
 
@@ -183,7 +172,7 @@ export async function seedDemoPerson(dispatch: Dispatch, caller: Caller, now = n
     wallet_id: checking,
     category: "Insurance",
     notice_days: 14,
-    schedule: { frequency: "yearly", start_date: withDay(monthStart(today, -1), 1) },
+    schedule: { frequency: "yearly", start_date: withDay(monthStart(today, 1), 1) },
   });
   await bill("Domain renewal", {
     payee: "Namecheap",
@@ -191,7 +180,7 @@ export async function seedDemoPerson(dispatch: Dispatch, caller: Caller, now = n
     currency: "USD",
     wallet_id: usd,
     category: "Freelance",
-    schedule: { frequency: "yearly", start_date: addDays(today, 20) },
+    schedule: { frequency: "yearly", start_date: plusDays(today, 20) },
   });
 
   return { wallets: 4, transactions, budgets: 4, goals: 1, bills: 5, from: first, to: today };

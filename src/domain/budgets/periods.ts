@@ -10,47 +10,10 @@
  * timezone never matters.
  */
 import type { BudgetPeriod } from "../../../generated/types.js";
+import { dayDiff, formatDayNumber, MS_PER_DAY, plusDays, plusMonthsClamped, toEpochDay } from "../../calendar/days.js";
 
-const MS_PER_DAY = 86_400_000;
-
-/** Days since 1970-01-01 of a YYYY-MM-DD day. */
-export function toEpochDay(day: string): number {
-  const y = Number(day.slice(0, 4));
-  const m = Number(day.slice(5, 7));
-  const d = Number(day.slice(8, 10));
-  return Math.round(Date.UTC(y, m - 1, d) / MS_PER_DAY);
-}
-
-/** The YYYY-MM-DD of a day number. */
-export function fromEpochDay(n: number): string {
-  const dt = new Date(n * MS_PER_DAY);
-  return `${String(dt.getUTCFullYear()).padStart(4, "0")}-${String(dt.getUTCMonth() + 1).padStart(2, "0")}-${String(dt.getUTCDate()).padStart(2, "0")}`;
-}
-
-export function plusDays(day: string, n: number): string {
-  return fromEpochDay(toEpochDay(day) + n);
-}
-
-/** Days from `from` to `to` (positive when `to` is later). */
-export function dayDiff(from: string, to: string): number {
-  return toEpochDay(to) - toEpochDay(from);
-}
-
-function daysInMonth(year: number, month0: number): number {
-  return new Date(Date.UTC(year, month0 + 1, 0)).getUTCDate();
-}
-
-/** `day` plus `months` months, on the same day of the month or the last day of a shorter month. */
-export function plusMonthsClamped(day: string, months: number): string {
-  const y = Number(day.slice(0, 4));
-  const m0 = Number(day.slice(5, 7)) - 1;
-  const d = Number(day.slice(8, 10));
-  const total = y * 12 + m0 + months;
-  const ny = Math.floor(total / 12);
-  const nm0 = total - ny * 12;
-  const nd = Math.min(d, daysInMonth(ny, nm0));
-  return `${String(ny).padStart(4, "0")}-${String(nm0 + 1).padStart(2, "0")}-${String(nd).padStart(2, "0")}`;
-}
+// The day arithmetic is the calendar's (src/calendar/days.ts); plusDays and dayDiff stay importable here.
+export { dayDiff, plusDays };
 
 function monthsPerUnit(unit: BudgetPeriod): number | null {
   switch (unit) {
@@ -73,7 +36,7 @@ export function calendarPeriodStart(unit: BudgetPeriod, day: string): string {
   if (unit === "week") {
     const n = toEpochDay(day);
     const jsDay = new Date(n * MS_PER_DAY).getUTCDay(); // 0 = Sunday
-    return fromEpochDay(n - ((jsDay + 6) % 7));
+    return formatDayNumber(n - ((jsDay + 6) % 7));
   }
   const y = day.slice(0, 4);
   const m = Number(day.slice(5, 7));
