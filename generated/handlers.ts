@@ -41,6 +41,7 @@ export interface Handlers {
   create_bill_reminder(params: T.CreateBillReminderParams, ctx: WriteContext): Promise<WriteOutcome<T.CreateBillReminderResult>>;
   update_bill_reminder(params: T.UpdateBillReminderParams, ctx: WriteContext): Promise<WriteOutcome<T.UpdateBillReminderResult>>;
   delete_bill_reminder(params: T.DeleteBillReminderParams, ctx: WriteContext): Promise<WriteOutcome<T.DeleteBillReminderResult>>;
+  list_recurring(params: T.ListRecurringParams, ctx: ToolContext): Promise<T.ListRecurringResult>;
 }
 
 export type ListTransactionsParams = T.ListTransactionsParams;
@@ -109,3 +110,5 @@ export type UpdateBillReminderParams = T.UpdateBillReminderParams;
 export type UpdateBillReminderResult = T.UpdateBillReminderResult;
 export type DeleteBillReminderParams = T.DeleteBillReminderParams;
 export type DeleteBillReminderResult = T.DeleteBillReminderResult;
+export type ListRecurringParams = T.ListRecurringParams;
+export type ListRecurringResult = T.ListRecurringResult;

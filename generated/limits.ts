@@ -112,5 +112,10 @@ export const schemaBounds = {
     "default_page_size": {
       "minimum": 1
     }
+  },
+  "RecurringCharge": {
+    "occurrences": {
+      "minimum": 2
+    }
   }
 } as const;

@@ -20,7 +20,7 @@ export interface ToolDefinition {
   readonly validateResult: ValidateFunction;
 }
 
-export type ToolName = "list_transactions" | "get_transaction_summary" | "list_categories" | "list_tags" | "list_budgets" | "get_budget_status" | "list_goals" | "get_goal_progress" | "list_wallets" | "get_wallet_balance" | "search_product_knowledge" | "get_knowledge_article" | "whoami" | "list_capabilities" | "list_changes" | "list_bill_reminders" | "calculate" | "create_transaction" | "update_transaction" | "delete_transaction" | "create_budget" | "update_budget" | "delete_budget" | "create_goal" | "update_goal" | "delete_goal" | "add_goal_funds" | "create_wallet" | "update_wallet" | "delete_wallet" | "create_bill_reminder" | "update_bill_reminder" | "delete_bill_reminder";
+export type ToolName = "list_transactions" | "get_transaction_summary" | "list_categories" | "list_tags" | "list_budgets" | "get_budget_status" | "list_goals" | "get_goal_progress" | "list_wallets" | "get_wallet_balance" | "search_product_knowledge" | "get_knowledge_article" | "whoami" | "list_capabilities" | "list_changes" | "list_bill_reminders" | "calculate" | "create_transaction" | "update_transaction" | "delete_transaction" | "create_budget" | "update_budget" | "delete_budget" | "create_goal" | "update_goal" | "delete_goal" | "add_goal_funds" | "create_wallet" | "update_wallet" | "delete_wallet" | "create_bill_reminder" | "update_bill_reminder" | "delete_bill_reminder" | "list_recurring";
 
 /** Every tool, in spec order (the order of tools/list). */
 export const tools: readonly ToolDefinition[] = [
@@ -7453,6 +7453,195 @@ export const tools: readonly ToolDefinition[] = [
   },
   "validateParams": validators.delete_bill_reminder__params,
   "validateResult": validators.delete_bill_reminder__result
+},
+{
+  "name": "list_recurring",
+  "title": "List recurring",
+  "description": "Finds payees charged or paying at a regular interval (weekly to yearly) in the user's transactions: typical amount, monthly and yearly cost, last and next expected date, status, the bill reminder covering it, and totals per currency of those not ended. Use it for \"which subscriptions do I have?\" rather than guessing from categories or bill reminders.",
+  "summary": "Subscriptions, bills and income that recur in the ledger, with what they cost a month and a year",
+  "scope": "read:transactions",
+  "kind": "read",
+  "paramNames": [
+    "include_ended"
+  ],
+  "errors": [
+    "invalid_params",
+    "unauthorized",
+    "insufficient_scope",
+    "rate_limited",
+    "internal_error"
+  ],
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": false
+  },
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "include_ended": {
+        "type": "boolean",
+        "default": false,
+        "description": "Also those missed twice."
+      }
+    },
+    "additionalProperties": false
+  },
+  "outputSchema": {
+    "type": "object",
+    "required": [
+      "as_of",
+      "recurring",
+      "totals",
+      "next_step"
+    ],
+    "properties": {
+      "as_of": {
+        "$ref": "#/$defs/Date"
+      },
+      "recurring": {
+        "type": "array",
+        "items": {
+          "type": "object",
+          "required": [
+            "payee",
+            "direction",
+            "interval",
+            "typical_amount",
+            "monthly_cost",
+            "yearly_cost",
+            "occurrences",
+            "last_date",
+            "next_date",
+            "status",
+            "wallet_id",
+            "bill_reminder_id"
+          ],
+          "properties": {
+            "payee": {
+              "type": "string",
+              "maxLength": 140
+            },
+            "direction": {
+              "type": "string",
+              "enum": [
+                "expense",
+                "income"
+              ]
+            },
+            "interval": {
+              "type": "string",
+              "enum": [
+                "weekly",
+                "biweekly",
+                "monthly",
+                "quarterly",
+                "yearly"
+              ]
+            },
+            "typical_amount": {
+              "$ref": "#/$defs/Money"
+            },
+            "monthly_cost": {
+              "$ref": "#/$defs/Money"
+            },
+            "yearly_cost": {
+              "$ref": "#/$defs/Money"
+            },
+            "occurrences": {
+              "type": "integer",
+              "minimum": 2
+            },
+            "last_date": {
+              "$ref": "#/$defs/Date"
+            },
+            "next_date": {
+              "$ref": "#/$defs/Date"
+            },
+            "status": {
+              "type": "string",
+              "enum": [
+                "active",
+                "late",
+                "ended"
+              ]
+            },
+            "wallet_id": {
+              "type": "string"
+            },
+            "bill_reminder_id": {
+              "oneOf": [
+                {
+                  "type": "string"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            }
+          }
+        }
+      },
+      "totals": {
+        "type": "array",
+        "items": {
+          "type": "object",
+          "required": [
+            "currency",
+            "direction",
+            "monthly",
+            "yearly"
+          ],
+          "properties": {
+            "currency": {
+              "type": "string"
+            },
+            "direction": {
+              "type": "string",
+              "enum": [
+                "expense",
+                "income"
+              ]
+            },
+            "monthly": {
+              "$ref": "#/$defs/Money"
+            },
+            "yearly": {
+              "$ref": "#/$defs/Money"
+            }
+          }
+        }
+      },
+      "next_step": {
+        "type": "string"
+      }
+    },
+    "$defs": {
+      "Date": {
+        "type": "string"
+      },
+      "Money": {
+        "type": "object",
+        "required": [
+          "value",
+          "currency",
+          "minor"
+        ],
+        "properties": {
+          "value": {
+            "type": "string"
+          },
+          "currency": {
+            "type": "string"
+          },
+          "minor": {
+            "type": "integer"
+          }
+        }
+      }
+    }
+  },
+  "validateParams": validators.list_recurring__params,
+  "validateResult": validators.list_recurring__result
 },
 ];
 

@@ -33,6 +33,7 @@ import { delete_wallet } from "../src/tools/wallets/delete_wallet.js";
 import { create_bill_reminder } from "../src/tools/bills/create_bill_reminder.js";
 import { update_bill_reminder } from "../src/tools/bills/update_bill_reminder.js";
 import { delete_bill_reminder } from "../src/tools/bills/delete_bill_reminder.js";
+import { list_recurring } from "../src/tools/transactions/list_recurring.js";
 
 /** The hand-written handler of every spec method; `satisfies` makes a missing or extra one a compile error. */
 export const handlers = {
@@ -69,4 +70,5 @@ export const handlers = {
   create_bill_reminder,
   update_bill_reminder,
   delete_bill_reminder,
+  list_recurring,
 } satisfies Handlers;

@@ -697,6 +697,26 @@ export interface ServiceLimits {
   default_page_size: number;
 }
 /**
+ * A payee charged (or paying) at a regular interval. status: active; late (the expected charge has not come); ended (two missed).
+ *
+ * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
+ * via the `definition` "RecurringCharge".
+ */
+export interface RecurringCharge {
+  payee: Payee;
+  direction: "expense" | "income";
+  interval: "weekly" | "biweekly" | "monthly" | "quarterly" | "yearly";
+  typical_amount: Money;
+  monthly_cost: Money;
+  yearly_cost: Money;
+  occurrences: number;
+  last_date: Date;
+  next_date: Date;
+  status: "active" | "late" | "ended";
+  wallet_id: WalletId;
+  bill_reminder_id: BillReminderId | null;
+}
+/**
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
  * via the `definition` "ListTransactionsParams".
  */
@@ -1633,4 +1653,32 @@ export interface DeleteBillReminderResult {
   audit_id: AuditId | null;
   warnings: Warnings;
   changes?: Changes;
+}
+/**
+ * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
+ * via the `definition` "ListRecurringParams".
+ */
+export interface ListRecurringParams {
+  /**
+   * Also those missed twice.
+   */
+  include_ended?: boolean;
+}
+/**
+ * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
+ * via the `definition` "ListRecurringResult".
+ */
+export interface ListRecurringResult {
+  as_of: Date;
+  recurring: RecurringCharge[];
+  /**
+   * Per currency and direction, of those active or late.
+   */
+  totals: {
+    currency: Currency;
+    direction: "expense" | "income";
+    monthly: Money;
+    yearly: Money;
+  }[];
+  next_step: string;
 }

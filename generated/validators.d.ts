@@ -66,3 +66,5 @@ export declare const update_bill_reminder__params: ValidateFunction;
 export declare const update_bill_reminder__result: ValidateFunction;
 export declare const delete_bill_reminder__params: ValidateFunction;
 export declare const delete_bill_reminder__result: ValidateFunction;
+export declare const list_recurring__params: ValidateFunction;
+export declare const list_recurring__result: ValidateFunction;

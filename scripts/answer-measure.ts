@@ -72,6 +72,7 @@ function largestArgs(today: string): Record<string, Record<string, unknown>[]> {
     list_goals: [{ include_archived: true }],
     list_wallets: [{ include_archived: true }],
     list_bill_reminders: [{ days_ahead: 366, include_inactive: true }],
+    list_recurring: [{ include_ended: true }],
     search_product_knowledge: [{ query: "how do budgets work", limit: 20 }],
     calculate: [{ expression: "(1150 + 49 + 29.90 + 39.99 + 13.99) * 12 / 365" }],
   };

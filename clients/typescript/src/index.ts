@@ -218,4 +218,9 @@ export class FinanceMcpClient {
   deleteBillReminder(params: T.DeleteBillReminderParams): Promise<T.DeleteBillReminderResult> {
     return this.call("delete_bill_reminder", params);
   }
+
+  /** Subscriptions, bills and income that recur in the ledger, with what they cost a month and a year */
+  listRecurring(params: T.ListRecurringParams = {}): Promise<T.ListRecurringResult> {
+    return this.call("list_recurring", params);
+  }
 }
