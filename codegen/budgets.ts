@@ -7,9 +7,9 @@ import { encode } from "gpt-tokenizer/encoding/o200k_base";
 
 export const BUDGETS = Object.freeze({
   /** name, title, description, inputSchema, annotations of every tool, with every scope. */
-  modelVisibleTokens: 8000,
+  modelVisibleTokens: 10000,
   /** The whole tools/list answer, output schemas included. */
-  wholeTokens: 20000,
+  wholeTokens: 25000,
   descriptionChars: 1024,
   instructionsChars: 2048,
   /** A sentence of this many words or more may appear in fewer than `sharedSentenceTools` descriptions. */
