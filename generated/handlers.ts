@@ -42,6 +42,8 @@ export interface Handlers {
   update_bill_reminder(params: T.UpdateBillReminderParams, ctx: WriteContext): Promise<WriteOutcome<T.UpdateBillReminderResult>>;
   delete_bill_reminder(params: T.DeleteBillReminderParams, ctx: WriteContext): Promise<WriteOutcome<T.DeleteBillReminderResult>>;
   list_recurring(params: T.ListRecurringParams, ctx: ToolContext): Promise<T.ListRecurringResult>;
+  get_net_worth(params: T.GetNetWorthParams, ctx: ToolContext): Promise<T.GetNetWorthResult>;
+  set_exchange_rate(params: T.SetExchangeRateParams, ctx: WriteContext): Promise<WriteOutcome<T.SetExchangeRateResult>>;
 }
 
 export type ListTransactionsParams = T.ListTransactionsParams;
@@ -112,3 +114,7 @@ export type DeleteBillReminderParams = T.DeleteBillReminderParams;
 export type DeleteBillReminderResult = T.DeleteBillReminderResult;
 export type ListRecurringParams = T.ListRecurringParams;
 export type ListRecurringResult = T.ListRecurringResult;
+export type GetNetWorthParams = T.GetNetWorthParams;
+export type GetNetWorthResult = T.GetNetWorthResult;
+export type SetExchangeRateParams = T.SetExchangeRateParams;
+export type SetExchangeRateResult = T.SetExchangeRateResult;

@@ -20,7 +20,7 @@ export interface ToolDefinition {
   readonly validateResult: ValidateFunction;
 }
 
-export type ToolName = "list_transactions" | "get_transaction_summary" | "list_categories" | "list_tags" | "list_budgets" | "get_budget_status" | "list_goals" | "get_goal_progress" | "list_wallets" | "get_wallet_balance" | "search_product_knowledge" | "get_knowledge_article" | "whoami" | "list_capabilities" | "list_changes" | "list_bill_reminders" | "calculate" | "create_transaction" | "update_transaction" | "delete_transaction" | "create_budget" | "update_budget" | "delete_budget" | "create_goal" | "update_goal" | "delete_goal" | "add_goal_funds" | "create_wallet" | "update_wallet" | "delete_wallet" | "create_bill_reminder" | "update_bill_reminder" | "delete_bill_reminder" | "list_recurring";
+export type ToolName = "list_transactions" | "get_transaction_summary" | "list_categories" | "list_tags" | "list_budgets" | "get_budget_status" | "list_goals" | "get_goal_progress" | "list_wallets" | "get_wallet_balance" | "search_product_knowledge" | "get_knowledge_article" | "whoami" | "list_capabilities" | "list_changes" | "list_bill_reminders" | "calculate" | "create_transaction" | "update_transaction" | "delete_transaction" | "create_budget" | "update_budget" | "delete_budget" | "create_goal" | "update_goal" | "delete_goal" | "add_goal_funds" | "create_wallet" | "update_wallet" | "delete_wallet" | "create_bill_reminder" | "update_bill_reminder" | "delete_bill_reminder" | "list_recurring" | "get_net_worth" | "set_exchange_rate";
 
 /** Every tool, in spec order (the order of tools/list). */
 export const tools: readonly ToolDefinition[] = [
@@ -1744,6 +1744,9 @@ export const tools: readonly ToolDefinition[] = [
             },
             "updated_at": {
               "type": "string"
+            },
+            "in_net_worth": {
+              "type": "boolean"
             }
           }
         }
@@ -5963,6 +5966,9 @@ export const tools: readonly ToolDefinition[] = [
           },
           "updated_at": {
             "type": "string"
+          },
+          "in_net_worth": {
+            "type": "boolean"
           }
         }
       },
@@ -6035,6 +6041,7 @@ export const tools: readonly ToolDefinition[] = [
     "opening_date",
     "archived",
     "notes",
+    "in_net_worth",
     "idempotency_key",
     "dry_run"
   ],
@@ -6111,6 +6118,10 @@ export const tools: readonly ToolDefinition[] = [
             "type": "null"
           }
         ]
+      },
+      "in_net_worth": {
+        "type": "boolean",
+        "description": "Whether the wallet counts toward get_net_worth."
       },
       "idempotency_key": {
         "type": "string",
@@ -6217,6 +6228,9 @@ export const tools: readonly ToolDefinition[] = [
           },
           "updated_at": {
             "type": "string"
+          },
+          "in_net_worth": {
+            "type": "boolean"
           }
         }
       },
@@ -7642,6 +7656,383 @@ export const tools: readonly ToolDefinition[] = [
   },
   "validateParams": validators.list_recurring__params,
   "validateResult": validators.list_recurring__result
+},
+{
+  "name": "get_net_worth",
+  "title": "Get net worth",
+  "description": "Assets, liabilities (credit cards and loans, negative) and net per currency at the end of to (default today); with from, a point every step and the change from the first to the last. Wallets not yet opened on a day are left out of it. Totals are also converted into the home currency when the person gave rates (set_exchange_rate); otherwise missing_rates names the pairs to ask for.",
+  "summary": "Net worth (assets minus credit cards and loans) on a day, or over time",
+  "scope": "read:wallets",
+  "kind": "read",
+  "paramNames": [
+    "from",
+    "to",
+    "step"
+  ],
+  "errors": [
+    "invalid_params",
+    "unauthorized",
+    "insufficient_scope",
+    "rate_limited",
+    "internal_error"
+  ],
+  "annotations": {
+    "readOnlyHint": true,
+    "openWorldHint": false
+  },
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "from": {
+        "$ref": "#/$defs/Date"
+      },
+      "to": {
+        "$ref": "#/$defs/Date"
+      },
+      "step": {
+        "type": "string",
+        "enum": [
+          "week",
+          "month"
+        ],
+        "default": "month"
+      }
+    },
+    "additionalProperties": false,
+    "$defs": {
+      "Date": {
+        "type": "string",
+        "format": "date",
+        "pattern": "^(19|2\\d)"
+      }
+    }
+  },
+  "outputSchema": {
+    "type": "object",
+    "required": [
+      "home_currency",
+      "points",
+      "change",
+      "rates_used",
+      "missing_rates"
+    ],
+    "properties": {
+      "home_currency": {
+        "type": "string"
+      },
+      "points": {
+        "type": "array",
+        "items": {
+          "type": "object",
+          "required": [
+            "date",
+            "by_currency",
+            "home_net"
+          ],
+          "properties": {
+            "date": {
+              "$ref": "#/$defs/Date"
+            },
+            "by_currency": {
+              "type": "array",
+              "items": {
+                "type": "object",
+                "required": [
+                  "currency",
+                  "assets",
+                  "liabilities",
+                  "net"
+                ],
+                "properties": {
+                  "currency": {
+                    "type": "string"
+                  },
+                  "assets": {
+                    "$ref": "#/$defs/Money"
+                  },
+                  "liabilities": {
+                    "$ref": "#/$defs/Money"
+                  },
+                  "net": {
+                    "$ref": "#/$defs/Money"
+                  }
+                }
+              }
+            },
+            "home_net": {
+              "oneOf": [
+                {
+                  "$ref": "#/$defs/Money"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            }
+          }
+        }
+      },
+      "change": {
+        "oneOf": [
+          {
+            "type": "object",
+            "required": [
+              "from",
+              "to",
+              "by_currency",
+              "home_net"
+            ],
+            "properties": {
+              "from": {
+                "$ref": "#/$defs/Date"
+              },
+              "to": {
+                "$ref": "#/$defs/Date"
+              },
+              "by_currency": {
+                "type": "array",
+                "items": {
+                  "$ref": "#/$defs/Money"
+                }
+              },
+              "home_net": {
+                "oneOf": [
+                  {
+                    "$ref": "#/$defs/Money"
+                  },
+                  {
+                    "type": "null"
+                  }
+                ]
+              }
+            }
+          },
+          {
+            "type": "null"
+          }
+        ]
+      },
+      "rates_used": {
+        "type": "array",
+        "items": {
+          "type": "object",
+          "required": [
+            "base",
+            "quote",
+            "rate",
+            "date"
+          ],
+          "properties": {
+            "base": {
+              "type": "string"
+            },
+            "quote": {
+              "type": "string"
+            },
+            "rate": {
+              "type": "string"
+            },
+            "date": {
+              "$ref": "#/$defs/Date"
+            }
+          }
+        }
+      },
+      "missing_rates": {
+        "type": "array",
+        "items": {
+          "type": "string"
+        }
+      }
+    },
+    "$defs": {
+      "Date": {
+        "type": "string"
+      },
+      "Money": {
+        "type": "object",
+        "required": [
+          "value",
+          "currency",
+          "minor"
+        ],
+        "properties": {
+          "value": {
+            "type": "string"
+          },
+          "currency": {
+            "type": "string"
+          },
+          "minor": {
+            "type": "integer"
+          }
+        }
+      }
+    }
+  },
+  "validateParams": validators.get_net_worth__params,
+  "validateResult": validators.get_net_worth__result
+},
+{
+  "name": "set_exchange_rate",
+  "title": "Set exchange rate",
+  "description": "Stores 1 base = rate quote on date (default today), replacing the rate of that pair and day. Rates come only from the person: ask them, never guess. get_net_worth uses the newest rate on or before each day (else the earliest after it) in either direction.",
+  "summary": "Store an exchange rate the person gives, for net worth in the home currency",
+  "scope": "write:wallets",
+  "kind": "write",
+  "paramNames": [
+    "base",
+    "quote",
+    "rate",
+    "date",
+    "idempotency_key",
+    "dry_run"
+  ],
+  "errors": [
+    "invalid_params",
+    "unauthorized",
+    "insufficient_scope",
+    "writes_disabled",
+    "idempotency_key_reused",
+    "idempotency_key_in_use",
+    "rate_limited",
+    "internal_error"
+  ],
+  "annotations": {
+    "destructiveHint": false,
+    "idempotentHint": true,
+    "openWorldHint": false
+  },
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "base": {
+        "type": "string",
+        "pattern": "^[A-Z]{3}$"
+      },
+      "quote": {
+        "type": "string",
+        "pattern": "^[A-Z]{3}$"
+      },
+      "rate": {
+        "type": "string",
+        "minLength": 1,
+        "maxLength": 30,
+        "description": "Decimal, e.g. \"0.9215\"."
+      },
+      "date": {
+        "type": "string",
+        "format": "date",
+        "pattern": "^(19|2\\d)"
+      },
+      "idempotency_key": {
+        "type": "string",
+        "format": "uuid",
+        "maxLength": 36
+      },
+      "dry_run": {
+        "type": "boolean",
+        "default": false
+      }
+    },
+    "required": [
+      "base",
+      "quote",
+      "rate",
+      "idempotency_key"
+    ],
+    "additionalProperties": false
+  },
+  "outputSchema": {
+    "type": "object",
+    "required": [
+      "status",
+      "exchange_rate",
+      "audit_id",
+      "warnings"
+    ],
+    "properties": {
+      "status": {
+        "type": "string",
+        "enum": [
+          "committed",
+          "replayed",
+          "dry_run"
+        ]
+      },
+      "exchange_rate": {
+        "type": "object",
+        "required": [
+          "base",
+          "quote",
+          "rate",
+          "date"
+        ],
+        "properties": {
+          "base": {
+            "type": "string"
+          },
+          "quote": {
+            "type": "string"
+          },
+          "rate": {
+            "type": "string"
+          },
+          "date": {
+            "type": "string"
+          }
+        }
+      },
+      "audit_id": {
+        "oneOf": [
+          {
+            "type": "string"
+          },
+          {
+            "type": "null"
+          }
+        ]
+      },
+      "warnings": {
+        "type": "array",
+        "items": {
+          "type": "object",
+          "required": [
+            "code",
+            "message"
+          ],
+          "properties": {
+            "code": {
+              "type": "string"
+            },
+            "message": {
+              "type": "string"
+            }
+          }
+        }
+      },
+      "changes": {
+        "type": "array",
+        "items": {
+          "type": "object",
+          "required": [
+            "field",
+            "before",
+            "after"
+          ],
+          "properties": {
+            "field": {
+              "type": "string"
+            },
+            "before": {},
+            "after": {}
+          }
+        }
+      }
+    }
+  },
+  "validateParams": validators.set_exchange_rate__params,
+  "validateResult": validators.set_exchange_rate__result
 },
 ];
 

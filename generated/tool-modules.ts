@@ -34,6 +34,8 @@ import { create_bill_reminder } from "../src/tools/bills/create_bill_reminder.js
 import { update_bill_reminder } from "../src/tools/bills/update_bill_reminder.js";
 import { delete_bill_reminder } from "../src/tools/bills/delete_bill_reminder.js";
 import { list_recurring } from "../src/tools/transactions/list_recurring.js";
+import { get_net_worth } from "../src/tools/wallets/get_net_worth.js";
+import { set_exchange_rate } from "../src/tools/wallets/set_exchange_rate.js";
 
 /** The hand-written handler of every spec method; `satisfies` makes a missing or extra one a compile error. */
 export const handlers = {
@@ -71,4 +73,6 @@ export const handlers = {
   update_bill_reminder,
   delete_bill_reminder,
   list_recurring,
+  get_net_worth,
+  set_exchange_rate,
 } satisfies Handlers;

@@ -372,6 +372,10 @@ export interface Wallet {
   balance: Money;
   created_at: DateTime;
   updated_at: DateTime;
+  /**
+   * false: left out of net worth (absent means true).
+   */
+  in_net_worth?: boolean;
 }
 /**
  * The balance of one wallet at the end of the as_of day.
@@ -715,6 +719,18 @@ export interface RecurringCharge {
   status: "active" | "late" | "ended";
   wallet_id: WalletId;
   bill_reminder_id: BillReminderId | null;
+}
+/**
+ * 1 base = rate quote on date, as the person gave it.
+ *
+ * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
+ * via the `definition` "ExchangeRate".
+ */
+export interface ExchangeRate {
+  base: Currency;
+  quote: Currency;
+  rate: string;
+  date: Date;
 }
 /**
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
@@ -1529,6 +1545,10 @@ export interface UpdateWalletParams {
   opening_date?: Date | null;
   archived?: boolean;
   notes?: Notes | null;
+  /**
+   * Whether the wallet counts toward get_net_worth.
+   */
+  in_net_worth?: boolean;
   idempotency_key: string;
   dry_run?: boolean;
 }
@@ -1681,4 +1701,70 @@ export interface ListRecurringResult {
     yearly: Money;
   }[];
   next_step: string;
+}
+/**
+ * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
+ * via the `definition` "GetNetWorthParams".
+ */
+export interface GetNetWorthParams {
+  from?: Date;
+  to?: Date;
+  step?: "week" | "month";
+}
+/**
+ * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
+ * via the `definition` "GetNetWorthResult".
+ */
+export interface GetNetWorthResult {
+  home_currency: Currency;
+  points: {
+    date: Date;
+    by_currency: {
+      currency: Currency;
+      assets: Money;
+      liabilities: Money;
+      net: Money;
+    }[];
+    /**
+     * null when a rate is missing.
+     */
+    home_net: Money | null;
+  }[];
+  change: {
+    from: Date;
+    to: Date;
+    by_currency: Money[];
+    home_net: Money | null;
+  } | null;
+  rates_used: ExchangeRate[];
+  /**
+   * Pairs such as "USD→EUR" without any rate.
+   */
+  missing_rates: string[];
+}
+/**
+ * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
+ * via the `definition` "SetExchangeRateParams".
+ */
+export interface SetExchangeRateParams {
+  base: Currency;
+  quote: Currency;
+  /**
+   * Decimal, e.g. "0.9215".
+   */
+  rate: string;
+  date?: Date;
+  idempotency_key: string;
+  dry_run?: boolean;
+}
+/**
+ * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
+ * via the `definition` "SetExchangeRateResult".
+ */
+export interface SetExchangeRateResult {
+  status: WriteStatus;
+  exchange_rate: ExchangeRate;
+  audit_id: AuditId | null;
+  warnings: Warnings;
+  changes?: Changes;
 }

@@ -68,3 +68,7 @@ export declare const delete_bill_reminder__params: ValidateFunction;
 export declare const delete_bill_reminder__result: ValidateFunction;
 export declare const list_recurring__params: ValidateFunction;
 export declare const list_recurring__result: ValidateFunction;
+export declare const get_net_worth__params: ValidateFunction;
+export declare const get_net_worth__result: ValidateFunction;
+export declare const set_exchange_rate__params: ValidateFunction;
+export declare const set_exchange_rate__result: ValidateFunction;

@@ -7,7 +7,7 @@ import type { Knex } from "knex";
 /** The one audit row a committed write produces. before/after are resource snapshots, never secrets. */
 export interface AuditChange {
   action: "create" | "update" | "delete" | "add_funds";
-  resourceType: "wallet" | "transaction" | "budget" | "goal" | "bill_reminder";
+  resourceType: "wallet" | "transaction" | "budget" | "goal" | "bill_reminder" | "exchange_rate";
   resourceId: string;
   before: unknown;
   after: unknown;

@@ -223,4 +223,14 @@ export class FinanceMcpClient {
   listRecurring(params: T.ListRecurringParams = {}): Promise<T.ListRecurringResult> {
     return this.call("list_recurring", params);
   }
+
+  /** Net worth (assets minus credit cards and loans) on a day, or over time */
+  getNetWorth(params: T.GetNetWorthParams = {}): Promise<T.GetNetWorthResult> {
+    return this.call("get_net_worth", params);
+  }
+
+  /** Store an exchange rate the person gives, for net worth in the home currency Pass an idempotency key (newIdempotencyKey()) and reuse it when retrying. */
+  setExchangeRate(params: T.SetExchangeRateParams): Promise<T.SetExchangeRateResult> {
+    return this.call("set_exchange_rate", params);
+  }
 }

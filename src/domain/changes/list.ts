@@ -18,6 +18,7 @@ const AREA_OF: Record<string, string> = {
   budget: "budgets",
   goal: "goals",
   bill_reminder: "bills",
+  exchange_rate: "wallets",
 };
 
 const VERB: Record<string, string> = { create: "created", update: "updated", delete: "deleted", add_funds: "added funds to" };

@@ -69,6 +69,7 @@ export interface WalletChange {
   opening_balance?: string;
   opening_date?: string | null;
   archived?: boolean;
+  in_net_worth?: boolean;
   notes?: string | null;
 }
 
@@ -89,6 +90,7 @@ export async function updateWallet(db: Knex, userId: string, walletId: string, c
   }
   if (change.opening_date !== undefined) patch.opening_date = change.opening_date;
   if (change.archived !== undefined) patch.archived = change.archived;
+  if (change.in_net_worth !== undefined) patch.in_net_worth = change.in_net_worth;
   if (change.notes !== undefined) patch.notes = change.notes;
   patch.updated_at = now.toISOString();
 
