@@ -44,6 +44,7 @@ export interface Handlers {
   list_recurring(params: T.ListRecurringParams, ctx: ToolContext): Promise<T.ListRecurringResult>;
   get_net_worth(params: T.GetNetWorthParams, ctx: ToolContext): Promise<T.GetNetWorthResult>;
   set_exchange_rate(params: T.SetExchangeRateParams, ctx: WriteContext): Promise<WriteOutcome<T.SetExchangeRateResult>>;
+  undo_change(params: T.UndoChangeParams, ctx: WriteContext): Promise<WriteOutcome<T.UndoChangeResult>>;
 }
 
 export type ListTransactionsParams = T.ListTransactionsParams;
@@ -118,3 +119,5 @@ export type GetNetWorthParams = T.GetNetWorthParams;
 export type GetNetWorthResult = T.GetNetWorthResult;
 export type SetExchangeRateParams = T.SetExchangeRateParams;
 export type SetExchangeRateResult = T.SetExchangeRateResult;
+export type UndoChangeParams = T.UndoChangeParams;
+export type UndoChangeResult = T.UndoChangeResult;

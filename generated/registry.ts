@@ -20,7 +20,7 @@ export interface ToolDefinition {
   readonly validateResult: ValidateFunction;
 }
 
-export type ToolName = "list_transactions" | "get_transaction_summary" | "list_categories" | "list_tags" | "list_budgets" | "get_budget_status" | "list_goals" | "get_goal_progress" | "list_wallets" | "get_wallet_balance" | "search_product_knowledge" | "get_knowledge_article" | "whoami" | "list_capabilities" | "list_changes" | "list_bill_reminders" | "calculate" | "create_transaction" | "update_transaction" | "delete_transaction" | "create_budget" | "update_budget" | "delete_budget" | "create_goal" | "update_goal" | "delete_goal" | "add_goal_funds" | "create_wallet" | "update_wallet" | "delete_wallet" | "create_bill_reminder" | "update_bill_reminder" | "delete_bill_reminder" | "list_recurring" | "get_net_worth" | "set_exchange_rate";
+export type ToolName = "list_transactions" | "get_transaction_summary" | "list_categories" | "list_tags" | "list_budgets" | "get_budget_status" | "list_goals" | "get_goal_progress" | "list_wallets" | "get_wallet_balance" | "search_product_knowledge" | "get_knowledge_article" | "whoami" | "list_capabilities" | "list_changes" | "list_bill_reminders" | "calculate" | "create_transaction" | "update_transaction" | "delete_transaction" | "create_budget" | "update_budget" | "delete_budget" | "create_goal" | "update_goal" | "delete_goal" | "add_goal_funds" | "create_wallet" | "update_wallet" | "delete_wallet" | "create_bill_reminder" | "update_bill_reminder" | "delete_bill_reminder" | "list_recurring" | "get_net_worth" | "set_exchange_rate" | "undo_change";
 
 /** Every tool, in spec order (the order of tools/list). */
 export const tools: readonly ToolDefinition[] = [
@@ -2305,7 +2305,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "list_changes",
   "title": "List changes",
-  "description": "Lists the user's committed writes, newest first: tool, time, audit id, idempotency key, ids touched and what changed. Use it to check whether a write went through (idempotency_key or audit_id) or to say what was changed (since). Areas the token cannot read are left out.",
+  "description": "Lists the user's committed writes, newest first, each in the person's words with the client that wrote it and every row it touched. Use it to check whether a write went through (idempotency_key or audit_id), to say what changed (day, since, tool, client, area), or to find the audit_id for undo_change. Areas the token cannot read are left out.",
   "summary": "The caller's committed writes from the audit log, newest first",
   "scope": "meta:whoami",
   "kind": "read",
@@ -2314,6 +2314,9 @@ export const tools: readonly ToolDefinition[] = [
     "audit_id",
     "tool",
     "since",
+    "day",
+    "client",
+    "area",
     "limit",
     "cursor"
   ],
@@ -2348,6 +2351,27 @@ export const tools: readonly ToolDefinition[] = [
         "type": "string",
         "format": "date-time"
       },
+      "day": {
+        "type": "string",
+        "format": "date",
+        "pattern": "^(19|2\\d)"
+      },
+      "client": {
+        "type": "string",
+        "minLength": 1,
+        "maxLength": 100,
+        "description": "Only writes by a token or OAuth client whose name contains this."
+      },
+      "area": {
+        "type": "string",
+        "enum": [
+          "transactions",
+          "wallets",
+          "budgets",
+          "goals",
+          "bills"
+        ]
+      },
       "limit": {
         "type": "integer",
         "minimum": 1,
@@ -2377,7 +2401,7 @@ export const tools: readonly ToolDefinition[] = [
             "audit_id",
             "at",
             "tool",
-            "idempotency_key",
+            "client",
             "ids",
             "summary"
           ],
@@ -2391,9 +2415,6 @@ export const tools: readonly ToolDefinition[] = [
             "tool": {
               "type": "string"
             },
-            "idempotency_key": {
-              "type": "string"
-            },
             "ids": {
               "type": "array",
               "items": {
@@ -2402,6 +2423,16 @@ export const tools: readonly ToolDefinition[] = [
             },
             "summary": {
               "type": "string"
+            },
+            "client": {
+              "anyOf": [
+                {
+                  "type": "string"
+                },
+                {
+                  "type": "null"
+                }
+              ]
             }
           }
         }
@@ -8033,6 +8064,151 @@ export const tools: readonly ToolDefinition[] = [
   },
   "validateParams": validators.set_exchange_rate__params,
   "validateResult": validators.set_exchange_rate__result
+},
+{
+  "name": "undo_change",
+  "title": "Undo change",
+  "description": "Reverses the change with this audit_id (from list_changes): what it created is deleted, what it updated gets its before-values back, what it deleted comes back with the same id; a bulk edit or import as a whole. Try dry_run first and tell the user what it reverses. conflict names a later change that touched the same rows: undo that first. Needs the write scope of the change's area.",
+  "summary": "Undo one of the user's changes from list_changes, exactly, as one change",
+  "scope": "write:transactions",
+  "kind": "write",
+  "paramNames": [
+    "audit_id",
+    "idempotency_key",
+    "dry_run"
+  ],
+  "errors": [
+    "invalid_params",
+    "unauthorized",
+    "insufficient_scope",
+    "writes_disabled",
+    "not_found",
+    "conflict",
+    "idempotency_key_reused",
+    "idempotency_key_in_use",
+    "rate_limited",
+    "internal_error"
+  ],
+  "annotations": {
+    "destructiveHint": false,
+    "idempotentHint": true,
+    "openWorldHint": false
+  },
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "audit_id": {
+        "type": "string",
+        "pattern": "^\\d+$"
+      },
+      "idempotency_key": {
+        "type": "string",
+        "format": "uuid",
+        "maxLength": 36
+      },
+      "dry_run": {
+        "type": "boolean",
+        "default": false
+      }
+    },
+    "required": [
+      "audit_id",
+      "idempotency_key"
+    ],
+    "additionalProperties": false
+  },
+  "outputSchema": {
+    "type": "object",
+    "required": [
+      "status",
+      "undone",
+      "rows",
+      "audit_id",
+      "warnings"
+    ],
+    "properties": {
+      "status": {
+        "type": "string",
+        "enum": [
+          "committed",
+          "replayed",
+          "dry_run"
+        ]
+      },
+      "undone": {
+        "type": "object",
+        "required": [
+          "audit_id",
+          "tool"
+        ],
+        "properties": {
+          "audit_id": {
+            "type": "string"
+          },
+          "tool": {
+            "type": "string"
+          }
+        }
+      },
+      "rows": {
+        "type": "array",
+        "items": {
+          "type": "object",
+          "required": [
+            "id",
+            "table",
+            "action"
+          ],
+          "properties": {
+            "id": {
+              "type": "string"
+            },
+            "table": {
+              "type": "string"
+            },
+            "action": {
+              "type": "string",
+              "enum": [
+                "delete",
+                "restore",
+                "revert"
+              ]
+            }
+          }
+        }
+      },
+      "audit_id": {
+        "oneOf": [
+          {
+            "type": "string"
+          },
+          {
+            "type": "null"
+          }
+        ]
+      },
+      "warnings": {
+        "type": "array",
+        "items": {
+          "type": "object",
+          "required": [
+            "code",
+            "message"
+          ],
+          "properties": {
+            "code": {
+              "type": "string"
+            },
+            "message": {
+              "type": "string"
+            }
+          }
+        }
+      }
+    }
+  },
+  "validateParams": validators.undo_change__params,
+  "validateResult": validators.undo_change__result
 },
 ];
 

@@ -36,6 +36,7 @@ import { delete_bill_reminder } from "../src/tools/bills/delete_bill_reminder.js
 import { list_recurring } from "../src/tools/transactions/list_recurring.js";
 import { get_net_worth } from "../src/tools/wallets/get_net_worth.js";
 import { set_exchange_rate } from "../src/tools/wallets/set_exchange_rate.js";
+import { undo_change } from "../src/tools/transactions/undo_change.js";
 
 /** The hand-written handler of every spec method; `satisfies` makes a missing or extra one a compile error. */
 export const handlers = {
@@ -75,4 +76,5 @@ export const handlers = {
   list_recurring,
   get_net_worth,
   set_exchange_rate,
+  undo_change,
 } satisfies Handlers;

@@ -72,3 +72,5 @@ export declare const get_net_worth__params: ValidateFunction;
 export declare const get_net_worth__result: ValidateFunction;
 export declare const set_exchange_rate__params: ValidateFunction;
 export declare const set_exchange_rate__result: ValidateFunction;
+export declare const undo_change__params: ValidateFunction;
+export declare const undo_change__result: ValidateFunction;

@@ -29,6 +29,7 @@ import { createMcpMethods } from "./mcp/methods.js";
 import { createDispatch, type Dispatch } from "./rpc/dispatch.js";
 import { handlers } from "../generated/tool-modules.js";
 import { createWritePipeline } from "./writes/pipeline.js";
+import { ensureRowCapture } from "./db/row-capture.js";
 import { packagePath } from "./package-root.js";
 
 export const OPENRPC_PATH = packagePath("openrpc.json");
@@ -53,6 +54,8 @@ export interface Services {
 export async function createServices(config: Config, db: Knex, options: { now?: () => Date; ids?: IdSource; log?: Logger } = {}): Promise<Services> {
   const log = options.log ?? createLogger(config.logLevel, config.logFormat);
   const now = options.now ?? (() => new Date());
+  // SQLite: the audit's row capture triggers, made from the schema as migrated (src/db/row-capture.ts).
+  await ensureRowCapture(db);
   const bus = await createChangeBus(db, log);
   const streams = new SseStreams();
   // Metrics off: nothing is wrapped, so the per-call path is exactly what it is without them.

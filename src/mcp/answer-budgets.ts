@@ -14,6 +14,11 @@ export const ANSWER_BUDGETS = Object.freeze({
    * held to it; nor is a page of one (an object with its wallet id, ~77).
    */
   listedTransactionTokens: 60,
+  /**
+   * "What changed today?": list_changes with day and limit 15 over the demo ledger, each change in the
+   * person's words with its client and rows (test/tools/list-changes-readable.test.ts).
+   */
+  changesTodayTokens: 1500,
   /** Any answer at the largest page size. */
   anyAnswerTokens: 20000,
 });

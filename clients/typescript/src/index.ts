@@ -233,4 +233,9 @@ export class FinanceMcpClient {
   setExchangeRate(params: T.SetExchangeRateParams): Promise<T.SetExchangeRateResult> {
     return this.call("set_exchange_rate", params);
   }
+
+  /** Undo one of the user's changes from list_changes, exactly, as one change Pass an idempotency key (newIdempotencyKey()) and reuse it when retrying. */
+  undoChange(params: T.UndoChangeParams): Promise<T.UndoChangeResult> {
+    return this.call("undo_change", params);
+  }
 }

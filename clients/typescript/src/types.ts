@@ -275,7 +275,7 @@ export interface Warning {
   message: string;
 }
 /**
- * One committed write. summary: what it did, naming changed fields (not their values).
+ * One committed write. summary: what it did in the person's words; client: the token (or OAuth client) that wrote it; ids: every row it touched.
  *
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
  * via the `definition` "ChangeEntry".
@@ -284,9 +284,9 @@ export interface ChangeEntry {
   audit_id: AuditId;
   at: DateTime;
   tool: string;
-  idempotency_key: string;
   ids: string[];
   summary: string;
+  client: string | null;
 }
 /**
  * The data member of every error this service returns. code is the stable snake_case error code to program against (the keys of components/errors); the other members appear when they apply.
@@ -1098,6 +1098,12 @@ export interface ListChangesParams {
   audit_id?: AuditId;
   tool?: string;
   since?: DateTime;
+  day?: Date;
+  /**
+   * Only writes by a token or OAuth client whose name contains this.
+   */
+  client?: string;
+  area?: "transactions" | "wallets" | "budgets" | "goals" | "bills";
   limit?: number;
   cursor?: string;
 }
@@ -1767,4 +1773,34 @@ export interface SetExchangeRateResult {
   audit_id: AuditId | null;
   warnings: Warnings;
   changes?: Changes;
+}
+/**
+ * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
+ * via the `definition` "UndoChangeParams".
+ */
+export interface UndoChangeParams {
+  audit_id: AuditId;
+  idempotency_key: string;
+  dry_run?: boolean;
+}
+/**
+ * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
+ * via the `definition` "UndoChangeResult".
+ */
+export interface UndoChangeResult {
+  status: WriteStatus;
+  undone: {
+    audit_id: AuditId;
+    tool: string;
+  };
+  /**
+   * Each row the undo deletes, restores (same id) or reverts to its before-values.
+   */
+  rows: {
+    id: string;
+    table: string;
+    action: "delete" | "restore" | "revert";
+  }[];
+  audit_id: AuditId | null;
+  warnings: Warnings;
 }
