@@ -19,6 +19,7 @@ import { SseStreams } from "./mcp/sse.js";
 import { tokensRouter } from "./http/tokens-route.js";
 import { oauthRouter } from "./http/oauth-route.js";
 import { pagesRouter } from "./web/pages-route.js";
+import { calendarRouter } from "./http/calendar-route.js";
 import { turnGateFor } from "./http/turns.js";
 import { dialect } from "./db/knex.js";
 import type { IdSource } from "./db/ids.js";
@@ -114,6 +115,7 @@ export function createApp(services: Services, options: AppOptions = {}): Express
   app.use(sseRouter({ ...services, mcp, gate, keepAliveMs: options.sseKeepAliveMs ?? DEFAULT_KEEPALIVE_MS, streams: services.streams }));
   app.use(tokensRouter(services));
   app.use(oauthRouter(services));
+  app.use(calendarRouter(services));
   app.use(pagesRouter(services));
 
   app.use((_req, res) => {

@@ -19,6 +19,8 @@ import type { Logger } from "../log.js";
 import { completeAuthorization, describePendingAuthorization, PendingAuthorizationError } from "../oauth/authorize.js";
 import { listConnectedClients, revokeConnectedClient } from "../oauth/grants.js";
 import { escapeHtml, renderPage, scopeFieldsets, signInForm } from "./layout.js";
+import { createCalendarFeed, liveCalendarFeed, revokeCalendarFeed } from "../auth/calendar-feeds.js";
+import { calendarFeedSection, feedUrl } from "./calendar-feed.js";
 import { csrfToken, endSession, newNonce, pageHeaders, requireCsrf, sessionUser, startSession } from "./security.js";
 
 export interface PagesDeps {
@@ -124,6 +126,7 @@ export function pagesRouter(deps: PagesDeps): Router {
     created?: { token: string; name: string },
     error?: string,
     status = 200,
+    createdFeedUrl?: string,
   ) {
     const now = deps.now().toISOString();
     const tokens = (await listTokens(deps.db, user.id)).filter((t) => !t.grant_id && !t.revoked_at && t.expires_at > now);
@@ -174,10 +177,11 @@ ${scopeFieldsets(KNOWN_SCOPES)}
 <label for="days">Expires after (days)</label><input id="days" name="expires_in_days" type="number" min="1" max="365" value="30" required>
 <button type="submit">Create token</button>
 </form>
+${calendarFeedSection(await liveCalendarFeed(deps.db, user.id), hidden, createdFeedUrl)}
 <h2 id="changes">Latest changes</h2>
 ${changes.length ? `<div class="scroll"><table aria-labelledby="changes">${head(["When", "Tool", "What"])}<tbody>${changeRows}</tbody></table></div>` : "<p>No changes yet.</p>"}`;
     const script = `document.querySelectorAll("button[data-copy]").forEach(function (b) { b.addEventListener("click", function () { navigator.clipboard.writeText(document.getElementById(b.dataset.copy).textContent).then(function () { b.textContent = "Copied"; }); }); });`;
-    send(res, status, { title: "Your account", body, signedIn: { email: user.email, csrf: token }, script: created ? script : undefined });
+    send(res, status, { title: "Your account", body, signedIn: { email: user.email, csrf: token }, script: created || createdFeedUrl ? script : undefined });
   }
 
   router.post(
@@ -234,6 +238,19 @@ ${changes.length ? `<div class="scroll"><table aria-labelledby="changes">${head(
   }
   accountAction("/account/tokens/:id/revoke", "tokens", (userId, id) => revokeToken(deps.db, userId, id, deps.now()));
   accountAction("/account/clients/:grant/revoke", "clients", (userId, grant) => revokeConnectedClient(deps.db, userId, grant, deps.now()));
+  accountAction("/account/calendar-feed/revoke", "calendar", (userId) => revokeCalendarFeed(deps.db, userId, deps.now()));
+  router.post(
+    "/account/calendar-feed",
+    guard,
+    form,
+    csrf,
+    wrap(async (req, res) => {
+      const user = await signedInUser(req);
+      if (!user) return showSignIn(req, res, "/account", 401, "Your session ended: sign in again.");
+      const secret = await createCalendarFeed(deps.db, user.id, deps.config.tokenPepper, deps.now());
+      await sendAccount(req, res, user, csrfToken(req, res, deps.config), undefined, undefined, 200, feedUrl(deps.config, req, secret));
+    }),
+  );
 
   router.get(
     "/oauth/consent",
