@@ -25,19 +25,29 @@ export interface Charge {
   walletId: string;
 }
 
-/** The user's distinct lower(payee) keys, in index order. */
+/**
+ * The user's distinct lower(payee) keys in index order, one seek each (bindings: user, user, MAX_PAYEE_KEYS).
+ * ORDER BY … LIMIT 1 rather than min(): both engines then read the first index entry past the key, where
+ * Postgres may plan a min() as an aggregate over the user's whole range.
+ */
+export const PAYEE_KEYS_SQL = `WITH RECURSIVE keys(k, n) AS (
+    SELECT (SELECT lower(payee) FROM transactions WHERE user_id = ? AND lower(payee) IS NOT NULL ORDER BY lower(payee) LIMIT 1), 1
+    UNION ALL
+    SELECT (SELECT lower(payee) FROM transactions WHERE user_id = ? AND lower(payee) > keys.k ORDER BY lower(payee) LIMIT 1), n + 1
+      FROM keys WHERE keys.k IS NOT NULL AND n < ?
+  )
+  SELECT k FROM keys WHERE k IS NOT NULL`;
+
+/** The newest rows of `keys` payees, each the top of its index range (bindings: user and key, per key). */
+export function latestChargesSql(keys: number): string {
+  const one = `SELECT * FROM (SELECT payee, date, amount_minor, currency, direction, wallet_id FROM transactions
+                WHERE user_id = ? AND lower(payee) = ? ORDER BY date DESC LIMIT ${LATEST_PER_PAYEE}) AS p`;
+  return Array.from({ length: keys }, () => one).join(" UNION ALL ");
+}
+
 async function payeeKeys(db: Knex, userId: string): Promise<string[]> {
   const rows: { k: string | null }[] = await db
-    .raw(
-      `WITH RECURSIVE keys(k, n) AS (
-         SELECT (SELECT min(lower(payee)) FROM transactions WHERE user_id = ? AND lower(payee) IS NOT NULL), 1
-         UNION ALL
-         SELECT (SELECT min(lower(payee)) FROM transactions WHERE user_id = ? AND lower(payee) > keys.k), n + 1
-           FROM keys WHERE keys.k IS NOT NULL AND n < ?
-       )
-       SELECT k FROM keys WHERE k IS NOT NULL`,
-      [userId, userId, MAX_PAYEE_KEYS],
-    )
+    .raw(PAYEE_KEYS_SQL, [userId, userId, MAX_PAYEE_KEYS])
     .then((r: unknown) => (Array.isArray(r) ? r : (r as { rows: { k: string | null }[] }).rows));
   return rows.map((r) => String(r.k));
 }
@@ -48,11 +58,8 @@ export async function latestChargesByPayee(db: Knex, userId: string): Promise<Ch
   const out: Charge[] = [];
   for (let i = 0; i < keys.length; i += KEYS_PER_STATEMENT) {
     const batch = keys.slice(i, i + KEYS_PER_STATEMENT);
-    const one = `SELECT * FROM (SELECT payee, date, amount_minor, currency, direction, wallet_id FROM transactions
-                  WHERE user_id = ? AND lower(payee) = ? ORDER BY date DESC LIMIT ${LATEST_PER_PAYEE}) AS p`;
-    const sql = batch.map(() => one).join(" UNION ALL ");
     const result: unknown = await db.raw(
-      sql,
+      latestChargesSql(batch.length),
       batch.flatMap((k) => [userId, k]),
     );
     const rows = (Array.isArray(result) ? result : (result as { rows: Record<string, unknown>[] }).rows) as Record<string, unknown>[];
