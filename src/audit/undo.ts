@@ -66,7 +66,38 @@ async function checkUndoable(db: Knex, userId: string, auditId: string): Promise
       { field: "audit_id", ...(later ? { existing_id: later } : {}) },
     );
   }
+  await refuseIfStillReferenced(db, userId, auditId, changes);
   return changes;
+}
+
+/**
+ * A row the undo would delete (the change created it) that a later change made another row refer to
+ * (a goal or bill kept in a new wallet, a budget over it: references a foreign key does not guard) is
+ * refused like a changed row, naming that later change. Read from the later changes' captured rows, then
+ * confirmed on the referring row as it is now (a reference removed since does not count).
+ */
+async function refuseIfStillReferenced(db: Knex, userId: string, auditId: string, changes: readonly RowChange[]): Promise<void> {
+  const created = changes.filter((c) => c.before === null && typeof c.key.id === "string").map((c) => String(c.key.id));
+  for (const id of new Set(created)) {
+    const mentions = await db("audit_rows")
+      .where({ user_id: userId })
+      .andWhere("audit_id", ">", auditId)
+      .andWhere("after_json", "like", `%"${id}"%`)
+      .orderBy("audit_id", "desc")
+      .limit(50)
+      .select("audit_id", "table_name", "row_key", "after_json");
+    for (const m of mentions) {
+      const c = { table: String(m.table_name), rowKey: String(m.row_key), key: JSON.parse(String(m.row_key)) as Record<string, unknown> };
+      if (changes.some((x) => x.table === c.table && x.rowKey === c.rowKey)) continue; // a row of this change
+      const now = await db(c.table).where(c.key).first();
+      if (!now || !Object.values(now).some((v) => typeof v === "string" && v.includes(id))) continue;
+      throw new AppError(
+        "conflict",
+        `audit_id: ${id} is used by ${rowId(c)} since change ${String(m.audit_id)}; undo change ${String(m.audit_id)} first, or change that record by hand.`,
+        { field: "audit_id", existing_id: String(m.audit_id) },
+      );
+    }
+  }
 }
 
 /** Reverses the change (inside the caller's transaction) and answers what was done to each row. */

@@ -128,6 +128,21 @@ describe(`undo_change (${engine})`, function () {
     expect(back.transactions.map((t: any) => [t.id, t.amount.value])).to.deep.equal([[transaction.id, transaction.amount.value]]);
   });
 
+  it("refuses to take back a wallet that later records use, naming the change (a transaction in it, a goal kept in it)", async () => {
+    const made = await server.call("create_wallet", { name: "Jar", type: "cash", currency: "USD", idempotency_key: key() }, me.token);
+    const { goal, audit_id: goalAudit } = await server.call("create_goal", { name: "Jar goal", currency: "USD", wallet_id: made.wallet.id, idempotency_key: key() }, me.token);
+    expect(goal.wallet_id).to.equal(made.wallet.id);
+    const byGoal = await server.callError("undo_change", { audit_id: made.audit_id, idempotency_key: key(), dry_run: true }, me.token);
+    expect(byGoal.data).to.include({ code: "conflict", existing_id: goalAudit });
+    await undo(goalAudit);
+    const spent = await server.call("create_transaction", { wallet_id: made.wallet.id, amount: "1.00", direction: "expense", payee: "Jar", idempotency_key: key() }, me.token);
+    const byTransaction = await server.callError("undo_change", { audit_id: made.audit_id, idempotency_key: key() }, me.token);
+    expect(byTransaction.data).to.include({ code: "conflict", existing_id: spent.audit_id });
+    await undo(spent.audit_id);
+    await undo(made.audit_id);
+    expect((await server.call("list_wallets", { include_archived: true }, me.token)).wallets.map((w: any) => w.name)).to.not.include("Jar");
+  });
+
   it("undoes only the caller's own changes, with the write scope of the change's area", async () => {
     const { budget, audit_id } = await server.call("create_budget", { name: "Food", amount: "300.00", currency: "USD", period: "month", idempotency_key: key() }, me.token);
     expect(budget.id).to.be.a("string");
