@@ -45,6 +45,10 @@ export interface Handlers {
   import_transactions(params: T.ImportTransactionsParams, ctx: WriteContext): Promise<WriteOutcome<T.ImportTransactionsResult>>;
   save_rule(params: T.SaveRuleParams, ctx: WriteContext): Promise<WriteOutcome<T.SaveRuleResult>>;
   delete_rule(params: T.DeleteRuleParams, ctx: WriteContext): Promise<WriteOutcome<T.DeleteRuleResult>>;
+  list_recurring(params: T.ListRecurringParams, ctx: ToolContext): Promise<T.ListRecurringResult>;
+  get_net_worth(params: T.GetNetWorthParams, ctx: ToolContext): Promise<T.GetNetWorthResult>;
+  set_exchange_rate(params: T.SetExchangeRateParams, ctx: WriteContext): Promise<WriteOutcome<T.SetExchangeRateResult>>;
+  undo_change(params: T.UndoChangeParams, ctx: WriteContext): Promise<WriteOutcome<T.UndoChangeResult>>;
 }
 
 export type ListTransactionsParams = T.ListTransactionsParams;
@@ -121,3 +125,11 @@ export type SaveRuleParams = T.SaveRuleParams;
 export type SaveRuleResult = T.SaveRuleResult;
 export type DeleteRuleParams = T.DeleteRuleParams;
 export type DeleteRuleResult = T.DeleteRuleResult;
+export type ListRecurringParams = T.ListRecurringParams;
+export type ListRecurringResult = T.ListRecurringResult;
+export type GetNetWorthParams = T.GetNetWorthParams;
+export type GetNetWorthResult = T.GetNetWorthResult;
+export type SetExchangeRateParams = T.SetExchangeRateParams;
+export type SetExchangeRateResult = T.SetExchangeRateResult;
+export type UndoChangeParams = T.UndoChangeParams;
+export type UndoChangeResult = T.UndoChangeResult;

@@ -131,5 +131,10 @@ export const schemaBounds = {
       "minimum": 1,
       "maximum": 200
     }
+  },
+  "RecurringCharge": {
+    "occurrences": {
+      "minimum": 2
+    }
   }
 } as const;

@@ -20,7 +20,7 @@ export interface ToolDefinition {
   readonly validateResult: ValidateFunction;
 }
 
-export type ToolName = "list_transactions" | "get_transaction_summary" | "list_categories" | "list_tags" | "list_budgets" | "get_budget_status" | "list_goals" | "get_goal_progress" | "list_wallets" | "get_wallet_balance" | "search_product_knowledge" | "get_knowledge_article" | "whoami" | "list_capabilities" | "list_changes" | "list_bill_reminders" | "calculate" | "create_transaction" | "update_transaction" | "delete_transaction" | "create_budget" | "update_budget" | "delete_budget" | "create_goal" | "update_goal" | "delete_goal" | "add_goal_funds" | "create_wallet" | "update_wallet" | "delete_wallet" | "create_bill_reminder" | "update_bill_reminder" | "delete_bill_reminder" | "list_rules" | "import_transactions" | "save_rule" | "delete_rule";
+export type ToolName = "list_transactions" | "get_transaction_summary" | "list_categories" | "list_tags" | "list_budgets" | "get_budget_status" | "list_goals" | "get_goal_progress" | "list_wallets" | "get_wallet_balance" | "search_product_knowledge" | "get_knowledge_article" | "whoami" | "list_capabilities" | "list_changes" | "list_bill_reminders" | "calculate" | "create_transaction" | "update_transaction" | "delete_transaction" | "create_budget" | "update_budget" | "delete_budget" | "create_goal" | "update_goal" | "delete_goal" | "add_goal_funds" | "create_wallet" | "update_wallet" | "delete_wallet" | "create_bill_reminder" | "update_bill_reminder" | "delete_bill_reminder" | "list_rules" | "import_transactions" | "save_rule" | "delete_rule" | "list_recurring" | "get_net_worth" | "set_exchange_rate" | "undo_change";
 
 /** Every tool, in spec order (the order of tools/list). */
 export const tools: readonly ToolDefinition[] = [
@@ -1742,6 +1742,9 @@ export const tools: readonly ToolDefinition[] = [
             },
             "updated_at": {
               "type": "string"
+            },
+            "in_net_worth": {
+              "type": "boolean"
             }
           }
         }
@@ -2322,7 +2325,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "list_changes",
   "title": "List changes",
-  "description": "Lists the user's committed writes, newest first: tool, time, audit id, idempotency key, ids touched and what changed. Use it to check whether a write went through (idempotency_key or audit_id) or to say what was changed (since). Areas the token cannot read are left out.",
+  "description": "Lists the user's committed writes, newest first, each in the person's words with the client that wrote it and every row it touched. Use it to check whether a write went through (idempotency_key or audit_id), to say what changed (day, since, tool, client, area), or to find the audit_id for undo_change. Areas the token cannot read are left out.",
   "summary": "The caller's committed writes from the audit log, newest first",
   "scope": "meta:whoami",
   "kind": "read",
@@ -2331,6 +2334,9 @@ export const tools: readonly ToolDefinition[] = [
     "audit_id",
     "tool",
     "since",
+    "day",
+    "client",
+    "area",
     "limit",
     "cursor"
   ],
@@ -2366,6 +2372,24 @@ export const tools: readonly ToolDefinition[] = [
         "type": "string",
         "format": "date-time"
       },
+      "day": {
+        "type": "string",
+        "format": "date"
+      },
+      "client": {
+        "type": "string",
+        "description": "Only writes by a token or OAuth client whose name contains this."
+      },
+      "area": {
+        "type": "string",
+        "enum": [
+          "transactions",
+          "wallets",
+          "budgets",
+          "goals",
+          "bills"
+        ]
+      },
       "limit": {
         "type": "integer",
         "minimum": 1,
@@ -2393,7 +2417,7 @@ export const tools: readonly ToolDefinition[] = [
             "audit_id",
             "at",
             "tool",
-            "idempotency_key",
+            "client",
             "ids",
             "summary"
           ],
@@ -2407,9 +2431,6 @@ export const tools: readonly ToolDefinition[] = [
             "tool": {
               "type": "string"
             },
-            "idempotency_key": {
-              "type": "string"
-            },
             "ids": {
               "type": "array",
               "items": {
@@ -2418,6 +2439,16 @@ export const tools: readonly ToolDefinition[] = [
             },
             "summary": {
               "type": "string"
+            },
+            "client": {
+              "anyOf": [
+                {
+                  "type": "string"
+                },
+                {
+                  "type": "null"
+                }
+              ]
             }
           }
         }
@@ -5886,6 +5917,9 @@ export const tools: readonly ToolDefinition[] = [
           },
           "updated_at": {
             "type": "string"
+          },
+          "in_net_worth": {
+            "type": "boolean"
           }
         }
       },
@@ -5958,6 +5992,7 @@ export const tools: readonly ToolDefinition[] = [
     "opening_date",
     "archived",
     "notes",
+    "in_net_worth",
     "idempotency_key",
     "dry_run"
   ],
@@ -6029,6 +6064,10 @@ export const tools: readonly ToolDefinition[] = [
             "type": "null"
           }
         ]
+      },
+      "in_net_worth": {
+        "type": "boolean",
+        "description": "Whether the wallet counts toward get_net_worth."
       },
       "idempotency_key": {
         "type": "string",
@@ -6136,6 +6175,9 @@ export const tools: readonly ToolDefinition[] = [
           },
           "updated_at": {
             "type": "string"
+          },
+          "in_net_worth": {
+            "type": "boolean"
           }
         }
       },
@@ -8384,6 +8426,715 @@ export const tools: readonly ToolDefinition[] = [
   },
   "validateParams": validators.delete_rule__params,
   "validateResult": validators.delete_rule__result
+},
+{
+  "name": "list_recurring",
+  "title": "List recurring",
+  "description": "Finds payees charged or paying at a regular interval (weekly to yearly) in the user's transactions: typical amount, monthly and yearly cost, last and next expected date, status, the bill reminder covering it, and totals per currency of those not ended. Use it for \"which subscriptions do I have?\" rather than guessing from categories or bill reminders.",
+  "summary": "Subscriptions, bills and income that recur in the ledger, with what they cost a month and a year",
+  "scope": "read:transactions",
+  "kind": "read",
+  "paramNames": [
+    "include_ended"
+  ],
+  "errors": [
+    "invalid_params",
+    "unauthorized",
+    "insufficient_scope",
+    "rate_limited",
+    "internal_error"
+  ],
+  "annotations": {
+    "readOnlyHint": true,
+    "destructiveHint": false,
+    "idempotentHint": true,
+    "openWorldHint": false
+  },
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "include_ended": {
+        "type": "boolean",
+        "description": "Also those missed twice."
+      }
+    },
+    "additionalProperties": false
+  },
+  "outputSchema": {
+    "type": "object",
+    "required": [
+      "as_of",
+      "recurring",
+      "totals",
+      "next_step"
+    ],
+    "properties": {
+      "as_of": {
+        "$ref": "#/$defs/Date"
+      },
+      "recurring": {
+        "type": "array",
+        "items": {
+          "type": "object",
+          "required": [
+            "payee",
+            "direction",
+            "interval",
+            "typical_amount",
+            "monthly_cost",
+            "yearly_cost",
+            "occurrences",
+            "last_date",
+            "next_date",
+            "status",
+            "wallet_id",
+            "bill_reminder_id"
+          ],
+          "properties": {
+            "payee": {
+              "type": "string",
+              "maxLength": 140
+            },
+            "direction": {
+              "type": "string",
+              "enum": [
+                "expense",
+                "income"
+              ]
+            },
+            "interval": {
+              "type": "string",
+              "enum": [
+                "weekly",
+                "biweekly",
+                "monthly",
+                "quarterly",
+                "yearly"
+              ]
+            },
+            "typical_amount": {
+              "$ref": "#/$defs/Money"
+            },
+            "monthly_cost": {
+              "$ref": "#/$defs/Money"
+            },
+            "yearly_cost": {
+              "$ref": "#/$defs/Money"
+            },
+            "occurrences": {
+              "type": "integer",
+              "minimum": 2
+            },
+            "last_date": {
+              "$ref": "#/$defs/Date"
+            },
+            "next_date": {
+              "$ref": "#/$defs/Date"
+            },
+            "status": {
+              "type": "string",
+              "enum": [
+                "active",
+                "late",
+                "ended"
+              ]
+            },
+            "wallet_id": {
+              "type": "string"
+            },
+            "bill_reminder_id": {
+              "oneOf": [
+                {
+                  "type": "string"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            }
+          }
+        }
+      },
+      "totals": {
+        "type": "array",
+        "items": {
+          "type": "object",
+          "required": [
+            "currency",
+            "direction",
+            "monthly",
+            "yearly"
+          ],
+          "properties": {
+            "currency": {
+              "type": "string"
+            },
+            "direction": {
+              "type": "string",
+              "enum": [
+                "expense",
+                "income"
+              ]
+            },
+            "monthly": {
+              "$ref": "#/$defs/Money"
+            },
+            "yearly": {
+              "$ref": "#/$defs/Money"
+            }
+          }
+        }
+      },
+      "next_step": {
+        "type": "string"
+      }
+    },
+    "$defs": {
+      "Date": {
+        "type": "string"
+      },
+      "Money": {
+        "type": "object",
+        "required": [
+          "value",
+          "currency",
+          "minor"
+        ],
+        "properties": {
+          "value": {
+            "type": "string"
+          },
+          "currency": {
+            "type": "string"
+          },
+          "minor": {
+            "type": "integer"
+          }
+        }
+      }
+    }
+  },
+  "validateParams": validators.list_recurring__params,
+  "validateResult": validators.list_recurring__result
+},
+{
+  "name": "get_net_worth",
+  "title": "Get net worth",
+  "description": "Assets, liabilities (credit cards and loans, negative) and net per currency at the end of to (default today); with from, a point every step and the change from the first to the last. Wallets not yet opened on a day are left out of it. Totals are also converted into the home currency when the person gave rates (set_exchange_rate); otherwise missing_rates names the pairs to ask for.",
+  "summary": "Net worth (assets minus credit cards and loans) on a day, or over time",
+  "scope": "read:wallets",
+  "kind": "read",
+  "paramNames": [
+    "from",
+    "to",
+    "step"
+  ],
+  "errors": [
+    "invalid_params",
+    "unauthorized",
+    "insufficient_scope",
+    "rate_limited",
+    "internal_error"
+  ],
+  "annotations": {
+    "readOnlyHint": true,
+    "destructiveHint": false,
+    "idempotentHint": true,
+    "openWorldHint": false
+  },
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "from": {
+        "type": "string",
+        "format": "date"
+      },
+      "to": {
+        "type": "string",
+        "format": "date"
+      },
+      "step": {
+        "type": "string",
+        "enum": [
+          "week",
+          "month"
+        ],
+        "default": "month"
+      }
+    },
+    "additionalProperties": false
+  },
+  "outputSchema": {
+    "type": "object",
+    "required": [
+      "home_currency",
+      "points",
+      "change",
+      "rates_used",
+      "missing_rates"
+    ],
+    "properties": {
+      "home_currency": {
+        "type": "string"
+      },
+      "points": {
+        "type": "array",
+        "items": {
+          "type": "object",
+          "required": [
+            "date",
+            "by_currency",
+            "home_net"
+          ],
+          "properties": {
+            "date": {
+              "$ref": "#/$defs/Date"
+            },
+            "by_currency": {
+              "type": "array",
+              "items": {
+                "type": "object",
+                "required": [
+                  "currency",
+                  "assets",
+                  "liabilities",
+                  "net"
+                ],
+                "properties": {
+                  "currency": {
+                    "type": "string"
+                  },
+                  "assets": {
+                    "$ref": "#/$defs/Money"
+                  },
+                  "liabilities": {
+                    "$ref": "#/$defs/Money"
+                  },
+                  "net": {
+                    "$ref": "#/$defs/Money"
+                  }
+                }
+              }
+            },
+            "home_net": {
+              "oneOf": [
+                {
+                  "$ref": "#/$defs/Money"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            }
+          }
+        }
+      },
+      "change": {
+        "oneOf": [
+          {
+            "type": "object",
+            "required": [
+              "from",
+              "to",
+              "by_currency",
+              "home_net"
+            ],
+            "properties": {
+              "from": {
+                "$ref": "#/$defs/Date"
+              },
+              "to": {
+                "$ref": "#/$defs/Date"
+              },
+              "by_currency": {
+                "type": "array",
+                "items": {
+                  "$ref": "#/$defs/Money"
+                }
+              },
+              "home_net": {
+                "oneOf": [
+                  {
+                    "$ref": "#/$defs/Money"
+                  },
+                  {
+                    "type": "null"
+                  }
+                ]
+              }
+            }
+          },
+          {
+            "type": "null"
+          }
+        ]
+      },
+      "rates_used": {
+        "type": "array",
+        "items": {
+          "type": "object",
+          "required": [
+            "base",
+            "quote",
+            "rate",
+            "date"
+          ],
+          "properties": {
+            "base": {
+              "type": "string"
+            },
+            "quote": {
+              "type": "string"
+            },
+            "rate": {
+              "type": "string"
+            },
+            "date": {
+              "$ref": "#/$defs/Date"
+            }
+          }
+        }
+      },
+      "missing_rates": {
+        "type": "array",
+        "items": {
+          "type": "string"
+        }
+      }
+    },
+    "$defs": {
+      "Date": {
+        "type": "string"
+      },
+      "Money": {
+        "type": "object",
+        "required": [
+          "value",
+          "currency",
+          "minor"
+        ],
+        "properties": {
+          "value": {
+            "type": "string"
+          },
+          "currency": {
+            "type": "string"
+          },
+          "minor": {
+            "type": "integer"
+          }
+        }
+      }
+    }
+  },
+  "validateParams": validators.get_net_worth__params,
+  "validateResult": validators.get_net_worth__result
+},
+{
+  "name": "set_exchange_rate",
+  "title": "Set exchange rate",
+  "description": "Stores 1 base = rate quote on date (default today), replacing the rate of that pair and day. Rates come only from the person: ask them, never guess. get_net_worth uses the newest rate on or before each day (else the earliest after it) in either direction.",
+  "summary": "Store an exchange rate the person gives, for net worth in the home currency",
+  "scope": "write:wallets",
+  "kind": "write",
+  "paramNames": [
+    "base",
+    "quote",
+    "rate",
+    "date",
+    "idempotency_key",
+    "dry_run"
+  ],
+  "errors": [
+    "invalid_params",
+    "unauthorized",
+    "insufficient_scope",
+    "writes_disabled",
+    "idempotency_key_reused",
+    "idempotency_key_in_use",
+    "rate_limited",
+    "internal_error"
+  ],
+  "annotations": {
+    "readOnlyHint": false,
+    "destructiveHint": false,
+    "idempotentHint": true,
+    "openWorldHint": false
+  },
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "base": {
+        "type": "string",
+        "pattern": "^[A-Z]{3}$"
+      },
+      "quote": {
+        "type": "string",
+        "pattern": "^[A-Z]{3}$"
+      },
+      "rate": {
+        "type": "string",
+        "description": "Decimal, e.g. \"0.9215\"."
+      },
+      "date": {
+        "type": "string",
+        "format": "date"
+      },
+      "idempotency_key": {
+        "type": "string",
+        "format": "uuid"
+      },
+      "dry_run": {
+        "type": "boolean"
+      }
+    },
+    "required": [
+      "base",
+      "quote",
+      "rate",
+      "idempotency_key"
+    ],
+    "additionalProperties": false
+  },
+  "outputSchema": {
+    "type": "object",
+    "required": [
+      "status",
+      "exchange_rate",
+      "audit_id",
+      "warnings"
+    ],
+    "properties": {
+      "status": {
+        "type": "string",
+        "enum": [
+          "committed",
+          "replayed",
+          "dry_run"
+        ]
+      },
+      "exchange_rate": {
+        "type": "object",
+        "required": [
+          "base",
+          "quote",
+          "rate",
+          "date"
+        ],
+        "properties": {
+          "base": {
+            "type": "string"
+          },
+          "quote": {
+            "type": "string"
+          },
+          "rate": {
+            "type": "string"
+          },
+          "date": {
+            "type": "string"
+          }
+        }
+      },
+      "audit_id": {
+        "oneOf": [
+          {
+            "type": "string"
+          },
+          {
+            "type": "null"
+          }
+        ]
+      },
+      "warnings": {
+        "type": "array",
+        "items": {
+          "type": "object",
+          "required": [
+            "code",
+            "message"
+          ],
+          "properties": {
+            "code": {
+              "type": "string"
+            },
+            "message": {
+              "type": "string"
+            }
+          }
+        }
+      },
+      "changes": {
+        "type": "array",
+        "items": {
+          "type": "object",
+          "required": [
+            "field",
+            "before",
+            "after"
+          ],
+          "properties": {
+            "field": {
+              "type": "string"
+            },
+            "before": {},
+            "after": {}
+          }
+        }
+      }
+    }
+  },
+  "validateParams": validators.set_exchange_rate__params,
+  "validateResult": validators.set_exchange_rate__result
+},
+{
+  "name": "undo_change",
+  "title": "Undo change",
+  "description": "Reverses the change with this audit_id (from list_changes): what it created is deleted, what it updated gets its before-values back, what it deleted comes back with the same id; a bulk edit or import as a whole. Try dry_run first and tell the user what it reverses. conflict names a later change that touched the same rows: undo that first. Needs the write scope of the change's area.",
+  "summary": "Undo one of the user's changes from list_changes, exactly, as one change",
+  "scope": "write:transactions",
+  "kind": "write",
+  "paramNames": [
+    "audit_id",
+    "idempotency_key",
+    "dry_run"
+  ],
+  "errors": [
+    "invalid_params",
+    "unauthorized",
+    "insufficient_scope",
+    "writes_disabled",
+    "not_found",
+    "conflict",
+    "idempotency_key_reused",
+    "idempotency_key_in_use",
+    "rate_limited",
+    "internal_error"
+  ],
+  "annotations": {
+    "readOnlyHint": false,
+    "destructiveHint": false,
+    "idempotentHint": true,
+    "openWorldHint": false
+  },
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "audit_id": {
+        "type": "string",
+        "pattern": "^\\d+$"
+      },
+      "idempotency_key": {
+        "type": "string",
+        "format": "uuid"
+      },
+      "dry_run": {
+        "type": "boolean"
+      }
+    },
+    "required": [
+      "audit_id",
+      "idempotency_key"
+    ],
+    "additionalProperties": false
+  },
+  "outputSchema": {
+    "type": "object",
+    "required": [
+      "status",
+      "undone",
+      "rows",
+      "audit_id",
+      "warnings"
+    ],
+    "properties": {
+      "status": {
+        "type": "string",
+        "enum": [
+          "committed",
+          "replayed",
+          "dry_run"
+        ]
+      },
+      "undone": {
+        "type": "object",
+        "required": [
+          "audit_id",
+          "tool"
+        ],
+        "properties": {
+          "audit_id": {
+            "$ref": "#/$defs/AuditId"
+          },
+          "tool": {
+            "type": "string"
+          }
+        }
+      },
+      "rows": {
+        "type": "array",
+        "items": {
+          "type": "object",
+          "required": [
+            "id",
+            "table",
+            "action"
+          ],
+          "properties": {
+            "id": {
+              "type": "string"
+            },
+            "table": {
+              "type": "string"
+            },
+            "action": {
+              "type": "string",
+              "enum": [
+                "delete",
+                "restore",
+                "revert"
+              ]
+            }
+          }
+        }
+      },
+      "audit_id": {
+        "oneOf": [
+          {
+            "$ref": "#/$defs/AuditId"
+          },
+          {
+            "type": "null"
+          }
+        ]
+      },
+      "warnings": {
+        "type": "array",
+        "items": {
+          "type": "object",
+          "required": [
+            "code",
+            "message"
+          ],
+          "properties": {
+            "code": {
+              "type": "string"
+            },
+            "message": {
+              "type": "string"
+            }
+          }
+        }
+      }
+    },
+    "$defs": {
+      "AuditId": {
+        "type": "string"
+      }
+    }
+  },
+  "validateParams": validators.undo_change__params,
+  "validateResult": validators.undo_change__result
 },
 ];
 

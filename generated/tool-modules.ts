@@ -37,6 +37,10 @@ import { list_rules } from "../src/tools/transactions/list_rules.js";
 import { import_transactions } from "../src/tools/transactions/import_transactions.js";
 import { save_rule } from "../src/tools/transactions/save_rule.js";
 import { delete_rule } from "../src/tools/transactions/delete_rule.js";
+import { list_recurring } from "../src/tools/transactions/list_recurring.js";
+import { get_net_worth } from "../src/tools/wallets/get_net_worth.js";
+import { set_exchange_rate } from "../src/tools/wallets/set_exchange_rate.js";
+import { undo_change } from "../src/tools/transactions/undo_change.js";
 
 /** The hand-written handler of every spec method; `satisfies` makes a missing or extra one a compile error. */
 export const handlers = {
@@ -77,4 +81,8 @@ export const handlers = {
   import_transactions,
   save_rule,
   delete_rule,
+  list_recurring,
+  get_net_worth,
+  set_exchange_rate,
+  undo_change,
 } satisfies Handlers;

@@ -283,7 +283,7 @@ export interface Warning {
   message: string;
 }
 /**
- * One committed write. summary: what it did, naming changed fields (not their values).
+ * One committed write. summary: what it did in the person's words; client: the token (or OAuth client) that wrote it; ids: every row it touched.
  *
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
  * via the `definition` "ChangeEntry".
@@ -292,9 +292,9 @@ export interface ChangeEntry {
   audit_id: AuditId;
   at: DateTime;
   tool: string;
-  idempotency_key: string;
   ids: string[];
   summary: string;
+  client: string | null;
 }
 /**
  * The data member of every error this service returns. code is the stable snake_case error code to program against (the keys of components/errors); the other members appear when they apply.
@@ -381,6 +381,10 @@ export interface Wallet {
   scheduled?: Money1;
   created_at: DateTime;
   updated_at: DateTime;
+  /**
+   * false: left out of net worth (absent means true).
+   */
+  in_net_worth?: boolean;
 }
 /**
  * value: signed decimal; minor: integer minor units.
@@ -813,6 +817,38 @@ export interface RuleChange {
   };
 }
 /**
+ * A payee charged (or paying) at a regular interval. status: active; late (the expected charge has not come); ended (two missed).
+ *
+ * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
+ * via the `definition` "RecurringCharge".
+ */
+export interface RecurringCharge {
+  payee: Payee;
+  direction: "expense" | "income";
+  interval: "weekly" | "biweekly" | "monthly" | "quarterly" | "yearly";
+  typical_amount: Money;
+  monthly_cost: Money;
+  yearly_cost: Money;
+  occurrences: number;
+  last_date: Date;
+  next_date: Date;
+  status: "active" | "late" | "ended";
+  wallet_id: WalletId;
+  bill_reminder_id: BillReminderId | null;
+}
+/**
+ * 1 base = rate quote on date, as the person gave it.
+ *
+ * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
+ * via the `definition` "ExchangeRate".
+ */
+export interface ExchangeRate {
+  base: Currency;
+  quote: Currency;
+  rate: string;
+  date: Date;
+}
+/**
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
  * via the `definition` "ListTransactionsParams".
  */
@@ -1174,6 +1210,12 @@ export interface ListChangesParams {
   audit_id?: AuditId;
   tool?: string;
   since?: DateTime;
+  day?: Date;
+  /**
+   * Only writes by a token or OAuth client whose name contains this.
+   */
+  client?: string;
+  area?: "transactions" | "wallets" | "budgets" | "goals" | "bills";
   limit?: number;
   cursor?: string;
 }
@@ -1610,6 +1652,10 @@ export interface UpdateWalletParams {
   opening_date?: Date | null;
   archived?: boolean;
   notes?: Notes | null;
+  /**
+   * Whether the wallet counts toward get_net_worth.
+   */
+  in_net_worth?: boolean;
   idempotency_key: string;
   dry_run?: boolean;
 }
@@ -1976,4 +2022,128 @@ export interface DeleteRuleResult {
   rule: Rule;
   warnings: Warnings;
   changes?: Changes;
+}
+/**
+ * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
+ * via the `definition` "ListRecurringParams".
+ */
+export interface ListRecurringParams {
+  /**
+   * Also those missed twice.
+   */
+  include_ended?: boolean;
+}
+/**
+ * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
+ * via the `definition` "ListRecurringResult".
+ */
+export interface ListRecurringResult {
+  as_of: Date;
+  recurring: RecurringCharge[];
+  /**
+   * Per currency and direction, of those active or late.
+   */
+  totals: {
+    currency: Currency;
+    direction: "expense" | "income";
+    monthly: Money;
+    yearly: Money;
+  }[];
+  next_step: string;
+}
+/**
+ * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
+ * via the `definition` "GetNetWorthParams".
+ */
+export interface GetNetWorthParams {
+  from?: Date;
+  to?: Date;
+  step?: "week" | "month";
+}
+/**
+ * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
+ * via the `definition` "GetNetWorthResult".
+ */
+export interface GetNetWorthResult {
+  home_currency: Currency;
+  points: {
+    date: Date;
+    by_currency: {
+      currency: Currency;
+      assets: Money;
+      liabilities: Money;
+      net: Money;
+    }[];
+    /**
+     * null when a rate is missing.
+     */
+    home_net: Money | null;
+  }[];
+  change: {
+    from: Date;
+    to: Date;
+    by_currency: Money[];
+    home_net: Money | null;
+  } | null;
+  rates_used: ExchangeRate[];
+  /**
+   * Pairs such as "USD→EUR" without any rate.
+   */
+  missing_rates: string[];
+}
+/**
+ * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
+ * via the `definition` "SetExchangeRateParams".
+ */
+export interface SetExchangeRateParams {
+  base: Currency;
+  quote: Currency;
+  /**
+   * Decimal, e.g. "0.9215".
+   */
+  rate: string;
+  date?: Date;
+  idempotency_key: string;
+  dry_run?: boolean;
+}
+/**
+ * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
+ * via the `definition` "SetExchangeRateResult".
+ */
+export interface SetExchangeRateResult {
+  status: WriteStatus;
+  exchange_rate: ExchangeRate;
+  audit_id: AuditId | null;
+  warnings: Warnings;
+  changes?: Changes;
+}
+/**
+ * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
+ * via the `definition` "UndoChangeParams".
+ */
+export interface UndoChangeParams {
+  audit_id: AuditId;
+  idempotency_key: string;
+  dry_run?: boolean;
+}
+/**
+ * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
+ * via the `definition` "UndoChangeResult".
+ */
+export interface UndoChangeResult {
+  status: WriteStatus;
+  undone: {
+    audit_id: AuditId;
+    tool: string;
+  };
+  /**
+   * Each row the undo deletes, restores (same id) or reverts to its before-values.
+   */
+  rows: {
+    id: string;
+    table: string;
+    action: "delete" | "restore" | "revert";
+  }[];
+  audit_id: AuditId | null;
+  warnings: Warnings;
 }

@@ -22,6 +22,7 @@ import { pagesRouter } from "./web/pages-route.js";
 import { homeRouter } from "./web/home-page.js";
 import { webKey } from "./web/secret.js";
 import { importPageRouter } from "./web/import-page.js";
+import { calendarRouter } from "./http/calendar-route.js";
 import { turnGateFor } from "./http/turns.js";
 import { dialect } from "./db/knex.js";
 import type { IdSource } from "./db/ids.js";
@@ -32,6 +33,7 @@ import { createMcpMethods } from "./mcp/methods.js";
 import { createDispatch, type Dispatch } from "./rpc/dispatch.js";
 import { handlers } from "../generated/tool-modules.js";
 import { createWritePipeline } from "./writes/pipeline.js";
+import { ensureRowCapture } from "./db/row-capture.js";
 import { packagePath } from "./package-root.js";
 
 export const OPENRPC_PATH = packagePath("openrpc.json");
@@ -60,6 +62,8 @@ export async function createServices(config: Config, db: Knex, options: { now?: 
   const now = options.now ?? (() => new Date());
   for (const warning of configWarnings(config)) log.error("config_warning", { warning });
   const key = await webKey(db, config, now());
+  // SQLite: the audit's row capture triggers, made from the schema as migrated (src/db/row-capture.ts).
+  await ensureRowCapture(db);
   const bus = await createChangeBus(db, log);
   const streams = new SseStreams();
   // Metrics off: nothing is wrapped, so the per-call path is exactly what it is without them.
@@ -121,6 +125,7 @@ export function createApp(services: Services, options: AppOptions = {}): Express
   app.use(sseRouter({ ...services, mcp, gate, keepAliveMs: options.sseKeepAliveMs ?? DEFAULT_KEEPALIVE_MS, streams: services.streams }));
   app.use(tokensRouter(services));
   app.use(oauthRouter(services));
+  app.use(calendarRouter(services));
   app.use(pagesRouter(services));
   app.use(importPageRouter(services));
 

@@ -154,6 +154,8 @@ export function buildTargets(ctx: TargetContext): Target[] {
     { ...direct("get_transaction_summary", main, () => ({ date_from: month.from, date_to: month.to, group_by: "category" }), "read", true), scaling: true },
     direct("get_budget_status", main, () => ({}), "read", true),
     direct("list_bill_reminders", main, () => ({ days_ahead: 30 }), "read", false),
+    direct("list_recurring", main, () => ({ include_ended: true }), "read", true),
+    direct("get_net_worth", main, () => ({ from: month.from, to: ctx.today, step: "week" }), "read", true),
     direct("search_product_knowledge", all, (i) => ({ query: queries[i % queries.length], limit: 5 }), "read", false),
     direct("calculate", all, (i) => ({ expression: expressions[i % expressions.length] }), "read", false),
     {

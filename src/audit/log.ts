@@ -6,8 +6,8 @@ import type { Knex } from "knex";
 
 /** The one audit row a committed write produces. before/after are resource snapshots, never secrets. */
 export interface AuditChange {
-  action: "create" | "update" | "delete" | "add_funds";
-  resourceType: "wallet" | "transaction" | "budget" | "goal" | "bill_reminder" | "rule" | "import";
+  action: "create" | "update" | "delete" | "add_funds" | "undo";
+  resourceType: "wallet" | "transaction" | "budget" | "goal" | "bill_reminder" | "exchange_rate" | "rule" | "import";
   resourceId: string;
   before: unknown;
   after: unknown;
@@ -103,6 +103,10 @@ export interface AuditFilters {
   tool?: string;
   /** ISO timestamp: entries at or after it. */
   since?: string;
+  /** ISO timestamp: entries before it. */
+  until?: string;
+  /** Only entries written with one of these tokens. */
+  tokenIds?: readonly string[];
   /** Keyset paging: entries with a smaller id. */
   beforeId?: string;
 }
@@ -116,6 +120,8 @@ export async function findAuditEntries(db: Knex, userId: string, f: AuditFilters
   if (f.auditId !== undefined) q.andWhere("id", f.auditId);
   if (f.tool !== undefined) q.andWhere("tool", f.tool);
   if (f.since !== undefined) q.andWhere("created_at", ">=", f.since);
+  if (f.until !== undefined) q.andWhere("created_at", "<", f.until);
+  if (f.tokenIds !== undefined) q.whereIn("token_id", [...f.tokenIds]);
   if (f.beforeId !== undefined) q.andWhere("id", "<", f.beforeId);
   const rows = await q.orderBy("id", "desc").limit(limit);
   return rows.map(toEntry);

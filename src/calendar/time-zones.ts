@@ -52,3 +52,21 @@ export function todayInTimeZone(timeZone: string, now: Date = new Date()): strin
   const part = (type: Intl.DateTimeFormatPartTypes): string => parts.find((p) => p.type === type)?.value ?? "";
   return `${part("year").padStart(4, "0")}-${part("month")}-${part("day")}`;
 }
+
+/**
+ * The first instant of the calendar day `day` in `timeZone` (midnight there, or the first instant after
+ * a gap that skips it): the smallest instant whose day in the zone is `day`. Found from UTC midnight by
+ * at most a day's worth of zone offset, refined to the minute.
+ */
+export function startOfDayIn(timeZone: string, day: string): Date {
+  const utc = Date.parse(`${day}T00:00:00Z`);
+  // Offsets lie within ±14 h: the day starts between utc − 14 h and utc + 14 h. Binary search by minute.
+  let lo = utc - 15 * 3_600_000;
+  let hi = utc + 15 * 3_600_000;
+  while (hi - lo > 60_000) {
+    const mid = lo + Math.floor((hi - lo) / 120_000) * 60_000;
+    if (todayInTimeZone(timeZone, new Date(mid)) >= day) hi = mid;
+    else lo = mid;
+  }
+  return new Date(hi);
+}

@@ -1,5 +1,6 @@
 import type { Knex } from "knex";
 import { packagePath } from "../package-root.js";
+import { dropRowCapture } from "./row-capture.js";
 
 export const migrationsDirectory = packagePath("migrations");
 
@@ -10,10 +11,13 @@ export const migratorConfig: Knex.MigratorConfig = {
 };
 
 export async function migrateLatest(db: Knex): Promise<void> {
+  // SQLite's audit capture triggers name columns a migration may drop: the services make them again.
+  await dropRowCapture(db);
   await db.migrate.latest(migratorConfig);
 }
 
 export async function rollbackAll(db: Knex): Promise<void> {
+  await dropRowCapture(db);
   await db.migrate.rollback(migratorConfig, true);
 }
 

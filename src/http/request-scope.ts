@@ -29,6 +29,8 @@ export function requestIdFrom(headers: IncomingHttpHeaders): string {
   return randomUUID();
 }
 
+const CALENDAR_PATH = "/api/v1/calendar/";
+
 export function requestScope(log: Logger, metrics?: Pick<Metrics, "countRequest">): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
     const scope: RequestScope = { request_id: requestIdFrom(req.headers) };
@@ -40,7 +42,8 @@ export function requestScope(log: Logger, metrics?: Pick<Metrics, "countRequest"
       log.info(REQUEST_EVENT, {
         request_id: scope.request_id,
         method: req.method,
-        path: req.path.slice(0, 200),
+        // A calendar feed's path is its secret (src/http/calendar-route.ts): never logged.
+        path: req.path.startsWith(CALENDAR_PATH) ? `${CALENDAR_PATH}(secret)` : req.path.slice(0, 200),
         status: res.statusCode,
         ms: Math.round((performance.now() - start) * 10) / 10,
       });

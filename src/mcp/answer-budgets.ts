@@ -19,6 +19,11 @@ export const ANSWER_BUDGETS = Object.freeze({
    * reconciliation, warnings, rows; ~900 measured). Its largest page (200 rows) is held to anyAnswerTokens.
    */
   importPreviewTokens: 1500,
+  /**
+   * "What changed today?": list_changes with day and limit 15 over the demo ledger, each change in the
+   * person's words with its client and rows (test/tools/list-changes-readable.test.ts).
+   */
+  changesTodayTokens: 1500,
   /** Any answer at the largest page size. */
   anyAnswerTokens: 20000,
 });

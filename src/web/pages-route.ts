@@ -23,6 +23,8 @@ import { completeAuthorization, describePendingAuthorization, PendingAuthorizati
 import { listConnectedClients, revokeConnectedClient } from "../oauth/grants.js";
 import { escapeHtml, renderPage, scopeFieldsets, signInForm } from "./layout.js";
 import { clearSessionCookie, cookies, csrfToken, newNonce, pageHeaders, requireCsrf, SESSION_COOKIE, setSessionCookie } from "./security.js";
+import { createCalendarFeed, liveCalendarFeed, revokeCalendarFeed } from "../auth/calendar-feeds.js";
+import { calendarFeedSection, feedUrl } from "./calendar-feed.js";
 
 export interface PagesDeps {
   db: Knex;
@@ -207,6 +209,7 @@ export function pagesRouter(deps: PagesDeps): Router {
     error?: string,
     status = 200,
     notice?: string,
+    createdFeedUrl?: string,
   ) {
     const now = deps.now().toISOString();
     const tokens = (await listTokens(deps.db, user.id)).filter((t) => !t.grant_id && !t.revoked_at && t.expires_at > now);
@@ -259,6 +262,7 @@ ${scopeFieldsets(KNOWN_SCOPES)}
 </form>
 <h2 id="import">Import a statement</h2>
 <p><a href="/account/import">Import a bank statement</a> (CSV, OFX, CAMT, QIF) with a preview first.</p>
+${calendarFeedSection(await liveCalendarFeed(deps.db, user.id), hidden, createdFeedUrl)}
 <h2 id="changes">Latest changes</h2>
 ${changes.length ? `<div class="scroll"><table aria-labelledby="changes">${head(["When", "Tool", "What"])}<tbody>${changeRows}</tbody></table></div>` : "<p>No changes yet.</p>"}
 <h2 id="security">Sign-in and password</h2>
@@ -271,7 +275,7 @@ ${changes.length ? `<div class="scroll"><table aria-labelledby="changes">${head(
 </form>
 <p>Changing the password signs out every other session.</p>`;
     const script = `document.querySelectorAll("button[data-copy]").forEach(function (b) { b.addEventListener("click", function () { navigator.clipboard.writeText(document.getElementById(b.dataset.copy).textContent).then(function () { b.textContent = "Copied"; }); }); });`;
-    send(res, status, { title: "Your account", body, signedIn: { email: user.email, csrf: token }, script: created ? script : undefined });
+    send(res, status, { title: "Your account", body, signedIn: { email: user.email, csrf: token }, script: created || createdFeedUrl ? script : undefined });
   }
 
   router.post(
@@ -328,6 +332,19 @@ ${changes.length ? `<div class="scroll"><table aria-labelledby="changes">${head(
   }
   accountAction("/account/tokens/:id/revoke", "tokens", (userId, id) => revokeToken(deps.db, userId, id, deps.now()));
   accountAction("/account/clients/:grant/revoke", "clients", (userId, grant) => revokeConnectedClient(deps.db, userId, grant, deps.now()));
+  accountAction("/account/calendar-feed/revoke", "calendar", (userId) => revokeCalendarFeed(deps.db, userId, deps.now()));
+  router.post(
+    "/account/calendar-feed",
+    guard,
+    form,
+    csrf,
+    wrap(async (req, res) => {
+      const user = await signedInUser(req);
+      if (!user) return showSignIn(req, res, "/account", 401, "Your session ended: sign in again.");
+      const secret = await createCalendarFeed(deps.db, user.id, deps.config.tokenPepper, deps.now());
+      await sendAccount(req, res, user, csrfFor(req, res), undefined, undefined, 200, undefined, feedUrl(deps.config, req, secret));
+    }),
+  );
 
   router.get(
     "/oauth/consent",

@@ -21,6 +21,7 @@ import { NOTIFY_CHANNEL, notifyPayload } from "../events/bus.js";
 import type { ToolContext } from "../context.js";
 import { writeAuditEntry, type AuditEntry } from "../audit/log.js";
 import { changesOf, type Changes } from "../audit/diff.js";
+import { finishCapture, startCapture } from "../audit/rows.js";
 import { findKey, keyInUse, replayOrRefuse, requestHash, storeKey, type StoredKey } from "./idempotency.js";
 import type { AuditChange, WriteContext, WriteOutcome } from "./types.js";
 
@@ -96,6 +97,8 @@ export function createWritePipeline(deps: WritePipelineDeps) {
       const response = await ctx.db.transaction(async (trx) => {
         await lockUser(trx, userId, key);
         const at = ctx.now();
+        // Every row the handler writes is recorded with the audit row (undo_change reverses them).
+        await startCapture(trx, userId);
         const outcome = await handler(params as never, { ...ctx, db: trx, dryRun: false });
         const written = await writeAuditEntry(trx, {
           userId,
@@ -106,6 +109,7 @@ export function createWritePipeline(deps: WritePipelineDeps) {
           at: at.toISOString(),
           change: outcome.change,
         });
+        await finishCapture(trx, userId, written.id);
         const result = { ...outcome.result, ...changesField(outcome.change), status: "committed", audit_id: written.id };
         if (!(await storeKey(trx, { userId, key, tool, hash, response: result, at, retentionHours: ctx.config.idempotencyRetentionHours })))
           throw new KeyAlreadyStored();

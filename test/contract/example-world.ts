@@ -173,6 +173,33 @@ export async function seedExampleWorld(db: Knex, pepper: string): Promise<string
       updated_at: AT,
     });
   }
+  // undo_change's example takes back audit 1050: the creation of a transaction no other example touches,
+  // with the row the audit captured for it (as it is now: nothing has changed it since).
+  const undo = example("undo_change") as { undone: { audit_id: string }; rows: { id: string }[] };
+  const undone = undo.undone;
+  const first = await db("transactions").where({ id: "txn_example0000000001" }).first();
+  await db("transactions").insert({ ...first, id: undo.rows[0]!.id, payee: "Corner Bakery", amount_minor: String(first.amount_minor), external_id: null });
+  const row = await db("transactions").where({ id: undo.rows[0]!.id }).first();
+  await db("audit_log").insert({
+    id: Number(undone.audit_id),
+    created_at: AT,
+    user_id: EXAMPLE_USER_ID,
+    token_id: null,
+    tool: "create_transaction",
+    action: "create",
+    resource_type: "transaction",
+    resource_id: row.id,
+    idempotency_key: "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+    request_id: "example-world",
+  });
+  await db("audit_rows").insert({
+    audit_id: Number(undone.audit_id),
+    user_id: EXAMPLE_USER_ID,
+    table_name: "transactions",
+    row_key: JSON.stringify({ id: row.id }),
+    before_json: null,
+    after_json: JSON.stringify(row, (_k, v) => (typeof v === "bigint" ? String(v) : v)),
+  });
   const { token } = await createToken(
     db,
     EXAMPLE_USER_ID,

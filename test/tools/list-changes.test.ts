@@ -1,8 +1,8 @@
 /**
- * list_changes over the audit log: the caller's committed writes newest first, each with the audit id and
- * idempotency key its write answered, the ids it touched and a summary naming changed fields; filters by
- * key, audit id, tool and time; paging; areas the token cannot read left out; dry runs and failed writes
- * absent; nothing of another user's.
+ * list_changes over the audit log: the caller's committed writes newest first, each with the audit id its
+ * write answered, the client that wrote it, the ids it touched and a summary in the person's words; filters
+ * by key, audit id, tool, time, day, client and area; paging; areas the token cannot read left out; dry runs
+ * and failed writes absent; nothing of another user's.
  */
 import { randomUUID } from "node:crypto";
 import { expect } from "chai";
@@ -45,23 +45,28 @@ describe(`list_changes (${engine})`, function () {
 
   const list = (params: Record<string, unknown> = {}, token = user.token) => server.call("list_changes", params, token);
 
-  it("lists the caller's committed writes newest first, with the audit id and key each write answered", async () => {
+  it("lists the caller's committed writes newest first, in the person's words, with the client and every row touched", async () => {
     const { changes, next_cursor } = await list();
     expect(next_cursor).to.equal(null);
     expect(changes.map((c: any) => c.tool)).to.deep.equal(["create_transaction", "create_wallet", "create_budget", "update_transaction", "create_transaction", "create_wallet"]);
-    const byKey = (k: string) => changes.find((c: any) => c.idempotency_key === k);
-    for (const name of ["wallet", "spend", "fix", "budget", "transfer"] as const) expect(byKey(keys[name]).audit_id, name).to.equal(answers[name].audit_id);
-    expect(byKey(keys.fix).summary).to.equal(`updated transaction ${answers.spend.transaction.id}: amount, notes`);
-    expect(byKey(keys.wallet).summary).to.equal(`created wallet ${answers.wallet.wallet.id}`);
-    expect(byKey(keys.transfer).ids).to.have.members([answers.transfer.transaction.id, answers.transfer.counterpart.id]);
-    expect(byKey(keys.fix).at).to.equal("2026-03-15T09:03:00.000Z");
+    const of = (name: keyof typeof keys) => changes.find((c: any) => c.audit_id === answers[name].audit_id);
+    for (const name of ["wallet", "spend", "fix", "budget", "transfer"] as const) expect(of(name), name).to.not.equal(undefined);
+    expect(of("spend").summary).to.equal("expense -12.40 USD Cafe on 2026-03-15, Checking");
+    expect(of("fix").summary).to.equal("changed expense -14.20 USD Cafe on 2026-03-15, Checking: amount -12.40 USD → -14.20 USD, notes");
+    expect(of("wallet").summary).to.equal("wallet Checking (checking, USD)");
+    expect(of("budget").summary).to.equal("budget Food 300.00 USD a month");
+    expect(of("transfer").summary).to.equal("transfer 50.00 USD Checking → Savings on 2026-03-15");
+    expect(of("transfer").ids).to.have.members([answers.transfer.transaction.id, answers.transfer.counterpart.id]);
+    expect(of("fix").at).to.equal("2026-03-15T09:03:00.000Z");
+    const tokenName = (await server.db("mcp_tokens").where({ user_id: user.id }).first("name")).name;
+    expect(changes.map((c: any) => c.client)).to.deep.equal(changes.map(() => tokenName));
   });
 
   it("answers 'did it go through?' by idempotency_key or audit_id, and filters by tool and since", async () => {
     expect((await list({ idempotency_key: keys.fix })).changes.map((c: any) => c.audit_id)).to.deep.equal([answers.fix.audit_id]);
     expect((await list({ idempotency_key: randomUUID() })).changes).to.deep.equal([]);
     expect((await list({ audit_id: answers.budget.audit_id })).changes.map((c: any) => c.tool)).to.deep.equal(["create_budget"]);
-    expect((await list({ tool: "create_transaction" })).changes.map((c: any) => c.idempotency_key)).to.deep.equal([keys.transfer, keys.spend]);
+    expect((await list({ tool: "create_transaction" })).changes.map((c: any) => c.audit_id)).to.deep.equal([answers.transfer.audit_id, answers.spend.audit_id]);
     expect((await list({ since: "2026-03-15T10:03:00+01:00" })).changes.map((c: any) => c.tool)).to.deep.equal(["create_transaction", "create_wallet", "create_budget", "update_transaction"]);
   });
 

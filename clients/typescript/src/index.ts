@@ -238,4 +238,24 @@ export class FinanceMcpClient {
   deleteRule(params: T.DeleteRuleParams): Promise<T.DeleteRuleResult> {
     return this.call("delete_rule", params);
   }
+
+  /** Subscriptions, bills and income that recur in the ledger, with what they cost a month and a year */
+  listRecurring(params: T.ListRecurringParams = {}): Promise<T.ListRecurringResult> {
+    return this.call("list_recurring", params);
+  }
+
+  /** Net worth (assets minus credit cards and loans) on a day, or over time */
+  getNetWorth(params: T.GetNetWorthParams = {}): Promise<T.GetNetWorthResult> {
+    return this.call("get_net_worth", params);
+  }
+
+  /** Store an exchange rate the person gives, for net worth in the home currency Pass an idempotency key (newIdempotencyKey()) and reuse it when retrying. */
+  setExchangeRate(params: T.SetExchangeRateParams): Promise<T.SetExchangeRateResult> {
+    return this.call("set_exchange_rate", params);
+  }
+
+  /** Undo one of the user's changes from list_changes, exactly, as one change Pass an idempotency key (newIdempotencyKey()) and reuse it when retrying. */
+  undoChange(params: T.UndoChangeParams): Promise<T.UndoChangeResult> {
+    return this.call("undo_change", params);
+  }
 }

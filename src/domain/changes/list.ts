@@ -1,28 +1,20 @@
 /**
- * list_changes: the caller's committed writes from the audit log, newest first, for "did that go
- * through?" (by idempotency key or audit id) and "what did you change?" (since). Only areas the token
- * may read: the scope check of the tool itself is meta:whoami, which reads no finance data, so each
- * entry's area is checked here against read:<area>. The one-line summary names changed fields, never their
- * values: it is what the model repeats to the person, and the values are one read away.
+ * list_changes: the caller's committed writes from the audit log, newest first, each in the person's words
+ * (describe.ts), with the client that wrote it (the token's name; an OAuth client's token is named after
+ * the client) and every row it touched (the audit's captured rows: both legs of a transfer, a goal
+ * contribution and its transfer legs). For "did that go through?" (idempotency_key, audit_id) and "what
+ * changed today?" (day, since, tool, client, area). Only areas the token may read: the tool's own scope is
+ * meta:whoami, which reads no finance data, so each entry's area is checked here against read:<area>.
  */
 import type { Knex } from "knex";
 import type { ChangeEntry, ListChangesParams } from "../../../generated/types.js";
+import { AREA_OF } from "../../audit/areas.js";
 import { findAuditEntries, type AuditEntry } from "../../audit/log.js";
-import { changesOf } from "../../audit/diff.js";
+import { rowChangesOfMany } from "../../audit/rows.js";
+import { startOfDayIn } from "../../calendar/time-zones.js";
+import { addDays } from "../../calendar/days.js";
+import { describeChange } from "./describe.js";
 import { decodeCursor, encodeCursor, pageSize, queryFingerprint, splitPage } from "../paging.js";
-
-/** The area (scope suffix) of each audited resource type. */
-const AREA_OF: Record<string, string> = {
-  wallet: "wallets",
-  transaction: "transactions",
-  budget: "budgets",
-  goal: "goals",
-  bill_reminder: "bills",
-  rule: "transactions",
-  import: "transactions",
-};
-
-const VERB: Record<string, string> = { create: "created", update: "updated", delete: "deleted", add_funds: "added funds to" };
 
 interface Position extends Record<string, unknown> {
   i: string;
@@ -30,7 +22,7 @@ interface Position extends Record<string, unknown> {
 // At most 18 digits, like AuditId in the spec: always within a 64-bit integer, whichever engine reads it.
 const isPosition = (c: Record<string, unknown>): c is Position => typeof c.i === "string" && /^[1-9][0-9]{0,17}$/.test(c.i);
 
-/** Every resource id a write touched: its own, and those of the resources its snapshots hold (a transfer's other leg, a goal's transaction). */
+/** The resource ids a write's snapshots name (entries written before rows were captured). */
 function idsOf(e: AuditEntry): string[] {
   const ids = new Set([e.resource_id]);
   for (const snapshot of [e.before, e.after]) {
@@ -43,38 +35,76 @@ function idsOf(e: AuditEntry): string[] {
   return [...ids];
 }
 
-function summaryOf(e: AuditEntry): string {
-  const what = `${VERB[e.action] ?? e.action} ${e.resource_type.replace("_", " ")} ${e.resource_id}`;
-  if (e.action !== "update") return what;
-  const fields = (changesOf({ action: e.action, resourceType: e.resource_type, resourceId: e.resource_id, before: e.before, after: e.after }) ?? []).map(
-    (c) => c.field,
-  );
-  return fields.length > 0 ? `${what}: ${fields.join(", ")}` : `${what} (no field changed)`;
-}
-
+/** `timezone` is where a `day` starts and ends (the user's; the account page lists without a day). */
 export async function listChanges(
   db: Knex,
   userId: string,
   scopes: ReadonlySet<string>,
   p: ListChangesParams,
+  timezone = "UTC",
 ): Promise<{ changes: ChangeEntry[]; next_cursor: string | null }> {
+  const caller = { scopes, timezone };
   const size = pageSize(p.limit);
   const since = p.since !== undefined ? new Date(p.since).toISOString() : undefined;
   const { cursor: _c, limit: _l, ...filters } = p;
   const fingerprint = queryFingerprint({ list: "changes", ...filters });
   const after = p.cursor !== undefined ? decodeCursor(p.cursor, fingerprint, isPosition) : undefined;
-  const resourceTypes = Object.keys(AREA_OF).filter((type) => scopes.has(`read:${AREA_OF[type]}`));
+  const resourceTypes = Object.keys(AREA_OF).filter((type) => caller.scopes.has(`read:${AREA_OF[type]}`) && (p.area === undefined || AREA_OF[type] === p.area));
   if (resourceTypes.length === 0) return { changes: [], next_cursor: null };
 
+  const tokens: { id: string; name: string }[] = (await db("mcp_tokens").where({ user_id: userId }).select("id", "name")).map((t) => ({
+    id: String(t.id),
+    name: String(t.name),
+  }));
+  let tokenIds: string[] | undefined;
+  if (p.client !== undefined) {
+    const wanted = p.client.toLowerCase();
+    tokenIds = tokens.filter((t) => t.name.toLowerCase().includes(wanted)).map((t) => t.id);
+    if (tokenIds.length === 0) return { changes: [], next_cursor: null };
+  }
+  const dayRange =
+    p.day === undefined
+      ? {}
+      : { since: startOfDayIn(caller.timezone, p.day).toISOString(), until: startOfDayIn(caller.timezone, addDays(p.day, 1)).toISOString() };
   const entries = await findAuditEntries(
     db,
     userId,
-    { resourceTypes, idempotencyKey: p.idempotency_key, auditId: p.audit_id, tool: p.tool, since, beforeId: after?.i },
+    {
+      resourceTypes,
+      idempotencyKey: p.idempotency_key,
+      auditId: p.audit_id,
+      tool: p.tool,
+      since: since !== undefined && dayRange.since !== undefined ? (since > dayRange.since ? since : dayRange.since) : (since ?? dayRange.since),
+      until: dayRange.until,
+      tokenIds,
+      beforeId: after?.i,
+    },
     size + 1,
   );
   const { page, hasMore, last } = splitPage(entries, size);
+
+  const rows = await rowChangesOfMany(
+    db,
+    userId,
+    page.map((e) => e.id),
+  );
+  const walletNames = new Map<string, string>((await db("wallets").where({ user_id: userId }).select("id", "name")).map((w) => [String(w.id), String(w.name)]));
+  const wallet = (id: string) => walletNames.get(id) ?? id;
+  const clientOf = new Map(tokens.map((t) => [t.id, t.name]));
   return {
-    changes: page.map((e) => ({ audit_id: e.id, at: e.created_at, tool: e.tool, idempotency_key: e.idempotency_key, ids: idsOf(e), summary: summaryOf(e) })),
+    changes: page.map((e) => {
+      const touched = rows.get(e.id);
+      // Rows of the user's data with an id of their own (a tag row belongs to its transaction).
+      const ids = touched ? [...new Set(touched.filter((r) => typeof r.key.id === "string").map((r) => String(r.key.id)))] : idsOf(e);
+      return {
+        audit_id: e.id,
+        at: e.created_at,
+        tool: e.tool,
+        client: e.token_id === null ? null : (clientOf.get(e.token_id) ?? null),
+        summary: describeChange(e, wallet),
+        ids,
+      };
+    }),
     next_cursor: hasMore && last ? encodeCursor(fingerprint, { i: last.id }) : null,
   };
 }

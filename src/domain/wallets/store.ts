@@ -29,6 +29,8 @@ export interface WalletRow {
   opening_balance_minor: bigint;
   opening_date: string | null;
   archived: boolean;
+  /** Counts toward net worth (src/domain/networth). */
+  in_net_worth: boolean;
   notes: string | null;
   created_at: string;
   updated_at: string;
@@ -46,6 +48,13 @@ export function coerceWalletRow(raw: Record<string, unknown>): WalletRow {
     opening_balance_minor: toMinorBigInt(raw.opening_balance_minor as MinorLike),
     opening_date: raw.opening_date == null ? null : String(raw.opening_date),
     archived: raw.archived === true || raw.archived === 1n || raw.archived === 1 || raw.archived === "1" || raw.archived === "true",
+    in_net_worth: !(
+      raw.in_net_worth === false ||
+      raw.in_net_worth === 0n ||
+      raw.in_net_worth === 0 ||
+      raw.in_net_worth === "0" ||
+      raw.in_net_worth === "false"
+    ),
     notes: raw.notes == null ? null : String(raw.notes),
     created_at: String(raw.created_at),
     updated_at: String(raw.updated_at),
@@ -61,6 +70,8 @@ export function walletFromRow(row: WalletRow, balanceMinor: bigint): Wallet {
     opening_balance: toMoney(row.opening_balance_minor, row.currency),
     opening_date: row.opening_date,
     archived: row.archived,
+    // Stated only when the wallet is left out of net worth: the usual case costs a model nothing.
+    ...(row.in_net_worth ? {} : { in_net_worth: false }),
     notes: row.notes,
     balance: toMoney(balanceMinor, row.currency),
     created_at: row.created_at,

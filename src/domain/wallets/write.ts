@@ -64,6 +64,7 @@ export interface WalletChange {
   opening_balance?: string;
   opening_date?: string | null;
   archived?: boolean;
+  in_net_worth?: boolean;
   notes?: string | null;
 }
 
@@ -98,6 +99,7 @@ export async function updateWallet(
   }
   if (change.opening_date !== undefined) patch.opening_date = change.opening_date;
   if (change.archived !== undefined) patch.archived = change.archived;
+  if (change.in_net_worth !== undefined) patch.in_net_worth = change.in_net_worth;
   if (change.notes !== undefined) patch.notes = change.notes;
   patch.updated_at = now.toISOString();
 

@@ -1,0 +1,16 @@
+/**
+ * The tables of a user's data whose rows the audit captures for undo (migration 20261125080102 and
+ * src/db/row-capture.ts), each with its key columns. Derived tables (wallet_month_totals,
+ * expense_day_totals) are not captured: their triggers follow the captured rows back. A new table of a
+ * user's data that writes change belongs here.
+ */
+export const CAPTURED_TABLES = Object.freeze([
+  { table: "wallets", key: ["id"] },
+  { table: "transactions", key: ["id"] },
+  { table: "transaction_tags", key: ["transaction_id", "tag"] },
+  { table: "budgets", key: ["id"] },
+  { table: "goals", key: ["id"] },
+  { table: "goal_contributions", key: ["id"] },
+  { table: "bill_reminders", key: ["id"] },
+  { table: "exchange_rates", key: ["id"] },
+]);

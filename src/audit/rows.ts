@@ -1,0 +1,77 @@
+/**
+ * The audit's per-row snapshots (migration 20261125080102): what each committed write did to each row of
+ * the user's data, captured by triggers while the write pipeline's marker is set. undo_change reads them.
+ */
+import type { Knex } from "knex";
+
+/** Marks the start of a write: the capture triggers record the user's rows from here on (same transaction). */
+export async function startCapture(trx: Knex.Transaction, userId: string): Promise<void> {
+  await trx("audit_capture").insert({ user_id: userId });
+}
+
+/** Links the rows captured during the write to its audit row, and stops capturing. */
+export async function finishCapture(trx: Knex.Transaction, userId: string, auditId: string): Promise<void> {
+  await trx("audit_rows").where({ user_id: userId }).whereNull("audit_id").update({ audit_id: auditId });
+  await trx("audit_capture").where({ user_id: userId }).delete();
+}
+
+export interface RowChange {
+  table: string;
+  /** The row's key as the engine wrote it (JSON text); compared as stored, never rebuilt. */
+  rowKey: string;
+  key: Record<string, unknown>;
+  before: Record<string, unknown> | null;
+  after: Record<string, unknown> | null;
+  auditId: string;
+}
+
+/**
+ * A snapshot as the row's column values. SQLite's json_object embeds a text column holding JSON that a
+ * JSON function just made (transactions.tags_key) as JSON rather than as text: such a value is turned
+ * back into its text, the column's value.
+ */
+function parse(v: unknown): Record<string, unknown> | null {
+  if (v === null || v === undefined) return null;
+  const row = JSON.parse(String(v)) as Record<string, unknown>;
+  for (const [k, x] of Object.entries(row)) if (x !== null && typeof x === "object") row[k] = JSON.stringify(x);
+  return row;
+}
+
+function toChange(r: Record<string, unknown>): RowChange {
+  return {
+    table: String(r.table_name),
+    rowKey: String(r.row_key),
+    key: parse(r.row_key)!,
+    before: parse(r.before_json),
+    after: parse(r.after_json),
+    auditId: String(r.audit_id),
+  };
+}
+
+/** The rows one write changed, in the order it changed them. */
+export async function rowChangesOf(db: Knex, userId: string, auditId: string): Promise<RowChange[]> {
+  const rows = await db("audit_rows").where({ user_id: userId, audit_id: auditId }).orderBy("id");
+  return rows.map(toChange);
+}
+
+/** The rows several writes changed, by audit id (list_changes names every row a write touched). */
+export async function rowChangesOfMany(db: Knex, userId: string, auditIds: readonly string[]): Promise<Map<string, RowChange[]>> {
+  const out = new Map<string, RowChange[]>();
+  if (auditIds.length === 0) return out;
+  const rows = await db("audit_rows")
+    .where({ user_id: userId })
+    .whereIn("audit_id", [...auditIds])
+    .orderBy("id");
+  for (const r of rows.map(toChange)) out.set(r.auditId, [...(out.get(r.auditId) ?? []), r]);
+  return out;
+}
+
+/** The newest write after `afterAuditId` that changed this row, if the log has one (the one to undo first). */
+export async function laterChangeOf(db: Knex, userId: string, table: string, rowKey: string, afterAuditId: string): Promise<string | undefined> {
+  const row = await db("audit_rows")
+    .where({ user_id: userId, table_name: table, row_key: rowKey })
+    .andWhere("audit_id", ">", afterAuditId)
+    .orderBy("audit_id", "desc")
+    .first("audit_id");
+  return row ? String(row.audit_id) : undefined;
+}

@@ -1,0 +1,48 @@
+/**
+ * Calendar feed secrets: the feed URL /api/v1/calendar/<secret>.ics is the only credential a calendar
+ * app can present (it sends no headers), so the secret is long (192 random bits), shown once, stored as a
+ * hash (HMAC with TOKEN_PEPPER), and revocable. One live feed per user.
+ */
+import { randomBytes } from "node:crypto";
+import type { Knex } from "knex";
+import { hashToken } from "./token-format.js";
+
+const SECRET = /^cal_[A-Za-z0-9_-]{32}$/;
+
+export interface FeedStatus {
+  created_at: string;
+  last_fetched_at: string | null;
+}
+
+/** Makes a new feed secret for the user, revoking the live one; answers the secret (shown once). */
+export async function createCalendarFeed(db: Knex, userId: string, pepper: string, now: Date): Promise<string> {
+  const secret = `cal_${randomBytes(24).toString("base64url")}`;
+  await db.transaction(async (trx) => {
+    await trx("calendar_feeds").where({ user_id: userId }).whereNull("revoked_at").update({ revoked_at: now.toISOString() });
+    await trx("calendar_feeds").insert({ secret_hash: hashToken(secret, pepper), user_id: userId, created_at: now.toISOString() });
+  });
+  return secret;
+}
+
+export async function revokeCalendarFeed(db: Knex, userId: string, now: Date): Promise<void> {
+  await db("calendar_feeds").where({ user_id: userId }).whereNull("revoked_at").update({ revoked_at: now.toISOString() });
+}
+
+export async function liveCalendarFeed(db: Knex, userId: string): Promise<FeedStatus | undefined> {
+  const row = await db("calendar_feeds").where({ user_id: userId }).whereNull("revoked_at").first("created_at", "last_fetched_at");
+  return row ? { created_at: String(row.created_at), last_fetched_at: row.last_fetched_at == null ? null : String(row.last_fetched_at) } : undefined;
+}
+
+/** The user of a live feed secret, or undefined (malformed, unknown or revoked: all answered alike). */
+export async function feedOwner(db: Knex, secret: string, pepper: string, now: Date): Promise<{ id: string; timezone: string } | undefined> {
+  if (!SECRET.test(secret)) return undefined;
+  const hash = hashToken(secret, pepper);
+  const row = await db("calendar_feeds as f")
+    .join("users as u", "u.id", "f.user_id")
+    .where("f.secret_hash", hash)
+    .whereNull("f.revoked_at")
+    .first("u.id", "u.timezone");
+  if (!row) return undefined;
+  await db("calendar_feeds").where({ secret_hash: hash }).update({ last_fetched_at: now.toISOString() });
+  return { id: String(row.id), timezone: String(row.timezone) };
+}

@@ -1,0 +1,44 @@
+/**
+ * The private iCalendar feed (RFC 5545) of a person's bill reminders, made with ical-generator (a
+ * maintained library: escaping, folding, VALARM and all-day dates are its job, not ours). Each due date
+ * list_bill_reminders would show for a year ahead (and the last week's overdue ones) is an all-day event;
+ * its alarm rings at 09:00 local time `notice_days` days before (the reminder's lead time; on the day
+ * itself for 0). Events have stable UIDs (reminder id and date), so a calendar app updates them in place
+ * when a reminder changes.
+ */
+import type { Knex } from "knex";
+import ical, { ICalAlarmRelatesTo, ICalAlarmType, ICalCalendarMethod } from "ical-generator";
+import { listBills, upcomingOccurrences } from "./store.js";
+
+/** How far ahead the feed reaches: a year, so that yearly bills appear once. */
+export const FEED_DAYS_AHEAD = 366;
+const ALARM_HOUR = 9;
+
+/** The feed as of the user's `today`. */
+export async function billsCalendar(db: Knex, userId: string, today: string): Promise<string> {
+  const bills = await listBills(db, userId, false);
+  const byId = new Map(bills.map((b) => [b.id, b]));
+  const cal = ical({ name: "Bills (finance-mcp)", prodId: { company: "finance-mcp", product: "bill-reminders" }, method: ICalCalendarMethod.PUBLISH });
+  for (const occ of upcomingOccurrences(bills, today, FEED_DAYS_AHEAD)) {
+    const bill = byId.get(occ.bill_reminder_id)!;
+    const amount = occ.expected_amount
+      ? occ.expected_amount.value + " " + occ.expected_amount.currency
+      : occ.amount_min && occ.amount_max
+        ? `${occ.amount_min.value}–${occ.amount_max.value} ${occ.amount_min.currency}`
+        : "";
+    const start = new Date(`${occ.due_date}T00:00:00Z`);
+    const event = cal.createEvent({
+      id: `${occ.bill_reminder_id}-${occ.due_date}@finance-mcp`,
+      start,
+      allDay: true,
+      summary: `${occ.name} due${amount ? `: ${amount}` : ""}${occ.autopay ? " (autopay)" : ""}`,
+      description: [occ.payee ? `Payee: ${occ.payee}` : undefined, bill.notes ?? undefined].filter(Boolean).join("\n") || undefined,
+    });
+    // Relative to the start of the due day (RELATED=START, also for a lead time of 0, where the trigger
+    // is after the start): lead time days before, at 09:00 in the calendar's own time zone.
+    event
+      .createAlarm({ type: ICalAlarmType.display, trigger: bill.noticeDays * 86_400 - ALARM_HOUR * 3_600, description: event.summary() })
+      .relatesTo(ICalAlarmRelatesTo.start);
+  }
+  return cal.toString();
+}

@@ -1,0 +1,88 @@
+/**
+ * A change in the person's words, from its audit snapshots (docs/decisions.md#readable-changes):
+ *   "expense -23.45 EUR dm-drogerie markt on 2026-11-20, Girokonto, household"
+ *   "changed expense -14.20 USD Cafe on 2026-03-15, Checking: amount -12.40 → -14.20, notes"
+ *   "deleted wallet Old cash", "added 400.00 EUR to goal Emergency fund from Everyday checking"
+ * Wallets are named by their current names (a wallet deleted since by its id). Short values of changed
+ * fields are shown before and after; free text (notes, descriptions) and lists are named only: the
+ * values are one read away, and a summary stays a line.
+ */
+import { changesOf } from "../../audit/diff.js";
+
+export interface Described {
+  action: string;
+  resource_type: string;
+  resource_id: string;
+  before: unknown;
+  after: unknown;
+}
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => v !== null && typeof v === "object" && !Array.isArray(v);
+const money = (v: unknown): string | undefined => (isObj(v) && typeof v.value === "string" ? `${v.value} ${String(v.currency)}` : undefined);
+/** Fields named without their values. */
+const NAMED_ONLY = new Set(["notes", "description", "note", "schedule", "categories", "tags", "wallet_ids"]);
+
+function shown(v: unknown, wallet: (id: string) => string): string {
+  if (v === null || v === undefined) return "none";
+  const m = money(v);
+  if (m) return m;
+  if (typeof v === "string" && /^wal_/.test(v)) return wallet(v);
+  return String(v);
+}
+
+function transactionLine(t: Obj, counterpart: unknown, wallet: (id: string) => string): string {
+  const amount = money(t.amount) ?? "";
+  const on = `on ${String(t.date)}`;
+  if (t.direction === "transfer") {
+    const other = isObj(counterpart) ? String(counterpart.wallet_id) : String(t.counterpart_wallet_id ?? "");
+    const [from, to] = amount.startsWith("-") ? [String(t.wallet_id), other] : [other, String(t.wallet_id)];
+    return `transfer ${amount.replace(/^-/, "")} ${wallet(from)} → ${wallet(to)} ${on}`;
+  }
+  const who = typeof t.payee === "string" ? ` ${t.payee}` : typeof t.description === "string" ? ` ${t.description}` : "";
+  const labels = [typeof t.category === "string" ? t.category : undefined, ...(Array.isArray(t.tags) ? t.tags.map(String) : [])].filter(Boolean);
+  return `${String(t.direction)} ${amount}${who} ${on}, ${wallet(String(t.wallet_id))}${labels.length ? `, ${labels.join(", ")}` : ""}`;
+}
+
+function resourceLine(type: string, r: Obj, wallet: (id: string) => string): string {
+  const name = typeof r.name === "string" ? r.name : String(r.id ?? "");
+  switch (type) {
+    case "transaction":
+      return isObj(r.transaction) ? transactionLine(r.transaction, r.counterpart, wallet) : "transaction";
+    case "wallet":
+      return `wallet ${name} (${String(r.type)}, ${String(r.currency)})`;
+    case "budget":
+      return `budget ${name} ${money(r.amount) ?? ""} a ${String(r.period)}`;
+    case "goal":
+      return `goal ${name}${money(r.target_amount) ? ` of ${money(r.target_amount)}` : ""}`;
+    case "bill_reminder":
+      return `bill reminder ${name}${money(r.amount) ? ` ${money(r.amount)}` : ""}`;
+    case "exchange_rate":
+      return `rate 1 ${String(r.base)} = ${String(r.rate)} ${String(r.quote)} on ${String(r.date)}`;
+    default:
+      return `${type.replace("_", " ")} ${name}`;
+  }
+}
+
+export function describeChange(e: Described, wallet: (id: string) => string): string {
+  const before = isObj(e.before) ? e.before : undefined;
+  const after = isObj(e.after) ? e.after : undefined;
+  if (e.action === "undo") return `undid change ${String(after?.undid ?? "")}`;
+  if (e.action === "add_funds" && after) {
+    const c = isObj(after.contribution) ? after.contribution : {};
+    const from = typeof c.from_wallet_id === "string" ? ` from ${wallet(c.from_wallet_id)}` : "";
+    return `added ${money(c.amount) ?? ""} to goal ${String(after.name)}${from} on ${String(c.date)}`;
+  }
+  if (e.action === "create" && after) return resourceLine(e.resource_type, after, wallet);
+  if (e.action === "delete" && before) return `deleted ${resourceLine(e.resource_type, before, wallet)}`;
+  if (e.action === "update" && after) {
+    const fields = (changesOf({ action: "update", resourceType: e.resource_type, resourceId: e.resource_id, before: e.before, after: e.after }) ?? []).map(
+      (c) =>
+        NAMED_ONLY.has(c.field) || (typeof c.after === "string" && c.after.length > 40) || (isObj(c.after) && !money(c.after))
+          ? c.field
+          : `${c.field} ${shown(c.before, wallet)} → ${shown(c.after, wallet)}`,
+    );
+    return `changed ${resourceLine(e.resource_type, after, wallet)}: ${fields.length ? fields.join(", ") : "nothing"}`;
+  }
+  return `${e.action} ${e.resource_type.replace("_", " ")} ${e.resource_id}`;
+}

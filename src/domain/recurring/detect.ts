@@ -1,0 +1,168 @@
+/**
+ * Recurring charges and income found in the ledger (docs/decisions.md#recurring-detection): a payee's
+ * charges in one currency and direction recur when their newest run has one regular interval and a
+ * stable or slowly changing amount. Pure functions of the charges and "today".
+ *
+ * - Payee: folded (case, spacing, a trailing reference number like "#1234" or "12/2026"), so "NETFLIX"
+ *   and "Netflix " are one payee; charges on the same day are one charge (their sum).
+ * - Interval: every gap of the newest run lies in the interval's window (monthly 26–35 days: month
+ *   lengths and weekend shifts). The run needs 4 charges for weekly and every two weeks (a shop visited
+ *   often hits 7-day gaps by chance), 3 for monthly, 2 for quarterly and yearly.
+ * - Amount: the largest charge of the run is at most twice the smallest (a utility bill varies, a
+ *   price rises); a run of two (quarterly, yearly) within 25%.
+ * - Status: active until the next expected date plus a grace, late after it, ended once a second
+ *   expected charge is missed too.
+ */
+import type { Charge } from "./store.js";
+
+export type Interval = "weekly" | "biweekly" | "monthly" | "quarterly" | "yearly";
+export type Status = "active" | "late" | "ended";
+
+interface IntervalRule {
+  name: Interval;
+  min: number;
+  max: number;
+  /** Charges a run needs. */
+  runs: number;
+  /** Days after the expected date before a charge counts as missed. */
+  grace: number;
+  /** Charges per year, for monthly and yearly cost. */
+  perYear: number;
+}
+
+const RULES: readonly IntervalRule[] = [
+  { name: "weekly", min: 6, max: 8, runs: 4, grace: 2, perYear: 52 },
+  { name: "biweekly", min: 12, max: 16, runs: 4, grace: 3, perYear: 26 },
+  { name: "monthly", min: 26, max: 35, runs: 3, grace: 5, perYear: 12 },
+  { name: "quarterly", min: 84, max: 98, runs: 2, grace: 10, perYear: 4 },
+  { name: "yearly", min: 350, max: 380, runs: 2, grace: 20, perYear: 1 },
+];
+
+export interface Recurring {
+  payee: string;
+  key: string;
+  direction: string;
+  currency: string;
+  walletId: string;
+  interval: Interval;
+  typicalMinor: bigint;
+  monthlyMinor: bigint;
+  yearlyMinor: bigint;
+  occurrences: number;
+  lastDate: string;
+  nextDate: string;
+  status: Status;
+}
+
+/** The key charges of one payee share: folded case and spacing, without a trailing reference number. */
+export function payeeKey(payee: string): string {
+  const folded = payee.normalize("NFC").toLowerCase().replace(/\s+/gu, " ").trim();
+  const key = folded.replace(/[\s*#/.-]*[0-9][0-9\s/.-]*$/u, "").trim();
+  return key.length > 0 ? key : folded;
+}
+
+const DAY = 86_400_000;
+const dayNumber = (d: string) => Date.parse(`${d}T00:00:00Z`) / DAY;
+const dayString = (n: number) => new Date(n * DAY).toISOString().slice(0, 10);
+
+/** The same day of month `months` later, clamped to the month's last day. */
+function addMonths(date: string, months: number): string {
+  const y = Number(date.slice(0, 4));
+  const m = Number(date.slice(5, 7)) - 1 + months;
+  const day = Number(date.slice(8, 10));
+  const year = y + Math.floor(m / 12);
+  const month = ((m % 12) + 12) % 12;
+  const last = new Date(Date.UTC(year, month + 1, 0)).getUTCDate();
+  return `${String(year).padStart(4, "0")}-${String(month + 1).padStart(2, "0")}-${String(Math.min(day, last)).padStart(2, "0")}`;
+}
+
+function nextExpected(last: string, interval: Interval, steps: number): string {
+  switch (interval) {
+    case "weekly":
+      return dayString(dayNumber(last) + 7 * steps);
+    case "biweekly":
+      return dayString(dayNumber(last) + 14 * steps);
+    case "monthly":
+      return addMonths(last, steps);
+    case "quarterly":
+      return addMonths(last, 3 * steps);
+    case "yearly":
+      return addMonths(last, 12 * steps);
+  }
+}
+
+function median(values: bigint[]): bigint {
+  const sorted = [...values].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return sorted[Math.floor((sorted.length - 1) / 2)]!;
+}
+
+/** A run (oldest first) of days and amounts; the newest run matching a rule, or undefined. */
+function regularRun(days: string[], amounts: bigint[]): { rule: IntervalRule; from: number } | undefined {
+  if (days.length < 2) return undefined;
+  const lastGap = dayNumber(days[days.length - 1]!) - dayNumber(days[days.length - 2]!);
+  const rule = RULES.find((r) => lastGap >= r.min && lastGap <= r.max);
+  if (!rule) return undefined;
+  let from = days.length - 2;
+  while (from > 0) {
+    const gap = dayNumber(days[from]!) - dayNumber(days[from - 1]!);
+    if (gap < rule.min || gap > rule.max) break;
+    from--;
+  }
+  const run = amounts.slice(from);
+  if (run.length < rule.runs) return undefined;
+  const lo = run.reduce((a, b) => (b < a ? b : a));
+  const hi = run.reduce((a, b) => (b > a ? b : a));
+  if (lo <= 0n) return undefined;
+  if (run.length === 2 ? hi * 4n > lo * 5n : hi > lo * 2n) return undefined;
+  return { rule, from };
+}
+
+/** Division rounding half away from zero. */
+function divRound(n: bigint, d: bigint): bigint {
+  return (n * 2n + d) / (2n * d);
+}
+
+/** The recurring charges among the newest charges of each payee, as of `today`, the costliest first. */
+export function detectRecurring(charges: readonly Charge[], today: string): Recurring[] {
+  const groups = new Map<string, Charge[]>();
+  for (const c of charges) {
+    const key = `${payeeKey(c.payee)}\u0000${c.direction}\u0000${c.currency}`;
+    const list = groups.get(key) ?? [];
+    list.push(c);
+    groups.set(key, list);
+  }
+  const found: Recurring[] = [];
+  for (const list of groups.values()) {
+    // One charge per day (oldest first), amounts as positive magnitudes.
+    const byDay = new Map<string, bigint>();
+    for (const c of list) byDay.set(c.date, (byDay.get(c.date) ?? 0n) + (c.amountMinor < 0n ? -c.amountMinor : c.amountMinor));
+    const days = [...byDay.keys()].sort();
+    const amounts = days.map((d) => byDay.get(d)!);
+    const run = regularRun(days, amounts);
+    if (!run) continue;
+    const newest = list.reduce((a, b) => (b.date > a.date ? b : a));
+    const typical = median(amounts.slice(run.from).slice(-3));
+    const last = days[days.length - 1]!;
+    const next = nextExpected(last, run.rule.name, 1);
+    const secondMissed = nextExpected(last, run.rule.name, 2);
+    const status: Status =
+      dayNumber(today) > dayNumber(secondMissed) + run.rule.grace ? "ended" : dayNumber(today) > dayNumber(next) + run.rule.grace ? "late" : "active";
+    const yearly = typical * BigInt(run.rule.perYear);
+    found.push({
+      payee: newest.payee,
+      key: payeeKey(newest.payee),
+      direction: newest.direction,
+      currency: newest.currency,
+      walletId: newest.walletId,
+      interval: run.rule.name,
+      typicalMinor: typical,
+      monthlyMinor: divRound(yearly, 12n),
+      yearlyMinor: yearly,
+      occurrences: days.length - run.from,
+      lastDate: last,
+      nextDate: next,
+      status,
+    });
+  }
+  return found.sort((a, b) => (a.yearlyMinor === b.yearlyMinor ? (a.key < b.key ? -1 : 1) : a.yearlyMinor > b.yearlyMinor ? -1 : 1));
+}

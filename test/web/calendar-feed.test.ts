@@ -1,0 +1,118 @@
+/**
+ * The private calendar feed of bill reminders, read back with an independent parser (ical.js, Mozilla's
+ * iCalendar library, not the one that writes it): every due date list_bill_reminders shows for a year is
+ * one all-day event, with an alarm at the reminder's lead time; a revoked or unknown URL is 404, and a
+ * feed shows nobody else's bills.
+ */
+import { expect } from "chai";
+import { randomUUID } from "node:crypto";
+import ICAL from "ical.js";
+import { createCalendarFeed, revokeCalendarFeed } from "../../src/auth/calendar-feeds.js";
+import { authenticateBearer } from "../../src/auth/tokens.js";
+import { seedDemoPerson } from "../../src/demo/seed.js";
+import { FEED_DAYS_AHEAD } from "../../src/domain/bills/feed.js";
+import { engine } from "../helpers/database.js";
+import { startTestServer, type TestServer } from "../helpers/server.js";
+
+interface ParsedEvent {
+  uid: string;
+  date: string;
+  summary: string;
+  alarms: { seconds: number; related: string | null; action: string }[];
+}
+
+function parseFeed(text: string): ParsedEvent[] {
+  const cal = new ICAL.Component(ICAL.parse(text));
+  return cal.getAllSubcomponents("vevent").map((v) => {
+    const event = new ICAL.Event(v);
+    expect(event.startDate.isDate, "an all-day event").to.equal(true);
+    return {
+      uid: event.uid,
+      date: event.startDate.toString(),
+      summary: event.summary,
+      alarms: v.getAllSubcomponents("valarm").map((a) => {
+        const trigger = a.getFirstProperty("trigger")!;
+        return {
+          seconds: (trigger.getFirstValue() as ICAL.Duration).toSeconds(),
+          related: (trigger.getParameter("related") as string | undefined) ?? null,
+          action: String(a.getFirstPropertyValue("action")),
+        };
+      }),
+    };
+  });
+}
+
+describe(`calendar feed of bill reminders (${engine})`, function () {
+  this.timeout(120_000);
+  let server: TestServer;
+  const now = new Date("2026-11-25T12:00:00Z");
+  before(async () => (server = await startTestServer({}, { now: () => now })));
+  after(async () => server?.close());
+
+  const feed = (secret: string) => fetch(`${server.url}/api/v1/calendar/${secret}.ics`);
+
+  it("parses back into exactly the due dates of list_bill_reminders, each with its lead-time alarm", async () => {
+    const alex = await server.createUser({ timezone: "Europe/Berlin", currency: "EUR" });
+    const caller = await authenticateBearer(server.db, `Bearer ${alex.token}`, server.config.tokenPepper);
+    await seedDemoPerson(server.services.dispatch, caller, now);
+    // A reminder due on the day itself (lead time 0) and one with a week's lead time.
+    await server.call(
+      "create_bill_reminder",
+      {
+        name: "Gym",
+        payee: "FitX",
+        amount: "29.90",
+        currency: "EUR",
+        notice_days: 0,
+        schedule: { frequency: "monthly", start_date: "2026-08-03", day_of_month: 3 },
+        idempotency_key: randomUUID(),
+      },
+      alex.token,
+    );
+    const secret = await createCalendarFeed(server.db, alex.id, server.config.tokenPepper, now);
+    const res = await feed(secret);
+    expect(res.status).to.equal(200);
+    expect(res.headers.get("content-type")).to.match(/^text\/calendar/);
+    const events = parseFeed(await res.text());
+
+    const listed = await server.call("list_bill_reminders", { days_ahead: FEED_DAYS_AHEAD }, alex.token);
+    const notice = new Map(listed.reminders.map((r: any) => [r.id, r.notice_days]));
+    expect(events.map((e) => `${e.uid}`).sort()).to.deep.equal(listed.upcoming.map((o: any) => `${o.bill_reminder_id}-${o.due_date}@finance-mcp`).sort());
+    for (const o of listed.upcoming) {
+      const e = events.find((x) => x.uid === `${o.bill_reminder_id}-${o.due_date}@finance-mcp`)!;
+      expect(e.date).to.equal(o.due_date);
+      expect(e.summary).to.contain(o.name);
+      if (o.expected_amount) expect(e.summary).to.contain(o.expected_amount.value);
+      // One display alarm, lead time days before the due day at 09:00 (relative to the day's start).
+      const days = notice.get(o.bill_reminder_id) as number;
+      expect(e.alarms).to.deep.equal([{ seconds: -days * 86_400 + 9 * 3_600, related: "START", action: "DISPLAY" }]);
+    }
+    expect(listed.upcoming.length).to.be.greaterThan(40); // the year's rent, electricity, internet, gym, insurance, domain
+    expect(events.some((e) => e.summary.startsWith("Car insurance due: 412.80 EUR"))).to.equal(true);
+  });
+
+  it("answers 404 for a revoked, replaced or unknown URL, and shows only the owner's bills", async () => {
+    const me = await server.createUser();
+    const other = await server.createUser();
+    await server.call(
+      "create_bill_reminder",
+      {
+        name: "Theirs",
+        amount: "5.00",
+        currency: "USD",
+        schedule: { frequency: "monthly", start_date: "2026-11-01", day_of_month: 1 },
+        idempotency_key: randomUUID(),
+      },
+      other.token,
+    );
+    const first = await createCalendarFeed(server.db, me.id, server.config.tokenPepper, now);
+    expect(parseFeed(await (await feed(first)).text())).to.deep.equal([]);
+    const second = await createCalendarFeed(server.db, me.id, server.config.tokenPepper, now);
+    expect((await feed(first)).status).to.equal(404);
+    expect((await feed(second)).status).to.equal(200);
+    await revokeCalendarFeed(server.db, me.id, now);
+    expect((await feed(second)).status).to.equal(404);
+    expect((await feed("cal_" + "A".repeat(32))).status).to.equal(404);
+    expect((await feed("nonsense")).status).to.equal(404);
+  });
+});
