@@ -22,7 +22,7 @@ import { pagesRouter } from "./web/pages-route.js";
 import { homeRouter } from "./web/home-page.js";
 import { webKey } from "./web/secret.js";
 import { importPageRouter } from "./web/import-page.js";
-import { calendarRouter } from "./http/calendar-route.js";
+import { calendarRouter } from "./web/calendar-feed-route.js";
 import { turnGateFor } from "./http/turns.js";
 import { dialect } from "./db/knex.js";
 import type { IdSource } from "./db/ids.js";

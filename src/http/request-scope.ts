@@ -42,7 +42,7 @@ export function requestScope(log: Logger, metrics?: Pick<Metrics, "countRequest"
       log.info(REQUEST_EVENT, {
         request_id: scope.request_id,
         method: req.method,
-        // A calendar feed's path is its secret (src/http/calendar-route.ts): never logged.
+        // A calendar feed's path is its secret (src/web/calendar-feed-route.ts): never logged.
         path: req.path.startsWith(CALENDAR_PATH) ? `${CALENDAR_PATH}(secret)` : req.path.slice(0, 200),
         status: res.statusCode,
         ms: Math.round((performance.now() - start) * 10) / 10,

@@ -1,6 +1,6 @@
 /**
  * The calendar feed section of /account: make a private feed URL of the bill reminders (shown once, like
- * a token), or revoke it. The feed itself is src/http/calendar-route.ts.
+ * a token), or revoke it. The feed itself is src/web/calendar-feed-route.ts.
  */
 import type { Request } from "express";
 import type { FeedStatus } from "../auth/calendar-feeds.js";

@@ -11,7 +11,7 @@ import { feedOwner } from "../auth/calendar-feeds.js";
 import { todayInTimeZone } from "../calendar/time-zones.js";
 import type { Config } from "../config.js";
 import { billsCalendar } from "../domain/bills/feed.js";
-import { hostAndOriginGuard } from "./guards.js";
+import { hostAndOriginGuard } from "../http/guards.js";
 
 export const CALENDAR_ROUTE = "/api/v1/calendar/:file";
 
