@@ -7467,7 +7467,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "import_transactions",
   "title": "Import transactions",
-  "description": "Imports a bank statement (CSV, OFX/QFX, CAMT, QIF) into a wallet. Preview with dry_run true: counts, rows with status and category, the CSV mapping to correct. Then commit the same call. Known rows, even deleted ones, never return; possible duplicates only via import_rows.",
+  "description": "Imports a bank statement (CSV, OFX/QFX, CAMT, QIF) into a wallet. dry_run true previews: counts, rows with status and category, the CSV mapping to correct; then commit the same call. Known rows, even deleted, never return; possible duplicates only via import_rows.",
   "summary": "Import a bank statement into a wallet, with preview and de-duplication",
   "scope": "write:transactions",
   "kind": "write",
@@ -7897,7 +7897,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "save_rule",
   "title": "Save rule",
-  "description": "Saves a filing rule (new, or rule_id's): when payee (default) or description equals, contains (default) or starts_with value, within optional amount range, direction and wallet, it sets category, adds tags, renames payee. Runs on imports and new transactions without category; first by position wins. apply_to_existing files past matches too: dry_run, then expected_count.",
+  "description": "Saves a filing rule (new, or rule_id's): if payee (default) or description equals, contains (default) or starts_with value, within optional amount range, direction, wallet: set category, add tags, rename payee. Runs on imports and uncategorised new transactions; first by position wins. apply_to_existing files past matches too (dry_run, then expected_count).",
   "summary": "Create or change a categorisation rule, optionally filing past transactions",
   "scope": "write:transactions",
   "kind": "write",
@@ -7946,8 +7946,7 @@ export const tools: readonly ToolDefinition[] = [
       },
       "position": {
         "type": "integer",
-        "minimum": 1,
-        "maximum": 200
+        "minimum": 1
       },
       "field": {
         "type": "string",
