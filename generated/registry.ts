@@ -8429,7 +8429,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "list_recurring",
   "title": "List recurring",
-  "description": "Finds payees charged or paying at a regular interval (weekly to yearly) in the user's transactions: typical amount, monthly and yearly cost, last and next expected date, status, the bill reminder covering it, and totals per currency of those not ended. Use it for \"which subscriptions do I have?\" rather than guessing from categories or bill reminders.",
+  "description": "Finds payees charged or paying at a regular interval (weekly to yearly): typical amount, monthly and yearly cost, last and next date, status, the covering bill reminder, and totals per currency. Use it for \"which subscriptions do I have?\" rather than guessing from categories.",
   "summary": "Subscriptions, bills and income that recur in the ledger, with what they cost a month and a year",
   "scope": "read:transactions",
   "kind": "read",
@@ -8619,7 +8619,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "get_net_worth",
   "title": "Get net worth",
-  "description": "Assets, liabilities (credit cards and loans, negative) and net per currency at the end of to (default today); with from, a point every step and the change from the first to the last. Wallets not yet opened on a day are left out of it. Totals are also converted into the home currency when the person gave rates (set_exchange_rate); otherwise missing_rates names the pairs to ask for.",
+  "description": "Assets, liabilities (credit cards and loans, negative) and net per currency at the end of to (default today); with from, a point every step and the change. Wallets not yet opened on a day are left out. Totals are converted into the home currency with the person's rates (set_exchange_rate); missing_rates names the pairs to ask for.",
   "summary": "Net worth (assets minus credit cards and loans) on a day, or over time",
   "scope": "read:wallets",
   "kind": "read",
@@ -8989,7 +8989,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "undo_change",
   "title": "Undo change",
-  "description": "Reverses the change with this audit_id (from list_changes): what it created is deleted, what it updated gets its before-values back, what it deleted comes back with the same id; a bulk edit or import as a whole. Try dry_run first and tell the user what it reverses. conflict names a later change that touched the same rows: undo that first. Needs the write scope of the change's area.",
+  "description": "Reverses the change with this audit_id (from list_changes): creates are deleted, updates get their before-values back, deletes come back with the same id; a bulk edit or import as a whole. Dry-run first and tell the user what it reverses. conflict names a later change to the same rows: undo that first.",
   "summary": "Undo one of the user's changes from list_changes, exactly, as one change",
   "scope": "write:transactions",
   "kind": "write",
