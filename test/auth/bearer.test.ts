@@ -138,7 +138,8 @@ describe(`bearer tokens (${engine})`, () => {
       const later = await startTestServer({}, { now: () => new Date(Date.now() + 2 * 86_400_000) });
       try {
         const other = await later.createUser();
-        const a = await later.rpc({ jsonrpc: "2.0", id: 1, method: "whoami" }, other.token);
+        const t = await createToken(later.db, other.id, { name: "a day", scopes: ["meta:whoami"], expiresInDays: 1 }, later.config.tokenPepper);
+        const a = await later.rpc({ jsonrpc: "2.0", id: 1, method: "whoami" }, t.token);
         expect(a.status, JSON.stringify(a.body)).to.equal(401);
       } finally {
         await later.close();

@@ -130,8 +130,10 @@ export async function startTestServer(env: Record<string, string> = {}, options:
         created_at: at,
         updated_at: at,
       });
+      // Ten years: the server checks expiry on its own clock (src/http/guards.ts), which tests move to other
+      // days and years; a test of expiry makes its own short-lived token.
       const tokenWith = async (scopes: string[]) =>
-        (await createToken(db, id, { name: `test ${randomUUID().slice(0, 8)}`, scopes, expiresInDays: 1 }, config.tokenPepper)).token;
+        (await createToken(db, id, { name: `test ${randomUUID().slice(0, 8)}`, scopes, expiresInDays: 3650 }, config.tokenPepper)).token;
       return { id, email, token: await tokenWith([...KNOWN_SCOPES]), tokenWith };
     },
     async close() {
