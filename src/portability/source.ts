@@ -82,7 +82,7 @@ export async function* itemsOfFile(path: string): AsyncGenerator<ImportItem> {
     queue.push({ kind: "row", section, index: key, row: value });
   };
   try {
-    for await (const chunk of createReadStream(path, { highWaterMark: 64 * 1024 })) {
+    for await (const chunk of createReadStream(path, { highWaterMark: 1024 * 1024 })) {
       parser.write(chunk as Buffer);
       while (queue.length > 0) yield queue.shift()!;
     }
