@@ -2,17 +2,18 @@
  * The CLI's commands over a person's data and the database file:
  *   export --email E [--format json|csv] [--out PATH]   JSON to standard output or PATH; CSV: one file per
  *                                                       section into the folder PATH (required)
- *   import --email E FILE                               a JSON export into E's empty account
+ *   import --email E FILE                               a JSON export into E's empty account: every row
+ *                                                       checked first, nothing imported when one is bad
  *   backup --to FILE                                    online copy of the SQLite database
  */
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import type { Knex } from "knex";
 import { findUserByEmail } from "../auth/users.js";
 import { backupSqlite } from "../portability/backup.js";
 import { exportAccount, exportCsv } from "../portability/export.js";
-import { importAccount } from "../portability/import.js";
+import { ImportError, importFile } from "../portability/import.js";
 
 export class CommandError extends Error {}
 
@@ -50,13 +51,16 @@ export async function importCommand(db: Knex, args: string[]): Promise<void> {
   const { values, positionals } = parseArgs({ args, options: { email: { type: "string" } }, allowPositionals: true });
   const file = positionals[0];
   if (!file) throw new CommandError("the export file to import is required: finance-mcp import --email E FILE");
-  let data: unknown;
+  const user = await userId(db, option(values, "email"));
+  let counts: Record<string, number>;
   try {
-    data = JSON.parse(readFileSync(file, "utf8"));
+    ({ counts } = await importFile(db, user, file));
   } catch (err) {
-    throw new CommandError(`cannot read ${file} as JSON: ${err instanceof Error ? err.message : String(err)}`);
+    if (err instanceof ImportError) throw err;
+    // Never the driver's message or a stack: they can quote SQL and the file's values.
+    const code = (err as { code?: unknown } | null)?.code;
+    throw new ImportError(`${file}: the import failed (${typeof code === "string" ? code : "error"}); nothing was imported`);
   }
-  const { counts } = await importAccount(db, await userId(db, option(values, "email")), data);
   console.log(JSON.stringify({ imported: counts }));
 }
 

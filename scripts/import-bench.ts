@@ -1,0 +1,162 @@
+/**
+ * How long `finance-mcp import` takes for a large account, and how much memory it holds:
+ *
+ *   npx tsx scripts/import-bench.ts [--engine sqlite|postgres] [--transactions N]
+ *
+ * Writes an export of N transactions (default 100,000; four wallets, one or two tags each, an audit entry
+ * per transaction) to a temporary file, imports it with importFile (the CLI's path: streamed, checked,
+ * batched, one database transaction) into a new database, and prints one JSON line: seconds, rows per
+ * second, the file's size and the process's peak RSS before and after. Postgres: a scratch database on
+ * BENCH_PG_URL (default postgres://postgres@127.0.0.1:5432/postgres), dropped afterwards. Results:
+ * docs/performance.md, "Import".
+ */
+import { createWriteStream, mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { randomUUID } from "node:crypto";
+import pg from "pg";
+import { createDb } from "../src/db/knex.js";
+import { migrateLatest } from "../src/db/migrate.js";
+import { newId } from "../src/db/ids.js";
+import { lastMigration } from "../src/portability/export.js";
+import { importFile } from "../src/portability/import.js";
+
+const { values } = parseArgs({ options: { engine: { type: "string", default: "sqlite" }, transactions: { type: "string", default: "100000" } } });
+const engine = values.engine === "postgres" ? "postgres" : "sqlite";
+const n = Number(values.transactions);
+const folder = mkdtempSync(join(tmpdir(), "fmcp-import-bench-"));
+const adminUrl = process.env.BENCH_PG_URL || "postgres://postgres@127.0.0.1:5432/postgres";
+const dbName = `fmcp_import_bench_${process.pid}`;
+
+async function writeExport(path: string, schema: string): Promise<void> {
+  const out = createWriteStream(path);
+  const write = (s: string) => (out.write(s) ? Promise.resolve() : new Promise<void>((r) => out.once("drain", () => r())));
+  const at = "2026-01-01T00:00:00.000Z";
+  const wallets = ["Checking", "Savings", "Cash", "Card"].map((name) => ({ id: newId("wal"), name, type: "checking", currency: "EUR" }));
+  await write(
+    `{"format":"finance-mcp-export","version":1,"exported_at":"${at}","schema":${JSON.stringify(schema)},"user":{"email":"x@example.test","timezone":"UTC","default_currency":"EUR"},\n"wallets":[`,
+  );
+  await write(
+    wallets
+      .map((w) =>
+        JSON.stringify({
+          ...w,
+          name_normalized: w.name.toLowerCase(),
+          opening_balance_minor: 0,
+          opening_date: null,
+          archived: false,
+          notes: null,
+          created_at: at,
+          updated_at: at,
+        }),
+      )
+      .join(","),
+  );
+  await write('],\n"transactions":[');
+  const ids: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const id = newId("txn");
+    ids.push(id);
+    const income = i % 10 === 0;
+    const day = `20${20 + (i % 7)}-${String(1 + (i % 12)).padStart(2, "0")}-${String(1 + (i % 28)).padStart(2, "0")}`;
+    const row = {
+      id,
+      wallet_id: wallets[i % 4]!.id,
+      date: day,
+      amount_minor: income ? 250000 : -(100 + (i % 9000)),
+      currency: "EUR",
+      direction: income ? "income" : "expense",
+      payee: `Shop ${i % 500}`,
+      description: null,
+      category: ["Groceries", "Rent", "Travel", "Fun"][i % 4],
+      notes: null,
+      external_id: null,
+      transfer_id: null,
+      counterpart_wallet_id: null,
+      created_at: at,
+      updated_at: at,
+      category_key: null,
+      payee_key: null,
+      tags: i % 3 === 0 ? ["weekly", "food"] : ["weekly"],
+    };
+    await write(`${i === 0 ? "" : ","}\n${JSON.stringify(row)}`);
+  }
+  await write('],\n"budgets":[],"goals":[],"goal_contributions":[],"bill_reminders":[],\n"audit_log":[');
+  for (let i = 0; i < n; i++) {
+    const entry = {
+      id: i + 1,
+      created_at: at,
+      tool: "create_transaction",
+      action: "create",
+      resource_type: "transaction",
+      resource_id: ids[i],
+      before_json: null,
+      after_json: JSON.stringify({ transaction: { id: ids[i] }, counterpart: null }),
+      idempotency_key: randomUUID(),
+      request_id: `req-${i}`,
+    };
+    await write(`${i === 0 ? "" : ","}\n${JSON.stringify(entry)}`);
+  }
+  await write("]}\n");
+  await new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())));
+}
+
+async function main(): Promise<void> {
+  let url = `sqlite:${join(folder, "bench.sqlite")}`;
+  if (engine === "postgres") {
+    const admin = new pg.Client({ connectionString: adminUrl });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${dbName}`);
+    await admin.end();
+    const u = new URL(adminUrl);
+    u.pathname = `/${dbName}`;
+    url = u.toString();
+  }
+  const db = createDb(url);
+  try {
+    await migrateLatest(db);
+    const userId = newId("usr");
+    await db("users").insert({
+      id: userId,
+      email: "bench@example.test",
+      email_normalized: "bench@example.test",
+      password_hash: "x",
+      timezone: "UTC",
+      default_currency: "EUR",
+      created_at: "2026-01-01T00:00:00.000Z",
+      updated_at: "2026-01-01T00:00:00.000Z",
+    });
+    const file = join(folder, "export.json");
+    await writeExport(file, await lastMigration(db));
+    global.gc?.();
+    const rssBefore = process.memoryUsage().rss;
+    const started = process.hrtime.bigint();
+    const { counts } = await importFile(db, userId, file);
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    const peakRss = process.resourceUsage().maxRSS * 1024;
+    console.log(
+      JSON.stringify({
+        engine,
+        transactions: counts.transactions,
+        audit_entries: counts.audit_log,
+        file_mb: +(statSync(file).size / 1048576).toFixed(1),
+        seconds: +seconds.toFixed(1),
+        rows_per_second: Math.round(((counts.transactions ?? 0) + (counts.audit_log ?? 0)) / seconds),
+        rss_before_import_mb: +(rssBefore / 1048576).toFixed(0),
+        peak_rss_mb: +(peakRss / 1048576).toFixed(0),
+      }),
+    );
+  } finally {
+    await db.destroy();
+    rmSync(folder, { recursive: true, force: true });
+    if (engine === "postgres") {
+      const admin = new pg.Client({ connectionString: adminUrl });
+      await admin.connect();
+      await admin.query(`DROP DATABASE IF EXISTS ${dbName}`);
+      await admin.end();
+    }
+  }
+}
+
+await main();

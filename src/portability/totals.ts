@@ -1,0 +1,37 @@
+/**
+ * After an import on Postgres, whose transaction switched the per-row INSERT triggers of the totals off
+ * (SET LOCAL finance_mcp.bulk = 'on'; migrations/20261125040100_import_skips_row_totals.js): the imported
+ * user's totals built in three set-based statements, the same sums the triggers would have kept (and the
+ * migrations' backfills compute). The account was empty, so the user has no total to replace.
+ */
+import type { Knex } from "knex";
+
+export async function switchRowTotalsOff(trx: Knex.Transaction): Promise<void> {
+  await trx.raw("SET LOCAL finance_mcp.bulk = 'on'");
+}
+
+export async function rebuildTotals(trx: Knex.Transaction, userId: string): Promise<void> {
+  // tags_key first: the expense totals are keyed by it. The same SQL as the tag trigger's.
+  await trx.raw(
+    `UPDATE transactions SET tags_key = COALESCE((SELECT json_agg(g.tag ORDER BY g.tag)::text FROM transaction_tags g WHERE g.transaction_id = transactions.id), '[]')
+      WHERE user_id = ? AND id IN (SELECT transaction_id FROM transaction_tags WHERE user_id = ?)`,
+    [userId, userId],
+  );
+  // Should that update have moved a total (a collation ordering tags otherwise than JavaScript did), the
+  // user's totals start again from nothing.
+  await trx("expense_day_totals").where({ user_id: userId }).delete();
+  await trx("wallet_month_totals").where({ user_id: userId }).delete();
+  await trx.raw(
+    `INSERT INTO wallet_month_totals (user_id, wallet_id, month, total_minor)
+       SELECT user_id, wallet_id, substr(date, 1, 7), SUM(amount_minor) FROM transactions WHERE user_id = ?
+        GROUP BY user_id, wallet_id, substr(date, 1, 7) HAVING SUM(amount_minor) <> 0`,
+    [userId],
+  );
+  await trx.raw(
+    `INSERT INTO expense_day_totals (user_id, date, currency, wallet_id, category_key, tags_key, total_minor, row_count)
+       SELECT user_id, date, currency, wallet_id, COALESCE(category_key, ''), tags_key, SUM(amount_minor), COUNT(*)
+         FROM transactions WHERE user_id = ? AND direction = 'expense'
+        GROUP BY user_id, date, currency, wallet_id, COALESCE(category_key, ''), tags_key`,
+    [userId],
+  );
+}
