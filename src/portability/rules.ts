@@ -19,7 +19,6 @@ import { isKnownCurrency } from "../money/currencies.js";
 import { amountLimitMinor } from "../money/ceilings.js";
 import { findShapeProblem } from "../rpc/input-checks.js";
 import { toRRule, validateSchedule } from "../domain/bills/schedule.js";
-import { normalizeName } from "../domain/shared/common.js";
 import { foldKey } from "../domain/shared/text.js";
 
 export interface RowProblem {
@@ -313,11 +312,11 @@ export function checkRow(table: string, raw: unknown, ctx: ImportContext): { pro
   const out: Record<string, unknown> = {};
   for (const column of Object.keys(columns)) if (row[column] !== undefined) out[column] = row[column];
   if (NAMED.has(table)) {
-    const key = `${table}:${normalizeName(String(row.name))}`;
+    const key = `${table}:${foldKey(String(row.name))}`;
     if (ctx.names.has(key))
       return { problems: [{ column: "name", message: "expected a name not used by another row of the section (compared case-insensitively)" }], row };
     ctx.names.add(key);
-    out.name_normalized = normalizeName(String(row.name));
+    out.name_normalized = foldKey(String(row.name));
   }
   for (const b of ["archived", "autopay", "active"]) if (b in out) out[b] = out[b] === true || out[b] === 1;
   if (table === "transactions") {
