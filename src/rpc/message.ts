@@ -27,8 +27,6 @@ export interface JsonRpcError {
   data?: Record<string, unknown>;
 }
 
-export type JsonRpcResponse = { jsonrpc: "2.0"; id: JsonRpcId; result: unknown } | { jsonrpc: "2.0"; id: JsonRpcId; error: JsonRpcError };
-
 /** Checks the envelope; a batch or a malformed message is an invalid request. */
 export function parseEnvelope(body: unknown): JsonRpcRequest {
   if (Array.isArray(body)) throw protocolError(INVALID_REQUEST, "JSON-RPC batches are not supported: send one request per HTTP request.", {}, 400);
@@ -84,10 +82,6 @@ export interface MessageContext {
 
 /** MCP methods (initialize, tools/list, tools/call, …); undefined when the method is not an MCP one. */
 export type McpMethods = (msg: JsonRpcRequest, ctx: MessageContext) => Promise<unknown> | undefined;
-
-export function isToolMethod(method: string, toolNames: ReadonlySet<string>): boolean {
-  return toolNames.has(method);
-}
 
 export async function handleDirectCall(dispatch: Dispatch, msg: JsonRpcRequest, ctx: MessageContext): Promise<unknown> {
   return dispatch(msg.method, msg.params, { caller: ctx.caller, requestId: ctx.requestId });
