@@ -39,6 +39,9 @@ export function isValidTimeZone(tz: unknown): tz is string {
 }
 
 /** The calendar day (YYYY-MM-DD) it is at the instant `now` in `timeZone`, e.g. the user's "today". */
+/** The caller's calendar day now: todayInTimeZone of a call's context (the domain's entry points use it). */
+export const todayOf = (ctx: { caller: { timezone: string }; now(): Date }): string => todayInTimeZone(ctx.caller.timezone, ctx.now());
+
 export function todayInTimeZone(timeZone: string, now: Date = new Date()): string {
   if (!isValidTimeZone(timeZone)) {
     throw new ScheduleError(

@@ -7,6 +7,7 @@ import { createHash } from "node:crypto";
 import { expect } from "chai";
 import { authenticateBearer, createToken, KNOWN_SCOPES, LAST_USED_GRANULARITY_MS } from "../../src/auth/tokens.js";
 import { generateToken } from "../../src/auth/token-format.js";
+import { todayInTimeZone } from "../../src/calendar/time-zones.js";
 import { engine } from "../helpers/database.js";
 import { startTestServer, type TestServer, type TestUser } from "../helpers/server.js";
 
@@ -270,6 +271,8 @@ describe(`bearer tokens (${engine})`, () => {
     );
     const answer = await whoami(t.token);
     expect(answer.status).to.equal(200);
+    // The user's today in their timezone, on the server's clock (the test server's real one).
+    const today = todayInTimeZone("Asia/Tokyo", new Date());
     expect(answer.body.result).to.deep.equal({
       user_id: user.id,
       token_id: t.token_id,
@@ -277,6 +280,7 @@ describe(`bearer tokens (${engine})`, () => {
       scopes: ["meta:whoami", "read:wallets"],
       expires_at: t.expires_at,
       timezone: "Asia/Tokyo",
+      today,
       default_currency: "JPY",
     });
   });

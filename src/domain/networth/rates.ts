@@ -8,6 +8,8 @@ import type { IdSource } from "../../db/ids.js";
 import { invalidParams } from "../../errors.js";
 import { currencyExponent } from "../../money/currencies.js";
 import { requireKnownCurrency } from "../shared/amounts.js";
+/** The caller's today, for the handlers that pass it in (one import per handler: src/domain/README.md). */
+export { todayOf } from "../../calendar/time-zones.js";
 
 export interface ExchangeRate {
   id: string;

@@ -10,6 +10,8 @@
  *     rate the person gave exists for every currency on that day; otherwise the missing pairs are named.
  * Balances come from ledgerSums (monthly totals plus at most half a month of rows), one query per day.
  */
+import type { DomainContext } from "../../context.js";
+import { todayOf } from "../../calendar/time-zones.js";
 import type { Knex } from "knex";
 import { invalidParams } from "../../errors.js";
 import { toMoney, type Money } from "../../money/amount.js";
@@ -84,6 +86,13 @@ async function firstDays(db: Knex, userId: string, wallets: WalletRow[]): Promis
     }
   }
   return out;
+}
+
+/** get_net_worth: one point at to (default the caller's today), or a series from from. */
+export async function netWorthOf(ctx: DomainContext, params: { from?: string; to?: string; step?: "week" | "month" }): Promise<NetWorth> {
+  const to = params.to ?? todayOf(ctx);
+  const days = params.from === undefined ? [to] : seriesDays(params.from, to, params.step ?? "month");
+  return netWorth(ctx.db, ctx.caller.userId, days);
 }
 
 export async function netWorth(db: Knex, userId: string, days: string[]): Promise<NetWorth> {

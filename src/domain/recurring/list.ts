@@ -3,6 +3,8 @@
  * newest charges per payee), each with the bill reminder that covers it, and totals per currency and
  * direction of the ones still running (active or late).
  */
+import type { DomainContext } from "../../context.js";
+import { todayOf } from "../../calendar/time-zones.js";
 import type { Knex } from "knex";
 import { toMoney, type Money } from "../../money/amount.js";
 import { listBills } from "../bills/store.js";
@@ -33,6 +35,11 @@ export interface RecurringTotal {
 
 export const TO_BILL_REMINDER =
   "To be reminded of one without bill_reminder_id: create_bill_reminder with its payee, typical_amount, currency, wallet_id and a schedule of its interval starting at next_date.";
+
+/** list_recurring: as of the caller's today. */
+export async function listRecurringOf(ctx: DomainContext, params: { include_ended?: boolean }) {
+  return listRecurring(ctx.db, ctx.caller.userId, todayOf(ctx), params.include_ended === true);
+}
 
 export async function listRecurring(
   db: Knex,

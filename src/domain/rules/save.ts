@@ -13,7 +13,7 @@ import { getWalletRow } from "../wallets/store.js";
 import { cleanText, normalizeTags } from "../shared/text.js";
 import { applyRuleChanges, changesOfRule, type RuleChange } from "./apply.js";
 import type { RuleRecord } from "./match.js";
-import { deleteRule, getRule, insertRule, updateRule, type RuleFields } from "./store.js";
+import { deleteRule, getRule, insertRule, listRules, updateRule, type RuleFields } from "./store.js";
 import { boundInMinorUnits } from "../shared/amounts.js";
 
 /** How many changed transactions the answer lists (the count is always whole). */
@@ -100,4 +100,9 @@ export async function removeRule(db: Knex, userId: string, ruleId: string): Prom
   const rule = await getRule(db, userId, ruleId);
   await deleteRule(db, userId, rule);
   return rule;
+}
+
+/** list_rules: the person's rules in the order they are tried, as the tools show them. */
+export async function listRulesForApi(db: Knex, userId: string) {
+  return { rules: (await listRules(db, userId)).map(ruleToApi) };
 }

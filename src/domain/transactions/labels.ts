@@ -6,6 +6,8 @@
  * page never re-reads the ones before it in JavaScript.
  */
 import type { Knex } from "knex";
+import type { DomainContext } from "../../context.js";
+import { todayOf } from "../../calendar/time-zones.js";
 import type { LabelUse, ListCategoriesParams } from "../../../generated/types.js";
 import { toMinorBigInt, toMoney, type MinorLike } from "../../money/amount.js";
 import { decodeCursor, encodeCursor, pageSize, queryFingerprint, splitPage } from "../paging.js";
@@ -50,6 +52,11 @@ function source(db: Knex, kind: LabelKind, userId: string, p: LabelParams): { q:
  * day up to today (null when every use is scheduled), `scheduled` counts the later ones and `spent` leaves
  * them out. `transactions` counts every use, so the order and the paging do not move with the clock.
  */
+/** list_categories and list_tags: listLabels as of the caller's today. */
+export async function listLabelsOf(ctx: DomainContext, kind: LabelKind, p: LabelParams): Promise<{ labels: LabelUse[]; next_cursor: string | null }> {
+  return listLabels(ctx.db, ctx.caller.userId, kind, p, todayOf(ctx));
+}
+
 export async function listLabels(
   db: Knex,
   userId: string,

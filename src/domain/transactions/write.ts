@@ -10,12 +10,27 @@ import { budgetsPushedOverLimit } from "../budgets/over-limit.js";
 import { parseAmountParam } from "../shared/amounts.js";
 import { getWalletRow } from "../wallets/store.js";
 import { insertTransaction } from "./store.js";
-import { ruleFor } from "../rules/apply.js";
 import { normalizeTags } from "../shared/text.js";
 
+/** What a new transaction looks like to a filing rule, and what the rule sets (src/domain/rules/file-new.ts). */
+export interface NewTransactionDraft {
+  walletId: string;
+  currency: string;
+  direction: CreateTransactionParams["direction"];
+  amountMinor: bigint;
+  payee: string | null;
+  description: string | null;
+}
+export type FileNewTransaction = (draft: NewTransactionDraft) => Promise<{ category: string | null; tags: string[]; payee: string | null } | undefined>;
+
+/**
+ * `fileNew` files a transaction given without a category (the person's rules); it is passed in by the
+ * rules, which read transactions, so that this area does not depend on them.
+ */
 export async function createTransaction(
   ctx: DomainContext,
   params: CreateTransactionParams,
+  fileNew?: FileNewTransaction,
 ): Promise<{ transaction: Transaction; counterpart: Transaction | null; warnings: Warning[] }> {
   const userId = ctx.caller.userId;
   // The wallet first: its currency decides how many decimals the amount may have.
@@ -23,8 +38,8 @@ export async function createTransaction(
   const amountMinor = parseAmountParam(params.amount, wallet.currency, "amount");
   // Without a category, the person's first matching rule files it (docs/import.md, "Rules").
   const rule =
-    params.category === undefined
-      ? await ruleFor(ctx.db, userId, {
+    params.category === undefined && fileNew
+      ? await fileNew({
           walletId: wallet.id,
           currency: wallet.currency,
           direction: params.direction,

@@ -14,6 +14,8 @@ import { isUniqueViolation } from "../../db/errors.js";
 import { assertNameFree, normalizeWalletName } from "./names.js";
 import { walletReferences } from "./references.js";
 import { findWallet, findWalletRow, getWalletRow, walletFromRow } from "./store.js";
+/** The caller's today, for the handlers that pass it in (one import per handler: src/domain/README.md). */
+export { todayOf } from "../../calendar/time-zones.js";
 
 export interface NewWallet {
   name: string;

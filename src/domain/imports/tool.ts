@@ -1,0 +1,51 @@
+/**
+ * import_transactions: the preview (dry run) or commit of one statement, as the tool answers it, and the
+ * one audit entry that holds each created transaction's own create snapshot.
+ */
+import type { ImportTransactionsParams } from "../../../generated/types.js";
+import type { WriteContext } from "../../writes/types.js";
+import { countsOf, importWarnings, mappingFromApi, mappingToApi, rowsPage } from "./answer.js";
+import { importStatement } from "./import.js";
+
+export async function importTransactions(ctx: WriteContext, params: ImportTransactionsParams) {
+  const outcome = await importStatement(ctx.db, ctx.caller.userId, {
+    walletId: params.wallet_id,
+    statement: params.statement,
+    mapping: mappingFromApi(params.mapping),
+    importRows: params.import_rows ?? [],
+    skipInvalid: params.skip_invalid ?? false,
+    dryRun: ctx.dryRun,
+    now: ctx.now(),
+    ids: ctx.ids,
+  });
+  const counts = countsOf(outcome);
+  const summary = { id: outcome.importId, wallet_id: outcome.wallet.id, format: outcome.parsed.format, counts };
+  return {
+    result: {
+      format: outcome.parsed.format,
+      currency: outcome.wallet.currency,
+      mapping: mappingToApi(outcome.parsed.mapping),
+      counts,
+      rows: rowsPage(outcome, params.rows_limit ?? 20, ctx.dryRun),
+      reconciliation: outcome.reconciliation,
+      warnings: importWarnings(counts, outcome.reconciliation, params.skip_invalid ?? false),
+    },
+    // One audit row for the whole import, holding each created transaction's own create snapshot.
+    change: {
+      action: "create" as const,
+      resourceType: "import" as const,
+      resourceId: outcome.importId,
+      before: null,
+      after: {
+        import: summary,
+        changes: outcome.created.map((t) => ({
+          action: "create" as const,
+          resourceType: "transaction" as const,
+          resourceId: t.id,
+          before: null,
+          after: { transaction: t, counterpart: null },
+        })),
+      },
+    },
+  };
+}
