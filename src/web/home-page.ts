@@ -116,7 +116,10 @@ export function homeRouter(deps: { config: Config }): Router {
   const guard = hostAndOriginGuard(deps.config);
   router.get("/", guard, (req, res) => sendHome(deps.config, req, res));
   // A person who pastes the MCP URL into a browser: still the protocol's 405, but a page that says what to do.
-  router.get(MCP_PATH, (req, res, next) => {
+  // `use` rather than `get`: a route would make Express answer OPTIONS on the MCP path itself (200 with an
+  // Allow header) instead of leaving it to the MCP route's 405.
+  router.use(MCP_PATH, (req, res, next) => {
+    if (req.method !== "GET" || req.path !== "/") return next();
     if (req.accepts(["json", "text/event-stream", "html"]) !== "html" || !req.headers.accept?.includes("text/html")) return next();
     const nonce = newNonce();
     pageHeaders(res, nonce);
