@@ -19,6 +19,9 @@ import { sendRpcError } from "./send.js";
 import { admit, answer, checkNotification, errorAnswer, idOf, sendAnswer, writeJson, type McpRouteDeps } from "./mcp-exchange.js";
 import { handleBatch } from "./batch.js";
 import { scopeOf, toolOf } from "./request-scope.js";
+import { AnswerStream, deliverClientResponse, isClientResponse } from "./answer-stream.js";
+import { authenticate } from "./guards.js";
+import { applyLimit } from "./rate-limit-headers.js";
 
 /** The tools whose single call may carry a body up to MAX_IMPORT_BODY_BYTES instead of MAX_BODY_BYTES. */
 const LARGE_BODY_TOOLS = new Set(["import_transactions"]);
@@ -127,6 +130,7 @@ async function handlePost(deps: McpRouteDeps, req: Request, res: Response): Prom
       writeJson(res, 200, { jsonrpc: "2.0", id, result: deps.openrpc });
       return;
     }
+    if (isClientResponse(body)) return await handleClientResponse(deps, body, req, res);
     const admitted = await admit(deps, body, req, res, "streamable-http");
     scope.user_id = admitted.caller.userId;
     scope.tool = toolOf(admitted.msg);
@@ -136,9 +140,33 @@ async function handlePost(deps: McpRouteDeps, req: Request, res: Response): Prom
       res.status(202).end();
       return;
     }
-    sendAnswer(res, await answer(deps, admitted, requestId));
+    // A tools/call may have to ask the person (elicitation/create): its answer can become a stream.
+    const stream = admitted.msg.method === "tools/call" ? AnswerStream.for(req, res, admitted.caller) : undefined;
+    const a = await answer(deps, admitted, requestId, stream);
+    if (stream?.isOpen) stream.finish(a.body);
+    else sendAnswer(res, a);
   } catch (err) {
     if (res.headersSent) return;
     sendAnswer(res, errorAnswer(deps, id ?? idOf(req.body), err, requestId));
   }
+}
+
+/**
+ * The client's response to a request the server sent on an answer's stream (elicitation/create): 202 when
+ * a request of this process waits for it under the caller's token, else 400. The token is checked and
+ * the message counts against the rate limit, like any other.
+ */
+async function handleClientResponse(deps: McpRouteDeps, body: { id: unknown; result?: unknown; error?: unknown }, req: Request, res: Response): Promise<void> {
+  const caller = await authenticate(deps, req);
+  await applyLimit(deps.limits, res, "mcp", caller.tokenId);
+  if (deliverClientResponse(body, caller)) {
+    res.status(202).end();
+    return;
+  }
+  throw protocolError(
+    INVALID_REQUEST,
+    "No request of this server is waiting for a response with this id (answered already, timed out, or sent to another token).",
+    { field: "id" },
+    400,
+  );
 }
