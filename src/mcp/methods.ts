@@ -55,12 +55,13 @@ export function createMcpMethods(services: McpMethodDeps): McpMethods {
   return (msg, ctx: McpContext) => {
     const isModern = ctx.revision.era === "modern";
     switch (msg.method) {
-      case "initialize":
+      case "initialize": {
         // 2026-07-28 has no handshake: a modern-era initialize is an unknown method.
         if (isModern) return undefined;
         // Kept per token: a later tools/call (on any process) asks the person only if this client can (elicitation).
         const result = initializeResult(msg.params, ctx.revision.transport);
         return rememberCapabilities(services.db, ctx.caller.tokenId, capabilitiesOf(msg.params), services.now()).then(() => result);
+      }
       case "ping":
         return isModern ? undefined : Promise.resolve({});
       case "server/discover": {
