@@ -58,8 +58,10 @@ export function createMcpMethods(services: McpMethodDeps): McpMethods {
       case "initialize": {
         // 2026-07-28 has no handshake: a modern-era initialize is an unknown method.
         if (isModern) return undefined;
-        // Kept per token: a later tools/call (on any process) asks the person only if this client can (elicitation).
         const result = initializeResult(msg.params, ctx.revision.transport);
+        // Kept per token: a later tools/call (on any process) asks the person only if this client can
+        // (elicitation). The SSE transport never asks, so its initialize leaves the record alone.
+        if (ctx.revision.transport === "sse") return Promise.resolve(result);
         return rememberCapabilities(services.db, ctx.caller.tokenId, capabilitiesOf(msg.params), services.now()).then(() => result);
       }
       case "ping":

@@ -191,6 +191,52 @@ describe(`protocol: confirmation through the client (${engine})`, function () {
     });
   }
 
+  it("SDK v2 client in its legacy mode (2025-11-25) is asked on the stream too, and its accept commits", async () => {
+    const id = await newWallet();
+    const asked: string[] = [];
+    const client = new ClientV2({ name: "elicitation-test", version: "0.0.0" }, { capabilities: { elicitation: { form: {} } } });
+    client.setRequestHandler("elicitation/create", async (req: any) => {
+      asked.push(req.params.message);
+      return { action: "accept", content: {} } as any;
+    });
+    await client.connect(new StreamableHTTPClientTransportV2(new URL(server.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${user.token}` } } }));
+    try {
+      expect(client.getNegotiatedProtocolVersion()).to.equal("2025-11-25");
+      const result: any = await client.callTool({ name: "delete_wallet", arguments: { wallet_id: id, idempotency_key: randomUUID() } });
+      expect(result.structuredContent.status).to.equal("committed");
+      expect(asked).to.have.length(1);
+      expect(await walletExists(id)).to.equal(false);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("undo_change asks too: a decline leaves the change in place", async () => {
+    const created = await server.call(
+      "create_wallet",
+      { name: `U ${randomUUID().slice(0, 6)}`, type: "cash", currency: "EUR", idempotency_key: randomUUID() },
+      user.token,
+    );
+    const client = await connect(server, user.token, "2025-11-25", "decline");
+    try {
+      const result = await client.callTool({ name: "undo_change", arguments: { audit_id: created.audit_id, idempotency_key: randomUUID() } });
+      expect(errorData(result)).to.deep.include({ code: "confirmation_declined", answer: "decline" });
+      expect(client.asked).to.have.length(1);
+      expect(await walletExists(created.wallet.id)).to.equal(true);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("a POSTed response that no question of this server waits for is refused (400); without a token, 401", async () => {
+    const body = { jsonrpc: "2.0", id: "finance-mcp-00000000-0000-0000-0000-000000000000", result: { action: "accept" } };
+    const headers = { "mcp-protocol-version": "2025-11-25" };
+    const unknown = await server.rpc(body, user.token, headers);
+    expect(unknown.status).to.equal(400);
+    expect(unknown.body.error.code).to.equal(-32600);
+    expect((await server.rpc(body, undefined, headers)).status).to.equal(401);
+  });
+
   describe("2026-07-28 requestState", () => {
     /** A raw modern tools/call of delete_wallet; returns the JSON-RPC result. */
     async function call(token: string, args: Record<string, unknown>, extra: Record<string, unknown> = {}): Promise<any> {
