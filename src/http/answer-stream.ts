@@ -4,9 +4,9 @@
  * server's request (elicitation/create) as an event, waits for the client's response, which the client
  * POSTs to the same endpoint as a JSON-RPC response, and ends with the call's own response.
  *
- * Waiting requests live in this process (like an SSE stream): behind a load balancer with several
- * processes, the client's response must reach the process that asked, or the question times out as a
- * cancel (docs/protocol.md, "Confirmation through the client"). 2026-07-28 needs none of this.
+ * Waiting requests live in the process that asked (Questions, one per app). A response POSTed to another
+ * process over the same Postgres is relayed there through the change bus's NOTIFY channel (its action
+ * only), so no load-balancer affinity is needed. 2026-07-28 needs none of this.
  */
 import { randomUUID } from "node:crypto";
 import type { Request, Response } from "express";
@@ -22,8 +22,41 @@ interface Waiting {
   settle: (result: unknown) => void;
 }
 
-/** Server→client requests waiting for their response, by JSON-RPC id (random: not guessable). */
-const waiting = new Map<string, Waiting>();
+/** Server→client requests of one app waiting for their response, by JSON-RPC id (random: not guessable). */
+export class Questions {
+  private readonly waiting = new Map<string, Waiting>();
+
+  add(id: string, w: Waiting): void {
+    this.waiting.set(id, w);
+  }
+
+  /** Ends a wait; false when it had ended already. */
+  remove(id: string): boolean {
+    return this.waiting.delete(id);
+  }
+
+  /**
+   * Hands a client's response to the request waiting for it. False when none waits here under that id for
+   * this token (answered already, timed out, another process's, or another token's).
+   */
+  deliver(id: unknown, tokenId: string, result: unknown): boolean {
+    if (typeof id !== "string") return false;
+    const w = this.waiting.get(id);
+    if (!w || w.tokenId !== tokenId) return false;
+    w.settle(result);
+    return true;
+  }
+
+  /** A response relayed from another process: `{id, token_id, action}`. */
+  deliverRelayed(payload: string): void {
+    try {
+      const r = JSON.parse(payload) as { id?: unknown; token_id?: unknown; action?: unknown };
+      if (typeof r.token_id === "string") this.deliver(r.id, r.token_id, typeof r.action === "string" ? { action: r.action } : undefined);
+    } catch {
+      // not ours to read: ignore
+    }
+  }
+}
 
 function accepts(req: Request, type: string): boolean {
   const accept = req.headers.accept;
@@ -34,13 +67,14 @@ export class AnswerStream implements ClientRequests {
   private opened = false;
 
   constructor(
+    private readonly questions: Questions,
     private readonly res: Response,
     private readonly caller: Caller,
   ) {}
 
   /** Only a client that reads event streams can be asked; others get no stream (and are never asked). */
-  static for(req: Request, res: Response, caller: Caller): AnswerStream | undefined {
-    return accepts(req, "text/event-stream") ? new AnswerStream(res, caller) : undefined;
+  static for(questions: Questions, req: Request, res: Response, caller: Caller): AnswerStream | undefined {
+    return accepts(req, "text/event-stream") ? new AnswerStream(questions, res, caller) : undefined;
   }
 
   get isOpen(): boolean {
@@ -68,13 +102,13 @@ export class AnswerStream implements ClientRequests {
       const timer = setTimeout(() => settle(undefined), REQUEST_STATE_TTL_MS);
       const onClose = () => settle(undefined);
       const settle = (result: unknown) => {
-        if (!waiting.delete(id)) return;
+        if (!this.questions.remove(id)) return;
         clearTimeout(timer);
         clearInterval(keepAlive);
         this.res.off("close", onClose);
         resolve(result);
       };
-      waiting.set(id, { tokenId: this.caller.tokenId, settle });
+      this.questions.add(id, { tokenId: this.caller.tokenId, settle });
       this.res.on("close", onClose);
       this.event({ jsonrpc: "2.0", id, method, params });
     });
@@ -87,22 +121,14 @@ export class AnswerStream implements ClientRequests {
   }
 }
 
+/** An error response is no answer: the person was not asked, so nothing is confirmed. */
+export function resultOf(body: { result?: unknown; error?: unknown }): unknown {
+  return body.error === undefined ? body.result : undefined;
+}
+
 /** A POSTed JSON-RPC response: {jsonrpc, id, result} or {jsonrpc, id, error}, and no method. */
 export function isClientResponse(body: unknown): body is { id: unknown; result?: unknown; error?: unknown } {
   if (body === null || typeof body !== "object" || Array.isArray(body)) return false;
   const b = body as Record<string, unknown>;
   return b.method === undefined && "id" in b && ("result" in b || "error" in b);
-}
-
-/**
- * Hands a client's response to the request waiting for it. False when none waits here under that id for
- * this caller's token (answered already, timed out, another process's, or another token's).
- */
-export function deliverClientResponse(body: { id: unknown; result?: unknown; error?: unknown }, caller: Caller): boolean {
-  if (typeof body.id !== "string") return false;
-  const w = waiting.get(body.id);
-  if (!w || w.tokenId !== caller.tokenId) return false;
-  // An error response is no answer: the person was not asked, so nothing is confirmed.
-  w.settle(body.error === undefined ? body.result : undefined);
-  return true;
 }

@@ -21,6 +21,7 @@ import type { ClientRequests, McpContext, McpMethods } from "../mcp/types.js";
 import type { Caller } from "../context.js";
 import { authenticate, challengeHeaders, type ChallengeContext } from "./guards.js";
 import type { TurnGate } from "./turns.js";
+import type { ChangeBus } from "../events/bus.js";
 import { applyLimit } from "./rate-limit-headers.js";
 
 export interface McpRouteDeps {
@@ -35,6 +36,8 @@ export interface McpRouteDeps {
   now: () => Date;
   /** Spreads SQLite requests over event-loop turns (src/http/turns.ts); none: every request starts at once. */
   gate?: TurnGate;
+  /** Relays a client's answer to the process whose question waits for it (src/http/answer-stream.ts). */
+  bus?: Pick<ChangeBus, "relay" | "onRelay">;
 }
 
 /** A message that passed the envelope, revision, token and rate-limit checks. */

@@ -7,6 +7,8 @@
  * a forged, replayed, expired or another user's requestState is refused by name.
  */
 import { randomUUID } from "node:crypto";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { expect } from "chai";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -16,6 +18,8 @@ import { confirmThresholds } from "../../generated/confirm.js";
 import { engine } from "../helpers/database.js";
 import { startTestServer, type TestServer, type TestUser } from "../helpers/server.js";
 import { modernRequest } from "./helpers.js";
+import { closeServices, createApp, createServices } from "../../src/app.js";
+import { createDb } from "../../src/db/knex.js";
 
 type Answer = "accept" | "decline" | "cancel";
 type Revision = "2025-06-18" | "2025-11-25" | "2026-07-28";
@@ -228,13 +232,67 @@ describe(`protocol: confirmation through the client (${engine})`, function () {
     }
   });
 
-  it("a POSTed response that no question of this server waits for is refused (400); without a token, 401", async () => {
+  it("a POSTed response that no question waits for: 400 on SQLite (one process), relayed and 202 on Postgres; without a token, 401", async () => {
     const body = { jsonrpc: "2.0", id: "finance-mcp-00000000-0000-0000-0000-000000000000", result: { action: "accept" } };
     const headers = { "mcp-protocol-version": "2025-11-25" };
     const unknown = await server.rpc(body, user.token, headers);
-    expect(unknown.status).to.equal(400);
-    expect(unknown.body.error.code).to.equal(-32600);
+    if (engine === "postgres") expect(unknown.status).to.equal(202);
+    else {
+      expect(unknown.status).to.equal(400);
+      expect(unknown.body.error.code).to.equal(-32600);
+    }
     expect((await server.rpc(body, undefined, headers)).status).to.equal(401);
+  });
+
+  describe("two server instances over one Postgres", function () {
+    let other: Server;
+    let otherUrl: string;
+    let close: () => Promise<void>;
+    before(async function () {
+      if (engine !== "postgres") return this.skip();
+      // A second process's worth of services on the same database: its own pool, its own LISTEN connection.
+      const db2 = createDb(server.config.databaseUrl);
+      const services2 = await createServices(server.config, db2);
+      other = createServer(createApp(services2));
+      await new Promise<void>((resolve) => other.listen(0, "127.0.0.1", resolve));
+      otherUrl = `http://127.0.0.1:${(other.address() as AddressInfo).port}/api/v1/mcp`;
+      close = async () => {
+        other.closeAllConnections();
+        await new Promise<void>((resolve) => other.close(() => resolve()));
+        await closeServices(services2);
+        await db2.destroy();
+      };
+    });
+    after(async () => close?.());
+
+    for (const answer of ["accept", "decline"] as const) {
+      it(`the person's ${answer}, POSTed to the other instance, reaches the call waiting on this one`, async () => {
+        const id = await newWallet();
+        const asked: string[] = [];
+        const client = new Client({ name: "elicitation-test", version: "0.0.0" }, { capabilities: { elicitation: {} } });
+        client.setRequestHandler(ElicitRequestSchema, async (req) => {
+          asked.push(req.params.message);
+          return (answer === "accept" ? { action: "accept", content: {} } : { action: "decline" }) as any;
+        });
+        // Requests go to the first instance, JSON-RPC responses (no method) to the second: a load balancer without affinity.
+        const split: typeof fetch = (url, init) => {
+          const body = typeof init?.body === "string" ? JSON.parse(init.body) : undefined;
+          return fetch(body && body.method === undefined && "id" in body ? otherUrl : url, init);
+        };
+        await client.connect(
+          new StreamableHTTPClientTransport(new URL(server.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${user.token}` } }, fetch: split }),
+        );
+        try {
+          const result = await client.callTool({ name: "delete_wallet", arguments: { wallet_id: id, idempotency_key: randomUUID() } });
+          expect(asked).to.have.length(1);
+          if (answer === "accept") expect((result as any).structuredContent.status).to.equal("committed");
+          else expect(errorData(result)).to.deep.include({ code: "confirmation_declined", answer: "decline" });
+          expect(await walletExists(id)).to.equal(answer !== "accept");
+        } finally {
+          await client.close();
+        }
+      });
+    }
   });
 
   describe("2026-07-28 requestState", () => {
