@@ -12,7 +12,7 @@
 import type { Knex } from "knex";
 import type { Caller } from "../context.js";
 import type { ConfirmAnswer, ConfirmChannel, ConfirmQuestion } from "../writes/confirm.js";
-import { needsConfirmation } from "../writes/confirm.js";
+import { AwaitingConfirmation, needsConfirmation } from "../writes/confirm.js";
 import { redeemRequestState, signRequestState } from "../writes/request-state.js";
 import { declaresFormElicitation, tokenClientElicits } from "./client-capabilities.js";
 import { modelText } from "./model-text.js";
@@ -24,11 +24,6 @@ const LEGACY_ELICITING = new Set(["2025-06-18", "2025-11-25"]);
 /** The key of the one input request in an input_required result. */
 export const CONFIRM_INPUT = "confirm";
 const MESSAGE_CHARS = 1500;
-
-/** A 2026-07-28 call ends here: the MCP layer answers input_required with this (src/mcp/tools.ts). */
-export class InputRequired {
-  constructor(readonly result: { inputRequests: Record<string, unknown>; requestState: string }) {}
-}
 
 /** What the person reads: the tool's title, then what its dry run says it would do (ids, amounts, counts). */
 export function confirmMessage(q: ConfirmQuestion): string {
@@ -69,7 +64,8 @@ function modernChannel(deps: ChannelDeps, caller: Caller, params: Record<string,
     },
     async ask(q) {
       const requestState = await signRequestState(deps.db, caller, q.tool, q.params, deps.now());
-      throw new InputRequired({ inputRequests: { [CONFIRM_INPUT]: { method: "elicitation/create", params: confirmElicitation(q) } }, requestState });
+      // The call ends here; the MCP layer answers input_required with this (src/mcp/tools.ts).
+      throw new AwaitingConfirmation({ inputRequests: { [CONFIRM_INPUT]: { method: "elicitation/create", params: confirmElicitation(q) } }, requestState });
     },
   };
 }

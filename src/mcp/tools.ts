@@ -12,7 +12,8 @@ import { toolAvailable } from "../auth/tool-access.js";
 import type { Dispatch } from "../rpc/dispatch.js";
 import { INVALID_PARAMS, ProtocolError, protocolError } from "../rpc/protocol-error.js";
 import type { McpContext } from "./types.js";
-import { confirmChannel, InputRequired, type ChannelDeps } from "./confirm-channels.js";
+import { confirmChannel, type ChannelDeps } from "./confirm-channels.js";
+import { AwaitingConfirmation } from "../writes/confirm.js";
 import { errorResult, isTransportError, successResult, unexpectedErrorResult, type CallToolResult } from "./tool-result.js";
 
 export interface McpTool {
@@ -96,7 +97,7 @@ export async function callTool(deps: CallDeps, params: unknown, ctx: McpContext)
     return successResult(await deps.dispatch(name, args ?? {}, { caller: ctx.caller, requestId: ctx.requestId, confirm }));
   } catch (err) {
     // 2026-07-28: the person must confirm first; the client retries with their answer (src/mcp/confirm-channels.ts).
-    if (err instanceof InputRequired) return { resultType: "input_required", ...err.result } as unknown as CallToolResult;
+    if (err instanceof AwaitingConfirmation) return { resultType: "input_required", ...err.result } as unknown as CallToolResult;
     if (err instanceof AppError && !isTransportError(err)) return errorResult(err);
     if (err instanceof AppError && err.errorName === "insufficient_scope" && !ctx.caller.grantId) return errorResult(staticTokenLacksScope(err));
     if (err instanceof AppError || err instanceof ProtocolError) throw err;

@@ -36,6 +36,17 @@ export interface ConfirmChannel {
   ask(question: ConfirmQuestion): Promise<ConfirmAnswer>;
 }
 
+/**
+ * Thrown by a channel whose question ends the call (2026-07-28): the client comes back with the
+ * person's answer in a new call. Not a failure: nothing was written, and the transport turns `result`
+ * into its answer (src/mcp/tools.ts: an input_required result); metrics count it apart.
+ */
+export class AwaitingConfirmation extends Error {
+  constructor(readonly result: Record<string, unknown>) {
+    super("awaiting the person's confirmation");
+  }
+}
+
 export type RunWrite = (tool: string, params: Record<string, unknown>, ctx: ToolContext, handler: WriteHandler) => Promise<Record<string, unknown>>;
 
 /** The number at a JSON pointer of the preview (an array counts its items); 0 when absent. */
