@@ -121,6 +121,33 @@ export const errorTable = {
     },
     "httpStatus": 503
   },
+  "confirmation_declined": {
+    "code": -32017,
+    "message": "Not confirmed",
+    "data": {
+      "code": "confirmation_declined",
+      "retryable": false
+    },
+    "httpStatus": 200
+  },
+  "request_state_invalid": {
+    "code": -32018,
+    "message": "Invalid requestState",
+    "data": {
+      "code": "request_state_invalid",
+      "retryable": false
+    },
+    "httpStatus": 200
+  },
+  "request_state_expired": {
+    "code": -32019,
+    "message": "Expired requestState",
+    "data": {
+      "code": "request_state_expired",
+      "retryable": false
+    },
+    "httpStatus": 200
+  },
   "internal_error": {
     "code": -32603,
     "message": "Internal error",

@@ -23,6 +23,7 @@ import { withStartupLock } from "./db/startup-lock.js";
 import { seedKnowledgeBase } from "./domain/knowledge/store.js";
 import type { Logger } from "./log.js";
 import { purgeExpiredKeys } from "./writes/idempotency.js";
+import { purgeUsedRequestStates } from "./writes/request-state.js";
 
 const PURGE_EVERY_MS = 10 * 60_000;
 /** What SSE clients are told to wait before reconnecting (the `retry:` field, milliseconds). */
@@ -71,9 +72,11 @@ async function startLocked(config: Config, options: { log?: Logger; app?: AppOpt
   });
   const services = await createServices(config, db, { log: options.log });
   const server = createServer(createApp(services, options.app));
-  const purge = setInterval(() => void purgeExpiredKeys(db, new Date()).catch(() => undefined), PURGE_EVERY_MS);
+  // Expired idempotency keys, and the used requestStates' nonces once their states have expired.
+  const purgeAll = (now: Date) => Promise.all([purgeExpiredKeys(db, now), purgeUsedRequestStates(db, now)]);
+  const purge = setInterval(() => void purgeAll(new Date()).catch(() => undefined), PURGE_EVERY_MS);
   purge.unref();
-  await purgeExpiredKeys(db, new Date());
+  await purgeAll(new Date());
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(config.port, config.host, () => resolve());

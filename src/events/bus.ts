@@ -25,12 +25,18 @@ import type { Logger } from "../log.js";
 import { readAuditEntry, type AuditEntry } from "../audit/log.js";
 
 export const NOTIFY_CHANNEL = "finance_changes";
+/**
+ * A client's answer to a question another process asked (src/http/answer-stream.ts): the process that
+ * received the answer's POST relays it here, and the process whose question waits for it takes it.
+ */
+export const RELAY_CHANNEL = "finance_client_answers";
 
 /** Reconnect delays of the LISTEN session: doubling from the first to the last, then staying there. */
 export const LISTEN_RETRY_FIRST_MS = 100;
 export const LISTEN_RETRY_MAX_MS = 5_000;
 
 const RESYNC = Symbol("resync");
+const RELAY = Symbol("relay");
 /** Ids delivered by one path (publish or NOTIFY) whose other path has not come yet (bounded: the
  *  listener may be down, or another process's entry never has a local publish). */
 const MAX_LOCAL_IDS = 10_000;
@@ -47,6 +53,9 @@ export interface ChangeBus {
   subscribe(userId: string, listener: (entry: AuditEntry) => void): () => void;
   /** Runs after the listener came back from an outage: entries of other processes may have been missed. */
   onResync(fn: () => void): () => void;
+  /** Sends a message to every process's onRelay (Postgres only: with SQLite there is one process). False when not sent. */
+  relay(payload: string): Promise<boolean>;
+  onRelay(fn: (payload: string) => void): () => void;
   /** Whether change events of other processes reach this one (always on SQLite: there are none). */
   listening(): boolean;
   close(): Promise<void>;
@@ -67,6 +76,10 @@ export async function createChangeBus(db: Knex, log?: Logger): Promise<ChangeBus
   let retryTimer: NodeJS.Timeout | undefined;
 
   const onNotification = (msg: pg.Notification) => {
+    if (msg.channel === RELAY_CHANNEL && msg.payload) {
+      emitter.emit(RELAY, msg.payload);
+      return;
+    }
     if (msg.channel !== NOTIFY_CHANNEL || !msg.payload) return;
     const space = msg.payload.indexOf(" ");
     const id = space >= 0 ? msg.payload.slice(0, space) : msg.payload;
@@ -100,7 +113,7 @@ export async function createChangeBus(db: Knex, log?: Logger): Promise<ChangeBus
     conn.on("error", (err: Error) => lost(conn, (err as { code?: string }).code ?? "error"));
     conn.on("end", () => lost(conn, "end"));
     conn.on("notification", onNotification);
-    await conn.query(`LISTEN ${NOTIFY_CHANNEL}`);
+    await conn.query(`LISTEN ${NOTIFY_CHANNEL}; LISTEN ${RELAY_CHANNEL}`);
     connected = true;
   };
 
@@ -142,6 +155,15 @@ export async function createChangeBus(db: Knex, log?: Logger): Promise<ChangeBus
     onResync(fn) {
       emitter.on(RESYNC, fn);
       return () => emitter.off(RESYNC, fn);
+    },
+    async relay(payload) {
+      if (dialect(db) !== "postgres") return false;
+      await db.raw("SELECT pg_notify(?, ?)", [RELAY_CHANNEL, payload]);
+      return true;
+    },
+    onRelay(fn) {
+      emitter.on(RELAY, fn);
+      return () => emitter.off(RELAY, fn);
     },
     listening: () => connected,
     async close() {

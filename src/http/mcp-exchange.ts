@@ -17,10 +17,11 @@ import { INVALID_REQUEST, METHOD_NOT_FOUND, protocolError } from "../rpc/protoco
 import { toolsByName } from "../../generated/registry.js";
 import { readRevision, type Revision, type Transport } from "../mcp/revisions.js";
 import { stringifyResponse } from "../mcp/serialized.js";
-import type { McpContext, McpMethods } from "../mcp/types.js";
+import type { ClientRequests, McpContext, McpMethods } from "../mcp/types.js";
 import type { Caller } from "../context.js";
 import { authenticate, challengeHeaders, type ChallengeContext } from "./guards.js";
 import type { TurnGate } from "./turns.js";
+import type { ChangeBus } from "../events/bus.js";
 import { applyLimit } from "./rate-limit-headers.js";
 
 export interface McpRouteDeps {
@@ -35,6 +36,8 @@ export interface McpRouteDeps {
   now: () => Date;
   /** Spreads SQLite requests over event-loop turns (src/http/turns.ts); none: every request starts at once. */
   gate?: TurnGate;
+  /** Relays a client's answer to the process whose question waits for it (src/http/answer-stream.ts). */
+  bus?: Pick<ChangeBus, "relay" | "onRelay">;
 }
 
 /** A message that passed the envelope, revision, token and rate-limit checks. */
@@ -85,12 +88,12 @@ export interface Answer {
   err?: unknown;
 }
 
-/** Runs an admitted request's method and returns its JSON-RPC response; never throws. */
-export async function answer(deps: McpRouteDeps, admitted: Admitted, requestId: string): Promise<Answer> {
+/** Runs an admitted request's method and returns its JSON-RPC response; never throws. clientRequests: the answer's stream, when it may ask the client. */
+export async function answer(deps: McpRouteDeps, admitted: Admitted, requestId: string, clientRequests?: ClientRequests): Promise<Answer> {
   const { msg, revision, caller } = admitted;
   const id = msg.id ?? null;
   try {
-    const ctx: McpContext = { caller, requestId, revision };
+    const ctx: McpContext = { caller, requestId, revision, clientRequests };
     const result = await routeMessage(deps, msg, ctx);
     return { httpStatus: 200, body: { jsonrpc: "2.0", id, result } };
   } catch (err) {

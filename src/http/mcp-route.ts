@@ -19,6 +19,10 @@ import { sendRpcError } from "./send.js";
 import { admit, answer, checkNotification, errorAnswer, idOf, sendAnswer, writeJson, type McpRouteDeps } from "./mcp-exchange.js";
 import { handleBatch } from "./batch.js";
 import { scopeOf, toolOf } from "./request-scope.js";
+import { AnswerStream, Questions, isClientResponse, resultOf } from "./answer-stream.js";
+import { dialect } from "../db/knex.js";
+import { authenticate } from "./guards.js";
+import { applyLimit } from "./rate-limit-headers.js";
 
 /** The tools whose single call may carry a body up to MAX_IMPORT_BODY_BYTES instead of MAX_BODY_BYTES. */
 const LARGE_BODY_TOOLS = new Set(["import_transactions"]);
@@ -73,6 +77,9 @@ export function jsonBodyParser(config: Config): RequestHandler {
 
 export function mcpRouter(deps: McpRouteDeps): Router {
   const router = express.Router();
+  // The questions this app's tools/calls are waiting on; answers POSTed to another process arrive relayed.
+  const questions = new Questions();
+  deps.bus?.onRelay((payload) => questions.deliverRelayed(payload));
   const guard = hostAndOriginGuard(deps.config);
 
   router.post(
@@ -90,7 +97,7 @@ export function mcpRouter(deps: McpRouteDeps): Router {
     },
     jsonBodyParser(deps.config),
     (req, res) => {
-      void handlePost(deps, req, res);
+      void handlePost(deps, questions, req, res);
     },
   );
 
@@ -112,7 +119,7 @@ export function mcpRouter(deps: McpRouteDeps): Router {
   return router;
 }
 
-async function handlePost(deps: McpRouteDeps, req: Request, res: Response): Promise<void> {
+async function handlePost(deps: McpRouteDeps, questions: Questions, req: Request, res: Response): Promise<void> {
   const scope = scopeOf(res);
   const requestId = scope.request_id;
   let id: JsonRpcId = null;
@@ -127,6 +134,7 @@ async function handlePost(deps: McpRouteDeps, req: Request, res: Response): Prom
       writeJson(res, 200, { jsonrpc: "2.0", id, result: deps.openrpc });
       return;
     }
+    if (isClientResponse(body)) return await handleClientResponse(deps, questions, body, req, res);
     const admitted = await admit(deps, body, req, res, "streamable-http");
     scope.user_id = admitted.caller.userId;
     scope.tool = toolOf(admitted.msg);
@@ -136,9 +144,49 @@ async function handlePost(deps: McpRouteDeps, req: Request, res: Response): Prom
       res.status(202).end();
       return;
     }
-    sendAnswer(res, await answer(deps, admitted, requestId));
+    // A tools/call may have to ask the person (elicitation/create): its answer can become a stream.
+    const stream = admitted.msg.method === "tools/call" ? AnswerStream.for(questions, req, res, admitted.caller) : undefined;
+    const a = await answer(deps, admitted, requestId, stream);
+    if (stream?.isOpen) stream.finish(a.body);
+    else sendAnswer(res, a);
   } catch (err) {
     if (res.headersSent) return;
     sendAnswer(res, errorAnswer(deps, id ?? idOf(req.body), err, requestId));
   }
+}
+
+/**
+ * The client's response to a request the server sent on an answer's stream (elicitation/create): 202 when
+ * a request of this process waits for it under the caller's token; on Postgres, a response no request
+ * here waits for is relayed to the other processes (only its action and ids) and answered 202 as well;
+ * otherwise 400. The token is checked and the message counts against the rate limit, like any other.
+ */
+async function handleClientResponse(
+  deps: McpRouteDeps,
+  questions: Questions,
+  body: { id: unknown; result?: unknown; error?: unknown },
+  req: Request,
+  res: Response,
+): Promise<void> {
+  const caller = await authenticate(deps, req);
+  await applyLimit(deps.limits, res, "mcp", caller.tokenId);
+  const result = resultOf(body);
+  if (questions.deliver(body.id, caller.tokenId, result)) {
+    res.status(202).end();
+    return;
+  }
+  if (typeof body.id === "string" && dialect(deps.db) === "postgres" && deps.bus) {
+    const action = result !== null && typeof result === "object" ? (result as Record<string, unknown>).action : undefined;
+    await deps.bus.relay(
+      JSON.stringify({ id: body.id.slice(0, 200), token_id: caller.tokenId, action: typeof action === "string" ? action.slice(0, 20) : null }),
+    );
+    res.status(202).end();
+    return;
+  }
+  throw protocolError(
+    INVALID_REQUEST,
+    "No request of this server is waiting for a response with this id (answered already, timed out, or sent to another token).",
+    { field: "id" },
+    400,
+  );
 }

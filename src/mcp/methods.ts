@@ -6,7 +6,9 @@
  *     resultType "complete" and the server's identity in _meta, cacheable ones ttlMs and cacheScope.
  * Anything else is not an MCP method here (undefined): the route answers -32601.
  */
+import type { Knex } from "knex";
 import type { Config } from "../config.js";
+import { rememberCapabilities } from "./client-capabilities.js";
 import type { Logger } from "../log.js";
 import type { Dispatch } from "../rpc/dispatch.js";
 import { SERVER_INFO, discoverResult, initializeResult } from "./lifecycle.js";
@@ -26,7 +28,8 @@ const modernMeta = Object.freeze({ [META_SERVER_INFO]: SERVER_INFO });
 
 function modern(result: Record<string, unknown>, cache?: { ttlMs: number; cacheScope: "public" | "private" }): Record<string, unknown> {
   const meta = result._meta as Record<string, unknown> | undefined;
-  return { ...result, ...cache, resultType: "complete", _meta: meta ? { ...modernMeta, ...meta } : modernMeta };
+  // An input_required tool call (a confirmation, src/mcp/confirm-channels.ts) keeps its resultType.
+  return { ...result, ...cache, resultType: result.resultType ?? "complete", _meta: meta ? { ...modernMeta, ...meta } : modernMeta };
 }
 
 /** What the MCP methods need of the services (src/app.ts builds them; no import of it, which would be a cycle). */
@@ -34,10 +37,16 @@ export interface McpMethodDeps {
   config: Config;
   dispatch: Dispatch;
   log: Logger;
+  db: Knex;
+  now: () => Date;
+}
+
+function capabilitiesOf(params: unknown): unknown {
+  return params !== null && typeof params === "object" ? (params as Record<string, unknown>).capabilities : undefined;
 }
 
 export function createMcpMethods(services: McpMethodDeps): McpMethods {
-  const callDeps = { dispatch: services.dispatch, log: services.log };
+  const callDeps = { dispatch: services.dispatch, log: services.log, db: services.db, now: services.now };
   // tools/list's text per (tools the token may use, era). Nothing invalidates it: the registry is
   // generated code and the config (the write switch) is fixed for the life of these services, so the
   // same key always yields the same bytes. A key is one of the few distinct scope combinations in use;
@@ -46,9 +55,15 @@ export function createMcpMethods(services: McpMethodDeps): McpMethods {
   return (msg, ctx: McpContext) => {
     const isModern = ctx.revision.era === "modern";
     switch (msg.method) {
-      case "initialize":
+      case "initialize": {
         // 2026-07-28 has no handshake: a modern-era initialize is an unknown method.
-        return isModern ? undefined : Promise.resolve(initializeResult(msg.params, ctx.revision.transport));
+        if (isModern) return undefined;
+        const result = initializeResult(msg.params, ctx.revision.transport);
+        // Kept per token: a later tools/call (on any process) asks the person only if this client can
+        // (elicitation). The SSE transport never asks, so its initialize leaves the record alone.
+        if (ctx.revision.transport === "sse") return Promise.resolve(result);
+        return rememberCapabilities(services.db, ctx.caller.tokenId, capabilitiesOf(msg.params), services.now()).then(() => result);
+      }
       case "ping":
         return isModern ? undefined : Promise.resolve({});
       case "server/discover": {

@@ -12,6 +12,8 @@ import { toolAvailable } from "../auth/tool-access.js";
 import type { Dispatch } from "../rpc/dispatch.js";
 import { INVALID_PARAMS, ProtocolError, protocolError } from "../rpc/protocol-error.js";
 import type { McpContext } from "./types.js";
+import { confirmChannel, type ChannelDeps } from "./confirm-channels.js";
+import { AwaitingConfirmation } from "../writes/confirm.js";
 import { errorResult, isTransportError, successResult, unexpectedErrorResult, type CallToolResult } from "./tool-result.js";
 
 export interface McpTool {
@@ -56,7 +58,7 @@ function malformed(field: string, expected: string): ProtocolError {
   return protocolError(INVALID_PARAMS, `tools/call: params.${field}: expected ${expected}.`, { field, expected });
 }
 
-export interface CallDeps {
+export interface CallDeps extends ChannelDeps {
   dispatch: Dispatch;
   log: Logger;
 }
@@ -91,8 +93,11 @@ export async function callTool(deps: CallDeps, params: unknown, ctx: McpContext)
   if (args !== undefined && args !== null && (typeof args !== "object" || Array.isArray(args))) throw malformed("arguments", "an object of named arguments");
 
   try {
-    return successResult(await deps.dispatch(name, args ?? {}, { caller: ctx.caller, requestId: ctx.requestId }));
+    const confirm = await confirmChannel(deps, name, params as Record<string, unknown>, ctx);
+    return successResult(await deps.dispatch(name, args ?? {}, { caller: ctx.caller, requestId: ctx.requestId, confirm }));
   } catch (err) {
+    // 2026-07-28: the person must confirm first; the client retries with their answer (src/mcp/confirm-channels.ts).
+    if (err instanceof AwaitingConfirmation) return { resultType: "input_required", ...err.result } as unknown as CallToolResult;
     if (err instanceof AppError && !isTransportError(err)) return errorResult(err);
     if (err instanceof AppError && err.errorName === "insufficient_scope" && !ctx.caller.grantId) return errorResult(staticTokenLacksScope(err));
     if (err instanceof AppError || err instanceof ProtocolError) throw err;

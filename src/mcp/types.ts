@@ -5,8 +5,19 @@
 import type { JsonRpcRequest, MessageContext } from "../rpc/message.js";
 import type { Revision } from "./revisions.js";
 
+/**
+ * Requests from the server to the client on the answer's own stream (Streamable HTTP, initialize-era
+ * revisions): the result of the client's response, or undefined when it answered with an error, closed
+ * the connection or did not answer in time.
+ */
+export interface ClientRequests {
+  request(method: string, params: Record<string, unknown>): Promise<unknown>;
+}
+
 export interface McpContext extends MessageContext {
   revision: Revision;
+  /** Present when this message's HTTP answer can become a stream (a single POST that accepts text/event-stream). */
+  clientRequests?: ClientRequests;
 }
 
 /** An MCP method's result, or undefined when the method is not an MCP method (the caller answers -32601). */

@@ -15,6 +15,7 @@ import type { Registry } from "prom-client";
 import type { Knex } from "knex";
 import { AppError } from "../errors.js";
 import { ProtocolError } from "../rpc/protocol-error.js";
+import { AwaitingConfirmation } from "../writes/confirm.js";
 import type { Dispatch } from "../rpc/dispatch.js";
 import type { LimitName, RateLimits } from "../limits/types.js";
 import { toolsByName } from "../../generated/registry.js";
@@ -37,6 +38,7 @@ const BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5
 /** error.type of a failed call: the spec's error name, the JSON-RPC code of a protocol error, or _OTHER. */
 export function errorType(err: unknown): string {
   if (err instanceof AppError) return err.errorName;
+  if (err instanceof AwaitingConfirmation) return "input_required";
   if (err instanceof ProtocolError) return String(err.code);
   return "_OTHER";
 }
@@ -140,7 +142,15 @@ export async function createMetrics(deps: { db: Knex; openStreams: () => number 
           // An unknown tool name is the caller's text: it is not a label value.
           const name = toolsByName.has(tool) ? tool : "_unknown";
           duration.labels("tools/call", name, type).observe((performance.now() - start) / 1000);
-          calls.labels(name, err instanceof AppError ? "tool_error" : err instanceof ProtocolError ? "protocol_error" : "internal_error", type).inc();
+          const outcome =
+            err instanceof AppError
+              ? "tool_error"
+              : err instanceof ProtocolError
+                ? "protocol_error"
+                : err instanceof AwaitingConfirmation
+                  ? "input_required"
+                  : "internal_error";
+          calls.labels(name, outcome, type).inc();
           throw err;
         }
       };

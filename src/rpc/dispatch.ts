@@ -1,7 +1,8 @@
 /**
  * The one path of every tool call, whichever transport brought it (MCP tools/call on Streamable HTTP or
  * on the SSE transport, or a direct JSON-RPC call): look the tool up → check scope → check the write
- * switch → validate params → handler (writes through the write pipeline) → validate the result.
+ * switch → validate params → handler (writes through the write pipeline, after the person's confirmation
+ * where the client can ask for it: src/writes/confirm.ts) → validate the result.
  * Authentication and rate limiting happen once per JSON-RPC message, before this (src/http/mcp-exchange.ts admit).
  */
 import type { Knex } from "knex";
@@ -12,6 +13,7 @@ import { toolsByName, type ToolDefinition } from "../../generated/registry.js";
 import type { Handlers } from "../../generated/handlers.js";
 import type { Caller, ToolContext } from "../context.js";
 import type { WriteHandler } from "../writes/pipeline.js";
+import { confirmThenWrite, type ConfirmChannel } from "../writes/confirm.js";
 import { METHOD_NOT_FOUND, protocolError } from "./protocol-error.js";
 import { validationError } from "./describe-validation.js";
 import { checkArguments } from "./input-checks.js";
@@ -21,6 +23,8 @@ import type { Logger } from "../log.js";
 export interface CallInfo {
   caller: Caller;
   requestId: string;
+  /** How to ask the person behind the client before a write of info.x-confirm commits (src/writes/confirm.ts); none: never asked. */
+  confirm?: ConfirmChannel;
 }
 
 export interface DispatchDeps {
@@ -94,7 +98,10 @@ export function createDispatch(deps: DispatchDeps): Dispatch {
     const handler = deps.handlers[tool.name as keyof Handlers] as unknown as (p: unknown, c: ToolContext) => Promise<Record<string, unknown>>;
     let result: Record<string, unknown>;
     try {
-      result = tool.kind === "write" ? await deps.runWrite(tool.name, params, ctx, handler as unknown as WriteHandler) : await handler(params, ctx);
+      result =
+        tool.kind === "write"
+          ? await confirmThenWrite(deps.runWrite, tool, params, ctx, handler as unknown as WriteHandler, call.confirm)
+          : await handler(params, ctx);
     } catch (err) {
       throw translateDriverError(err);
     }

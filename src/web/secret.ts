@@ -8,9 +8,10 @@
  * winner's row. Changing SESSION_SECRET, or deleting the row while SESSION_SECRET is unset, changes the key
  * and so signs everyone out (every cookie's signature stops matching).
  */
-import { createHash, randomBytes } from "node:crypto";
+import { createHash } from "node:crypto";
 import type { Knex } from "knex";
 import type { Config } from "../config.js";
+import { storedSecret } from "../db/server-secret.js";
 
 const NAME = "web";
 
@@ -18,11 +19,5 @@ const NAME = "web";
 export async function webKey(db: Knex, config: Config, now = new Date()): Promise<Buffer> {
   // Hashed so that a SESSION_SECRET of any length and alphabet becomes one 32-byte key.
   if (config.sessionSecret) return createHash("sha256").update(`finance-mcp web ${config.sessionSecret}`).digest();
-  await db("server_secrets")
-    .insert({ name: NAME, value: randomBytes(32).toString("base64url"), created_at: now.toISOString() })
-    .onConflict("name")
-    .ignore();
-  const row = (await db("server_secrets").where({ name: NAME }).first("value")) as { value: string } | undefined;
-  if (!row) throw new Error("server_secrets: the web key row is missing right after it was inserted");
-  return Buffer.from(row.value, "base64url");
+  return storedSecret(db, NAME, now);
 }

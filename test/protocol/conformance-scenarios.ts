@@ -20,9 +20,11 @@ const NO_COMPLETION = "needs completion/complete: no prompts or resource templat
 const NO_RESOURCES = "needs resources: the service exposes data through tools only";
 const NO_PROMPTS = "needs prompts: the service has none";
 const NO_SAMPLING = "needs a tool that asks the client to sample (sampling); no finance tool does";
-const NO_ELICITATION = "needs a tool that elicits input from the user; no finance tool does";
+const NO_ELICITATION =
+  'needs the suite\'s fixture tool (test_elicitation…); finance tools elicit only to confirm a destructive write (docs/protocol.md, "Confirmation through the client")';
 const NO_TASKS = "tasks extension (with its fixture tools greet, slow_compute, …): not implemented, every tool answers synchronously";
-const NO_INPUT_REQUIRED = "needs a fixture tool returning InputRequiredResult (2026-07-28 multi-round requests); no finance tool asks for input mid-call";
+const NO_INPUT_REQUIRED =
+  "needs the suite's fixture tool returning InputRequiredResult; finance tools return one only to confirm a destructive write (test/protocol/elicitation.test.ts)";
 const NO_2020_FIXTURE =
   "needs the fixture tool json_schema_2020_12_tool; tools/list schemas are checked against ajv's 2020-12 build in the codegen tests instead";
 
