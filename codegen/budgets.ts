@@ -8,7 +8,7 @@
 import { encode } from "gpt-tokenizer/encoding/o200k_base";
 
 export const BUDGETS = Object.freeze({
-  /** Model-visible tokens (name, title, description, inputSchema, annotations) per tool, on average. */
+  /** Model-visible tokens (name, title, description, inputSchema, annotations, _meta) per tool, on average. */
   averageToolTokens: 200,
   /** Model-visible tokens of any one tool. */
   maxToolTokens: 400,
@@ -32,6 +32,8 @@ export interface SurfaceTool {
   inputSchema: unknown;
   outputSchema: unknown;
   annotations: unknown;
+  /** The MCP App link (_meta.ui.resourceUri): sent in tools/list, so counted as if a model read it. */
+  _meta?: unknown;
 }
 
 export const tokens = (value: unknown): number => encode(typeof value === "string" ? value : JSON.stringify(value)).length;
@@ -42,6 +44,7 @@ export const modelVisible = (t: SurfaceTool) => ({
   description: t.description,
   inputSchema: t.inputSchema,
   annotations: t.annotations,
+  ...(t._meta === undefined ? {} : { _meta: t._meta }),
 });
 export const whole = (t: SurfaceTool) => ({ ...modelVisible(t), outputSchema: t.outputSchema });
 
