@@ -12,6 +12,7 @@ import { emitClient } from "./emit-client.js";
 import { emitTypes } from "./emit-types.js";
 import { emitValidators } from "./emit-validators.js";
 import { emitLimits } from "./emit-limits.js";
+import { emitApps } from "./emit-apps.js";
 import { budgetProblems, measureSurface, surfaceReport } from "./budgets.js";
 import { emitErrors, emitHandlers, emitRegistry, registryEntries, emitToolModules, stubSource, toolFile } from "./emit-registry.js";
 
@@ -37,6 +38,7 @@ export async function generate(root: string): Promise<Map<string, string>> {
   files.set("generated/tool-modules.ts", emitToolModules(spec, BANNER));
   files.set("generated/errors.ts", emitErrors(spec, BANNER));
   files.set("generated/limits.ts", emitLimits(spec, BANNER));
+  files.set("generated/apps.ts", await emitApps(spec, root, BANNER));
   for (const [name, content] of emitClient(spec, BANNER, files.get("generated/types.ts")!)) files.set(name, content);
   const stubs = new Map<string, string>();
   for (const m of spec.methods) stubs.set(toolFile(m), stubSource(m));
