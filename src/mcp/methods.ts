@@ -1,11 +1,13 @@
 /**
  * The MCP methods on the JSON-RPC endpoint, for every revision this server speaks:
  *   legacy (2025-11-25, 2025-06-18, 2025-03-26, and 2024-11-05 on the SSE transport): initialize, ping,
- *     tools/list, tools/call (server/discover answers too, harmlessly);
- *   modern (2026-07-28): server/discover, tools/list, tools/call; every result carries
- *     resultType "complete" and the server's identity in _meta, cacheable ones ttlMs and cacheScope.
+ *     tools/list, tools/call, resources/list, resources/templates/list, resources/read (server/discover
+ *     answers too, harmlessly);
+ *   modern (2026-07-28): server/discover, tools/*, resources/*; every result carries resultType
+ *     "complete" and the server's identity in _meta, cacheable ones ttlMs and cacheScope.
  * Anything else is not an MCP method here (undefined): the route answers -32601.
  */
+import type { Knex } from "knex";
 import type { Config } from "../config.js";
 import type { Logger } from "../log.js";
 import type { Dispatch } from "../rpc/dispatch.js";
@@ -13,6 +15,8 @@ import { SERVER_INFO, discoverResult, initializeResult } from "./lifecycle.js";
 import { META_SERVER_INFO } from "./revisions.js";
 import { SerializedJson } from "./serialized.js";
 import { callTool, listToolsResult } from "./tools.js";
+import { listResourceTemplates, listResources, readResource } from "./resources.js";
+import type { ResourceRegistry } from "../resources/types.js";
 import type { McpContext, McpMethods } from "./types.js";
 
 export type { McpMethods } from "./types.js";
@@ -20,6 +24,8 @@ export type { McpMethods } from "./types.js";
 /** How long a client may reuse a tools/list answer (2026-07-28 caching): the list changes only with the token's scopes and the server's config. */
 export const TOOLS_LIST_TTL_MS = 300_000;
 export const DISCOVER_TTL_MS = 3_600_000;
+/** resources/list and resources/templates/list: they change only with the token's scopes and the shipped knowledge base. */
+export const RESOURCES_LIST_TTL_MS = 300_000;
 const LIST_CACHE_MAX = 64;
 
 const modernMeta = Object.freeze({ [META_SERVER_INFO]: SERVER_INFO });
@@ -32,8 +38,11 @@ function modern(result: Record<string, unknown>, cache?: { ttlMs: number; cacheS
 /** What the MCP methods need of the services (src/app.ts builds them; no import of it, which would be a cycle). */
 export interface McpMethodDeps {
   config: Config;
+  db: Knex;
   dispatch: Dispatch;
   log: Logger;
+  now: () => Date;
+  resources: ResourceRegistry;
 }
 
 export function createMcpMethods(services: McpMethodDeps): McpMethods {
@@ -69,6 +78,16 @@ export function createMcpMethods(services: McpMethodDeps): McpMethods {
       }
       case "tools/call":
         return isModern ? callTool(callDeps, msg.params, ctx).then((r) => modern(r)) : callTool(callDeps, msg.params, ctx);
+      // Resources: filtered by the token's scopes, so private to this authorization context.
+      case "resources/list":
+        return listResources(services, msg.params, ctx).then((r) => (isModern ? modern(r, { ttlMs: RESOURCES_LIST_TTL_MS, cacheScope: "private" }) : r));
+      case "resources/templates/list": {
+        const result = listResourceTemplates(services, msg.params, ctx);
+        return Promise.resolve(isModern ? modern(result, { ttlMs: RESOURCES_LIST_TTL_MS, cacheScope: "private" }) : result);
+      }
+      case "resources/read":
+        // A statement changes with every write: a client may not reuse a read.
+        return readResource(services, msg.params, ctx).then((r) => (isModern ? modern(r, { ttlMs: 0, cacheScope: "private" }) : r));
       default:
         return undefined;
     }
