@@ -4,9 +4,15 @@
  * `text/html;profile=mcp-app`. Its _meta declares the strictest CSP the spec knows: no origin at all to
  * connect to, load from, frame or use as base (empty lists; the host adds nothing undeclared), so the
  * only way out of the app is the host's postMessage bridge. The documents are built once.
+ * Listed in resources/list too (the spec allows leaving them out), so a host can prefetch and review them.
  */
 import { apps, appScript, appStyle, type AppEntry } from "../../generated/apps.js";
+import { toolsByName } from "../../generated/registry.js";
+import { toolAvailable } from "../auth/tool-access.js";
+import { resourceNotFound } from "./errors.js";
+import type { ResourceContext, ResourceProvider } from "./types.js";
 
+const UI_PREFIX = "ui://";
 export const APP_MIME_TYPE = "text/html;profile=mcp-app";
 
 /** Resource _meta.ui for every app: no external origin of any kind; the host draws the border. */
@@ -42,13 +48,38 @@ function documentOf(app: AppEntry): string {
 
 const documents = new Map(apps.map((a) => [a.uri, documentOf(a)]));
 
-/** What resources/list shows of each app. */
-export function listAppResources(): { uri: string; name: string; title: string; description: string; mimeType: string; _meta: typeof APP_RESOURCE_META }[] {
-  return apps.map((a) => ({ uri: a.uri, name: a.view, title: a.title, description: a.description, mimeType: APP_MIME_TYPE, _meta: APP_RESOURCE_META }));
+/** An app is for this token when it may use one of the tools the app draws (as tools/list shows them). */
+function usable(app: AppEntry, ctx: ResourceContext): boolean {
+  return app.tools.some((name) => {
+    const tool = toolsByName.get(name);
+    return tool !== undefined && toolAvailable(tool, ctx.caller.scopes, ctx.config);
+  });
 }
 
-/** resources/read's contents for an app's URI, or undefined when the URI names no app. */
-export function readAppResource(uri: string): { uri: string; mimeType: string; text: string; _meta: typeof APP_RESOURCE_META }[] | undefined {
-  const text = documents.get(uri);
-  return text === undefined ? undefined : [{ uri, mimeType: APP_MIME_TYPE, text, _meta: APP_RESOURCE_META }];
-}
+/**
+ * The ui:// provider. An app is listed and readable for a token that may use one of its tools, like
+ * the tool itself; the document holds no data (the tool's result reaches it through the host).
+ */
+export const uiApps: ResourceProvider = {
+  name: "MCP Apps",
+  owns: (uri) => uri.startsWith(UI_PREFIX),
+  list: (ctx) =>
+    Promise.resolve(
+      apps
+        .filter((a) => usable(a, ctx))
+        .map((a) => ({
+          uri: a.uri,
+          name: a.view,
+          title: a.title,
+          description: a.description,
+          mimeType: APP_MIME_TYPE,
+          size: Buffer.byteLength(documents.get(a.uri)!),
+          _meta: APP_RESOURCE_META,
+        })),
+    ),
+  read(ctx, uri) {
+    const app = apps.find((a) => a.uri === uri);
+    if (!app || !usable(app, ctx)) throw resourceNotFound(uri);
+    return Promise.resolve([{ uri, mimeType: APP_MIME_TYPE, text: documents.get(uri)!, _meta: APP_RESOURCE_META }]);
+  },
+};

@@ -7,11 +7,12 @@
 import { AppError } from "../errors.js";
 import { MAX_URI_LENGTH, resourceNotFound } from "./errors.js";
 import { knowledgeArticles } from "./knowledge.js";
+import { uiApps } from "./apps.js";
 import { openRpcDocument } from "./openrpc.js";
 import type { ResourceContext, ResourceProvider, ResourceRegistry } from "./types.js";
 
 /** In this order in resources/list and resources/templates/list; the first provider that owns a uri reads it. */
-export const PROVIDERS: readonly ResourceProvider[] = [openRpcDocument, knowledgeArticles];
+export const PROVIDERS: readonly ResourceProvider[] = [openRpcDocument, knowledgeArticles, uiApps];
 
 const allowed = (p: ResourceProvider, ctx: ResourceContext) => p.scope === undefined || ctx.caller.scopes.has(p.scope);
 
