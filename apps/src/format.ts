@@ -44,3 +44,9 @@ export function dayLabel(day: string): string {
   const [y, m, d] = day.split("-").map(Number);
   return new Intl.DateTimeFormat(locale, { month: "short", day: "numeric", year: "numeric", timeZone: "UTC" }).format(Date.UTC(y!, m! - 1, d!));
 }
+
+/** "2026-11-18" → "Nov 18": for rows of one statement, where the year goes without saying. */
+export function shortDay(day: string): string {
+  const [y, m, d] = day.split("-").map(Number);
+  return new Intl.DateTimeFormat(locale, { month: "short", day: "numeric", timeZone: "UTC" }).format(Date.UTC(y!, m! - 1, d!));
+}

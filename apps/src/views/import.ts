@@ -4,7 +4,7 @@
  * the ticked rows as import_rows and a fresh idempotency key. Nothing is written before that click.
  */
 import { h } from "../dom.js";
-import { dayLabel, money } from "../format.js";
+import { money, shortDay } from "../format.js";
 import type { View } from "../view.js";
 
 interface Row {
@@ -85,8 +85,7 @@ export const importPreview: View = (data, { app, args, root }) => {
         h("th", {}, "Day"),
         h("th", {}, "Payee"),
         h("th", { class: "num" }, "Amount"),
-        h("th", {}, "Category"),
-        h("th", {}, "Status"),
+        h("th", { class: "category" }, "Category"),
       ),
     ),
   );
@@ -102,18 +101,20 @@ export const importPreview: View = (data, { app, args, root }) => {
         "tr",
         { class: k, "data-row": row.row },
         h("td", {}, box),
-        h("td", {}, row.date ? dayLabel(row.date) : ""),
-        h("td", { class: "payee" }, row.payee ?? row.description ?? ""),
+        h("td", { class: "day" }, row.date ? shortDay(row.date) : ""),
+        h("td", { class: "payee" }, row.payee ?? row.description ?? "", h("small", { class: "status" }, row.status)),
         h("td", { class: `num ${row.amount?.startsWith("-") ? "neg" : ""}`, "data-field": "amount" }, row.amount ? money(row.amount, r.currency) : ""),
-        h("td", {}, row.category ?? ""),
-        h("td", { class: "status" }, row.status),
+        h("td", { class: "category" }, row.category ?? ""),
       ),
     );
   }
   table.append(body);
   root.append(h("div", { class: "scroll" }, table));
   if (r.counts.rows > r.rows.length) root.append(h("p", { class: "muted small" }, `The first ${r.rows.length} of ${r.counts.rows} rows.`));
-  for (const w of r.warnings) root.append(h("p", { class: "note" }, w.message));
+  // The possible-duplicate warning speaks to the model (import_rows); here the boxes say it.
+  if (r.counts.possible_duplicate)
+    root.append(h("p", { class: "note" }, "Rows that look like a transaction already in the wallet are left out: tick one to import it anyway."));
+  for (const w of r.warnings) if (w.code !== "possible_duplicates") root.append(h("p", { class: "note" }, w.message));
 
   const ticked = () => [...root.querySelectorAll<HTMLInputElement>("input[data-row]:checked")].map((i) => Number(i.dataset.row));
   const canImport = typeof args.statement === "string" && typeof args.wallet_id === "string";

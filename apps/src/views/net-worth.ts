@@ -20,7 +20,7 @@ interface NetWorth {
 
 const W = 600;
 const H = 220;
-const PAD = { left: 8, right: 8, top: 16, bottom: 24 };
+const PAD = { left: 8, right: 8, top: 26, bottom: 24 };
 
 export const netWorth: View = (data, { root }) => {
   const n = data as unknown as NetWorth;
@@ -52,6 +52,7 @@ export const netWorth: View = (data, { root }) => {
     const values = series.map((p) => p.m.minor);
     const lo = Math.min(0, ...values);
     const hi = Math.max(...values, lo + 1);
+    // (the top of the chart is the highest point; its value is written above it)
     const x = (i: number) => PAD.left + (i / (series.length - 1)) * (W - PAD.left - PAD.right);
     const y = (v: number) => PAD.top + (1 - (v - lo) / (hi - lo)) * (H - PAD.top - PAD.bottom);
     const points = series.map((p, i) => `${x(i).toFixed(1)},${y(p.m.minor).toFixed(1)}`).join(" ");
@@ -63,6 +64,7 @@ export const netWorth: View = (data, { root }) => {
         svg("polygon", { class: "area", points: `${x(0)},${y(Math.max(lo, 0))} ${points} ${x(series.length - 1)},${y(Math.max(lo, 0))}` }),
         svg("polyline", { class: "stroke", points }),
         ...series.map((p, i) => svg("circle", { cx: x(i), cy: y(p.m.minor), r: 3.5 }, svg("title", {}, `${dayLabel(p.date)}: ${money(p.m)}`))),
+        svg("text", { x: PAD.left, y: PAD.top - 8, class: "axis" }, `highest ${money(series.reduce((a, b) => (b.m.minor > a.m.minor ? b : a)).m)}`),
         svg("text", { x: PAD.left, y: H - 6, class: "axis" }, dayLabel(series[0]!.date)),
         svg("text", { x: W - PAD.right, y: H - 6, class: "axis end" }, dayLabel(last.date)),
       ),

@@ -48,7 +48,7 @@ export function previousPeriod(from: string, to: string): { date_from: string; d
   return { date_from: iso(start - days * DAY), date_to: iso(start - DAY) };
 }
 
-const groupName = (g: Group) => g.label ?? g.key ?? "(none)";
+const groupName = (g: Group) => g.label ?? g.key ?? "No category";
 
 export const spending: View = async (data, { app, args, root }) => {
   const s = data as unknown as Summary;
