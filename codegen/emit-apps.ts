@@ -3,13 +3,16 @@
  * style sheet every app document inlines (apps/build.ts). One script for the four apps keeps the
  * generated file to one copy of the ext-apps SDK; src/resources/apps.ts builds each document from it.
  */
+import { fileURLToPath } from "node:url";
 import { bundleApps } from "../apps/build.js";
 import { catalog } from "../apps/catalog.js";
 import type { Spec } from "./load.js";
 
 const PREFIX = "ui://finance-mcp/";
+/** The apps' sources are code beside codegen, like codegen itself; `--root` only moves the spec and generated/. */
+const CODE_ROOT = fileURLToPath(new URL("..", import.meta.url));
 
-export async function emitApps(spec: Spec, root: string, banner: string): Promise<string> {
+export async function emitApps(spec: Spec, banner: string): Promise<string> {
   const views = new Map<string, string[]>();
   for (const [tool, uri] of Object.entries(spec.apps)) {
     const view = uri.slice(PREFIX.length);
@@ -18,7 +21,7 @@ export async function emitApps(spec: Spec, root: string, banner: string): Promis
   }
   for (const view of Object.keys(catalog)) if (!views.has(view)) throw new Error(`apps/catalog.ts: ${view} is drawn for no tool of openrpc.json x-apps`);
   const apps = [...views].map(([view, tools]) => ({ uri: PREFIX + view, view, ...catalog[view as keyof typeof catalog], tools }));
-  const { script, style } = await bundleApps(root);
+  const { script, style } = await bundleApps(CODE_ROOT);
   return [
     banner,
     ``,

@@ -38,7 +38,7 @@ export async function generate(root: string): Promise<Map<string, string>> {
   files.set("generated/tool-modules.ts", emitToolModules(spec, BANNER));
   files.set("generated/errors.ts", emitErrors(spec, BANNER));
   files.set("generated/limits.ts", emitLimits(spec, BANNER));
-  files.set("generated/apps.ts", await emitApps(spec, root, BANNER));
+  files.set("generated/apps.ts", await emitApps(spec, BANNER));
   for (const [name, content] of emitClient(spec, BANNER, files.get("generated/types.ts")!)) files.set(name, content);
   const stubs = new Map<string, string>();
   for (const m of spec.methods) stubs.set(toolFile(m), stubSource(m));
