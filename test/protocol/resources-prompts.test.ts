@@ -286,6 +286,24 @@ describe(`protocol: resources and prompts with the official SDK clients (${engin
     }
   });
 
+  describe("with WRITE_TOOLS=disabled", () => {
+    let locked: TestServer;
+    let token: string;
+    before(async () => {
+      locked = await startTestServer({ WRITE_TOOLS: "disabled" });
+      token = (await locked.createUser()).token;
+    });
+    after(async () => locked.close());
+
+    it("lists only the prompts whose tools all read, and treats the writing ones as unknown", async () => {
+      const list = await locked.rpc({ jsonrpc: "2.0", id: 1, method: "prompts/list" }, token);
+      expect(list.body.result.prompts.map((p: { name: string }) => p.name)).to.deep.equal(["monthly_review", "check_subscriptions"]);
+      const get = await locked.rpc({ jsonrpc: "2.0", id: 2, method: "prompts/get", params: { name: "import_statement" } }, token);
+      expect(get.body.error.code).to.equal(-32602);
+      expect(get.body.error.data.code).to.equal("unknown_prompt");
+    });
+  });
+
   describe("2026-07-28 results", () => {
     it("carry resultType, and ttlMs with cacheScope private on the lists", async () => {
       for (const [method, params] of [
