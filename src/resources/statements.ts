@@ -8,6 +8,7 @@
 import { AppError } from "../errors.js";
 import { limits } from "../../generated/limits.js";
 import { daysInMonth } from "../calendar/days.js";
+import { ANSWER_BUDGETS } from "../mcp/answer-budgets.js";
 import { modelText } from "../mcp/model-text.js";
 import { resourceNotFound } from "./errors.js";
 import type { ResourceContext, ResourceProvider } from "./types.js";
@@ -18,10 +19,11 @@ const STATEMENT_URI = /^finance:\/\/wallets\/([^/?#]+)\/statements\/([^/?#]+)$/;
 const MONTH = /^(\d{4})-(0[1-9]|1[0-2])$/;
 const MIME = "application/json";
 /**
- * Two full pages of list_transactions: ~18,000 tokens at ~45 a row, inside the 20,000 a tool's largest
- * answer may cost (docs/protocol.md, answer budgets). A busier month ends with the cursor to go on with.
+ * As many transactions as fit the 20,000 tokens any answer may cost at the 60 a listed transaction may
+ * cost (src/mcp/answer-budgets.ts), less 1,000 for the rest: 316, read as pages of up to 200. A busier
+ * month ends with the cursor to go on with.
  */
-export const STATEMENT_MAX_ROWS = 2 * limits.maxPageSize;
+export const STATEMENT_MAX_ROWS = Math.floor((ANSWER_BUDGETS.anyAnswerTokens - 1000) / ANSWER_BUDGETS.listedTransactionTokens);
 
 function monthRange(month: string): { date_from: string; date_to: string } {
   const m = MONTH.exec(month);
@@ -36,16 +38,22 @@ function monthRange(month: string): { date_from: string; date_to: string } {
 }
 
 async function statement(ctx: ResourceContext, uri: string, walletId: string, month: string): Promise<Record<string, unknown>> {
-  const query = { wallet_id: walletId, ...monthRange(month), sort: "date_asc", limit: limits.maxPageSize };
+  const query = { wallet_id: walletId, ...monthRange(month), sort: "date_asc" };
   const transactions: unknown[] = [];
   let cursor: string | undefined;
   let total = 0;
   try {
     do {
-      const page = await ctx.dispatch("list_transactions", cursor ? { ...query, cursor } : query, { caller: ctx.caller, requestId: ctx.requestId });
+      // The cursor does not depend on the page size, so the last page is only as long as the room left.
+      const limit = Math.min(limits.maxPageSize, STATEMENT_MAX_ROWS - transactions.length);
+      const page = await ctx.dispatch(
+        "list_transactions",
+        { ...query, limit, ...(cursor ? { cursor } : {}) },
+        { caller: ctx.caller, requestId: ctx.requestId },
+      );
       transactions.push(...(page.transactions as unknown[]));
       total = page.total_count as number;
-      cursor = page.next_cursor as string | undefined;
+      cursor = (page.next_cursor as string | null | undefined) ?? undefined;
     } while (cursor && transactions.length < STATEMENT_MAX_ROWS);
   } catch (err) {
     // The wallet is not this user's (or does not exist): the same answer as any unknown uri.
@@ -59,9 +67,7 @@ async function statement(ctx: ResourceContext, uri: string, walletId: string, mo
     date_to: query.date_to,
     total_count: total,
     transactions,
-    ...(cursor
-      ? { next_cursor: cursor, more: `list_transactions with wallet_id, date_from, date_to, sort date_asc, limit ${limits.maxPageSize} and next_cursor` }
-      : {}),
+    ...(cursor ? { next_cursor: cursor, more: "list_transactions with this wallet_id, date_from, date_to, sort date_asc and cursor next_cursor" } : {}),
   };
 }
 

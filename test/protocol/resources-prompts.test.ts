@@ -16,6 +16,8 @@ import { Client as ClientV2, StreamableHTTPClientTransport as StreamableHTTPClie
 import { BUDGETS, tokens } from "../../codegen/budgets.js";
 import { prompts } from "../../generated/prompts.js";
 import { modelText } from "../../src/mcp/model-text.js";
+import { ANSWER_BUDGETS } from "../../src/mcp/answer-budgets.js";
+import { STATEMENT_MAX_ROWS } from "../../src/resources/statements.js";
 import { engine } from "../helpers/database.js";
 import { startTestServer, type TestServer, type TestUser } from "../helpers/server.js";
 import { modernRequest } from "./helpers.js";
@@ -284,6 +286,27 @@ describe(`protocol: resources and prompts with the official SDK clients (${engin
         }
       });
     }
+  });
+
+  it(`a month busier than ${STATEMENT_MAX_ROWS} transactions: the statement holds that many and the cursor to go on with list_transactions`, async () => {
+    const busy = (await call("create_wallet", { name: "Busy", type: "checking", currency: "USD" })).wallet.id;
+    const lines = Array.from({ length: STATEMENT_MAX_ROWS + 5 }, (_, i) => `03/${String((i % 28) + 1).padStart(2, "0")}/2026,SHOP ${i},-${(i % 90) + 1}.25`);
+    const imported = await call("import_transactions", { wallet_id: busy, statement: `Date,Description,Amount\n${lines.join("\n")}\n` });
+    expect(imported.counts.created, JSON.stringify(imported.counts)).to.equal(STATEMENT_MAX_ROWS + 5);
+    const uri = statementUri(busy, "2026-03");
+    const { body } = await server.rpc({ jsonrpc: "2.0", id: 1, method: "resources/read", params: { uri } }, user.token);
+    const statement = JSON.parse(body.result.contents[0].text);
+    expect(statement.total_count).to.equal(STATEMENT_MAX_ROWS + 5);
+    expect(statement.transactions.rows).to.have.length(STATEMENT_MAX_ROWS);
+    expect(statement.more).to.include("list_transactions");
+    const rest = await server.call(
+      "list_transactions",
+      { wallet_id: busy, date_from: "2026-03-01", date_to: "2026-03-31", sort: "date_asc", cursor: statement.next_cursor },
+      user.token,
+    );
+    expect(rest.transactions).to.have.length(5);
+    expect(rest.next_cursor ?? null).to.equal(null);
+    expect(tokens(body.result.contents[0].text)).to.be.at.most(ANSWER_BUDGETS.anyAnswerTokens);
   });
 
   describe("with WRITE_TOOLS=disabled", () => {
