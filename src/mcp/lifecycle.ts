@@ -20,6 +20,7 @@ export const SERVER_INFO = Object.freeze({ name: "finance-mcp", title: "Personal
 export const CAPABILITIES = Object.freeze({
   tools: Object.freeze({ listChanged: false }),
   resources: Object.freeze({ subscribe: false, listChanged: false }),
+  prompts: Object.freeze({ listChanged: false }),
 });
 
 /** The conventions every tool shares, stated once: generated from openrpc.json info["x-instructions"]. */

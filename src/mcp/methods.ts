@@ -1,9 +1,9 @@
 /**
  * The MCP methods on the JSON-RPC endpoint, for every revision this server speaks:
  *   legacy (2025-11-25, 2025-06-18, 2025-03-26, and 2024-11-05 on the SSE transport): initialize, ping,
- *     tools/list, tools/call, resources/list, resources/templates/list, resources/read (server/discover
- *     answers too, harmlessly);
- *   modern (2026-07-28): server/discover, tools/*, resources/*; every result carries resultType
+ *     tools/list, tools/call, resources/list, resources/templates/list, resources/read, prompts/list,
+ *     prompts/get (server/discover answers too, harmlessly);
+ *   modern (2026-07-28): server/discover, tools/*, resources/*, prompts/*; every result carries resultType
  *     "complete" and the server's identity in _meta, cacheable ones ttlMs and cacheScope.
  * Anything else is not an MCP method here (undefined): the route answers -32601.
  */
@@ -15,7 +15,8 @@ import { SERVER_INFO, discoverResult, initializeResult } from "./lifecycle.js";
 import { META_SERVER_INFO } from "./revisions.js";
 import { SerializedJson } from "./serialized.js";
 import { callTool, listToolsResult } from "./tools.js";
-import { listResourceTemplates, listResources, readResource } from "./resources.js";
+import { listResourceTemplates, listResources, readResource, refuseCursor } from "./resources.js";
+import { getPrompt, listPrompts } from "./prompts.js";
 import type { ResourceRegistry } from "../resources/types.js";
 import type { McpContext, McpMethods } from "./types.js";
 
@@ -24,7 +25,10 @@ export type { McpMethods } from "./types.js";
 /** How long a client may reuse a tools/list answer (2026-07-28 caching): the list changes only with the token's scopes and the server's config. */
 export const TOOLS_LIST_TTL_MS = 300_000;
 export const DISCOVER_TTL_MS = 3_600_000;
-/** resources/list and resources/templates/list: they change only with the token's scopes and the shipped knowledge base. */
+/**
+ * resources/list, resources/templates/list, prompts/list and a fetched prompt: they change only with the
+ * token's scopes, the config and the shipped knowledge base.
+ */
 export const RESOURCES_LIST_TTL_MS = 300_000;
 const LIST_CACHE_MAX = 64;
 
@@ -83,6 +87,15 @@ export function createMcpMethods(services: McpMethodDeps): McpMethods {
         return listResources(services, msg.params, ctx).then((r) => (isModern ? modern(r, { ttlMs: RESOURCES_LIST_TTL_MS, cacheScope: "private" }) : r));
       case "resources/templates/list": {
         const result = listResourceTemplates(services, msg.params, ctx);
+        return Promise.resolve(isModern ? modern(result, { ttlMs: RESOURCES_LIST_TTL_MS, cacheScope: "private" }) : result);
+      }
+      case "prompts/list": {
+        refuseCursor("prompts/list", msg.params);
+        const result = { prompts: listPrompts(ctx.caller.scopes, services.config) };
+        return Promise.resolve(isModern ? modern(result, { ttlMs: RESOURCES_LIST_TTL_MS, cacheScope: "private" }) : result);
+      }
+      case "prompts/get": {
+        const result = getPrompt(msg.params, ctx, services.config) as unknown as Record<string, unknown>;
         return Promise.resolve(isModern ? modern(result, { ttlMs: RESOURCES_LIST_TTL_MS, cacheScope: "private" }) : result);
       }
       case "resources/read":

@@ -4,15 +4,16 @@
  * The registry applies each provider's scope, so a resource outside the token's scopes is neither
  * listed nor readable, and finds the provider of a uri for resources/read.
  */
-import { AppError } from "../errors.js";
+import { lacksScope } from "../mcp/scope-refusal.js";
 import { MAX_URI_LENGTH, resourceNotFound } from "./errors.js";
 import { knowledgeArticles } from "./knowledge.js";
 import { uiApps } from "./apps.js";
 import { openRpcDocument } from "./openrpc.js";
+import { walletStatements } from "./statements.js";
 import type { ResourceContext, ResourceProvider, ResourceRegistry } from "./types.js";
 
 /** In this order in resources/list and resources/templates/list; the first provider that owns a uri reads it. */
-export const PROVIDERS: readonly ResourceProvider[] = [openRpcDocument, knowledgeArticles, uiApps];
+export const PROVIDERS: readonly ResourceProvider[] = [openRpcDocument, knowledgeArticles, walletStatements, uiApps];
 
 const allowed = (p: ResourceProvider, ctx: ResourceContext) => p.scope === undefined || ctx.caller.scopes.has(p.scope);
 
@@ -30,14 +31,8 @@ export function createResourceRegistry(providers: readonly ResourceProvider[] = 
       const provider = providers.find((p) => p.owns(uri));
       if (!provider) throw resourceNotFound(uri);
       if (!allowed(provider, ctx)) {
-        // As a tool call without its scope (src/rpc/dispatch.ts): the caller's token, not the uri, must change.
-        throw new AppError(
-          "insufficient_scope",
-          `This token lacks the scope ${provider.scope}, which reading ${uri} needs. Ask the user for a token that has it.`,
-          {
-            scope: provider.scope,
-          },
-        );
+        // As a tool call without its scope: the caller's token, not the uri, must change.
+        throw lacksScope(ctx.caller, provider.scope!, `reading ${uri}`);
       }
       return provider.read(ctx, uri);
     },
