@@ -212,6 +212,39 @@ describe(`MCP Apps in Chromium through the ext-apps AppBridge (${engine})`, func
     expect(colours.dark).to.equal("rgb(236, 237, 239)|rgb(28, 29, 32)");
   });
 
+  it("fits a phone's width: no app scrolls sideways, nor does the import's table", async () => {
+    const phone = await (await browser.newContext({ viewport: { width: 390, height: 800 } })).newPage();
+    try {
+      const calls: [string, Record<string, unknown>, string][] = [
+        ["get_transaction_summary", { date_from: "2026-11-01", date_to: "2026-11-30", group_by: "category" }, ".bars li"],
+        ["get_budget_status", {}, "[data-budget]"],
+        ["get_net_worth", { from: "2026-05-31", to: "2026-11-20" }, "svg.line"],
+        ["import_transactions", { wallet_id: seed.checking, statement: APPS_STATEMENT, dry_run: true, idempotency_key: crypto.randomUUID() }, ".rows"],
+      ];
+      for (const [tool, args, ready] of calls) {
+        const { frame } = await host.open(phone, tool, args);
+        await frame.locator(ready).first().waitFor();
+        const widths = await frame.evaluate(() => {
+          const root = document.documentElement;
+          const box = document.querySelector(".scroll");
+          return { page: root.scrollWidth - root.clientWidth, box: box ? box.scrollWidth - box.clientWidth : 0, width: root.clientWidth };
+        });
+        expect(widths.width, tool).to.be.below(390);
+        expect(widths, tool).to.deep.include({ page: 0, box: 0 });
+        if (tool === "import_transactions") {
+          // The measure sees an overflow when there is one.
+          const wide = await frame.evaluate(() => {
+            document.querySelector("main")!.append(Object.assign(document.createElement("div"), { style: "width: 1000px; height: 1px" }));
+            return document.documentElement.scrollWidth - document.documentElement.clientWidth;
+          });
+          expect(wide).to.be.above(0);
+        }
+      }
+    } finally {
+      await phone.context().close();
+    }
+  });
+
   it("clients without Apps get the same result (text and data) as a client with them", async () => {
     const args = { date_from: "2026-11-01", date_to: "2026-11-30", group_by: "category" };
     const withApps = await host.client.callTool({ name: "get_transaction_summary", arguments: args });
