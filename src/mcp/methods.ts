@@ -17,7 +17,7 @@ import { SerializedJson } from "./serialized.js";
 import { callTool, listToolsResult } from "./tools.js";
 import { listResourceTemplates, listResources, readResource, refuseCursor } from "./resources.js";
 import { getPrompt, listPrompts } from "./prompts.js";
-import type { ResourceRegistry } from "../resources/types.js";
+import type { ResourceRegistry } from "./resource-types.js";
 import type { McpContext, McpMethods } from "./types.js";
 
 export type { McpMethods } from "./types.js";

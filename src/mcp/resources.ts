@@ -8,7 +8,7 @@ import type { Config } from "../config.js";
 import type { Knex } from "knex";
 import type { Dispatch } from "../rpc/dispatch.js";
 import { INVALID_PARAMS, protocolError } from "../rpc/protocol-error.js";
-import type { ResourceContext, ResourceRegistry } from "../resources/types.js";
+import type { ResourceContext, ResourceRegistry } from "./resource-types.js";
 import { META_CLIENT_CAPABILITIES } from "./revisions.js";
 import type { McpContext } from "./types.js";
 
