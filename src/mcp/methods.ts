@@ -99,8 +99,8 @@ export function createMcpMethods(services: McpMethodDeps): McpMethods {
         return Promise.resolve(isModern ? modern(result, { ttlMs: RESOURCES_LIST_TTL_MS, cacheScope: "private" }) : result);
       }
       case "resources/read":
-        // A statement changes with every write: a client may not reuse a read.
-        return readResource(services, msg.params, ctx).then((r) => (isModern ? modern(r, { ttlMs: 0, cacheScope: "private" }) : r));
+        // Each provider says how long a read may be reused (none: a statement changes with every write).
+        return readResource(services, msg.params, ctx).then(({ result, cache }) => (isModern ? modern(result, cache) : result));
       default:
         return undefined;
     }

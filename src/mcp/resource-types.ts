@@ -75,6 +75,11 @@ export interface ResourceProvider {
   readonly name: string;
   /** The token scope every resource of this provider needs; none: any valid token. */
   readonly scope?: string;
+  /**
+   * How long a 2026-07-28 client may reuse a read of this provider's resources (`ttlMs`, `cacheScope`);
+   * none: not at all (`ttlMs: 0`, private), right for data that changes with every write.
+   */
+  readonly readCache?: ReadCache;
   /** Whether this uri is one of this provider's (by its scheme and path, without reading anything). */
   owns(uri: string): boolean;
   /** The concrete resources this caller may see (templates' instances are not listed). */
@@ -85,9 +90,16 @@ export interface ResourceProvider {
   templates?(ctx: ResourceContext): ResourceTemplateDescriptor[];
 }
 
+/** A 2026-07-28 cache hint of a read. */
+export interface ReadCache {
+  ttlMs: number;
+  /** "public" only when every caller reads the same bytes (no scope, nothing of the user). */
+  cacheScope: "public" | "private";
+}
+
 /** All providers as one: what the MCP layer serves (src/resources/registry.ts builds it). */
 export interface ResourceRegistry {
   list(ctx: ResourceContext): Promise<ResourceDescriptor[]>;
   templates(ctx: ResourceContext): ResourceTemplateDescriptor[];
-  read(ctx: ResourceContext, uri: string): Promise<ResourceContents[]>;
+  read(ctx: ResourceContext, uri: string): Promise<{ contents: ResourceContents[]; cache: ReadCache }>;
 }

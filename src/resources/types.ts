@@ -1,5 +1,6 @@
 /** The provider types, for providers (defined in src/mcp/resource-types.ts, so src/mcp never imports src/resources). */
 export type {
+  ReadCache,
   ResourceContents,
   ResourceContext,
   ResourceDescriptor,
