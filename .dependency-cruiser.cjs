@@ -35,9 +35,9 @@ module.exports = {
       comment:
         "Transports, the call path, the write pipeline, storage and the other infrastructure never import a handler or domain code: what they share with handlers lives in neutral modules (src/context.ts, src/json.ts, src/audit/diff.ts).",
       from: { path: "^src/((rpc|writes|http|mcp|audit|db|auth|limits|events|metrics|demo|oauth)/|(context|json|errors|log|config)\\.ts$)" },
-      // The resource providers read domain code, like handlers: infrastructure sees only their types and
-      // their one error (src/app.ts hands the registry in, as it hands in the handlers).
-      to: { path: "^src/(tools|domain|resources)/", pathNot: "^src/resources/(types|errors)\\.ts$" },
+      // The resource providers read domain code, like handlers; their types are src/mcp/resource-types.ts,
+      // and src/app.ts hands the registry in, as it hands in the handlers.
+      to: { path: "^src/(tools|domain|resources)/" },
     },
     {
       name: "tool-imports-no-tool",

@@ -17,7 +17,7 @@ import { SerializedJson } from "./serialized.js";
 import { callTool, listToolsResult } from "./tools.js";
 import { listResourceTemplates, listResources, readResource, refuseCursor } from "./resources.js";
 import { getPrompt, listPrompts } from "./prompts.js";
-import type { ResourceRegistry } from "../resources/types.js";
+import type { ResourceRegistry } from "./resource-types.js";
 import type { McpContext, McpMethods } from "./types.js";
 
 export type { McpMethods } from "./types.js";
@@ -99,8 +99,8 @@ export function createMcpMethods(services: McpMethodDeps): McpMethods {
         return Promise.resolve(isModern ? modern(result, { ttlMs: RESOURCES_LIST_TTL_MS, cacheScope: "private" }) : result);
       }
       case "resources/read":
-        // A statement changes with every write: a client may not reuse a read.
-        return readResource(services, msg.params, ctx).then((r) => (isModern ? modern(r, { ttlMs: 0, cacheScope: "private" }) : r));
+        // Each provider says how long a read may be reused (none: a statement changes with every write).
+        return readResource(services, msg.params, ctx).then(({ result, cache }) => (isModern ? modern(result, cache) : result));
       default:
         return undefined;
     }

@@ -8,7 +8,7 @@ import type { Config } from "../config.js";
 import type { Knex } from "knex";
 import type { Dispatch } from "../rpc/dispatch.js";
 import { INVALID_PARAMS, protocolError } from "../rpc/protocol-error.js";
-import type { ResourceContext, ResourceRegistry } from "../resources/types.js";
+import type { ReadCache, ResourceContext, ResourceRegistry } from "./resource-types.js";
 import { META_CLIENT_CAPABILITIES } from "./revisions.js";
 import type { McpContext } from "./types.js";
 
@@ -58,7 +58,8 @@ export function listResourceTemplates(deps: ResourceDeps, params: unknown, ctx: 
   return { resourceTemplates: deps.resources.templates(resourceContext(deps, params, ctx)) };
 }
 
-export async function readResource(deps: ResourceDeps, params: unknown, ctx: McpContext): Promise<Record<string, unknown>> {
+/** The read's contents, and the cache hint of its provider (2026-07-28 adds it to the result). */
+export async function readResource(deps: ResourceDeps, params: unknown, ctx: McpContext): Promise<{ result: Record<string, unknown>; cache: ReadCache }> {
   const uri = paramsOf(params).uri;
   if (typeof uri !== "string" || uri === "") {
     throw protocolError(INVALID_PARAMS, "resources/read: params.uri: expected the uri of a resource, a string (from resources/list or a template).", {
@@ -66,5 +67,6 @@ export async function readResource(deps: ResourceDeps, params: unknown, ctx: Mcp
       expected: "a resource uri",
     });
   }
-  return { contents: await deps.resources.read(resourceContext(deps, params, ctx), uri) };
+  const { contents, cache } = await deps.resources.read(resourceContext(deps, params, ctx), uri);
+  return { result: { contents }, cache };
 }

@@ -13,6 +13,8 @@ const MIME = "text/markdown";
 export const knowledgeArticles: ResourceProvider = {
   name: "knowledge base",
   scope: "read:knowledge",
+  // The shipped help changes with a release; private: only tokens with the scope may read it.
+  readCache: { ttlMs: 3_600_000, cacheScope: "private" },
   owns: (uri) => uri.startsWith(PREFIX),
   async list(ctx) {
     return (await listArticles(ctx.db)).map((a) => ({

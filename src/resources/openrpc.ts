@@ -16,6 +16,8 @@ const documentText = (): string => (text ??= JSON.stringify(JSON.parse(readFileS
 
 export const openRpcDocument: ResourceProvider = {
   name: "OpenRPC document",
+  // The same bytes for everyone until the next release.
+  readCache: { ttlMs: 3_600_000, cacheScope: "public" },
   owns: (uri) => uri === OPENRPC_URI,
   list: () =>
     Promise.resolve([

@@ -15,6 +15,8 @@ import type { ResourceContext, ResourceProvider, ResourceRegistry } from "./type
 /** In this order in resources/list and resources/templates/list; the first provider that owns a uri reads it. */
 export const PROVIDERS: readonly ResourceProvider[] = [openRpcDocument, knowledgeArticles, walletStatements, uiApps];
 
+const NO_CACHE = Object.freeze({ ttlMs: 0, cacheScope: "private" as const });
+
 const allowed = (p: ResourceProvider, ctx: ResourceContext) => p.scope === undefined || ctx.caller.scopes.has(p.scope);
 
 export function createResourceRegistry(providers: readonly ResourceProvider[] = PROVIDERS): ResourceRegistry {
@@ -34,7 +36,7 @@ export function createResourceRegistry(providers: readonly ResourceProvider[] = 
         // As a tool call without its scope: the caller's token, not the uri, must change.
         throw lacksScope(ctx.caller, provider.scope!, `reading ${uri}`);
       }
-      return provider.read(ctx, uri);
+      return { contents: await provider.read(ctx, uri), cache: provider.readCache ?? NO_CACHE };
     },
   };
 }

@@ -328,19 +328,21 @@ describe(`protocol: resources and prompts with the official SDK clients (${engin
   });
 
   describe("2026-07-28 results", () => {
-    it("carry resultType, and ttlMs with cacheScope private on the lists", async () => {
-      for (const [method, params] of [
-        ["resources/list", {}],
-        ["resources/templates/list", {}],
-        ["prompts/list", {}],
-        ["resources/read", { uri: "finance://openrpc.json" }],
-        ["prompts/get", { name: "check_subscriptions" }],
-      ] as const) {
+    it("carry resultType, ttlMs and cacheScope: private on the lists and prompts, per provider on reads", async () => {
+      const cases: [string, Record<string, unknown>, number, string][] = [
+        ["resources/list", {}, 300_000, "private"],
+        ["resources/templates/list", {}, 300_000, "private"],
+        ["prompts/list", {}, 300_000, "private"],
+        ["prompts/get", { name: "check_subscriptions" }, 300_000, "private"],
+        ["resources/read", { uri: "finance://openrpc.json" }, 3_600_000, "public"],
+        ["resources/read", { uri: "finance://knowledge/kb_budget-rollover" }, 3_600_000, "private"],
+        ["resources/read", { uri: statementUri(walletId) }, 0, "private"],
+      ];
+      for (const [method, params, ttlMs, cacheScope] of cases) {
         const { body, headers } = modernRequest(1, method, params);
         const a = await server.rpc(body, user.token, headers);
         expect(a.status, method).to.equal(200);
-        expect(a.body.result, method).to.include({ resultType: "complete", cacheScope: "private" });
-        expect(a.body.result.ttlMs, method).to.be.a("number");
+        expect(a.body.result, `${method} ${JSON.stringify(params)}`).to.include({ resultType: "complete", ttlMs, cacheScope });
       }
     });
 
