@@ -62,6 +62,8 @@ function usable(app: AppEntry, ctx: ResourceContext): boolean {
  */
 export const uiApps: ResourceProvider = {
   name: "MCP Apps",
+  // The documents change only with a new build of the server and hold no one's data.
+  readCache: { ttlMs: 3_600_000, cacheScope: "public" },
   owns: (uri) => uri.startsWith(UI_PREFIX),
   list: (ctx) =>
     Promise.resolve(
