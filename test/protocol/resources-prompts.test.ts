@@ -164,7 +164,8 @@ describe(`protocol: resources and prompts with the official SDK clients (${engin
       });
 
       it("lists the OpenRPC document and every knowledge base article, and reads them", async () => {
-        const { resources } = await client.listResources();
+        // The MCP Apps' ui:// documents are listed too; test/apps/apps.test.ts is about them.
+        const resources = (await client.listResources()).resources.filter((r) => !r.uri.startsWith("ui://"));
         expect(resources[0]).to.include({ uri: "finance://openrpc.json", mimeType: "application/json" });
         const articles = resources.filter((r) => r.uri.startsWith("finance://knowledge/"));
         expect(articles).to.have.length(articleCount);
@@ -260,7 +261,9 @@ describe(`protocol: resources and prompts with the official SDK clients (${engin
       it(`${revision.name}: a token with read:wallets alone sees the OpenRPC document only, and no prompt`, async () => {
         const client = await revision.connect(server, await user.tokenWith(["read:wallets"]));
         try {
-          expect((await client.listResources()).resources.map((r) => r.uri)).to.deep.equal(["finance://openrpc.json"]);
+          expect(
+            (await client.listResources()).resources.map((r) => r.uri).filter((uri) => !uri.startsWith("ui://")), // apps: test/apps
+          ).to.deep.equal(["finance://openrpc.json"]);
           expect((await client.listResourceTemplates()).resourceTemplates).to.deep.equal([]);
           expect((await client.listPrompts()).prompts).to.deep.equal([]);
           for (const uri of ["finance://knowledge/kb_budget-rollover", statementUri(walletId)]) {
@@ -277,7 +280,9 @@ describe(`protocol: resources and prompts with the official SDK clients (${engin
       it(`${revision.name}: read:transactions and read:bills list the statement template and check_subscriptions only`, async () => {
         const client = await revision.connect(server, await user.tokenWith(["read:transactions", "read:bills"]));
         try {
-          expect((await client.listResources()).resources.map((r) => r.uri)).to.deep.equal(["finance://openrpc.json"]);
+          expect(
+            (await client.listResources()).resources.map((r) => r.uri).filter((uri) => !uri.startsWith("ui://")), // apps: test/apps
+          ).to.deep.equal(["finance://openrpc.json"]);
           expect((await client.listResourceTemplates()).resourceTemplates).to.have.length(1);
           expect((await client.readResource({ uri: statementUri(walletId) })).contents[0]!.text).to.equal(expectedStatement);
           expect((await client.listPrompts()).prompts.map((p) => p.name)).to.deep.equal(["check_subscriptions"]);
