@@ -18,9 +18,9 @@ module.exports = {
     {
       name: "domain-knows-no-transport",
       severity: "error",
-      comment: "src/domain holds rules and queries; it never imports src/http, src/mcp, src/rpc or src/tools.",
+      comment: "src/domain holds rules and queries; it never imports src/http, src/mcp, src/rpc, src/tools or src/resources.",
       from: { path: "^src/domain/" },
-      to: { path: "^src/(http|mcp|rpc|tools)/" },
+      to: { path: "^src/(http|mcp|rpc|tools|resources)/" },
     },
     {
       name: "domain-has-no-dialect",
@@ -35,7 +35,9 @@ module.exports = {
       comment:
         "Transports, the call path, the write pipeline, storage and the other infrastructure never import a handler or domain code: what they share with handlers lives in neutral modules (src/context.ts, src/json.ts, src/audit/diff.ts).",
       from: { path: "^src/((rpc|writes|http|mcp|audit|db|auth|limits|events|metrics|demo|oauth)/|(context|json|errors|log|config)\\.ts$)" },
-      to: { path: "^src/(tools|domain)/" },
+      // The resource providers read domain code, like handlers; their types are src/mcp/resource-types.ts,
+      // and src/app.ts hands the registry in, as it hands in the handlers.
+      to: { path: "^src/(tools|domain|resources)/" },
     },
     {
       name: "tool-imports-no-tool",

@@ -6,9 +6,10 @@
  * where the tokens go. Counted with the o200k tokenizer of gpt-tokenizer over minified JSON, as a host sends it.
  */
 import { encode } from "gpt-tokenizer/encoding/o200k_base";
+import { promptResult, type PromptSpec } from "../src/mcp/prompt-text.js";
 
 export const BUDGETS = Object.freeze({
-  /** Model-visible tokens (name, title, description, inputSchema, annotations) per tool, on average. */
+  /** Model-visible tokens (name, title, description, inputSchema, annotations, _meta) per tool, on average. */
   averageToolTokens: 200,
   /** Model-visible tokens of any one tool. */
   maxToolTokens: 400,
@@ -23,6 +24,8 @@ export const BUDGETS = Object.freeze({
   /** A sentence of this many words or more may appear in fewer than `sharedSentenceTools` descriptions. */
   sharedSentenceWords: 8,
   sharedSentenceTools: 3,
+  /** One prompt as prompts/get answers it (description and message), its arguments at their examples. */
+  maxPromptTokens: 300,
 });
 
 export interface SurfaceTool {
@@ -32,6 +35,8 @@ export interface SurfaceTool {
   inputSchema: unknown;
   outputSchema: unknown;
   annotations: unknown;
+  /** The MCP App link (_meta.ui.resourceUri): sent in tools/list, so counted as if a model read it. */
+  _meta?: unknown;
 }
 
 export const tokens = (value: unknown): number => encode(typeof value === "string" ? value : JSON.stringify(value)).length;
@@ -42,6 +47,7 @@ export const modelVisible = (t: SurfaceTool) => ({
   description: t.description,
   inputSchema: t.inputSchema,
   annotations: t.annotations,
+  ...(t._meta === undefined ? {} : { _meta: t._meta }),
 });
 export const whole = (t: SurfaceTool) => ({ ...modelVisible(t), outputSchema: t.outputSchema });
 
@@ -152,4 +158,17 @@ export function budgetProblems(tools: readonly SurfaceTool[], instructions: stri
       problems.push(`the sentence "${s}" is in ${names.size} descriptions (${[...names].join(", ")}): say it once in x-instructions`);
   }
   return problems;
+}
+
+/** What one prompt costs when fetched: its prompts/get result with every argument at its example. */
+export function promptTokens(prompt: PromptSpec): number {
+  return tokens(promptResult(prompt, Object.fromEntries(prompt.arguments.map((a) => [a.name, a.example]))));
+}
+
+/** Every prompt over its budget, as a sentence naming it and the figure; empty when all hold. */
+export function promptProblems(prompts: readonly PromptSpec[]): string[] {
+  return prompts
+    .map((p) => [p.name, promptTokens(p)] as const)
+    .filter(([, n]) => n > BUDGETS.maxPromptTokens)
+    .map(([name, n]) => `prompt ${name}: ${n} tokens when fetched, above ${BUDGETS.maxPromptTokens}`);
 }

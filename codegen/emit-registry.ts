@@ -37,6 +37,16 @@ export function annotations(m: MethodSpec) {
 
 const json = (v: unknown) => JSON.stringify(v, null, 2);
 
+/**
+ * A tool's MCP Apps link (io.modelcontextprotocol/ui, 2026-01-26): `_meta.ui.resourceUri` only; the
+ * deprecated flat "ui/resourceUri" key the ext-apps server helper adds as well would double what every
+ * turn pays for it (docs/decisions.md, "MCP Apps").
+ */
+function appMeta(spec: Spec, m: MethodSpec) {
+  const uri = spec.apps[m.name];
+  return uri ? { _meta: { ui: { resourceUri: uri } } } : {};
+}
+
 export function registryEntries(spec: Spec) {
   return spec.methods.map((m) => ({
     name: m.name,
@@ -50,6 +60,7 @@ export function registryEntries(spec: Spec) {
     annotations: annotations(m),
     inputSchema: mcpInputSchema(spec, m),
     outputSchema: mcpOutputSchema(spec, m),
+    ...appMeta(spec, m),
   }));
 }
 
@@ -74,6 +85,8 @@ export function emitRegistry(spec: Spec, banner: string): string {
     `  readonly annotations: Readonly<Record<string, boolean>>;`,
     `  readonly inputSchema: Readonly<Record<string, unknown>>;`,
     `  readonly outputSchema: Readonly<Record<string, unknown>>;`,
+    `  /** The MCP App drawing the result (openrpc.json x-apps), as tools/list's _meta. */`,
+    `  readonly _meta?: { readonly ui: { readonly resourceUri: string } };`,
     `  readonly validateParams: ValidateFunction;`,
     `  readonly validateResult: ValidateFunction;`,
     `}`,

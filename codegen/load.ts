@@ -35,6 +35,8 @@ export interface Spec {
   errors: Record<string, { code: number; message: string }>;
   /** info["x-instructions"]: the conventions shared by every tool, sent as the MCP server instructions. */
   instructions: string;
+  /** x-apps: tool name → the ui:// MCP App that draws its result (tools/list's _meta.ui.resourceUri). */
+  apps: Record<string, string>;
 }
 
 const COMPONENT_PREFIX = "#/components/";
@@ -173,6 +175,12 @@ export async function loadSpec(path: string): Promise<Spec> {
   const instructions = info["x-instructions"];
   if (typeof instructions !== "string" || instructions.length < 100) problems.push("info: x-instructions (the server instructions) is required");
 
+  const apps = (raw["x-apps"] ?? {}) as Record<string, Json>;
+  for (const [tool, uri] of Object.entries(apps)) {
+    if (!seen.has(tool)) problems.push(`x-apps: ${tool} is not a method`);
+    if (typeof uri !== "string" || !/^ui:\/\/finance-mcp\/[a-z-]+$/.test(uri)) problems.push(`x-apps: ${tool}: expected a ui://finance-mcp/<app> URI`);
+  }
+
   if (problems.length > 0) throw new Error(`openrpc.json breaks the project's rules:\n  - ${problems.join("\n  - ")}`);
-  return { raw, methods, schemas, errors: errorTable, instructions: String(instructions) };
+  return { raw, methods, schemas, errors: errorTable, instructions: String(instructions), apps: apps as Record<string, string> };
 }

@@ -16,6 +16,8 @@ export interface ToolDefinition {
   readonly annotations: Readonly<Record<string, boolean>>;
   readonly inputSchema: Readonly<Record<string, unknown>>;
   readonly outputSchema: Readonly<Record<string, unknown>>;
+  /** The MCP App drawing the result (openrpc.json x-apps), as tools/list's _meta. */
+  readonly _meta?: { readonly ui: { readonly resourceUri: string } };
   readonly validateParams: ValidateFunction;
   readonly validateResult: ValidateFunction;
 }
@@ -522,6 +524,11 @@ export const tools: readonly ToolDefinition[] = [
           }
         }
       }
+    }
+  },
+  "_meta": {
+    "ui": {
+      "resourceUri": "ui://finance-mcp/spending"
     }
   },
   "validateParams": validators.get_transaction_summary__params,
@@ -1203,6 +1210,11 @@ export const tools: readonly ToolDefinition[] = [
           }
         }
       }
+    }
+  },
+  "_meta": {
+    "ui": {
+      "resourceUri": "ui://finance-mcp/budgets"
     }
   },
   "validateParams": validators.get_budget_status__params,
@@ -7891,6 +7903,11 @@ export const tools: readonly ToolDefinition[] = [
       }
     }
   },
+  "_meta": {
+    "ui": {
+      "resourceUri": "ui://finance-mcp/import"
+    }
+  },
   "validateParams": validators.import_transactions__params,
   "validateResult": validators.import_transactions__result
 },
@@ -8824,6 +8841,11 @@ export const tools: readonly ToolDefinition[] = [
           }
         }
       }
+    }
+  },
+  "_meta": {
+    "ui": {
+      "resourceUri": "ui://finance-mcp/net-worth"
     }
   },
   "validateParams": validators.get_net_worth__params,

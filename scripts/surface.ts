@@ -52,7 +52,7 @@ const doc = [
   "",
   "| budget | now | at most |",
   "|---|---|---|",
-  `| model-visible tools/list (name, title, description, inputSchema, annotations; ${tools.length} tools, every scope) | ${m.modelVisibleTokens} | ${m.allowedTokens} (${BUDGETS.averageToolTokens} per tool on average; never above ${BUDGETS.modelVisibleTokens}, sized for ${BUDGETS.plannedTools} tools) |`,
+  `| model-visible tools/list (name, title, description, inputSchema, annotations, _meta; ${tools.length} tools, every scope) | ${m.modelVisibleTokens} | ${m.allowedTokens} (${BUDGETS.averageToolTokens} per tool on average; never above ${BUDGETS.modelVisibleTokens}, sized for ${BUDGETS.plannedTools} tools) |`,
   `| **headroom**: what the next tools may cost above ${BUDGETS.averageToolTokens} each | ${m.headroom} | |`,
   `| the most expensive tool, model-visible | ${maxTool} | ${BUDGETS.maxToolTokens} |`,
   `| whole tools/list (with outputSchema) | ${m.wholeTokens} | ${BUDGETS.wholeTokens} |`,

@@ -30,6 +30,7 @@ import { createRateLimits } from "./limits/limiter.js";
 import type { RateLimits } from "./limits/types.js";
 import { createLogger, type Logger } from "./log.js";
 import { createMcpMethods } from "./mcp/methods.js";
+import { createResourceRegistry } from "./resources/registry.js";
 import { createDispatch, type Dispatch } from "./rpc/dispatch.js";
 import { handlers } from "../generated/tool-modules.js";
 import { createWritePipeline } from "./writes/pipeline.js";
@@ -114,7 +115,7 @@ export function createApp(services: Services, options: AppOptions = {}): Express
     next();
   });
 
-  const mcp = createMcpMethods(services);
+  const mcp = createMcpMethods({ ...services, resources: createResourceRegistry() });
   // One gate for both transports: SQLite's synchronous work of all MCP requests shares one event loop.
   const gate = turnGateFor(dialect(services.db));
   // CORS for allowed origins on every MCP path (src/http/cors.ts); the guard first, so others keep their 403.

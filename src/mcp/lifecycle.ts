@@ -13,8 +13,15 @@ const pkg = JSON.parse(readFileSync(packagePath("package.json"), "utf8")) as { v
 
 export const SERVER_INFO = Object.freeze({ name: "finance-mcp", title: "Personal finance", version: pkg.version });
 
-/** No server→client notifications about the tool list: it changes only with the token and the config. */
-export const CAPABILITIES = Object.freeze({ tools: Object.freeze({ listChanged: false }) });
+/**
+ * No server→client notifications about the lists: tools, resources and prompts change only with the
+ * token and the config (and the shipped knowledge base), and nothing is subscribable.
+ */
+export const CAPABILITIES = Object.freeze({
+  tools: Object.freeze({ listChanged: false }),
+  resources: Object.freeze({ subscribe: false, listChanged: false }),
+  prompts: Object.freeze({ listChanged: false }),
+});
 
 /** The conventions every tool shares, stated once: generated from openrpc.json info["x-instructions"]. */
 export const INSTRUCTIONS = instructions;

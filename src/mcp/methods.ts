@@ -1,9 +1,10 @@
 /**
  * The MCP methods on the JSON-RPC endpoint, for every revision this server speaks:
  *   legacy (2025-11-25, 2025-06-18, 2025-03-26, and 2024-11-05 on the SSE transport): initialize, ping,
- *     tools/list, tools/call (server/discover answers too, harmlessly);
- *   modern (2026-07-28): server/discover, tools/list, tools/call; every result carries
- *     resultType "complete" and the server's identity in _meta, cacheable ones ttlMs and cacheScope.
+ *     tools/list, tools/call, resources/list, resources/templates/list, resources/read, prompts/list,
+ *     prompts/get (server/discover answers too, harmlessly);
+ *   modern (2026-07-28): server/discover, tools/*, resources/*, prompts/*; every result carries resultType
+ *     "complete" and the server's identity in _meta, cacheable ones ttlMs and cacheScope.
  * Anything else is not an MCP method here (undefined): the route answers -32601.
  */
 import type { Knex } from "knex";
@@ -15,6 +16,9 @@ import { SERVER_INFO, discoverResult, initializeResult } from "./lifecycle.js";
 import { META_SERVER_INFO } from "./revisions.js";
 import { SerializedJson } from "./serialized.js";
 import { callTool, listToolsResult } from "./tools.js";
+import { listResourceTemplates, listResources, readResource, refuseCursor } from "./resources.js";
+import { getPrompt, listPrompts } from "./prompts.js";
+import type { ResourceRegistry } from "./resource-types.js";
 import type { McpContext, McpMethods } from "./types.js";
 
 export type { McpMethods } from "./types.js";
@@ -22,6 +26,11 @@ export type { McpMethods } from "./types.js";
 /** How long a client may reuse a tools/list answer (2026-07-28 caching): the list changes only with the token's scopes and the server's config. */
 export const TOOLS_LIST_TTL_MS = 300_000;
 export const DISCOVER_TTL_MS = 3_600_000;
+/**
+ * resources/list, resources/templates/list, prompts/list and a fetched prompt: they change only with the
+ * token's scopes, the config and the shipped knowledge base.
+ */
+export const RESOURCES_LIST_TTL_MS = 300_000;
 const LIST_CACHE_MAX = 64;
 
 const modernMeta = Object.freeze({ [META_SERVER_INFO]: SERVER_INFO });
@@ -35,10 +44,11 @@ function modern(result: Record<string, unknown>, cache?: { ttlMs: number; cacheS
 /** What the MCP methods need of the services (src/app.ts builds them; no import of it, which would be a cycle). */
 export interface McpMethodDeps {
   config: Config;
+  db: Knex;
   dispatch: Dispatch;
   log: Logger;
-  db: Knex;
   now: () => Date;
+  resources: ResourceRegistry;
 }
 
 function capabilitiesOf(params: unknown): unknown {
@@ -84,6 +94,25 @@ export function createMcpMethods(services: McpMethodDeps): McpMethods {
       }
       case "tools/call":
         return isModern ? callTool(callDeps, msg.params, ctx).then((r) => modern(r)) : callTool(callDeps, msg.params, ctx);
+      // Resources: filtered by the token's scopes, so private to this authorization context.
+      case "resources/list":
+        return listResources(services, msg.params, ctx).then((r) => (isModern ? modern(r, { ttlMs: RESOURCES_LIST_TTL_MS, cacheScope: "private" }) : r));
+      case "resources/templates/list": {
+        const result = listResourceTemplates(services, msg.params, ctx);
+        return Promise.resolve(isModern ? modern(result, { ttlMs: RESOURCES_LIST_TTL_MS, cacheScope: "private" }) : result);
+      }
+      case "prompts/list": {
+        refuseCursor("prompts/list", msg.params);
+        const result = { prompts: listPrompts(ctx.caller.scopes, services.config) };
+        return Promise.resolve(isModern ? modern(result, { ttlMs: RESOURCES_LIST_TTL_MS, cacheScope: "private" }) : result);
+      }
+      case "prompts/get": {
+        const result = getPrompt(msg.params, ctx, services.config) as unknown as Record<string, unknown>;
+        return Promise.resolve(isModern ? modern(result, { ttlMs: RESOURCES_LIST_TTL_MS, cacheScope: "private" }) : result);
+      }
+      case "resources/read":
+        // Each provider says how long a read may be reused (none: a statement changes with every write).
+        return readResource(services, msg.params, ctx).then(({ result, cache }) => (isModern ? modern(result, cache) : result));
       default:
         return undefined;
     }

@@ -23,6 +23,8 @@ export interface McpTool {
   inputSchema: Readonly<Record<string, unknown>>;
   outputSchema: Readonly<Record<string, unknown>>;
   annotations: Readonly<Record<string, unknown>>;
+  /** The MCP App that draws the result (_meta.ui.resourceUri), for hosts with Apps; others ignore it. */
+  _meta?: { readonly ui: { readonly resourceUri: string } };
 }
 
 /**
@@ -33,7 +35,15 @@ export interface McpTool {
 const descriptors = new Map<ToolDefinition, McpTool>(
   tools.map((t) => [
     t,
-    { name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema, outputSchema: t.outputSchema, annotations: t.annotations },
+    {
+      name: t.name,
+      title: t.title,
+      description: t.description,
+      inputSchema: t.inputSchema,
+      outputSchema: t.outputSchema,
+      annotations: t.annotations,
+      ...(t._meta ? { _meta: t._meta } : {}),
+    },
   ]),
 );
 

@@ -16,9 +16,12 @@ export type Expectation = { run: true; failing?: Record<string, string>; noSucce
 const STATELESS = "stateless server: no session and no GET stream, so the suite only warns or informs";
 const FIXTURE_TOOL = "needs the suite's fixture tool (test_*); a finance service exposes only its own tools";
 const NO_LOGGING = "needs logging/setLevel: the server has no logging capability (logs go to its operator, never to the client)";
-const NO_COMPLETION = "needs completion/complete: no prompts or resource templates to complete";
-const NO_RESOURCES = "needs resources: the service exposes data through tools only";
-const NO_PROMPTS = "needs prompts: the service has none";
+const NO_COMPLETION =
+  "needs completion/complete for the fixture prompt test_prompt_with_arguments; the server offers no completion (a month and a wallet id are typed, not picked)";
+const FIXTURE_RESOURCE = "needs the suite's fixture resources (test://static-text, test://template/{id}/data, …); a finance service serves only its own";
+const NO_SUBSCRIBE =
+  "needs resources/subscribe: the server offers no subscriptions (a statement is read again; writes reach SSE clients as notifications/finance/changed)";
+const FIXTURE_PROMPT = "needs the suite's fixture prompts (test_simple_prompt, test_prompt_with_arguments, …); a finance service serves only its own";
 const NO_SAMPLING = "needs a tool that asks the client to sample (sampling); no finance tool does";
 const NO_ELICITATION =
   'needs the suite\'s fixture tool (test_elicitation…); finance tools elicit only to confirm a destructive write (docs/protocol.md, "Confirmation through the client")';
@@ -50,17 +53,17 @@ const common: Record<string, Expectation> = {
   "json-schema-2020-12": { skip: NO_2020_FIXTURE },
   "elicitation-sep1034-defaults": { skip: NO_ELICITATION },
   "elicitation-sep1330-enums": { skip: NO_ELICITATION },
-  "resources-list": { skip: NO_RESOURCES },
-  "resources-read-text": { skip: NO_RESOURCES },
-  "resources-read-binary": { skip: NO_RESOURCES },
-  "resources-templates-read": { skip: NO_RESOURCES },
-  "resources-subscribe": { skip: NO_RESOURCES },
-  "resources-unsubscribe": { skip: NO_RESOURCES },
-  "prompts-list": { skip: NO_PROMPTS },
-  "prompts-get-simple": { skip: NO_PROMPTS },
-  "prompts-get-with-args": { skip: NO_PROMPTS },
-  "prompts-get-embedded-resource": { skip: NO_PROMPTS },
-  "prompts-get-with-image": { skip: NO_PROMPTS },
+  "resources-list": { run: true },
+  "resources-read-text": { skip: FIXTURE_RESOURCE },
+  "resources-read-binary": { skip: FIXTURE_RESOURCE },
+  "resources-templates-read": { skip: FIXTURE_RESOURCE },
+  "resources-subscribe": { skip: NO_SUBSCRIBE },
+  "resources-unsubscribe": { skip: NO_SUBSCRIBE },
+  "prompts-list": { run: true },
+  "prompts-get-simple": { skip: FIXTURE_PROMPT },
+  "prompts-get-with-args": { skip: FIXTURE_PROMPT },
+  "prompts-get-embedded-resource": { skip: FIXTURE_PROMPT },
+  "prompts-get-with-image": { skip: FIXTURE_PROMPT },
 };
 
 /** @modelcontextprotocol/conformance 0.1.16: every server scenario. */
@@ -81,14 +84,7 @@ export const ALPHA: Record<string, Expectation> = {
     },
   },
   "http-header-validation": { run: true },
-  caching: {
-    run: true,
-    failing: {
-      PromptsListCachingHints: NO_PROMPTS,
-      ResourcesListCachingHints: NO_RESOURCES,
-      ResourcesTemplatesListCachingHints: NO_RESOURCES,
-    },
-  },
+  caching: { run: true },
   "sep-2164-resource-not-found": { run: true },
   "http-custom-header-server-validation": {
     skip: "needs a tool with x-mcp-header annotations (SEP-2663 custom headers); no finance tool mirrors an argument into a header",
@@ -113,7 +109,7 @@ export const ALPHA: Record<string, Expectation> = {
   "input-required-result-multiple-input-requests": { skip: NO_INPUT_REQUIRED },
   "input-required-result-multi-round": { skip: NO_INPUT_REQUIRED },
   "input-required-result-missing-input-response": { run: true },
-  "input-required-result-non-tool-request": { skip: `${NO_INPUT_REQUIRED}; it also needs prompts/get` },
+  "input-required-result-non-tool-request": { skip: `${NO_INPUT_REQUIRED}; it also needs a fixture prompt` },
   "input-required-result-result-type": { skip: NO_INPUT_REQUIRED },
   "input-required-result-unsupported-methods": { run: true },
   "input-required-result-tampered-state": { skip: NO_INPUT_REQUIRED },

@@ -174,7 +174,7 @@ describe(`protocol: envelope and HTTP guards (${engine})`, () => {
   });
 
   it("answers an unknown method with -32601", async () => {
-    const a = await raw(server.mcpUrl, { headers: auth(), body: JSON.stringify({ jsonrpc: "2.0", id: "x", method: "resources/list" }) });
+    const a = await raw(server.mcpUrl, { headers: auth(), body: JSON.stringify({ jsonrpc: "2.0", id: "x", method: "logging/setLevel" }) });
     expect(a.status).to.equal(200);
     expect(a.json).to.deep.include({ id: "x" });
     expect(a.json.error.code).to.equal(-32601);

@@ -55,7 +55,8 @@ export const MODERN_META = {
 /** A 2026-07-28 request: _meta in the body, the mirrored headers. */
 export function modernRequest(id: number, method: string, params: Record<string, unknown> = {}): { body: unknown; headers: Record<string, string> } {
   const headers: Record<string, string> = { "mcp-protocol-version": "2026-07-28", "mcp-method": method };
-  if (method === "tools/call") headers["mcp-name"] = String(params.name);
+  if (method === "tools/call" || method === "prompts/get") headers["mcp-name"] = String(params.name);
+  if (method === "resources/read") headers["mcp-name"] = String(params.uri);
   return { body: { jsonrpc: "2.0", id, method, params: { ...params, _meta: MODERN_META } }, headers };
 }
 

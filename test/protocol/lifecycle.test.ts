@@ -36,7 +36,11 @@ describe(`protocol: lifecycle and revisions (${engine})`, () => {
         expect(r.protocolVersion).to.equal(version);
         expect(r.serverInfo).to.include({ name: "finance-mcp" });
         expect(r.serverInfo.version).to.match(/^\d+\.\d+\.\d+/);
-        expect(r.capabilities).to.deep.equal({ tools: { listChanged: false } });
+        expect(r.capabilities).to.deep.equal({
+          tools: { listChanged: false },
+          resources: { subscribe: false, listChanged: false },
+          prompts: { listChanged: false },
+        });
         expect(r.instructions).to.be.a("string").and.have.length.within(50, 2048);
         expect(r.instructions, "generated from openrpc.json info.x-instructions").to.equal(specInstructions);
         expect(r).to.not.have.property("resultType");
@@ -105,7 +109,11 @@ describe(`protocol: lifecycle and revisions (${engine})`, () => {
       const r = a.body.result;
       expect(r.resultType).to.equal("complete");
       expect(r.supportedVersions).to.deep.equal(["2026-07-28", ...LEGACY]);
-      expect(r.capabilities).to.deep.equal({ tools: { listChanged: false } });
+      expect(r.capabilities).to.deep.equal({
+        tools: { listChanged: false },
+        resources: { subscribe: false, listChanged: false },
+        prompts: { listChanged: false },
+      });
       expect(r.instructions).to.equal(specInstructions);
       expect(r._meta["io.modelcontextprotocol/serverInfo"]).to.include({ name: "finance-mcp" });
       expect(r.ttlMs).to.be.a("number").at.least(0);
@@ -196,7 +204,7 @@ describe(`protocol: lifecycle and revisions (${engine})`, () => {
     });
 
     it("answers unknown methods, and the removed ping and initialize, with 404 and -32601", async () => {
-      for (const method of ["resources/list", "ping", "initialize"]) {
+      for (const method of ["logging/setLevel", "ping", "initialize"]) {
         const { body, headers } = modernRequest(9, method);
         const a = await rpc(body, headers);
         expect(a.status, method).to.equal(404);

@@ -91,6 +91,12 @@ export async function findArticle(db: Knex, id: string): Promise<KnowledgeArticl
   return { id: row.id, title: row.title, body: String(row.body).trim(), tags, related };
 }
 
+/** Every entry's id, title and tags, by id: the knowledge base as a list (MCP resources list it). */
+export async function listArticles(db: Knex): Promise<{ id: string; title: string; tags: string[] }[]> {
+  const rows = (await db("kb_entries").orderBy("id").select("id", "title", "tags")) as { id: string; title: string; tags: string }[];
+  return rows.map((r) => ({ id: r.id, title: r.title, tags: JSON.parse(r.tags) as string[] }));
+}
+
 /** The entry, or not_found on `field`. */
 export async function getArticle(db: Knex, id: string, field = "id"): Promise<KnowledgeArticle> {
   const article = await findArticle(db, id);
