@@ -21,6 +21,7 @@ export const CAPABILITIES = Object.freeze({
   tools: Object.freeze({ listChanged: false }),
   resources: Object.freeze({ subscribe: false, listChanged: false }),
   prompts: Object.freeze({ listChanged: false }),
+  completions: Object.freeze({}),
 });
 
 /** The conventions every tool shares, stated once: generated from openrpc.json info["x-instructions"]. */

@@ -2,8 +2,8 @@
  * The MCP methods on the JSON-RPC endpoint, for every revision this server speaks:
  *   legacy (2025-11-25, 2025-06-18, 2025-03-26, and 2024-11-05 on the SSE transport): initialize, ping,
  *     tools/list, tools/call, resources/list, resources/templates/list, resources/read, prompts/list,
- *     prompts/get (server/discover answers too, harmlessly);
- *   modern (2026-07-28): server/discover, tools/*, resources/*, prompts/*; every result carries resultType
+ *     prompts/get, completion/complete (server/discover answers too, harmlessly);
+ *   modern (2026-07-28): server/discover, tools/*, resources/*, prompts/*, completion/complete; every result carries resultType
  *     "complete" and the server's identity in _meta, cacheable ones ttlMs and cacheScope.
  * Anything else is not an MCP method here (undefined): the route answers -32601.
  */
@@ -18,6 +18,7 @@ import { SerializedJson } from "./serialized.js";
 import { callTool, listToolsResult } from "./tools.js";
 import { listResourceTemplates, listResources, readResource, refuseCursor } from "./resources.js";
 import { getPrompt, listPrompts } from "./prompts.js";
+import { complete } from "./completion.js";
 import type { ResourceRegistry } from "./resource-types.js";
 import type { McpContext, McpMethods } from "./types.js";
 
@@ -110,6 +111,8 @@ export function createMcpMethods(services: McpMethodDeps): McpMethods {
         const result = getPrompt(msg.params, ctx, services.config) as unknown as Record<string, unknown>;
         return Promise.resolve(isModern ? modern(result, { ttlMs: RESOURCES_LIST_TTL_MS, cacheScope: "private" }) : result);
       }
+      case "completion/complete":
+        return complete(services, msg.params, ctx).then((r) => (isModern ? modern(r) : r));
       case "resources/read":
         // Each provider says how long a read may be reused (none: a statement changes with every write).
         return readResource(services, msg.params, ctx).then(({ result, cache }) => (isModern ? modern(result, cache) : result));

@@ -88,6 +88,11 @@ export interface ResourceProvider {
   read(ctx: ResourceContext, uri: string): Promise<ResourceContents[]>;
   /** The URI templates of this provider, if any. */
   templates?(ctx: ResourceContext): ResourceTemplateDescriptor[];
+  /**
+   * Values for one variable of one of its templates (completion/complete), best first; none: no
+   * completion. Only what the token may read: a provider answers [] rather than an error.
+   */
+  complete?(ctx: ResourceContext, uriTemplate: string, variable: string, prefix: string): Promise<string[]>;
 }
 
 /** A 2026-07-28 cache hint of a read. */
@@ -102,4 +107,6 @@ export interface ResourceRegistry {
   list(ctx: ResourceContext): Promise<ResourceDescriptor[]>;
   templates(ctx: ResourceContext): ResourceTemplateDescriptor[];
   read(ctx: ResourceContext, uri: string): Promise<{ contents: ResourceContents[]; cache: ReadCache }>;
+  /** completion/complete for a template variable: [] for a template this token cannot see. */
+  complete(ctx: ResourceContext, uriTemplate: string, variable: string, prefix: string): Promise<string[]>;
 }

@@ -38,5 +38,9 @@ export function createResourceRegistry(providers: readonly ResourceProvider[] = 
       }
       return { contents: await provider.read(ctx, uri), cache: provider.readCache ?? NO_CACHE };
     },
+    async complete(ctx, uriTemplate, variable, prefix) {
+      const provider = providers.find((p) => allowed(p, ctx) && (p.templates?.(ctx) ?? []).some((t) => t.uriTemplate === uriTemplate));
+      return (await provider?.complete?.(ctx, uriTemplate, variable, prefix)) ?? [];
+    },
   };
 }

@@ -17,7 +17,7 @@ const STATELESS = "stateless server: no session and no GET stream, so the suite 
 const FIXTURE_TOOL = "needs the suite's fixture tool (test_*); a finance service exposes only its own tools";
 const NO_LOGGING = "needs logging/setLevel: the server has no logging capability (logs go to its operator, never to the client)";
 const NO_COMPLETION =
-  "needs completion/complete for the fixture prompt test_prompt_with_arguments; the server offers no completion (a month and a wallet id are typed, not picked)";
+  "needs the suite's fixture prompt test_prompt_with_arguments; completion/complete itself is tested with the SDK clients (test/protocol/resources-prompts.test.ts)";
 const FIXTURE_RESOURCE = "needs the suite's fixture resources (test://static-text, test://template/{id}/data, …); a finance service serves only its own";
 const NO_SUBSCRIBE =
   "needs resources/subscribe: the server offers no subscriptions (a statement is read again; writes reach SSE clients as notifications/finance/changed)";

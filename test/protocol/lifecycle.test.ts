@@ -40,6 +40,7 @@ describe(`protocol: lifecycle and revisions (${engine})`, () => {
           tools: { listChanged: false },
           resources: { subscribe: false, listChanged: false },
           prompts: { listChanged: false },
+          completions: {},
         });
         expect(r.instructions).to.be.a("string").and.have.length.within(50, 2048);
         expect(r.instructions, "generated from openrpc.json info.x-instructions").to.equal(specInstructions);
@@ -113,6 +114,7 @@ describe(`protocol: lifecycle and revisions (${engine})`, () => {
         tools: { listChanged: false },
         resources: { subscribe: false, listChanged: false },
         prompts: { listChanged: false },
+        completions: {},
       });
       expect(r.instructions).to.equal(specInstructions);
       expect(r._meta["io.modelcontextprotocol/serverInfo"]).to.include({ name: "finance-mcp" });
