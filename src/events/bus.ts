@@ -25,12 +25,15 @@ import type { Logger } from "../log.js";
 import { readAuditEntry, type AuditEntry } from "../audit/log.js";
 
 export const NOTIFY_CHANNEL = "finance_changes";
+/** A user's tokens (or what they carry of the user) changed: payload the user id (migration 20261125160000). */
+export const TOKENS_CHANNEL = "finance_tokens";
 
 /** Reconnect delays of the LISTEN session: doubling from the first to the last, then staying there. */
 export const LISTEN_RETRY_FIRST_MS = 100;
 export const LISTEN_RETRY_MAX_MS = 5_000;
 
 const RESYNC = Symbol("resync");
+const TOKENS = Symbol("tokens");
 /** Ids delivered by one path (publish or NOTIFY) whose other path has not come yet (bounded: the
  *  listener may be down, or another process's entry never has a local publish). */
 const MAX_LOCAL_IDS = 10_000;
@@ -49,6 +52,13 @@ export interface ChangeBus {
   onResync(fn: () => void): () => void;
   /** Whether change events of other processes reach this one (always on SQLite: there are none). */
   listening(): boolean;
+  /**
+   * Counts the LISTEN session's starts and losses: what was learnt under another value may have missed
+   * a notification (src/auth/token-cache.ts keeps nothing across a change).
+   */
+  epoch(): number;
+  /** Runs with the user id when a token of that user changed in any process (Postgres; committed). */
+  onTokensChanged(fn: (userId: string) => void): () => void;
   close(): Promise<void>;
 }
 
@@ -66,7 +76,12 @@ export async function createChangeBus(db: Knex, log?: Logger): Promise<ChangeBus
   let closed = false;
   let retryTimer: NodeJS.Timeout | undefined;
 
+  let epoch = 0;
   const onNotification = (msg: pg.Notification) => {
+    if (msg.channel === TOKENS_CHANNEL && msg.payload) {
+      emitter.emit(TOKENS, msg.payload);
+      return;
+    }
     if (msg.channel !== NOTIFY_CHANNEL || !msg.payload) return;
     const space = msg.payload.indexOf(" ");
     const id = space >= 0 ? msg.payload.slice(0, space) : msg.payload;
@@ -82,6 +97,7 @@ export async function createChangeBus(db: Knex, log?: Logger): Promise<ChangeBus
     if (session !== conn) return; // an older session's late event
     session = undefined;
     connected = false;
+    epoch++;
     conn.removeAllListeners("notification");
     conn.end().catch(() => undefined);
     if (closed) return;
@@ -100,7 +116,8 @@ export async function createChangeBus(db: Knex, log?: Logger): Promise<ChangeBus
     conn.on("error", (err: Error) => lost(conn, (err as { code?: string }).code ?? "error"));
     conn.on("end", () => lost(conn, "end"));
     conn.on("notification", onNotification);
-    await conn.query(`LISTEN ${NOTIFY_CHANNEL}`);
+    await conn.query(`LISTEN ${NOTIFY_CHANNEL}; LISTEN ${TOKENS_CHANNEL}`);
+    epoch++;
     connected = true;
   };
 
@@ -144,6 +161,12 @@ export async function createChangeBus(db: Knex, log?: Logger): Promise<ChangeBus
       return () => emitter.off(RESYNC, fn);
     },
     listening: () => connected,
+    epoch: () => epoch,
+    onTokensChanged(fn) {
+      const listener = (userId: string) => fn(userId);
+      emitter.on(TOKENS, listener);
+      return () => emitter.off(TOKENS, listener);
+    },
     async close() {
       closed = true;
       if (retryTimer) clearTimeout(retryTimer);
