@@ -6,11 +6,12 @@
  * Writes an export of N transactions (default 100,000; four wallets, one or two tags each, an audit entry
  * per transaction) to a temporary file, imports it with importFile (the CLI's path: streamed, checked,
  * batched, one database transaction) into a new database, and prints one JSON line: seconds, rows per
- * second, the file's size and the process's peak RSS before and after. Postgres: a scratch database on
+ * second, the CPU seconds of this process and (Postgres on this machine) of the database's server
+ * processes, the file's size and the process's peak RSS before and after. Postgres: a scratch database on
  * BENCH_PG_URL (default postgres://postgres@127.0.0.1:5432/postgres), dropped afterwards. Results:
  * docs/performance.md, "Import".
  */
-import { createWriteStream, mkdtempSync, rmSync, statSync } from "node:fs";
+import { createWriteStream, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -102,6 +103,22 @@ async function writeExport(path: string, schema: string): Promise<void> {
   await new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())));
 }
 
+/** CPU seconds used so far by each server process of this database (Postgres on this machine: /proc). */
+async function backendCpu(db: ReturnType<typeof createDb>): Promise<Map<number, number>> {
+  const cpu = new Map<number, number>();
+  if (engine !== "postgres") return cpu;
+  const { rows } = (await db.raw("SELECT pid FROM pg_stat_activity WHERE datname = current_database()")) as { rows: { pid: number }[] };
+  for (const { pid } of rows) {
+    try {
+      const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+      cpu.set(pid, (Number(fields[11]) + Number(fields[12])) / 100); // utime + stime, in clock ticks of 1/100 s
+    } catch {
+      // not on this machine: no figure
+    }
+  }
+  return cpu;
+}
+
 async function main(): Promise<void> {
   let url = `sqlite:${join(folder, "bench.sqlite")}`;
   if (engine === "postgres") {
@@ -131,9 +148,17 @@ async function main(): Promise<void> {
     await writeExport(file, await lastMigration(db));
     global.gc?.();
     const rssBefore = process.memoryUsage().rss;
+    const serverBefore = await backendCpu(db);
+    const cpuBefore = process.cpuUsage();
+    let peakHeap = 0;
+    const sampler = setInterval(() => (peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed)), 50);
     const started = process.hrtime.bigint();
     const { counts } = await importFile(db, userId, file);
+    clearInterval(sampler);
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    const cpu = process.cpuUsage(cpuBefore);
+    const serverAfter = await backendCpu(db);
+    const serverCpu = [...serverAfter].reduce((sum, [pid, s]) => sum + s - (serverBefore.get(pid) ?? 0), 0);
     const peakRss = process.resourceUsage().maxRSS * 1024;
     console.log(
       JSON.stringify({
@@ -143,8 +168,12 @@ async function main(): Promise<void> {
         file_mb: +(statSync(file).size / 1048576).toFixed(1),
         seconds: +seconds.toFixed(1),
         rows_per_second: Math.round(((counts.transactions ?? 0) + (counts.audit_log ?? 0)) / seconds),
+        // CPU, comparable across runs on a loaded machine where the wall time is not
+        client_cpu_s: +((cpu.user + cpu.system) / 1e6).toFixed(1),
+        ...(engine === "postgres" ? { server_cpu_s: +serverCpu.toFixed(1) } : {}),
         rss_before_import_mb: +(rssBefore / 1048576).toFixed(0),
         peak_rss_mb: +(peakRss / 1048576).toFixed(0),
+        peak_heap_used_mb: +(peakHeap / 1048576).toFixed(0), // sampled every 50 ms: what the heap held, garbage included
       }),
     );
   } finally {

@@ -7,6 +7,7 @@ import express, { type Express } from "express";
 import type { Knex } from "knex";
 import { configWarnings, type Config } from "./config.js";
 import { createChangeBus, type ChangeBus } from "./events/bus.js";
+import { createTokenCache, type TokenCache } from "./auth/token-cache.js";
 import { healthRouter } from "./http/health-route.js";
 import { mcpRouter } from "./http/mcp-route.js";
 import { mcpCors, publicCors } from "./http/cors.js";
@@ -56,6 +57,8 @@ export interface Services {
   metrics?: Metrics;
   /** Signs web session cookies and CSRF fields (src/web/secret.ts). */
   webKey: Buffer;
+  /** Postgres: verified tokens kept in the process, dropped on NOTIFY (src/auth/token-cache.ts). */
+  tokenCache?: TokenCache;
 }
 
 export async function createServices(config: Config, db: Knex, options: { now?: () => Date; ids?: IdSource; log?: Logger } = {}): Promise<Services> {
@@ -68,14 +71,16 @@ export async function createServices(config: Config, db: Knex, options: { now?: 
   const bus = await createChangeBus(db, log);
   const streams = new SseStreams();
   // Metrics off: nothing is wrapped, so the per-call path is exactly what it is without them.
-  const metrics = config.metrics === "on" ? await createMetrics({ db, openStreams: () => streams.size }) : undefined;
+  const tokenCache = dialect(db) === "postgres" && config.tokenCache === "on" ? createTokenCache(bus, { db }) : undefined;
+  const metrics = config.metrics === "on" ? await createMetrics({ db, openStreams: () => streams.size, tokenCache }) : undefined;
   let limits = createRateLimits(db, config);
+  await limits.ready?.();
   if (metrics) limits = metrics.instrumentLimits(limits);
   const runWrite = createWritePipeline({ bus });
   let dispatch = createDispatch({ db, config, handlers, runWrite, log, now, ids: options.ids });
   if (metrics) dispatch = metrics.instrumentDispatch(dispatch);
   const openrpc = JSON.parse(readFileSync(OPENRPC_PATH, "utf8")) as unknown;
-  return { config, db, log, bus, limits, dispatch, openrpc, now, lifecycle: { draining: false }, streams, metrics, webKey: key };
+  return { config, db, log, bus, limits, dispatch, openrpc, now, lifecycle: { draining: false }, streams, metrics, webKey: key, tokenCache };
 }
 
 export interface AppOptions {
@@ -137,6 +142,7 @@ export function createApp(services: Services, options: AppOptions = {}): Express
 }
 
 export async function closeServices(s: Services): Promise<void> {
+  s.tokenCache?.close();
   await s.bus.close();
   await s.limits.close();
 }

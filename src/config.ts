@@ -36,6 +36,13 @@ export interface Config {
   logFormat: "json" | "pretty";
   shutdownGraceSeconds: number;
   metrics: "off" | "on";
+  /** Postgres: verified tokens cached in the process, dropped on NOTIFY (src/auth/token-cache.ts). off: a lookup per call. */
+  tokenCache: "on" | "off";
+  /**
+   * redis:// or rediss:// URL: the per-token and per-user limits live in Redis (exact across processes, no
+   * database write per call). Empty: in the database (rate_limits), as before.
+   */
+  redisUrl: string;
   /** When set, GET /metrics needs `Authorization: Bearer <it>` (not a user token). */
   metricsToken: string;
   /**
@@ -233,6 +240,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const metricsToken = env.METRICS_TOKEN ?? "";
   if (metricsToken !== "" && metricsToken.length < 16) r.problems.push("METRICS_TOKEN must be at least 16 characters when set (its value is not shown)");
 
+  const redisUrl = r.raw("REDIS_URL") ?? "";
+  if (redisUrl !== "" && !/^rediss?:\/\/[^\s]+$/.test(redisUrl)) r.problems.push("REDIS_URL must be a redis:// or rediss:// URL (its value is not shown)");
+
   const publicUrl = (r.raw("PUBLIC_URL") ?? "").replace(/\/+$/, "");
   if (publicUrl !== "") {
     const problem = publicUrlProblem(publicUrl);
@@ -268,6 +278,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logFormat: r.oneOf("LOG_FORMAT", ["json", "pretty"] as const, "json"),
     shutdownGraceSeconds: r.int("SHUTDOWN_GRACE_SECONDS", 10, 0, 3600),
     metrics: r.oneOf("METRICS", ["off", "on"] as const, "off"),
+    tokenCache: r.oneOf("TOKEN_CACHE", ["on", "off"] as const, "on"),
+    redisUrl,
     metricsToken,
     publicUrl,
     oauth: {

@@ -9,6 +9,7 @@ import { AppError } from "../errors.js";
 import { scopes as knownScopes } from "../../generated/registry.js";
 import type { Caller } from "./caller.js";
 import { generateToken, hashToken, isWellFormedToken } from "./token-format.js";
+import type { TokenCache } from "./token-cache.js";
 
 export interface TokenRecord {
   token_id: string;
@@ -243,14 +244,27 @@ async function findTokenByHash(db: Knex, hash: string): Promise<Record<string, u
  * an OAuth client received is accepted only by the resource it was issued for (RFC 8707); a static
  * token (no resource) by any.
  */
-export async function authenticateBearer(db: Knex, header: string | undefined, pepper: string, now = new Date(), resource?: string): Promise<Caller> {
+export async function authenticateBearer(
+  db: Knex,
+  header: string | undefined,
+  pepper: string,
+  now = new Date(),
+  resource?: string,
+  cache?: TokenCache,
+): Promise<Caller> {
   if (!header) throw invalidToken("No token was presented.");
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   if (!match) throw invalidToken("The Authorization header is not a Bearer token.");
   const token = match[1]!;
   if (!isWellFormedToken(token)) throw invalidToken("The token is malformed.");
   const hash = hashToken(token, pepper);
-  const row = await findTokenByHash(db, hash);
+  // Postgres: a verified token from this process's cache (src/auth/token-cache.ts), else the lookup.
+  let row = cache?.get(hash, now.getTime());
+  if (!row) {
+    const generation = cache?.generation() ?? 0;
+    row = await findTokenByHash(db, hash);
+    if (row && cache && !row.revoked_at) cache.set(hash, row, generation, now.getTime());
+  }
   // The lookup is by hash; the constant-time compare guards against a database that matched loosely.
   // Unknown, revoked and expired look the same: the answer must not confirm that a leaked token was real.
   if (!row || !timingSafeEqual(Buffer.from(String(row.token_hash)), Buffer.from(hash))) throw invalidToken(NOT_VALID);
@@ -265,6 +279,7 @@ export async function authenticateBearer(db: Knex, header: string | undefined, p
       .where({ id: row.id })
       .where((q) => q.whereNull("last_used_at").orWhere("last_used_at", "<=", before))
       .update({ last_used_at: now.toISOString() });
+    cache?.touch(hash, now.toISOString());
   }
   return {
     userId: String(row.user_id),

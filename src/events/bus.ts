@@ -30,6 +30,8 @@ export const NOTIFY_CHANNEL = "finance_changes";
  * received the answer's POST relays it here, and the process whose question waits for it takes it.
  */
 export const RELAY_CHANNEL = "finance_client_answers";
+/** A user's tokens (or what they carry of the user) changed: payload the user id (migration 20261125160000). */
+export const TOKENS_CHANNEL = "finance_tokens";
 
 /** Reconnect delays of the LISTEN session: doubling from the first to the last, then staying there. */
 export const LISTEN_RETRY_FIRST_MS = 100;
@@ -37,6 +39,7 @@ export const LISTEN_RETRY_MAX_MS = 5_000;
 
 const RESYNC = Symbol("resync");
 const RELAY = Symbol("relay");
+const TOKENS = Symbol("tokens");
 /** Ids delivered by one path (publish or NOTIFY) whose other path has not come yet (bounded: the
  *  listener may be down, or another process's entry never has a local publish). */
 const MAX_LOCAL_IDS = 10_000;
@@ -58,6 +61,13 @@ export interface ChangeBus {
   onRelay(fn: (payload: string) => void): () => void;
   /** Whether change events of other processes reach this one (always on SQLite: there are none). */
   listening(): boolean;
+  /**
+   * Counts the LISTEN session's starts and losses: what was learnt under another value may have missed
+   * a notification (src/auth/token-cache.ts keeps nothing across a change).
+   */
+  epoch(): number;
+  /** Runs with the user id when a token of that user changed in any process (Postgres; committed). */
+  onTokensChanged(fn: (userId: string) => void): () => void;
   close(): Promise<void>;
 }
 
@@ -75,9 +85,14 @@ export async function createChangeBus(db: Knex, log?: Logger): Promise<ChangeBus
   let closed = false;
   let retryTimer: NodeJS.Timeout | undefined;
 
+  let epoch = 0;
   const onNotification = (msg: pg.Notification) => {
     if (msg.channel === RELAY_CHANNEL && msg.payload) {
       emitter.emit(RELAY, msg.payload);
+      return;
+    }
+    if (msg.channel === TOKENS_CHANNEL && msg.payload) {
+      emitter.emit(TOKENS, msg.payload);
       return;
     }
     if (msg.channel !== NOTIFY_CHANNEL || !msg.payload) return;
@@ -95,6 +110,7 @@ export async function createChangeBus(db: Knex, log?: Logger): Promise<ChangeBus
     if (session !== conn) return; // an older session's late event
     session = undefined;
     connected = false;
+    epoch++;
     conn.removeAllListeners("notification");
     conn.end().catch(() => undefined);
     if (closed) return;
@@ -113,7 +129,8 @@ export async function createChangeBus(db: Knex, log?: Logger): Promise<ChangeBus
     conn.on("error", (err: Error) => lost(conn, (err as { code?: string }).code ?? "error"));
     conn.on("end", () => lost(conn, "end"));
     conn.on("notification", onNotification);
-    await conn.query(`LISTEN ${NOTIFY_CHANNEL}; LISTEN ${RELAY_CHANNEL}`);
+    await conn.query(`LISTEN ${NOTIFY_CHANNEL}; LISTEN ${RELAY_CHANNEL}; LISTEN ${TOKENS_CHANNEL}`);
+    epoch++;
     connected = true;
   };
 
@@ -166,6 +183,12 @@ export async function createChangeBus(db: Knex, log?: Logger): Promise<ChangeBus
       return () => emitter.off(RELAY, fn);
     },
     listening: () => connected,
+    epoch: () => epoch,
+    onTokensChanged(fn) {
+      const listener = (userId: string) => fn(userId);
+      emitter.on(TOKENS, listener);
+      return () => emitter.off(TOKENS, listener);
+    },
     async close() {
       closed = true;
       if (retryTimer) clearTimeout(retryTimer);

@@ -6,6 +6,7 @@ import type { NextFunction, Request, Response } from "express";
 import type { Knex } from "knex";
 import type { Config } from "../config.js";
 import { authenticateBearer } from "../auth/tokens.js";
+import type { TokenCache } from "../auth/token-cache.js";
 import { AppError } from "../errors.js";
 import type { Caller } from "../context.js";
 import { INVALID_REQUEST, protocolError } from "../rpc/protocol-error.js";
@@ -91,9 +92,19 @@ export function challengeContext(config: Config) {
   };
 }
 
-export async function authenticate(deps: { db: Knex; config: Config; now: () => Date }, req: Pick<Request, "headers">): Promise<Caller> {
+export async function authenticate(
+  deps: { db: Knex; config: Config; now: () => Date; tokenCache?: TokenCache },
+  req: Pick<Request, "headers">,
+): Promise<Caller> {
   // The services' clock, as every other check of time: a token expires when the service says it is time.
-  return authenticateBearer(deps.db, req.headers.authorization, deps.config.tokenPepper, deps.now(), oauthUrls(deps.config, req.headers)?.resource);
+  return authenticateBearer(
+    deps.db,
+    req.headers.authorization,
+    deps.config.tokenPepper,
+    deps.now(),
+    oauthUrls(deps.config, req.headers)?.resource,
+    deps.tokenCache,
+  );
 }
 
 /**

@@ -7,6 +7,13 @@
  * Besides the three limits of the service description (mcp, sse, tokens) the same table holds the login
  * throttle of the tokens endpoint (login_pair, login_email, login_address; see login.ts).
  *
+ * With REDIS_URL set, the per-token and per-user limits (mcp, sse, tokens) live in Redis instead
+ * (RateLimiterRedis: one Lua script, INCRBY with its expiry, atomic and exact across processes): a call
+ * then makes no database write for its limit, which on Postgres waited for a WAL flush. Redis gets no
+ * insurance limiter: while it is unreachable these limits answer `unavailable` (503 with Retry-After),
+ * as a database outage is answered, never an unlimited pass nor a count of one process alone. The
+ * per-address limits (sign-in, OAuth) stay in the database: they are off the hot path.
+ *
  * On SQLite the counters are written through knex's own connection, taken from its pool like any query.
  * A second connection to the file (what this used before) had two costs: its write invalidated the knex
  * connection's page cache on every call, and while a knex write transaction was open its upsert waited for
@@ -15,7 +22,9 @@
  */
 import type Database from "better-sqlite3";
 import type { Knex } from "knex";
-import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, RateLimiterSQLite, type RateLimiterAbstract } from "rate-limiter-flexible";
+import { Redis } from "ioredis";
+import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRedis, RateLimiterRes, RateLimiterSQLite, type RateLimiterAbstract } from "rate-limiter-flexible";
+import { unavailable } from "../errors.js";
 import type { Config } from "../config.js";
 import { dialect } from "../db/knex.js";
 import { createLoginThrottle, LOGIN_POLICIES, type LoginPolicies } from "./login.js";
@@ -61,6 +70,25 @@ export interface RateLimitOptions {
   loginPolicies?: LoginPolicies;
 }
 
+/** How long a limit waits for Redis before it answers `unavailable`. */
+export const REDIS_TIMEOUT_MS = 1000;
+
+/** A Redis client that never queues a command while disconnected: a call is answered now, or refused. */
+export function createRedisClient(url: string): Redis {
+  const client = new Redis(url, {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    commandTimeout: REDIS_TIMEOUT_MS,
+    connectTimeout: REDIS_TIMEOUT_MS,
+    // Reconnect for ever, backing off to 2 s: limits come back with Redis.
+    retryStrategy: (times) => Math.min(50 * 2 ** times, 2000),
+  });
+  client.on("error", () => undefined); // reported per call as `unavailable`; ioredis would print it
+  return client;
+}
+
+const REDIS_LIMITS: readonly LimitName[] = ["mcp", "sse", "tokens"];
+
 export function createRateLimits(db: Knex, config: Config, options: RateLimitOptions = {}): RateLimits {
   const points: Record<LimitName, number> = {
     mcp: config.rateLimits.mcpPerMinute,
@@ -80,9 +108,16 @@ export function createRateLimits(db: Knex, config: Config, options: RateLimitOpt
       : new RateLimiterPostgres({ ...common, storeClient: db, storeType: "knex", insuranceLimiter });
   };
 
+  const redis = config.redisUrl ? createRedisClient(config.redisUrl) : undefined;
   const limiters = new Map<LimitName, RateLimiterAbstract>();
   for (const name of Object.keys(WINDOWS) as LimitName[]) {
-    limiters.set(name, make({ keyPrefix: name, points: points[name], duration: WINDOWS[name] }));
+    const spec = { keyPrefix: name, points: points[name], duration: WINDOWS[name] };
+    limiters.set(
+      name,
+      redis && REDIS_LIMITS.includes(name)
+        ? new RateLimiterRedis({ ...spec, keyPrefix: `fmcp_${name}`, storeClient: redis, rejectIfRedisNotReady: true })
+        : make(spec),
+    );
   }
 
   const policies = options.loginPolicies ?? LOGIN_POLICIES;
@@ -116,12 +151,26 @@ export function createRateLimits(db: Knex, config: Config, options: RateLimitOpt
         return decision(name, points[name], res, true);
       } catch (rejection) {
         if (rejection instanceof RateLimiterRes) return decision(name, points[name], rejection, false);
+        if (redis && REDIS_LIMITS.includes(name)) throw unavailable(1, "The rate limiter's store (Redis) is unreachable and this call could not be counted.");
         throw rejection;
       }
     },
     login,
+    async ready() {
+      if (!redis || redis.status === "ready") return;
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          redis.off("ready", done);
+          resolve();
+        };
+        const timer = setTimeout(done, 2000); // start anyway: the limits answer `unavailable` until it is up
+        redis.once("ready", done);
+      });
+    },
     async close() {
-      // Nothing of its own to close: the counters use the service's knex connections.
+      // The database counters use the service's knex connections; Redis has its own.
+      if (redis) redis.disconnect();
     },
   };
 }

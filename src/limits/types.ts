@@ -29,5 +29,7 @@ export interface LoginThrottle {
 export interface RateLimits {
   consume(name: LimitName, key: string): Promise<LimitDecision>;
   login: LoginThrottle;
+  /** Resolves once the store can count (Redis connected), or after a short wait: never fails. */
+  ready?(): Promise<void>;
   close(): Promise<void>;
 }

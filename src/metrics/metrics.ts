@@ -44,7 +44,11 @@ export function errorType(err: unknown): string {
 }
 
 /** Loads prom-client only here, with METRICS=on: a server without metrics never loads it. */
-export async function createMetrics(deps: { db: Knex; openStreams: () => number }): Promise<Metrics> {
+export async function createMetrics(deps: {
+  db: Knex;
+  openStreams: () => number;
+  tokenCache?: { stats(): { size: number; hits: number; misses: number; invalidations: number } };
+}): Promise<Metrics> {
   const { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } = await import("prom-client");
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
@@ -100,6 +104,20 @@ export async function createMetrics(deps: { db: Knex; openStreams: () => number 
       this.labels("used").set(pool.numUsed());
       this.labels("idle").set(pool.numFree());
       this.labels("pending").set(pool.numPendingAcquires());
+    },
+  });
+  new Gauge({
+    name: "finance_mcp_token_cache",
+    help: "Verified tokens cached by this process (Postgres): entries now; hits, misses and invalidations (NOTIFYs of a user's token change) since start.",
+    labelNames: ["state"] as const,
+    registers: [registry],
+    collect() {
+      const stats = deps.tokenCache?.stats();
+      if (!stats) return;
+      this.labels("entries").set(stats.size);
+      this.labels("hits").set(stats.hits);
+      this.labels("misses").set(stats.misses);
+      this.labels("invalidations").set(stats.invalidations);
     },
   });
   new Gauge({

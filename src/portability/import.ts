@@ -5,13 +5,15 @@
  * Every row is checked with the write tools' rules first (src/portability/rules.ts); a file with any
  * problem imports nothing, and the error names the file, the section, the row and the column of each
  * (the first MAX_LISTED of them). Rows are read one at a time (from a file, as a stream:
- * src/portability/source.ts) and inserted in batches of BATCH_ROWS, so memory stays flat and 100,000
- * transactions take seconds, not minutes (docs/performance.md, "Import").
+ * src/portability/source.ts) and inserted as they are checked (src/db/bulk-insert.ts: COPY on Postgres,
+ * batches of INSERTs on SQLite), so memory stays flat and 100,000 transactions take seconds, not minutes
+ * (docs/performance.md, "Import").
  *
  * Every id of the file is replaced by a new one, consistently wherever it appears (references, the JSON
  * lists of budgets, audit entries' before/after), so a file can be imported into the database it came
- * from, next to the original account. The triggers rebuild what is derived (tags_key, the totals) as
- * the rows go in: transactions first, then their tags.
+ * from, next to the original account. What is derived (tags_key, the totals) is set with each row and kept
+ * by the triggers on SQLite; on Postgres the totals are rebuilt set-based after the rows
+ * (src/portability/totals.ts). Transactions go in first, then their tags.
  */
 import type { Knex } from "knex";
 import { newId, type IdPrefix } from "../db/ids.js";
@@ -23,6 +25,7 @@ import { ImportContext, checkRow } from "./rules.js";
 import { rebuildTotals, switchRowTotalsOff } from "./totals.js";
 import { itemsOfFile, itemsOfObject, type Header, type ImportItem } from "./source.js";
 import { ACCOUNT_TABLES, TAGS_TABLE } from "./tables.js";
+import { bulkInsert } from "../db/bulk-insert.js";
 
 /** Why an import was refused; `problems` lists each one found (none for a refusal of the whole file). */
 export class ImportError extends Error {
@@ -41,22 +44,40 @@ export interface ImportSummary {
   ids: Map<string, string>;
 }
 
-/** Rows per INSERT: well under both engines' bound on bound parameters (about 20 columns a row). */
-export const BATCH_ROWS = 500;
 /** Problems listed in the error; the count says how many there were in all. */
 export const MAX_LISTED = 20;
 
 /** The ids this project makes, as the spec's id patterns allow them: prefix, underscore, 16 to 40 letters or digits. */
 const ANY_ID = /\b(wal|txn|trf|bud|gol|gct|bil)_[0-9A-Za-z]{16,40}\b/g;
 
-/** The row with every id replaced by a new one of the same kind, the same old id always by the same new one. */
-function renumber(row: Row, map: Map<string, string>): Row {
-  const text = JSON.stringify(row, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v)).replace(ANY_ID, (old, prefix: string) => {
+/** The shortest id ANY_ID matches: a string shorter than that holds none. */
+const SHORTEST_ID = "wal_".length + 16;
+
+function renumberText(text: string, map: Map<string, string>): string {
+  if (text.length < SHORTEST_ID) return text;
+  return text.replace(ANY_ID, (old, prefix: string) => {
     let id = map.get(old);
     if (!id) map.set(old, (id = newId(prefix as IdPrefix)));
     return id;
   });
-  return JSON.parse(text) as Row;
+}
+
+function renumberValue(value: unknown, map: Map<string, string>): unknown {
+  if (typeof value === "string") return renumberText(value, map);
+  if (Array.isArray(value)) return value.map((v) => renumberValue(v, map));
+  if (value !== null && typeof value === "object") return renumber(value as Row, map);
+  return value;
+}
+
+/**
+ * The row with every id replaced by a new one of the same kind, the same old id always by the same new
+ * one: in every text, JSON text included (a budget's wallet_ids, an audit entry's before/after). Walked
+ * value by value: JSON.stringify and parse of every row were a third of the import's CPU.
+ */
+function renumber(row: Row, map: Map<string, string>): Row {
+  const out: Row = {};
+  for (const key of Object.keys(row)) out[key] = renumberValue(row[key], map);
+  return out;
 }
 
 function headerProblem(h: Header, applied: Set<string>): string | undefined {
@@ -79,6 +100,12 @@ async function isEmpty(trx: Knex.Transaction, userId: string): Promise<boolean> 
 function driverCode(err: unknown): string {
   const code = (err as { code?: unknown } | null)?.code;
   return typeof code === "string" ? code : "error";
+}
+
+/** " of <table>" when the driver names the table (a constraint's), else nothing. */
+function tableOf_(err: unknown): string {
+  const table = (err as { table?: unknown } | null)?.table;
+  return typeof table === "string" && /^[a-z_]+$/.test(table) ? ` of ${table}` : "";
 }
 
 /** Imports an export already parsed (tests, and files small enough to hold). */
@@ -120,56 +147,57 @@ async function importItems(db: Knex, userId: string, items: AsyncIterable<Import
     if (!(await isEmpty(trx, userId)))
       throw new ImportError("the account is not empty: import only into an account without wallets, transactions, budgets, goals, bills or audit entries");
     if (pg) await switchRowTotalsOff(trx);
-    let pending: { table: string; rows: Row[]; tags: Row[] } | undefined;
-    const flush = async () => {
-      if (!pending || pending.rows.length === 0) return;
-      const { table, rows, tags } = pending;
-      pending = undefined;
-      try {
-        await trx(table).insert(rows);
-        for (let i = 0; i < tags.length; i += BATCH_ROWS) await trx(TAGS_TABLE).insert(tags.slice(i, i + BATCH_ROWS));
-      } catch (err) {
-        // A row the checks let through but the database refused (a constraint they do not know).
-        throw new ImportError(`${source}: the database refused a row of ${table} (code ${driverCode(err)}); nothing was imported`);
+    const rows = await bulkInsert(trx);
+    // A row the checks let through but the database refused (a constraint they do not know): the driver's
+    // error carries a code. Anything else passes as it is (the CLI names it without its message).
+    const refused = (err: unknown) =>
+      err instanceof ImportError || driverCode(err) === "error"
+        ? err
+        : new ImportError(`${source}: the database refused a row${tableOf_(err)} (code ${driverCode(err)}); nothing was imported`);
+    try {
+      for await (const item of items) {
+        if (item.kind === "problem") {
+          note(item.message);
+          continue;
+        }
+        if (item.kind === "header") {
+          const bad = headerProblem(item.header, applied);
+          if (bad) throw new ImportError(`${source}: ${bad}`);
+          continue;
+        }
+        const table = tableOf.get(item.section)!;
+        const { problems: rowProblems, row } = checkRow(table, item.row, ctx);
+        for (const p of rowProblems) note(`${item.section}[${item.index}].${p.column}: ${p.message}`);
+        if (total > 0) continue; // keep checking, to name every problem, but insert nothing more
+        const columns = renumber(row, ids);
+        counts[item.section]!++;
+        if (table !== "transactions") {
+          await rows.add(table, { ...columns, user_id: userId });
+          continue;
+        }
+        const folded = [...new Set(((columns.tags as string[] | undefined) ?? []).map((t) => foldKey(t)))].sort();
+        delete columns.tags;
+        await rows.add(
+          table,
+          { ...columns, user_id: userId, tags_key: tagsKey(folded, pg) },
+          TAGS_TABLE,
+          folded.map((tag) => ({ transaction_id: columns.id, user_id: userId, tag })),
+        );
       }
-    };
-
-    for await (const item of items) {
-      if (item.kind === "problem") {
-        note(item.message);
-        continue;
+      if (total === 0) {
+        for (const transfer of ctx.unpairedTransfers().slice(0, MAX_LISTED)) note(`transactions: transfer ${transfer} needs exactly two legs`);
       }
-      if (item.kind === "header") {
-        const bad = headerProblem(item.header, applied);
-        if (bad) throw new ImportError(`${source}: ${bad}`);
-        continue;
+      if (total > 0) {
+        throw new ImportError(
+          `${source}: ${total} problem${total === 1 ? "" : "s"}${total > problems.length ? ` (the first ${problems.length} below)` : ""}; nothing was imported:`,
+          problems,
+        );
       }
-      const table = tableOf.get(item.section)!;
-      const { problems: rowProblems, row } = checkRow(table, item.row, ctx);
-      for (const p of rowProblems) note(`${item.section}[${item.index}].${p.column}: ${p.message}`);
-      if (total > 0) continue; // keep checking, to name every problem, but insert nothing more
-      const columns = renumber(row, ids);
-      const tags = table === "transactions" ? ((columns.tags as string[] | undefined) ?? []) : [];
-      if (table === "transactions") delete columns.tags;
-      if (pending?.table !== table) await flush();
-      pending ??= { table, rows: [], tags: [] };
-      pending.rows.push({ ...columns, user_id: userId });
-      const folded = [...new Set(tags.map((t) => foldKey(t)))].sort();
-      if (table === "transactions") pending.rows.at(-1)!.tags_key = tagsKey(folded, pg);
-      for (const tag of folded) pending.tags.push({ transaction_id: columns.id, user_id: userId, tag });
-      counts[item.section]!++;
-      if (pending.rows.length >= BATCH_ROWS) await flush();
+      await rows.end();
+    } catch (err) {
+      await rows.abort();
+      throw refused(err);
     }
-    if (total === 0) {
-      for (const transfer of ctx.unpairedTransfers().slice(0, MAX_LISTED)) note(`transactions: transfer ${transfer} needs exactly two legs`);
-    }
-    if (total > 0) {
-      throw new ImportError(
-        `${source}: ${total} problem${total === 1 ? "" : "s"}${total > problems.length ? ` (the first ${problems.length} below)` : ""}; nothing was imported:`,
-        problems,
-      );
-    }
-    await flush();
     if (pg) await rebuildTotals(trx, userId);
   });
   return { counts, ids };

@@ -149,8 +149,7 @@ export const COLUMNS: Record<string, Record<string, Column>> = {
     opening_balance_minor: req(minor()),
     opening_date: opt(day),
     archived: req(bool),
-    // Exports made before net worth existed have no such column: the migration's default (counted) applies.
-    in_net_worth: opt(bool),
+    in_net_worth: opt(bool), // absent in exports made before it existed: the database's default (yes)
     notes,
     ...stamps,
   },
@@ -320,7 +319,8 @@ export function checkRow(table: string, raw: unknown, ctx: ImportContext): { pro
     ctx.names.add(key);
     out.name_normalized = foldKey(String(row.name));
   }
-  for (const b of ["archived", "autopay", "active", "in_net_worth"]) if (b in out) out[b] = out[b] === true || out[b] === 1;
+  if (out.in_net_worth === null) delete out.in_net_worth;
+  for (const b of ["archived", "in_net_worth", "autopay", "active"]) if (b in out) out[b] = out[b] === true || out[b] === 1;
   if (table === "transactions") {
     if (row.external_id != null) {
       const key = `${String(row.wallet_id)}:${String(row.external_id)}`;

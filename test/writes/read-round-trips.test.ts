@@ -1,0 +1,130 @@
+/**
+ * Round trips per read tool: the statements each read tool's call sends to the database, counted as
+ * test/writes/pipeline-statements.test.ts counts a write's, with the spec's own example arguments (ids
+ * replaced by the fixture's). On Postgres every statement is a round trip (knex sends one at a time), so
+ * this is the number docs/performance.md reasons with; the test fails when a tool needs more than its
+ * budget below, and a tool that needs fewer should lower its budget in the same commit.
+ *
+ * Counted: the tool's own statements, after authentication and the limit (the token lookup, its
+ * once-a-minute last_used_at write and the limiter's counter are left out: they are the fixed path,
+ * measured in the benchmark; on Postgres the token is cached after the first call).
+ */
+import { expect } from "chai";
+import type { Knex } from "knex";
+import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { OPENRPC_PATH } from "../../src/app.js";
+import { toolsByName } from "../../generated/registry.js";
+import { engine } from "../helpers/database.js";
+import { startTestServer, type TestServer, type TestUser } from "../helpers/server.js";
+
+/** The most statements each read tool may send, per engine (measured 2026-11-25). */
+const BUDGET: Record<string, { postgres: number; sqlite: number }> = {
+  list_transactions: { postgres: 2, sqlite: 2 },
+  get_transaction_summary: { postgres: 1, sqlite: 1 },
+  list_categories: { postgres: 2, sqlite: 2 },
+  list_tags: { postgres: 2, sqlite: 2 },
+  list_budgets: { postgres: 2, sqlite: 2 },
+  get_budget_status: { postgres: 2, sqlite: 2 },
+  list_goals: { postgres: 2, sqlite: 2 },
+  get_goal_progress: { postgres: 2, sqlite: 2 },
+  list_wallets: { postgres: 3, sqlite: 3 },
+  get_wallet_balance: { postgres: 2, sqlite: 2 },
+  search_product_knowledge: { postgres: 1, sqlite: 1 },
+  get_knowledge_article: { postgres: 2, sqlite: 2 },
+  whoami: { postgres: 0, sqlite: 0 },
+  list_capabilities: { postgres: 0, sqlite: 0 },
+  list_changes: { postgres: 3, sqlite: 3 },
+  list_bill_reminders: { postgres: 1, sqlite: 1 },
+  calculate: { postgres: 0, sqlite: 0 },
+  list_rules: { postgres: 1, sqlite: 1 },
+  list_recurring: { postgres: 3, sqlite: 3 },
+  get_net_worth: { postgres: 6, sqlite: 6 },
+};
+
+const FIXED_PATH = /rate_limits|FROM mcp_tokens t JOIN users u|update "mcp_tokens" set "last_used_at"/i;
+
+async function statementsOf(db: Knex, fn: () => Promise<unknown>): Promise<string[]> {
+  const seen: string[] = [];
+  const listener = (q: { sql: string }) => {
+    if (!FIXED_PATH.test(q.sql)) seen.push(q.sql);
+  };
+  db.on("query", listener);
+  try {
+    await fn();
+  } finally {
+    db.off("query", listener);
+  }
+  return seen;
+}
+
+const SPEC = JSON.parse(readFileSync(OPENRPC_PATH, "utf8")) as { methods: { name: string; examples?: { params?: { name: string; value: unknown }[] }[] }[] };
+
+function exampleParams(tool: string): Record<string, unknown> {
+  const example = SPEC.methods.find((m) => m.name === tool)?.examples?.[0];
+  return Object.fromEntries((example?.params ?? []).map((p) => [p.name, p.value]));
+}
+
+describe(`read tools: round trips (${engine})`, function () {
+  this.timeout(120_000);
+  let server: TestServer;
+  let u: TestUser;
+  const ids: Record<string, string> = {};
+
+  before(async () => {
+    server = await startTestServer({}, { now: () => new Date("2026-03-20T12:00:00Z") });
+    u = await server.createUser();
+    const key = () => randomUUID();
+    ids.wallet = (await server.call("create_wallet", { name: "Checking", type: "checking", currency: "USD", idempotency_key: key() }, u.token)).wallet.id;
+    for (let i = 0; i < 5; i++) {
+      await server.call(
+        "create_transaction",
+        {
+          wallet_id: ids.wallet,
+          date: `2026-03-${10 + i}`,
+          amount: "18.40",
+          direction: "expense",
+          payee: "Blue Bottle",
+          category: "Dining",
+          tags: ["food"],
+          idempotency_key: key(),
+        },
+        u.token,
+      );
+    }
+    ids.budget = (
+      await server.call(
+        "create_budget",
+        { name: "Dining out", amount: "150.00", currency: "USD", period: "month", categories: ["Dining"], start_date: "2026-03-01", idempotency_key: key() },
+        u.token,
+      )
+    ).budget.id;
+    ids.goal = (await server.call("create_goal", { name: "Japan trip", target_amount: "4000.00", currency: "USD", idempotency_key: key() }, u.token)).goal.id;
+  });
+  after(async () => server?.close());
+
+  const readTools = [...toolsByName.values()].filter((t) => t.kind === "read").map((t) => t.name);
+
+  it("every read tool has a budget", () => {
+    expect(
+      readTools.filter((t) => !(t in BUDGET)),
+      "read tools without a budget",
+    ).to.deep.equal([]);
+  });
+
+  for (const tool of readTools) {
+    it(`${tool} stays within its budget`, async () => {
+      expect(BUDGET[tool], `a budget for ${tool}`).to.not.equal(undefined);
+      const params = exampleParams(tool);
+      if ("budget_id" in params) params.budget_id = ids.budget;
+      if ("goal_id" in params) params.goal_id = ids.goal;
+      if ("wallet_id" in params) params.wallet_id = ids.wallet;
+      await server.call(tool, params, u.token); // warms the token cache on Postgres
+      const statements = await statementsOf(server.db, () => server.call(tool, params, u.token));
+      const budget = BUDGET[tool]![engine];
+      console.log(`      ${tool}: ${statements.length} statement(s) (budget ${budget})`);
+      if (process.env.SHOW_STATEMENTS) for (const sql of statements) console.log(`        ${sql.slice(0, 160)}`);
+      expect(statements.length, statements.join("\n")).to.be.at.most(budget);
+    });
+  }
+});
