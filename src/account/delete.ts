@@ -7,10 +7,12 @@
  * The deletion is one database transaction: the person's write lock and user row first (so no write of
  * theirs runs beside it), then each table's rows children first, a check that nothing of the person is
  * left (a trigger could have written a row into a table already emptied), and the user row last. Any
- * failure rolls everything back. It writes no audit entry and logs nothing of the person: the audit log
+ * failure rolls everything back. The audit log, append-only otherwise, lets this transaction delete the
+ * person's entries only (src/db/account-erasure.ts). It writes no audit entry and logs nothing of the person: the audit log
  * it would write to is the one it deletes, and nobody else's log may keep them.
  */
 import type { Knex } from "knex";
+import { allowAuditErasure } from "../db/account-erasure.js";
 import { forUpdate } from "../db/dialect.js";
 import { lockUserWrites } from "../writes/pipeline.js";
 import { liveAccountTables, rowsOf, USERS_TABLE, type AccountTable } from "./tables.js";
@@ -54,6 +56,7 @@ export async function deleteAccount(db: Knex, userId: string): Promise<AccountRo
     await lockUserWrites(trx, userId);
     const user = await forUpdate(trx, trx(USERS_TABLE).where({ id: userId }).select("id")).first();
     if (!user) throw new AccountNotFoundError("no such account");
+    await allowAuditErasure(trx, userId);
     const tables = await liveAccountTables(trx);
     const deleted: AccountRows[] = [];
     for (const t of tables) deleted.push(describe(t, Number(await rowsOf(trx, tables, t, userId).del())));
