@@ -4,8 +4,9 @@
  * added by a later migration fails here until someone decides what it is (as test/ops/import-checks.test.ts
  * does for the export's columns); the deletion order respects every foreign key; a table added later is
  * deleted without a rule all the same (through user_id, or through a foreign key only), the other
- * person's rows left; Postgres's audit log stays append-only for every other transaction; and no tool
- * can delete an account (no module a tool reaches deletes a user).
+ * person's rows left; Postgres's audit log stays append-only for every other transaction; no tool can
+ * delete an account (no module a tool reaches deletes a user), and the help article a chatbot finds for
+ * it names the account page.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
@@ -149,6 +150,22 @@ describe(`a person's tables, from the live schema (${engine})`, function () {
       );
       expect(await server.db("audit_log").whereIn("user_id", [alex.id, blake.id]).count({ n: "*" })).to.deep.equal([{ n: "2" }]);
     });
+});
+
+describe(`a chatbot asked to delete an account points to the page (${engine})`, () => {
+  let server: TestServer;
+  before(async () => (server = await startTestServer()));
+  after(async () => server?.close());
+
+  it("finds the help article first, and the article names the page", async () => {
+    const user = await server.createUser();
+    for (const query of ["delete my account", "delete all my data", "download all my data"]) {
+      const { results } = await server.call("search_product_knowledge", { query, limit: 3 }, user.token);
+      expect(results[0]?.id, query).to.equal("kb_delete-account-and-download-data");
+    }
+    const { article } = await server.call("get_knowledge_article", { id: "kb_delete-account-and-download-data" }, user.token);
+    expect(article.body).to.contain("/account").and.contain("Delete my account").and.contain("Download my data");
+  });
 });
 
 describe("no tool can delete an account", () => {
