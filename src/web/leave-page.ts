@@ -9,6 +9,7 @@
 import express, { type NextFunction, type Request, type Response, type Router } from "express";
 import type { Knex } from "knex";
 import { countAccountRows, deleteAccount, type AccountRows } from "../account/delete.js";
+import { ACCOUNT_TABLE_RULES } from "../account/tables.js";
 import { signIn } from "../auth/sign-in.js";
 import { findUserById, type User } from "../auth/users.js";
 import { readSession } from "../auth/web-sessions.js";
@@ -42,10 +43,15 @@ export function yourDataSection(hidden: string): string {
 <p><a href="/account/delete">Delete my account</a>: see what would be deleted first; it needs your password.</p>`;
 }
 
+const RULE_ORDER = Object.keys(ACCOUNT_TABLE_RULES);
+const rank = (table: string) => (RULE_ORDER.includes(table) ? RULE_ORDER.indexOf(table) : RULE_ORDER.length);
+
 /** Kinds of rows as the deletion page lists them: each shown kind, then the service's own records summed. */
 function kindRows(counts: readonly AccountRows[]): { label: string; rows: number }[] {
-  const shown = counts.filter((c) => c.shown).map((c) => ({ label: c.label, rows: c.rows }));
-  const kept = counts.filter((c) => !c.shown);
+  // In the rules' order (the ledger first, credentials and history after), a table without a rule last.
+  const ranked = [...counts].sort((a, b) => rank(a.table) - rank(b.table));
+  const shown = ranked.filter((c) => c.shown).map((c) => ({ label: c.label, rows: c.rows }));
+  const kept = ranked.filter((c) => !c.shown);
   const keptRows = kept.reduce((n, c) => n + c.rows, 0);
   return [...shown, { label: `records the service keeps for your account (${kept.map((c) => c.label).join(", ")})`, rows: keptRows }];
 }
@@ -90,7 +96,7 @@ export function leavePageRouter(deps: LeavePageDeps): Router {
 <form method="post" action="/account/export">${hidden}<button class="secondary" type="submit">Download my data</button></form>
 <h2 id="what">What will be deleted</h2>
 ${countsTable(counts, "What will be deleted")}
-<p>Every token and connected client stops working at once, and you are signed out everywhere. Nothing of yours is kept in the server's logs or anyone's change history. The email address can be used for a new account afterwards.</p>
+<p>Every token and connected client stops working at once, and you are signed out everywhere. Nothing that names you stays on the server: its logs know you only by an account id, which points to nothing once the account is gone. The email address can be used for a new account afterwards.</p>
 <h2 id="confirm">Delete</h2>
 <form method="post" action="/account/delete">${hidden}
 <label for="delete-password">Your password</label><input id="delete-password" name="password" type="password" autocomplete="current-password" required>
