@@ -8,11 +8,12 @@
  * theirs runs beside it), then each table's rows children first, a check that nothing of the person is
  * left (a trigger could have written a row into a table already emptied), and the user row last. Any
  * failure rolls everything back. The audit log, append-only otherwise, lets this transaction delete the
- * person's entries only (src/db/account-erasure.ts). It writes no audit entry and logs nothing of the person: the audit log
+ * person's entries only, and the triggers that keep totals skip the rows it deletes anyway
+ * (src/db/account-erasure.ts). It writes no audit entry and logs nothing of the person: the audit log
  * it would write to is the one it deletes, and nobody else's log may keep them.
  */
 import type { Knex } from "knex";
-import { allowAuditErasure } from "../db/account-erasure.js";
+import { beginAccountErasure } from "../db/account-erasure.js";
 import { forUpdate } from "../db/dialect.js";
 import { lockUserWrites } from "../writes/pipeline.js";
 import { liveAccountTables, rowsOf, USERS_TABLE, type AccountTable } from "./tables.js";
@@ -56,12 +57,12 @@ export async function deleteAccount(db: Knex, userId: string): Promise<AccountRo
     await lockUserWrites(trx, userId);
     const user = await forUpdate(trx, trx(USERS_TABLE).where({ id: userId }).select("id")).first();
     if (!user) throw new AccountNotFoundError("no such account");
-    await allowAuditErasure(trx, userId);
     const tables = await liveAccountTables(trx);
     // Counted before anything goes: deleting transactions empties the totals through triggers, so the
     // totals' own delete finds fewer rows than there were.
     const deleted: AccountRows[] = [];
     for (const t of tables) deleted.push(describe(t, await countOf(rowsOf(trx, tables, t, userId))));
+    await beginAccountErasure(trx, userId);
     for (const t of tables) await rowsOf(trx, tables, t, userId).del();
     for (const t of tables) {
       const left = await countOf(rowsOf(trx, tables, t, userId));

@@ -52,6 +52,8 @@ export const ACCOUNT_TABLE_RULES: Readonly<Record<string, AccountTableRule>> = {
   oauth_refresh_tokens: { label: "OAuth refresh tokens", shown: false },
   audit_rows: { label: "rows kept for undoing changes", shown: false },
   audit_capture: { label: "undo capture switches", shown: false, phase: "first" },
+  // Written by the deletion itself (SQLite): after the tables whose triggers read it.
+  account_erasure: { label: "the deletion's own mark", shown: false, phase: "last" },
   wallet_month_totals: { label: "monthly wallet totals", shown: false, phase: "last" },
   expense_day_totals: { label: "daily spending totals", shown: false, phase: "last" },
 };

@@ -14,7 +14,9 @@ import { fileURLToPath } from "node:url";
 import { randomUUID } from "node:crypto";
 import { expect } from "chai";
 import { tools } from "../../generated/registry.js";
+import type { Knex } from "knex";
 import { deleteAccount } from "../../src/account/delete.js";
+import { beginAccountErasure } from "../../src/db/account-erasure.js";
 import { accountTables, ACCOUNT_TABLE_RULES, NOT_ACCOUNT_DATA, NOT_ACCOUNT_DATA_SQLITE, USERS_TABLE } from "../../src/account/tables.js";
 import { readSchemaTables, type SchemaTable } from "../../src/db/schema-tables.js";
 import { engine } from "../helpers/database.js";
@@ -121,6 +123,40 @@ describe(`a person's tables, from the live schema (${engine})`, function () {
       await server.db.schema.dropTableIfExists("later_parts");
       await server.db.schema.dropTableIfExists("later_notes");
     }
+  });
+
+  it("skips the totals' DELETE triggers only for the person being deleted, inside that transaction", async () => {
+    const alex = await server.createUser();
+    const blake = await server.createUser();
+    const spend = async (token: string) => {
+      const { wallet } = await server.call("create_wallet", { name: "W", type: "cash", currency: "USD", idempotency_key: randomUUID() }, token);
+      const made = await server.call(
+        "create_transaction",
+        { wallet_id: wallet.id, date: "2026-11-20", amount: "12.00", direction: "expense", tags: ["a", "b"], idempotency_key: randomUUID() },
+        token,
+      );
+      return made.transaction.id as string;
+    };
+    const alexTxn = await spend(alex.token);
+    const blakeTxn = await spend(blake.token);
+    const totals = async (trx: Knex.Transaction, userId: string) => ({
+      months: (await trx("wallet_month_totals").where({ user_id: userId })).length,
+      days: (await trx("expense_day_totals").where({ user_id: userId })).length,
+    });
+    await server.db
+      .transaction(async (trx) => {
+        await beginAccountErasure(trx, alex.id);
+        await trx("transaction_tags").whereIn("transaction_id", [alexTxn, blakeTxn]).del();
+        await trx("transactions").whereIn("id", [alexTxn, blakeTxn]).del();
+        // The erased person's totals stay for the deletion to remove; the other person's follow their rows.
+        expect(await totals(trx, alex.id)).to.deep.equal({ months: 1, days: 1 });
+        expect(await totals(trx, blake.id)).to.deep.equal({ months: 0, days: 0 });
+        throw new Error("roll back");
+      })
+      .catch((err: Error) => expect(err.message).to.equal("roll back"));
+    // Outside that transaction nobody is being deleted: the triggers run for everyone again.
+    await server.call("delete_transaction", { transaction_id: alexTxn, idempotency_key: randomUUID() }, alex.token);
+    expect((await server.db("wallet_month_totals").where({ user_id: alex.id })).length).to.equal(0);
   });
 
   // SQLite never had the append-only trigger: only Postgres has something to keep.
