@@ -149,6 +149,8 @@ export const COLUMNS: Record<string, Record<string, Column>> = {
     opening_balance_minor: req(minor()),
     opening_date: opt(day),
     archived: req(bool),
+    // Added by migration 20261125080101; an export made before it has none (the column's default, true).
+    in_net_worth: opt(bool),
     notes,
     ...stamps,
   },
@@ -318,7 +320,7 @@ export function checkRow(table: string, raw: unknown, ctx: ImportContext): { pro
     ctx.names.add(key);
     out.name_normalized = foldKey(String(row.name));
   }
-  for (const b of ["archived", "autopay", "active"]) if (b in out) out[b] = out[b] === true || out[b] === 1;
+  for (const b of ["archived", "autopay", "active", "in_net_worth"]) if (b in out) out[b] = out[b] === true || out[b] === 1;
   if (table === "transactions") {
     if (row.external_id != null) {
       const key = `${String(row.wallet_id)}:${String(row.external_id)}`;
