@@ -58,8 +58,7 @@ export async function deleteAccount(db: Knex, userId: string): Promise<AccountRo
     const user = await forUpdate(trx, trx(USERS_TABLE).where({ id: userId }).select("id")).first();
     if (!user) throw new AccountNotFoundError("no such account");
     const tables = await liveAccountTables(trx);
-    // Counted before anything goes: deleting transactions empties the totals through triggers, so the
-    // totals' own delete finds fewer rows than there were.
+    // Counted before anything goes: a cascade or a trigger may remove rows before their table's own delete.
     const deleted: AccountRows[] = [];
     for (const t of tables) deleted.push(describe(t, await countOf(rowsOf(trx, tables, t, userId))));
     await beginAccountErasure(trx, userId);

@@ -8,7 +8,7 @@
  */
 import express, { type NextFunction, type Request, type Response, type Router } from "express";
 import type { Knex } from "knex";
-import { countAccountRows, deleteAccount, type AccountRows } from "../account/delete.js";
+import { AccountNotFoundError, countAccountRows, deleteAccount, type AccountRows } from "../account/delete.js";
 import { ACCOUNT_TABLE_RULES } from "../account/tables.js";
 import { signIn } from "../auth/sign-in.js";
 import { findUserById, type User } from "../auth/users.js";
@@ -162,7 +162,14 @@ ${countsTable(counts, "What will be deleted")}
         if (err.errorName === "rate_limited") res.setHeader("Retry-After", String(err.details.retry_after_seconds ?? 60));
         return sendDeletePage(req, res, user, err.errorName === "rate_limited" ? 429 : 401, err.message);
       }
-      const deleted = await deleteAccount(deps.db, user.id);
+      let deleted: AccountRows[];
+      try {
+        deleted = await deleteAccount(deps.db, user.id);
+      } catch (err) {
+        // A second click whose first one deleted the account meanwhile.
+        if (err instanceof AccountNotFoundError) return sessionEnded(res);
+        throw err;
+      }
       // Neither the email nor the id: nothing left in the logs points at the person (the count says what happened).
       deps.log.info("web_account_deleted", { rows: deleted.reduce((n, d) => n + d.rows, 0) + 1 });
       clearSessionCookie(res, deps.config);

@@ -215,6 +215,17 @@ describe(`download my data, delete my account (${engine})`, function () {
     expect(await blake.web.signedIn()).to.equal(true);
   });
 
+  it("deletes once when the form is sent twice at the same time: the second answer says the session ended", async () => {
+    const email = `twice-${randomUUID()}@example.test`;
+    await createUser(server.db, { email, password: PASSWORD });
+    const web = new WebClient(server.url);
+    expect((await web.signIn(email, PASSWORD)).status).to.equal(303);
+    await web.get("/account/delete");
+    const answers = await Promise.all([1, 2].map(() => web.post("/account/delete", { password: PASSWORD, confirm: "yes" })));
+    expect(answers.map((a) => a.status).sort()).to.deep.equal([200, 401]);
+    expect(await server.db("users").where({ email }).first("id")).to.equal(undefined);
+  });
+
   it("frees the email: it can be registered again, to an empty account", async () => {
     const again = await createUser(server.db, { email: alex.email, password: "a brand new password" });
     expect(again.id).not.to.equal(alex.id);
