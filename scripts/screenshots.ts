@@ -1,5 +1,5 @@
 /**
- * npm run screenshots: the account page and the consent page, as a person sees them, written to
+ * npm run screenshots: the account page, its deletion page and the consent page, as a person sees them, written to
  * docs/screenshots/ (desktop and phone widths). A throwaway server with a demo person, a token, a
  * connected client and a pending authorization; Debian's chromium through playwright-core.
  */
@@ -78,8 +78,11 @@ try {
     await page.goto(`${server.url}/account`);
     await page.getByRole("heading", { name: "Your account" }).waitFor();
     await page.screenshot({ path: `${OUT}account-${name}.png`, fullPage: true });
+    await page.getByRole("link", { name: "Delete my account" }).click();
+    await page.getByRole("heading", { name: "Delete your account" }).waitFor();
+    await page.screenshot({ path: `${OUT}delete-account-${name}.png`, fullPage: true });
   }
-  console.log(`wrote ${OUT}{consent,account}-{desktop,phone}.png`);
+  console.log(`wrote ${OUT}{consent,account,delete-account}-{desktop,phone}.png`);
 } finally {
   await browser.close();
   await server.close();

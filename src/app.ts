@@ -23,6 +23,7 @@ import { pagesRouter } from "./web/pages-route.js";
 import { homeRouter } from "./web/home-page.js";
 import { webKey } from "./web/secret.js";
 import { importPageRouter } from "./web/import-page.js";
+import { leavePageRouter } from "./web/leave-page.js";
 import { calendarRouter } from "./web/calendar-feed-route.js";
 import { turnGateFor } from "./http/turns.js";
 import { dialect } from "./db/knex.js";
@@ -134,6 +135,7 @@ export function createApp(services: Services, options: AppOptions = {}): Express
   app.use(calendarRouter(services));
   app.use(pagesRouter(services));
   app.use(importPageRouter(services));
+  app.use(leavePageRouter(services));
 
   app.use((_req, res) => {
     res.status(404).json({ error: { code: "not_found", message: "No such endpoint. The MCP endpoint is POST /api/v1/mcp." } });

@@ -22,6 +22,7 @@ const STYLE = `
   .check input { width: 1.2rem; height: 1.2rem; }
   button { font-size: 1rem; padding: .6rem 1.1rem; border-radius: .3rem; border: 1px solid var(--accent); background: var(--accent); color: #fff; cursor: pointer; margin: .5rem .5rem .5rem 0; }
   button.secondary { background: transparent; color: inherit; border-color: #888; }
+  button.danger { background: #b03022; border-color: #b03022; }
   :focus-visible { outline: 3px solid #f5a623; outline-offset: 2px; }
   table { border-collapse: collapse; width: 100%; font-size: .95rem; } th, td { text-align: left; padding: .4rem; border-bottom: 1px solid #8884; vertical-align: top; }
   .scroll { overflow-x: auto; }

@@ -1,5 +1,6 @@
 /**
- * The web pages: sign-in, the account page (/account: tokens, connected clients, latest changes) and the
+ * The web pages: sign-in, the account page (/account: tokens, connected clients, latest changes, the way to
+ * download one's data and delete the account: src/web/leave-page.ts) and the
  * OAuth consent page (/oauth/consent). Server-rendered HTML, no external assets, every form CSRF-checked,
  * no framing (src/web/security.ts). Token creation goes through the same code and limit as the tokens
  * endpoint; consent through src/oauth/authorize.ts (docs/oauth.md).
@@ -14,7 +15,6 @@ import { createSession, endAllSessions, endSession, readSession } from "../auth/
 import type { Config } from "../config.js";
 import { clientConfigs } from "../demo/client-config.js";
 import { listChanges } from "../domain/changes/list.js";
-import { describeForLog } from "../db/errors.js";
 import { AppError } from "../errors.js";
 import { hostAndOriginGuard } from "../http/guards.js";
 import type { RateLimits } from "../limits/types.js";
@@ -25,6 +25,8 @@ import { escapeHtml, renderPage, scopeFieldsets, signInForm } from "./layout.js"
 import { clearSessionCookie, cookies, csrfToken, newNonce, pageHeaders, requireCsrf, SESSION_COOKIE, setSessionCookie } from "./security.js";
 import { createCalendarFeed, liveCalendarFeed, revokeCalendarFeed } from "../auth/calendar-feeds.js";
 import { calendarFeedSection, feedUrl } from "./calendar-feed.js";
+import { yourDataSection } from "./leave-page.js";
+import { pageErrors } from "./page-errors.js";
 
 export interface PagesDeps {
   db: Knex;
@@ -273,7 +275,8 @@ ${changes.length ? `<div class="scroll"><table aria-labelledby="changes">${head(
 <label for="new-password">New password (at least 12 characters)</label><input id="new-password" name="new_password" type="password" autocomplete="new-password" minlength="12" maxlength="1024" required>
 <button type="submit">Change password</button>
 </form>
-<p>Changing the password signs out every other session.</p>`;
+<p>Changing the password signs out every other session.</p>
+${yourDataSection(hidden)}`;
     const script = `document.querySelectorAll("button[data-copy]").forEach(function (b) { b.addEventListener("click", function () { navigator.clipboard.writeText(document.getElementById(b.dataset.copy).textContent).then(function () { b.textContent = "Copied"; }); }); });`;
     send(res, status, { title: "Your account", body, signedIn: { email: user.email, csrf: token }, script: created || createdFeedUrl ? script : undefined });
   }
@@ -410,20 +413,8 @@ ${scopeFieldsets(pending.requestedScopes)}
     }),
   );
 
-  // A body the form parser refuses (too large, too many fields, bad encoding) or a crash: a page with the
-  // same headers as every other page (set above), never the framework's default answer.
-  router.use(["/account", "/oauth/consent"], (err: unknown, _req: Request, res: Response, next: NextFunction) => {
-    if (res.headersSent) return next(err);
-    const status = (err as { status?: unknown }).status;
-    if (typeof status === "number" && status >= 400 && status < 500) {
-      return send(res, status, {
-        title: "This form could not be read",
-        body: "<p>The form was too large or malformed. Go back, reload the page and try again.</p>",
-      });
-    }
-    deps.log.error("web_page_error", describeForLog(err));
-    send(res, 500, { title: "Something went wrong", body: "<p>The server could not complete this request. Try again in a moment.</p>" });
-  });
+  // A body the form parser refuses or a crash: a page with the pages' headers (src/web/page-errors.ts).
+  router.use(["/account", "/oauth/consent"], pageErrors(deps.log));
 
   return router;
 }

@@ -40,6 +40,15 @@ async function lockUser(trx: Knex.Transaction, userId: string, key: string): Pro
   // user's writes, so audit ids commit in increasing order and SSE replay by id never skips one.
   const got = await trx.raw("SELECT pg_try_advisory_xact_lock(hashtextextended(?, 0)) AS ok", [`idem:${userId}:${key}`]);
   if (!got.rows[0].ok) throw keyInUse();
+  await lockUserWrites(trx, userId);
+}
+
+/**
+ * The lock every write of the user takes (Postgres; SQLite's transactions are serial already), until the
+ * transaction ends. Deleting an account takes it too, so no write of the person runs beside the deletion.
+ */
+export async function lockUserWrites(trx: Knex.Transaction, userId: string): Promise<void> {
+  if (dialect(trx) !== "postgres") return;
   await trx.raw("SELECT pg_advisory_xact_lock(hashtextextended(?, 0))", [`user:${userId}`]);
 }
 
