@@ -65,12 +65,10 @@ export const tools: readonly ToolDefinition[] = [
     "type": "object",
     "properties": {
       "date_from": {
-        "type": "string",
-        "format": "date"
+        "type": "string"
       },
       "date_to": {
-        "type": "string",
-        "format": "date"
+        "type": "string"
       },
       "wallet_id": {
         "type": "string",
@@ -351,12 +349,10 @@ export const tools: readonly ToolDefinition[] = [
     "type": "object",
     "properties": {
       "date_from": {
-        "type": "string",
-        "format": "date"
+        "type": "string"
       },
       "date_to": {
-        "type": "string",
-        "format": "date"
+        "type": "string"
       },
       "group_by": {
         "type": "string",
@@ -557,12 +553,10 @@ export const tools: readonly ToolDefinition[] = [
     "type": "object",
     "properties": {
       "date_from": {
-        "type": "string",
-        "format": "date"
+        "type": "string"
       },
       "date_to": {
-        "type": "string",
-        "format": "date"
+        "type": "string"
       },
       "limit": {
         "type": "integer",
@@ -685,12 +679,10 @@ export const tools: readonly ToolDefinition[] = [
     "type": "object",
     "properties": {
       "date_from": {
-        "type": "string",
-        "format": "date"
+        "type": "string"
       },
       "date_to": {
-        "type": "string",
-        "format": "date"
+        "type": "string"
       },
       "limit": {
         "type": "integer",
@@ -1916,7 +1908,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "search_product_knowledge",
   "title": "Search product knowledge",
-  "description": "Searches the help articles and FAQ. Use it for how-to questions and unclear errors; to answer, read the best entry whole with get_knowledge_article.",
+  "description": "Searches help articles and FAQ for how-to questions and unclear errors; then read the best entry with get_knowledge_article.",
   "summary": "Search the finance-mcp help and FAQ knowledge base",
   "scope": "read:knowledge",
   "kind": "read",
@@ -1943,7 +1935,7 @@ export const tools: readonly ToolDefinition[] = [
     "properties": {
       "query": {
         "type": "string",
-        "description": "Plain words, as the user asked."
+        "description": "The user's words."
       },
       "limit": {
         "type": "integer",
@@ -2109,7 +2101,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "whoami",
   "title": "Whoami",
-  "description": "Returns the user, token scopes and expiry, timezone, today (the user's date there) and default currency. Call it first; assume the currency when the user names none.",
+  "description": "Returns the user, token scopes and expiry, timezone, today and default currency (assume it when the user names none).",
   "summary": "Who the calling token acts for: user, token, scopes, timezone, today, default currency",
   "scope": "meta:whoami",
   "kind": "read",
@@ -2203,7 +2195,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "list_capabilities",
   "title": "List capabilities",
-  "description": "Lists the tools this token may call now, one line each, whether writes are enabled, and the limits. Use it to say what you can do.",
+  "description": "Lists the tools this token may call, whether writes are on, and the limits: use it to say what you can do.",
   "summary": "Tools the calling token may use right now, and the limits that apply",
   "scope": "meta:whoami",
   "kind": "read",
@@ -2357,8 +2349,7 @@ export const tools: readonly ToolDefinition[] = [
     "type": "object",
     "properties": {
       "idempotency_key": {
-        "type": "string",
-        "format": "uuid"
+        "type": "string"
       },
       "audit_id": {
         "type": "string",
@@ -2471,7 +2462,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "list_bill_reminders",
   "title": "List bill reminders",
-  "description": "Answers \"what bills are due soon?\": upcoming due dates to today + days_ahead plus the last 7 days (overdue); payments are not tracked (check list_transactions). reminders: each with its schedule and next due dates; upcoming: false lists them alone.",
+  "description": "Answers \"what bills are due soon?\": due dates up to today + days_ahead and the last 7 days (overdue); payments are not tracked (see list_transactions). upcoming: false lists reminders alone.",
   "summary": "Upcoming bill due dates and the recurring bill reminders themselves",
   "scope": "read:bills",
   "kind": "read",
@@ -2830,7 +2821,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "calculate",
   "title": "Calculate",
-  "description": "Evaluates one arithmetic expression exactly in decimal, e.g. \"round(1234.5678 * 1.0825, 2)\". + - * / ^ (integer powers), parentheses, round(x, digits), floor, ceil, abs, min, max, sqrt; no exponents or thousands separators. \"15% of 80\" is 12; \"10 % 3\" is modulo; \"100 + 10%\" is 100.1, so write \"100 * (1 + 10%)\".",
+  "description": "Evaluates one arithmetic expression exactly in decimal: + - * / ^ (integer powers), round(x, digits), floor, ceil, abs, min, max, sqrt, parentheses; no exponents or thousands separators. \"15% of 80\" is 12; \"10 % 3\" is modulo; \"100 + 10%\" is 100.1: write \"100 * (1 + 10%)\".",
   "summary": "Evaluate an arithmetic expression exactly, in decimal",
   "scope": "read:knowledge",
   "kind": "read",
@@ -2929,8 +2920,7 @@ export const tools: readonly ToolDefinition[] = [
         "pattern": "^wal_"
       },
       "date": {
-        "type": "string",
-        "format": "date"
+        "type": "string"
       },
       "amount": {
         "type": "string"
@@ -2971,8 +2961,7 @@ export const tools: readonly ToolDefinition[] = [
         "description": "Import id from a bank or file; unique per wallet."
       },
       "idempotency_key": {
-        "type": "string",
-        "format": "uuid"
+        "type": "string"
       },
       "dry_run": {
         "type": "boolean"
@@ -3265,8 +3254,7 @@ export const tools: readonly ToolDefinition[] = [
         "pattern": "^wal_"
       },
       "date": {
-        "type": "string",
-        "format": "date"
+        "type": "string"
       },
       "amount": {
         "type": "string"
@@ -3326,8 +3314,7 @@ export const tools: readonly ToolDefinition[] = [
         ]
       },
       "idempotency_key": {
-        "type": "string",
-        "format": "uuid"
+        "type": "string"
       },
       "dry_run": {
         "type": "boolean"
@@ -3622,8 +3609,7 @@ export const tools: readonly ToolDefinition[] = [
         "pattern": "^txn_"
       },
       "idempotency_key": {
-        "type": "string",
-        "format": "uuid"
+        "type": "string"
       },
       "dry_run": {
         "type": "boolean"
@@ -3708,7 +3694,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "create_budget",
   "title": "Create budget",
-  "description": "Creates a spending limit per period in one currency. Only expenses in categories, with one of tags and from wallet_ids count (empty: all). rollover carry_unspent carries what is left over.",
+  "description": "Creates a spending limit per period in one currency. Only expenses in categories, with one of tags and from wallet_ids count (empty: all). rollover carry_unspent carries leftovers over.",
   "summary": "Create a spending budget per week, month, quarter or year",
   "scope": "write:budgets",
   "kind": "write",
@@ -3775,11 +3761,10 @@ export const tools: readonly ToolDefinition[] = [
         "minimum": 1,
         "maximum": 12,
         "default": 1,
-        "description": "Periods per budget period: 2 with week is fortnightly."
+        "description": "2 with week is fortnightly."
       },
       "anchor_date": {
-        "type": "string",
-        "format": "date"
+        "type": "string"
       },
       "categories": {
         "type": "array",
@@ -3801,12 +3786,10 @@ export const tools: readonly ToolDefinition[] = [
         }
       },
       "start_date": {
-        "type": "string",
-        "format": "date"
+        "type": "string"
       },
       "end_date": {
-        "type": "string",
-        "format": "date"
+        "type": "string"
       },
       "rollover": {
         "type": "string",
@@ -3820,14 +3803,13 @@ export const tools: readonly ToolDefinition[] = [
         "minimum": 1,
         "maximum": 100,
         "default": 80,
-        "description": "Percent of the limit that sets alert."
+        "description": "Percent of amount that sets alert."
       },
       "notes": {
         "type": "string"
       },
       "idempotency_key": {
-        "type": "string",
-        "format": "uuid"
+        "type": "string"
       },
       "dry_run": {
         "type": "boolean"
@@ -4112,7 +4094,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "update_budget",
   "title": "Update budget",
-  "description": "Fields as in create_budget; a list replaces the whole list ([] empties it). The currency cannot change. Changes apply from the current period on.",
+  "description": "Fields as in create_budget; a list replaces the whole list ([] empties it). The currency is fixed. Changes apply from the current period on.",
   "summary": "Change a budget's limit, period, scope, dates, rollover or alert threshold",
   "scope": "write:budgets",
   "kind": "write",
@@ -4177,12 +4159,10 @@ export const tools: readonly ToolDefinition[] = [
       "interval": {
         "type": "integer",
         "minimum": 1,
-        "maximum": 12,
-        "description": "Periods per budget period: 2 with week is fortnightly."
+        "maximum": 12
       },
       "anchor_date": {
-        "type": "string",
-        "format": "date"
+        "type": "string"
       },
       "categories": {
         "type": "array",
@@ -4204,14 +4184,12 @@ export const tools: readonly ToolDefinition[] = [
         }
       },
       "start_date": {
-        "type": "string",
-        "format": "date"
+        "type": "string"
       },
       "end_date": {
         "oneOf": [
           {
-            "type": "string",
-            "format": "date"
+            "type": "string"
           },
           {
             "type": "null"
@@ -4229,8 +4207,7 @@ export const tools: readonly ToolDefinition[] = [
       "alert_threshold": {
         "type": "integer",
         "minimum": 1,
-        "maximum": 100,
-        "description": "Percent of the limit that sets alert."
+        "maximum": 100
       },
       "notes": {
         "oneOf": [
@@ -4243,8 +4220,7 @@ export const tools: readonly ToolDefinition[] = [
         ]
       },
       "idempotency_key": {
-        "type": "string",
-        "format": "uuid"
+        "type": "string"
       },
       "dry_run": {
         "type": "boolean"
@@ -4545,7 +4521,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "delete_budget",
   "title": "Delete budget",
-  "description": "Deletes a budget definition; the transactions it counted are not touched and stay in summaries.",
+  "description": "Deletes a budget definition; the transactions it counted are untouched and stay in summaries.",
   "summary": "Delete a budget definition",
   "scope": "write:budgets",
   "kind": "write",
@@ -4579,8 +4555,7 @@ export const tools: readonly ToolDefinition[] = [
         "pattern": "^bud_"
       },
       "idempotency_key": {
-        "type": "string",
-        "format": "uuid"
+        "type": "string"
       },
       "dry_run": {
         "type": "boolean"
@@ -4654,7 +4629,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "create_goal",
   "title": "Create goal",
-  "description": "Creates a savings goal; target_amount and target_date are optional; wallet_id is where the money is kept (information only). Record savings with add_goal_funds.",
+  "description": "Creates a savings goal; wallet_id is where the money is kept (information only). Record savings with add_goal_funds.",
   "summary": "Create a savings goal",
   "scope": "write:goals",
   "kind": "write",
@@ -4700,8 +4675,7 @@ export const tools: readonly ToolDefinition[] = [
         "pattern": "^[A-Z]{3}$"
       },
       "target_date": {
-        "type": "string",
-        "format": "date"
+        "type": "string"
       },
       "wallet_id": {
         "type": "string",
@@ -4711,8 +4685,7 @@ export const tools: readonly ToolDefinition[] = [
         "type": "string"
       },
       "idempotency_key": {
-        "type": "string",
-        "format": "uuid"
+        "type": "string"
       },
       "dry_run": {
         "type": "boolean"
@@ -4894,7 +4867,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "update_goal",
   "title": "Update goal",
-  "description": "status: active, paused or archived (achieved is set when saved first reaches the target). The currency and the saved amount cannot be edited: use add_goal_funds.",
+  "description": "achieved is set when saved first reaches the target; saved changes only through add_goal_funds. The currency is fixed.",
   "summary": "Change a goal's name, target, date, wallet, status or notes",
   "scope": "write:goals",
   "kind": "write",
@@ -4951,8 +4924,7 @@ export const tools: readonly ToolDefinition[] = [
       "target_date": {
         "oneOf": [
           {
-            "type": "string",
-            "format": "date"
+            "type": "string"
           },
           {
             "type": "null"
@@ -4969,7 +4941,7 @@ export const tools: readonly ToolDefinition[] = [
             "type": "null"
           }
         ],
-        "description": "Where the savings are kept (same currency)."
+        "description": "Where the savings are kept."
       },
       "status": {
         "type": "string",
@@ -4990,8 +4962,7 @@ export const tools: readonly ToolDefinition[] = [
         ]
       },
       "idempotency_key": {
-        "type": "string",
-        "format": "uuid"
+        "type": "string"
       },
       "dry_run": {
         "type": "boolean"
@@ -5191,7 +5162,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "delete_goal",
   "title": "Delete goal",
-  "description": "Deletes a goal and its contributions; wallet transactions stay. To keep it out of sight, archive it with update_goal.",
+  "description": "Deletes a goal and its contributions; wallet transactions stay. To hide it, archive it with update_goal.",
   "summary": "Delete a savings goal and its contribution ledger",
   "scope": "write:goals",
   "kind": "write",
@@ -5225,8 +5196,7 @@ export const tools: readonly ToolDefinition[] = [
         "pattern": "^gol_"
       },
       "idempotency_key": {
-        "type": "string",
-        "format": "uuid"
+        "type": "string"
       },
       "dry_run": {
         "type": "boolean"
@@ -5300,7 +5270,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "add_goal_funds",
   "title": "Add goal funds",
-  "description": "Records a contribution: positive saves, negative withdraws (saved never below zero). Give from_wallet_id (same currency) only when the person moved the money: for a goal kept in another wallet that records a transfer there; without it the contribution is an earmark and no money moves. Reaching the target makes the goal achieved (warning goal_achieved).",
+  "description": "Records a contribution: positive saves, negative withdraws (saved never below zero). Give from_wallet_id (same currency) only when the person moved the money: a goal kept in another wallet then gets a transfer; otherwise no money moves (an earmark). Reaching the target sets achieved (warning goal_achieved).",
   "summary": "Add money to a savings goal, or withdraw from it",
   "scope": "write:goals",
   "kind": "write",
@@ -5341,8 +5311,7 @@ export const tools: readonly ToolDefinition[] = [
         "type": "string"
       },
       "date": {
-        "type": "string",
-        "format": "date"
+        "type": "string"
       },
       "note": {
         "type": "string"
@@ -5352,8 +5321,7 @@ export const tools: readonly ToolDefinition[] = [
         "pattern": "^wal_"
       },
       "idempotency_key": {
-        "type": "string",
-        "format": "uuid"
+        "type": "string"
       },
       "dry_run": {
         "type": "boolean"
@@ -5745,7 +5713,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "create_wallet",
   "title": "Create wallet",
-  "description": "Creates a wallet; name is unique and the currency never changes. opening_balance (may be negative) counts from opening_date; balances derive from it plus transactions.",
+  "description": "Creates a wallet; name is unique and the currency fixed. opening_balance (may be negative) counts from opening_date.",
   "summary": "Create a wallet (bank account, card, cash, e-wallet, investment or loan)",
   "scope": "write:wallets",
   "kind": "write",
@@ -5803,15 +5771,13 @@ export const tools: readonly ToolDefinition[] = [
         "type": "string"
       },
       "opening_date": {
-        "type": "string",
-        "format": "date"
+        "type": "string"
       },
       "notes": {
         "type": "string"
       },
       "idempotency_key": {
-        "type": "string",
-        "format": "uuid"
+        "type": "string"
       },
       "dry_run": {
         "type": "boolean"
@@ -5980,7 +5946,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "update_wallet",
   "title": "Update wallet",
-  "description": "The currency cannot change. archived: true hides a wallet from default lists and totals, keeping history (the way to retire one with transactions).",
+  "description": "The currency is fixed. archived: true retires a wallet: hidden from default lists and totals, history kept.",
   "summary": "Rename, retype, archive or re-open a wallet, or change its opening balance or notes",
   "scope": "write:wallets",
   "kind": "write",
@@ -6043,14 +6009,13 @@ export const tools: readonly ToolDefinition[] = [
       "opening_date": {
         "oneOf": [
           {
-            "type": "string",
-            "format": "date"
+            "type": "string"
           },
           {
             "type": "null"
           }
         ],
-        "description": "null: the opening balance counts on every day."
+        "description": "null: it counts on every day."
       },
       "archived": {
         "type": "boolean"
@@ -6067,11 +6032,10 @@ export const tools: readonly ToolDefinition[] = [
       },
       "in_net_worth": {
         "type": "boolean",
-        "description": "Whether the wallet counts toward get_net_worth."
+        "description": "Counts toward get_net_worth."
       },
       "idempotency_key": {
-        "type": "string",
-        "format": "uuid"
+        "type": "string"
       },
       "dry_run": {
         "type": "boolean"
@@ -6256,7 +6220,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "delete_wallet",
   "title": "Delete wallet",
-  "description": "Deletes a wallet. One with transactions is refused (wallet_not_empty): offer archiving with update_wallet. One a goal, budget or bill uses is refused (conflict).",
+  "description": "Deletes a wallet; refused with wallet_not_empty if it has transactions (offer archiving with update_wallet), with conflict if a goal, budget or bill uses it.",
   "summary": "Delete a wallet that has no transactions",
   "scope": "write:wallets",
   "kind": "write",
@@ -6292,8 +6256,7 @@ export const tools: readonly ToolDefinition[] = [
         "pattern": "^wal_"
       },
       "idempotency_key": {
-        "type": "string",
-        "format": "uuid"
+        "type": "string"
       },
       "dry_run": {
         "type": "boolean"
@@ -6367,7 +6330,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "create_bill_reminder",
   "title": "Create bill reminder",
-  "description": "Creates a bill reminder due every interval days, weeks (on weekday), months (on day_of_month, -1 last) or years from start_date until end_date or count, or once on start_date. Give amount, or amount_min and amount_max if it varies.",
+  "description": "Creates a bill reminder due every interval days, weeks (on weekday), months (on day_of_month, -1 last) or years from start_date until end_date or count, or once. Give amount, or amount_min and amount_max if it varies.",
   "summary": "Create a reminder for a recurring or one-off bill",
   "scope": "write:bills",
   "kind": "write",
@@ -6454,8 +6417,7 @@ export const tools: readonly ToolDefinition[] = [
             ]
           },
           "start_date": {
-            "type": "string",
-            "format": "date"
+            "type": "string"
           },
           "interval": {
             "type": "integer",
@@ -6481,8 +6443,7 @@ export const tools: readonly ToolDefinition[] = [
             ]
           },
           "end_date": {
-            "type": "string",
-            "format": "date"
+            "type": "string"
           },
           "count": {
             "type": "integer",
@@ -6504,8 +6465,7 @@ export const tools: readonly ToolDefinition[] = [
         "type": "string"
       },
       "idempotency_key": {
-        "type": "string",
-        "format": "uuid"
+        "type": "string"
       },
       "dry_run": {
         "type": "boolean"
@@ -6786,7 +6746,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "update_bill_reminder",
   "title": "Update bill reminder",
-  "description": "schedule replaces the whole schedule. amount makes the bill fixed; amount_min and amount_max make it variable. active: false pauses it. The currency cannot change.",
+  "description": "schedule replaces the whole schedule. amount makes the bill fixed; amount_min and amount_max make it variable. active: false pauses it. The currency is fixed.",
   "summary": "Change a bill reminder's amount, schedule, notice, wallet or pause it",
   "scope": "write:bills",
   "kind": "write",
@@ -6902,8 +6862,7 @@ export const tools: readonly ToolDefinition[] = [
         "type": "boolean"
       },
       "idempotency_key": {
-        "type": "string",
-        "format": "uuid"
+        "type": "string"
       },
       "dry_run": {
         "type": "boolean"
@@ -7201,7 +7160,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "delete_bill_reminder",
   "title": "Delete bill reminder",
-  "description": "Deletes a bill reminder; transactions are not touched. To pause it, set active: false with update_bill_reminder.",
+  "description": "Deletes a bill reminder; transactions stay. To pause it, set active: false with update_bill_reminder.",
   "summary": "Delete a bill reminder",
   "scope": "write:bills",
   "kind": "write",
@@ -7235,8 +7194,7 @@ export const tools: readonly ToolDefinition[] = [
         "pattern": "^bil_"
       },
       "idempotency_key": {
-        "type": "string",
-        "format": "uuid"
+        "type": "string"
       },
       "dry_run": {
         "type": "boolean"
@@ -7310,7 +7268,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "list_rules",
   "title": "List rules",
-  "description": "Lists the user's categorisation rules in position order: the first that matches files a transaction. Change them with save_rule and delete_rule.",
+  "description": "Lists the filing rules in position order (the first match files a transaction); change them with save_rule and delete_rule.",
   "summary": "List the categorisation rules in the order they are tried",
   "scope": "read:transactions",
   "kind": "read",
@@ -7582,8 +7540,7 @@ export const tools: readonly ToolDefinition[] = [
         "default": 20
       },
       "idempotency_key": {
-        "type": "string",
-        "format": "uuid"
+        "type": "string"
       },
       "dry_run": {
         "type": "boolean"
@@ -7897,7 +7854,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "save_rule",
   "title": "Save rule",
-  "description": "Saves a filing rule (new, or rule_id's): if payee (default) or description equals, contains (default) or starts_with value, within optional amount range, direction, wallet: set category, add tags, rename payee. Runs on imports and uncategorised new transactions; first by position wins. apply_to_existing files past matches too (dry_run, then expected_count).",
+  "description": "Saves a filing rule (new, or rule_id's): when payee (default) or description equals, contains (default) or starts_with value, and amount range, direction and wallet match: set category, add tags, rename payee. Files imports and uncategorised new transactions; first by position wins. apply_to_existing files past matches too (dry_run, then expected_count).",
   "summary": "Create or change a categorisation rule, optionally filing past transactions",
   "scope": "write:transactions",
   "kind": "write",
@@ -8003,8 +7960,7 @@ export const tools: readonly ToolDefinition[] = [
         "minimum": 0
       },
       "idempotency_key": {
-        "type": "string",
-        "format": "uuid"
+        "type": "string"
       },
       "dry_run": {
         "type": "boolean"
@@ -8354,8 +8310,7 @@ export const tools: readonly ToolDefinition[] = [
         "pattern": "^rul_"
       },
       "idempotency_key": {
-        "type": "string",
-        "format": "uuid"
+        "type": "string"
       },
       "dry_run": {
         "type": "boolean"
@@ -8832,7 +8787,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "set_exchange_rate",
   "title": "Set exchange rate",
-  "description": "Stores 1 base = rate quote on date (default today), replacing the rate of that pair and day. Rates come only from the person: ask them, never guess. get_net_worth uses the newest rate on or before each day (else the earliest after it) in either direction.",
+  "description": "Stores 1 base = rate quote on date (default today), replacing that pair's rate that day. Only the person gives rates: ask, never guess. get_net_worth uses the newest rate on or before each day, either direction.",
   "summary": "Store an exchange rate the person gives, for net worth in the home currency",
   "scope": "write:wallets",
   "kind": "write",
@@ -8876,12 +8831,10 @@ export const tools: readonly ToolDefinition[] = [
         "description": "Decimal, e.g. \"0.9215\"."
       },
       "date": {
-        "type": "string",
-        "format": "date"
+        "type": "string"
       },
       "idempotency_key": {
-        "type": "string",
-        "format": "uuid"
+        "type": "string"
       },
       "dry_run": {
         "type": "boolean"
@@ -9024,8 +8977,7 @@ export const tools: readonly ToolDefinition[] = [
         "pattern": "^\\d+$"
       },
       "idempotency_key": {
-        "type": "string",
-        "format": "uuid"
+        "type": "string"
       },
       "dry_run": {
         "type": "boolean"
