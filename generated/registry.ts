@@ -10,8 +10,10 @@ export interface ToolDefinition {
   readonly summary: string;
   readonly scope: string;
   readonly kind: "read" | "write";
-  /** Param names in spec order: how positional JSON-RPC params map to names. */
+  /** Param names in spec order. */
   readonly paramNames: readonly string[];
+  /** How positional JSON-RPC params map to names: the required params first, as the published document lists them. */
+  readonly positionalNames: readonly string[];
   readonly errors: readonly string[];
   readonly annotations: Readonly<Record<string, boolean>>;
   readonly inputSchema: Readonly<Record<string, unknown>>;
@@ -32,6 +34,22 @@ export const tools: readonly ToolDefinition[] = [
   "scope": "read:transactions",
   "kind": "read",
   "paramNames": [
+    "date_from",
+    "date_to",
+    "wallet_id",
+    "category",
+    "direction",
+    "tags_any",
+    "tags_all",
+    "currency",
+    "min_amount",
+    "max_amount",
+    "query",
+    "sort",
+    "limit",
+    "cursor"
+  ],
+  "positionalNames": [
     "date_from",
     "date_to",
     "wallet_id",
@@ -331,6 +349,16 @@ export const tools: readonly ToolDefinition[] = [
     "direction",
     "currency"
   ],
+  "positionalNames": [
+    "date_from",
+    "date_to",
+    "group_by",
+    "wallet_id",
+    "category",
+    "tags_any",
+    "direction",
+    "currency"
+  ],
   "errors": [
     "invalid_params",
     "unauthorized",
@@ -536,6 +564,12 @@ export const tools: readonly ToolDefinition[] = [
     "limit",
     "cursor"
   ],
+  "positionalNames": [
+    "date_from",
+    "date_to",
+    "limit",
+    "cursor"
+  ],
   "errors": [
     "invalid_params",
     "unauthorized",
@@ -662,6 +696,12 @@ export const tools: readonly ToolDefinition[] = [
     "limit",
     "cursor"
   ],
+  "positionalNames": [
+    "date_from",
+    "date_to",
+    "limit",
+    "cursor"
+  ],
   "errors": [
     "invalid_params",
     "unauthorized",
@@ -783,6 +823,9 @@ export const tools: readonly ToolDefinition[] = [
   "scope": "read:budgets",
   "kind": "read",
   "paramNames": [
+    "include_status"
+  ],
+  "positionalNames": [
     "include_status"
   ],
   "errors": [
@@ -1051,6 +1094,10 @@ export const tools: readonly ToolDefinition[] = [
     "budget_id",
     "as_of"
   ],
+  "positionalNames": [
+    "budget_id",
+    "as_of"
+  ],
   "errors": [
     "invalid_params",
     "unauthorized",
@@ -1208,6 +1255,9 @@ export const tools: readonly ToolDefinition[] = [
   "scope": "read:goals",
   "kind": "read",
   "paramNames": [
+    "include_archived"
+  ],
+  "positionalNames": [
     "include_archived"
   ],
   "errors": [
@@ -1371,6 +1421,9 @@ export const tools: readonly ToolDefinition[] = [
   "scope": "read:goals",
   "kind": "read",
   "paramNames": [
+    "goal_id"
+  ],
+  "positionalNames": [
     "goal_id"
   ],
   "errors": [
@@ -1625,6 +1678,9 @@ export const tools: readonly ToolDefinition[] = [
   "paramNames": [
     "include_archived"
   ],
+  "positionalNames": [
+    "include_archived"
+  ],
   "errors": [
     "invalid_params",
     "unauthorized",
@@ -1781,6 +1837,10 @@ export const tools: readonly ToolDefinition[] = [
     "wallet_id",
     "as_of"
   ],
+  "positionalNames": [
+    "wallet_id",
+    "as_of"
+  ],
   "errors": [
     "invalid_params",
     "unauthorized",
@@ -1917,6 +1977,11 @@ export const tools: readonly ToolDefinition[] = [
     "limit",
     "tags"
   ],
+  "positionalNames": [
+    "query",
+    "limit",
+    "tags"
+  ],
   "errors": [
     "invalid_params",
     "unauthorized",
@@ -2008,6 +2073,9 @@ export const tools: readonly ToolDefinition[] = [
   "scope": "read:knowledge",
   "kind": "read",
   "paramNames": [
+    "id"
+  ],
+  "positionalNames": [
     "id"
   ],
   "errors": [
@@ -2106,6 +2174,7 @@ export const tools: readonly ToolDefinition[] = [
   "scope": "meta:whoami",
   "kind": "read",
   "paramNames": [],
+  "positionalNames": [],
   "errors": [
     "invalid_params",
     "unauthorized",
@@ -2200,6 +2269,7 @@ export const tools: readonly ToolDefinition[] = [
   "scope": "meta:whoami",
   "kind": "read",
   "paramNames": [],
+  "positionalNames": [],
   "errors": [
     "invalid_params",
     "unauthorized",
@@ -2322,6 +2392,17 @@ export const tools: readonly ToolDefinition[] = [
   "scope": "meta:whoami",
   "kind": "read",
   "paramNames": [
+    "idempotency_key",
+    "audit_id",
+    "tool",
+    "since",
+    "day",
+    "client",
+    "area",
+    "limit",
+    "cursor"
+  ],
+  "positionalNames": [
     "idempotency_key",
     "audit_id",
     "tool",
@@ -2467,6 +2548,11 @@ export const tools: readonly ToolDefinition[] = [
   "scope": "read:bills",
   "kind": "read",
   "paramNames": [
+    "upcoming",
+    "days_ahead",
+    "include_inactive"
+  ],
+  "positionalNames": [
     "upcoming",
     "days_ahead",
     "include_inactive"
@@ -2828,6 +2914,9 @@ export const tools: readonly ToolDefinition[] = [
   "paramNames": [
     "expression"
   ],
+  "positionalNames": [
+    "expression"
+  ],
   "errors": [
     "invalid_params",
     "unauthorized",
@@ -2892,6 +2981,21 @@ export const tools: readonly ToolDefinition[] = [
     "notes",
     "external_id",
     "idempotency_key",
+    "dry_run"
+  ],
+  "positionalNames": [
+    "wallet_id",
+    "amount",
+    "direction",
+    "idempotency_key",
+    "date",
+    "to_wallet_id",
+    "payee",
+    "description",
+    "category",
+    "tags",
+    "notes",
+    "external_id",
     "dry_run"
   ],
   "errors": [
@@ -3222,6 +3326,20 @@ export const tools: readonly ToolDefinition[] = [
     "tags",
     "notes",
     "idempotency_key",
+    "dry_run"
+  ],
+  "positionalNames": [
+    "transaction_id",
+    "idempotency_key",
+    "wallet_id",
+    "date",
+    "amount",
+    "direction",
+    "payee",
+    "description",
+    "category",
+    "tags",
+    "notes",
     "dry_run"
   ],
   "errors": [
@@ -3584,6 +3702,11 @@ export const tools: readonly ToolDefinition[] = [
     "idempotency_key",
     "dry_run"
   ],
+  "positionalNames": [
+    "transaction_id",
+    "idempotency_key",
+    "dry_run"
+  ],
   "errors": [
     "invalid_params",
     "unauthorized",
@@ -3714,6 +3837,24 @@ export const tools: readonly ToolDefinition[] = [
     "alert_threshold",
     "notes",
     "idempotency_key",
+    "dry_run"
+  ],
+  "positionalNames": [
+    "name",
+    "amount",
+    "period",
+    "idempotency_key",
+    "currency",
+    "interval",
+    "anchor_date",
+    "categories",
+    "tags",
+    "wallet_ids",
+    "start_date",
+    "end_date",
+    "rollover",
+    "alert_threshold",
+    "notes",
     "dry_run"
   ],
   "errors": [
@@ -4114,6 +4255,24 @@ export const tools: readonly ToolDefinition[] = [
     "alert_threshold",
     "notes",
     "idempotency_key",
+    "dry_run"
+  ],
+  "positionalNames": [
+    "budget_id",
+    "idempotency_key",
+    "name",
+    "amount",
+    "period",
+    "interval",
+    "anchor_date",
+    "categories",
+    "tags",
+    "wallet_ids",
+    "start_date",
+    "end_date",
+    "rollover",
+    "alert_threshold",
+    "notes",
     "dry_run"
   ],
   "errors": [
@@ -4530,6 +4689,11 @@ export const tools: readonly ToolDefinition[] = [
     "idempotency_key",
     "dry_run"
   ],
+  "positionalNames": [
+    "budget_id",
+    "idempotency_key",
+    "dry_run"
+  ],
   "errors": [
     "invalid_params",
     "unauthorized",
@@ -4641,6 +4805,16 @@ export const tools: readonly ToolDefinition[] = [
     "wallet_id",
     "notes",
     "idempotency_key",
+    "dry_run"
+  ],
+  "positionalNames": [
+    "name",
+    "idempotency_key",
+    "target_amount",
+    "currency",
+    "target_date",
+    "wallet_id",
+    "notes",
     "dry_run"
   ],
   "errors": [
@@ -4880,6 +5054,17 @@ export const tools: readonly ToolDefinition[] = [
     "status",
     "notes",
     "idempotency_key",
+    "dry_run"
+  ],
+  "positionalNames": [
+    "goal_id",
+    "idempotency_key",
+    "name",
+    "target_amount",
+    "target_date",
+    "wallet_id",
+    "status",
+    "notes",
     "dry_run"
   ],
   "errors": [
@@ -5171,6 +5356,11 @@ export const tools: readonly ToolDefinition[] = [
     "idempotency_key",
     "dry_run"
   ],
+  "positionalNames": [
+    "goal_id",
+    "idempotency_key",
+    "dry_run"
+  ],
   "errors": [
     "invalid_params",
     "unauthorized",
@@ -5281,6 +5471,15 @@ export const tools: readonly ToolDefinition[] = [
     "note",
     "from_wallet_id",
     "idempotency_key",
+    "dry_run"
+  ],
+  "positionalNames": [
+    "goal_id",
+    "amount",
+    "idempotency_key",
+    "date",
+    "note",
+    "from_wallet_id",
     "dry_run"
   ],
   "errors": [
@@ -5727,6 +5926,16 @@ export const tools: readonly ToolDefinition[] = [
     "idempotency_key",
     "dry_run"
   ],
+  "positionalNames": [
+    "name",
+    "type",
+    "currency",
+    "idempotency_key",
+    "opening_balance",
+    "opening_date",
+    "notes",
+    "dry_run"
+  ],
   "errors": [
     "invalid_params",
     "unauthorized",
@@ -5960,6 +6169,18 @@ export const tools: readonly ToolDefinition[] = [
     "notes",
     "in_net_worth",
     "idempotency_key",
+    "dry_run"
+  ],
+  "positionalNames": [
+    "wallet_id",
+    "idempotency_key",
+    "name",
+    "type",
+    "opening_balance",
+    "opening_date",
+    "archived",
+    "notes",
+    "in_net_worth",
     "dry_run"
   ],
   "errors": [
@@ -6229,6 +6450,11 @@ export const tools: readonly ToolDefinition[] = [
     "idempotency_key",
     "dry_run"
   ],
+  "positionalNames": [
+    "wallet_id",
+    "idempotency_key",
+    "dry_run"
+  ],
   "errors": [
     "invalid_params",
     "unauthorized",
@@ -6348,6 +6574,22 @@ export const tools: readonly ToolDefinition[] = [
     "autopay",
     "notes",
     "idempotency_key",
+    "dry_run"
+  ],
+  "positionalNames": [
+    "name",
+    "schedule",
+    "idempotency_key",
+    "payee",
+    "amount",
+    "amount_min",
+    "amount_max",
+    "currency",
+    "wallet_id",
+    "category",
+    "notice_days",
+    "autopay",
+    "notes",
     "dry_run"
   ],
   "errors": [
@@ -6767,6 +7009,23 @@ export const tools: readonly ToolDefinition[] = [
     "idempotency_key",
     "dry_run"
   ],
+  "positionalNames": [
+    "bill_reminder_id",
+    "idempotency_key",
+    "name",
+    "payee",
+    "amount",
+    "amount_min",
+    "amount_max",
+    "wallet_id",
+    "category",
+    "schedule",
+    "notice_days",
+    "autopay",
+    "notes",
+    "active",
+    "dry_run"
+  ],
   "errors": [
     "invalid_params",
     "unauthorized",
@@ -7169,6 +7428,11 @@ export const tools: readonly ToolDefinition[] = [
     "idempotency_key",
     "dry_run"
   ],
+  "positionalNames": [
+    "bill_reminder_id",
+    "idempotency_key",
+    "dry_run"
+  ],
   "errors": [
     "invalid_params",
     "unauthorized",
@@ -7273,6 +7537,7 @@ export const tools: readonly ToolDefinition[] = [
   "scope": "read:transactions",
   "kind": "read",
   "paramNames": [],
+  "positionalNames": [],
   "errors": [
     "invalid_params",
     "unauthorized",
@@ -7437,6 +7702,16 @@ export const tools: readonly ToolDefinition[] = [
     "skip_invalid",
     "rows_limit",
     "idempotency_key",
+    "dry_run"
+  ],
+  "positionalNames": [
+    "wallet_id",
+    "statement",
+    "idempotency_key",
+    "mapping",
+    "import_rows",
+    "skip_invalid",
+    "rows_limit",
     "dry_run"
   ],
   "errors": [
@@ -7876,6 +8151,24 @@ export const tools: readonly ToolDefinition[] = [
     "idempotency_key",
     "dry_run"
   ],
+  "positionalNames": [
+    "idempotency_key",
+    "rule_id",
+    "position",
+    "field",
+    "operator",
+    "value",
+    "min_amount",
+    "max_amount",
+    "direction",
+    "wallet_id",
+    "set_category",
+    "add_tags",
+    "rename_payee",
+    "apply_to_existing",
+    "expected_count",
+    "dry_run"
+  ],
   "errors": [
     "invalid_params",
     "unauthorized",
@@ -8284,6 +8577,11 @@ export const tools: readonly ToolDefinition[] = [
     "idempotency_key",
     "dry_run"
   ],
+  "positionalNames": [
+    "rule_id",
+    "idempotency_key",
+    "dry_run"
+  ],
   "errors": [
     "invalid_params",
     "unauthorized",
@@ -8389,6 +8687,9 @@ export const tools: readonly ToolDefinition[] = [
   "scope": "read:transactions",
   "kind": "read",
   "paramNames": [
+    "include_ended"
+  ],
+  "positionalNames": [
     "include_ended"
   ],
   "errors": [
@@ -8579,6 +8880,11 @@ export const tools: readonly ToolDefinition[] = [
   "scope": "read:wallets",
   "kind": "read",
   "paramNames": [
+    "from",
+    "to",
+    "step"
+  ],
+  "positionalNames": [
     "from",
     "to",
     "step"
@@ -8799,6 +9105,14 @@ export const tools: readonly ToolDefinition[] = [
     "idempotency_key",
     "dry_run"
   ],
+  "positionalNames": [
+    "base",
+    "quote",
+    "rate",
+    "idempotency_key",
+    "date",
+    "dry_run"
+  ],
   "errors": [
     "invalid_params",
     "unauthorized",
@@ -8947,6 +9261,11 @@ export const tools: readonly ToolDefinition[] = [
   "scope": "write:transactions",
   "kind": "write",
   "paramNames": [
+    "audit_id",
+    "idempotency_key",
+    "dry_run"
+  ],
+  "positionalNames": [
     "audit_id",
     "idempotency_key",
     "dry_run"

@@ -1,6 +1,6 @@
 /**
  * Parts of a test run that npm install does not provide: a browser, a Python interpreter, openssl, the
- * MCP conformance suites (fetched by scripts/run-tests.mjs on first use), the MCP Inspector in npm's
+ * MCP conformance suites and @open-rpc/generator (fetched by scripts/run-tests.mjs on first use), the MCP Inspector in npm's
  * cache. Postgres is the runner's own check (scripts/run-tests.mjs).
  *
  * Without one, the tests that need it are skipped, never failed: `npm test` on a fresh clone passes. Each
@@ -18,6 +18,7 @@ export const EXTERNAL_PARTS = {
   python3: { require: "REQUIRE_PYTHON", install: "apt-get install python3-minimal" },
   openssl: { require: "REQUIRE_OPENSSL", install: "apt-get install openssl" },
   conformance: { require: "REQUIRE_CONFORMANCE", install: "npm run conformance:install" },
+  generator: { require: "REQUIRE_GENERATOR", install: "npm run generator:install" },
   inspector: { require: "REQUIRE_INSPECTOR", install: "npx -y @modelcontextprotocol/inspector@1.0.3 --help" },
 } as const;
 
