@@ -51,7 +51,7 @@ describe(`@open-rpc/generator's TypeScript client from the published document ($
     try {
       execFileSync(join(BIN, "tsc"), ["-p", pkg], { stdio: "pipe", encoding: "utf8" });
     } catch (err: any) {
-      throw new Error(`the generated client does not compile:\n${String(err.stdout).split("\n").slice(0, 30).join("\n")}`);
+      throw new Error(`the generated client does not compile:\n${String(err.stdout).split("\n").slice(0, 30).join("\n")}`, { cause: err });
     }
     server = await startTestServer({}, { now: () => new Date("2026-03-15T12:00:00Z") });
     const token = await seedExampleWorld(server.db, server.config.tokenPepper);
