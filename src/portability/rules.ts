@@ -149,6 +149,7 @@ export const COLUMNS: Record<string, Record<string, Column>> = {
     opening_balance_minor: req(minor()),
     opening_date: opt(day),
     archived: req(bool),
+    in_net_worth: opt(bool), // added with net worth: an export from before it counts every wallet (the column's default)
     notes,
     ...stamps,
   },
@@ -318,7 +319,7 @@ export function checkRow(table: string, raw: unknown, ctx: ImportContext): { pro
     ctx.names.add(key);
     out.name_normalized = foldKey(String(row.name));
   }
-  for (const b of ["archived", "autopay", "active"]) if (b in out) out[b] = out[b] === true || out[b] === 1;
+  for (const b of ["archived", "in_net_worth", "autopay", "active"]) if (b in out) out[b] = out[b] === true || out[b] === 1;
   if (table === "transactions") {
     if (row.external_id != null) {
       const key = `${String(row.wallet_id)}:${String(row.external_id)}`;
