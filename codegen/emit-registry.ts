@@ -5,6 +5,7 @@
  */
 import type { MethodSpec, Spec } from "./load.js";
 import { mcpInputSchema, mcpOutputSchema, paramsDefName, resultDefName } from "./schemas.js";
+import { positionalOrder } from "./emit-published.js";
 import { validatorName } from "./emit-validators.js";
 
 export function toolArea(m: MethodSpec): string {
@@ -56,6 +57,7 @@ export function registryEntries(spec: Spec) {
     scope: m.scope,
     kind: m.kind,
     paramNames: m.params.map((p) => p.name),
+    positionalNames: positionalOrder(m.params, (p) => p.required === true).map((p) => p.name),
     errors: m.errors,
     annotations: annotations(m),
     inputSchema: mcpInputSchema(spec, m),
@@ -79,8 +81,10 @@ export function emitRegistry(spec: Spec, banner: string): string {
     `  readonly summary: string;`,
     `  readonly scope: string;`,
     `  readonly kind: "read" | "write";`,
-    `  /** Param names in spec order: how positional JSON-RPC params map to names. */`,
+    `  /** Param names in spec order. */`,
     `  readonly paramNames: readonly string[];`,
+    `  /** How positional JSON-RPC params map to names: the required params first, as the published document lists them. */`,
+    `  readonly positionalNames: readonly string[];`,
     `  readonly errors: readonly string[];`,
     `  readonly annotations: Readonly<Record<string, boolean>>;`,
     `  readonly inputSchema: Readonly<Record<string, unknown>>;`,

@@ -9,6 +9,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadSpec } from "./load.js";
 import { emitClient } from "./emit-client.js";
+import { publishedDocument } from "./emit-published.js";
 import { emitTypes } from "./emit-types.js";
 import { emitValidators } from "./emit-validators.js";
 import { emitLimits } from "./emit-limits.js";
@@ -50,6 +51,8 @@ export async function generate(root: string): Promise<Map<string, string>> {
   files.set("generated/confirm.ts", emitConfirm(spec, BANNER));
   files.set("generated/apps.ts", await emitApps(spec, BANNER));
   for (const [name, content] of emitClient(spec, BANNER, files.get("generated/types.ts")!)) files.set(name, content);
+  // The published contract, which @open-rpc/generator clients compile from (codegen/emit-published.ts).
+  files.set("clients/openrpc/openrpc.json", `${JSON.stringify(publishedDocument(spec.raw), null, 2)}\n`);
   const stubs = new Map<string, string>();
   for (const m of spec.methods) stubs.set(toolFile(m), stubSource(m));
   return new Map([...files, ...[...stubs].map(([k, v]) => [`stub:${k}`, v] as [string, string])]);

@@ -218,7 +218,40 @@ export function mcpInputSchema(spec: Spec, m: MethodSpec): JsonObject {
   const plain = Object.fromEntries(SHAPES_IN_INSTRUCTIONS.map((name) => [name, { type: "string" }]));
   const modelSpec: Spec = { ...spec, schemas: { ...spec.schemas, ...plain } };
   const { title: _t, ...schema } = toolSchema(modelSpec, withSharedObjectsNamed(spec, m, paramsSchema(m)), false);
-  return withDefsWhereCheaper(forModel(withoutTitles(schema)) as JsonObject);
+  return withoutFormatsTheNameStates(withDefsWhereCheaper(forModel(withoutTitles(schema)) as JsonObject));
+}
+
+/** A date param's name (date, start_date, date_from): the instructions say dates are YYYY-MM-DD days. */
+const DATE_NAME = /(^|_)date(_|$)/;
+
+/**
+ * Formats the instructions state for a name, once for every tool: idempotency_key is "a new UUIDv4 for each
+ * distinct change", and a param named as a date is a YYYY-MM-DD day. Like amounts (SHAPES_IN_INSTRUCTIONS),
+ * such a param is a plain string in tools/list; the server checks the format and names the field.
+ */
+function withoutFormatsTheNameStates(schema: JsonObject): JsonObject {
+  const plain = (name: string, value: Json): Json => {
+    if (value === null || typeof value !== "object" || Array.isArray(value)) return value;
+    const format = name === "idempotency_key" ? "uuid" : DATE_NAME.test(name) ? "date" : undefined;
+    if (!format) return value;
+    const drop = (v: Json): Json => {
+      if (v === null || typeof v !== "object" || Array.isArray(v) || v.format !== format) return v;
+      const { format: _f, ...rest } = v;
+      return rest;
+    };
+    const out = drop(value) as JsonObject;
+    for (const k of ["oneOf", "anyOf"]) if (Array.isArray(out[k])) out[k] = (out[k] as Json[]).map(drop);
+    return out;
+  };
+  const walk = (value: Json): Json => {
+    if (Array.isArray(value)) return value.map(walk);
+    if (value === null || typeof value !== "object") return value;
+    const out: JsonObject = {};
+    for (const [k, v] of Object.entries(value))
+      out[k] = k === "properties" ? Object.fromEntries(Object.entries(v as JsonObject).map(([pk, pv]) => [pk, walk(plain(pk, pv))])) : walk(v);
+    return out;
+  };
+  return walk(schema) as JsonObject;
 }
 
 /**
@@ -235,6 +268,13 @@ function withSharedObjectsNamed(spec: Spec, m: MethodSpec, params: JsonObject): 
     const target = typeof ref === "string" ? spec.schemas[ref.slice(REF_PREFIX.length)] : undefined;
     const same = create.params.some((p) => p.name === name && p.schema.$ref === ref);
     if (target?.type === "object" && same) properties[name] = { type: "object", description: `As in ${create.name}.` };
+    // A param described as in the create tool: the model reads it there ("Fields as in create_budget").
+    const described = (schema as JsonObject).description;
+    const twin = create.params.find((p) => p.name === name);
+    if (described !== undefined && twin && (twin.schema.description ?? twin.description) === described && !("$ref" in twin.schema)) {
+      const { description: _d, ...rest } = properties[name] as JsonObject;
+      properties[name] = rest;
+    }
   }
   return { ...params, properties };
 }

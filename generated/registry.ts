@@ -10,8 +10,10 @@ export interface ToolDefinition {
   readonly summary: string;
   readonly scope: string;
   readonly kind: "read" | "write";
-  /** Param names in spec order: how positional JSON-RPC params map to names. */
+  /** Param names in spec order. */
   readonly paramNames: readonly string[];
+  /** How positional JSON-RPC params map to names: the required params first, as the published document lists them. */
+  readonly positionalNames: readonly string[];
   readonly errors: readonly string[];
   readonly annotations: Readonly<Record<string, boolean>>;
   readonly inputSchema: Readonly<Record<string, unknown>>;
@@ -49,6 +51,22 @@ export const tools: readonly ToolDefinition[] = [
     "limit",
     "cursor"
   ],
+  "positionalNames": [
+    "date_from",
+    "date_to",
+    "wallet_id",
+    "category",
+    "direction",
+    "tags_any",
+    "tags_all",
+    "currency",
+    "min_amount",
+    "max_amount",
+    "query",
+    "sort",
+    "limit",
+    "cursor"
+  ],
   "errors": [
     "invalid_params",
     "unauthorized",
@@ -67,12 +85,10 @@ export const tools: readonly ToolDefinition[] = [
     "type": "object",
     "properties": {
       "date_from": {
-        "type": "string",
-        "format": "date"
+        "type": "string"
       },
       "date_to": {
-        "type": "string",
-        "format": "date"
+        "type": "string"
       },
       "wallet_id": {
         "type": "string",
@@ -335,6 +351,16 @@ export const tools: readonly ToolDefinition[] = [
     "direction",
     "currency"
   ],
+  "positionalNames": [
+    "date_from",
+    "date_to",
+    "group_by",
+    "wallet_id",
+    "category",
+    "tags_any",
+    "direction",
+    "currency"
+  ],
   "errors": [
     "invalid_params",
     "unauthorized",
@@ -353,12 +379,10 @@ export const tools: readonly ToolDefinition[] = [
     "type": "object",
     "properties": {
       "date_from": {
-        "type": "string",
-        "format": "date"
+        "type": "string"
       },
       "date_to": {
-        "type": "string",
-        "format": "date"
+        "type": "string"
       },
       "group_by": {
         "type": "string",
@@ -547,6 +571,12 @@ export const tools: readonly ToolDefinition[] = [
     "limit",
     "cursor"
   ],
+  "positionalNames": [
+    "date_from",
+    "date_to",
+    "limit",
+    "cursor"
+  ],
   "errors": [
     "invalid_params",
     "unauthorized",
@@ -564,12 +594,10 @@ export const tools: readonly ToolDefinition[] = [
     "type": "object",
     "properties": {
       "date_from": {
-        "type": "string",
-        "format": "date"
+        "type": "string"
       },
       "date_to": {
-        "type": "string",
-        "format": "date"
+        "type": "string"
       },
       "limit": {
         "type": "integer",
@@ -675,6 +703,12 @@ export const tools: readonly ToolDefinition[] = [
     "limit",
     "cursor"
   ],
+  "positionalNames": [
+    "date_from",
+    "date_to",
+    "limit",
+    "cursor"
+  ],
   "errors": [
     "invalid_params",
     "unauthorized",
@@ -692,12 +726,10 @@ export const tools: readonly ToolDefinition[] = [
     "type": "object",
     "properties": {
       "date_from": {
-        "type": "string",
-        "format": "date"
+        "type": "string"
       },
       "date_to": {
-        "type": "string",
-        "format": "date"
+        "type": "string"
       },
       "limit": {
         "type": "integer",
@@ -798,6 +830,9 @@ export const tools: readonly ToolDefinition[] = [
   "scope": "read:budgets",
   "kind": "read",
   "paramNames": [
+    "include_status"
+  ],
+  "positionalNames": [
     "include_status"
   ],
   "errors": [
@@ -1066,6 +1101,10 @@ export const tools: readonly ToolDefinition[] = [
     "budget_id",
     "as_of"
   ],
+  "positionalNames": [
+    "budget_id",
+    "as_of"
+  ],
   "errors": [
     "invalid_params",
     "unauthorized",
@@ -1230,6 +1269,9 @@ export const tools: readonly ToolDefinition[] = [
   "paramNames": [
     "include_archived"
   ],
+  "positionalNames": [
+    "include_archived"
+  ],
   "errors": [
     "invalid_params",
     "unauthorized",
@@ -1391,6 +1433,9 @@ export const tools: readonly ToolDefinition[] = [
   "scope": "read:goals",
   "kind": "read",
   "paramNames": [
+    "goal_id"
+  ],
+  "positionalNames": [
     "goal_id"
   ],
   "errors": [
@@ -1645,6 +1690,9 @@ export const tools: readonly ToolDefinition[] = [
   "paramNames": [
     "include_archived"
   ],
+  "positionalNames": [
+    "include_archived"
+  ],
   "errors": [
     "invalid_params",
     "unauthorized",
@@ -1801,6 +1849,10 @@ export const tools: readonly ToolDefinition[] = [
     "wallet_id",
     "as_of"
   ],
+  "positionalNames": [
+    "wallet_id",
+    "as_of"
+  ],
   "errors": [
     "invalid_params",
     "unauthorized",
@@ -1928,11 +1980,16 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "search_product_knowledge",
   "title": "Search product knowledge",
-  "description": "Searches the help articles and FAQ. Use it for how-to questions and unclear errors; to answer, read the best entry whole with get_knowledge_article.",
+  "description": "Searches help articles and FAQ for how-to questions and unclear errors; then read the best entry with get_knowledge_article.",
   "summary": "Search the finance-mcp help and FAQ knowledge base",
   "scope": "read:knowledge",
   "kind": "read",
   "paramNames": [
+    "query",
+    "limit",
+    "tags"
+  ],
+  "positionalNames": [
     "query",
     "limit",
     "tags"
@@ -1955,7 +2012,7 @@ export const tools: readonly ToolDefinition[] = [
     "properties": {
       "query": {
         "type": "string",
-        "description": "Plain words, as the user asked."
+        "description": "The user's words."
       },
       "limit": {
         "type": "integer",
@@ -2028,6 +2085,9 @@ export const tools: readonly ToolDefinition[] = [
   "scope": "read:knowledge",
   "kind": "read",
   "paramNames": [
+    "id"
+  ],
+  "positionalNames": [
     "id"
   ],
   "errors": [
@@ -2121,11 +2181,12 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "whoami",
   "title": "Whoami",
-  "description": "Returns the user, token scopes and expiry, timezone, today (the user's date there) and default currency. Call it first; assume the currency when the user names none.",
+  "description": "Returns the user, token scopes and expiry, timezone, today and default currency (assume it when the user names none).",
   "summary": "Who the calling token acts for: user, token, scopes, timezone, today, default currency",
   "scope": "meta:whoami",
   "kind": "read",
   "paramNames": [],
+  "positionalNames": [],
   "errors": [
     "invalid_params",
     "unauthorized",
@@ -2215,11 +2276,12 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "list_capabilities",
   "title": "List capabilities",
-  "description": "Lists the tools this token may call now, one line each, whether writes are enabled, and the limits. Use it to say what you can do.",
+  "description": "Lists the tools this token may call, whether writes are on, and the limits: use it to say what you can do.",
   "summary": "Tools the calling token may use right now, and the limits that apply",
   "scope": "meta:whoami",
   "kind": "read",
   "paramNames": [],
+  "positionalNames": [],
   "errors": [
     "invalid_params",
     "unauthorized",
@@ -2352,6 +2414,17 @@ export const tools: readonly ToolDefinition[] = [
     "limit",
     "cursor"
   ],
+  "positionalNames": [
+    "idempotency_key",
+    "audit_id",
+    "tool",
+    "since",
+    "day",
+    "client",
+    "area",
+    "limit",
+    "cursor"
+  ],
   "errors": [
     "invalid_params",
     "unauthorized",
@@ -2369,8 +2442,7 @@ export const tools: readonly ToolDefinition[] = [
     "type": "object",
     "properties": {
       "idempotency_key": {
-        "type": "string",
-        "format": "uuid"
+        "type": "string"
       },
       "audit_id": {
         "type": "string",
@@ -2483,11 +2555,16 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "list_bill_reminders",
   "title": "List bill reminders",
-  "description": "Answers \"what bills are due soon?\": upcoming due dates to today + days_ahead plus the last 7 days (overdue); payments are not tracked (check list_transactions). reminders: each with its schedule and next due dates; upcoming: false lists them alone.",
+  "description": "Answers \"what bills are due soon?\": due dates up to today + days_ahead and the last 7 days (overdue); payments are not tracked (see list_transactions). upcoming: false lists reminders alone.",
   "summary": "Upcoming bill due dates and the recurring bill reminders themselves",
   "scope": "read:bills",
   "kind": "read",
   "paramNames": [
+    "upcoming",
+    "days_ahead",
+    "include_inactive"
+  ],
+  "positionalNames": [
     "upcoming",
     "days_ahead",
     "include_inactive"
@@ -2842,11 +2919,14 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "calculate",
   "title": "Calculate",
-  "description": "Evaluates one arithmetic expression exactly in decimal, e.g. \"round(1234.5678 * 1.0825, 2)\". + - * / ^ (integer powers), parentheses, round(x, digits), floor, ceil, abs, min, max, sqrt; no exponents or thousands separators. \"15% of 80\" is 12; \"10 % 3\" is modulo; \"100 + 10%\" is 100.1, so write \"100 * (1 + 10%)\".",
+  "description": "Evaluates one arithmetic expression exactly in decimal: + - * / ^ (integer powers), round(x, digits), floor, ceil, abs, min, max, sqrt, parentheses; no exponents or thousands separators. \"15% of 80\" is 12; \"10 % 3\" is modulo; \"100 + 10%\" is 100.1: write \"100 * (1 + 10%)\".",
   "summary": "Evaluate an arithmetic expression exactly, in decimal",
   "scope": "read:knowledge",
   "kind": "read",
   "paramNames": [
+    "expression"
+  ],
+  "positionalNames": [
     "expression"
   ],
   "errors": [
@@ -2915,6 +2995,21 @@ export const tools: readonly ToolDefinition[] = [
     "idempotency_key",
     "dry_run"
   ],
+  "positionalNames": [
+    "wallet_id",
+    "amount",
+    "direction",
+    "idempotency_key",
+    "date",
+    "to_wallet_id",
+    "payee",
+    "description",
+    "category",
+    "tags",
+    "notes",
+    "external_id",
+    "dry_run"
+  ],
   "errors": [
     "invalid_params",
     "unauthorized",
@@ -2941,8 +3036,7 @@ export const tools: readonly ToolDefinition[] = [
         "pattern": "^wal_"
       },
       "date": {
-        "type": "string",
-        "format": "date"
+        "type": "string"
       },
       "amount": {
         "type": "string"
@@ -2983,8 +3077,7 @@ export const tools: readonly ToolDefinition[] = [
         "description": "Import id from a bank or file; unique per wallet."
       },
       "idempotency_key": {
-        "type": "string",
-        "format": "uuid"
+        "type": "string"
       },
       "dry_run": {
         "type": "boolean"
@@ -3247,6 +3340,20 @@ export const tools: readonly ToolDefinition[] = [
     "idempotency_key",
     "dry_run"
   ],
+  "positionalNames": [
+    "transaction_id",
+    "idempotency_key",
+    "wallet_id",
+    "date",
+    "amount",
+    "direction",
+    "payee",
+    "description",
+    "category",
+    "tags",
+    "notes",
+    "dry_run"
+  ],
   "errors": [
     "invalid_params",
     "unauthorized",
@@ -3277,8 +3384,7 @@ export const tools: readonly ToolDefinition[] = [
         "pattern": "^wal_"
       },
       "date": {
-        "type": "string",
-        "format": "date"
+        "type": "string"
       },
       "amount": {
         "type": "string"
@@ -3338,8 +3444,7 @@ export const tools: readonly ToolDefinition[] = [
         ]
       },
       "idempotency_key": {
-        "type": "string",
-        "format": "uuid"
+        "type": "string"
       },
       "dry_run": {
         "type": "boolean"
@@ -3609,6 +3714,11 @@ export const tools: readonly ToolDefinition[] = [
     "idempotency_key",
     "dry_run"
   ],
+  "positionalNames": [
+    "transaction_id",
+    "idempotency_key",
+    "dry_run"
+  ],
   "errors": [
     "invalid_params",
     "unauthorized",
@@ -3634,8 +3744,7 @@ export const tools: readonly ToolDefinition[] = [
         "pattern": "^txn_"
       },
       "idempotency_key": {
-        "type": "string",
-        "format": "uuid"
+        "type": "string"
       },
       "dry_run": {
         "type": "boolean"
@@ -3720,7 +3829,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "create_budget",
   "title": "Create budget",
-  "description": "Creates a spending limit per period in one currency. Only expenses in categories, with one of tags and from wallet_ids count (empty: all). rollover carry_unspent carries what is left over.",
+  "description": "Creates a spending limit per period in one currency. Only expenses in categories, with one of tags and from wallet_ids count (empty: all). rollover carry_unspent carries leftovers over.",
   "summary": "Create a spending budget per week, month, quarter or year",
   "scope": "write:budgets",
   "kind": "write",
@@ -3740,6 +3849,24 @@ export const tools: readonly ToolDefinition[] = [
     "alert_threshold",
     "notes",
     "idempotency_key",
+    "dry_run"
+  ],
+  "positionalNames": [
+    "name",
+    "amount",
+    "period",
+    "idempotency_key",
+    "currency",
+    "interval",
+    "anchor_date",
+    "categories",
+    "tags",
+    "wallet_ids",
+    "start_date",
+    "end_date",
+    "rollover",
+    "alert_threshold",
+    "notes",
     "dry_run"
   ],
   "errors": [
@@ -3787,11 +3914,10 @@ export const tools: readonly ToolDefinition[] = [
         "minimum": 1,
         "maximum": 12,
         "default": 1,
-        "description": "Periods per budget period: 2 with week is fortnightly."
+        "description": "2 with week is fortnightly."
       },
       "anchor_date": {
-        "type": "string",
-        "format": "date"
+        "type": "string"
       },
       "categories": {
         "type": "array",
@@ -3813,12 +3939,10 @@ export const tools: readonly ToolDefinition[] = [
         }
       },
       "start_date": {
-        "type": "string",
-        "format": "date"
+        "type": "string"
       },
       "end_date": {
-        "type": "string",
-        "format": "date"
+        "type": "string"
       },
       "rollover": {
         "type": "string",
@@ -3832,14 +3956,13 @@ export const tools: readonly ToolDefinition[] = [
         "minimum": 1,
         "maximum": 100,
         "default": 80,
-        "description": "Percent of the limit that sets alert."
+        "description": "Percent of amount that sets alert."
       },
       "notes": {
         "type": "string"
       },
       "idempotency_key": {
-        "type": "string",
-        "format": "uuid"
+        "type": "string"
       },
       "dry_run": {
         "type": "boolean"
@@ -4124,7 +4247,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "update_budget",
   "title": "Update budget",
-  "description": "Fields as in create_budget; a list replaces the whole list ([] empties it). The currency cannot change. Changes apply from the current period on.",
+  "description": "Fields as in create_budget; a list replaces the whole list ([] empties it). The currency is fixed. Changes apply from the current period on.",
   "summary": "Change a budget's limit, period, scope, dates, rollover or alert threshold",
   "scope": "write:budgets",
   "kind": "write",
@@ -4144,6 +4267,24 @@ export const tools: readonly ToolDefinition[] = [
     "alert_threshold",
     "notes",
     "idempotency_key",
+    "dry_run"
+  ],
+  "positionalNames": [
+    "budget_id",
+    "idempotency_key",
+    "name",
+    "amount",
+    "period",
+    "interval",
+    "anchor_date",
+    "categories",
+    "tags",
+    "wallet_ids",
+    "start_date",
+    "end_date",
+    "rollover",
+    "alert_threshold",
+    "notes",
     "dry_run"
   ],
   "errors": [
@@ -4189,12 +4330,10 @@ export const tools: readonly ToolDefinition[] = [
       "interval": {
         "type": "integer",
         "minimum": 1,
-        "maximum": 12,
-        "description": "Periods per budget period: 2 with week is fortnightly."
+        "maximum": 12
       },
       "anchor_date": {
-        "type": "string",
-        "format": "date"
+        "type": "string"
       },
       "categories": {
         "type": "array",
@@ -4216,14 +4355,12 @@ export const tools: readonly ToolDefinition[] = [
         }
       },
       "start_date": {
-        "type": "string",
-        "format": "date"
+        "type": "string"
       },
       "end_date": {
         "oneOf": [
           {
-            "type": "string",
-            "format": "date"
+            "type": "string"
           },
           {
             "type": "null"
@@ -4241,8 +4378,7 @@ export const tools: readonly ToolDefinition[] = [
       "alert_threshold": {
         "type": "integer",
         "minimum": 1,
-        "maximum": 100,
-        "description": "Percent of the limit that sets alert."
+        "maximum": 100
       },
       "notes": {
         "oneOf": [
@@ -4255,8 +4391,7 @@ export const tools: readonly ToolDefinition[] = [
         ]
       },
       "idempotency_key": {
-        "type": "string",
-        "format": "uuid"
+        "type": "string"
       },
       "dry_run": {
         "type": "boolean"
@@ -4557,11 +4692,16 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "delete_budget",
   "title": "Delete budget",
-  "description": "Deletes a budget definition; the transactions it counted are not touched and stay in summaries.",
+  "description": "Deletes a budget definition; the transactions it counted are untouched and stay in summaries.",
   "summary": "Delete a budget definition",
   "scope": "write:budgets",
   "kind": "write",
   "paramNames": [
+    "budget_id",
+    "idempotency_key",
+    "dry_run"
+  ],
+  "positionalNames": [
     "budget_id",
     "idempotency_key",
     "dry_run"
@@ -4591,8 +4731,7 @@ export const tools: readonly ToolDefinition[] = [
         "pattern": "^bud_"
       },
       "idempotency_key": {
-        "type": "string",
-        "format": "uuid"
+        "type": "string"
       },
       "dry_run": {
         "type": "boolean"
@@ -4666,7 +4805,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "create_goal",
   "title": "Create goal",
-  "description": "Creates a savings goal; target_amount and target_date are optional; wallet_id is where the money is kept (information only). Record savings with add_goal_funds.",
+  "description": "Creates a savings goal; wallet_id is where the money is kept (information only). Record savings with add_goal_funds.",
   "summary": "Create a savings goal",
   "scope": "write:goals",
   "kind": "write",
@@ -4678,6 +4817,16 @@ export const tools: readonly ToolDefinition[] = [
     "wallet_id",
     "notes",
     "idempotency_key",
+    "dry_run"
+  ],
+  "positionalNames": [
+    "name",
+    "idempotency_key",
+    "target_amount",
+    "currency",
+    "target_date",
+    "wallet_id",
+    "notes",
     "dry_run"
   ],
   "errors": [
@@ -4712,8 +4861,7 @@ export const tools: readonly ToolDefinition[] = [
         "pattern": "^[A-Z]{3}$"
       },
       "target_date": {
-        "type": "string",
-        "format": "date"
+        "type": "string"
       },
       "wallet_id": {
         "type": "string",
@@ -4723,8 +4871,7 @@ export const tools: readonly ToolDefinition[] = [
         "type": "string"
       },
       "idempotency_key": {
-        "type": "string",
-        "format": "uuid"
+        "type": "string"
       },
       "dry_run": {
         "type": "boolean"
@@ -4906,7 +5053,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "update_goal",
   "title": "Update goal",
-  "description": "status: active, paused or archived (achieved is set when saved first reaches the target). The currency and the saved amount cannot be edited: use add_goal_funds.",
+  "description": "achieved is set when saved first reaches the target; saved changes only through add_goal_funds. The currency is fixed.",
   "summary": "Change a goal's name, target, date, wallet, status or notes",
   "scope": "write:goals",
   "kind": "write",
@@ -4919,6 +5066,17 @@ export const tools: readonly ToolDefinition[] = [
     "status",
     "notes",
     "idempotency_key",
+    "dry_run"
+  ],
+  "positionalNames": [
+    "goal_id",
+    "idempotency_key",
+    "name",
+    "target_amount",
+    "target_date",
+    "wallet_id",
+    "status",
+    "notes",
     "dry_run"
   ],
   "errors": [
@@ -4963,8 +5121,7 @@ export const tools: readonly ToolDefinition[] = [
       "target_date": {
         "oneOf": [
           {
-            "type": "string",
-            "format": "date"
+            "type": "string"
           },
           {
             "type": "null"
@@ -4981,7 +5138,7 @@ export const tools: readonly ToolDefinition[] = [
             "type": "null"
           }
         ],
-        "description": "Where the savings are kept (same currency)."
+        "description": "Where the savings are kept."
       },
       "status": {
         "type": "string",
@@ -5002,8 +5159,7 @@ export const tools: readonly ToolDefinition[] = [
         ]
       },
       "idempotency_key": {
-        "type": "string",
-        "format": "uuid"
+        "type": "string"
       },
       "dry_run": {
         "type": "boolean"
@@ -5203,11 +5359,16 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "delete_goal",
   "title": "Delete goal",
-  "description": "Deletes a goal and its contributions; wallet transactions stay. To keep it out of sight, archive it with update_goal.",
+  "description": "Deletes a goal and its contributions; wallet transactions stay. To hide it, archive it with update_goal.",
   "summary": "Delete a savings goal and its contribution ledger",
   "scope": "write:goals",
   "kind": "write",
   "paramNames": [
+    "goal_id",
+    "idempotency_key",
+    "dry_run"
+  ],
+  "positionalNames": [
     "goal_id",
     "idempotency_key",
     "dry_run"
@@ -5237,8 +5398,7 @@ export const tools: readonly ToolDefinition[] = [
         "pattern": "^gol_"
       },
       "idempotency_key": {
-        "type": "string",
-        "format": "uuid"
+        "type": "string"
       },
       "dry_run": {
         "type": "boolean"
@@ -5312,7 +5472,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "add_goal_funds",
   "title": "Add goal funds",
-  "description": "Records a contribution: positive saves, negative withdraws (saved never below zero). Give from_wallet_id (same currency) only when the person moved the money: for a goal kept in another wallet that records a transfer there; without it the contribution is an earmark and no money moves. Reaching the target makes the goal achieved (warning goal_achieved).",
+  "description": "Records a contribution: positive saves, negative withdraws (saved never below zero). Give from_wallet_id (same currency) only when the person moved the money: a goal kept in another wallet then gets a transfer; otherwise no money moves (an earmark). Reaching the target sets achieved (warning goal_achieved).",
   "summary": "Add money to a savings goal, or withdraw from it",
   "scope": "write:goals",
   "kind": "write",
@@ -5323,6 +5483,15 @@ export const tools: readonly ToolDefinition[] = [
     "note",
     "from_wallet_id",
     "idempotency_key",
+    "dry_run"
+  ],
+  "positionalNames": [
+    "goal_id",
+    "amount",
+    "idempotency_key",
+    "date",
+    "note",
+    "from_wallet_id",
     "dry_run"
   ],
   "errors": [
@@ -5353,8 +5522,7 @@ export const tools: readonly ToolDefinition[] = [
         "type": "string"
       },
       "date": {
-        "type": "string",
-        "format": "date"
+        "type": "string"
       },
       "note": {
         "type": "string"
@@ -5364,8 +5532,7 @@ export const tools: readonly ToolDefinition[] = [
         "pattern": "^wal_"
       },
       "idempotency_key": {
-        "type": "string",
-        "format": "uuid"
+        "type": "string"
       },
       "dry_run": {
         "type": "boolean"
@@ -5757,7 +5924,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "create_wallet",
   "title": "Create wallet",
-  "description": "Creates a wallet; name is unique and the currency never changes. opening_balance (may be negative) counts from opening_date; balances derive from it plus transactions.",
+  "description": "Creates a wallet; name is unique and the currency fixed. opening_balance (may be negative) counts from opening_date.",
   "summary": "Create a wallet (bank account, card, cash, e-wallet, investment or loan)",
   "scope": "write:wallets",
   "kind": "write",
@@ -5769,6 +5936,16 @@ export const tools: readonly ToolDefinition[] = [
     "opening_date",
     "notes",
     "idempotency_key",
+    "dry_run"
+  ],
+  "positionalNames": [
+    "name",
+    "type",
+    "currency",
+    "idempotency_key",
+    "opening_balance",
+    "opening_date",
+    "notes",
     "dry_run"
   ],
   "errors": [
@@ -5815,15 +5992,13 @@ export const tools: readonly ToolDefinition[] = [
         "type": "string"
       },
       "opening_date": {
-        "type": "string",
-        "format": "date"
+        "type": "string"
       },
       "notes": {
         "type": "string"
       },
       "idempotency_key": {
-        "type": "string",
-        "format": "uuid"
+        "type": "string"
       },
       "dry_run": {
         "type": "boolean"
@@ -5992,7 +6167,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "update_wallet",
   "title": "Update wallet",
-  "description": "The currency cannot change. archived: true hides a wallet from default lists and totals, keeping history (the way to retire one with transactions).",
+  "description": "The currency is fixed. archived: true retires a wallet: hidden from default lists and totals, history kept.",
   "summary": "Rename, retype, archive or re-open a wallet, or change its opening balance or notes",
   "scope": "write:wallets",
   "kind": "write",
@@ -6006,6 +6181,18 @@ export const tools: readonly ToolDefinition[] = [
     "notes",
     "in_net_worth",
     "idempotency_key",
+    "dry_run"
+  ],
+  "positionalNames": [
+    "wallet_id",
+    "idempotency_key",
+    "name",
+    "type",
+    "opening_balance",
+    "opening_date",
+    "archived",
+    "notes",
+    "in_net_worth",
     "dry_run"
   ],
   "errors": [
@@ -6055,14 +6242,13 @@ export const tools: readonly ToolDefinition[] = [
       "opening_date": {
         "oneOf": [
           {
-            "type": "string",
-            "format": "date"
+            "type": "string"
           },
           {
             "type": "null"
           }
         ],
-        "description": "null: the opening balance counts on every day."
+        "description": "null: it counts on every day."
       },
       "archived": {
         "type": "boolean"
@@ -6079,11 +6265,10 @@ export const tools: readonly ToolDefinition[] = [
       },
       "in_net_worth": {
         "type": "boolean",
-        "description": "Whether the wallet counts toward get_net_worth."
+        "description": "Counts toward get_net_worth."
       },
       "idempotency_key": {
-        "type": "string",
-        "format": "uuid"
+        "type": "string"
       },
       "dry_run": {
         "type": "boolean"
@@ -6268,11 +6453,16 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "delete_wallet",
   "title": "Delete wallet",
-  "description": "Deletes a wallet. One with transactions is refused (wallet_not_empty): offer archiving with update_wallet. One a goal, budget or bill uses is refused (conflict).",
+  "description": "Deletes a wallet; refused with wallet_not_empty if it has transactions (offer archiving with update_wallet), with conflict if a goal, budget or bill uses it.",
   "summary": "Delete a wallet that has no transactions",
   "scope": "write:wallets",
   "kind": "write",
   "paramNames": [
+    "wallet_id",
+    "idempotency_key",
+    "dry_run"
+  ],
+  "positionalNames": [
     "wallet_id",
     "idempotency_key",
     "dry_run"
@@ -6304,8 +6494,7 @@ export const tools: readonly ToolDefinition[] = [
         "pattern": "^wal_"
       },
       "idempotency_key": {
-        "type": "string",
-        "format": "uuid"
+        "type": "string"
       },
       "dry_run": {
         "type": "boolean"
@@ -6379,7 +6568,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "create_bill_reminder",
   "title": "Create bill reminder",
-  "description": "Creates a bill reminder due every interval days, weeks (on weekday), months (on day_of_month, -1 last) or years from start_date until end_date or count, or once on start_date. Give amount, or amount_min and amount_max if it varies.",
+  "description": "Creates a bill reminder due every interval days, weeks (on weekday), months (on day_of_month, -1 last) or years from start_date until end_date or count, or once. Give amount, or amount_min and amount_max if it varies.",
   "summary": "Create a reminder for a recurring or one-off bill",
   "scope": "write:bills",
   "kind": "write",
@@ -6397,6 +6586,22 @@ export const tools: readonly ToolDefinition[] = [
     "autopay",
     "notes",
     "idempotency_key",
+    "dry_run"
+  ],
+  "positionalNames": [
+    "name",
+    "schedule",
+    "idempotency_key",
+    "payee",
+    "amount",
+    "amount_min",
+    "amount_max",
+    "currency",
+    "wallet_id",
+    "category",
+    "notice_days",
+    "autopay",
+    "notes",
     "dry_run"
   ],
   "errors": [
@@ -6466,8 +6671,7 @@ export const tools: readonly ToolDefinition[] = [
             ]
           },
           "start_date": {
-            "type": "string",
-            "format": "date"
+            "type": "string"
           },
           "interval": {
             "type": "integer",
@@ -6493,8 +6697,7 @@ export const tools: readonly ToolDefinition[] = [
             ]
           },
           "end_date": {
-            "type": "string",
-            "format": "date"
+            "type": "string"
           },
           "count": {
             "type": "integer",
@@ -6516,8 +6719,7 @@ export const tools: readonly ToolDefinition[] = [
         "type": "string"
       },
       "idempotency_key": {
-        "type": "string",
-        "format": "uuid"
+        "type": "string"
       },
       "dry_run": {
         "type": "boolean"
@@ -6798,7 +7000,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "update_bill_reminder",
   "title": "Update bill reminder",
-  "description": "schedule replaces the whole schedule. amount makes the bill fixed; amount_min and amount_max make it variable. active: false pauses it. The currency cannot change.",
+  "description": "schedule replaces the whole schedule. amount makes the bill fixed; amount_min and amount_max make it variable. active: false pauses it. The currency is fixed.",
   "summary": "Change a bill reminder's amount, schedule, notice, wallet or pause it",
   "scope": "write:bills",
   "kind": "write",
@@ -6817,6 +7019,23 @@ export const tools: readonly ToolDefinition[] = [
     "notes",
     "active",
     "idempotency_key",
+    "dry_run"
+  ],
+  "positionalNames": [
+    "bill_reminder_id",
+    "idempotency_key",
+    "name",
+    "payee",
+    "amount",
+    "amount_min",
+    "amount_max",
+    "wallet_id",
+    "category",
+    "schedule",
+    "notice_days",
+    "autopay",
+    "notes",
+    "active",
     "dry_run"
   ],
   "errors": [
@@ -6914,8 +7133,7 @@ export const tools: readonly ToolDefinition[] = [
         "type": "boolean"
       },
       "idempotency_key": {
-        "type": "string",
-        "format": "uuid"
+        "type": "string"
       },
       "dry_run": {
         "type": "boolean"
@@ -7213,11 +7431,16 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "delete_bill_reminder",
   "title": "Delete bill reminder",
-  "description": "Deletes a bill reminder; transactions are not touched. To pause it, set active: false with update_bill_reminder.",
+  "description": "Deletes a bill reminder; transactions stay. To pause it, set active: false with update_bill_reminder.",
   "summary": "Delete a bill reminder",
   "scope": "write:bills",
   "kind": "write",
   "paramNames": [
+    "bill_reminder_id",
+    "idempotency_key",
+    "dry_run"
+  ],
+  "positionalNames": [
     "bill_reminder_id",
     "idempotency_key",
     "dry_run"
@@ -7247,8 +7470,7 @@ export const tools: readonly ToolDefinition[] = [
         "pattern": "^bil_"
       },
       "idempotency_key": {
-        "type": "string",
-        "format": "uuid"
+        "type": "string"
       },
       "dry_run": {
         "type": "boolean"
@@ -7322,11 +7544,12 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "list_rules",
   "title": "List rules",
-  "description": "Lists the user's categorisation rules in position order: the first that matches files a transaction. Change them with save_rule and delete_rule.",
+  "description": "Lists the filing rules in position order (the first match files a transaction); change them with save_rule and delete_rule.",
   "summary": "List the categorisation rules in the order they are tried",
   "scope": "read:transactions",
   "kind": "read",
   "paramNames": [],
+  "positionalNames": [],
   "errors": [
     "invalid_params",
     "unauthorized",
@@ -7493,6 +7716,16 @@ export const tools: readonly ToolDefinition[] = [
     "idempotency_key",
     "dry_run"
   ],
+  "positionalNames": [
+    "wallet_id",
+    "statement",
+    "idempotency_key",
+    "mapping",
+    "import_rows",
+    "skip_invalid",
+    "rows_limit",
+    "dry_run"
+  ],
   "errors": [
     "invalid_params",
     "unauthorized",
@@ -7594,8 +7827,7 @@ export const tools: readonly ToolDefinition[] = [
         "default": 20
       },
       "idempotency_key": {
-        "type": "string",
-        "format": "uuid"
+        "type": "string"
       },
       "dry_run": {
         "type": "boolean"
@@ -7914,7 +8146,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "save_rule",
   "title": "Save rule",
-  "description": "Saves a filing rule (new, or rule_id's): if payee (default) or description equals, contains (default) or starts_with value, within optional amount range, direction, wallet: set category, add tags, rename payee. Runs on imports and uncategorised new transactions; first by position wins. apply_to_existing files past matches too (dry_run, then expected_count).",
+  "description": "Saves a filing rule (new, or rule_id's): when payee (default) or description equals, contains (default) or starts_with value, and amount range, direction and wallet match: set category, add tags, rename payee. Files imports and uncategorised new transactions; first by position wins. apply_to_existing files past matches too (dry_run, then expected_count).",
   "summary": "Create or change a categorisation rule, optionally filing past transactions",
   "scope": "write:transactions",
   "kind": "write",
@@ -7934,6 +8166,24 @@ export const tools: readonly ToolDefinition[] = [
     "apply_to_existing",
     "expected_count",
     "idempotency_key",
+    "dry_run"
+  ],
+  "positionalNames": [
+    "idempotency_key",
+    "rule_id",
+    "position",
+    "field",
+    "operator",
+    "value",
+    "min_amount",
+    "max_amount",
+    "direction",
+    "wallet_id",
+    "set_category",
+    "add_tags",
+    "rename_payee",
+    "apply_to_existing",
+    "expected_count",
     "dry_run"
   ],
   "errors": [
@@ -8020,8 +8270,7 @@ export const tools: readonly ToolDefinition[] = [
         "minimum": 0
       },
       "idempotency_key": {
-        "type": "string",
-        "format": "uuid"
+        "type": "string"
       },
       "dry_run": {
         "type": "boolean"
@@ -8345,6 +8594,11 @@ export const tools: readonly ToolDefinition[] = [
     "idempotency_key",
     "dry_run"
   ],
+  "positionalNames": [
+    "rule_id",
+    "idempotency_key",
+    "dry_run"
+  ],
   "errors": [
     "invalid_params",
     "unauthorized",
@@ -8371,8 +8625,7 @@ export const tools: readonly ToolDefinition[] = [
         "pattern": "^rul_"
       },
       "idempotency_key": {
-        "type": "string",
-        "format": "uuid"
+        "type": "string"
       },
       "dry_run": {
         "type": "boolean"
@@ -8451,6 +8704,9 @@ export const tools: readonly ToolDefinition[] = [
   "scope": "read:transactions",
   "kind": "read",
   "paramNames": [
+    "include_ended"
+  ],
+  "positionalNames": [
     "include_ended"
   ],
   "errors": [
@@ -8641,6 +8897,11 @@ export const tools: readonly ToolDefinition[] = [
   "scope": "read:wallets",
   "kind": "read",
   "paramNames": [
+    "from",
+    "to",
+    "step"
+  ],
+  "positionalNames": [
     "from",
     "to",
     "step"
@@ -8854,7 +9115,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "set_exchange_rate",
   "title": "Set exchange rate",
-  "description": "Stores 1 base = rate quote on date (default today), replacing the rate of that pair and day. Rates come only from the person: ask them, never guess. get_net_worth uses the newest rate on or before each day (else the earliest after it) in either direction.",
+  "description": "Stores 1 base = rate quote on date (default today), replacing that pair's rate that day. Only the person gives rates: ask, never guess. get_net_worth uses the newest rate on or before each day, either direction.",
   "summary": "Store an exchange rate the person gives, for net worth in the home currency",
   "scope": "write:wallets",
   "kind": "write",
@@ -8864,6 +9125,14 @@ export const tools: readonly ToolDefinition[] = [
     "rate",
     "date",
     "idempotency_key",
+    "dry_run"
+  ],
+  "positionalNames": [
+    "base",
+    "quote",
+    "rate",
+    "idempotency_key",
+    "date",
     "dry_run"
   ],
   "errors": [
@@ -8898,12 +9167,10 @@ export const tools: readonly ToolDefinition[] = [
         "description": "Decimal, e.g. \"0.9215\"."
       },
       "date": {
-        "type": "string",
-        "format": "date"
+        "type": "string"
       },
       "idempotency_key": {
-        "type": "string",
-        "format": "uuid"
+        "type": "string"
       },
       "dry_run": {
         "type": "boolean"
@@ -9020,6 +9287,11 @@ export const tools: readonly ToolDefinition[] = [
     "idempotency_key",
     "dry_run"
   ],
+  "positionalNames": [
+    "audit_id",
+    "idempotency_key",
+    "dry_run"
+  ],
   "errors": [
     "invalid_params",
     "unauthorized",
@@ -9046,8 +9318,7 @@ export const tools: readonly ToolDefinition[] = [
         "pattern": "^\\d+$"
       },
       "idempotency_key": {
-        "type": "string",
-        "format": "uuid"
+        "type": "string"
       },
       "dry_run": {
         "type": "boolean"

@@ -1121,7 +1121,7 @@ export interface GetWalletBalanceResult {
  */
 export interface SearchProductKnowledgeParams {
   /**
-   * Plain words, as the user asked.
+   * The user's words.
    */
   query: string;
   limit?: number;
@@ -1362,7 +1362,7 @@ export interface CreateBudgetParams {
   currency?: Currency;
   period: BudgetPeriod;
   /**
-   * Periods per budget period: 2 with week is fortnightly.
+   * 2 with week is fortnightly.
    */
   interval?: number;
   anchor_date?: Date;
@@ -1403,7 +1403,7 @@ export interface CreateBudgetParams {
   end_date?: Date;
   rollover?: Rollover;
   /**
-   * Percent of the limit that sets alert.
+   * Percent of amount that sets alert.
    */
   alert_threshold?: number;
   notes?: Notes;
@@ -1430,7 +1430,7 @@ export interface UpdateBudgetParams {
   amount?: Amount;
   period?: BudgetPeriod;
   /**
-   * Periods per budget period: 2 with week is fortnightly.
+   * 2 with week is fortnightly.
    */
   interval?: number;
   anchor_date?: Date;
@@ -1474,7 +1474,7 @@ export interface UpdateBudgetParams {
   end_date?: Date | null;
   rollover?: Rollover;
   /**
-   * Percent of the limit that sets alert.
+   * Percent of amount that sets alert.
    */
   alert_threshold?: number;
   notes?: Notes | null;
@@ -1549,7 +1549,7 @@ export interface UpdateGoalParams {
   target_amount?: Amount | null;
   target_date?: Date | null;
   /**
-   * Where the savings are kept (same currency).
+   * Where the savings are kept.
    */
   wallet_id?: WalletId | null;
   status?: "active" | "paused" | "archived";
@@ -1647,13 +1647,13 @@ export interface UpdateWalletParams {
   type?: WalletType;
   opening_balance?: SignedAmount;
   /**
-   * null: the opening balance counts on every day.
+   * null: it counts on every day.
    */
   opening_date?: Date | null;
   archived?: boolean;
   notes?: Notes | null;
   /**
-   * Whether the wallet counts toward get_net_worth.
+   * Counts toward get_net_worth.
    */
   in_net_worth?: boolean;
   idempotency_key: string;

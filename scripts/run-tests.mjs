@@ -6,11 +6,12 @@
  *
  * It passes on a fresh clone after `npm install` with nothing else:
  * - what the tests need from the package registry is fetched here on first use, saying so: the MCP
- *   conformance suites and the Node 22 that runs them (tools/conformance, `npm run conformance:install`);
+ *   conformance suites and the Node 22 that runs them (tools/conformance, `npm run conformance:install`),
+ *   and @open-rpc/generator with what its client imports (tools/openrpc-generator, `npm run generator:install`);
  * - a suite that needs a part npm cannot install (Postgres, Chromium, python3, openssl, the Inspector in
  *   npm's cache) is skipped, and the end of the run prints one line per reason
  *   (test/helpers/external.ts). REQUIRE_POSTGRES=1, REQUIRE_BROWSER=1, REQUIRE_CONFORMANCE=1,
- *   REQUIRE_PYTHON=1, REQUIRE_OPENSSL=1 make the part's absence a failure instead (CI sets them).
+ *   REQUIRE_GENERATOR=1, REQUIRE_PYTHON=1, REQUIRE_OPENSSL=1 make the part's absence a failure instead (CI sets them).
  *
  * The skips of the last run are kept in .test-results/last-run.json. `npm test -- --rerun-skipped` runs
  * again only what they skipped (the files, per engine; every suite on Postgres if it was unreachable):
@@ -65,6 +66,14 @@ function ensureConformance() {
   if (r.status !== 0) console.log("npm test: the conformance suites could not be installed; their tests will be skipped (REQUIRE_CONFORMANCE=1 fails them).");
 }
 
+/** @open-rpc/generator and the packages its TypeScript client imports: installed the first time they are missing. */
+function ensureGenerator() {
+  if (["open-rpc-generator", "tsc"].every((p) => existsSync(join("tools/openrpc-generator/node_modules/.bin", p)))) return;
+  console.log("npm test: installing @open-rpc/generator into tools/openrpc-generator (first run only; npm run generator:install) ...");
+  const r = spawnSync("npm", ["run", "--silent", "generator:install"], { stdio: "inherit" });
+  if (r.status !== 0) console.log("npm test: @open-rpc/generator could not be installed; its test will be skipped (REQUIRE_GENERATOR=1 fails it).");
+}
+
 function readSkips() {
   if (!existsSync(SKIP_LOG)) return [];
   return readFileSync(SKIP_LOG, "utf8")
@@ -98,6 +107,7 @@ function printSummary(skips) {
 // when it is stale (a hash of the sources: bin/build.js).
 if (spawnSync(process.execPath, ["bin/build.js", "--if-stale"], { stdio: "inherit" }).status !== 0) process.exit(1);
 ensureConformance();
+ensureGenerator();
 
 let plan;
 if (rerun) {

@@ -39,7 +39,8 @@ import { createWritePipeline } from "./writes/pipeline.js";
 import { ensureRowCapture } from "./db/row-capture.js";
 import { packagePath } from "./package-root.js";
 
-export const OPENRPC_PATH = packagePath("openrpc.json");
+/** The published contract: openrpc.json as codegen transforms it for client generators (codegen/emit-published.ts). */
+export const OPENRPC_PATH = packagePath("clients/openrpc/openrpc.json");
 
 export interface Services {
   config: Config;

@@ -57,6 +57,7 @@ export const notFound = (resource: string, field: string, id: unknown) =>
 
 export const conflict = (field: string, message: string) => new AppError("conflict", message, { field });
 
+/** @public What a generated handler stub throws (codegen/emit-registry.ts writes the import). */
 export const notImplemented = (tool: string) =>
   new AppError("not_implemented", `${tool} is declared in the contract but not implemented on this server yet. Do not retry.`);
 

@@ -222,7 +222,7 @@ export function evaluateTargets(r: Omit<BenchResults, "targets">): TargetCheck[]
     });
   };
 
-  // Issue 26: a 5,000-row CSV preview takes under 2 s on SQLite (one request at a time, median).
+  // docs/decisions.md, "Statements in": a 5,000-row CSV preview takes under 2 s on SQLite (one request at a time, median).
   for (const e of [sqlite, pg]) {
     for (const t of largest(e)?.tools ?? []) {
       if (t.id !== "import_transactions preview") continue;

@@ -33,7 +33,6 @@ export const META_SERVER_INFO = "io.modelcontextprotocol/serverInfo";
 
 /** 2026-07-28 error codes (basic/index.mdx#error-codes). */
 export const HEADER_MISMATCH = -32020;
-export const MISSING_CLIENT_CAPABILITY = -32021;
 export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
 
 export type Transport = "streamable-http" | "sse";

@@ -47,23 +47,23 @@ export function findTool(name: string): ToolDefinition {
   return tool;
 }
 
-/** Positional params map onto the spec's param order, so clients generated from openrpc.json work. */
+/** Positional params map onto the published order (required first), so clients generated from the published document work. */
 function namedParams(tool: ToolDefinition, params: unknown): Record<string, unknown> {
   if (params === undefined || params === null) return {};
   if (Array.isArray(params)) {
-    if (params.length > tool.paramNames.length) {
+    if (params.length > tool.positionalNames.length) {
       throw new AppError(
         "invalid_params",
-        `${tool.name} takes at most ${tool.paramNames.length} positional params (${tool.paramNames.join(", ")}), got ${params.length}.`,
+        `${tool.name} takes at most ${tool.positionalNames.length} positional params (${tool.positionalNames.join(", ")}), got ${params.length}.`,
         {
           field: "(params)",
-          expected: `at most ${tool.paramNames.length} values in the order ${tool.paramNames.join(", ")}`,
+          expected: `at most ${tool.positionalNames.length} values in the order ${tool.positionalNames.join(", ")}`,
         },
       );
     }
     const out: Record<string, unknown> = {};
     params.forEach((v, i) => {
-      if (v !== undefined && v !== null) out[tool.paramNames[i]!] = v;
+      if (v !== undefined && v !== null) out[tool.positionalNames[i]!] = v;
     });
     return out;
   }

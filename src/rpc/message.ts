@@ -80,9 +80,6 @@ export interface MessageContext {
   requestId: string;
 }
 
-/** MCP methods (initialize, tools/list, tools/call, …); undefined when the method is not an MCP one. */
-export type McpMethods = (msg: JsonRpcRequest, ctx: MessageContext) => Promise<unknown> | undefined;
-
 export async function handleDirectCall(dispatch: Dispatch, msg: JsonRpcRequest, ctx: MessageContext): Promise<unknown> {
   return dispatch(msg.method, msg.params, { caller: ctx.caller, requestId: ctx.requestId });
 }

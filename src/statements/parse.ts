@@ -11,7 +11,7 @@ import { parseOfx } from "./ofx.js";
 import { parseQif } from "./qif.js";
 import type { CsvMapping, ParsedStatement, StatementFormat } from "./types.js";
 
-export type { CsvMapping, ParsedStatement, StatementFormat, StatementRow, StatedBalance, DateOrder } from "./types.js";
+export type { CsvMapping, ParsedStatement, StatementFormat } from "./types.js";
 
 export function detectFormat(text: string): StatementFormat {
   const head = text

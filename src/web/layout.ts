@@ -2,7 +2,7 @@
  * The HTML of the web pages: one small accessible layout (landmarks, headings, labelled controls, visible
  * focus, readable on a phone), inline CSS, no external assets. Every value shown is escaped.
  */
-export { escapeHtml, renderPage, type Page } from "../html/page.js";
+export { escapeHtml, renderPage } from "../html/page.js";
 import { escapeHtml } from "../html/page.js";
 
 export function signInForm(csrf: string, next: string, error?: string): string {

@@ -32,6 +32,7 @@ describe("codegen", function () {
       cpSync(join(root, "openrpc.json"), join(dir, "openrpc.json"));
       cpSync(join(root, "generated"), join(dir, "generated"), { recursive: true });
       cpSync(join(root, "clients/typescript/src"), join(dir, "clients/typescript/src"), { recursive: true });
+      cpSync(join(root, "clients/openrpc"), join(dir, "clients/openrpc"), { recursive: true });
       expect(codegenCheck(dir).status, "copy before the edit").to.equal(0);
       const edited = JSON.parse(readFileSync(join(dir, "openrpc.json"), "utf8"));
       edited.methods[0].description = edited.methods[0].description.slice(0, 120); // shorter: stays within the token budgets
@@ -50,6 +51,7 @@ describe("codegen", function () {
       cpSync(join(root, "openrpc.json"), join(dir, "openrpc.json"));
       cpSync(join(root, "generated"), join(dir, "generated"), { recursive: true });
       cpSync(join(root, "clients/typescript/src"), join(dir, "clients/typescript/src"), { recursive: true });
+      cpSync(join(root, "clients/openrpc"), join(dir, "clients/openrpc"), { recursive: true });
       const edited = JSON.parse(readFileSync(join(dir, "openrpc.json"), "utf8"));
       // Every tool carries the same long sentence: too long a description, a repeated sentence, and many tokens.
       const filler = Array.from({ length: 40 }, (_, i) => `This sentence number ${i} repeats the same shared convention in every tool description.`).join(" ");

@@ -1,5 +1,5 @@
 /**
- * Issue 14, findings 4 and 9: deterministic bad input was answered internal_error ("retry later with the
+ * docs/decisions.md, "Faults and hostile input": deterministic bad input was answered internal_error ("retry later with the
  * same key"), params nested 50,000 deep overflowed the stack (HTTP 500), lone surrogates were stored as
  * U+FFFD and bidi overrides as given, any Content-Type was parsed as JSON, "id": 1e400 was answered with
  * id null, and a dry run with a key that had committed said nothing. Each is checked here on both engines.

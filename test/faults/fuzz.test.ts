@@ -1,5 +1,5 @@
 /**
- * Issue 14: a property-based fuzz of every tool (test/faults/fuzz.ts) as part of npm test, bounded:
+ * A property-based fuzz of every tool (test/faults/fuzz.ts) as part of npm test, bounded:
  * FUZZ_COUNT inputs (default 2,000) with a fixed seed (FUZZ_SEED), so a failure is reproducible.
  * `npm run fuzz` runs the same with 100,000 inputs (scripts/fuzz.ts; figures in docs/reliability.md).
  */

@@ -83,6 +83,18 @@ function stringArb(schema: Schema, pool: IdPool): fc.Arbitrary<unknown> {
   return ids && ids.length > 0 ? fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...ids) }, { weight: 1, arbitrary: base }) : base;
 }
 
+/**
+ * tools/list leaves out the formats the server instructions state by name (codegen/schemas.ts
+ * withoutFormatsTheNameStates): idempotency_key is a UUID, a param named as a date a YYYY-MM-DD day.
+ */
+function withNamedFormat(name: string, schema: Schema): Schema {
+  const format = name === "idempotency_key" ? "uuid" : /(^|_)date(_|$)/.test(name) ? "date" : undefined;
+  if (!format) return schema;
+  const add = (s: Schema): Schema => (s.type === "string" && s.format === undefined ? { ...s, format } : s);
+  const alternatives = schema.oneOf ?? schema.anyOf;
+  return Array.isArray(alternatives) ? { ...schema, [schema.oneOf ? "oneOf" : "anyOf"]: alternatives.map(add) } : add(schema);
+}
+
 /** A value valid for `schema` most of the time (patterns, formats, enums, bounds, required keys). */
 export function schemaArb(schema: Schema, pool: IdPool, depth = 0): fc.Arbitrary<unknown> {
   if (depth > 8) return fc.constant(null);
@@ -108,7 +120,7 @@ export function schemaArb(schema: Schema, pool: IdPool, depth = 0): fc.Arbitrary
       return fc.array(schemaArb(schema.items ?? {}, pool, depth + 1), { minLength: schema.minItems ?? 0, maxLength: Math.min(schema.maxItems ?? 5, 8) });
     case "object": {
       const props: Record<string, fc.Arbitrary<unknown>> = {};
-      for (const [k, v] of Object.entries((schema.properties ?? {}) as Record<string, Schema>)) props[k] = schemaArb(v, pool, depth + 1);
+      for (const [k, v] of Object.entries((schema.properties ?? {}) as Record<string, Schema>)) props[k] = schemaArb(withNamedFormat(k, v), pool, depth + 1);
       return fc.record(props, { requiredKeys: (schema.required ?? []).filter((k: string) => k in props) });
     }
     default:

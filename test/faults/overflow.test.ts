@@ -1,5 +1,5 @@
 /**
- * Issue 14, finding 2: a wallet's running total could overflow int64 on SQLite (stored as a REAL,
+ * docs/decisions.md, "Faults and hostile input": a wallet's running total could overflow int64 on SQLite (stored as a REAL,
  * corrupting every balance of the user) and failed with a retryable internal_error on Postgres. Now the
  * bounds of info.x-limits refuse the write first (invalid_params or conflict naming the field), and the
  * database refuses an overflowing total itself on both engines (SQLite guard triggers, Postgres BIGINT).

@@ -1,5 +1,5 @@
 /**
- * Issue 14, finding 3: two server processes on one SQLite file failed a third of their writes with
+ * docs/decisions.md, "Faults and hostile input": two server processes on one SQLite file failed a third of their writes with
  * internal_error (SQLITE_BUSY, which knex's error formatting turned into "str.replace is not a function"
  * when a binding was a BigInt), and nothing stopped a second `npm start` on the same file.
  * Now a second server process refuses to start, naming the file and the process holding it; the lock

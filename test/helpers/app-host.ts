@@ -156,9 +156,3 @@ html,body{margin:0;background:#f6f7f9}html[data-theme=dark],html[data-theme=dark
     },
   };
 }
-
-/** A fresh idempotency key. */
-export const key = () => randomUUID();
-
-/** The browser for the apps (launchBrowser in ./browser.ts skips without one). */
-export type { Browser };

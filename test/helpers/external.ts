@@ -1,7 +1,8 @@
 /**
  * Parts of a test run that npm install does not provide: a browser, a Python interpreter, openssl, the
- * MCP conformance suites (fetched by scripts/run-tests.mjs on first use), the MCP Inspector in npm's
- * cache, a Redis server (the limits' Redis store). Postgres is the runner's own check (scripts/run-tests.mjs).
+ * MCP conformance suites and @open-rpc/generator (fetched by scripts/run-tests.mjs on first use), the MCP
+ * Inspector in npm's cache, a Redis server (the limits' Redis store). Postgres is the runner's own check
+ * (scripts/run-tests.mjs).
  *
  * Without one, the tests that need it are skipped, never failed: `npm test` on a fresh clone passes. Each
  * skip is written, with its reason, to the file the runner names in FINANCE_TEST_SKIP_LOG, and the runner
@@ -18,6 +19,7 @@ export const EXTERNAL_PARTS = {
   python3: { require: "REQUIRE_PYTHON", install: "apt-get install python3-minimal" },
   openssl: { require: "REQUIRE_OPENSSL", install: "apt-get install openssl" },
   conformance: { require: "REQUIRE_CONFORMANCE", install: "npm run conformance:install" },
+  generator: { require: "REQUIRE_GENERATOR", install: "npm run generator:install" },
   inspector: { require: "REQUIRE_INSPECTOR", install: "npx -y @modelcontextprotocol/inspector@1.0.3 --help" },
   redis: { require: "REQUIRE_REDIS", install: "apt-get install redis-server, then redis-server --daemonize yes (.ci/run starts it)" },
 } as const;

@@ -1,10 +1,13 @@
-/** Pins the published contract: rpc.discover and GET /api/v1/openrpc.json serve openrpc.json, no token needed. */
+/**
+ * Pins the published contract: rpc.discover and GET /api/v1/openrpc.json serve clients/openrpc/openrpc.json
+ * (openrpc.json as codegen publishes it for client generators, codegen/emit-published.ts), no token needed.
+ */
 import { readFileSync } from "node:fs";
 import { expect } from "chai";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 import { engine } from "../helpers/database.js";
 
-const spec = JSON.parse(readFileSync(new URL("../../openrpc.json", import.meta.url), "utf8"));
+const spec = JSON.parse(readFileSync(new URL("../../clients/openrpc/openrpc.json", import.meta.url), "utf8"));
 
 describe(`published contract (${engine})`, () => {
   let server: TestServer;

@@ -1,0 +1,73 @@
+/**
+ * The published contract (rpc.discover, GET /api/v1/openrpc.json, clients/openrpc/openrpc.json): openrpc.json
+ * transformed so that other teams' standard generator, @open-rpc/generator, makes a TypeScript client that
+ * compiles strictly with a current TypeScript (docs/decisions.md, "Room for the next tools"). openrpc.json
+ * stays the source: the project's own codegen reads `x-http-status` on its error objects there.
+ *
+ * What changes, and why (each was a class of compile errors of the generated client):
+ * - `openrpc` is 1.2.6: the generator's pinned @open-rpc/meta-schema types know no later version.
+ * - `x-http-status` leaves the error objects, which the meta-schema types as {code, message, data?}; the
+ *   statuses are kept as one map, info["x-http-status"] (error name → status), where extensions are allowed.
+ * - Every method's result schema has a title (`<Method>Result`): an untitled one is named by a hash that
+ *   the generator computes differently for the type and for the method signature.
+ * - Required params come first (TypeScript refuses a required parameter after an optional one), each group
+ *   in spec order. The server maps positional params in this same order (ToolDefinition.positionalNames).
+ * - `paramStructure` is `by-position`: the generated client validates its params array by name for a
+ *   by-name method, and so refuses every call with a required param (upstream open-rpc/generator#729);
+ *   `either` reads a missing optional param by name off the array (`sort` is Array.prototype.sort). By
+ *   position it validates each value by its index and sends an array, which the server maps in this
+ *   order. The server still takes named params as well.
+ */
+import type { Json, JsonObject } from "./load.js";
+import { pascal } from "./schemas.js";
+
+/** The version of the OpenRPC document the generator's own meta-schema types accept. */
+export const PUBLISHED_OPENRPC_VERSION = "1.2.6";
+
+interface Param {
+  name?: string;
+  required?: boolean;
+  $ref?: string;
+}
+
+/** The params of a method in the published (and positional) order: the required ones first, each group in spec order. */
+export function positionalOrder<T>(params: readonly T[], required: (p: T) => boolean): T[] {
+  return [...params.filter(required), ...params.filter((p) => !required(p))];
+}
+
+function resolve(raw: JsonObject, ref: string): JsonObject {
+  let node: Json = raw;
+  for (const part of ref.slice(2).split("/")) node = (node as JsonObject)[part] as Json;
+  return node as JsonObject;
+}
+
+export function publishedDocument(raw: JsonObject): JsonObject {
+  const doc = structuredClone(raw);
+  doc.openrpc = PUBLISHED_OPENRPC_VERSION;
+
+  const statuses: JsonObject = {};
+  const components = doc.components as JsonObject;
+  for (const [name, error] of Object.entries((components.errors ?? {}) as Record<string, JsonObject>)) {
+    if (error["x-http-status"] !== undefined) statuses[name] = error["x-http-status"];
+    delete error["x-http-status"];
+  }
+  const info = doc.info as JsonObject;
+  info["x-http-status"] = statuses;
+  for (const ext of (doc["x-extensions"] ?? []) as JsonObject[]) {
+    if (ext.name !== "x-http-status") continue;
+    ext.restricted = ["infoObject"];
+    ext.summary = "The HTTP status of a direct JSON-RPC call that fails with an error, by the error's name";
+    ext.schema = { type: "object", additionalProperties: { type: "integer", minimum: 400, maximum: 599 } };
+  }
+
+  for (const method of doc.methods as JsonObject[]) {
+    for (const error of (method.errors ?? []) as JsonObject[]) delete error["x-http-status"];
+    const result = method.result as JsonObject;
+    const schema = result.schema as JsonObject;
+    if (typeof schema.title !== "string" && typeof schema.$ref !== "string") result.schema = { title: `${pascal(String(method.name))}Result`, ...schema };
+    const required = (p: Param) => (p.$ref ? resolve(raw, p.$ref).required === true : p.required === true);
+    method.params = positionalOrder(method.params as Param[] as Json[], (p) => required(p as Param)) as Json;
+    method.paramStructure = "by-position";
+  }
+  return doc;
+}
