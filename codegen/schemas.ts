@@ -222,8 +222,8 @@ export function mcpInputSchema(spec: Spec, m: MethodSpec): JsonObject {
 }
 
 /**
- * An update tool's nested object that is the same component as its create tool's param of the same name
- * (a bill's schedule) is named, not repeated: both tools have one scope, so a model that sees one sees the
+ * An update tool's nested object, or list of objects, that is the same component as its create tool's param
+ * of the same name (a bill's schedule, a transaction's parts) is named, not repeated: both tools have one scope, so a model that sees one sees the
  * other. The server validates it against the full component.
  */
 function withSharedObjectsNamed(spec: Spec, m: MethodSpec, params: JsonObject): JsonObject {
@@ -234,7 +234,9 @@ function withSharedObjectsNamed(spec: Spec, m: MethodSpec, params: JsonObject): 
     const ref = (schema as JsonObject).$ref;
     const target = typeof ref === "string" ? spec.schemas[ref.slice(REF_PREFIX.length)] : undefined;
     const same = create.params.some((p) => p.name === name && p.schema.$ref === ref);
-    if (target?.type === "object" && same) properties[name] = { type: "object", description: `As in ${create.name}.` };
+    // A list of such objects (a transaction's split parts) likewise.
+    const listOfObjects = target?.type === "array" && typeof (target.items as JsonObject | undefined)?.$ref === "string";
+    if ((target?.type === "object" || listOfObjects) && same) properties[name] = { type: target!.type as string, description: `As in ${create.name}.` };
   }
   return { ...params, properties };
 }

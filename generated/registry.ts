@@ -169,7 +169,7 @@ export const tools: readonly ToolDefinition[] = [
           ],
           "properties": {
             "id": {
-              "type": "string"
+              "$ref": "#/$defs/TransactionId"
             },
             "wallet_id": {
               "$ref": "#/$defs/WalletId"
@@ -178,23 +178,7 @@ export const tools: readonly ToolDefinition[] = [
               "type": "string"
             },
             "amount": {
-              "type": "object",
-              "required": [
-                "value",
-                "currency",
-                "minor"
-              ],
-              "properties": {
-                "value": {
-                  "type": "string"
-                },
-                "currency": {
-                  "type": "string"
-                },
-                "minor": {
-                  "type": "integer"
-                }
-              }
+              "$ref": "#/$defs/Money"
             },
             "direction": {
               "type": "string",
@@ -288,6 +272,60 @@ export const tools: readonly ToolDefinition[] = [
             },
             "updated_at": {
               "type": "string"
+            },
+            "parts": {
+              "type": "array",
+              "items": {
+                "type": "object",
+                "required": [
+                  "amount",
+                  "category",
+                  "tags",
+                  "notes"
+                ],
+                "properties": {
+                  "amount": {
+                    "$ref": "#/$defs/Money"
+                  },
+                  "category": {
+                    "anyOf": [
+                      {
+                        "type": "string"
+                      },
+                      {
+                        "type": "null"
+                      }
+                    ]
+                  },
+                  "tags": {
+                    "type": "array",
+                    "items": {
+                      "type": "string"
+                    }
+                  },
+                  "notes": {
+                    "anyOf": [
+                      {
+                        "type": "string"
+                      },
+                      {
+                        "type": "null"
+                      }
+                    ]
+                  },
+                  "refund": {
+                    "type": "boolean",
+                    "const": true
+                  }
+                }
+              }
+            },
+            "refund": {
+              "type": "boolean",
+              "const": true
+            },
+            "refund_of": {
+              "$ref": "#/$defs/TransactionId"
             }
           }
         }
@@ -308,6 +346,28 @@ export const tools: readonly ToolDefinition[] = [
       }
     },
     "$defs": {
+      "Money": {
+        "type": "object",
+        "required": [
+          "value",
+          "currency",
+          "minor"
+        ],
+        "properties": {
+          "value": {
+            "type": "string"
+          },
+          "currency": {
+            "type": "string"
+          },
+          "minor": {
+            "type": "integer"
+          }
+        }
+      },
+      "TransactionId": {
+        "type": "string"
+      },
       "WalletId": {
         "type": "string"
       }
@@ -441,6 +501,9 @@ export const tools: readonly ToolDefinition[] = [
             "count": {
               "type": "integer",
               "minimum": 0
+            },
+            "refunds": {
+              "$ref": "#/$defs/Money"
             }
           }
         }
@@ -494,6 +557,9 @@ export const tools: readonly ToolDefinition[] = [
             "count": {
               "type": "integer",
               "minimum": 0
+            },
+            "refunds": {
+              "$ref": "#/$defs/Money"
             }
           }
         }
@@ -618,23 +684,13 @@ export const tools: readonly ToolDefinition[] = [
             "spent": {
               "type": "array",
               "items": {
-                "type": "object",
-                "required": [
-                  "value",
-                  "currency",
-                  "minor"
-                ],
-                "properties": {
-                  "value": {
-                    "type": "string"
-                  },
-                  "currency": {
-                    "type": "string"
-                  },
-                  "minor": {
-                    "type": "integer"
-                  }
-                }
+                "$ref": "#/$defs/Money"
+              }
+            },
+            "refunds": {
+              "type": "array",
+              "items": {
+                "$ref": "#/$defs/Money"
               }
             }
           }
@@ -649,6 +705,27 @@ export const tools: readonly ToolDefinition[] = [
             "type": "null"
           }
         ]
+      }
+    },
+    "$defs": {
+      "Money": {
+        "type": "object",
+        "required": [
+          "value",
+          "currency",
+          "minor"
+        ],
+        "properties": {
+          "value": {
+            "type": "string"
+          },
+          "currency": {
+            "type": "string"
+          },
+          "minor": {
+            "type": "integer"
+          }
+        }
       }
     }
   },
@@ -746,23 +823,13 @@ export const tools: readonly ToolDefinition[] = [
             "spent": {
               "type": "array",
               "items": {
-                "type": "object",
-                "required": [
-                  "value",
-                  "currency",
-                  "minor"
-                ],
-                "properties": {
-                  "value": {
-                    "type": "string"
-                  },
-                  "currency": {
-                    "type": "string"
-                  },
-                  "minor": {
-                    "type": "integer"
-                  }
-                }
+                "$ref": "#/$defs/Money"
+              }
+            },
+            "refunds": {
+              "type": "array",
+              "items": {
+                "$ref": "#/$defs/Money"
               }
             }
           }
@@ -777,6 +844,27 @@ export const tools: readonly ToolDefinition[] = [
             "type": "null"
           }
         ]
+      }
+    },
+    "$defs": {
+      "Money": {
+        "type": "object",
+        "required": [
+          "value",
+          "currency",
+          "minor"
+        ],
+        "properties": {
+          "value": {
+            "type": "string"
+          },
+          "currency": {
+            "type": "string"
+          },
+          "minor": {
+            "type": "integer"
+          }
+        }
       }
     }
   },
@@ -1010,6 +1098,9 @@ export const tools: readonly ToolDefinition[] = [
                 },
                 "alert": {
                   "type": "boolean"
+                },
+                "refunds": {
+                  "$ref": "#/$defs/Money"
                 }
               }
             }
@@ -1175,6 +1266,9 @@ export const tools: readonly ToolDefinition[] = [
             },
             "alert": {
               "type": "boolean"
+            },
+            "refunds": {
+              "$ref": "#/$defs/Money"
             }
           }
         }
@@ -2900,6 +2994,8 @@ export const tools: readonly ToolDefinition[] = [
     "tags",
     "notes",
     "external_id",
+    "parts",
+    "refund_of",
     "idempotency_key",
     "dry_run"
   ],
@@ -2960,7 +3056,7 @@ export const tools: readonly ToolDefinition[] = [
       "tags": {
         "type": "array",
         "items": {
-          "type": "string"
+          "$ref": "#/$defs/Tag"
         }
       },
       "notes": {
@@ -2969,6 +3065,36 @@ export const tools: readonly ToolDefinition[] = [
       "external_id": {
         "type": "string",
         "description": "Import id from a bank or file; unique per wallet."
+      },
+      "parts": {
+        "type": "array",
+        "items": {
+          "type": "object",
+          "required": [
+            "amount"
+          ],
+          "properties": {
+            "amount": {
+              "type": "string"
+            },
+            "category": {
+              "type": "string"
+            },
+            "tags": {
+              "type": "array",
+              "items": {
+                "$ref": "#/$defs/Tag"
+              }
+            },
+            "notes": {
+              "type": "string"
+            }
+          }
+        }
+      },
+      "refund_of": {
+        "type": "string",
+        "pattern": "^txn_"
       },
       "idempotency_key": {
         "type": "string",
@@ -3074,6 +3200,50 @@ export const tools: readonly ToolDefinition[] = [
           },
           "minor": {
             "type": "integer"
+          }
+        }
+      },
+      "Part": {
+        "type": "object",
+        "required": [
+          "amount",
+          "category",
+          "tags",
+          "notes"
+        ],
+        "properties": {
+          "amount": {
+            "$ref": "#/$defs/Money"
+          },
+          "category": {
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "tags": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
+          },
+          "notes": {
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "refund": {
+            "type": "boolean",
+            "const": true
           }
         }
       },
@@ -3197,6 +3367,19 @@ export const tools: readonly ToolDefinition[] = [
           },
           "updated_at": {
             "type": "string"
+          },
+          "parts": {
+            "type": "array",
+            "items": {
+              "$ref": "#/$defs/Part"
+            }
+          },
+          "refund": {
+            "type": "boolean",
+            "const": true
+          },
+          "refund_of": {
+            "$ref": "#/$defs/TransactionId"
           }
         }
       },
@@ -3217,7 +3400,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "update_transaction",
   "title": "Update transaction",
-  "description": "Corrects a transaction or moves it to a wallet of the same currency. tags replaces the set. direction may switch between expense and income, never to or from transfer (delete and create). Date, amount and description changes reach both transfer legs.",
+  "description": "Corrects a transaction or moves it to a wallet of the same currency. tags replaces the set, parts the split ([] un-splits). direction may switch between expense and income, never to or from transfer (delete and create). Date, amount and description changes reach both transfer legs.",
   "summary": "Change fields of an existing transaction",
   "scope": "write:transactions",
   "kind": "write",
@@ -3232,6 +3415,7 @@ export const tools: readonly ToolDefinition[] = [
     "category",
     "tags",
     "notes",
+    "parts",
     "idempotency_key",
     "dry_run"
   ],
@@ -3307,13 +3491,11 @@ export const tools: readonly ToolDefinition[] = [
             "type": "null"
           }
         ],
-        "description": "Reuse the user's existing names."
+        "description": "Reuse the user's names."
       },
       "tags": {
         "type": "array",
-        "items": {
-          "type": "string"
-        }
+        "description": "As in create_transaction."
       },
       "notes": {
         "oneOf": [
@@ -3324,6 +3506,10 @@ export const tools: readonly ToolDefinition[] = [
             "type": "null"
           }
         ]
+      },
+      "parts": {
+        "type": "array",
+        "description": "As in create_transaction."
       },
       "idempotency_key": {
         "type": "string",
@@ -3448,6 +3634,50 @@ export const tools: readonly ToolDefinition[] = [
           }
         }
       },
+      "Part": {
+        "type": "object",
+        "required": [
+          "amount",
+          "category",
+          "tags",
+          "notes"
+        ],
+        "properties": {
+          "amount": {
+            "$ref": "#/$defs/Money"
+          },
+          "category": {
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "tags": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
+          },
+          "notes": {
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "refund": {
+            "type": "boolean",
+            "const": true
+          }
+        }
+      },
       "Transaction": {
         "type": "object",
         "required": [
@@ -3568,6 +3798,19 @@ export const tools: readonly ToolDefinition[] = [
           },
           "updated_at": {
             "type": "string"
+          },
+          "parts": {
+            "type": "array",
+            "items": {
+              "$ref": "#/$defs/Part"
+            }
+          },
+          "refund": {
+            "type": "boolean",
+            "const": true
+          },
+          "refund_of": {
+            "$ref": "#/$defs/TransactionId"
           }
         }
       },
@@ -4044,6 +4287,9 @@ export const tools: readonly ToolDefinition[] = [
               },
               "alert": {
                 "type": "boolean"
+              },
+              "refunds": {
+                "$ref": "#/$defs/Money"
               }
             }
           }
@@ -4459,6 +4705,9 @@ export const tools: readonly ToolDefinition[] = [
               },
               "alert": {
                 "type": "boolean"
+              },
+              "refunds": {
+                "$ref": "#/$defs/Money"
               }
             }
           }
@@ -5668,6 +5917,60 @@ export const tools: readonly ToolDefinition[] = [
               },
               "updated_at": {
                 "type": "string"
+              },
+              "parts": {
+                "type": "array",
+                "items": {
+                  "type": "object",
+                  "required": [
+                    "amount",
+                    "category",
+                    "tags",
+                    "notes"
+                  ],
+                  "properties": {
+                    "amount": {
+                      "$ref": "#/$defs/Money"
+                    },
+                    "category": {
+                      "anyOf": [
+                        {
+                          "type": "string"
+                        },
+                        {
+                          "type": "null"
+                        }
+                      ]
+                    },
+                    "tags": {
+                      "type": "array",
+                      "items": {
+                        "type": "string"
+                      }
+                    },
+                    "notes": {
+                      "anyOf": [
+                        {
+                          "type": "string"
+                        },
+                        {
+                          "type": "null"
+                        }
+                      ]
+                    },
+                    "refund": {
+                      "type": "boolean",
+                      "const": true
+                    }
+                  }
+                }
+              },
+              "refund": {
+                "type": "boolean",
+                "const": true
+              },
+              "refund_of": {
+                "$ref": "#/$defs/TransactionId"
               }
             }
           },
