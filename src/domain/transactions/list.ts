@@ -18,6 +18,7 @@ import { getWalletRow } from "../wallets/store.js";
 import { boundInMinorUnits, exponentOf } from "../shared/amounts.js";
 import { fromWithIndex, tagsOfTransactionSql } from "../../db/dialect.js";
 import { coerceTransactionRow, transactionFromRow } from "./store.js";
+import { partsOf } from "./parts.js";
 import { bigintValue, checkDateRange, whereTransactions, type TransactionFilter } from "./query.js";
 import { containsPattern, foldKey, normalizeTags } from "../shared/text.js";
 
@@ -107,6 +108,8 @@ const PAGE_COLUMNS = [
   "external_id",
   "transfer_id",
   "counterpart_wallet_id",
+  "refund_of",
+  "refund",
   "created_at",
   "updated_at",
 ];
@@ -176,8 +179,10 @@ export async function listTransactions(db: Knex, userId: string, p: ListTransact
           t: total,
         })
       : null;
+  // A split row shows its parts: one more statement, by the parts' primary key, for the page's rows.
+  const parts = await partsOf(db, pageRows);
   return {
-    transactions: pageRows.map((r, i) => transactionFromRow(r, tags[i]!)),
+    transactions: pageRows.map((r, i) => transactionFromRow(r, tags[i]!, parts.get(r.id))),
     next_cursor,
     total_count: total,
   };
