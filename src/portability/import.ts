@@ -22,7 +22,7 @@ import { foldKey } from "../domain/shared/text.js";
 import { ImportContext, checkRow } from "./rules.js";
 import { rebuildTotals, switchRowTotalsOff } from "./totals.js";
 import { itemsOfFile, itemsOfObject, type Header, type ImportItem } from "./source.js";
-import { ACCOUNT_TABLES, TAGS_TABLE } from "./tables.js";
+import { ACCOUNT_TABLES, PARTS_TABLE, TAGS_TABLE } from "./tables.js";
 
 /** Why an import was refused; `problems` lists each one found (none for a refusal of the whole file). */
 export class ImportError extends Error {
@@ -120,14 +120,15 @@ async function importItems(db: Knex, userId: string, items: AsyncIterable<Import
     if (!(await isEmpty(trx, userId)))
       throw new ImportError("the account is not empty: import only into an account without wallets, transactions, budgets, goals, bills or audit entries");
     if (pg) await switchRowTotalsOff(trx);
-    let pending: { table: string; rows: Row[]; tags: Row[] } | undefined;
+    let pending: { table: string; rows: Row[]; tags: Row[]; parts: Row[] } | undefined;
     const flush = async () => {
       if (!pending || pending.rows.length === 0) return;
-      const { table, rows, tags } = pending;
+      const { table, rows, tags, parts } = pending;
       pending = undefined;
       try {
         await trx(table).insert(rows);
         for (let i = 0; i < tags.length; i += BATCH_ROWS) await trx(TAGS_TABLE).insert(tags.slice(i, i + BATCH_ROWS));
+        for (let i = 0; i < parts.length; i += BATCH_ROWS) await trx(PARTS_TABLE).insert(parts.slice(i, i + BATCH_ROWS));
       } catch (err) {
         // A row the checks let through but the database refused (a constraint they do not know).
         throw new ImportError(`${source}: the database refused a row of ${table} (code ${driverCode(err)}); nothing was imported`);
@@ -150,9 +151,27 @@ async function importItems(db: Knex, userId: string, items: AsyncIterable<Import
       if (total > 0) continue; // keep checking, to name every problem, but insert nothing more
       const columns = renumber(row, ids);
       const tags = table === "transactions" ? ((columns.tags as string[] | undefined) ?? []) : [];
-      if (table === "transactions") delete columns.tags;
+      const parts = table === "transactions" ? ((columns.parts as Row[] | undefined) ?? []) : [];
+      if (table === "transactions") {
+        delete columns.tags;
+        delete columns.parts;
+      }
       if (pending?.table !== table) await flush();
-      pending ??= { table, rows: [], tags: [] };
+      pending ??= { table, rows: [], tags: [], parts: [] };
+      parts.forEach((p, position) => {
+        const category = p.category == null ? null : String(p.category);
+        pending!.parts.push({
+          transaction_id: columns.id,
+          position,
+          user_id: userId,
+          amount_minor: p.amount_minor,
+          category,
+          category_key: category === null ? null : foldKey(category),
+          tags: JSON.stringify([...new Set(((p.tags as string[] | undefined) ?? []).map((t) => foldKey(t)))].sort()),
+          notes: p.notes ?? null,
+          refund: p.refund === true || p.refund === 1 ? 1 : 0,
+        });
+      });
       pending.rows.push({ ...columns, user_id: userId });
       const folded = [...new Set(tags.map((t) => foldKey(t)))].sort();
       if (table === "transactions") pending.rows.at(-1)!.tags_key = tagsKey(folded, pg);

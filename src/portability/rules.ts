@@ -186,6 +186,12 @@ export const COLUMNS: Record<string, Record<string, Column>> = {
     tags: opt((v) =>
       Array.isArray(v) && v.length <= 20 && v.every((t) => text(40)(t) === undefined) ? undefined : "a list of at most 20 tags of 1 to 40 characters",
     ),
+    // Split transactions and refunds (docs/ledger.md): an export made before them has neither column.
+    refund_of: opt((v, row) => (row.direction !== "income" ? "null: only an income refunds an expense" : id("txn")(v))),
+    refund: opt(
+      (v, row, ctx) => bool(v, row, ctx) ?? ((v === true || v === 1) && row.direction !== "income" ? "false: only an income is a refund" : undefined),
+    ),
+    parts: opt(partsCheck),
     ...stamps,
   },
   budgets: {
@@ -274,6 +280,34 @@ export const COLUMNS: Record<string, Record<string, Column>> = {
   },
 };
 
+/**
+ * A split transaction's parts as create_transaction takes them: at most 50 (TransactionParts), none on a
+ * transfer, two or more, each a non-zero amount of the row's sign, together exactly its amount_minor.
+ */
+function partsCheck(v: unknown, row: Record<string, unknown>, ctx: ImportContext): string | undefined {
+  const max = 50; // TransactionParts.maxItems in openrpc.json
+  const what = `a list of 2 to ${max} parts {amount_minor, category, tags, notes, refund} of the row's sign, summing to amount_minor (or [] when not split)`;
+  if (!Array.isArray(v) || v.length > max || v.length === 1) return what;
+  if (v.length === 0) return undefined;
+  if (row.direction === "transfer") return "[]: a transfer is never split";
+  const total = minorOf(row.amount_minor);
+  let sum = 0n;
+  for (const part of v) {
+    if (part === null || typeof part !== "object" || Array.isArray(part)) return what;
+    const { amount_minor, category, tags, notes, refund, ...rest } = part as Record<string, unknown>;
+    if (Object.keys(rest).length > 0) return what;
+    const n = minorOf(amount_minor);
+    if (n === undefined || n === 0n || minor()(amount_minor, row, ctx) !== undefined) return what;
+    if (total !== undefined && n < 0n !== total < 0n) return what;
+    if (category != null && text(64)(category) !== undefined) return what;
+    if (notes != null && text(2000)(notes) !== undefined) return what;
+    if (tags != null && !(Array.isArray(tags) && tags.length <= 20 && tags.every((t) => text(40)(t) === undefined))) return what;
+    if (refund != null && typeof refund !== "boolean" && refund !== 0 && refund !== 1) return what;
+    sum += n;
+  }
+  return total === undefined || sum === total ? undefined : what;
+}
+
 /** Names are unique per user and table (compared folded): the key that says so. */
 const NAMED = new Set(["wallets", "budgets", "goals"]);
 
@@ -319,6 +353,7 @@ export function checkRow(table: string, raw: unknown, ctx: ImportContext): { pro
     out.name_normalized = foldKey(String(row.name));
   }
   for (const b of ["archived", "autopay", "active"]) if (b in out) out[b] = out[b] === true || out[b] === 1;
+  if ("refund" in out) out.refund = out.refund === true || out.refund === 1 ? 1 : 0; // an integer column
   if (table === "transactions") {
     if (row.external_id != null) {
       const key = `${String(row.wallet_id)}:${String(row.external_id)}`;

@@ -31,5 +31,8 @@ export const ACCOUNT_TABLES: readonly TableSpec[] = [
 /** Transactions carry their tags as an array (the rows of transaction_tags). */
 export const TAGS_TABLE = "transaction_tags";
 
+/** A split transaction carries its parts as a list (the rows of transaction_parts, in position order). */
+export const PARTS_TABLE = "transaction_parts";
+
 /** The ids this project makes (src/db/ids.ts): prefix, underscore, 22 base62 characters. */
 export const ID_PATTERN = /\b(wal|txn|trf|bud|gol|gct|bil)_[0-9A-Za-z]{22}\b/g;
