@@ -305,7 +305,8 @@ function withDefsWhereCheaper(schema: JsonObject): JsonObject {
     if (value === null || typeof value !== "object") return value;
     if (typeof value.$ref === "string" && inlined.has(value.$ref.slice("#/$defs/".length))) {
       const { $ref, ...rest } = value;
-      return { ...(defs[($ref as string).slice("#/$defs/".length)] as JsonObject), ...(replace(rest) as JsonObject) };
+      // Its own refs too: an inlined list of an inlined item (TagList of Tag) leaves no ref behind.
+      return { ...(replace(defs[($ref as string).slice("#/$defs/".length)]!) as JsonObject), ...(replace(rest) as JsonObject) };
     }
     const out: JsonObject = {};
     for (const [k, v] of Object.entries(value)) if (!(k === "$defs" && value === schema)) out[k] = replace(v);

@@ -3056,7 +3056,7 @@ export const tools: readonly ToolDefinition[] = [
       "tags": {
         "type": "array",
         "items": {
-          "$ref": "#/$defs/Tag"
+          "type": "string"
         }
       },
       "notes": {
@@ -3083,7 +3083,7 @@ export const tools: readonly ToolDefinition[] = [
             "tags": {
               "type": "array",
               "items": {
-                "$ref": "#/$defs/Tag"
+                "type": "string"
               }
             },
             "notes": {
