@@ -149,6 +149,7 @@ export const COLUMNS: Record<string, Record<string, Column>> = {
     opening_balance_minor: req(minor()),
     opening_date: opt(day),
     archived: req(bool),
+    in_net_worth: opt(bool), // migration 20261125080101 (an export made before it has none)
     notes,
     ...stamps,
   },
@@ -266,7 +267,7 @@ export const COLUMNS: Record<string, Record<string, Column>> = {
     id: opt((v) => (minorOf(v) !== undefined ? undefined : "a whole number")), // renumbered by the new log
     created_at: req(timestamp),
     tool: req(oneOf(...WRITE_TOOLS)),
-    action: req(oneOf("create", "update", "delete", "add_funds")),
+    action: req(oneOf("create", "update", "delete", "add_funds", "undo")),
     resource_type: req(oneOf("wallet", "transaction", "budget", "goal", "bill_reminder")),
     resource_id: req((v) =>
       typeof v === "string" && /^(wal|txn|trf|bud|gol|gct|bil)_[A-Za-z0-9]{16,40}$/.test(v)
@@ -320,7 +321,7 @@ export function checkRow(table: string, raw: unknown, ctx: ImportContext): { pro
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return { problems: [{ column: "(row)", message: "expected an object" }], row: {} };
   const row = raw as Record<string, unknown>;
   const problems: RowProblem[] = [];
-  const shape = findShapeProblem(row, { checkText: true, maxDepth: 3, maxValues: 1000 });
+  const shape = findShapeProblem(row, { checkText: true, maxDepth: 4, maxValues: 1000 });
   if (shape) problems.push({ column: shape.path.split(".")[0] || "(row)", message: `expected ${shape.expected}: ${shape.message}` });
   for (const column of Object.keys(row)) {
     if (!(column in columns)) problems.push({ column, message: "not a column of an export; remove it" });
