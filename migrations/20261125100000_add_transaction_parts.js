@@ -55,8 +55,8 @@ export async function up(knex) {
 export async function down(knex) {
   await knex.schema.dropTableIfExists("transaction_parts");
   await knex.raw("DROP INDEX IF EXISTS transactions_user_refund_date");
-  await knex.schema.alterTable("transactions", (t) => {
-    t.dropColumn("refund_of");
-    t.dropColumn("refund");
-  });
+  // Plain DROP COLUMN on both engines: knex's SQLite dropColumn rebuilds the table, which the triggers
+  // on transactions (totals, tags_key) refuse; SQLite drops a column in place since 3.35.
+  await knex.raw("ALTER TABLE transactions DROP COLUMN refund_of");
+  await knex.raw("ALTER TABLE transactions DROP COLUMN refund");
 }
