@@ -224,6 +224,7 @@ describe(`split transactions and refunds (${engine})`, function () {
         expect((events.find((e) => e.id === res.audit_id)!.after as any).transaction.parts).to.deep.equal(res.transaction.parts);
         const { changes } = await read("list_changes", { limit: 1 });
         expect(changes[0].audit_id).to.equal(res.audit_id);
+        expect(changes[0].summary).to.include("parts");
         const partsSplit = await partsRows(t.id);
 
         // Switching the direction flips every part's sign.
@@ -264,6 +265,7 @@ describe(`split transactions and refunds (${engine})`, function () {
     it("undoes the creation of a split row and the deletion of one exactly", async () => {
       const made = await mine("create_transaction", { wallet_id: savings, ...rewe, date: "2026-03-16" });
       const id = made.transaction.id;
+      expect((await read("list_changes", { limit: 1 })).changes[0].summary).to.include("split Groceries -44.80 USD + Gifts -20.00 USD");
       const parts = await partsRows(id);
       expect(parts).to.have.length(2);
       const gone = await mine("delete_transaction", { transaction_id: id });
