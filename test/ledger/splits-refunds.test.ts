@@ -326,6 +326,24 @@ describe(`split transactions and refunds (${engine})`, function () {
       expect(err.data).to.include({ code: "not_found", field: "refund_of" });
     });
 
+    it("makes a statement's credit a refund when a rule files it in a spending category", async () => {
+      // Another person of this server (rules and imports are history this account's export test keeps out).
+      const pat = await server.createUser({ timezone: "UTC" });
+      const w = (await call(pat, "create_wallet", { name: "Card", type: "credit_card", currency: "USD" })).wallet.id;
+      await call(pat, "create_transaction", { wallet_id: w, date: "2026-03-02", amount: "30.00", direction: "expense", category: "Shopping" });
+      await call(pat, "save_rule", { operator: "contains", value: "amazon", direction: "income", set_category: "Shopping" });
+      const statement = [
+        "Details,Posting Date,Description,Amount,Type,Balance,Check or Slip #",
+        'CREDIT,03/07/2026,AMAZON MARKETPLACE,3.50,ACH_CREDIT,"3.50",,',
+      ].join("\n");
+      const res = await call(pat, "import_transactions", { wallet_id: w, statement, rows_limit: 10 });
+      expect(res.counts.created).to.equal(1);
+      const { transactions } = await server.call("list_transactions", { wallet_id: w, direction: "income" }, pat.token);
+      expect(transactions[0]).to.deep.include({ category: "Shopping", refund: true });
+      const { totals } = await server.call("get_transaction_summary", { date_from: "2026-03-01", date_to: "2026-03-31" }, pat.token);
+      expect(totals[0]).to.deep.include({ expenses: usd("26.50"), refunds: usd("3.50"), income: usd("0.00") });
+    });
+
     it("never makes a budget over because of a purchase that came back; a split counts its parts in scope", async () => {
       const budget = async (name: string, amount: string, categories: string[]) =>
         (await mine("create_budget", { name, amount, period: "month", categories, start_date: "2026-03-01" })).budget.id as string;
