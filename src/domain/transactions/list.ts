@@ -19,7 +19,7 @@ import { boundInMinorUnits, exponentOf } from "../shared/amounts.js";
 import { fromWithIndex, tagsOfTransactionSql } from "../../db/dialect.js";
 import { coerceTransactionRow, transactionFromRow } from "./store.js";
 import { partsOf } from "./parts.js";
-import { bigintValue, checkDateRange, whereTransactions, type TransactionFilter } from "./query.js";
+import { bigintValue, checkDateRange, splitIdsInCategory, whereTransactions, type TransactionFilter } from "./query.js";
 import { containsPattern, foldKey, normalizeTags } from "../shared/text.js";
 
 type Sort = "date_desc" | "date_asc" | "amount_desc" | "amount_asc";
@@ -37,7 +37,11 @@ async function resolveFilters(db: Knex, userId: string, p: ListTransactionsParam
     walletCurrency = wallet.currency;
   }
   if (p.currency !== undefined) f.currency = p.currency;
-  if (p.category !== undefined) f.categoryKey = foldKey(p.category);
+  if (p.category !== undefined) {
+    f.categoryKey = foldKey(p.category);
+    // Looked up first, so that a ledger without split rows in it keeps the category index's plan.
+    f.categorySplitIds = await splitIdsInCategory(db, userId, f.categoryKey);
+  }
   if (p.direction !== undefined) f.direction = p.direction;
   if (p.tags_any !== undefined) f.tagsAny = normalizeTags(p.tags_any, "tags_any");
   if (p.tags_all !== undefined) f.tagsAll = normalizeTags(p.tags_all, "tags_all");

@@ -22,8 +22,14 @@ export interface TransactionFilter {
   dateTo?: string;
   walletId?: string;
   currency?: string;
-  /** Folded (foldKey) category. */
+  /** Folded (foldKey) category; a split transaction matches through any of its parts. */
   categoryKey?: string;
+  /**
+   * The split transactions with a part in categoryKey, when the caller has looked them up
+   * (splitIdsInCategory): the condition is then the plain index range on category_key plus these ids,
+   * and none at all leaves exactly the plan of an unsplit ledger. Absent: a subquery finds them.
+   */
+  categorySplitIds?: readonly string[];
   /** One direction, or any of several (the summary reads income and expenses, never transfers). */
   direction?: string | readonly string[];
   /** Folded tags: a transaction with any of them. */
@@ -65,9 +71,14 @@ export function whereTransactions(db: Knex, q: Knex.QueryBuilder, f: Transaction
   if (f.categoryKey !== undefined) {
     // A split row matches through its parts (its own category is null).
     const key = f.categoryKey;
-    q.andWhere((w) =>
-      w.where(c("category_key"), key).orWhereIn(c("id"), db("transaction_parts").select("transaction_id").where({ user_id: f.userId, category_key: key })),
-    );
+    const ids = f.categorySplitIds;
+    if (ids !== undefined && ids.length === 0) q.andWhere(c("category_key"), key);
+    else
+      q.andWhere((w) =>
+        w
+          .where(c("category_key"), key)
+          .orWhereIn(c("id"), ids !== undefined ? [...ids] : db("transaction_parts").select("transaction_id").where({ user_id: f.userId, category_key: key })),
+      );
   }
   if (f.categorized) q.whereNotNull(c("category_key"));
   if (f.dateFrom !== undefined) q.andWhere(c("date"), ">=", f.dateFrom);
@@ -155,4 +166,10 @@ export function linesQuery(db: Knex, f: TransactionFilter): Knex.QueryBuilder {
   if (tagsAny && tagsAny.length > 0) lineHasAny(tagsAny);
   for (const tag of tagsAll ?? []) lineHasAny([tag]);
   return q;
+}
+
+/** The split transactions with a part in a category (few: one index range of transaction_parts). */
+export async function splitIdsInCategory(db: Knex, userId: string, categoryKey: string): Promise<string[]> {
+  const rows = await db("transaction_parts").distinct("transaction_id").where({ user_id: userId, category_key: categoryKey });
+  return rows.map((r: { transaction_id: unknown }) => String(r.transaction_id));
 }
