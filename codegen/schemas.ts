@@ -255,8 +255,8 @@ function withoutFormatsTheNameStates(schema: JsonObject): JsonObject {
 }
 
 /**
- * An update tool's nested object that is the same component as its create tool's param of the same name
- * (a bill's schedule) is named, not repeated: both tools have one scope, so a model that sees one sees the
+ * An update tool's nested object, or list of objects, that is the same component as its create tool's param
+ * of the same name (a bill's schedule, a transaction's parts) is named, not repeated: both tools have one scope, so a model that sees one sees the
  * other. The server validates it against the full component.
  */
 function withSharedObjectsNamed(spec: Spec, m: MethodSpec, params: JsonObject): JsonObject {
@@ -267,7 +267,9 @@ function withSharedObjectsNamed(spec: Spec, m: MethodSpec, params: JsonObject): 
     const ref = (schema as JsonObject).$ref;
     const target = typeof ref === "string" ? spec.schemas[ref.slice(REF_PREFIX.length)] : undefined;
     const same = create.params.some((p) => p.name === name && p.schema.$ref === ref);
-    if (target?.type === "object" && same) properties[name] = { type: "object", description: `As in ${create.name}.` };
+    // A list of such objects (a transaction's split parts) likewise.
+    const listOfObjects = target?.type === "array" && typeof (target.items as JsonObject | undefined)?.$ref === "string";
+    if ((target?.type === "object" || listOfObjects) && same) properties[name] = { type: target!.type as string, description: `As in ${create.name}.` };
     // A param described as in the create tool: the model reads it there ("Fields as in create_budget").
     const described = (schema as JsonObject).description;
     const twin = create.params.find((p) => p.name === name);
@@ -343,7 +345,8 @@ function withDefsWhereCheaper(schema: JsonObject): JsonObject {
     if (value === null || typeof value !== "object") return value;
     if (typeof value.$ref === "string" && inlined.has(value.$ref.slice("#/$defs/".length))) {
       const { $ref, ...rest } = value;
-      return { ...(defs[($ref as string).slice("#/$defs/".length)] as JsonObject), ...(replace(rest) as JsonObject) };
+      // Its own refs too: an inlined list of an inlined item (TagList of Tag) leaves no ref behind.
+      return { ...(replace(defs[($ref as string).slice("#/$defs/".length)]!) as JsonObject), ...(replace(rest) as JsonObject) };
     }
     const out: JsonObject = {};
     for (const [k, v] of Object.entries(value)) if (!(k === "$defs" && value === schema)) out[k] = replace(v);

@@ -187,7 +187,7 @@ export const tools: readonly ToolDefinition[] = [
           ],
           "properties": {
             "id": {
-              "type": "string"
+              "$ref": "#/$defs/TransactionId"
             },
             "wallet_id": {
               "$ref": "#/$defs/WalletId"
@@ -196,23 +196,7 @@ export const tools: readonly ToolDefinition[] = [
               "type": "string"
             },
             "amount": {
-              "type": "object",
-              "required": [
-                "value",
-                "currency",
-                "minor"
-              ],
-              "properties": {
-                "value": {
-                  "type": "string"
-                },
-                "currency": {
-                  "type": "string"
-                },
-                "minor": {
-                  "type": "integer"
-                }
-              }
+              "$ref": "#/$defs/Money"
             },
             "direction": {
               "type": "string",
@@ -306,6 +290,60 @@ export const tools: readonly ToolDefinition[] = [
             },
             "updated_at": {
               "type": "string"
+            },
+            "parts": {
+              "type": "array",
+              "items": {
+                "type": "object",
+                "required": [
+                  "amount",
+                  "category",
+                  "tags",
+                  "notes"
+                ],
+                "properties": {
+                  "amount": {
+                    "$ref": "#/$defs/Money"
+                  },
+                  "category": {
+                    "anyOf": [
+                      {
+                        "type": "string"
+                      },
+                      {
+                        "type": "null"
+                      }
+                    ]
+                  },
+                  "tags": {
+                    "type": "array",
+                    "items": {
+                      "type": "string"
+                    }
+                  },
+                  "notes": {
+                    "anyOf": [
+                      {
+                        "type": "string"
+                      },
+                      {
+                        "type": "null"
+                      }
+                    ]
+                  },
+                  "refund": {
+                    "type": "boolean",
+                    "const": true
+                  }
+                }
+              }
+            },
+            "refund": {
+              "type": "boolean",
+              "const": true
+            },
+            "refund_of": {
+              "$ref": "#/$defs/TransactionId"
             }
           }
         }
@@ -326,6 +364,28 @@ export const tools: readonly ToolDefinition[] = [
       }
     },
     "$defs": {
+      "Money": {
+        "type": "object",
+        "required": [
+          "value",
+          "currency",
+          "minor"
+        ],
+        "properties": {
+          "value": {
+            "type": "string"
+          },
+          "currency": {
+            "type": "string"
+          },
+          "minor": {
+            "type": "integer"
+          }
+        }
+      },
+      "TransactionId": {
+        "type": "string"
+      },
       "WalletId": {
         "type": "string"
       }
@@ -467,6 +527,9 @@ export const tools: readonly ToolDefinition[] = [
             "count": {
               "type": "integer",
               "minimum": 0
+            },
+            "refunds": {
+              "$ref": "#/$defs/Money"
             }
           }
         }
@@ -520,6 +583,9 @@ export const tools: readonly ToolDefinition[] = [
             "count": {
               "type": "integer",
               "minimum": 0
+            },
+            "refunds": {
+              "$ref": "#/$defs/Money"
             }
           }
         }
@@ -653,23 +719,13 @@ export const tools: readonly ToolDefinition[] = [
             "spent": {
               "type": "array",
               "items": {
-                "type": "object",
-                "required": [
-                  "value",
-                  "currency",
-                  "minor"
-                ],
-                "properties": {
-                  "value": {
-                    "type": "string"
-                  },
-                  "currency": {
-                    "type": "string"
-                  },
-                  "minor": {
-                    "type": "integer"
-                  }
-                }
+                "$ref": "#/$defs/Money"
+              }
+            },
+            "refunds": {
+              "type": "array",
+              "items": {
+                "$ref": "#/$defs/Money"
               }
             }
           }
@@ -684,6 +740,27 @@ export const tools: readonly ToolDefinition[] = [
             "type": "null"
           }
         ]
+      }
+    },
+    "$defs": {
+      "Money": {
+        "type": "object",
+        "required": [
+          "value",
+          "currency",
+          "minor"
+        ],
+        "properties": {
+          "value": {
+            "type": "string"
+          },
+          "currency": {
+            "type": "string"
+          },
+          "minor": {
+            "type": "integer"
+          }
+        }
       }
     }
   },
@@ -785,23 +862,13 @@ export const tools: readonly ToolDefinition[] = [
             "spent": {
               "type": "array",
               "items": {
-                "type": "object",
-                "required": [
-                  "value",
-                  "currency",
-                  "minor"
-                ],
-                "properties": {
-                  "value": {
-                    "type": "string"
-                  },
-                  "currency": {
-                    "type": "string"
-                  },
-                  "minor": {
-                    "type": "integer"
-                  }
-                }
+                "$ref": "#/$defs/Money"
+              }
+            },
+            "refunds": {
+              "type": "array",
+              "items": {
+                "$ref": "#/$defs/Money"
               }
             }
           }
@@ -816,6 +883,27 @@ export const tools: readonly ToolDefinition[] = [
             "type": "null"
           }
         ]
+      }
+    },
+    "$defs": {
+      "Money": {
+        "type": "object",
+        "required": [
+          "value",
+          "currency",
+          "minor"
+        ],
+        "properties": {
+          "value": {
+            "type": "string"
+          },
+          "currency": {
+            "type": "string"
+          },
+          "minor": {
+            "type": "integer"
+          }
+        }
       }
     }
   },
@@ -1052,6 +1140,9 @@ export const tools: readonly ToolDefinition[] = [
                 },
                 "alert": {
                   "type": "boolean"
+                },
+                "refunds": {
+                  "$ref": "#/$defs/Money"
                 }
               }
             }
@@ -1221,6 +1312,9 @@ export const tools: readonly ToolDefinition[] = [
             },
             "alert": {
               "type": "boolean"
+            },
+            "refunds": {
+              "$ref": "#/$defs/Money"
             }
           }
         }
@@ -2992,6 +3086,8 @@ export const tools: readonly ToolDefinition[] = [
     "tags",
     "notes",
     "external_id",
+    "parts",
+    "refund_of",
     "idempotency_key",
     "dry_run"
   ],
@@ -3008,6 +3104,8 @@ export const tools: readonly ToolDefinition[] = [
     "tags",
     "notes",
     "external_id",
+    "parts",
+    "refund_of",
     "dry_run"
   ],
   "errors": [
@@ -3075,6 +3173,36 @@ export const tools: readonly ToolDefinition[] = [
       "external_id": {
         "type": "string",
         "description": "Import id from a bank or file; unique per wallet."
+      },
+      "parts": {
+        "type": "array",
+        "items": {
+          "type": "object",
+          "required": [
+            "amount"
+          ],
+          "properties": {
+            "amount": {
+              "type": "string"
+            },
+            "category": {
+              "type": "string"
+            },
+            "tags": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "notes": {
+              "type": "string"
+            }
+          }
+        }
+      },
+      "refund_of": {
+        "type": "string",
+        "pattern": "^txn_"
       },
       "idempotency_key": {
         "type": "string"
@@ -3179,6 +3307,50 @@ export const tools: readonly ToolDefinition[] = [
           },
           "minor": {
             "type": "integer"
+          }
+        }
+      },
+      "Part": {
+        "type": "object",
+        "required": [
+          "amount",
+          "category",
+          "tags",
+          "notes"
+        ],
+        "properties": {
+          "amount": {
+            "$ref": "#/$defs/Money"
+          },
+          "category": {
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "tags": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
+          },
+          "notes": {
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "refund": {
+            "type": "boolean",
+            "const": true
           }
         }
       },
@@ -3302,6 +3474,19 @@ export const tools: readonly ToolDefinition[] = [
           },
           "updated_at": {
             "type": "string"
+          },
+          "parts": {
+            "type": "array",
+            "items": {
+              "$ref": "#/$defs/Part"
+            }
+          },
+          "refund": {
+            "type": "boolean",
+            "const": true
+          },
+          "refund_of": {
+            "$ref": "#/$defs/TransactionId"
           }
         }
       },
@@ -3322,7 +3507,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "update_transaction",
   "title": "Update transaction",
-  "description": "Corrects a transaction or moves it to a wallet of the same currency. tags replaces the set. direction may switch between expense and income, never to or from transfer (delete and create). Date, amount and description changes reach both transfer legs.",
+  "description": "Corrects a transaction or moves it to a wallet of the same currency. tags replaces the set, parts the split ([] un-splits). direction may switch between expense and income, never to or from transfer (delete and create). Date, amount and description changes reach both transfer legs.",
   "summary": "Change fields of an existing transaction",
   "scope": "write:transactions",
   "kind": "write",
@@ -3337,6 +3522,7 @@ export const tools: readonly ToolDefinition[] = [
     "category",
     "tags",
     "notes",
+    "parts",
     "idempotency_key",
     "dry_run"
   ],
@@ -3352,6 +3538,7 @@ export const tools: readonly ToolDefinition[] = [
     "category",
     "tags",
     "notes",
+    "parts",
     "dry_run"
   ],
   "errors": [
@@ -3425,13 +3612,11 @@ export const tools: readonly ToolDefinition[] = [
             "type": "null"
           }
         ],
-        "description": "Reuse the user's existing names."
+        "description": "Reuse the user's names."
       },
       "tags": {
         "type": "array",
-        "items": {
-          "type": "string"
-        }
+        "description": "As in create_transaction."
       },
       "notes": {
         "oneOf": [
@@ -3442,6 +3627,10 @@ export const tools: readonly ToolDefinition[] = [
             "type": "null"
           }
         ]
+      },
+      "parts": {
+        "type": "array",
+        "description": "As in create_transaction."
       },
       "idempotency_key": {
         "type": "string"
@@ -3565,6 +3754,50 @@ export const tools: readonly ToolDefinition[] = [
           }
         }
       },
+      "Part": {
+        "type": "object",
+        "required": [
+          "amount",
+          "category",
+          "tags",
+          "notes"
+        ],
+        "properties": {
+          "amount": {
+            "$ref": "#/$defs/Money"
+          },
+          "category": {
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "tags": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
+          },
+          "notes": {
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "refund": {
+            "type": "boolean",
+            "const": true
+          }
+        }
+      },
       "Transaction": {
         "type": "object",
         "required": [
@@ -3685,6 +3918,19 @@ export const tools: readonly ToolDefinition[] = [
           },
           "updated_at": {
             "type": "string"
+          },
+          "parts": {
+            "type": "array",
+            "items": {
+              "$ref": "#/$defs/Part"
+            }
+          },
+          "refund": {
+            "type": "boolean",
+            "const": true
+          },
+          "refund_of": {
+            "$ref": "#/$defs/TransactionId"
           }
         }
       },
@@ -4179,6 +4425,9 @@ export const tools: readonly ToolDefinition[] = [
               },
               "alert": {
                 "type": "boolean"
+              },
+              "refunds": {
+                "$ref": "#/$defs/Money"
               }
             }
           }
@@ -4606,6 +4855,9 @@ export const tools: readonly ToolDefinition[] = [
               },
               "alert": {
                 "type": "boolean"
+              },
+              "refunds": {
+                "$ref": "#/$defs/Money"
               }
             }
           }
@@ -5847,6 +6099,60 @@ export const tools: readonly ToolDefinition[] = [
               },
               "updated_at": {
                 "type": "string"
+              },
+              "parts": {
+                "type": "array",
+                "items": {
+                  "type": "object",
+                  "required": [
+                    "amount",
+                    "category",
+                    "tags",
+                    "notes"
+                  ],
+                  "properties": {
+                    "amount": {
+                      "$ref": "#/$defs/Money"
+                    },
+                    "category": {
+                      "anyOf": [
+                        {
+                          "type": "string"
+                        },
+                        {
+                          "type": "null"
+                        }
+                      ]
+                    },
+                    "tags": {
+                      "type": "array",
+                      "items": {
+                        "type": "string"
+                      }
+                    },
+                    "notes": {
+                      "anyOf": [
+                        {
+                          "type": "string"
+                        },
+                        {
+                          "type": "null"
+                        }
+                      ]
+                    },
+                    "refund": {
+                      "type": "boolean",
+                      "const": true
+                    }
+                  }
+                }
+              },
+              "refund": {
+                "type": "boolean",
+                "const": true
+              },
+              "refund_of": {
+                "$ref": "#/$defs/TransactionId"
               }
             }
           },

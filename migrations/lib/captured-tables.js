@@ -8,6 +8,7 @@ export const CAPTURED_TABLES = Object.freeze([
   { table: "wallets", key: ["id"] },
   { table: "transactions", key: ["id"] },
   { table: "transaction_tags", key: ["transaction_id", "tag"] },
+  { table: "transaction_parts", key: ["transaction_id", "position"] },
   { table: "budgets", key: ["id"] },
   { table: "goals", key: ["id"] },
   { table: "goal_contributions", key: ["id"] },

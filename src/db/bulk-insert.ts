@@ -31,8 +31,8 @@ export const SQLITE_BATCH_ROWS = 500;
 const COPY_BUFFER_CHARS = 256 * 1024;
 
 export interface BulkInsert {
-  /** Adds a row of `table`; `children` (rows of `childTable`) go in after it. May wait for the database. */
-  add(table: string, row: BulkRow, childTable?: string, children?: BulkRow[]): Promise<void>;
+  /** Adds a row of `table`; `children` (rows of other tables, by table) go in after it. May wait for the database. */
+  add(table: string, row: BulkRow, children?: Readonly<Record<string, readonly BulkRow[]>>): Promise<void>;
   /** Every row added is in the database (of the transaction). */
   end(): Promise<void>;
   /** After a failure: leaves the connection ready for the transaction's rollback. */
@@ -112,13 +112,14 @@ class PostgresBulkInsert implements BulkInsert {
 
   constructor(private readonly conn: pg.Client) {}
 
-  async add(table: string, row: BulkRow, childTable?: string, children?: BulkRow[]): Promise<void> {
+  async add(table: string, row: BulkRow, children?: Readonly<Record<string, readonly BulkRow[]>>): Promise<void> {
     if (this.chunk && (this.chunk.table !== table || !sameColumns(this.chunk.columns, row) || this.chunk.rows >= PG_CHUNK_ROWS)) await this.endChunk();
     this.chunk ??= CopyChunk.open(this.conn, table, Object.keys(row));
     await this.chunk.write(row);
-    if (childTable && children && children.length > 0) {
+    for (const [childTable, rows] of Object.entries(children ?? {})) {
+      if (rows.length === 0) continue;
       const list = this.children.get(childTable) ?? [];
-      for (const child of children) list.push(child);
+      for (const child of rows) list.push(child);
       this.children.set(childTable, list);
     }
   }
@@ -163,15 +164,16 @@ class SqliteBulkInsert implements BulkInsert {
 
   constructor(private readonly trx: Knex.Transaction) {}
 
-  async add(table: string, row: BulkRow, childTable?: string, children?: BulkRow[]): Promise<void> {
+  async add(table: string, row: BulkRow, children?: Readonly<Record<string, readonly BulkRow[]>>): Promise<void> {
     // One column set per INSERT: knex fills a column some rows lack with NULL on SQLite, not its default.
     const first = this.batch?.rows[0];
     if (this.batch && (this.batch.table !== table || !sameColumns(Object.keys(first!), row) || this.batch.rows.length >= SQLITE_BATCH_ROWS)) await this.end();
     this.batch ??= { table, rows: [] };
     this.batch.rows.push(row);
-    if (childTable && children && children.length > 0) {
+    for (const [childTable, rows] of Object.entries(children ?? {})) {
+      if (rows.length === 0) continue;
       const list = this.children.get(childTable) ?? [];
-      for (const child of children) list.push(child);
+      for (const child of rows) list.push(child);
       this.children.set(childTable, list);
     }
   }

@@ -28,6 +28,16 @@ export function jsonArrayHasAnySql(db: Knex, column: string, count: number): str
     : `EXISTS (SELECT 1 FROM json_each(${column}) g WHERE g.value IN (${slots}))`;
 }
 
+/**
+ * LEFT JOIN of the elements of a JSON array column of text (a split part's tags), one row each as
+ * `alias.value`, none (a NULL value) when the column is NULL or the array empty.
+ */
+export function partTagsJoinSql(db: Knex, column: string, alias: string): string {
+  return dialect(db) === "postgres"
+    ? `LEFT JOIN LATERAL json_array_elements_text(${column}::json) AS ${alias}(value) ON TRUE`
+    : `LEFT JOIN json_each(${column}) AS ${alias}`;
+}
+
 /** The rows of a knex.raw() result: better-sqlite3 answers with the rows, pg with a result object holding them. */
 export function rawRows(result: unknown): Record<string, unknown>[] {
   return (Array.isArray(result) ? result : (result as { rows: Record<string, unknown>[] }).rows) as Record<string, unknown>[];

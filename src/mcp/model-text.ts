@@ -5,8 +5,9 @@
  * every turn: null members, empty lists, created_at/updated_at timestamps, and Money as "-12.50 USD"
  * (no `minor`, and no sibling `currency` repeating the currency of the amounts beside it).
  *
- * A list of two or more flat records (every value a string, number, boolean or a list of those: a page of
- * transactions, categories, wallets, capabilities…) is a table, still JSON, so free text stays quoted and
+ * A list of two or more flat records (every value a string, number, boolean or a list of those, or a
+ * table itself, as a split transaction's parts are: a page of transactions, categories, wallets,
+ * capabilities…) is a table, still JSON, so free text stays quoted and
  * escaped and a payee cannot fake a row:
  *   {"on_every_row": {...}, "columns": [...], "rows": [[...], ...]}
  * - the field names once per list (`columns`), then one array per record, cells in column order;
@@ -34,7 +35,9 @@ function isMoney(v: unknown): v is { value: string; currency: string; minor: num
 }
 
 const isScalar = (v: unknown): v is Scalar => v === null || typeof v === "string" || typeof v === "number" || typeof v === "boolean";
-const isFlat = (v: unknown) => isScalar(v) || (Array.isArray(v) && v.every(isScalar));
+/** A compacted list of records inside a record (a split transaction's parts): its own small table. */
+const isNestedTable = (v: unknown) => v !== null && typeof v === "object" && !Array.isArray(v) && Array.isArray((v as Record<string, unknown>).rows);
+const isFlat = (v: unknown) => isScalar(v) || (Array.isArray(v) && v.every(isScalar)) || isNestedTable(v);
 const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
 
 /** The table form of a list of compacted records, or undefined when the list is not one (see above). */

@@ -5,7 +5,7 @@
 import type { Knex } from "knex";
 import { dialect } from "../db/knex.js";
 import { migratorConfig } from "../db/migrate.js";
-import { ACCOUNT_TABLES, TAGS_TABLE } from "./tables.js";
+import { ACCOUNT_TABLES, PARTS_TABLE, TAGS_TABLE } from "./tables.js";
 
 export const EXPORT_FORMAT = "finance-mcp-export";
 export const EXPORT_VERSION = 1;
@@ -61,11 +61,27 @@ export async function exportAccount(db: Knex, userId: string, now = new Date()):
         list.push(t.tag);
         tags.set(t.transaction_id, list);
       }
+      // A split transaction carries its parts as a list, in order, like its tags ([] when not split).
+      const parts = new Map<string, Row[]>();
+      for (const p of (await trx(PARTS_TABLE).where({ user_id: userId }).orderBy(["transaction_id", "position"])) as Row[]) {
+        const list = parts.get(String(p.transaction_id)) ?? [];
+        list.push({
+          amount_minor: plain(p.amount_minor),
+          category: p.category ?? null,
+          tags: JSON.parse(String(p.tags)) as string[],
+          notes: p.notes ?? null,
+          refund: Number(p.refund) === 1,
+        });
+        parts.set(String(p.transaction_id), list);
+      }
       for (const spec of ACCOUNT_TABLES) {
         const rows = (await trx(spec.table).where({ user_id: userId }).orderBy(spec.orderBy)) as Row[];
         out[spec.section] = rows.map((r) => {
           const row = plainRow(r, spec.omit);
-          if (spec.table === "transactions") row.tags = tags.get(String(r.id)) ?? [];
+          if (spec.table === "transactions") {
+            row.tags = tags.get(String(r.id)) ?? [];
+            row.parts = parts.get(String(r.id)) ?? [];
+          }
           return row;
         });
       }
@@ -83,6 +99,8 @@ export async function exportAccount(db: Knex, userId: string, now = new Date()):
  * amounts exempt"). Every other text is escaped when it begins like a formula.
  */
 function cell(column: string, value: unknown): unknown {
+  // A list of records (a split transaction's parts) is JSON text; a list of tags is joined with "|".
+  if (Array.isArray(value) && value.some((v) => v !== null && typeof v === "object")) return JSON.stringify(value);
   if (Array.isArray(value)) return (value as string[]).join("|");
   if (column.endsWith("_minor") && typeof value === "string" && /^-?[0-9]{1,30}$/.test(value)) return BigInt(value);
   return value;

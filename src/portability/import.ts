@@ -24,7 +24,7 @@ import { foldKey } from "../domain/shared/text.js";
 import { ImportContext, checkRow } from "./rules.js";
 import { rebuildTotals, switchRowTotalsOff } from "./totals.js";
 import { itemsOfFile, itemsOfObject, type Header, type ImportItem } from "./source.js";
-import { ACCOUNT_TABLES, TAGS_TABLE } from "./tables.js";
+import { ACCOUNT_TABLES, PARTS_TABLE, TAGS_TABLE } from "./tables.js";
 import { bulkInsert } from "../db/bulk-insert.js";
 
 /** Why an import was refused; `problems` lists each one found (none for a refusal of the whole file). */
@@ -176,12 +176,16 @@ async function importItems(db: Knex, userId: string, items: AsyncIterable<Import
           continue;
         }
         const folded = [...new Set(((columns.tags as string[] | undefined) ?? []).map((t) => foldKey(t)))].sort();
+        const parts = (columns.parts as Row[] | undefined) ?? [];
         delete columns.tags;
+        delete columns.parts;
         await rows.add(
           table,
           { ...columns, user_id: userId, tags_key: tagsKey(folded, pg) },
-          TAGS_TABLE,
-          folded.map((tag) => ({ transaction_id: columns.id, user_id: userId, tag })),
+          {
+            [TAGS_TABLE]: folded.map((tag) => ({ transaction_id: columns.id, user_id: userId, tag })),
+            [PARTS_TABLE]: parts.map((part, position) => partRow(part, position, String(columns.id), userId)),
+          },
         );
       }
       if (total === 0) {
@@ -201,4 +205,20 @@ async function importItems(db: Knex, userId: string, items: AsyncIterable<Import
     if (pg) await rebuildTotals(trx, userId);
   });
   return { counts, ids };
+}
+
+/** A split part as transaction_parts stores it (the export holds its tags as a list, its category as written). */
+function partRow(part: Row, position: number, transactionId: string, userId: string): Row {
+  const category = part.category == null ? null : String(part.category);
+  return {
+    transaction_id: transactionId,
+    position,
+    user_id: userId,
+    amount_minor: part.amount_minor,
+    category,
+    category_key: category === null ? null : foldKey(category),
+    tags: JSON.stringify([...new Set(((part.tags as string[] | undefined) ?? []).map((t) => foldKey(t)))].sort()),
+    notes: part.notes ?? null,
+    refund: part.refund === true || part.refund === 1 ? 1 : 0,
+  };
 }

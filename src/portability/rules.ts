@@ -187,6 +187,12 @@ export const COLUMNS: Record<string, Record<string, Column>> = {
     tags: opt((v) =>
       Array.isArray(v) && v.length <= 20 && v.every((t) => text(40)(t) === undefined) ? undefined : "a list of at most 20 tags of 1 to 40 characters",
     ),
+    // Split transactions and refunds (docs/ledger.md): an export made before them has neither column.
+    refund_of: opt((v, row) => (row.direction !== "income" ? "null: only an income refunds an expense" : id("txn")(v))),
+    refund: opt(
+      (v, row, ctx) => bool(v, row, ctx) ?? ((v === true || v === 1) && row.direction !== "income" ? "false: only an income is a refund" : undefined),
+    ),
+    parts: opt(partsCheck),
     ...stamps,
   },
   budgets: {
@@ -261,7 +267,7 @@ export const COLUMNS: Record<string, Record<string, Column>> = {
     id: opt((v) => (minorOf(v) !== undefined ? undefined : "a whole number")), // renumbered by the new log
     created_at: req(timestamp),
     tool: req(oneOf(...WRITE_TOOLS)),
-    action: req(oneOf("create", "update", "delete", "add_funds")),
+    action: req(oneOf("create", "update", "delete", "add_funds", "undo")),
     resource_type: req(oneOf("wallet", "transaction", "budget", "goal", "bill_reminder")),
     resource_id: req((v) =>
       typeof v === "string" && /^(wal|txn|trf|bud|gol|gct|bil)_[A-Za-z0-9]{16,40}$/.test(v)
@@ -275,6 +281,34 @@ export const COLUMNS: Record<string, Record<string, Column>> = {
   },
 };
 
+/**
+ * A split transaction's parts as create_transaction takes them: at most 50 (TransactionParts), none on a
+ * transfer, two or more, each a non-zero amount of the row's sign, together exactly its amount_minor.
+ */
+function partsCheck(v: unknown, row: Record<string, unknown>, ctx: ImportContext): string | undefined {
+  const max = 50; // TransactionParts.maxItems in openrpc.json
+  const what = `a list of 2 to ${max} parts {amount_minor, category, tags, notes, refund} of the row's sign, summing to amount_minor (or [] when not split)`;
+  if (!Array.isArray(v) || v.length > max || v.length === 1) return what;
+  if (v.length === 0) return undefined;
+  if (row.direction === "transfer") return "[]: a transfer is never split";
+  const total = minorOf(row.amount_minor);
+  let sum = 0n;
+  for (const part of v) {
+    if (part === null || typeof part !== "object" || Array.isArray(part)) return what;
+    const { amount_minor, category, tags, notes, refund, ...rest } = part as Record<string, unknown>;
+    if (Object.keys(rest).length > 0) return what;
+    const n = minorOf(amount_minor);
+    if (n === undefined || n === 0n || minor()(amount_minor, row, ctx) !== undefined) return what;
+    if (total !== undefined && n < 0n !== total < 0n) return what;
+    if (category != null && text(64)(category) !== undefined) return what;
+    if (notes != null && text(2000)(notes) !== undefined) return what;
+    if (tags != null && !(Array.isArray(tags) && tags.length <= 20 && tags.every((t) => text(40)(t) === undefined))) return what;
+    if (refund != null && typeof refund !== "boolean" && refund !== 0 && refund !== 1) return what;
+    sum += n;
+  }
+  return total === undefined || sum === total ? undefined : what;
+}
+
 /** Names are unique per user and table (compared folded): the key that says so. */
 const NAMED = new Set(["wallets", "budgets", "goals"]);
 
@@ -287,7 +321,7 @@ export function checkRow(table: string, raw: unknown, ctx: ImportContext): { pro
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return { problems: [{ column: "(row)", message: "expected an object" }], row: {} };
   const row = raw as Record<string, unknown>;
   const problems: RowProblem[] = [];
-  const shape = findShapeProblem(row, { checkText: true, maxDepth: 3, maxValues: 1000 });
+  const shape = findShapeProblem(row, { checkText: true, maxDepth: 4, maxValues: 1000 });
   if (shape) problems.push({ column: shape.path.split(".")[0] || "(row)", message: `expected ${shape.expected}: ${shape.message}` });
   for (const column of Object.keys(row)) {
     if (!(column in columns)) problems.push({ column, message: "not a column of an export; remove it" });
@@ -321,6 +355,7 @@ export function checkRow(table: string, raw: unknown, ctx: ImportContext): { pro
   }
   if (out.in_net_worth === null) delete out.in_net_worth;
   for (const b of ["archived", "in_net_worth", "autopay", "active"]) if (b in out) out[b] = out[b] === true || out[b] === 1;
+  if ("refund" in out) out.refund = out.refund === true || out.refund === 1 ? 1 : 0; // an integer column
   if (table === "transactions") {
     if (row.external_id != null) {
       const key = `${String(row.wallet_id)}:${String(row.external_id)}`;

@@ -30,3 +30,6 @@ export const ACCOUNT_TABLES: readonly TableSpec[] = [
 
 /** Transactions carry their tags as an array (the rows of transaction_tags). */
 export const TAGS_TABLE = "transaction_tags";
+
+/** A split transaction carries its parts as a list (the rows of transaction_parts, in position order). */
+export const PARTS_TABLE = "transaction_parts";

@@ -66,10 +66,12 @@ describe(`bulk insert (${engine})`, function () {
       for (let i = 0; i < n; i++) {
         const id = `p${String(i).padStart(6, "0")}`;
         const row = i % 2 === 0 ? { id, amount: i } : { id, amount: i, flag: false };
-        await rows.add("parents", row, "children", [
-          { parent_id: id, tag: "a" },
-          { parent_id: id, tag: "b" },
-        ]);
+        await rows.add("parents", row, {
+          children: [
+            { parent_id: id, tag: "a" },
+            { parent_id: id, tag: "b" },
+          ],
+        });
       }
       await rows.end();
     });

@@ -44,7 +44,7 @@ async function referenceDailySpending(db: Knex, userId: string, scope: Scope, fr
     });
   }
   const rows = (await q) as { date: string; total: MinorLike | null; n: MinorLike }[];
-  return rows.map((r) => ({ date: String(r.date), spent: -toMinorBigInt(r.total ?? 0), count: Number(r.n) }));
+  return rows.map((r) => ({ date: String(r.date), spent: -toMinorBigInt(r.total ?? 0), count: Number(r.n), refunds: 0n }));
 }
 
 /** computeBudgetStatus as it was: the reference query, then the (unchanged) bucketing into periods. */

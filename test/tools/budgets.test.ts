@@ -63,7 +63,9 @@ describe(`budgets (${engine})`, function () {
     await e("2026-03-10", "30.00", "groceries", card, ["Trip"]); // t5  (category in other case)
     await e("2026-03-16", "25.00", "Groceries", checking); // t6  (today in Kiritimati)
     await e("2026-03-17", "99.99", "Groceries", checking); // t7  (after today: not spent yet)
-    await txn(alice, { wallet_id: checking, date: "2026-03-05", amount: "200.00", direction: "income", category: "Groceries" }); // t8 refund: income never counts
+    // t8: an income filed where the person never spends is no refund, and income never counts (a refund
+    // would: test/ledger/splits-refunds.test.ts).
+    await txn(alice, { wallet_id: checking, date: "2026-03-05", amount: "200.00", direction: "income", category: "Salary" });
     await e("2026-03-12", "70.00", "Dining", checking, ["trip"]); // t9
     await e("2026-03-12", "15.00", "Groceries", euro); // t10 (EUR)
     await txn(alice, { wallet_id: checking, to_wallet_id: card, date: "2026-03-08", amount: "100.00", direction: "transfer" }); // t11 transfer

@@ -49,7 +49,8 @@ describe(`list_categories and list_tags (${engine})`, function () {
     const { categories, next_cursor } = await server.call("list_categories", {}, user.token);
     expect(next_cursor).to.equal(null);
     expect(brief(categories)).to.deep.equal([
-      ["groceries", 4, "2026-02-15", ["30.00 EUR", "65.10 USD"]],
+      // The income in Groceries is a refund: spending net of it (docs/ledger.md, "Refunds").
+      ["groceries", 4, "2026-02-15", ["30.00 EUR", "50.10 USD"]],
       ["dining", 2, "2026-03-01", ["72.00 USD"]],
       ["books", 1, "2026-03-03", ["8.00 USD"]],
       ["salary", 1, "2026-03-02", []],
@@ -64,7 +65,7 @@ describe(`list_categories and list_tags (${engine})`, function () {
       ["food", 4, "2026-02-20", ["30.00 EUR", "125.10 USD"]],
       ["friends", 2, "2026-03-01", ["72.00 USD"]],
       ["weekly", 2, "2026-03-03", ["33.00 USD"]],
-      ["refund", 1, "2026-02-15", []],
+      ["refund", 1, "2026-02-15", ["-15.00 USD"]],
     ]);
   });
 
@@ -72,7 +73,7 @@ describe(`list_categories and list_tags (${engine})`, function () {
     const { categories } = await server.call("list_categories", { date_from: "2026-02-12", date_to: "2026-03-01" }, user.token);
     expect(brief(categories)).to.deep.equal([
       ["dining", 2, "2026-03-01", ["72.00 USD"]],
-      ["groceries", 2, "2026-02-15", ["30.00 EUR"]],
+      ["groceries", 2, "2026-02-15", ["30.00 EUR", "-15.00 USD"]],
     ]);
     const err = await server.callError("list_tags", { date_from: "2026-03-02", date_to: "2026-03-01" }, user.token);
     expect(err.data).to.include({ code: "invalid_params", field: "date_to" });

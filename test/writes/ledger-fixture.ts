@@ -52,6 +52,8 @@ export interface ModelLeg {
   category: string | null;
   tags: string[];
   notes: string | null;
+  /** An income filed in a category the user had spent in when it was written (docs/ledger.md, "Refunds"). */
+  refund?: boolean;
 }
 
 export interface LedgerModel {
@@ -148,7 +150,9 @@ export async function recordRandomLedger(server: TestServer, user: TestUser, see
     );
     const magnitude = minorOf(amount, e);
     const folded = [...new Set(tags.map((t) => t.toLowerCase()))].sort();
-    const leg = { walletId: wallet.id, currency: wallet.currency, date, direction, payee, category, tags: folded, notes };
+    const refund =
+      direction === "income" && category !== null && legs.some((l) => l.direction === "expense" && l.category?.toLowerCase() === category.toLowerCase());
+    const leg = { walletId: wallet.id, currency: wallet.currency, date, direction, payee, category, tags: folded, notes, refund };
     legs.push({ ...leg, id: res.transaction.id, signed: direction === "income" ? magnitude : -magnitude });
     if (to) legs.push({ ...leg, id: res.counterpart.id, walletId: to.id, signed: magnitude });
   }
@@ -175,7 +179,8 @@ export interface Figures {
 
 function add(map: Map<string, Figures>, k: string, leg: ModelLeg): void {
   const f = map.get(k) ?? { income: 0n, expenses: 0n, count: 0 };
-  if (leg.direction === "income") f.income += leg.signed;
+  // A refund is taken off expenses, not added to income.
+  if (leg.direction === "income" && !leg.refund) f.income += leg.signed;
   else f.expenses += -leg.signed;
   f.count += 1;
   map.set(k, f);

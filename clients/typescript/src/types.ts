@@ -237,6 +237,13 @@ export type Changes = {
  */
 export type RuleId = string;
 /**
+ * @maxItems 50
+ *
+ * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
+ * via the `definition` "TransactionParts".
+ */
+export type TransactionParts = TransactionPart[];
+/**
  * The user's calendar day now, in their timezone: what "today" means in every tool.
  */
 export type Date1 = string;
@@ -254,7 +261,7 @@ export interface Money {
   minor: number;
 }
 /**
- * A category or tag and its use. transactions: how many carry it, scheduled ones (dated after the user's today) included; scheduled: how many of those, absent when none. last_used: the latest day up to today, null when every use is scheduled. spent: its expenses up to today per currency, as magnitudes; empty when it has none.
+ * A category or tag and its use. transactions: how many carry it, scheduled ones (dated after the user's today) included; scheduled: how many of those, absent when none. last_used: the latest day up to today, null when every use is scheduled. spent: its expenses up to today per currency, as magnitudes; empty when it has none. A split transaction counts in each of its parts' labels with that part's amount. spent is net of refunds; refunds: those taken off, absent when none.
  *
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
  * via the `definition` "LabelUse".
@@ -265,6 +272,7 @@ export interface LabelUse {
   last_used: Date | null;
   scheduled?: number;
   spent: Money[];
+  refunds?: Money[];
 }
 /**
  * A non-blocking remark about a write, e.g. possible_duplicate, budget_over_limit, goal_achieved, contributions_removed. Tell the user; do not treat it as an error.
@@ -409,7 +417,7 @@ export interface WalletBalance {
   opened_on?: Date;
 }
 /**
- * One entry of the ledger. amount is signed: negative for an expense and for the outgoing leg of a transfer, positive for income and for the incoming leg. A transfer consists of two transactions (one per wallet) that share transfer_id and point at each other's wallet through counterpart_wallet_id.
+ * One entry of the ledger. amount is signed: negative for an expense and for the outgoing leg of a transfer, positive for income and for the incoming leg. A transfer consists of two transactions (one per wallet) that share transfer_id and point at each other's wallet through counterpart_wallet_id. Split: parts (absent when not split) divide amount among categories, each with its own tags and notes; the row's own category is then null and its tags are its parts' tags. refund: true on an income that gives money back to spending (refund_of names the expense it refunds, or its category is one the user spends in), absent otherwise; refund_of is absent when not given.
  *
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
  * via the `definition` "Transaction".
@@ -434,9 +442,25 @@ export interface Transaction {
   currency: Currency;
   created_at: DateTime;
   updated_at: DateTime;
+  parts?: Part[];
+  refund?: true;
+  refund_of?: TransactionId;
 }
 /**
- * Totals for one currency: income and expenses are positive magnitudes, net is income minus expenses, count is the number of income and expense transactions (transfers are excluded).
+ * One part of a split transaction: amount has the transaction's sign and the parts add up to its amount. refund: true when the part is a refund (absent otherwise).
+ *
+ * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
+ * via the `definition` "Part".
+ */
+export interface Part {
+  amount: Money;
+  category: string | null;
+  tags: string[];
+  notes: string | null;
+  refund?: true;
+}
+/**
+ * Totals for one currency: income and expenses are positive magnitudes, net is income minus expenses, count is the number of income and expense transactions (transfers are excluded). Each part of a split transaction counts in its own group (count counts parts). Refunds (money back to spending) are taken off expenses and left out of income; refunds: their sum, absent when none.
  *
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
  * via the `definition` "SummaryTotal".
@@ -447,9 +471,10 @@ export interface SummaryTotal {
   expenses: Money;
   net: Money;
   count: number;
+  refunds?: Money;
 }
 /**
- * Totals for one group and one currency. key is the category, tag, payee, month (YYYY-MM) or wallet id; null collects transactions without a category, tag or payee. label is a readable form of the key where it differs from it (the wallet's name for wallet groups), otherwise null.
+ * Totals for one group and one currency. key is the category, tag, payee, month (YYYY-MM) or wallet id; null collects transactions without a category, tag or payee. label is a readable form of the key where it differs from it (the wallet's name for wallet groups), otherwise null. Each part of a split transaction counts in its own group (count counts parts). Refunds (money back to spending) are taken off expenses and left out of income; refunds: their sum, absent when none.
  *
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
  * via the `definition` "SummaryGroup".
@@ -462,9 +487,10 @@ export interface SummaryGroup {
   expenses: Money;
   net: Money;
   count: number;
+  refunds?: Money;
 }
 /**
- * How a budget stands in the period that contains as_of. limit is the budget amount for the period; carried_in is unspent money carried from the previous period (zero without rollover); spent is the sum of in-scope expenses in the period (a positive magnitude); remaining = limit + carried_in - spent (negative when overspent); utilization = spent / (limit + carried_in) as a fraction (0.4 means 40 %, may exceed 1); percent_elapsed is the share of the period's days elapsed including the as_of day (0 to 100); projected_spend extrapolates spent linearly to the end of the period, except that a single charge making up two thirds of spent or more (single_charge, e.g. a monthly ticket) is counted once and only the rest extrapolated; over_budget is spent > limit + carried_in; alert is utilization x 100 >= the budget's alert_threshold.
+ * How a budget stands in the period that contains as_of. limit is the budget amount for the period; carried_in is unspent money carried from the previous period (zero without rollover); spent is the sum of in-scope expenses in the period (a positive magnitude); remaining = limit + carried_in - spent (negative when overspent); utilization = spent / (limit + carried_in) as a fraction (0.4 means 40 %, may exceed 1); percent_elapsed is the share of the period's days elapsed including the as_of day (0 to 100); projected_spend extrapolates spent linearly to the end of the period, except that a single charge making up two thirds of spent or more (single_charge, e.g. a monthly ticket) is counted once and only the rest extrapolated; over_budget is spent > limit + carried_in; alert is utilization x 100 >= the budget's alert_threshold. A split expense counts only its parts in scope; refunds in scope are taken off spent (a returned purchase never makes a budget over); refunds: their sum, absent when none.
  *
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
  * via the `definition` "BudgetStatus".
@@ -486,6 +512,7 @@ export interface BudgetStatus {
   transaction_count: number;
   over_budget: boolean;
   alert: boolean;
+  refunds?: Money;
 }
 /**
  * value: signed decimal; minor: integer minor units.
@@ -847,6 +874,16 @@ export interface ExchangeRate {
   quote: Currency;
   rate: string;
   date: Date;
+}
+/**
+ * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
+ * via the `definition` "TransactionPart".
+ */
+export interface TransactionPart {
+  amount: SignedAmount;
+  category?: Category;
+  tags?: TagList;
+  notes?: Notes;
 }
 /**
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
@@ -1284,6 +1321,8 @@ export interface CreateTransactionParams {
    * Import id from a bank or file; unique per wallet.
    */
   external_id?: string;
+  parts?: TransactionParts;
+  refund_of?: TransactionId;
   idempotency_key: string;
   dry_run?: boolean;
 }
@@ -1311,11 +1350,12 @@ export interface UpdateTransactionParams {
   payee?: Payee | null;
   description?: Description | null;
   /**
-   * Reuse the user's existing names.
+   * Reuse the user's names.
    */
   category?: Category | null;
   tags?: TagList;
   notes?: Notes | null;
+  parts?: TransactionParts;
   idempotency_key: string;
   dry_run?: boolean;
 }

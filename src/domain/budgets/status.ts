@@ -42,9 +42,12 @@ export interface Scope {
 
 export interface DailySpending {
   date: string;
-  /** Positive magnitude of the day's in-scope expenses, in minor units. */
+  /** Positive magnitude of the day's in-scope expenses net of refunds, in minor units. */
   spent: bigint;
+  /** The in-scope expenses (a split one's parts in scope count once each); refunds are not counted. */
   count: number;
+  /** The in-scope refunds, already taken off spent (positive). */
+  refunds: bigint;
 }
 
 /** What one budget's spending query covers: its scope, from `from` to `to` (inclusive). */
@@ -82,13 +85,37 @@ export async function dailySpendingBatch(db: Knex, userId: string, requests: rea
       const date = String(row.date);
       chunk.forEach(({ i }, j) => {
         const n = row[`n${j}`];
-        if (n === null || n === undefined || Number(n) === 0) return;
-        (out[i] as DailySpending[]).push({ date, spent: -toMinorBigInt((row[`s${j}`] ?? 0) as MinorLike), count: Number(n) });
+        const refunds = toMinorBigInt((row[`r${j}`] ?? 0) as MinorLike);
+        if ((n === null || n === undefined || Number(n) === 0) && refunds === 0n) return;
+        (out[i] as DailySpending[]).push({ date, spent: -toMinorBigInt((row[`s${j}`] ?? 0) as MinorLike), count: Number(n ?? 0), refunds });
       });
     }
   }
   for (const days of out) days.sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
   return out;
+}
+
+/**
+ * What a budget's spending adds up, per day and key: the expense totals the triggers keep per transaction
+ * row, corrected for split expenses (each one's whole taken out, its parts put in, each under its own
+ * category and tags) and for refunds (an income, or part of one, flagged refund: added, which takes it off
+ * spending, not counted as an expense, and its amount kept apart in refund_minor). Split and refund rows
+ * are few and reached through their own indexes (transaction_parts by user, the partial index of refunds),
+ * so the correction never reads the user's history. Each branch binds the user and the date range.
+ */
+const SPENDING_SOURCE = `(SELECT user_id, date, currency, wallet_id, category_key, tags_key, total_minor, row_count, 0 AS refund_minor
+    FROM expense_day_totals WHERE user_id = ? AND date >= ? AND date <= ?
+  UNION ALL SELECT x.user_id, x.date, x.currency, x.wallet_id, COALESCE(x.category_key, ''), x.tags_key, -x.amount_minor, -1, 0
+    FROM transaction_parts w JOIN transactions x ON x.id = w.transaction_id
+    WHERE w.user_id = ? AND w.position = 0 AND x.direction = 'expense' AND x.date >= ? AND x.date <= ?
+  UNION ALL SELECT x.user_id, x.date, x.currency, x.wallet_id, COALESCE(w.category_key, ''), w.tags, w.amount_minor, CASE WHEN x.direction = 'expense' THEN 1 ELSE 0 END, CASE WHEN w.refund = 1 THEN w.amount_minor ELSE 0 END
+    FROM transaction_parts w JOIN transactions x ON x.id = w.transaction_id
+    WHERE w.user_id = ? AND (x.direction = 'expense' OR w.refund = 1) AND x.date >= ? AND x.date <= ?
+  UNION ALL SELECT x.user_id, x.date, x.currency, x.wallet_id, COALESCE(x.category_key, ''), x.tags_key, x.amount_minor, 0, x.amount_minor
+    FROM transactions x WHERE x.user_id = ? AND x.refund = 1 AND x.date >= ? AND x.date <= ?)`;
+
+function spendingSourceBindings(userId: string, from: string, to: string): unknown[] {
+  return [userId, from, to, userId, from, to, userId, from, to, userId, from, to];
 }
 
 function placeholders(values: readonly unknown[]): string {
@@ -123,7 +150,7 @@ async function spendingStatement(db: Knex, userId: string, requests: readonly Sp
     for (let j = 0; j < requests.length; j++) {
       if (!inBranch.has(j)) {
         // Typed: Postgres would resolve a column that is NULL in the first two branches of a UNION to text.
-        cols.push(`CAST(NULL AS NUMERIC) AS s${j}`, `CAST(NULL AS NUMERIC) AS n${j}`);
+        cols.push(`CAST(NULL AS NUMERIC) AS s${j}`, `CAST(NULL AS NUMERIC) AS n${j}`, `CAST(NULL AS NUMERIC) AS r${j}`);
         continue;
       }
       const r = requests[j] as SpendingRequest;
@@ -147,13 +174,19 @@ async function spendingStatement(db: Knex, userId: string, requests: readonly Sp
       if (withTags) {
         flags.push(`CASE WHEN ${cond} THEN 1 ELSE 0 END AS m${j}`);
         bindings.push(...condBindings);
-        cols.push(`SUM(m${j} * total_minor) AS s${j}`, `SUM(m${j} * row_count) AS n${j}`);
+        cols.push(`SUM(m${j} * total_minor) AS s${j}`, `SUM(m${j} * row_count) AS n${j}`, `SUM(m${j} * refund_minor) AS r${j}`);
       } else {
-        cols.push(`SUM(CASE WHEN ${cond} THEN t.total_minor END) AS s${j}`, `SUM(CASE WHEN ${cond} THEN t.row_count END) AS n${j}`);
-        bindings.push(...condBindings, ...condBindings);
+        cols.push(
+          `SUM(CASE WHEN ${cond} THEN t.total_minor END) AS s${j}`,
+          `SUM(CASE WHEN ${cond} THEN t.row_count END) AS n${j}`,
+          `SUM(CASE WHEN ${cond} THEN t.refund_minor END) AS r${j}`,
+        );
+        bindings.push(...condBindings, ...condBindings, ...condBindings);
       }
     }
     const first = requests[members[0] as number] as SpendingRequest;
+    // FROM comes after the columns and before WHERE, in the text and in the bindings.
+    bindings.push(...spendingSourceBindings(userId, first.from, first.to));
     const where = ["t.user_id = ?", "t.date >= ?", "t.date <= ?"];
     bindings.push(userId, first.from, first.to);
     const currencies = [...new Set(members.map((j) => (requests[j] as SpendingRequest).scope.currency))];
@@ -172,12 +205,12 @@ async function spendingStatement(db: Knex, userId: string, requests: readonly Sp
       // flags back into the aggregates.
       const name = `b${ctes.length}`;
       ctes.push(
-        `${name} AS MATERIALIZED (SELECT t.date AS date, t.total_minor AS total_minor, t.row_count AS row_count, ${flags.join(", ")} FROM expense_day_totals t WHERE ${where.join(" AND ")})`,
+        `${name} AS MATERIALIZED (SELECT t.date AS date, t.total_minor AS total_minor, t.row_count AS row_count, t.refund_minor AS refund_minor, ${flags.join(", ")} FROM ${SPENDING_SOURCE} t WHERE ${where.join(" AND ")})`,
       );
       cteBindings.push(...bindings);
       selects.push(`SELECT ${cols.join(", ")} FROM ${name} GROUP BY date`);
     } else {
-      selects.push(`SELECT ${cols.join(", ")} FROM expense_day_totals t WHERE ${where.join(" AND ")} GROUP BY t.date`);
+      selects.push(`SELECT ${cols.join(", ")} FROM ${SPENDING_SOURCE} t WHERE ${where.join(" AND ")} GROUP BY t.date`);
       selectBindings.push(...bindings);
     }
   }
@@ -287,12 +320,14 @@ export function statusFromDays(b: BudgetRecord, asOf: string, days: readonly Dai
     }
   }
   let spent = 0n;
+  let refunds = 0n;
   let count = 0;
   let largestSingle = 0n; // the largest day that holds exactly one in-scope expense
   for (; i < days.length; i++) {
     const d = days[i] as DailySpending;
     if (d.date < window.periodStart) continue;
     spent += d.spent;
+    refunds += d.refunds;
     count += d.count;
     if (d.count === 1 && d.spent > largestSingle) largestSingle = d.spent;
   }
@@ -301,7 +336,8 @@ export function statusFromDays(b: BudgetRecord, asOf: string, days: readonly Dai
   const base = b.amountMinor + carried; // > 0: the limit is positive and the carry never negative
   const periodDays = BigInt(dayDiff(window.periodStart, window.periodEnd) + 1);
   const elapsedDays = BigInt(dayDiff(window.periodStart, asOf) + 1);
-  const projection = projectionOf(spent, largestSingle, elapsedDays, periodDays);
+  // Refunds may bring spending to zero: nothing spent projects nothing.
+  const projection = spent === 0n ? { projected: 0n } : projectionOf(spent, largestSingle, elapsedDays, periodDays);
   return {
     budget_id: b.id,
     name: b.name,
@@ -319,5 +355,6 @@ export function statusFromDays(b: BudgetRecord, asOf: string, days: readonly Dai
     transaction_count: count,
     over_budget: spent > base,
     alert: 100n * spent >= BigInt(b.alertThreshold) * base,
+    ...(refunds !== 0n ? { refunds: toMoney(refunds, b.currency) } : {}),
   };
 }

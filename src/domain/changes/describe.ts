@@ -21,7 +21,7 @@ type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => v !== null && typeof v === "object" && !Array.isArray(v);
 const money = (v: unknown): string | undefined => (isObj(v) && typeof v.value === "string" ? `${v.value} ${String(v.currency)}` : undefined);
 /** Fields named without their values. */
-const NAMED_ONLY = new Set(["notes", "description", "note", "schedule", "categories", "tags", "wallet_ids"]);
+const NAMED_ONLY = new Set(["notes", "description", "note", "schedule", "categories", "tags", "wallet_ids", "parts"]);
 
 function shown(v: unknown, wallet: (id: string) => string): string {
   if (v === null || v === undefined) return "none";
@@ -41,6 +41,12 @@ function transactionLine(t: Obj, counterpart: unknown, wallet: (id: string) => s
   }
   const who = typeof t.payee === "string" ? ` ${t.payee}` : typeof t.description === "string" ? ` ${t.description}` : "";
   const labels = [typeof t.category === "string" ? t.category : undefined, ...(Array.isArray(t.tags) ? t.tags.map(String) : [])].filter(Boolean);
+  // A split row names its parts: "split Groceries -44.80 USD + Gifts -20.00 USD".
+  const parts = Array.isArray(t.parts)
+    ? t.parts.filter(isObj).map((p) => `${typeof p.category === "string" ? p.category : "uncategorised"} ${money(p.amount) ?? ""}`)
+    : [];
+  if (parts.length > 0) labels.push(`split ${parts.join(" + ")}`);
+  if (t.refund === true) labels.push("refund");
   return `${String(t.direction)} ${amount}${who} ${on}, ${wallet(String(t.wallet_id))}${labels.length ? `, ${labels.join(", ")}` : ""}`;
 }
 

@@ -26,6 +26,7 @@ import { firstMatch } from "../rules/match.js";
 import { assertRunningTotals } from "../wallets/ceiling.js";
 import { balanceOf, getWalletRow, ledgerSums, type WalletRow } from "../wallets/store.js";
 import { coerceTransactionRow, transactionFromRow } from "../transactions/store.js";
+import { markRefunds } from "../transactions/parts.js";
 import { foldKey, normalizeTags } from "../shared/text.js";
 import { dateInRange, rowMinor } from "./amounts.js";
 import { usualCategories } from "./history.js";
@@ -319,7 +320,20 @@ async function record(db: Knex, userId: string, wallet: WalletRow, rows: Planned
       .insert(keys.slice(i, i + 200))
       .onConflict(["user_id", "wallet_id", "key"])
       .ignore();
-  return inserted.map((row, i) => transactionFromRow(coerceTransactionRow(row), normalizeTags(rows[i]!.tags)));
+  // An income filed (by a rule) in a category the person spends in is a refund (docs/ledger.md, "Refunds").
+  const filedIncome = inserted.filter((r) => r.direction === "income" && r.category_key !== null).map((r) => r.id);
+  const refunds = new Set<string>();
+  if (filedIncome.length > 0) {
+    await markRefunds(db, userId, filedIncome);
+    for (let i = 0; i < filedIncome.length; i += 500) {
+      const found = await db("transactions")
+        .where({ user_id: userId, refund: 1 })
+        .whereIn("id", filedIncome.slice(i, i + 500))
+        .select("id");
+      for (const r of found) refunds.add(String(r.id));
+    }
+  }
+  return inserted.map((row, i) => transactionFromRow(coerceTransactionRow({ ...row, refund: refunds.has(row.id) ? 1 : 0 }), normalizeTags(rows[i]!.tags)));
 }
 
 /** The stated closing balance against the wallet's balance at the end of that day, after this import. */

@@ -11,7 +11,11 @@ import { todayOf } from "../../calendar/time-zones.js";
 import type { LabelUse, ListCategoriesParams } from "../../../generated/types.js";
 import { toMinorBigInt, toMoney, type MinorLike } from "../../money/amount.js";
 import { decodeCursor, encodeCursor, pageSize, queryFingerprint, splitPage } from "../paging.js";
-import { checkDateRange, transactionsQuery, whereTransactions, type TransactionFilter } from "./query.js";
+import { partTagsJoinSql } from "../../db/dialect.js";
+import { checkDateRange, LINE, linesQuery, type TransactionFilter } from "./query.js";
+
+/** How many transactions use a label (distinct: a split row's parts are lines of one transaction). */
+const COUNT = "COUNT(DISTINCT t.id)";
 
 export type LabelKind = "category" | "tag";
 
@@ -31,20 +35,17 @@ function source(db: Knex, kind: LabelKind, userId: string, p: LabelParams): { q:
   const filter: TransactionFilter = { userId, categorized: kind === "category" };
   if (p.date_from !== undefined) filter.dateFrom = p.date_from;
   if (p.date_to !== undefined) filter.dateTo = p.date_to;
-  const q =
-    kind === "category"
-      ? transactionsQuery(db, filter)
-      : whereTransactions(
-          db,
-          db({ g: "transaction_tags" })
-            .join({ t: "transactions" }, function () {
-              this.on("t.id", "=", "g.transaction_id").andOn("t.user_id", "=", "g.user_id");
-            })
-            .where("g.user_id", userId),
-          filter,
-        );
+  // Over lines (query.ts): a split transaction's parts each in their own category and tags.
+  const q = linesQuery(db, filter);
+  if (kind === "category") return { q, key: LINE.categoryKey, name: `MIN(${LINE.category})` };
+  // A line's tags: an unsplit transaction's own (transaction_tags), or a part's (its JSON list).
+  q.leftJoin({ g: "transaction_tags" }, function () {
+    this.on("g.transaction_id", "=", "t.id").andOn("g.user_id", "=", "t.user_id").andOnNull("p.transaction_id");
+  })
+    .joinRaw(partTagsJoinSql(db, "p.tags", "pt"))
+    .whereRaw("COALESCE(g.tag, pt.value) IS NOT NULL");
   // Tags are stored folded (lower case); a category keeps its spellings under one folded key.
-  return kind === "category" ? { q, key: "t.category_key", name: "MIN(t.category)" } : { q, key: "g.tag", name: "g.tag" };
+  return { q, key: "COALESCE(g.tag, pt.value)", name: "MIN(COALESCE(g.tag, pt.value))" };
 }
 
 /**
@@ -73,12 +74,13 @@ export async function listLabels(
   q.select(
     db.raw(`${key} AS k`),
     db.raw(`${name} AS name`),
-    db.raw("COUNT(*) AS n"),
+    // Transactions, not lines: a split row with two parts in one category uses it once.
+    db.raw(`${COUNT} AS n`),
     db.raw("MAX(CASE WHEN t.date <= ? THEN t.date END) AS last_used", [today]),
-    db.raw("SUM(CASE WHEN t.date > ? THEN 1 ELSE 0 END) AS scheduled", [today]),
-  ).groupBy(key);
-  if (after) q.havingRaw(`COUNT(*) < ? OR (COUNT(*) = ? AND ${key} > ?)`, [after.n, after.n, after.k]);
-  const rows = (await q.orderByRaw(`COUNT(*) DESC, ${key} ASC`).limit(size + 1)) as {
+    db.raw("COUNT(DISTINCT CASE WHEN t.date > ? THEN t.id END) AS scheduled", [today]),
+  ).groupByRaw(key);
+  if (after) q.havingRaw(`${COUNT} < ? OR (${COUNT} = ? AND ${key} > ?)`, [after.n, after.n, after.k]);
+  const rows = (await q.orderByRaw(`${COUNT} DESC, ${key} ASC`).limit(size + 1)) as {
     k: string;
     name: string;
     n: unknown;
@@ -87,23 +89,28 @@ export async function listLabels(
   }[];
   const { page, hasMore, last } = splitPage(rows, size);
 
+  // Spending net of refunds (an income line flagged refund), the refunds shown apart.
   const spent = new Map<string, LabelUse["spent"]>();
+  const refunds = new Map<string, LabelUse["spent"]>();
   if (page.length > 0) {
     const s = source(db, kind, userId, p);
+    const keys = page.map((r) => r.k);
     const sums = (await s.q
-      .where("t.direction", "expense")
+      .andWhereRaw(`(t.direction = 'expense' OR ${LINE.refund} = 1)`)
       .andWhere("t.date", "<=", today)
-      .whereIn(
-        key,
-        page.map((r) => r.k),
+      .whereRaw(`${key} IN (${keys.map(() => "?").join(", ")})`, keys)
+      .select(
+        db.raw(`${key} AS k`),
+        "t.currency",
+        db.raw(`SUM(-${LINE.amount}) AS spent`),
+        db.raw(`SUM(CASE WHEN ${LINE.refund} = 1 THEN ${LINE.amount} ELSE 0 END) AS refunds`),
       )
-      .select(db.raw(`${key} AS k`), "t.currency", db.raw("SUM(-t.amount_minor) AS spent"))
-      .groupBy(key, "t.currency")
-      .orderBy("t.currency")) as { k: string; currency: string; spent: MinorLike }[];
+      .groupByRaw(`${key}, t.currency`)
+      .orderBy("t.currency")) as { k: string; currency: string; spent: MinorLike; refunds: MinorLike }[];
     for (const r of sums) {
-      const list = spent.get(r.k) ?? [];
-      list.push(toMoney(toMinorBigInt(r.spent), r.currency));
-      spent.set(r.k, list);
+      spent.set(r.k, [...(spent.get(r.k) ?? []), toMoney(toMinorBigInt(r.spent), r.currency)]);
+      const back = toMinorBigInt(r.refunds ?? 0);
+      if (back !== 0n) refunds.set(r.k, [...(refunds.get(r.k) ?? []), toMoney(back, r.currency)]);
     }
   }
   return {
@@ -115,6 +122,8 @@ export async function listLabels(
         last_used: r.last_used == null ? null : String(r.last_used),
         spent: spent.get(r.k) ?? [],
       };
+      const back = refunds.get(r.k);
+      if (back) use.refunds = back;
       return scheduled > 0 ? { ...use, scheduled } : use;
     }),
     next_cursor: hasMore && last ? encodeCursor(fingerprint, { n: Number(last.n), k: last.k }) : null,

@@ -18,7 +18,8 @@ import { getWalletRow } from "../wallets/store.js";
 import { boundInMinorUnits, exponentOf } from "../shared/amounts.js";
 import { fromWithIndex, tagsOfTransactionSql } from "../../db/dialect.js";
 import { coerceTransactionRow, transactionFromRow } from "./store.js";
-import { bigintValue, checkDateRange, whereTransactions, type TransactionFilter } from "./query.js";
+import { partsOf } from "./parts.js";
+import { bigintValue, checkDateRange, splitIdsInCategory, whereTransactions, type TransactionFilter } from "./query.js";
 import { containsPattern, foldKey, normalizeTags } from "../shared/text.js";
 
 type Sort = "date_desc" | "date_asc" | "amount_desc" | "amount_asc";
@@ -36,7 +37,11 @@ async function resolveFilters(db: Knex, userId: string, p: ListTransactionsParam
     walletCurrency = wallet.currency;
   }
   if (p.currency !== undefined) f.currency = p.currency;
-  if (p.category !== undefined) f.categoryKey = foldKey(p.category);
+  if (p.category !== undefined) {
+    f.categoryKey = foldKey(p.category);
+    // Looked up first, so that a ledger without split rows in it keeps the category index's plan.
+    f.categorySplitIds = await splitIdsInCategory(db, userId, f.categoryKey);
+  }
   if (p.direction !== undefined) f.direction = p.direction;
   if (p.tags_any !== undefined) f.tagsAny = normalizeTags(p.tags_any, "tags_any");
   if (p.tags_all !== undefined) f.tagsAll = normalizeTags(p.tags_all, "tags_all");
@@ -107,6 +112,8 @@ const PAGE_COLUMNS = [
   "external_id",
   "transfer_id",
   "counterpart_wallet_id",
+  "refund_of",
+  "refund",
   "created_at",
   "updated_at",
 ];
@@ -176,8 +183,10 @@ export async function listTransactions(db: Knex, userId: string, p: ListTransact
           t: total,
         })
       : null;
+  // A split row shows its parts: one more statement, by the parts' primary key, for the page's rows.
+  const parts = await partsOf(db, pageRows);
   return {
-    transactions: pageRows.map((r, i) => transactionFromRow(r, tags[i]!)),
+    transactions: pageRows.map((r, i) => transactionFromRow(r, tags[i]!, parts.get(r.id))),
     next_cursor,
     total_count: total,
   };

@@ -5,11 +5,15 @@
  * as a TransactionFilter and gets the rows from transactionsQuery or whereTransactions; a filter means the
  * same everywhere, and no reader can forget the user_id condition.
  *
+ * Aggregates (the summary, categories and tags, budgets) count lines, not rows: a split transaction's
+ * parts each in its own category and tags, any other transaction as itself (linesQuery, LINE).
+ *
  * The filter is already checked and folded (foldKey, normalizeTags, boundInMinorUnits): building it
  * from a tool's params is the caller's job, and checkDateRange is the one check of a date range.
  */
 import type { Knex } from "knex";
 import { invalidParams } from "../../errors.js";
+import { jsonArrayHasAnySql } from "../../db/dialect.js";
 
 /** A checked filter over one user's transactions; an absent field does not filter. */
 export interface TransactionFilter {
@@ -18,8 +22,14 @@ export interface TransactionFilter {
   dateTo?: string;
   walletId?: string;
   currency?: string;
-  /** Folded (foldKey) category. */
+  /** Folded (foldKey) category; a split transaction matches through any of its parts. */
   categoryKey?: string;
+  /**
+   * The split transactions with a part in categoryKey, when the caller has looked them up
+   * (splitIdsInCategory): the condition is then the plain index range on category_key plus these ids,
+   * and none at all leaves exactly the plan of an unsplit ledger. Absent: a subquery finds them.
+   */
+  categorySplitIds?: readonly string[];
   /** One direction, or any of several (the summary reads income and expenses, never transfers). */
   direction?: string | readonly string[];
   /** Folded tags: a transaction with any of them. */
@@ -58,7 +68,18 @@ export function whereTransactions(db: Knex, q: Knex.QueryBuilder, f: Transaction
   q.where(c("user_id"), f.userId);
   if (f.walletId !== undefined) q.andWhere(c("wallet_id"), f.walletId);
   if (f.currency !== undefined) q.andWhere(c("currency"), f.currency);
-  if (f.categoryKey !== undefined) q.andWhere(c("category_key"), f.categoryKey);
+  if (f.categoryKey !== undefined) {
+    // A split row matches through its parts (its own category is null).
+    const key = f.categoryKey;
+    const ids = f.categorySplitIds;
+    if (ids !== undefined && ids.length === 0) q.andWhere(c("category_key"), key);
+    else
+      q.andWhere((w) =>
+        w
+          .where(c("category_key"), key)
+          .orWhereIn(c("id"), ids !== undefined ? [...ids] : db("transaction_parts").select("transaction_id").where({ user_id: f.userId, category_key: key })),
+      );
+  }
   if (f.categorized) q.whereNotNull(c("category_key"));
   if (f.dateFrom !== undefined) q.andWhere(c("date"), ">=", f.dateFrom);
   if (f.dateTo !== undefined) q.andWhere(c("date"), "<=", f.dateTo);
@@ -104,4 +125,51 @@ export function whereTransactions(db: Knex, q: Knex.QueryBuilder, f: Transaction
     ]);
   }
   return q;
+}
+
+/**
+ * A transaction's lines, for the readers that add money up by category or tag: a split transaction's
+ * parts (p), each with its own amount, category, tags and refund flag, or the transaction itself (t)
+ * when it is not split. The SQL of a line's columns, over `t` and `p` as linesQuery joins them.
+ */
+export const LINE = {
+  amount: "COALESCE(p.amount_minor, t.amount_minor)",
+  categoryKey: "CASE WHEN p.transaction_id IS NULL THEN t.category_key ELSE p.category_key END",
+  category: "CASE WHEN p.transaction_id IS NULL THEN t.category ELSE p.category END",
+  refund: "COALESCE(p.refund, t.refund)",
+} as const;
+
+/**
+ * The lines of the user's transactions (t LEFT JOIN its parts p), filtered: the filter's category and
+ * tags apply to each line (a part in "Gifts" is in "Gifts", its sibling in "Groceries" is not), every
+ * other condition to the transaction. `categorized`: only lines that carry a category.
+ */
+export function linesQuery(db: Knex, f: TransactionFilter): Knex.QueryBuilder {
+  const { categoryKey, categorized, tagsAny, tagsAll, ...rest } = f;
+  const q = transactionsQuery(db, rest).leftJoin({ p: "transaction_parts" }, "p.transaction_id", "t.id");
+  if (categoryKey !== undefined) q.andWhereRaw(`${LINE.categoryKey} = ?`, [categoryKey]);
+  if (categorized) q.andWhereRaw(`${LINE.categoryKey} IS NOT NULL`);
+  const lineHasAny = (tags: readonly string[]) =>
+    q.andWhere((w) =>
+      w
+        .where((own) =>
+          own.whereNull("p.transaction_id").whereIn(
+            "t.id",
+            db("transaction_tags")
+              .select("transaction_id")
+              .where("user_id", f.userId)
+              .whereIn("tag", [...tags]),
+          ),
+        )
+        .orWhere((part) => part.whereNotNull("p.transaction_id").andWhereRaw(jsonArrayHasAnySql(db, "p.tags", tags.length), [...tags])),
+    );
+  if (tagsAny && tagsAny.length > 0) lineHasAny(tagsAny);
+  for (const tag of tagsAll ?? []) lineHasAny([tag]);
+  return q;
+}
+
+/** The split transactions with a part in a category (few: one index range of transaction_parts). */
+export async function splitIdsInCategory(db: Knex, userId: string, categoryKey: string): Promise<string[]> {
+  const rows = await db("transaction_parts").distinct("transaction_id").where({ user_id: userId, category_key: categoryKey });
+  return rows.map((r: { transaction_id: unknown }) => String(r.transaction_id));
 }

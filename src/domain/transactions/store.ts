@@ -38,7 +38,7 @@
  * counterpart_wallet_id; the outgoing leg (negative) is in wallet_id, the incoming leg in to_wallet_id.
  */
 import type { Knex } from "knex";
-import type { Direction, Transaction, Warning } from "../../../generated/types.js";
+import type { Direction, Part, Transaction, Warning } from "../../../generated/types.js";
 import { randomIds, type IdSource } from "../../db/ids.js";
 import { AppError, invalidParams, notFound } from "../../errors.js";
 import { formatMinor, toMinorBigInt, toMoney, type MinorLike } from "../../money/amount.js";
@@ -48,6 +48,7 @@ import { forUpdate } from "../../db/dialect.js";
 import { getWalletRow, type WalletRow } from "../wallets/store.js";
 import { assertRunningTotals, assertRunningTotalsOf } from "../wallets/ceiling.js";
 import { cleanText, foldKey, normalizeTags, nullableText } from "../shared/text.js";
+import { partsOf } from "./parts.js";
 
 export interface TransactionRow {
   id: string;
@@ -64,6 +65,9 @@ export interface TransactionRow {
   external_id: string | null;
   transfer_id: string | null;
   counterpart_wallet_id: string | null;
+  /** The expense this income refunds (refund_of), and whether the row is a refund (parts.ts, markRefunds). */
+  refund_of: string | null;
+  refund: boolean;
   created_at: string;
   updated_at: string;
 }
@@ -84,13 +88,16 @@ export function coerceTransactionRow(raw: Record<string, unknown>): TransactionR
     external_id: nullableText(raw.external_id),
     transfer_id: nullableText(raw.transfer_id),
     counterpart_wallet_id: nullableText(raw.counterpart_wallet_id),
+    refund_of: nullableText(raw.refund_of),
+    refund: Number(raw.refund ?? 0) === 1,
     created_at: String(raw.created_at),
     updated_at: String(raw.updated_at),
   };
 }
 
-export function transactionFromRow(row: TransactionRow, tags: readonly string[]): Transaction {
-  return {
+/** The contract's Transaction; `parts` only for a split row, refund and refund_of only when set. */
+export function transactionFromRow(row: TransactionRow, tags: readonly string[], parts?: readonly Part[]): Transaction {
+  const t: Transaction = {
     id: row.id,
     wallet_id: row.wallet_id,
     date: row.date,
@@ -108,6 +115,10 @@ export function transactionFromRow(row: TransactionRow, tags: readonly string[])
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
+  if (parts && parts.length > 0) t.parts = [...parts];
+  if (row.refund) t.refund = true;
+  if (row.refund_of !== null) t.refund_of = row.refund_of;
+  return t;
 }
 
 /** Tags of many transactions at once (sorted), through the (transaction_id, tag) primary key. */
@@ -131,7 +142,8 @@ export async function transactionsFromRows(db: Knex, rows: readonly TransactionR
     db,
     rows.map((r) => r.id),
   );
-  return rows.map((r) => transactionFromRow(r, tags.get(r.id) ?? []));
+  const parts = await partsOf(db, rows);
+  return rows.map((r) => transactionFromRow(r, tags.get(r.id) ?? [], parts.get(r.id)));
 }
 
 export async function findTransactionRow(db: Knex, userId: string, transactionId: string): Promise<TransactionRow | undefined> {
@@ -198,6 +210,8 @@ export interface NewTransaction {
   tags?: readonly string[] | null;
   notes?: string | null;
   externalId?: string | null;
+  /** The expense an income refunds (checked by the caller: parts.ts and write.ts). */
+  refundOf?: string | null;
   now: Date;
   /** Where the new rows' ids come from (ctx.ids); random when not given. */
   ids?: IdSource;
@@ -292,6 +306,7 @@ export async function insertTransaction(trx: Knex, userId: string, input: NewTra
     category_key: category === null ? null : foldKey(category),
     notes: input.notes ?? null,
     transfer_id: transferId,
+    refund_of: input.refundOf ?? null,
     created_at: at,
     updated_at: at,
   };
@@ -384,8 +399,10 @@ export async function deleteTransaction(db: Knex, userId: string, transactionId:
   const pair = await loadPair(db, row);
   const legs = [pair.transaction, ...(pair.counterpart ? [pair.counterpart] : [])];
   const ids = legs.map((t) => t.id);
-  // Both legs in one statement; their tags go with them (ON DELETE CASCADE, and explicitly).
+  // Both legs in one statement; their tags and parts go with them (ON DELETE CASCADE, and explicitly,
+  // before the row: the audit captures them first, so an undo puts the row back before them).
   await db("transaction_tags").whereIn("transaction_id", ids).delete();
+  await db("transaction_parts").whereIn("transaction_id", ids).delete();
   await db("transactions").where({ user_id: userId }).whereIn("id", ids).delete();
   await assertRunningTotalsOf(
     db,

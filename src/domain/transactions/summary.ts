@@ -11,23 +11,28 @@ import type { GetTransactionSummaryParams, GetTransactionSummaryResult, SummaryG
 import { toMinorBigInt, toMoney, type MinorLike } from "../../money/amount.js";
 import { getWalletRow } from "../wallets/store.js";
 import { foldKey, normalizeTags } from "../shared/text.js";
-import { checkDateRange, transactionsQuery, type TransactionFilter } from "./query.js";
+import { partTagsJoinSql } from "../../db/dialect.js";
+import { checkDateRange, LINE, linesQuery, type TransactionFilter } from "./query.js";
 
 interface Figures {
   currency: string;
   income: bigint;
   expenses: bigint;
+  refunds: bigint;
   count: number;
 }
 
-const INCOME = "SUM(CASE WHEN t.direction = 'income' THEN t.amount_minor ELSE 0 END)";
-const EXPENSES = "SUM(CASE WHEN t.direction = 'expense' THEN -t.amount_minor ELSE 0 END)";
+// Over lines (query.ts): a refund is taken off expenses and left out of income, and shown apart.
+const INCOME = `SUM(CASE WHEN t.direction = 'income' AND ${LINE.refund} = 0 THEN ${LINE.amount} ELSE 0 END)`;
+const EXPENSES = `SUM(CASE WHEN t.direction = 'expense' OR ${LINE.refund} = 1 THEN -${LINE.amount} ELSE 0 END)`;
+const REFUNDS = `SUM(CASE WHEN t.direction = 'income' AND ${LINE.refund} = 1 THEN ${LINE.amount} ELSE 0 END)`;
 
 function figures(raw: Record<string, unknown>): Figures {
   return {
     currency: String(raw.currency),
     income: toMinorBigInt((raw.income ?? 0n) as MinorLike),
     expenses: toMinorBigInt((raw.expenses ?? 0n) as MinorLike),
+    refunds: toMinorBigInt((raw.refunds ?? 0n) as MinorLike),
     count: Number(raw.n ?? 0),
   };
 }
@@ -39,6 +44,7 @@ function money(f: Figures) {
     expenses: toMoney(f.expenses, f.currency),
     net: toMoney(f.income - f.expenses, f.currency),
     count: f.count,
+    ...(f.refunds !== 0n ? { refunds: toMoney(f.refunds, f.currency) } : {}),
   };
 }
 
@@ -58,8 +64,8 @@ export async function transactionSummary(db: Knex, userId: string, p: GetTransac
   if (p.category !== undefined) filter.categoryKey = foldKey(p.category);
   if (p.tags_any !== undefined) filter.tagsAny = normalizeTags(p.tags_any, "tags_any");
   // The same filters, with the same meanings, as list_transactions.
-  const base = () => transactionsQuery(db, filter);
-  const sums = [db.raw(`${INCOME} AS income`), db.raw(`${EXPENSES} AS expenses`), db.raw("COUNT(*) AS n")];
+  const base = () => linesQuery(db, filter);
+  const sums = [db.raw(`${INCOME} AS income`), db.raw(`${EXPENSES} AS expenses`), db.raw(`${REFUNDS} AS refunds`), db.raw("COUNT(*) AS n")];
 
   let groups: SummaryGroup[] = [];
   let groupFigures: Figures[] | undefined;
@@ -69,8 +75,8 @@ export async function transactionSummary(db: Knex, userId: string, p: GetTransac
       case "category":
         // One group per folded category; its key and label are one of the spellings used (MIN).
         rows = await base()
-          .select("t.currency", db.raw("MIN(t.category) AS k"), db.raw("MIN(t.category) AS label"), ...sums)
-          .groupBy("t.currency", "t.category_key");
+          .select("t.currency", db.raw(`MIN(${LINE.category}) AS k`), db.raw(`MIN(${LINE.category}) AS label`), ...sums)
+          .groupByRaw(`t.currency, ${LINE.categoryKey}`);
         break;
       case "payee":
         rows = await base()
@@ -91,13 +97,15 @@ export async function transactionSummary(db: Knex, userId: string, p: GetTransac
           .groupBy("t.currency", "t.wallet_id", "w.name");
         break;
       case "tag":
-        // A transaction counts once in each of its tags; untagged ones form the null group.
+        // A line counts once in each of its tags (a transaction's own, or a part's); untagged ones form
+        // the null group.
         rows = await base()
           .leftJoin({ g: "transaction_tags" }, function () {
-            this.on("g.transaction_id", "=", "t.id").andOn("g.user_id", "=", "t.user_id");
+            this.on("g.transaction_id", "=", "t.id").andOn("g.user_id", "=", "t.user_id").andOnNull("p.transaction_id");
           })
-          .select("t.currency", "g.tag as k", "g.tag as label", ...sums)
-          .groupBy("t.currency", "g.tag");
+          .joinRaw(partTagsJoinSql(db, "p.tags", "pt"))
+          .select("t.currency", db.raw("COALESCE(g.tag, pt.value) AS k"), db.raw("COALESCE(g.tag, pt.value) AS label"), ...sums)
+          .groupByRaw("t.currency, COALESCE(g.tag, pt.value)");
         break;
     }
     const withKeys = rows.map((r) => ({ key: r.k == null ? null : String(r.k), label: r.label == null ? null : String(r.label), f: figures(r) }));
@@ -126,6 +134,7 @@ export async function transactionSummary(db: Knex, userId: string, p: GetTransac
       if (t) {
         t.income += g.income;
         t.expenses += g.expenses;
+        t.refunds += g.refunds;
         t.count += g.count;
       } else byCurrency.set(g.currency, { ...g });
     }

@@ -24,6 +24,9 @@ import {
   type TransactionPair,
 } from "./store.js";
 import { cleanText, foldKey, normalizeTags } from "../shared/text.js";
+import { markRefunds, negateParts, planParts, storedParts, tagsOfParts, writeParts, type PlannedPart } from "./parts.js";
+
+const abs = (v: bigint) => (v < 0n ? -v : v);
 
 export interface UpdatedTransaction {
   before: TransactionPair;
@@ -48,6 +51,19 @@ export async function updateTransaction(db: Knex, userId: string, params: Update
       "no direction for a transfer leg",
       "direction: this transaction is a leg of a transfer; a transfer cannot be turned into an expense or income. Delete the transfer (both legs) and record what happened instead.",
     );
+  }
+
+  // A split row's amount, category and tags are its parts': they change through parts (docs/ledger.md).
+  const split = (await storedParts(db, userId, row.id)).length > 0;
+  if (split && params.parts === undefined) {
+    for (const field of ["amount", "category", "tags"] as const) {
+      if (params[field] === undefined) continue;
+      throw invalidParams(
+        field,
+        "parts (this transaction is split)",
+        `${field}: this transaction is split, so its ${field === "amount" ? "amount is the sum of its parts" : `${field === "category" ? "category" : "tags"} belong to its parts`}; give parts${field === "amount" ? " with the new amount" : ""}, or parts: [] to un-split it first.`,
+      );
+    }
   }
 
   const at = now.toISOString();
@@ -88,6 +104,17 @@ export async function updateTransaction(db: Knex, userId: string, params: Update
     patch.direction = direction;
     if (other && params.amount !== undefined) otherPatch.amount_minor = outgoing ? magnitude : -magnitude;
   }
+  // The split after this call: the parts given (checked against the new amount and direction), none to
+  // un-split, or the stored ones (their sign follows a switched direction).
+  let newParts: PlannedPart[] | undefined;
+  if (params.parts !== undefined) {
+    const signed = direction === "income" ? magnitude : -magnitude;
+    newParts = planParts(
+      params.parts,
+      { amountMinor: signed, currency: row.currency, direction: row.direction === "transfer" ? "transfer" : direction },
+      { category: params.category === undefined ? null : cleanText(params.category), tags: params.tags ?? [] },
+    );
+  }
   if (params.date !== undefined) {
     patch.date = params.date;
     if (other) otherPatch.date = params.date;
@@ -102,10 +129,16 @@ export async function updateTransaction(db: Knex, userId: string, params: Update
     patch.payee = payee;
     patch.payee_key = payee === null ? null : foldKey(payee);
   }
-  if (params.category !== undefined) {
-    const category = cleanText(params.category);
-    patch.category = category;
-    patch.category_key = category === null ? null : foldKey(category);
+  let categoryValue: string | null | undefined = params.category === undefined ? undefined : cleanText(params.category);
+  if (newParts !== undefined && newParts.length > 0) categoryValue = null; // a split row's categories are its parts'
+  if (newParts !== undefined && newParts.length === 0 && split && categoryValue === undefined) {
+    // Un-split without a category: the row keeps the category of its largest part (the first of equals).
+    const largest = (await storedParts(db, userId, row.id)).reduce((a, b) => (abs(b.amountMinor) > abs(a.amountMinor) ? b : a));
+    categoryValue = largest.category;
+  }
+  if (categoryValue !== undefined) {
+    patch.category = categoryValue;
+    patch.category_key = categoryValue === null ? null : foldKey(categoryValue);
   }
   if (params.notes !== undefined) patch.notes = params.notes;
 
@@ -119,8 +152,11 @@ export async function updateTransaction(db: Knex, userId: string, params: Update
     const field = params.amount !== undefined ? "amount" : params.wallet_id !== undefined ? "wallet_id" : params.date !== undefined ? "date" : "direction";
     await assertRunningTotalsOf(db, userId, [row.wallet_id, walletId, ...(other ? [other.wallet_id] : [])], field);
   }
-  if (params.tags !== undefined) {
-    const tags = normalizeTags(params.tags);
+  if (newParts !== undefined) await writeParts(db, userId, row.id, newParts);
+  else if (split && patch.direction !== undefined && patch.direction !== row.direction) await negateParts(db, userId, row.id);
+  const newTags = newParts !== undefined && newParts.length > 0 ? tagsOfParts(newParts) : params.tags;
+  if (newTags !== undefined) {
+    const tags = normalizeTags(newTags);
     await db("transaction_tags").where({ transaction_id: row.id }).delete();
     if (tags.length > 0) await db("transaction_tags").insert(tags.map((tag) => ({ transaction_id: row.id, user_id: userId, tag })));
   }
@@ -148,6 +184,7 @@ export async function updateTransaction(db: Knex, userId: string, params: Update
     }
   }
 
+  if (!isTransfer) await markRefunds(db, userId, [row.id]);
   const updated = (await findTransactionRow(db, userId, row.id))!;
   return { before, after: await loadPair(db, updated), warnings };
 }

@@ -9,7 +9,8 @@ import { todayInTimeZone } from "../../calendar/time-zones.js";
 import { budgetsPushedOverLimit } from "../budgets/over-limit.js";
 import { parseAmountParam } from "../shared/amounts.js";
 import { getWalletRow } from "../wallets/store.js";
-import { insertTransaction } from "./store.js";
+import { findTransactionRow, insertTransaction, transactionsFromRows } from "./store.js";
+import { checkRefundOf, markRefunds, planParts, tagsOfParts, writeParts } from "./parts.js";
 import { normalizeTags } from "../shared/text.js";
 
 /** What a new transaction looks like to a filing rule, and what the rule sets (src/domain/rules/file-new.ts). */
@@ -36,9 +37,23 @@ export async function createTransaction(
   // The wallet first: its currency decides how many decimals the amount may have.
   const wallet = await getWalletRow(ctx.db, userId, params.wallet_id, "wallet_id");
   const amountMinor = parseAmountParam(params.amount, wallet.currency, "amount");
-  // Without a category, the person's first matching rule files it (docs/import.md, "Rules").
+  // A refund's money goes back where it was spent: its category defaults to the refunded expense's.
+  const refundedCategory = params.refund_of !== undefined ? await checkRefundOf(ctx.db, userId, params.refund_of, params.direction) : null;
+  const category = params.category ?? (params.parts === undefined ? refundedCategory : null) ?? undefined;
+  // A split names each part's category and tags; the call's category and tags are the parts' defaults
+  // (docs/ledger.md, "Split transactions"), and the row itself has no category.
+  const parts =
+    params.parts === undefined
+      ? []
+      : planParts(
+          params.parts,
+          { amountMinor: params.direction === "income" ? amountMinor : -amountMinor, currency: wallet.currency, direction: params.direction },
+          { category: category ?? null, tags: params.tags ?? [] },
+        );
+  // Without a category, the person's first matching rule files it (docs/import.md, "Rules"); a split was
+  // filed part by part by the person.
   const rule =
-    params.category === undefined && fileNew
+    category === undefined && parts.length === 0 && fileNew
       ? await fileNew({
           walletId: wallet.id,
           currency: wallet.currency,
@@ -58,28 +73,45 @@ export async function createTransaction(
     toWalletId: params.to_wallet_id ?? null,
     payee: rule?.payee ?? params.payee,
     description: params.description,
-    category: params.category ?? rule?.category ?? undefined,
-    // A tag list holds at most 20 (TagList): the rule's tags fill up to that.
-    tags: rule && rule.tags.length > 0 ? normalizeTags([...(params.tags ?? []), ...rule.tags]).slice(0, 20) : params.tags,
+    category: parts.length > 0 ? null : (category ?? rule?.category ?? undefined),
+    // A tag list holds at most 20 (TagList): the rule's tags fill up to that. A split row's tags are its parts'.
+    tags:
+      parts.length > 0 ? tagsOfParts(parts) : rule && rule.tags.length > 0 ? normalizeTags([...(params.tags ?? []), ...rule.tags]).slice(0, 20) : params.tags,
     notes: params.notes,
     externalId: params.external_id,
+    refundOf: params.refund_of ?? null,
     now: ctx.now(),
     ids: ctx.ids,
   });
-  const { transaction, counterpart } = inserted;
+  const { counterpart } = inserted;
+  let transaction = inserted.transaction;
+  if (parts.length > 0) await writeParts(ctx.db, userId, transaction.id, parts);
+  if (transaction.direction === "income") await markRefunds(ctx.db, userId, [transaction.id]);
+  if (parts.length > 0 || transaction.direction === "income") {
+    // Read back: the parts and the refund flag are the stored ones.
+    const row = (await findTransactionRow(ctx.db, userId, transaction.id))!;
+    transaction = (await transactionsFromRows(ctx.db, [row]))[0]!;
+  }
   const warnings = [...inserted.warnings];
   if (transaction.direction === "expense") {
-    // After the insert, in the same transaction: the budgets this expense pushed over their limit.
-    warnings.push(
-      ...(await budgetsPushedOverLimit(ctx.db, userId, {
+    // After the insert, in the same transaction: the budgets this expense pushed over their limit; a
+    // split one, each part in its own category and tags (a budget named twice is warned about once).
+    const lines =
+      parts.length > 0
+        ? parts.map((p) => ({ amountMinor: -p.amountMinor, category: p.category, tags: p.tags }))
+        : [{ amountMinor, category: transaction.category, tags: transaction.tags }];
+    const seen = new Set<string>();
+    for (const line of lines) {
+      for (const w of await budgetsPushedOverLimit(ctx.db, userId, {
         date: transaction.date,
         currency: transaction.currency,
-        amountMinor,
         walletId: transaction.wallet_id,
-        category: transaction.category,
-        tags: transaction.tags,
-      })),
-    );
+        ...line,
+      })) {
+        if (!seen.has(w.message)) warnings.push(w);
+        seen.add(w.message);
+      }
+    }
   }
   return { transaction, counterpart, warnings };
 }
