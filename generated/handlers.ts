@@ -28,6 +28,7 @@ export interface Handlers {
   create_transaction(params: T.CreateTransactionParams, ctx: WriteContext): Promise<WriteOutcome<T.CreateTransactionResult>>;
   update_transaction(params: T.UpdateTransactionParams, ctx: WriteContext): Promise<WriteOutcome<T.UpdateTransactionResult>>;
   delete_transaction(params: T.DeleteTransactionParams, ctx: WriteContext): Promise<WriteOutcome<T.DeleteTransactionResult>>;
+  update_transactions(params: T.UpdateTransactionsParams, ctx: WriteContext): Promise<WriteOutcome<T.UpdateTransactionsResult>>;
   create_budget(params: T.CreateBudgetParams, ctx: WriteContext): Promise<WriteOutcome<T.CreateBudgetResult>>;
   update_budget(params: T.UpdateBudgetParams, ctx: WriteContext): Promise<WriteOutcome<T.UpdateBudgetResult>>;
   delete_budget(params: T.DeleteBudgetParams, ctx: WriteContext): Promise<WriteOutcome<T.DeleteBudgetResult>>;
@@ -91,6 +92,8 @@ export type UpdateTransactionParams = T.UpdateTransactionParams;
 export type UpdateTransactionResult = T.UpdateTransactionResult;
 export type DeleteTransactionParams = T.DeleteTransactionParams;
 export type DeleteTransactionResult = T.DeleteTransactionResult;
+export type UpdateTransactionsParams = T.UpdateTransactionsParams;
+export type UpdateTransactionsResult = T.UpdateTransactionsResult;
 export type CreateBudgetParams = T.CreateBudgetParams;
 export type CreateBudgetResult = T.CreateBudgetResult;
 export type UpdateBudgetParams = T.UpdateBudgetParams;

@@ -20,6 +20,7 @@ import { calculate } from "../src/tools/knowledge/calculate.js";
 import { create_transaction } from "../src/tools/transactions/create_transaction.js";
 import { update_transaction } from "../src/tools/transactions/update_transaction.js";
 import { delete_transaction } from "../src/tools/transactions/delete_transaction.js";
+import { update_transactions } from "../src/tools/transactions/update_transactions.js";
 import { create_budget } from "../src/tools/budgets/create_budget.js";
 import { update_budget } from "../src/tools/budgets/update_budget.js";
 import { delete_budget } from "../src/tools/budgets/delete_budget.js";
@@ -64,6 +65,7 @@ export const handlers = {
   create_transaction,
   update_transaction,
   delete_transaction,
+  update_transactions,
   create_budget,
   update_budget,
   delete_budget,

@@ -40,6 +40,8 @@ export declare const update_transaction__params: ValidateFunction;
 export declare const update_transaction__result: ValidateFunction;
 export declare const delete_transaction__params: ValidateFunction;
 export declare const delete_transaction__result: ValidateFunction;
+export declare const update_transactions__params: ValidateFunction;
+export declare const update_transactions__result: ValidateFunction;
 export declare const create_budget__params: ValidateFunction;
 export declare const create_budget__result: ValidateFunction;
 export declare const update_budget__params: ValidateFunction;

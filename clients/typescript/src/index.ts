@@ -154,6 +154,11 @@ export class FinanceMcpClient {
     return this.call("delete_transaction", params);
   }
 
+  /** Change many transactions at once: category, tags, payee or wallet, guarded by their count Pass an idempotency key (newIdempotencyKey()) and reuse it when retrying. */
+  updateTransactions(params: T.UpdateTransactionsParams): Promise<T.UpdateTransactionsResult> {
+    return this.call("update_transactions", params);
+  }
+
   /** Create a spending budget per week, month, quarter or year Pass an idempotency key (newIdempotencyKey()) and reuse it when retrying. */
   createBudget(params: T.CreateBudgetParams): Promise<T.CreateBudgetResult> {
     return this.call("create_budget", params);
