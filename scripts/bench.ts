@@ -276,6 +276,7 @@ async function measureTarget(
 ): Promise<ToolRun> {
   const run: ToolRun = { id: t.id, label: t.label, kind: t.kind, status: "skipped" };
   if (t.kind === "write") ctx.writeMarker = `bench:${runId}:probe`;
+  if (t.prepare) await t.prepare(origin);
   const p = await probe(origin, t);
   run.status = p.status;
   run.note = p.note;
