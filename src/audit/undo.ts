@@ -133,29 +133,45 @@ async function refuseIfStillReferenced(db: Knex, userId: string, auditId: string
   const created = new Set(changes.filter((c) => c.before === null && typeof c.key.id === "string").map((c) => String(c.key.id)));
   if (created.size === 0) return;
   const own = new Set(changes.map((c) => `${c.table} ${c.rowKey}`));
-  // One pass over the later changes' rows, newest first (the one to undo first), a page at a time: an
-  // import creates thousands of rows, and a query per created id would read the later rows once per id.
+  // One pass over the later changes' rows, newest first, a page at a time (an import creates thousands of
+  // rows: a query per created id would read the later rows once per id), collecting the rows that named a
+  // created row; then those rows as they are now, a few hundred keys per statement.
+  const candidates = new Map<string, Map<string, { key: Record<string, unknown>; auditId: string; mentioned: string }>>();
   let before: string | undefined;
   for (;;) {
     const q = db("audit_rows").where({ user_id: userId }).andWhere("audit_id", ">", auditId);
     if (before !== undefined) q.andWhere("id", "<", before);
     const page = await q.orderBy("id", "desc").limit(1000).select("id", "audit_id", "table_name", "row_key", "after_json");
-    if (page.length === 0) return;
+    if (page.length === 0) break;
     before = String(page[page.length - 1].id);
     for (const m of page) {
-      if (m.after_json == null || own.has(`${String(m.table_name)} ${String(m.row_key)}`)) continue;
+      const table = String(m.table_name);
+      const rowKey = String(m.row_key);
+      if (m.after_json == null || own.has(`${table} ${rowKey}`) || candidates.get(table)?.has(rowKey)) continue;
       const mentioned = [...String(m.after_json).matchAll(/"([a-z]{3}_[A-Za-z0-9]+)"/g)].map((x) => x[1]!).find((id) => created.has(id));
       if (mentioned === undefined) continue;
-      const c = { table: String(m.table_name), key: JSON.parse(String(m.row_key)) as Record<string, unknown> };
-      const now = await db(c.table).where(c.key).first();
-      if (!now || !Object.values(now).some((v) => typeof v === "string" && v.includes(mentioned))) continue;
-      throw new AppError(
-        "conflict",
-        `audit_id: ${mentioned} is used by ${rowId(c)} since change ${String(m.audit_id)}; undo change ${String(m.audit_id)} first, or change that record by hand.`,
-        { field: "audit_id", existing_id: String(m.audit_id) },
-      );
+      const ofTable = candidates.get(table) ?? new Map();
+      ofTable.set(rowKey, { key: JSON.parse(rowKey) as Record<string, unknown>, auditId: String(m.audit_id), mentioned });
+      candidates.set(table, ofTable);
     }
   }
+  let newest: { table: string; key: Record<string, unknown>; auditId: string; mentioned: string } | undefined;
+  for (const [table, ofTable] of candidates) {
+    const rows = [...ofTable.entries()].map(([rowKey, c]) => ({ table, rowKey, key: c.key, first: undefined as never, last: undefined as never }));
+    const columns = Object.keys(rows[0]!.key);
+    const now = await currentRows(db, table, rows);
+    for (const c of ofTable.values()) {
+      const row = now.get(keyString(columns, c.key));
+      if (!row || !Object.values(row).some((v) => typeof v === "string" && v.includes(c.mentioned))) continue;
+      if (!newest || BigInt(c.auditId) > BigInt(newest.auditId)) newest = { table, ...c };
+    }
+  }
+  if (newest)
+    throw new AppError(
+      "conflict",
+      `audit_id: ${newest.mentioned} is used by ${rowId(newest)} since change ${newest.auditId}; undo change ${newest.auditId} first, or change that record by hand.`,
+      { field: "audit_id", existing_id: newest.auditId },
+    );
 }
 
 /**
