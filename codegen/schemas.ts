@@ -217,7 +217,7 @@ const SHAPES_IN_INSTRUCTIONS = ["Amount", "SignedAmount"];
 export function mcpInputSchema(spec: Spec, m: MethodSpec): JsonObject {
   const plain = Object.fromEntries(SHAPES_IN_INSTRUCTIONS.map((name) => [name, { type: "string" }]));
   const modelSpec: Spec = { ...spec, schemas: { ...spec.schemas, ...plain } };
-  const { title: _t, ...schema } = toolSchema(modelSpec, withSharedObjectsNamed(spec, m, paramsSchema(m)), false);
+  const { title: _t, ...schema } = toolSchema(modelSpec, withReadFiltersNamed(spec, m, withSharedObjectsNamed(spec, m, paramsSchema(m))), false);
   return withoutFormatsTheNameStates(withDefsWhereCheaper(forModel(withoutTitles(schema)) as JsonObject));
 }
 
@@ -277,6 +277,32 @@ function withSharedObjectsNamed(spec: Spec, m: MethodSpec, params: JsonObject): 
       const { description: _d, ...rest } = properties[name] as JsonObject;
       properties[name] = rest;
     }
+  }
+  return { ...params, properties };
+}
+
+/**
+ * A write tool's object param whose every property is a param of a read tool of the same area, with the
+ * same schema (update_transactions' filter: list_transactions' filters), is named ("Filters of
+ * list_transactions.") instead of repeated: the model reads the read tool's params, which it used to count
+ * the rows. Checked property by property here, so the name is never a claim the spec does not back.
+ */
+function withReadFiltersNamed(spec: Spec, m: MethodSpec, params: JsonObject): JsonObject {
+  if (m.kind !== "write") return params;
+  const area = m.scope.split(":")[1];
+  const properties = { ...(params.properties as JsonObject) };
+  for (const [name, schema] of Object.entries(properties)) {
+    const ref = (schema as JsonObject).$ref;
+    const target = typeof ref === "string" ? spec.schemas[ref.slice(REF_PREFIX.length)] : undefined;
+    const members = Object.entries((target?.properties ?? {}) as JsonObject);
+    if (target?.type !== "object" || members.length === 0) continue;
+    const read = spec.methods.find(
+      (r) =>
+        r.kind === "read" &&
+        r.scope === `read:${area}` &&
+        members.every(([k, v]) => r.params.some((p) => p.name === k && JSON.stringify(p.schema) === JSON.stringify(v))),
+    );
+    if (read) properties[name] = { type: "object", description: `Filters of ${read.name}.` };
   }
   return { ...params, properties };
 }

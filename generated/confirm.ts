@@ -10,4 +10,4 @@ export interface ConfirmRule {
 export const confirmThresholds = {"bulk_edit":20,"import":100} as const;
 
 /** openrpc.json info.x-confirm.tools: tool name → its rule. */
-export const confirmRules: ReadonlyMap<string, ConfirmRule> = new Map<string, ConfirmRule>([["delete_transaction",{}],["delete_wallet",{}],["delete_budget",{}],["delete_goal",{}],["delete_bill_reminder",{}],["delete_rule",{}],["undo_change",{}],["import_transactions",{"rows":"/counts/new","over":100}]]);
+export const confirmRules: ReadonlyMap<string, ConfirmRule> = new Map<string, ConfirmRule>([["delete_transaction",{}],["delete_wallet",{}],["delete_budget",{}],["delete_goal",{}],["delete_bill_reminder",{}],["delete_rule",{}],["undo_change",{}],["import_transactions",{"rows":"/counts/new","over":100}],["update_transactions",{"rows":"/changed","over":20}]]);

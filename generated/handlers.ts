@@ -49,6 +49,7 @@ export interface Handlers {
   get_net_worth(params: T.GetNetWorthParams, ctx: ToolContext): Promise<T.GetNetWorthResult>;
   set_exchange_rate(params: T.SetExchangeRateParams, ctx: WriteContext): Promise<WriteOutcome<T.SetExchangeRateResult>>;
   undo_change(params: T.UndoChangeParams, ctx: WriteContext): Promise<WriteOutcome<T.UndoChangeResult>>;
+  update_transactions(params: T.UpdateTransactionsParams, ctx: WriteContext): Promise<WriteOutcome<T.UpdateTransactionsResult>>;
 }
 
 export type ListTransactionsParams = T.ListTransactionsParams;
@@ -133,3 +134,5 @@ export type SetExchangeRateParams = T.SetExchangeRateParams;
 export type SetExchangeRateResult = T.SetExchangeRateResult;
 export type UndoChangeParams = T.UndoChangeParams;
 export type UndoChangeResult = T.UndoChangeResult;
+export type UpdateTransactionsParams = T.UpdateTransactionsParams;
+export type UpdateTransactionsResult = T.UpdateTransactionsResult;

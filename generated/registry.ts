@@ -24,7 +24,7 @@ export interface ToolDefinition {
   readonly validateResult: ValidateFunction;
 }
 
-export type ToolName = "list_transactions" | "get_transaction_summary" | "list_categories" | "list_tags" | "list_budgets" | "get_budget_status" | "list_goals" | "get_goal_progress" | "list_wallets" | "get_wallet_balance" | "search_product_knowledge" | "get_knowledge_article" | "whoami" | "list_capabilities" | "list_changes" | "list_bill_reminders" | "calculate" | "create_transaction" | "update_transaction" | "delete_transaction" | "create_budget" | "update_budget" | "delete_budget" | "create_goal" | "update_goal" | "delete_goal" | "add_goal_funds" | "create_wallet" | "update_wallet" | "delete_wallet" | "create_bill_reminder" | "update_bill_reminder" | "delete_bill_reminder" | "list_rules" | "import_transactions" | "save_rule" | "delete_rule" | "list_recurring" | "get_net_worth" | "set_exchange_rate" | "undo_change";
+export type ToolName = "list_transactions" | "get_transaction_summary" | "list_categories" | "list_tags" | "list_budgets" | "get_budget_status" | "list_goals" | "get_goal_progress" | "list_wallets" | "get_wallet_balance" | "search_product_knowledge" | "get_knowledge_article" | "whoami" | "list_capabilities" | "list_changes" | "list_bill_reminders" | "calculate" | "create_transaction" | "update_transaction" | "delete_transaction" | "create_budget" | "update_budget" | "delete_budget" | "create_goal" | "update_goal" | "delete_goal" | "add_goal_funds" | "create_wallet" | "update_wallet" | "delete_wallet" | "create_bill_reminder" | "update_bill_reminder" | "delete_bill_reminder" | "list_rules" | "import_transactions" | "save_rule" | "delete_rule" | "list_recurring" | "get_net_worth" | "set_exchange_rate" | "undo_change" | "update_transactions";
 
 /** Every tool, in spec order (the order of tools/list). */
 export const tools: readonly ToolDefinition[] = [
@@ -9733,6 +9733,237 @@ export const tools: readonly ToolDefinition[] = [
   },
   "validateParams": validators.undo_change__params,
   "validateResult": validators.undo_change__result
+},
+{
+  "name": "update_transactions",
+  "title": "Update transactions",
+  "description": "Bulk edit of every transaction the filter matches. expected_count must equal the match count (list_transactions total_count), else conflict with the real count and nothing changes. Dry-run first and show the rows. One change: undo_change reverses it.",
+  "summary": "Change many transactions at once: category, tags, payee or wallet, guarded by their count",
+  "scope": "write:transactions",
+  "kind": "write",
+  "paramNames": [
+    "filter",
+    "payee",
+    "expected_count",
+    "set_category",
+    "add_tags",
+    "remove_tags",
+    "set_payee",
+    "move_to_wallet_id",
+    "idempotency_key",
+    "dry_run"
+  ],
+  "positionalNames": [
+    "filter",
+    "expected_count",
+    "idempotency_key",
+    "payee",
+    "set_category",
+    "add_tags",
+    "remove_tags",
+    "set_payee",
+    "move_to_wallet_id",
+    "dry_run"
+  ],
+  "errors": [
+    "invalid_params",
+    "unauthorized",
+    "insufficient_scope",
+    "writes_disabled",
+    "not_found",
+    "conflict",
+    "idempotency_key_reused",
+    "idempotency_key_in_use",
+    "rate_limited",
+    "internal_error"
+  ],
+  "annotations": {
+    "readOnlyHint": false,
+    "destructiveHint": true,
+    "idempotentHint": true,
+    "openWorldHint": false
+  },
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "filter": {
+        "type": "object",
+        "description": "Filters of list_transactions."
+      },
+      "payee": {
+        "type": "string",
+        "description": "Only this payee (any case); with set_payee, a rename."
+      },
+      "expected_count": {
+        "type": "integer",
+        "minimum": 1,
+        "maximum": 5000
+      },
+      "set_category": {
+        "type": "string"
+      },
+      "add_tags": {
+        "type": "array",
+        "items": {
+          "type": "string"
+        }
+      },
+      "remove_tags": {
+        "type": "array",
+        "items": {
+          "type": "string"
+        }
+      },
+      "set_payee": {
+        "type": "string"
+      },
+      "move_to_wallet_id": {
+        "type": "string",
+        "pattern": "^wal_",
+        "description": "Same currency; transfer legs move too."
+      },
+      "idempotency_key": {
+        "type": "string"
+      },
+      "dry_run": {
+        "type": "boolean"
+      }
+    },
+    "required": [
+      "filter",
+      "expected_count",
+      "idempotency_key"
+    ],
+    "additionalProperties": false
+  },
+  "outputSchema": {
+    "type": "object",
+    "required": [
+      "status",
+      "matched",
+      "changed",
+      "transactions",
+      "audit_id",
+      "warnings"
+    ],
+    "properties": {
+      "status": {
+        "type": "string",
+        "enum": [
+          "committed",
+          "replayed",
+          "dry_run"
+        ]
+      },
+      "matched": {
+        "type": "integer",
+        "minimum": 0
+      },
+      "changed": {
+        "type": "integer",
+        "minimum": 0
+      },
+      "transactions": {
+        "type": "array",
+        "maxItems": 20,
+        "items": {
+          "type": "object",
+          "required": [
+            "id",
+            "date",
+            "amount",
+            "payee",
+            "changes"
+          ],
+          "properties": {
+            "id": {
+              "type": "string"
+            },
+            "date": {
+              "type": "string"
+            },
+            "amount": {
+              "type": "object",
+              "required": [
+                "value",
+                "currency",
+                "minor"
+              ],
+              "properties": {
+                "value": {
+                  "type": "string"
+                },
+                "currency": {
+                  "type": "string"
+                },
+                "minor": {
+                  "type": "integer"
+                }
+              }
+            },
+            "payee": {
+              "anyOf": [
+                {
+                  "type": "string"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "changes": {
+              "type": "array",
+              "items": {
+                "type": "object",
+                "required": [
+                  "field",
+                  "before",
+                  "after"
+                ],
+                "properties": {
+                  "field": {
+                    "type": "string"
+                  },
+                  "before": {},
+                  "after": {}
+                }
+              }
+            }
+          }
+        }
+      },
+      "audit_id": {
+        "oneOf": [
+          {
+            "type": "string"
+          },
+          {
+            "type": "null"
+          }
+        ]
+      },
+      "warnings": {
+        "type": "array",
+        "items": {
+          "type": "object",
+          "required": [
+            "code",
+            "message"
+          ],
+          "properties": {
+            "code": {
+              "type": "string"
+            },
+            "message": {
+              "type": "string"
+            }
+          }
+        }
+      }
+    }
+  },
+  "validateParams": validators.update_transactions__params,
+  "validateResult": validators.update_transactions__result
 },
 ];
 

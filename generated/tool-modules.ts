@@ -41,6 +41,7 @@ import { list_recurring } from "../src/tools/transactions/list_recurring.js";
 import { get_net_worth } from "../src/tools/wallets/get_net_worth.js";
 import { set_exchange_rate } from "../src/tools/wallets/set_exchange_rate.js";
 import { undo_change } from "../src/tools/transactions/undo_change.js";
+import { update_transactions } from "../src/tools/transactions/update_transactions.js";
 
 /** The hand-written handler of every spec method; `satisfies` makes a missing or extra one a compile error. */
 export const handlers = {
@@ -85,4 +86,5 @@ export const handlers = {
   get_net_worth,
   set_exchange_rate,
   undo_change,
+  update_transactions,
 } satisfies Handlers;

@@ -82,3 +82,5 @@ export declare const set_exchange_rate__params: ValidateFunction;
 export declare const set_exchange_rate__result: ValidateFunction;
 export declare const undo_change__params: ValidateFunction;
 export declare const undo_change__result: ValidateFunction;
+export declare const update_transactions__params: ValidateFunction;
+export declare const update_transactions__result: ValidateFunction;

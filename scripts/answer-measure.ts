@@ -91,6 +91,8 @@ export interface AnswerMeasure {
   largest: { tool: string; args: Record<string, unknown>; tokens: number }[];
   /** import_transactions previews of a 5,000-row CSV, at the default page of rows and the largest. */
   importPreview: { rows_limit: number; tokens: number }[];
+  /** update_transactions' dry run over every expense of the ledger (a tag on each): its 20 rows shown. */
+  bulkPreview: { matched: number; tokens: number };
 }
 
 export async function measureAnswers(call: CallTool, today: string): Promise<AnswerMeasure> {
@@ -135,7 +137,18 @@ export async function measureAnswers(call: CallTool, today: string): Promise<Ans
     const args = { wallet_id: wallet, statement, rows_limit: rowsLimit, idempotency_key: "00000000-0000-4000-8000-000000000026", dry_run: true };
     importPreview.push({ rows_limit: rowsLimit, tokens: tokens(modelText(await call("import_transactions", args))) });
   }
-  return { capabilities, transactions, largest, importPreview };
+  // The preview of a bulk edit at its largest answer: every expense, each gaining a tag, 20 rows shown.
+  const filter = { direction: "expense" };
+  const expected = (await call("list_transactions", { ...filter, limit: 1 })).total_count as number;
+  const preview = await call("update_transactions", {
+    filter,
+    expected_count: expected,
+    add_tags: ["measured"],
+    idempotency_key: "00000000-0000-4000-8000-000000000027",
+    dry_run: true,
+  });
+  const bulkPreview = { matched: preview.matched as number, tokens: tokens(modelText(preview)) };
+  return { capabilities, transactions, largest, importPreview, bulkPreview };
 }
 
 /** The largest cost of a transaction of each kind (a transfer leg carries two more ids). */

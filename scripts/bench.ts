@@ -207,7 +207,8 @@ function line(label: string, s: LoadStats, extra = ""): string {
 // Probing and measuring one target
 
 async function probe(origin: string, t: Target): Promise<Pick<ToolRun, "status" | "note">> {
-  const a = await call(origin, t.call(0));
+  // A target measured alone may be one heavy write (a 5,000-row bulk edit): it gets two minutes.
+  const a = await call(origin, t.call(0), t.alone ? 120_000 : undefined);
   if (a.status >= 200 && a.status < 300 && t.verify(a.text)) return { status: "ok" };
   const j = a.json as
     { error?: { code?: number; message?: string; data?: { code?: string } }; result?: { isError?: boolean; content?: { text?: string }[] } } | undefined;
@@ -276,6 +277,7 @@ async function measureTarget(
 ): Promise<ToolRun> {
   const run: ToolRun = { id: t.id, label: t.label, kind: t.kind, status: "skipped" };
   if (t.kind === "write") ctx.writeMarker = `bench:${runId}:probe`;
+  if (t.prepare) await t.prepare(origin);
   const p = await probe(origin, t);
   run.status = p.status;
   run.note = p.note;
@@ -287,7 +289,7 @@ async function measureTarget(
   if (t.alone) {
     let i = 0;
     run.alone = true;
-    run.latency = await latencySeries(origin, () => t.call(i++), quick ? 3 : 10, 1, 120_000);
+    run.latency = await latencySeries(origin, () => t.call(i++), quick ? 3 : 10, 1, 300_000, 120_000);
     say(`  ${t.label.padEnd(44)} alone: p50 ${fmt(run.latency.p50, 0)} ms, p90 ${fmt(run.latency.p90, 0)} ms (n ${run.latency.n})`);
     return run;
   }

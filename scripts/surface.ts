@@ -42,6 +42,7 @@ const answerRows = [
     (p) =>
       `| import_transactions preview of 5,000 CSV rows, rows_limit ${p.rows_limit} | ${check("import_transactions", p.tokens, p.rows_limit === 20 ? ANSWER_BUDGETS.importPreviewTokens : ANSWER_BUDGETS.anyAnswerTokens)} |`,
   ),
+  `| update_transactions preview of ${answers.bulkPreview.matched} expenses, a tag on each (20 rows shown) | ${check("update_transactions", answers.bulkPreview.tokens, ANSWER_BUDGETS.bulkPreviewTokens)} |`,
 ];
 const doc = [
   "# Tool surface: what a model reads",

@@ -14,4 +14,7 @@ export const CAPTURED_TABLES = Object.freeze([
   { table: "goal_contributions", key: ["id"] },
   { table: "bill_reminders", key: ["id"] },
   { table: "exchange_rates", key: ["id"] },
+  // The import ledger (migration 20261125110000): undoing an import forgets its rows' keys, so the same
+  // statement can be imported again.
+  { table: "import_keys", key: ["user_id", "wallet_id", "key"] },
 ]);

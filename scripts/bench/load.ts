@@ -210,14 +210,21 @@ export interface LatencySeries {
  * Latency of one request at a time over one keep-alive connection: `n` requests (after `warm` unrecorded
  * ones), stopping early after `maxMs`. `next()` gives the call to make each time.
  */
-export async function latencySeries(origin: string, next: () => HttpCall, n: number, warm: number, maxMs: number): Promise<LatencySeries> {
+export async function latencySeries(
+  origin: string,
+  next: () => HttpCall,
+  n: number,
+  warm: number,
+  maxMs: number,
+  callTimeoutMs = 15_000,
+): Promise<LatencySeries> {
   const deadline = performance.now() + maxMs;
   const times: number[] = [];
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   try {
     for (let i = 0; i < warm + n && performance.now() < deadline; i++) {
       const t0 = performance.now();
-      const a = await call(origin, next(), 15_000, agent);
+      const a = await call(origin, next(), callTimeoutMs, agent);
       const dt = performance.now() - t0;
       if (a.status < 200 || a.status >= 300) throw new Error(`latency series: HTTP ${a.status}: ${a.text.slice(0, 300)}`);
       if (i >= warm) times.push(dt);

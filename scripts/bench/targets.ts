@@ -7,7 +7,7 @@
 import { randomUUID } from "node:crypto";
 import type { Request as AcRequest } from "autocannon";
 import type { Fixture } from "./data.js";
-import type { HttpCall } from "./load.js";
+import { call as httpCall, type HttpCall } from "./load.js";
 import { girokontoCsv } from "./statement.js";
 
 export const MCP_PATH = "/api/v1/mcp";
@@ -27,6 +27,8 @@ export interface Target {
   alone?: boolean;
   /** The i-th request variant (token and arguments). */
   call(i: number): HttpCall;
+  /** Runs once before the target is probed (finds what its calls need on the seeded server). */
+  prepare?(origin: string): Promise<void>;
   /** How many distinct variants there are (the load cycles over them). */
   variants: number;
   /** True when a 2xx body is a success. */
@@ -156,6 +158,9 @@ export function buildTargets(ctx: TargetContext): Target[] {
     direct("list_bill_reminders", main, () => ({ days_ahead: 30 }), "read", false),
     direct("list_recurring", main, () => ({ include_ended: true }), "read", true),
     direct("get_net_worth", main, () => ({ from: month.from, to: ctx.today, step: "week" }), "read", true),
+    // "What changed today?": the newest changes (the seeded history has few audit rows; each is read
+    // with its captured rows).
+    direct("list_changes", main, () => ({ limit: 15 }), "read", true),
     direct("search_product_knowledge", all, (i) => ({ query: queries[i % queries.length], limit: 5 }), "read", false),
     direct("calculate", all, (i) => ({ expression: expressions[i % expressions.length] }), "read", false),
     {
@@ -176,6 +181,7 @@ export function buildTargets(ctx: TargetContext): Target[] {
         body: rpc("import_transactions", { wallet_id: fixture.walletIds[0], statement, rows_limit: 20, idempotency_key: importKey, dry_run: true }),
       }),
     },
+    ...bulkTargets(ctx, (i) => auth(main, i)),
     {
       id: "create_transaction",
       label: "create_transaction",
@@ -203,6 +209,114 @@ export function buildTargets(ctx: TargetContext): Target[] {
         body: expense(fixture.otherWalletIds[i % fixture.otherWalletIds.length]!, i),
       }),
       verify: isRpcResult,
+    },
+  ];
+}
+
+/** A direct call's answer (its result), or an error naming the call. */
+async function result(origin: string, c: HttpCall): Promise<Record<string, any>> {
+  const a = await httpCall(origin, c, 120_000);
+  const j = a.json as { result?: Record<string, any>; error?: { message?: string } } | undefined;
+  if (!j?.result) throw new Error(`bench: ${c.body.slice(0, 80)} failed: HTTP ${a.status} ${j?.error?.message ?? a.text.slice(0, 200)}`);
+  return j.result;
+}
+
+const dayNumber = (d: string) => Date.parse(`${d}T00:00:00Z`) / 86_400_000;
+const dayString = (n: number) => new Date(n * 86_400_000).toISOString().slice(0, 10);
+
+/**
+ * The bulk edit and the undo, measured alone at the spec's bound: each call changes a window of the
+ * history (before the recent window, so the measured create_transaction rows never fall in it) holding
+ * at most 5,000 transactions, found by bisecting date_from with list_transactions' total_count.
+ * update_transactions alternates two edits of one window (category and a tag, each call changes every
+ * row); undo_change takes back, newest first, edits made beforehand on windows of their own.
+ */
+function bulkTargets(ctx: TargetContext, headers: (i: number) => Record<string, string>): Target[] {
+  const { fixture } = ctx;
+  const MAX = 5000;
+  const direct = (method: string, params: Record<string, unknown>, i = 0): HttpCall => ({
+    path: MCP_PATH,
+    headers: headers(i),
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+  });
+  /** The next window ending the day before `end`: the earliest date_from keeping at most MAX rows. */
+  async function windowBefore(origin: string, end: number): Promise<{ filter: Record<string, string>; count: number }> {
+    const to = dayString(end - 1);
+    const count = async (from: number) =>
+      (await result(origin, direct("list_transactions", { date_from: dayString(from), date_to: to, limit: 1 }))).total_count as number;
+    let lo = dayNumber(fixture.historyFrom);
+    let hi = end - 1; // count(hi) is small; find the smallest from with count <= MAX
+    if ((await count(lo)) <= MAX) hi = lo;
+    while (hi - lo > 1) {
+      const mid = Math.floor((lo + hi) / 2);
+      if ((await count(mid)) <= MAX) hi = mid;
+      else lo = mid;
+    }
+    return { filter: { date_from: dayString(hi), date_to: to }, count: await count(hi) };
+  }
+  const historyEnd = dayNumber(fixture.recentFrom);
+  let edit: { filter: Record<string, string>; count: number } | undefined;
+  let n = 0;
+  const undoIds: string[] = [];
+  const verify = (body: string) => isRpcResult(body) && body.includes('"status":"committed"');
+  return [
+    {
+      id: "update_transactions",
+      label: "update_transactions (5,000 rows, category and a tag)",
+      kind: "write",
+      historyBound: false,
+      alone: true,
+      variants: 1,
+      async prepare(origin) {
+        edit = await windowBefore(origin, historyEnd);
+      },
+      call: (i) =>
+        direct(
+          "update_transactions",
+          n++ % 2 === 0
+            ? { filter: edit!.filter, expected_count: edit!.count, set_category: "Bench A", add_tags: ["bench"], idempotency_key: randomUUID() }
+            : { filter: edit!.filter, expected_count: edit!.count, set_category: "Bench B", remove_tags: ["bench"], idempotency_key: randomUUID() },
+          i,
+        ),
+      verify,
+    },
+    {
+      id: "undo_change",
+      label: "undo_change (a 5,000-row bulk edit)",
+      kind: "write",
+      historyBound: false,
+      alone: true,
+      variants: 1,
+      async prepare(origin) {
+        // probe + 1 warm-up + 10 measured: edits of one window, undone newest first (each undo finds its
+        // rows as its edit left them, since the later edits are undone before it).
+        const w = edit ?? (await windowBefore(origin, historyEnd));
+        for (let k = 0; k < 12; k++) {
+          const set = k % 2 === 0 ? { set_category: "Bench undo A", add_tags: ["bench-undo"] } : { set_category: "Bench undo B", remove_tags: ["bench-undo"] };
+          const done = await result(
+            origin,
+            direct("update_transactions", { filter: w.filter, expected_count: w.count, ...set, idempotency_key: randomUUID() }),
+          );
+          undoIds.push(String(done.audit_id));
+        }
+      },
+      call: (i) => direct("undo_change", { audit_id: undoIds.pop() ?? "1", idempotency_key: randomUUID() }, i),
+      verify,
+    },
+    {
+      id: "set_exchange_rate",
+      label: "set_exchange_rate",
+      kind: "write",
+      historyBound: false,
+      alone: true,
+      variants: 1,
+      call: (i) =>
+        direct(
+          "set_exchange_rate",
+          { base: "USD", quote: "EUR", rate: `0.9${String(n++ % 1000).padStart(3, "0")}`, date: ctx.today, idempotency_key: randomUUID() },
+          i,
+        ),
+      verify,
     },
   ];
 }

@@ -6,7 +6,7 @@ import type { Knex } from "knex";
 
 /** The one audit row a committed write produces. before/after are resource snapshots, never secrets. */
 export interface AuditChange {
-  action: "create" | "update" | "delete" | "add_funds" | "undo";
+  action: "create" | "update" | "delete" | "add_funds" | "undo" | "bulk_update";
   resourceType: "wallet" | "transaction" | "budget" | "goal" | "bill_reminder" | "exchange_rate" | "rule" | "import";
   resourceId: string;
   before: unknown;

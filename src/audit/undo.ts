@@ -14,6 +14,7 @@ import { AppError, conflict, invalidParams, notFound } from "../errors.js";
 import { AREA_OF } from "./areas.js";
 import { isUniqueViolation } from "../db/errors.js";
 import { laterChangeOf, rowChangesOf, type RowChange } from "./rows.js";
+import { capturedTables } from "../db/row-capture.js";
 
 export interface Reversal {
   /** The row's id (a tag row: "<transaction id>#<tag>"). */
@@ -23,7 +24,7 @@ export interface Reversal {
   action: "delete" | "restore" | "revert";
 }
 
-export const rowId = (c: Pick<RowChange, "key">): string => Object.values(c.key).map(String).join("#");
+export const rowId = (c: { key: Record<string, unknown> }): string => Object.values(c.key).map(String).join("#");
 
 /** Driver values and JSON snapshot values compared alike: numbers and BIGINT strings by digits, booleans as 0/1. */
 function norm(v: unknown): string | null {
@@ -39,12 +40,61 @@ function sameRow(current: Record<string, unknown> | undefined, snapshot: Record<
   return true;
 }
 
-async function currentRow(db: Knex, c: RowChange): Promise<Record<string, unknown> | undefined> {
-  return db(c.table).where(c.key).first();
+/** A row's place in the change: its key, the state before the change first touched it, and after its last touch. */
+interface NetRow {
+  table: string;
+  rowKey: string;
+  key: Record<string, unknown>;
+  first: RowChange;
+  last: RowChange;
 }
 
-/** The change as it stands: its row changes, or why it cannot be undone (no rows, or a row changed since). */
-async function checkUndoable(db: Knex, userId: string, auditId: string): Promise<RowChange[]> {
+/** The rows the change touched, once each, in the order it first touched them. */
+function netRows(changes: readonly RowChange[]): NetRow[] {
+  const rows = new Map<string, NetRow>();
+  for (const c of changes) {
+    const k = `${c.table} ${c.rowKey}`;
+    const found = rows.get(k);
+    if (found) found.last = c;
+    else rows.set(k, { table: c.table, rowKey: c.rowKey, key: c.key, first: c, last: c });
+  }
+  return [...rows.values()];
+}
+
+const CHUNK = 300;
+const chunks = <T>(xs: readonly T[], size = CHUNK): T[][] => Array.from({ length: Math.ceil(xs.length / size) }, (_, i) => xs.slice(i * size, (i + 1) * size));
+const keyString = (columns: readonly string[], row: Record<string, unknown>) => JSON.stringify(columns.map((c) => norm(row[c])));
+
+/** Restricts `q` to the rows with these keys (one column: IN; several: row values IN, both engines). */
+function whereKeys(q: Knex.QueryBuilder, columns: readonly string[], rows: readonly NetRow[]): Knex.QueryBuilder {
+  if (columns.length === 1)
+    return q.whereIn(
+      columns[0]!,
+      rows.map((r) => r.key[columns[0]!] as string),
+    );
+  return q.whereIn(
+    columns as string[],
+    rows.map((r) => columns.map((c) => r.key[c] as string)),
+  );
+}
+
+/** Rows grouped by table, in first-touched order within each table. */
+function byTable(rows: readonly NetRow[]): Map<string, NetRow[]> {
+  const out = new Map<string, NetRow[]>();
+  for (const r of rows) out.set(r.table, [...(out.get(r.table) ?? []), r]);
+  return out;
+}
+
+/** The rows as they are now, read a few hundred keys per statement: key string → row. */
+async function currentRows(db: Knex, table: string, rows: readonly NetRow[]): Promise<Map<string, Record<string, unknown>>> {
+  const columns = Object.keys(rows[0]!.key);
+  const out = new Map<string, Record<string, unknown>>();
+  for (const chunk of chunks(rows)) for (const row of await whereKeys(db(table), columns, chunk)) out.set(keyString(columns, row), row);
+  return out;
+}
+
+/** The change as it stands: its rows, or why it cannot be undone (no rows, or a row changed since). */
+async function checkUndoable(db: Knex, userId: string, auditId: string): Promise<{ changes: RowChange[]; rows: NetRow[] }> {
   const changes = await rowChangesOf(db, userId, auditId);
   if (changes.length === 0)
     throw invalidParams(
@@ -53,21 +103,24 @@ async function checkUndoable(db: Knex, userId: string, auditId: string): Promise
       `audit_id: change ${auditId} changed no rows that can be restored (it was recorded before undo existed, or changed nothing). Undo it by hand with the tool that made it.`,
     );
   // Each row must still be exactly what this change left (its last state in the change).
-  const last = new Map<string, RowChange>();
-  for (const c of changes) last.set(`${c.table} ${c.rowKey}`, c);
-  for (const c of last.values()) {
-    if (sameRow(await currentRow(db, c), c.after)) continue;
-    const later = await laterChangeOf(db, userId, c.table, c.rowKey, auditId);
-    throw new AppError(
-      "conflict",
-      later
-        ? `audit_id: ${rowId(c)} was changed again by change ${later} after change ${auditId}; undo change ${later} first (list_changes audit_id ${later} shows it), or change the row by hand.`
-        : `audit_id: ${rowId(c)} has changed since change ${auditId} by a write the history does not show; undoing would overwrite it. Change it by hand.`,
-      { field: "audit_id", ...(later ? { existing_id: later } : {}) },
-    );
+  const rows = netRows(changes);
+  for (const [table, ofTable] of byTable(rows)) {
+    const columns = Object.keys(ofTable[0]!.key);
+    const now = await currentRows(db, table, ofTable);
+    for (const r of ofTable) {
+      if (sameRow(now.get(keyString(columns, r.key)), r.last.after)) continue;
+      const later = await laterChangeOf(db, userId, table, r.rowKey, auditId);
+      throw new AppError(
+        "conflict",
+        later
+          ? `audit_id: ${rowId(r)} was changed again by change ${later} after change ${auditId}; undo change ${later} first (list_changes audit_id ${later} shows it), or change the row by hand.`
+          : `audit_id: ${rowId(r)} has changed since change ${auditId} by a write the history does not show; undoing would overwrite it. Change it by hand.`,
+        { field: "audit_id", ...(later ? { existing_id: later } : {}) },
+      );
+    }
   }
   await refuseIfStillReferenced(db, userId, auditId, changes);
-  return changes;
+  return { changes, rows };
 }
 
 /**
@@ -77,55 +130,101 @@ async function checkUndoable(db: Knex, userId: string, auditId: string): Promise
  * confirmed on the referring row as it is now (a reference removed since does not count).
  */
 async function refuseIfStillReferenced(db: Knex, userId: string, auditId: string, changes: readonly RowChange[]): Promise<void> {
-  const created = changes.filter((c) => c.before === null && typeof c.key.id === "string").map((c) => String(c.key.id));
-  for (const id of new Set(created)) {
-    const mentions = await db("audit_rows")
-      .where({ user_id: userId })
-      .andWhere("audit_id", ">", auditId)
-      .andWhere("after_json", "like", `%"${id}"%`)
-      .orderBy("audit_id", "desc")
-      .limit(50)
-      .select("audit_id", "table_name", "row_key", "after_json");
-    for (const m of mentions) {
-      const c = { table: String(m.table_name), rowKey: String(m.row_key), key: JSON.parse(String(m.row_key)) as Record<string, unknown> };
-      if (changes.some((x) => x.table === c.table && x.rowKey === c.rowKey)) continue; // a row of this change
-      const now = await db(c.table).where(c.key).first();
-      if (!now || !Object.values(now).some((v) => typeof v === "string" && v.includes(id))) continue;
-      throw new AppError(
-        "conflict",
-        `audit_id: ${id} is used by ${rowId(c)} since change ${String(m.audit_id)}; undo change ${String(m.audit_id)} first, or change that record by hand.`,
-        { field: "audit_id", existing_id: String(m.audit_id) },
-      );
+  const created = new Set(changes.filter((c) => c.before === null && typeof c.key.id === "string").map((c) => String(c.key.id)));
+  if (created.size === 0) return;
+  const own = new Set(changes.map((c) => `${c.table} ${c.rowKey}`));
+  // One pass over the later changes' rows, newest first, a page at a time (an import creates thousands of
+  // rows: a query per created id would read the later rows once per id), collecting the rows that named a
+  // created row; then those rows as they are now, a few hundred keys per statement.
+  const candidates = new Map<string, Map<string, { key: Record<string, unknown>; auditId: string; mentioned: string }>>();
+  let before: string | undefined;
+  for (;;) {
+    const q = db("audit_rows").where({ user_id: userId }).andWhere("audit_id", ">", auditId);
+    if (before !== undefined) q.andWhere("id", "<", before);
+    const page = await q.orderBy("id", "desc").limit(1000).select("id", "audit_id", "table_name", "row_key", "after_json");
+    if (page.length === 0) break;
+    before = String(page[page.length - 1].id);
+    for (const m of page) {
+      const table = String(m.table_name);
+      const rowKey = String(m.row_key);
+      if (m.after_json == null || own.has(`${table} ${rowKey}`) || candidates.get(table)?.has(rowKey)) continue;
+      const mentioned = [...String(m.after_json).matchAll(/"([a-z]{3}_[A-Za-z0-9]+)"/g)].map((x) => x[1]!).find((id) => created.has(id));
+      if (mentioned === undefined) continue;
+      const ofTable = candidates.get(table) ?? new Map();
+      ofTable.set(rowKey, { key: JSON.parse(rowKey) as Record<string, unknown>, auditId: String(m.audit_id), mentioned });
+      candidates.set(table, ofTable);
     }
   }
+  let newest: { table: string; key: Record<string, unknown>; auditId: string; mentioned: string } | undefined;
+  for (const [table, ofTable] of candidates) {
+    const rows = [...ofTable.entries()].map(([rowKey, c]) => ({ table, rowKey, key: c.key, first: undefined as never, last: undefined as never }));
+    const columns = Object.keys(rows[0]!.key);
+    const now = await currentRows(db, table, rows);
+    for (const c of ofTable.values()) {
+      const row = now.get(keyString(columns, c.key));
+      if (!row || !Object.values(row).some((v) => typeof v === "string" && v.includes(c.mentioned))) continue;
+      if (!newest || BigInt(c.auditId) > BigInt(newest.auditId)) newest = { table, ...c };
+    }
+  }
+  if (newest)
+    throw new AppError(
+      "conflict",
+      `audit_id: ${newest.mentioned} is used by ${rowId(newest)} since change ${newest.auditId}; undo change ${newest.auditId} first, or change that record by hand.`,
+      { field: "audit_id", existing_id: newest.auditId },
+    );
 }
 
-/** Reverses the change (inside the caller's transaction) and answers what was done to each row. */
+/**
+ * Reverses the change (inside the caller's transaction) and answers what was done to each row. Each row
+ * goes straight back to its state before the change (the change's intermediate states need no undoing),
+ * set-based: rows the change deleted are inserted again (parent tables first), rows it updated get their
+ * before-values (rows with the same values in one statement), rows it inserted are deleted (child tables
+ * first). A transaction's tags_key is left to the tag rows' triggers, which derive it.
+ */
 export async function undoChange(db: Knex, userId: string, auditId: string): Promise<Reversal[]> {
-  const changes = await checkUndoable(db, userId, auditId);
-  for (const c of [...changes].reverse()) {
-    try {
-      if (c.before === null) {
-        await db(c.table).where(c.key).delete();
-      } else if (c.after === null) {
-        await db(c.table).insert(c.before);
-      } else {
-        await db(c.table).where(c.key).update(c.before);
-      }
-    } catch (err) {
-      if (isUniqueViolation(err))
-        throw conflict(
-          "audit_id",
-          `audit_id: restoring ${rowId(c)} would clash with a record made since (a name or external id now taken). Rename or delete that one first.`,
-        );
-      const code = (err as { code?: string }).code;
-      if (code === "23503" || code === "SQLITE_CONSTRAINT_FOREIGNKEY")
-        throw conflict(
-          "audit_id",
-          `audit_id: ${rowId(c)} is used by records made since change ${auditId} (transactions in a wallet, contributions to a goal); remove those first.`,
-        );
-      throw err;
+  const { changes, rows } = await checkUndoable(db, userId, auditId);
+  const order = (await capturedTables()).map((t) => t.table);
+  const rank = (table: string) => (order.includes(table) ? order.indexOf(table) : order.length);
+  const tables = [...byTable(rows).entries()].sort(([a], [b]) => rank(a) - rank(b));
+  try {
+    for (const [table, ofTable] of tables) {
+      const restored = ofTable.filter((r) => r.first.before !== null && r.last.after === null).map((r) => r.first.before!);
+      for (const chunk of chunks(restored, 50)) await db(table).insert(chunk);
     }
+    for (const [table, ofTable] of tables) {
+      const columns = Object.keys(ofTable[0]!.key);
+      const groups = new Map<string, { patch: Record<string, unknown>; rows: NetRow[] }>();
+      for (const r of ofTable) {
+        if (r.first.before === null || r.last.after === null) continue;
+        const patch: Record<string, unknown> = {};
+        for (const [k, v] of Object.entries(r.first.before))
+          if (norm(v) !== norm(r.last.after[k]) && !(table === "transactions" && k === "tags_key")) patch[k] = v;
+        if (Object.keys(patch).length === 0) continue;
+        const sig = JSON.stringify(Object.entries(patch).map(([k, v]) => [k, norm(v)]));
+        const g = groups.get(sig) ?? { patch, rows: [] };
+        g.rows.push(r);
+        groups.set(sig, g);
+      }
+      for (const { patch, rows: ofGroup } of groups.values()) for (const chunk of chunks(ofGroup)) await whereKeys(db(table), columns, chunk).update(patch);
+    }
+    for (const [table, ofTable] of [...tables].reverse()) {
+      const columns = Object.keys(ofTable[0]!.key);
+      const made = ofTable.filter((r) => r.first.before === null && r.last.after !== null);
+      for (const chunk of chunks(made)) await whereKeys(db(table), columns, chunk).delete();
+    }
+  } catch (err) {
+    if (isUniqueViolation(err))
+      throw conflict(
+        "audit_id",
+        `audit_id: restoring change ${auditId} would clash with a record made since (a name or external id now taken). Rename or delete that one first.`,
+      );
+    const code = (err as { code?: string }).code;
+    if (code === "23503" || code === "SQLITE_CONSTRAINT_FOREIGNKEY")
+      throw conflict(
+        "audit_id",
+        `audit_id: records made since change ${auditId} use what it would remove (transactions in a wallet, contributions to a goal); remove those first.`,
+      );
+    throw err;
   }
   return netEffect(changes);
 }

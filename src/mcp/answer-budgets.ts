@@ -20,6 +20,11 @@ export const ANSWER_BUDGETS = Object.freeze({
    */
   importPreviewTokens: 1500,
   /**
+   * An update_transactions preview: the counts and the first 20 rows that change (the spec's maxItems),
+   * each with its before and after (~1,000 measured over every expense of the demo ledger).
+   */
+  bulkPreviewTokens: 1500,
+  /**
    * "What changed today?": list_changes with day and limit 15 over the demo ledger, each change in the
    * person's words with its client and rows (test/tools/list-changes-readable.test.ts).
    */

@@ -78,6 +78,32 @@ export async function seedExampleWorld(db: Knex, pepper: string): Promise<string
     });
     for (const tag of t.tags) await db("transaction_tags").insert({ transaction_id: t.id, user_id: EXAMPLE_USER_ID, tag });
   }
+  // update_transactions' example: this year's work travel, as the rows it tags were before.
+  for (const t of example("update_transactions").transactions as {
+    id: string;
+    date: string;
+    amount: { minor: number; currency: string };
+    payee: string;
+    changes: { field: string; before: string[] }[];
+  }[]) {
+    await db("transactions").insert({
+      id: t.id,
+      user_id: EXAMPLE_USER_ID,
+      wallet_id: "wal_example0000000001",
+      date: t.date,
+      amount_minor: String(t.amount.minor),
+      currency: t.amount.currency,
+      direction: "expense",
+      payee: t.payee,
+      payee_key: t.payee.toLowerCase(),
+      category: "Travel",
+      category_key: "travel",
+      created_at: AT,
+      updated_at: AT,
+    });
+    for (const tag of t.changes.find((c) => c.field === "tags")!.before)
+      await db("transaction_tags").insert({ transaction_id: t.id, user_id: EXAMPLE_USER_ID, tag });
+  }
   for (const b of example("list_budgets").budgets) {
     await db("budgets").insert({
       id: b.id,

@@ -16,6 +16,7 @@ const RESOURCE_OF: Record<string, string> = {
   wallet_id: "wallet",
   to_wallet_id: "wallet",
   from_wallet_id: "wallet",
+  move_to_wallet_id: "wallet",
   wallet_ids: "wallet",
   transaction_id: "transaction",
   budget_id: "budget",

@@ -116,6 +116,11 @@ describe(`answers sized for a model (${engine})`, function () {
     expect(() => expectListedWithinBudget(listedTransactionCosts(scattered))).to.throw(`at most ${ANSWER_BUDGETS.listedTransactionTokens}`);
   });
 
+  it(`a bulk edit's preview is at most ${ANSWER_BUDGETS.bulkPreviewTokens} tokens, its 20 rows shown of every expense`, () => {
+    expect(measure.bulkPreview.matched).to.be.greaterThan(20);
+    expect(measure.bulkPreview.tokens).to.be.at.most(ANSWER_BUDGETS.bulkPreviewTokens);
+  });
+
   it(`an import preview of 5,000 rows is at most ${ANSWER_BUDGETS.importPreviewTokens} tokens at 20 rows, ${ANSWER_BUDGETS.anyAnswerTokens} at 200`, () => {
     expect(measure.importPreview.map((p) => p.rows_limit)).to.deep.equal([20, 200]);
     expect(measure.importPreview[0]!.tokens).to.be.at.most(ANSWER_BUDGETS.importPreviewTokens);

@@ -232,6 +232,32 @@ describe(`protocol: confirmation through the client (${engine})`, function () {
     }
   });
 
+  it(`a bulk edit asks above ${confirmThresholds.bulk_edit} changed rows only`, async () => {
+    const n = confirmThresholds.bulk_edit;
+    const wallet = await newWallet();
+    await server.call("import_transactions", { wallet_id: wallet, statement: statement(n + 1), idempotency_key: randomUUID() }, user.token);
+    const client = await connect(server, user.token, "2025-11-25", "decline");
+    const edit = (filter: Record<string, unknown>, count: number, tag: string) =>
+      client.callTool({
+        name: "update_transactions",
+        arguments: { filter: { wallet_id: wallet, ...filter }, expected_count: count, add_tags: [tag], idempotency_key: randomUUID() },
+      });
+    try {
+      // n rows: the expenses of 1.00 … n.00 (list_transactions' amount bounds are magnitudes).
+      const atLimit = await edit({ max_amount: n.toFixed(2) }, n, "at-limit");
+      expect(atLimit.isError, atLimit.content?.[0]?.text).to.not.equal(true);
+      expect(atLimit.structuredContent.changed).to.equal(n);
+      expect(client.asked).to.deep.equal([]);
+      const over = await edit({}, n + 1, "over");
+      expect(errorData(over)).to.deep.include({ code: "confirmation_declined", answer: "decline" });
+      expect(client.asked).to.have.length(1);
+      const tagged = await server.call("list_transactions", { wallet_id: wallet, tags_any: ["over"] }, user.token);
+      expect(tagged.transactions).to.have.length(0);
+    } finally {
+      await client.close();
+    }
+  });
+
   it("a POSTed response that no question waits for: 400 on SQLite (one process), relayed and 202 on Postgres; without a token, 401", async () => {
     const body = { jsonrpc: "2.0", id: "finance-mcp-00000000-0000-0000-0000-000000000000", result: { action: "accept" } };
     const headers = { "mcp-protocol-version": "2025-11-25" };

@@ -258,4 +258,9 @@ export class FinanceMcpClient {
   undoChange(params: T.UndoChangeParams): Promise<T.UndoChangeResult> {
     return this.call("undo_change", params);
   }
+
+  /** Change many transactions at once: category, tags, payee or wallet, guarded by their count Pass an idempotency key (newIdempotencyKey()) and reuse it when retrying. */
+  updateTransactions(params: T.UpdateTransactionsParams): Promise<T.UpdateTransactionsResult> {
+    return this.call("update_transactions", params);
+  }
 }

@@ -247,6 +247,14 @@ export type TransactionParts = TransactionPart[];
  * The user's calendar day now, in their timezone: what "today" means in every tool.
  */
 export type Date1 = string;
+/**
+ * Only this payee (any case); with set_payee, a rename.
+ */
+export type Payee1 = string;
+/**
+ * Same currency; transfer legs move too.
+ */
+export type WalletId1 = string;
 
 export interface FinanceMcpSchemas {}
 /**
@@ -352,7 +360,7 @@ export interface ErrorData {
    */
   reason?: string;
   /**
-   * Transactions still in the wallet (wallet_not_empty).
+   * Transactions still in the wallet (wallet_not_empty), or matching the filter (conflict of update_transactions).
    */
   transaction_count?: number;
   /**
@@ -884,6 +892,73 @@ export interface TransactionPart {
   category?: Category;
   tags?: TagList;
   notes?: Notes;
+}
+/**
+ * The filters of list_transactions (same names, same meaning), combined with AND.
+ *
+ * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
+ * via the `definition` "TransactionSelection".
+ */
+export interface TransactionSelection {
+  date_from?: Date;
+  date_to?: Date;
+  wallet_id?: WalletId;
+  category?: Category;
+  direction?: Direction;
+  /**
+   * @minItems 1
+   * @maxItems 20
+   */
+  tags_any?:
+    | [Tag]
+    | [Tag, Tag]
+    | [Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag, Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag];
+  /**
+   * @minItems 1
+   * @maxItems 20
+   */
+  tags_all?:
+    | [Tag]
+    | [Tag, Tag]
+    | [Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag, Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag];
+  currency?: Currency;
+  min_amount?: Amount;
+  max_amount?: Amount;
+  query?: string;
 }
 /**
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
@@ -2184,6 +2259,1601 @@ export interface UndoChangeResult {
     table: string;
     action: "delete" | "restore" | "revert";
   }[];
+  audit_id: AuditId | null;
+  warnings: Warnings;
+}
+/**
+ * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
+ * via the `definition` "UpdateTransactionsParams".
+ */
+export interface UpdateTransactionsParams {
+  filter: TransactionSelection;
+  payee?: Payee1;
+  expected_count: number;
+  set_category?: Category;
+  /**
+   * @minItems 1
+   * @maxItems 20
+   */
+  add_tags?:
+    | [Tag]
+    | [Tag, Tag]
+    | [Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag, Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag];
+  /**
+   * @minItems 1
+   * @maxItems 20
+   */
+  remove_tags?:
+    | [Tag]
+    | [Tag, Tag]
+    | [Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag, Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag]
+    | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag];
+  set_payee?: Payee;
+  move_to_wallet_id?: WalletId1;
+  idempotency_key: string;
+  dry_run?: boolean;
+}
+/**
+ * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
+ * via the `definition` "UpdateTransactionsResult".
+ */
+export interface UpdateTransactionsResult {
+  status: WriteStatus;
+  matched: number;
+  /**
+   * Matched rows that change (the others already have the values).
+   */
+  changed: number;
+  /**
+   * The first rows that change, newest first, each with its changes.
+   *
+   * @maxItems 20
+   */
+  transactions:
+    | []
+    | [
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        }
+      ]
+    | [
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        }
+      ]
+    | [
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        }
+      ]
+    | [
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        }
+      ]
+    | [
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        }
+      ]
+    | [
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        }
+      ]
+    | [
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        }
+      ]
+    | [
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        }
+      ]
+    | [
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        }
+      ]
+    | [
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        }
+      ]
+    | [
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        }
+      ]
+    | [
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        }
+      ]
+    | [
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        }
+      ]
+    | [
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        }
+      ]
+    | [
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        }
+      ]
+    | [
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        }
+      ]
+    | [
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        }
+      ]
+    | [
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        }
+      ]
+    | [
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        }
+      ]
+    | [
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        },
+        {
+          id: TransactionId;
+          date: Date;
+          amount: Money;
+          payee: string | null;
+          changes: Changes;
+        }
+      ];
   audit_id: AuditId | null;
   warnings: Warnings;
 }

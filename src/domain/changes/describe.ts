@@ -70,6 +70,20 @@ function resourceLine(type: string, r: Obj, wallet: (id: string) => string): str
   }
 }
 
+/** update_transactions: "changed 37 transactions: category → Travel, tags +tax-2026 −old, payee → Amazon, wallet → Visa". */
+function bulkLine(after: Obj, wallet: (id: string) => string): string {
+  const set = isObj(after.set) ? after.set : {};
+  const parts: string[] = [];
+  if (typeof set.category === "string") parts.push(`category → ${set.category}`);
+  const added = Array.isArray(set.add_tags) ? set.add_tags.map((t) => `+${String(t)}`) : [];
+  const removed = Array.isArray(set.remove_tags) ? set.remove_tags.map((t) => `−${String(t)}`) : [];
+  if (added.length + removed.length > 0) parts.push(`tags ${[...added, ...removed].join(" ")}`);
+  if (typeof set.payee === "string") parts.push(`payee → ${set.payee}`);
+  if (typeof set.wallet_id === "string") parts.push(`wallet → ${wallet(set.wallet_id)}`);
+  const n = Number(after.changed ?? 0);
+  return `changed ${n} transaction${n === 1 ? "" : "s"}: ${parts.join(", ") || "nothing"}`;
+}
+
 export function describeChange(e: Described, wallet: (id: string) => string): string {
   const before = isObj(e.before) ? e.before : undefined;
   const after = isObj(e.after) ? e.after : undefined;
@@ -79,6 +93,7 @@ export function describeChange(e: Described, wallet: (id: string) => string): st
     const from = typeof c.from_wallet_id === "string" ? ` from ${wallet(c.from_wallet_id)}` : "";
     return `added ${money(c.amount) ?? ""} to goal ${String(after.name)}${from} on ${String(c.date)}`;
   }
+  if (e.action === "bulk_update" && after) return bulkLine(after, wallet);
   if (e.action === "create" && after) return resourceLine(e.resource_type, after, wallet);
   if (e.action === "delete" && before) return `deleted ${resourceLine(e.resource_type, before, wallet)}`;
   if (e.action === "update" && after) {

@@ -12,7 +12,7 @@
  * sort is refused, so a page can never silently mix two queries.
  */
 import type { Knex } from "knex";
-import type { ListTransactionsParams, ListTransactionsResult } from "../../../generated/types.js";
+import type { ListTransactionsParams, ListTransactionsResult, TransactionSelection } from "../../../generated/types.js";
 import { decodeCursor, encodeCursor, pageSize, queryFingerprint, splitPage } from "../paging.js";
 import { getWalletRow } from "../wallets/store.js";
 import { boundInMinorUnits, exponentOf } from "../shared/amounts.js";
@@ -24,8 +24,11 @@ import { containsPattern, foldKey, normalizeTags } from "../shared/text.js";
 
 type Sort = "date_desc" | "date_asc" | "amount_desc" | "amount_asc";
 
-/** list_transactions' params as the ledger's filter (src/domain/transactions/query.ts). */
-async function resolveFilters(db: Knex, userId: string, p: ListTransactionsParams): Promise<TransactionFilter> {
+/**
+ * list_transactions' filters as the ledger's filter (src/domain/transactions/query.ts): its params, or
+ * update_transactions' `filter` (the same filters, TransactionSelection in the spec).
+ */
+export async function resolveFilters(db: Knex, userId: string, p: TransactionSelection): Promise<TransactionFilter> {
   checkDateRange(p.date_from, p.date_to);
   const f: TransactionFilter = { userId };
   if (p.date_from !== undefined) f.dateFrom = p.date_from;
