@@ -12,6 +12,7 @@
  * References are checked against the rows before them (an export lists wallets before transactions, and
  * so on): the memory kept is the ids seen, never the rows.
  */
+import { AUDIT_ACTIONS, AUDIT_RESOURCE_TYPES } from "../audit/log.js";
 import { toolsByName } from "../../generated/registry.js";
 import { limits } from "../../generated/limits.js";
 import { isValidIsoDate } from "../calendar/days.js";
@@ -136,6 +137,8 @@ const jsonObjectOrNull: Check = (v) => {
 const name = text(100);
 const notes = opt(text(2000, { blank: true }));
 const stamps = { created_at: req(timestamp), updated_at: req(timestamp) };
+/** The id of what an audit entry names (src/db/ids.ts: rul rules, xrt exchange rates, imp imports, blk bulk edits). */
+const AUDITED_ID = /^(wal|txn|trf|bud|gol|gct|bil|rul|xrt|imp|blk)_[A-Za-z0-9]{16,40}$/;
 const WRITE_TOOLS = [...toolsByName.values()].filter((t) => t.kind === "write").map((t) => t.name);
 
 /** The columns of each table as an export holds them (without user_id). */
@@ -267,12 +270,12 @@ export const COLUMNS: Record<string, Record<string, Column>> = {
     id: opt((v) => (minorOf(v) !== undefined ? undefined : "a whole number")), // renumbered by the new log
     created_at: req(timestamp),
     tool: req(oneOf(...WRITE_TOOLS)),
-    action: req(oneOf("create", "update", "delete", "add_funds", "undo")),
-    resource_type: req(oneOf("wallet", "transaction", "budget", "goal", "bill_reminder")),
+    action: req(oneOf(...AUDIT_ACTIONS)),
+    resource_type: req(oneOf(...AUDIT_RESOURCE_TYPES)),
     resource_id: req((v) =>
-      typeof v === "string" && /^(wal|txn|trf|bud|gol|gct|bil)_[A-Za-z0-9]{16,40}$/.test(v)
+      typeof v === "string" && AUDITED_ID.test(v)
         ? undefined
-        : "the id of a wallet, transaction, budget, goal or bill reminder",
+        : "the id of a wallet, transaction, budget, goal, bill reminder, rule, exchange rate, import or bulk edit",
     ),
     before_json: opt(jsonObjectOrNull),
     after_json: opt(jsonObjectOrNull),

@@ -122,6 +122,30 @@ describe(`export and import (${engine})`, function () {
     expect(await trip(sam.token)).to.equal(7);
   });
 
+  it("imports again the export of an account whose history holds a rule, a rate, a statement import, a bulk edit and an undo", async () => {
+    const kim = await server.createUser({ email: "kim.history@example.test", timezone: "Europe/Berlin", currency: "EUR" });
+    const key = () => crypto.randomUUID();
+    await server.call("save_rule", { operator: "contains", value: "rewe", set_category: "Groceries", idempotency_key: key() }, kim.token);
+    await server.call("set_exchange_rate", { base: "USD", quote: "EUR", rate: "0.9215", date: "2026-11-20", idempotency_key: key() }, kim.token);
+    const { wallet } = await server.call("create_wallet", { name: "Giro", type: "checking", currency: "EUR", idempotency_key: key() }, kim.token);
+    const statement = "Date,Description,Amount\n2026-11-02,REWE Markt,-23.40\n2026-11-03,Bakery,-4.10\n";
+    await server.call("import_transactions", { wallet_id: wallet.id, statement, idempotency_key: key() }, kim.token);
+    const bulk = await server.call(
+      "update_transactions",
+      { filter: { wallet_id: wallet.id }, expected_count: 2, add_tags: ["november"], idempotency_key: key() },
+      kim.token,
+    );
+    await server.call("undo_change", { audit_id: bulk.audit_id, idempotency_key: key() }, kim.token);
+    const exported = await exportAccount(server.db, kim.id);
+    const actions = (exported.audit_log as { action: string; resource_type: string }[]).map((e) => `${e.action} ${e.resource_type}`);
+    expect(actions).to.include.members(["create rule", "create exchange_rate", "create import", "bulk_update transaction", "undo transaction"]);
+
+    const lee = await server.createUser({ email: "lee.history@example.test", timezone: "Europe/Berlin", currency: "EUR" });
+    const { counts } = await importAccount(server.db, lee.id, JSON.parse(JSON.stringify(exported)));
+    expect(counts.audit_log).to.equal(actions.length);
+    expect(counts.transactions).to.equal(2);
+  });
+
   it("refuses an account that is not empty, and a file that is not an export, leaving nothing behind", async () => {
     const busy = await server.createUser();
     await server.call("create_wallet", { name: "Existing", type: "cash", currency: "USD", idempotency_key: crypto.randomUUID() }, busy.token);
