@@ -146,10 +146,13 @@ describe(`update_transactions (${engine})`, function () {
     const moved = await edit(me, { filter: { wallet_id: oldCard }, expected_count: 2, move_to_wallet_id: newCard });
     expect(moved.changed).to.equal(2);
     const legs = await server.call("list_transactions", { direction: "transfer" }, me.token);
-    expect(legs.transactions.map((t: any) => [t.wallet_id, t.counterpart_wallet_id]).sort()).to.deep.equal([
-      [giro, newCard],
-      [newCard, giro],
-    ]);
+    // Both sides sorted the same way: the ids are random, so their order is too.
+    expect(legs.transactions.map((t: any) => [t.wallet_id, t.counterpart_wallet_id]).sort()).to.deep.equal(
+      [
+        [giro, newCard],
+        [newCard, giro],
+      ].sort(),
+    );
     expect((await server.call("list_transactions", { wallet_id: newCard }, me.token)).transactions.map((t: any) => t.id)).to.have.members([coffee.id, payoff.id]);
     const balances = await server.call("list_wallets", {}, me.token);
     const balance = (id: string) => balances.wallets.find((w: any) => w.id === id).balance.value;
@@ -164,6 +167,70 @@ describe(`update_transactions (${engine})`, function () {
     await server.call("undo_change", { audit_id: moved.audit_id, idempotency_key: key() }, me.token);
     expect((await server.call("list_transactions", { wallet_id: oldCard }, me.token)).total_count).to.equal(2);
     expect((await server.call("list_transactions", { wallet_id: giro }, me.token)).transactions[0].counterpart_wallet_id).to.equal(oldCard);
+  });
+
+  describe("split transactions", () => {
+    async function splitRow(user: TestUser, walletId: string) {
+      return spend(user, walletId, {
+        date: "2026-11-10",
+        payee: "REWE",
+        amount: "64.80",
+        parts: [
+          { amount: "44.80", category: "Groceries" },
+          { amount: "20.00", category: "Gifts", tags: ["present"] },
+        ],
+      });
+    }
+    const spendingBy = async (user: TestUser) => {
+      const summary = await server.call("get_transaction_summary", { date_from: "2026-11-01", date_to: "2026-11-30", group_by: "category" }, user.token);
+      return Object.fromEntries((summary.groups as { key: string; expenses: { value: string } }[]).map((g) => [g.key, g.expenses.value]));
+    };
+
+    it("set_category re-categorises only the parts in the filtered category of a split row: summary, budgets and undo agree", async () => {
+      const me = await server.createUser();
+      const giro = await wallet(me, "Giro");
+      const rewe = await splitRow(me, giro);
+      await spend(me, giro, { date: "2026-11-12", payee: "Toy shop", category: "Gifts", amount: "15.00" });
+      await server.call(
+        "create_budget",
+        { name: "Presents", amount: "100.00", currency: "EUR", period: "month", categories: ["Presents"], start_date: "2026-11-01", idempotency_key: key() },
+        me.token,
+      );
+      const done = await edit(me, { filter: { category: "Gifts" }, expected_count: 2, set_category: "Presents" });
+      expect(done.changed).to.equal(2);
+      const shownSplit = done.transactions.find((t: { id: string }) => t.id === rewe.id);
+      expect(shownSplit.changes).to.deep.equal([{ field: "parts[1].category", before: "Gifts", after: "Presents" }]);
+
+      const listed = (await server.call("list_transactions", { wallet_id: giro }, me.token)).transactions.find((t: { id: string }) => t.id === rewe.id);
+      expect(listed.category).to.equal(null);
+      expect(listed.parts.map((part: { category: string }) => part.category)).to.deep.equal(["Groceries", "Presents"]);
+      expect(await spendingBy(me)).to.deep.equal({ Groceries: "44.80", Presents: "35.00" });
+      const status = await server.call("get_budget_status", { as_of: "2026-11-25" }, me.token);
+      expect(status.budgets[0].spent.value).to.equal("35.00");
+
+      await server.call("undo_change", { audit_id: done.audit_id, idempotency_key: key() }, me.token);
+      expect(await spendingBy(me)).to.deep.equal({ Gifts: "35.00", Groceries: "44.80" });
+    });
+
+    it("set_category without a category filter keeps a split row's parts and warns split_rows_kept; tags reach every part", async () => {
+      const me = await server.createUser();
+      const giro = await wallet(me, "Giro");
+      const rewe = await splitRow(me, giro);
+      const bakery = await spend(me, giro, { date: "2026-11-11", payee: "Bakery", category: "Food", amount: "4.10" });
+      const done = await edit(me, { filter: { wallet_id: giro }, expected_count: 2, set_category: "Shopping", add_tags: ["november"] });
+      expect(done.warnings.map((w: { code: string }) => w.code)).to.include("split_rows_kept");
+      const rows = (await server.call("list_transactions", { wallet_id: giro }, me.token)).transactions;
+      const split = rows.find((t: { id: string }) => t.id === rewe.id);
+      expect(split.category).to.equal(null);
+      expect(split.parts.map((part: { category: string; tags: string[] }) => [part.category, part.tags])).to.deep.equal([
+        ["Groceries", ["november"]],
+        ["Gifts", ["november", "present"]],
+      ]);
+      expect(rows.find((t: { id: string }) => t.id === bakery.id).category).to.equal("Shopping");
+      expect(await spendingBy(me)).to.deep.equal({ Gifts: "20.00", Groceries: "44.80", Shopping: "4.10" });
+      const tagged = await server.call("get_transaction_summary", { date_from: "2026-11-01", date_to: "2026-11-30", tags_any: ["november"] }, me.token);
+      expect(tagged.totals[0].expenses.value).to.equal("68.90");
+    });
   });
 
   it("edits up to 5,000 rows in one change, refuses more with the real count, and undo_change reverses it exactly", async () => {

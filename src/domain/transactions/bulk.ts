@@ -28,6 +28,7 @@ import { cleanText, foldKey, normalizeTags } from "../shared/text.js";
 import { resolveFilters } from "./list.js";
 import { transactionsQuery } from "./query.js";
 import { coerceTransactionRow, tagsOf, type TransactionRow } from "./store.js";
+import { markRefunds, splitPartsOf } from "./parts.js";
 
 const tool = toolsByName.get("update_transactions")!;
 type Schema = { properties: Record<string, { maximum?: number; maxItems?: number; properties?: Record<string, { maxItems?: number }> }> };
@@ -126,6 +127,16 @@ export async function updateTransactions(ctx: DomainContext, p: UpdateTransactio
   );
   const warnings: Warning[] = [];
   const others = target ? await checkMove(db, userId, rows, target, warnings) : new Map<string, TransactionRow>();
+  // A split row's own category is null: its parts hold the categories and tags (docs/decisions.md, the
+  // bulk edit's "Split transactions").
+  const split = await splitPartsOf(
+    db,
+    userId,
+    rows.map((r) => r.id),
+  );
+  const partPatches: { transactionId: string; position: number; patch: Record<string, unknown> }[] = [];
+  const recategorized: string[] = [];
+  let splitKept = 0;
 
   // What changes on each row.
   const at = ctx.now().toISOString();
@@ -138,9 +149,22 @@ export async function updateTransactions(ctx: DomainContext, p: UpdateTransactio
   for (const row of rows) {
     const changes: BulkRow["changes"] = [];
     const patch: Record<string, unknown> = {};
-    if (category !== undefined && row.category !== category) {
+    const parts = split.get(row.id);
+    if (category !== undefined && parts) {
+      // Only the parts in the filtered category take the new one; without a category filter, one
+      // category for the whole row would undo the split, so its parts keep theirs.
+      if (filter.categoryKey === undefined) splitKept++;
+      else
+        for (const part of parts)
+          if (part.categoryKey === filter.categoryKey && part.category !== category) {
+            changes.push({ field: `parts[${part.position}].category`, before: part.category, after: category });
+            partPatches.push({ transactionId: row.id, position: part.position, patch: { category, category_key: foldKey(category) } });
+            recategorized.push(row.id);
+          }
+    } else if (category !== undefined && row.category !== category) {
       changes.push({ field: "category", before: row.category, after: category });
       Object.assign(patch, { category, category_key: foldKey(category) });
+      recategorized.push(row.id);
     }
     if (payee !== undefined && row.payee !== payee) {
       changes.push({ field: "payee", before: row.payee, after: payee });
@@ -163,6 +187,12 @@ export async function updateTransactions(ctx: DomainContext, p: UpdateTransactio
       changes.push({ field: "tags", before, after });
       for (const tag of add) if (!before.includes(tag)) tagAdds.push({ transaction_id: row.id, user_id: userId, tag });
       if (remove.some((t) => before.includes(t))) tagRemovals.push(row.id);
+      // A split row's tags are the union of its parts' tags: each part gains and loses them too.
+      for (const part of parts ?? []) {
+        const partTags = [...new Set([...part.tags.filter((t) => !remove.includes(t)), ...add])].sort();
+        if (partTags.join("\n") !== part.tags.join("\n"))
+          partPatches.push({ transactionId: row.id, position: part.position, patch: { tags: JSON.stringify(partTags) } });
+      }
     }
     if (changes.length === 0) continue;
     changedIds.push(row.id);
@@ -179,6 +209,10 @@ export async function updateTransactions(ctx: DomainContext, p: UpdateTransactio
   for (const chunk of chunks(tagRemovals))
     await db("transaction_tags").where("user_id", userId).whereIn("transaction_id", chunk).whereIn("tag", remove).delete();
   for (const chunk of chunks(tagAdds)) await db("transaction_tags").insert(chunk);
+  for (const { transactionId, position, patch } of partPatches)
+    await db("transaction_parts").where({ user_id: userId, transaction_id: transactionId, position }).update(patch);
+  // Whether an income (or an income's part) is a refund depends on its category (docs/ledger.md, "Refunds").
+  await markRefunds(db, userId, [...new Set(recategorized)]);
   const counterpartIds: string[] = [];
   if (target && moved.length > 0) {
     // The other leg of each moved transfer leg now points at the new wallet.
@@ -191,6 +225,11 @@ export async function updateTransactions(ctx: DomainContext, p: UpdateTransactio
     await assertRunningTotalsOf(db, userId, [target.id, ...new Set(moved.map((r) => r.wallet_id))], "move_to_wallet_id");
   }
 
+  if (splitKept > 0)
+    warnings.push({
+      code: "split_rows_kept",
+      message: `${splitKept} split transaction${splitKept === 1 ? " keeps its parts' categories" : "s keep their parts' categories"}: filter by a category to re-file only the parts in it, or change them with update_transaction.`,
+    });
   if (changedIds.length === 0)
     warnings.push({ code: "nothing_changed", message: `All ${rows.length} matching transactions already have these values; nothing was changed.` });
   const set: Record<string, unknown> = {};

@@ -128,6 +128,37 @@ export async function storedParts(db: Knex, userId: string, transactionId: strin
   }));
 }
 
+/** A stored part as a bulk edit changes it in place: its position, category and tags. */
+export interface StoredPart {
+  position: number;
+  category: string | null;
+  categoryKey: string | null;
+  tags: string[];
+}
+
+/** The parts of those of the transactions that are split, by transaction id, in order (one statement per 500 ids). */
+export async function splitPartsOf(db: Knex, userId: string, transactionIds: readonly string[]): Promise<Map<string, StoredPart[]>> {
+  const out = new Map<string, StoredPart[]>();
+  for (let i = 0; i < transactionIds.length; i += 500) {
+    const rows = (await db("transaction_parts")
+      .where("user_id", userId)
+      .whereIn("transaction_id", transactionIds.slice(i, i + 500))
+      .orderBy(["transaction_id", "position"])
+      .select("transaction_id", "position", "category", "category_key", "tags")) as Record<string, unknown>[];
+    for (const r of rows) {
+      const list = out.get(String(r.transaction_id)) ?? [];
+      list.push({
+        position: Number(r.position),
+        category: nullableText(r.category),
+        categoryKey: nullableText(r.category_key),
+        tags: JSON.parse(String(r.tags)) as string[],
+      });
+      out.set(String(r.transaction_id), list);
+    }
+  }
+  return out;
+}
+
 /** Flips the sign of a split transaction's parts (its direction switched between expense and income). */
 export async function negateParts(db: Knex, userId: string, transactionId: string): Promise<void> {
   await db("transaction_parts")
