@@ -320,5 +320,7 @@ export function describeConfig(config: Config): Record<string, unknown> {
     tokenPepper: config.tokenPepper ? "(set)" : "(not set)",
     sessionSecret: config.sessionSecret ? "(set)" : "(not set: a random key kept in the database)",
     metricsToken: config.metricsToken ? "(set)" : "(not set)",
+    // A Redis URL may hold a password (redis://:secret@host): shown only as set or not.
+    redisUrl: config.redisUrl ? "(set)" : "(not set)",
   };
 }

@@ -1,6 +1,7 @@
 /**
- * The OpenRPC document (openrpc.json: every tool's params, result, scope, errors and examples) as one
- * resource, the same JSON GET /api/v1/openrpc.json serves without a token. Every token may read it.
+ * The OpenRPC document (every tool's params, result, scope, errors and examples) as one resource: the
+ * published document codegen writes from openrpc.json (clients/openrpc/openrpc.json), the same JSON
+ * GET /api/v1/openrpc.json and rpc.discover serve without a token. Every token may read it.
  */
 import { readFileSync } from "node:fs";
 import { packagePath } from "../package-root.js";
@@ -12,7 +13,7 @@ const MIME = "application/json";
 
 let text: string | undefined;
 /** Read once, minified as the HTTP endpoint sends it. */
-const documentText = (): string => (text ??= JSON.stringify(JSON.parse(readFileSync(packagePath("openrpc.json"), "utf8"))));
+const documentText = (): string => (text ??= JSON.stringify(JSON.parse(readFileSync(packagePath("clients/openrpc/openrpc.json"), "utf8"))));
 
 export const openRpcDocument: ResourceProvider = {
   name: "OpenRPC document",

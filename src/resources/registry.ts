@@ -1,6 +1,7 @@
 /**
- * The resources this server offers, one provider per source. To add a source (MCP Apps' `ui://` pages,
- * say), write a ResourceProvider (src/resources/types.ts) and add it to PROVIDERS: nothing else changes.
+ * The resources this server offers, one provider per source (the OpenRPC document, the knowledge base,
+ * statements, MCP Apps' `ui://` pages). To add a source, write a ResourceProvider (src/resources/types.ts)
+ * and add it to PROVIDERS: nothing else changes.
  * The registry applies each provider's scope, so a resource outside the token's scopes is neither
  * listed nor readable, and finds the provider of a uri for resources/read.
  */

@@ -96,6 +96,7 @@ describe("configuration", function () {
       TOKEN_PEPPER: "pepper-pepper-pepper-pepper",
       PORT: "9090",
       METRICS: "on",
+      REDIS_URL: "redis://:redis-secret-word@cache.internal:6379",
     });
     expect(run.code, run.stderr).to.equal(0);
     const printed = JSON.parse(run.stdout);
@@ -104,11 +105,13 @@ describe("configuration", function () {
       databaseUrl: "postgres://app:***@db.internal/finance",
       tokenPepper: "(set)",
       metricsToken: "(not set)",
+      redisUrl: "(set)",
       metrics: "on",
       writeTools: "enabled",
     });
     expect(run.stdout).not.to.include("hunter2-secret");
     expect(run.stdout).not.to.include("pepper-pepper");
+    expect(run.stdout).not.to.include("redis-secret-word");
   });
 
   it("a bad variable stops the server before it listens, with the message on stderr", async () => {
