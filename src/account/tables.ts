@@ -46,6 +46,7 @@ export const ACCOUNT_TABLE_RULES: Readonly<Record<string, AccountTableRule>> = {
   audit_log: { label: "change-history entries", shown: true },
   web_sessions: { label: "sign-in sessions (this one included)", shown: true },
   transaction_tags: { label: "tags on transactions", shown: false },
+  transaction_parts: { label: "parts of split transactions", shown: false },
   import_keys: { label: "statement import keys", shown: false },
   idempotency_keys: { label: "stored answers of recent calls", shown: false },
   oauth_codes: { label: "OAuth authorization codes", shown: false },

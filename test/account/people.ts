@@ -96,6 +96,21 @@ export async function makePerson(server: TestServer, email = `leave-${randomByte
   await server
     .db("request_states_used")
     .insert({ nonce: randomBytes(32).toString("base64url"), user_id: user.id, expires_at: new Date(Date.now() + 240_000).toISOString() });
+  await server.call(
+    "create_transaction",
+    {
+      wallet_id: wallet.id,
+      direction: "expense",
+      amount: "64.80",
+      payee: "REWE",
+      parts: [
+        { amount: "44.80", category: "Groceries" },
+        { amount: "20.00", category: "Gifts" },
+      ],
+      idempotency_key: key(),
+    },
+    token,
+  );
   const calendarSecret = await createCalendarFeed(server.db, user.id, server.config.tokenPepper, new Date());
   const oauth = await connectClient(server, user.id);
   const web = new WebClient(server.url);

@@ -105,6 +105,18 @@ describe(`expense day totals (${engine})`, function () {
       checkpoint: (i) => expectTotalsRight(`after step ${i}`),
     });
     expect(committed, "most random writes commit").to.be.greaterThan(120);
+    // Whatever the random sequence gave, the totals also meet an uncategorised expense with a tag pair
+    // on a day other expenses share (the claims below hold on every engine and seed).
+    await server.call(
+      "create_transaction",
+      { wallet_id: usd[0], amount: "3.00", direction: "expense", tags: ["trip", "coffee"], date: "2026-02-27", idempotency_key: key() },
+      u.token,
+    );
+    await server.call(
+      "create_transaction",
+      { wallet_id: usd[0], amount: "4.00", direction: "expense", tags: ["coffee", "trip"], date: "2026-02-27", idempotency_key: key() },
+      u.token,
+    );
     await expectTotalsRight("at the end");
     // The data set exercises what it claims to: rows of totals that hold several expenses, tag sets of two.
     const rows = await server.db("expense_day_totals").where({ user_id: u.id });
