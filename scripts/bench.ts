@@ -541,8 +541,10 @@ async function runScale(
     for (const t of targets) scaleRun.tools.push(await measureTarget(server, origin, t, ctx, p.db, p.fixture, t.historyBound, scaleRun));
 
     if (isLargest && p.db.engine === "sqlite") {
-      if (settings.sustainSec > 0) {
-        const working = buildTargets(ctx).filter((t) => scaleRun.tools.some((r) => r.id === t.id && r.status === "ok"));
+      // Targets measured alone (the 5,000-row bulk edit and its undo) never join a concurrent mix; with
+      // only those (--only), there is no mix to run.
+      const working = buildTargets(ctx).filter((t) => !t.alone && scaleRun.tools.some((r) => r.id === t.id && r.status === "ok"));
+      if (settings.sustainSec > 0 && working.length > 0) {
         say(`sustained run: ${settings.sustainSec} s of mixed load over ${working.length} tools`);
         results.sustained = await sustainedRun(server, origin, working, ctx);
         say(`  ${line("sustained mix", results.sustained.load)}`);
@@ -554,7 +556,7 @@ async function runScale(
       results.memory = {
         endRssMB: m?.rssMB,
         endPeakMB: m?.peakMB,
-        where: `SQLite server, ${fmt(p.fixture.mainTransactions)} transactions, after all its measurements${settings.sustainSec > 0 ? " and the sustained run" : ""}`,
+        where: `SQLite server, ${fmt(p.fixture.mainTransactions)} transactions, after all its measurements${results.sustained ? " and the sustained run" : ""}`,
       };
     }
     const m = memoryOf(server.pid);
