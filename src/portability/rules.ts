@@ -135,6 +135,9 @@ const jsonObjectOrNull: Check = (v) => {
 };
 
 const name = text(100);
+/** A decimal amount as a rule stores its bounds ("12.50"). */
+const decimal: Check = (v) => (typeof v === "string" && /^-?\d{1,15}(\.\d{1,18})?$/.test(v) ? undefined : 'a decimal amount such as "12.50"');
+const RATE = /^(0|[1-9][0-9]{0,11})(?:\.([0-9]{1,12}))?$/;
 const notes = opt(text(2000, { blank: true }));
 const stamps = { created_at: req(timestamp), updated_at: req(timestamp) };
 /** The id of what an audit entry names (src/db/ids.ts: rul rules, xrt exchange rates, imp imports, blk bulk edits). */
@@ -266,6 +269,31 @@ export const COLUMNS: Record<string, Record<string, Column>> = {
     notes,
     ...stamps,
   },
+  rules: {
+    id: req(id("rul")),
+    position: req(int(0, 1_000_000)),
+    field: req(oneOf("payee", "description")),
+    operator: req(oneOf("equals", "contains", "starts_with")),
+    value: req(text(200)),
+    value_key: opt(() => undefined), // derived: recomputed from value
+    min_amount: opt(decimal),
+    max_amount: opt(decimal),
+    direction: opt(oneOf("expense", "income")),
+    wallet_id: opt(ref("wallets", "wal")),
+    set_category: opt(text(255)),
+    add_tags: opt(jsonList(20, text(64))),
+    rename_payee: opt(text(255)),
+    ...stamps,
+  },
+  exchange_rates: {
+    id: req(id("xrt")),
+    base: req(currency),
+    quote: req(currency),
+    date: req(day),
+    // As set_exchange_rate stores it (src/domain/networth/rates.ts checkRate).
+    rate: req((v) => (typeof v === "string" && RATE.test(v) && !/^0(\.0*)?$/.test(v) ? undefined : 'a positive decimal such as "1.0842"')),
+    ...stamps,
+  },
   audit_log: {
     id: opt((v) => (minorOf(v) !== undefined ? undefined : "a whole number")), // renumbered by the new log
     created_at: req(timestamp),
@@ -374,6 +402,7 @@ export function checkRow(table: string, raw: unknown, ctx: ImportContext): { pro
     out.payee_key = row.payee == null ? null : foldKey(String(row.payee));
     out.category_key = row.category == null ? null : foldKey(String(row.category));
   }
+  if (table === "rules") out.value_key = foldKey(String(row.value));
   if (table === "bill_reminders") out.rrule = toRRule(validateSchedule(JSON.parse(String(row.schedule))));
   if (table === "audit_log") delete out.id; // the new log numbers its entries
   return { problems: [], row: out };

@@ -24,6 +24,8 @@ export const ACCOUNT_TABLES: readonly TableSpec[] = [
   { section: "goals", table: "goals", omit: ["user_id"], orderBy: "id" },
   { section: "goal_contributions", table: "goal_contributions", omit: ["user_id"], orderBy: "id" },
   { section: "bill_reminders", table: "bill_reminders", omit: ["user_id"], orderBy: "id" },
+  { section: "rules", table: "rules", omit: ["user_id"], orderBy: "position" },
+  { section: "exchange_rates", table: "exchange_rates", omit: ["user_id"], orderBy: "id" },
   // A token of the old account means nothing in the new one; the audit id is the new log's.
   { section: "audit_log", table: "audit_log", omit: ["user_id", "token_id"], orderBy: "id" },
 ];

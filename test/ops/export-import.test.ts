@@ -122,7 +122,7 @@ describe(`export and import (${engine})`, function () {
     expect(await trip(sam.token)).to.equal(7);
   });
 
-  it("imports again the export of an account whose history holds a rule, a rate, a statement import, a bulk edit and an undo", async () => {
+  it("imports again the export of an account with a rule, a rate, a statement import, a bulk edit and an undo in it", async () => {
     const kim = await server.createUser({ email: "kim.history@example.test", timezone: "Europe/Berlin", currency: "EUR" });
     const key = () => crypto.randomUUID();
     await server.call("save_rule", { operator: "contains", value: "rewe", set_category: "Groceries", idempotency_key: key() }, kim.token);
@@ -144,6 +144,10 @@ describe(`export and import (${engine})`, function () {
     const { counts } = await importAccount(server.db, lee.id, JSON.parse(JSON.stringify(exported)));
     expect(counts.audit_log).to.equal(actions.length);
     expect(counts.transactions).to.equal(2);
+    // The rule and the rate come along: the person's filing and conversions are their data too.
+    expect([counts.rules, counts.exchange_rates]).to.deep.equal([1, 1]);
+    const rules = (await server.call("list_rules", {}, lee.token)).rules as { value: string; set_category: string | null }[];
+    expect(rules.map((r) => [r.value, r.set_category])).to.deep.equal([["rewe", "Groceries"]]);
   });
 
   it("refuses an account that is not empty, and a file that is not an export, leaving nothing behind", async () => {
