@@ -30,6 +30,7 @@ export async function* itemsOfObject(data: unknown): AsyncGenerator<ImportItem> 
   yield { kind: "header", header: { format: d.format, version: d.version, schema: d.schema } };
   for (const spec of ACCOUNT_TABLES) {
     const rows = d[spec.section];
+    if (rows === undefined && spec.optional) continue;
     if (!Array.isArray(rows)) {
       yield { kind: "problem", message: `the export has no ${spec.section} list` };
       return;
@@ -95,6 +96,6 @@ export async function* itemsOfFile(path: string): AsyncGenerator<ImportItem> {
   while (queue.length > 0) yield queue.shift()!;
   if (!headerSent) yield { kind: "header", header };
   for (const spec of ACCOUNT_TABLES) {
-    if (!present.has(spec.section)) yield { kind: "problem", message: `the export has no ${spec.section} list` };
+    if (!present.has(spec.section) && !spec.optional) yield { kind: "problem", message: `the export has no ${spec.section} list` };
   }
 }

@@ -15,6 +15,8 @@ export interface TableSpec {
   /** Columns not exported: derived, or meaningless in another account. */
   omit: string[];
   orderBy: string;
+  /** A section added to version 1 later: an export made before it has none, which imports as empty. */
+  optional?: boolean;
 }
 
 export const ACCOUNT_TABLES: readonly TableSpec[] = [
@@ -24,8 +26,8 @@ export const ACCOUNT_TABLES: readonly TableSpec[] = [
   { section: "goals", table: "goals", omit: ["user_id"], orderBy: "id" },
   { section: "goal_contributions", table: "goal_contributions", omit: ["user_id"], orderBy: "id" },
   { section: "bill_reminders", table: "bill_reminders", omit: ["user_id"], orderBy: "id" },
-  { section: "rules", table: "rules", omit: ["user_id"], orderBy: "position" },
-  { section: "exchange_rates", table: "exchange_rates", omit: ["user_id"], orderBy: "id" },
+  { section: "rules", table: "rules", omit: ["user_id"], orderBy: "position", optional: true },
+  { section: "exchange_rates", table: "exchange_rates", omit: ["user_id"], orderBy: "id", optional: true },
   // A token of the old account means nothing in the new one; the audit id is the new log's.
   { section: "audit_log", table: "audit_log", omit: ["user_id", "token_id"], orderBy: "id" },
 ];

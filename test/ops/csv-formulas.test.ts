@@ -75,6 +75,8 @@ describe(`CSV export escapes formulas (${engine})`, function () {
       goals: [],
       goal_contributions: [],
       bill_reminders: [],
+      rules: [],
+      exchange_rates: [],
       audit_log: [],
     };
     const files = await exportCsv(data);

@@ -16,7 +16,7 @@ import { createDb } from "../../src/db/knex.js";
 import { migrateLatest } from "../../src/db/migrate.js";
 import { seedDemoPerson } from "../../src/demo/seed.js";
 import { exportAccount, type AccountExport } from "../../src/portability/export.js";
-import { ImportError, importAccount } from "../../src/portability/import.js";
+import { ImportError, importAccount, importFile } from "../../src/portability/import.js";
 import { ACCOUNT_TABLES } from "../../src/portability/tables.js";
 import { engine } from "../helpers/database.js";
 import { insertUserWithToken } from "../helpers/direct-user.js";
@@ -148,6 +148,19 @@ describe(`export and import (${engine})`, function () {
     expect([counts.rules, counts.exchange_rates]).to.deep.equal([1, 1]);
     const rules = (await server.call("list_rules", {}, lee.token)).rules as { value: string; set_category: string | null }[];
     expect(rules.map((r) => [r.value, r.set_category])).to.deep.equal([["rewe", "Groceries"]]);
+
+    // An export made before rules and rates were exported has neither list: it imports as before, from
+    // an object and from a file (the streamed path).
+    const older: Record<string, unknown> = JSON.parse(JSON.stringify(exported));
+    delete older.rules;
+    delete older.exchange_rates;
+    older.audit_log = [];
+    const fromObject = await importAccount(server.db, (await server.createUser()).id, older as AccountExport);
+    expect(fromObject.counts.transactions).to.equal(2);
+    const file = join(dir, "older.json");
+    writeFileSync(file, JSON.stringify(older));
+    const fromFile = await importFile(server.db, (await server.createUser()).id, file);
+    expect(fromFile.counts.transactions).to.equal(2);
   });
 
   it("refuses an account that is not empty, and a file that is not an export, leaving nothing behind", async () => {
