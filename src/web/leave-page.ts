@@ -6,7 +6,7 @@
  * form is CSRF-checked; the person is always the session's, never a field of the form. A chatbot cannot
  * do either: no tool reaches this code (docs/decisions.md, "Deleting an account").
  */
-import express, { type NextFunction, type Request, type Response, type Router } from "express";
+import express, { type Request, type Response, type Router } from "express";
 import type { Knex } from "knex";
 import { AccountNotFoundError, countAccountRows, deleteAccount, type AccountRows } from "../account/delete.js";
 import { ACCOUNT_TABLE_RULES } from "../account/tables.js";
@@ -20,7 +20,7 @@ import type { RateLimits } from "../limits/types.js";
 import type { Logger } from "../log.js";
 import { exportAccount } from "../portability/export.js";
 import { escapeHtml, renderPage } from "./layout.js";
-import { pageErrors } from "./page-errors.js";
+import { asyncPage as wrap, pageErrors } from "./page-errors.js";
 import { clearSessionCookie, cookies, csrfToken, newNonce, pageHeaders, requireCsrf, SESSION_COOKIE } from "./security.js";
 
 export interface LeavePageDeps {
@@ -31,9 +31,6 @@ export interface LeavePageDeps {
   now: () => Date;
   webKey: Buffer;
 }
-
-type Handler = (req: Request, res: Response) => Promise<void>;
-const wrap = (h: Handler) => (req: Request, res: Response, next: NextFunction) => void h(req, res).catch(next);
 
 /** The "Your data" section of /account: the download button and the way to the deletion page. */
 export function yourDataSection(hidden: string): string {

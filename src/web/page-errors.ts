@@ -3,7 +3,7 @@
  * encoding) or a crash gets a page with the same security headers as every other page, never the
  * framework's default answer (which shows the error and its stack). The cause is logged, never shown.
  */
-import type { ErrorRequestHandler } from "express";
+import type { ErrorRequestHandler, NextFunction, Request, Response } from "express";
 import { describeForLog } from "../db/errors.js";
 import type { Logger } from "../log.js";
 import { renderPage } from "./layout.js";
@@ -29,3 +29,9 @@ export function pageErrors(log: Logger): ErrorRequestHandler {
       );
   };
 }
+
+/** An async page handler as an Express one: what it throws goes on to pageErrors. */
+export const asyncPage =
+  (h: (req: Request, res: Response) => Promise<void>) =>
+  (req: Request, res: Response, next: NextFunction): void =>
+    void h(req, res).catch(next);

@@ -5,7 +5,7 @@
  * no framing (src/web/security.ts). Token creation goes through the same code and limit as the tokens
  * endpoint; consent through src/oauth/authorize.ts (docs/oauth.md).
  */
-import express, { type NextFunction, type Request, type Response, type Router } from "express";
+import express, { type Request, type Response, type Router } from "express";
 import type { Knex } from "knex";
 import { changePassword } from "../auth/password-change.js";
 import { signIn } from "../auth/sign-in.js";
@@ -26,7 +26,7 @@ import { clearSessionCookie, cookies, csrfToken, newNonce, pageHeaders, requireC
 import { createCalendarFeed, liveCalendarFeed, revokeCalendarFeed } from "../auth/calendar-feeds.js";
 import { calendarFeedSection, feedUrl } from "./calendar-feed.js";
 import { yourDataSection } from "./leave-page.js";
-import { pageErrors } from "./page-errors.js";
+import { asyncPage as wrap, pageErrors } from "./page-errors.js";
 
 export interface PagesDeps {
   db: Knex;
@@ -37,9 +37,6 @@ export interface PagesDeps {
   /** Signs session cookies and CSRF fields (src/web/secret.ts). */
   webKey: Buffer;
 }
-
-type Handler = (req: Request, res: Response) => Promise<void>;
-const wrap = (h: Handler) => (req: Request, res: Response, next: NextFunction) => void h(req, res).catch(next);
 
 /** Only local paths are followed after sign-in (never another site). */
 const localPath = (next: unknown) => (typeof next === "string" && /^\/(account|oauth\/consent)(\?[A-Za-z0-9=&_%.-]*)?$/.test(next) ? next : "/account");
