@@ -105,13 +105,22 @@ export function daysInMonth(year: number, month0: number): number {
   return new Date(Date.UTC(year, month0 + 1, 0)).getUTCDate();
 }
 
-/** `day` plus `months` months, on the same day of the month or the last day of a shorter month. */
-export function plusMonthsClamped(day: string, months: number): string {
+/**
+ * `day` plus `months` months, on the same day of the month (or on `dayOfMonth`, for a series anchored on
+ * its first day) or the last day of a shorter month.
+ */
+export function plusMonthsClamped(day: string, months: number, dayOfMonth = Number(day.slice(8, 10))): string {
   const total = Number(day.slice(0, 4)) * 12 + Number(day.slice(5, 7)) - 1 + months;
   const year = Math.floor(total / 12);
   const month0 = total - year * 12;
-  const d = Math.min(Number(day.slice(8, 10)), daysInMonth(year, month0));
+  const d = Math.min(dayOfMonth, daysInMonth(year, month0));
   return `${String(year).padStart(4, "0")}-${String(month0 + 1).padStart(2, "0")}-${String(d).padStart(2, "0")}`;
+}
+
+/** The ISO date of year, month (1..12) and day, or null when that day does not exist. */
+export function isoDateOf(year: number, month: number, day: number): string | null {
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month - 1)) return null;
+  return `${String(year).padStart(4, "0")}-${String(month).padStart(2, "0")}-${String(day).padStart(2, "0")}`;
 }
 
 /** The first day of the month `months` after (negative: before) the month of `day`. */

@@ -3,13 +3,11 @@
  * (Quicken). The order of day and month is the statement's, detected over the whole column (a day above 12
  * decides) or given by the person; a two-digit year is 20yy (bank statements are not older than that).
  */
+import { isoDateOf } from "../calendar/days.js";
 import type { DateOrder } from "./types.js";
 
 function iso(y: number, m: number, d: number): string | null {
-  if (m < 1 || m > 12 || d < 1 || d > 31 || y < 1000) return null;
-  const probe = new Date(Date.UTC(y, m - 1, d));
-  if (probe.getUTCMonth() !== m - 1 || probe.getUTCDate() !== d) return null;
-  return `${String(y).padStart(4, "0")}-${String(m).padStart(2, "0")}-${String(d).padStart(2, "0")}`;
+  return y < 1000 ? null : isoDateOf(y, m, d);
 }
 
 const year = (text: string): number => (text.length === 2 ? 2000 + Number(text) : Number(text));

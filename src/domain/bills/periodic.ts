@@ -20,7 +20,7 @@
  * schedules.
  */
 
-import { MAX_YEAR, MIN_YEAR, MS_PER_DAY } from "../../calendar/days.js";
+import { daysInMonth, MAX_YEAR, MIN_YEAR, MS_PER_DAY } from "../../calendar/days.js";
 const RRULE_WEEKDAYS = ["SU", "MO", "TU", "WE", "TH", "FR", "SA"] as const; // index = getUTCDay()
 
 /** A rule as indexable periods. Days are counted as UTC-midnight milliseconds / MS_PER_DAY. */
@@ -52,10 +52,6 @@ export type SimpleRule =
 const POSITIVE_INT_RE = /^[1-9][0-9]{0,8}$/;
 const PART_RE = /^([A-Z]+)=([A-Z0-9,-]+)$/;
 const DAY8_RE = /^([0-9]{4})([0-9]{2})([0-9]{2})$/;
-
-function daysInMonth(year: number, month0: number): number {
-  return new Date(Date.UTC(year, month0 + 1, 0)).getUTCDate();
-}
 
 /** The day number of the day `day` (1..28, -1, or 29..31 clamped) in month index `mi`. */
 function monthDate(mi: number, day: number): number {

@@ -11,6 +11,7 @@
  * Balances come from ledgerSums (monthly totals plus at most half a month of rows), one query per day.
  */
 import type { DomainContext } from "../../context.js";
+import { plusDays, plusMonthsClamped } from "../../calendar/days.js";
 import { todayOf } from "../../calendar/time-zones.js";
 import type { Knex } from "knex";
 import { invalidParams } from "../../errors.js";
@@ -36,22 +37,13 @@ export interface NetWorth {
   missing_rates: string[];
 }
 
-function addMonthsClamped(date: string, months: number, day: number): string {
-  const y = Number(date.slice(0, 4));
-  const m = Number(date.slice(5, 7)) - 1 + months;
-  const year = y + Math.floor(m / 12);
-  const month = ((m % 12) + 12) % 12;
-  const last = new Date(Date.UTC(year, month + 1, 0)).getUTCDate();
-  return `${String(year).padStart(4, "0")}-${String(month + 1).padStart(2, "0")}-${String(Math.min(day, last)).padStart(2, "0")}`;
-}
-
 /** The days of the series: from, every step after it, and to. */
 export function seriesDays(from: string, to: string, step: "week" | "month"): string[] {
   if (from > to) throw invalidParams("from", `a date on or before ${to}`, `from: ${from} is after the last day ${to}`);
   const days: string[] = [];
   const anchor = Number(from.slice(8, 10));
   for (let i = 0; ; i++) {
-    const d = step === "week" ? new Date(Date.parse(`${from}T00:00:00Z`) + i * 7 * 86_400_000).toISOString().slice(0, 10) : addMonthsClamped(from, i, anchor);
+    const d = step === "week" ? plusDays(from, 7 * i) : plusMonthsClamped(from, i, anchor);
     if (d >= to) break;
     days.push(d);
     if (days.length >= MAX_POINTS)

@@ -13,6 +13,7 @@
  * - Status: active until the next expected date plus a grace, late after it, ended once a second
  *   expected charge is missed too.
  */
+import { plusDays, plusMonthsClamped, toEpochDay } from "../../calendar/days.js";
 import type { Charge } from "./store.js";
 
 export type Interval = "weekly" | "biweekly" | "monthly" | "quarterly" | "yearly";
@@ -61,33 +62,18 @@ export function payeeKey(payee: string): string {
   return key.length > 0 ? key : folded;
 }
 
-const DAY = 86_400_000;
-const dayNumber = (d: string) => Date.parse(`${d}T00:00:00Z`) / DAY;
-const dayString = (n: number) => new Date(n * DAY).toISOString().slice(0, 10);
-
-/** The same day of month `months` later, clamped to the month's last day. */
-function addMonths(date: string, months: number): string {
-  const y = Number(date.slice(0, 4));
-  const m = Number(date.slice(5, 7)) - 1 + months;
-  const day = Number(date.slice(8, 10));
-  const year = y + Math.floor(m / 12);
-  const month = ((m % 12) + 12) % 12;
-  const last = new Date(Date.UTC(year, month + 1, 0)).getUTCDate();
-  return `${String(year).padStart(4, "0")}-${String(month + 1).padStart(2, "0")}-${String(Math.min(day, last)).padStart(2, "0")}`;
-}
-
 function nextExpected(last: string, interval: Interval, steps: number): string {
   switch (interval) {
     case "weekly":
-      return dayString(dayNumber(last) + 7 * steps);
+      return plusDays(last, 7 * steps);
     case "biweekly":
-      return dayString(dayNumber(last) + 14 * steps);
+      return plusDays(last, 14 * steps);
     case "monthly":
-      return addMonths(last, steps);
+      return plusMonthsClamped(last, steps);
     case "quarterly":
-      return addMonths(last, 3 * steps);
+      return plusMonthsClamped(last, 3 * steps);
     case "yearly":
-      return addMonths(last, 12 * steps);
+      return plusMonthsClamped(last, 12 * steps);
   }
 }
 
@@ -99,12 +85,12 @@ function median(values: bigint[]): bigint {
 /** A run (oldest first) of days and amounts; the newest run matching a rule, or undefined. */
 function regularRun(days: string[], amounts: bigint[]): { rule: IntervalRule; from: number } | undefined {
   if (days.length < 2) return undefined;
-  const lastGap = dayNumber(days[days.length - 1]!) - dayNumber(days[days.length - 2]!);
+  const lastGap = toEpochDay(days[days.length - 1]!) - toEpochDay(days[days.length - 2]!);
   const rule = RULES.find((r) => lastGap >= r.min && lastGap <= r.max);
   if (!rule) return undefined;
   let from = days.length - 2;
   while (from > 0) {
-    const gap = dayNumber(days[from]!) - dayNumber(days[from - 1]!);
+    const gap = toEpochDay(days[from]!) - toEpochDay(days[from - 1]!);
     if (gap < rule.min || gap > rule.max) break;
     from--;
   }
@@ -146,7 +132,7 @@ export function detectRecurring(charges: readonly Charge[], today: string): Recu
     const next = nextExpected(last, run.rule.name, 1);
     const secondMissed = nextExpected(last, run.rule.name, 2);
     const status: Status =
-      dayNumber(today) > dayNumber(secondMissed) + run.rule.grace ? "ended" : dayNumber(today) > dayNumber(next) + run.rule.grace ? "late" : "active";
+      toEpochDay(today) > toEpochDay(secondMissed) + run.rule.grace ? "ended" : toEpochDay(today) > toEpochDay(next) + run.rule.grace ? "late" : "active";
     const yearly = typical * BigInt(run.rule.perYear);
     found.push({
       payee: newest.payee,
