@@ -30,6 +30,11 @@ const expenseTotals = (await import(pathToFileURL(join(migrationsDirectory, "202
   BACKFILL_TOTALS_SQL: string;
 };
 
+/** The same for the recurring payees' summary. */
+const recurringPayees = (await import(pathToFileURL(join(migrationsDirectory, "20261125170000_add_recurring_payees.js")).href)) as {
+  backfillSql(pg: boolean): string;
+};
+
 /**
  * Tables (and columns) the big tables' triggers keep, and how to rebuild each from scratch after a load
  * that ran without the triggers (the same statements as its migration's backfill), in this order.
@@ -48,6 +53,10 @@ const DERIVED: { table: string; rebuild: (pg: boolean) => string[] }[] = [
     // transactions.tags_key first: the totals are keyed by it.
     table: "expense_day_totals",
     rebuild: (pg) => ["DELETE FROM expense_day_totals", expenseTotals.backfillTagsKeySql(pg), expenseTotals.BACKFILL_TOTALS_SQL],
+  },
+  {
+    table: "recurring_payees",
+    rebuild: (pg) => ["DELETE FROM recurring_payees", recurringPayees.backfillSql(pg)],
   },
 ];
 const PG_BATCH = 5000;

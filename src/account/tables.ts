@@ -59,6 +59,7 @@ export const ACCOUNT_TABLE_RULES: Readonly<Record<string, AccountTableRule>> = {
   account_erasure: { label: "the deletion's own mark", shown: false, phase: "last" },
   wallet_month_totals: { label: "monthly wallet totals", shown: false, phase: "last" },
   expense_day_totals: { label: "daily spending totals", shown: false, phase: "last" },
+  recurring_payees: { label: "recent charges per payee (for recurring payments)", shown: false, phase: "last" },
 };
 
 /** Tables that hold no person's rows, and why (checked against the live schema by the same test). */

@@ -66,7 +66,7 @@ describe(`a person's tables, from the live schema (${engine})`, function () {
       }
     }
     expect(order[0]).to.equal("audit_capture");
-    expect(order.slice(-2).sort()).to.deep.equal(["expense_day_totals", "wallet_month_totals"]);
+    expect(order.slice(-3).sort()).to.deep.equal(["expense_day_totals", "recurring_payees", "wallet_month_totals"]);
     expect(accountTables(schema).find((t) => t.table === "oauth_refresh_tokens")?.rowsOf).to.deep.equal({
       kind: "references",
       column: "grant_id",

@@ -13,7 +13,7 @@ import { createTestDatabase, engine } from "../helpers/database.js";
 describe(`bench seeding (${engine})`, function () {
   this.timeout(120_000);
 
-  it("rebuilds wallet_month_totals, tags_key and expense_day_totals after the load and recreates the triggers", async () => {
+  it("rebuilds wallet_month_totals, tags_key, expense_day_totals and recurring_payees after the load and recreates the triggers", async () => {
     const database = await createTestDatabase();
     const { fixture, tables } = buildData({
       scale: 3000,
@@ -80,6 +80,13 @@ describe(`bench seeding (${engine})`, function () {
       await db("transaction_tags").insert({ transaction_id: expense.id, user_id: fixture.mainUserId, tag: "bench-seed-test" });
       expect(JSON.parse((await db("transactions").where({ id: expense.id }).first()).tags_key)).to.deep.equal(["bench-seed-test"]);
       expect(await storedExpenseTotals()).to.deep.equal(await expenseTotals());
+
+      // The recurring payees' summary: one row per user and payee key, each its newest rows; the
+      // triggers fire again (the row moved to 2030 above heads its payee's row).
+      const keys = await db("transactions").whereNotNull("payee").distinct("user_id", db.raw("lower(payee) AS k"));
+      expect(Number((await db("recurring_payees").count({ n: "*" }))[0]!.n)).to.equal(keys.length);
+      const payeeOf = await db("recurring_payees").where({ user_id: fixture.mainUserId }).andWhereRaw("payee_key = lower(?)", [one.payee]).first("latest");
+      if (one.payee !== null) expect((JSON.parse(payeeOf.latest) as string[][])[0]![1]).to.equal("2030-01-01");
     } finally {
       await db.destroy();
       await database.drop();

@@ -1,15 +1,22 @@
 /**
- * list_recurring reads an index, not the history (docs/decisions.md#recurring-detection): the payee walk and
- * the per-payee fetch both use transactions_user_payee_date on either engine, so a call costs a few rows per
- * payee at any ledger size. Planner output is read with the table sized so that a scan would be chosen if
- * the index did not serve the statement (SQLite: ANALYZE statistics of a large table; Postgres: no seq scan).
+ * list_recurring reads a summary that the triggers keep from an index, never the history
+ * (docs/decisions.md#recurring-summary): the triggers' refresh reads a payee's newest rows as the top of
+ * its range of transactions_user_payee_date_id (no sort, no scan) on either engine, and the call reads
+ * the user's rows of recurring_payees by its key. Planner output is read with the table sized so that a
+ * scan would be chosen if the index did not serve the statement (Postgres: no seq scan).
  */
 import { expect } from "chai";
 import type { Knex } from "knex";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { createDb } from "../../src/db/knex.js";
-import { migrateLatest } from "../../src/db/migrate.js";
-import { latestChargesSql, MAX_PAYEE_KEYS, PAYEE_KEYS_SQL } from "../../src/domain/recurring/store.js";
+import { migrateLatest, migrationsDirectory } from "../../src/db/migrate.js";
+import { MAX_PAYEE_KEYS, RECURRING_INPUTS_SQL } from "../../src/domain/recurring/store.js";
 import { createTestDatabase, engine, type TestDatabase } from "../helpers/database.js";
+
+const { latestRowsSql } = (await import(pathToFileURL(join(migrationsDirectory, "20261125170000_add_recurring_payees.js")).href)) as {
+  latestRowsSql(user: string, key: string): string;
+};
 
 describe(`recurring detection is index-backed (${engine})`, function () {
   this.timeout(60_000);
@@ -37,14 +44,15 @@ describe(`recurring detection is index-backed (${engine})`, function () {
     });
   }
 
-  it("walks the payees and reads each payee's newest charges through transactions_user_payee_date, never scanning", async () => {
-    const walk = await plan(PAYEE_KEYS_SQL, ["usr_x", "usr_x", MAX_PAYEE_KEYS]);
-    const fetch = await plan(latestChargesSql(2), ["usr_x", "netflix", "usr_x", "rewe"]);
-    for (const p of [walk, fetch]) {
-      expect(p).to.include("transactions_user_payee_date");
-      expect(p).to.not.match(engine === "sqlite" ? /SCAN transactions(?! USING)/ : /Seq Scan on transactions/);
-    }
-    // The first entry past a key, not an aggregate over the user's whole range.
-    expect(walk).to.not.match(/Aggregate/);
+  it("refreshes a payee from the top of its index range, without sorting or scanning", async () => {
+    const refresh = await plan(latestRowsSql("?", "?"), ["usr_x", "netflix"]);
+    expect(refresh).to.include("transactions_user_payee_date_id");
+    expect(refresh).to.not.match(engine === "sqlite" ? /SCAN transactions(?! USING)|TEMP B-TREE/ : /Seq Scan on transactions|Sort/);
+  });
+
+  it("reads the user's payees and active reminders by key", async () => {
+    const read = await plan(RECURRING_INPUTS_SQL, ["usr_x", MAX_PAYEE_KEYS, "usr_x", true]);
+    expect(read).to.not.match(engine === "sqlite" ? /SCAN (recurring_payees|transactions)(?! USING)/ : /Seq Scan on (recurring_payees|transactions)/);
+    expect(read).to.not.include("transactions");
   });
 });

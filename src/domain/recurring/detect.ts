@@ -111,8 +111,12 @@ function divRound(n: bigint, d: bigint): bigint {
 /** The recurring charges among the newest charges of each payee, as of `today`, the costliest first. */
 export function detectRecurring(charges: readonly Charge[], today: string): Recurring[] {
   const groups = new Map<string, Charge[]>();
+  // A payee's rows share their spelling: fold each spelling once.
+  const keys = new Map<string, string>();
   for (const c of charges) {
-    const key = `${payeeKey(c.payee)}\u0000${c.direction}\u0000${c.currency}`;
+    let folded = keys.get(c.payee);
+    if (folded === undefined) keys.set(c.payee, (folded = payeeKey(c.payee)));
+    const key = `${folded}\u0000${c.direction}\u0000${c.currency}`;
     const list = groups.get(key) ?? [];
     list.push(c);
     groups.set(key, list);

@@ -1,15 +1,14 @@
 /**
  * list_recurring: the recurring charges and income of the user's ledger (detect.ts over store.ts's
  * newest charges per payee), each with the bill reminder that covers it, and totals per currency and
- * direction of the ones still running (active or late).
+ * direction of the ones still running (active or late). One statement (store.ts) reads both.
  */
 import type { DomainContext } from "../../context.js";
 import { todayOf } from "../../calendar/time-zones.js";
 import type { Knex } from "knex";
 import { toMoney, type Money } from "../../money/amount.js";
-import { listBills } from "../bills/store.js";
 import { detectRecurring, payeeKey, type Recurring } from "./detect.js";
-import { latestChargesByPayee } from "./store.js";
+import { recurringInputs } from "./store.js";
 
 export interface RecurringItem {
   payee: string;
@@ -47,8 +46,8 @@ export async function listRecurring(
   today: string,
   includeEnded: boolean,
 ): Promise<{ as_of: string; recurring: RecurringItem[]; totals: RecurringTotal[]; next_step: string }> {
-  const found = detectRecurring(await latestChargesByPayee(db, userId), today).filter((r) => includeEnded || r.status !== "ended");
-  const bills = await listBills(db, userId, false);
+  const { charges, bills } = await recurringInputs(db, userId);
+  const found = detectRecurring(charges, today).filter((r) => includeEnded || r.status !== "ended");
   const covering = (r: Recurring) =>
     bills.find((b) => b.currency === r.currency && [b.payee, b.name].some((n) => n !== null && payeeKey(n) === r.key))?.id ?? null;
 

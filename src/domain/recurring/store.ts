@@ -1,20 +1,19 @@
 /**
- * What recurring detection reads: each payee's latest charges, through the index
- * transactions_user_payee_date (user_id, lower(payee), date) (migration 20261125080100):
- *   1. the user's distinct payee keys, by a recursive walk that jumps from one key to the next (one
- *      index seek per payee, not a scan of the user's rows);
- *   2. the newest LATEST_PER_PAYEE rows of each key, a few dozen keys per statement (the top of each
- *      key's index range).
- * So the cost grows with the number of payees, not with the length of the history.
+ * What recurring detection reads, in one statement: the user's rows of recurring_payees (per payee key,
+ * lower(payee), its newest RECURRING_LATEST transactions as one JSON array, kept by triggers on
+ * transactions: migration 20261125170000, docs/decisions.md#recurring-summary) and the user's active
+ * bill reminders (what may cover a recurring charge). So a call reads one row per payee and one per
+ * reminder, whatever the length of the history, and is right after every write in the same transaction.
  */
 import type { Knex } from "knex";
-import { toMinorBigInt, type MinorLike } from "../../money/amount.js";
 
-/** Enough to judge twelve intervals; older charges say nothing more about whether one still recurs. */
+/**
+ * Enough to judge twelve intervals; older charges say nothing more about whether one still recurs. The
+ * triggers keep this many (RECURRING_LATEST of the migration, which is frozen; a change is a new migration).
+ */
 export const LATEST_PER_PAYEE = 13;
-/** A person with more payees than this has the most-recently-named ones ignored beyond it (keys in order). */
+/** A person with more payees than this has the ones after it (payee keys in order) ignored. */
 export const MAX_PAYEE_KEYS = 5000;
-const KEYS_PER_STATEMENT = 40;
 
 export interface Charge {
   payee: string;
@@ -25,55 +24,53 @@ export interface Charge {
   walletId: string;
 }
 
+/** An active bill reminder, as far as covering a recurring charge needs it. */
+export interface CoveringBill {
+  id: string;
+  name: string;
+  payee: string | null;
+  currency: string;
+}
+
 /**
- * The user's distinct lower(payee) keys in index order, one seek each (bindings: user, user, MAX_PAYEE_KEYS).
- * ORDER BY … LIMIT 1 rather than min(): both engines then read the first index entry past the key, where
- * Postgres may plan a min() as an aggregate over the user's whole range.
+ * Bindings: user, MAX_PAYEE_KEYS, user, true. A row is a payee ('p': key, its JSON array) or an active
+ * bill reminder ('b': id, payee, name, currency).
  */
-export const PAYEE_KEYS_SQL = `WITH RECURSIVE keys(k, n) AS (
-    SELECT (SELECT lower(payee) FROM transactions WHERE user_id = ? AND lower(payee) IS NOT NULL ORDER BY lower(payee) LIMIT 1), 1
-    UNION ALL
-    SELECT (SELECT lower(payee) FROM transactions WHERE user_id = ? AND lower(payee) > keys.k ORDER BY lower(payee) LIMIT 1), n + 1
-      FROM keys WHERE keys.k IS NOT NULL AND n < ?
-  )
-  SELECT k FROM keys WHERE k IS NOT NULL`;
+export const RECURRING_INPUTS_SQL = `SELECT 'p' AS kind, p.payee_key AS a, p.latest AS b, NULL AS c, NULL AS d
+    FROM (SELECT payee_key, latest FROM recurring_payees WHERE user_id = ? ORDER BY payee_key LIMIT ?) AS p
+  UNION ALL
+  SELECT 'b', id, payee, name, currency FROM bill_reminders WHERE user_id = ? AND active = ?`;
 
-/** The newest rows of `keys` payees, each the top of its index range (bindings: user and key, per key). */
-export function latestChargesSql(keys: number): string {
-  const one = `SELECT * FROM (SELECT payee, date, amount_minor, currency, direction, wallet_id FROM transactions
-                WHERE user_id = ? AND lower(payee) = ? ORDER BY date DESC LIMIT ${LATEST_PER_PAYEE}) AS p`;
-  return Array.from({ length: keys }, () => one).join(" UNION ALL ");
-}
+const byCodeUnits = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
 
-async function payeeKeys(db: Knex, userId: string): Promise<string[]> {
-  const rows: { k: string | null }[] = await db
-    .raw(PAYEE_KEYS_SQL, [userId, userId, MAX_PAYEE_KEYS])
-    .then((r: unknown) => (Array.isArray(r) ? r : (r as { rows: { k: string | null }[] }).rows));
-  return rows.map((r) => String(r.k));
-}
-
-/** The newest LATEST_PER_PAYEE expenses and incomes of every payee of the user (transfers are not charges). */
-export async function latestChargesByPayee(db: Knex, userId: string): Promise<Charge[]> {
-  const keys = await payeeKeys(db, userId);
-  const out: Charge[] = [];
-  for (let i = 0; i < keys.length; i += KEYS_PER_STATEMENT) {
-    const batch = keys.slice(i, i + KEYS_PER_STATEMENT);
-    const result: unknown = await db.raw(
-      latestChargesSql(batch.length),
-      batch.flatMap((k) => [userId, k]),
-    );
-    const rows = (Array.isArray(result) ? result : (result as { rows: Record<string, unknown>[] }).rows) as Record<string, unknown>[];
-    for (const r of rows) {
-      if (r.direction !== "expense" && r.direction !== "income") continue;
-      out.push({
-        payee: String(r.payee),
-        date: String(r.date),
-        amountMinor: toMinorBigInt(r.amount_minor as MinorLike),
-        currency: String(r.currency),
-        direction: String(r.direction),
-        walletId: String(r.wallet_id),
-      });
+/**
+ * The newest LATEST_PER_PAYEE expenses and incomes of every payee of the user (transfers are not
+ * charges; payee keys in code-unit order, each payee's rows newest first), and the active bill
+ * reminders in list_bill_reminders' order (name folded, then id).
+ */
+export async function recurringInputs(db: Knex, userId: string): Promise<{ charges: Charge[]; bills: CoveringBill[] }> {
+  const result: unknown = await db.raw(RECURRING_INPUTS_SQL, [userId, MAX_PAYEE_KEYS, userId, true]);
+  const rows = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as {
+    kind: string;
+    a: string;
+    b: string | null;
+    c: string | null;
+    d: string | null;
+  }[];
+  const payees: { key: string; latest: string }[] = [];
+  const bills: CoveringBill[] = [];
+  for (const r of rows) {
+    if (r.kind === "p") payees.push({ key: String(r.a), latest: String(r.b) });
+    else bills.push({ id: String(r.a), payee: r.b === null ? null : String(r.b), name: String(r.c), currency: String(r.d) });
+  }
+  payees.sort((x, y) => byCodeUnits(x.key, y.key));
+  bills.sort((x, y) => x.name.toLowerCase().localeCompare(y.name.toLowerCase()) || byCodeUnits(x.id, y.id));
+  const charges: Charge[] = [];
+  for (const p of payees) {
+    for (const [payee, date, amount, currency, direction, walletId] of JSON.parse(p.latest) as string[][]) {
+      if (direction !== "expense" && direction !== "income") continue;
+      charges.push({ payee: payee!, date: date!, amountMinor: BigInt(amount!), currency: currency!, direction, walletId: walletId! });
     }
   }
-  return out;
+  return { charges, bills };
 }

@@ -1,0 +1,104 @@
+/**
+ * npx tsx scripts/recurring-bench.ts [--scales 10000,100000,1000000] [--postgres] [--calls N] [--dir D] [--no-migrate]:
+ * list_recurring's own cost (src/domain/recurring/list.ts) for the benchmark's heavy user, called in
+ * this process one call at a time: p50 / p90 wall time, this process's CPU per call, and statements per
+ * call. The data is the benchmark's (scripts/bench/data.ts, the same spec as `npm run bench`); the
+ * databases are kept in --dir (SQLite files) or as fmcp_recurring_bench_<scale> (Postgres) and reused
+ * by the next run (migrated to the latest first), so an A/B of two versions reads the same rows.
+ * Numbers go to docs/performance.md by hand, with `uptime`.
+ */
+import { existsSync, mkdirSync, writeFileSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import pg from "pg";
+import { createDb } from "../src/db/knex.js";
+import { migrateLatest } from "../src/db/migrate.js";
+import { listRecurring } from "../src/domain/recurring/list.js";
+import { buildData } from "./bench/data.js";
+import { seedPostgres, seedSqlite } from "./bench/seed.js";
+
+const { values } = parseArgs({
+  options: {
+    scales: { type: "string" },
+    postgres: { type: "boolean" },
+    calls: { type: "string" },
+    dir: { type: "string" },
+    // For an A/B run of an older checkout over the same databases (which it could not migrate back).
+    "no-migrate": { type: "boolean" },
+  },
+});
+const scales = (values.scales ?? "10000,100000,1000000").split(",").map(Number);
+const calls = Number(values.calls ?? 200);
+const dir = values.dir ?? "/tmp/fmcp-recurring-bench";
+const PG_ADMIN_URL = process.env.PG_TEST_URL || "postgres://postgres@127.0.0.1:5432/postgres";
+mkdirSync(dir, { recursive: true });
+
+async function prepare(scale: number): Promise<{ url: string; userId: string; today: string }> {
+  const tag = `${values.postgres ? "pg" : "sqlite"}-${scale}`;
+  const metaPath = join(dir, `${tag}.json`);
+  if (existsSync(metaPath)) return JSON.parse(readFileSync(metaPath, "utf8")) as { url: string; userId: string; today: string };
+  const today = new Date().toISOString().slice(0, 10);
+  const { fixture, tables } = buildData({
+    scale,
+    today,
+    recentPerDay: 10,
+    historyYears: 10,
+    tokens: 4,
+    otherUsers: 1000,
+    otherTransactions: 20,
+    pepper: "bench",
+    seed: 8,
+  });
+  let url: string;
+  if (values.postgres) {
+    const name = `fmcp_recurring_bench_${scale}`;
+    const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
+    await admin.connect();
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.query(`CREATE DATABASE ${name}`);
+    await admin.end();
+    const u = new URL(PG_ADMIN_URL);
+    u.pathname = `/${name}`;
+    url = u.toString();
+    await seedPostgres(url, tables);
+  } else {
+    const path = join(dir, `${tag}.sqlite`);
+    url = `sqlite:${path}`;
+    await seedSqlite(path, tables);
+  }
+  const meta = { url, userId: fixture.mainUserId, today };
+  writeFileSync(metaPath, JSON.stringify(meta));
+  return meta;
+}
+
+for (const scale of scales) {
+  const { url, userId, today } = await prepare(scale);
+  const db = createDb(url);
+  try {
+    if (!values["no-migrate"]) await migrateLatest(db);
+    let statements = 0;
+    db.on("query", () => statements++);
+    // Warm-up: page cache, statement cache, JIT.
+    for (let i = 0; i < 20; i++) await listRecurring(db, userId, today, true);
+    statements = 0;
+    const times: number[] = [];
+    const cpu0 = process.cpuUsage();
+    const t0 = performance.now();
+    let found = 0;
+    for (let i = 0; i < calls; i++) {
+      const t = performance.now();
+      found = (await listRecurring(db, userId, today, true)).recurring.length;
+      times.push(performance.now() - t);
+    }
+    const wall = performance.now() - t0;
+    const cpu = process.cpuUsage(cpu0);
+    times.sort((a, b) => a - b);
+    const q = (p: number) => times[Math.min(times.length - 1, Math.floor(p * times.length))]!.toFixed(2);
+    console.log(
+      `${values.postgres ? "postgres" : "sqlite"} ${scale}: p50 ${q(0.5)} ms, p90 ${q(0.9)} ms, CPU ${((cpu.user + cpu.system) / 1000 / calls).toFixed(2)} ms/call ` +
+        `(wall ${(wall / calls).toFixed(2)} ms/call), ${statements / calls} statements/call, ${found} found, ${calls} calls`,
+    );
+  } finally {
+    await db.destroy();
+  }
+}
