@@ -98,6 +98,23 @@ for (const scale of scales) {
       `${values.postgres ? "postgres" : "sqlite"} ${scale}: p50 ${q(0.5)} ms, p90 ${q(0.9)} ms, CPU ${((cpu.user + cpu.system) / 1000 / calls).toFixed(2)} ms/call ` +
         `(wall ${(wall / calls).toFixed(2)} ms/call), ${statements / calls} statements/call, ${found} found, ${calls} calls`,
     );
+    // Where a call's CPU goes: the statement alone (driver included), and detection alone.
+    const cpuOf = async (fn: () => unknown) => {
+      const c0 = process.cpuUsage();
+      for (let i = 0; i < calls; i++) await fn();
+      const c = process.cpuUsage(c0);
+      return ((c.user + c.system) / 1000 / calls).toFixed(2);
+    };
+    const parts = await import("../src/domain/recurring/store.js").catch(() => undefined);
+    if (parts && "RECURRING_INPUTS_SQL" in parts) {
+      const { RECURRING_INPUTS_SQL, MAX_PAYEE_KEYS, recurringInputs } = parts;
+      const { detectRecurring } = await import("../src/domain/recurring/detect.js");
+      const { charges } = await recurringInputs(db, userId);
+      console.log(
+        `  of which: the statement ${await cpuOf(() => db.raw(RECURRING_INPUTS_SQL, [userId, MAX_PAYEE_KEYS, userId, true]))} ms, ` +
+          `statement and rows to charges ${await cpuOf(() => recurringInputs(db, userId))} ms, detection of ${charges.length} charges ${await cpuOf(() => detectRecurring(charges, today))} ms`,
+      );
+    }
   } finally {
     await db.destroy();
   }
