@@ -12,8 +12,10 @@
  * neither before nor after the write, so nothing changes (a history import of old rows, a bulk edit of
  * old rows, an edit of a category or a tag never refreshes). A payee whose last row is gone loses its row.
  *
- * Postgres: the refresh takes a transaction-level advisory lock on the user and payee key before it
- * reads the floor, so two concurrent writes of one payee refresh one after the other, each from what is
+ * Postgres: an INSERT statement refreshes each payee of its rows once (a statement trigger over its new
+ * rows: an import's batch of 1,000 rows of a few payees is a few refreshes, not 1,000); updates and
+ * deletes refresh per row. The refresh takes a transaction-level advisory lock on the user and payee key
+ * before it reads the floor, so two concurrent writes of one payee refresh one after the other, each from what is
  * committed (READ COMMITTED: each statement of the function sees the other's commit).
  * Deleting an account skips the DELETE trigger for the erased person (as 20261125120000 does for the
  * totals); the deletion removes the rows itself, after the transactions (src/account/tables.ts).
@@ -100,10 +102,25 @@ export async function up(knex) {
         END IF;
         RETURN NULL;
       END $$`);
+    // Inserts (an import's batches, an account import) refresh each payee once per statement, from
+    // the statement's new rows (a transition table): the summary still holds the floor from before it.
+    await knex.raw(`CREATE FUNCTION recurring_payees_follow_insert() RETURNS trigger LANGUAGE plpgsql AS $$
+      DECLARE
+        k record;
+      BEGIN
+        FOR k IN SELECT n.user_id, lower(n.payee) AS payee_key, max(n.date) AS newest FROM recurring_new_rows n
+                  WHERE n.payee IS NOT NULL GROUP BY n.user_id, lower(n.payee) ORDER BY 1, 2 LOOP
+          PERFORM pg_advisory_xact_lock(hashtextextended('recurring_payees:' || k.user_id || ':' || k.payee_key, 0));
+          IF NOT EXISTS (SELECT 1 FROM recurring_payees r WHERE r.user_id = k.user_id AND r.payee_key = k.payee_key AND r.floor_date > k.newest) THEN
+            PERFORM recurring_payees_refresh(k.user_id, k.payee_key);
+          END IF;
+        END LOOP;
+        RETURN NULL;
+      END $$`);
     await knex.raw(`CREATE FUNCTION recurring_payees_clear() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN DELETE FROM recurring_payees; RETURN NULL; END $$`);
     await knex.raw(`CREATE TRIGGER recurring_payees_insert AFTER INSERT ON transactions
-      FOR EACH ROW WHEN (NEW.payee IS NOT NULL) EXECUTE FUNCTION recurring_payees_follow()`);
+      REFERENCING NEW TABLE AS recurring_new_rows FOR EACH STATEMENT EXECUTE FUNCTION recurring_payees_follow_insert()`);
     await knex.raw(`CREATE TRIGGER recurring_payees_update AFTER UPDATE OF ${WATCHED.join(", ")} ON transactions
       FOR EACH ROW WHEN (${WATCHED.map((c) => `OLD.${c} IS DISTINCT FROM NEW.${c}`).join(" OR ")})
       EXECUTE FUNCTION recurring_payees_follow()`);
@@ -143,6 +160,7 @@ export async function down(knex) {
   if (pg) {
     await knex.raw("DROP FUNCTION IF EXISTS recurring_payees_clear()");
     await knex.raw("DROP FUNCTION IF EXISTS recurring_payees_follow()");
+    await knex.raw("DROP FUNCTION IF EXISTS recurring_payees_follow_insert()");
     await knex.raw("DROP FUNCTION IF EXISTS recurring_payees_refresh(text, text)");
   }
   await knex.schema.dropTableIfExists("recurring_payees");

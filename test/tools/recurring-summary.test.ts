@@ -173,6 +173,16 @@ describe(`recurring payee summary (${engine})`, function () {
     await expectRight("after a multi-row update in SQL", [u]);
     await server.db("transactions").where({ user_id: u.id }).andWhereRaw("lower(payee) = ?", ["bakery"]).andWhere("date", "<", "2026-02-01").delete();
     await expectRight("after a multi-row delete in SQL", [u]);
+    // A multi-row insert of several payees, one row newer than its payee's kept ones, one far older.
+    const model = await server.db("transactions").where({ user_id: u.id, direction: "expense" }).first();
+    const copies = [
+      { payee: "Rent", date: "2026-03-15" },
+      { payee: "RENT", date: "2020-01-01" },
+      { payee: "Bakery", date: "2026-03-14" },
+      { payee: "New Payee", date: "2026-03-01" },
+    ].map((c, i) => ({ ...model, ...c, id: `txn_recurringsummarycopy${i}`, external_id: null }));
+    await server.db("transactions").insert(copies);
+    await expectRight("after a multi-row insert in SQL", [u]);
 
     // A write that fails after its rows were written leaves the summary as it was.
     const before = await stored();
