@@ -40,7 +40,7 @@ const BUDGET: Record<string, { postgres: number; sqlite: number }> = {
   calculate: { postgres: 0, sqlite: 0 },
   list_rules: { postgres: 1, sqlite: 1 },
   list_recurring: { postgres: 3, sqlite: 3 },
-  get_net_worth: { postgres: 6, sqlite: 6 },
+  get_net_worth: { postgres: 1, sqlite: 1 },
 };
 
 const FIXED_PATH = /rate_limits|FROM mcp_tokens t JOIN users u|update "mcp_tokens" set "last_used_at"/i;
