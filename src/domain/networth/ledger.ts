@@ -9,8 +9,10 @@
  *   day 16–31  the months up to and including d's month, minus that month's rows after d.
  * So each day has a month cutoff C (months < C count whole) and a short range of rows added or taken
  * away. The month totals below the last cutoff are read once, each month into the bucket of the first
- * cutoff above it; a day's months are the buckets up to its own cutoff. The short ranges are one index
- * range each on (user_id, wallet_id, date, id, amount_minor), at most half a month.
+ * cutoff above it; a day's months are the buckets up to its own cutoff. The days' short ranges overlap
+ * in a weekly series, so they are merged and each row is read once, into the slice between two range
+ * ends it falls in (an index range per wallet and merged range on (user_id, wallet_id, date, id,
+ * amount_minor)); a day's short range is the slices inside it.
  *
  * The statement is a UNION ALL of differently shaped rows (a `kind` and text columns), so that it is the
  * same SQL on SQLite and Postgres: numbers travel as text and are read back with BigInt, exactly.
@@ -52,35 +54,61 @@ interface DayPlan {
 }
 
 function planDay(day: string): DayPlan {
-  const month = day.slice(0, 7);
+  const first = monthStart(day);
   const next = monthStart(day, 1);
   return Number(day.slice(8, 10)) <= 15
-    ? { cutoff: month, lo: month, hi: plusDays(day, 1), sign: 1n }
+    ? { cutoff: first.slice(0, 7), lo: first, hi: plusDays(day, 1), sign: 1n }
     : { cutoff: next.slice(0, 7), lo: plusDays(day, 1), hi: next, sign: -1n };
 }
 
-/** `days` ascending (seriesDays' order), at least one. */
-export async function readNetWorthInputs(db: Knex, userId: string, days: readonly string[]): Promise<NetWorthInputs> {
+/** The short ranges merged where they overlap or touch: [lo, hi) each, ascending. */
+function mergeRanges(plans: readonly DayPlan[]): { lo: string; hi: string }[] {
+  const sorted = plans.filter((p) => p.lo < p.hi).sort((x, y) => (x.lo < y.lo ? -1 : x.lo > y.lo ? 1 : 0));
+  const out: { lo: string; hi: string }[] = [];
+  for (const { lo, hi } of sorted) {
+    const last = out[out.length - 1];
+    if (last && lo <= last.hi) last.hi = hi > last.hi ? hi : last.hi;
+    else out.push({ lo, hi });
+  }
+  return out;
+}
+
+interface Statement {
+  sql: string;
+  bindings: Record<string, string>;
+  plans: DayPlan[];
+  /** The month cutoffs, ascending: month bucket 0 is every month before cutoffs[0], bucket j those in [cutoffs[j-1], cutoffs[j]). */
+  cutoffs: string[];
+  /** The ends of the short ranges, ascending: row slice j is the rows in [ends[j], ends[j+1]). */
+  ends: string[];
+}
+
+/** The statement of readNetWorthInputs, with named bindings (exported for scripts/net-worth-bench.ts's query plans). */
+export function netWorthStatement(userId: string, days: readonly string[]): Statement {
   const plans = days.map(planDay);
   const cutoffs = [...new Set(plans.map((p) => p.cutoff))].sort();
-  // Named bindings (:name), so that the text can be put together in any order.
+  const ranges = mergeRanges(plans);
+  const ends = [...new Set(plans.flatMap((p) => (p.lo < p.hi ? [p.lo, p.hi] : [])))].sort();
+  // Named bindings (:name), so that the text can be put together in any order. The numbers written into
+  // the SQL (bucket and slice numbers) are this function's own integers.
   const bindings: Record<string, string> = { user: userId, fallback: FALLBACK_HOME };
-  const bind = (name: string, value: string) => {
-    bindings[name] = value;
-    return `:${name}`;
-  };
-  // The bucket numbers and day numbers are written into the SQL: they are this function's own integers.
-  const points = plans
-    .map((p, i) => `SELECT ${i} AS k, CAST(${bind(`lo${i}`, p.lo)} AS TEXT) AS lo, CAST(${bind(`hi${i}`, p.hi)} AS TEXT) AS hi`)
-    .join(" UNION ALL ");
-  const withs = [
-    `u AS (SELECT COALESCE((SELECT default_currency FROM users WHERE id = :user), :fallback) AS home)`,
-    `w AS (SELECT id, type, currency, opening_balance_minor, opening_date, created_at FROM wallets
-           WHERE user_id = :user AND NOT archived AND in_net_worth)`,
-    `pts AS (${points})`,
-  ].join(",\n");
-  const bucket = `CASE ${cutoffs.map((c, j) => `WHEN m.month < ${bind(`cut${j}`, c)} THEN ${j}`).join(" ")} END`;
-  const sql = `WITH ${withs}
+  cutoffs.forEach((c, j) => (bindings[`cut${j}`] = c));
+  ends.forEach((e, j) => (bindings[`end${j}`] = e));
+  ranges.forEach((r, j) => Object.assign(bindings, { [`lo${j}`]: r.lo, [`hi${j}`]: r.hi }));
+  const lastCut = `:cut${cutoffs.length - 1}`;
+  const monthBucket = `CASE ${cutoffs
+    .map((_, j) => `WHEN m.month < :cut${j} THEN ${j}`)
+    .slice(1)
+    .join(" ")} END`;
+  const slice = `CASE ${ends
+    .map((_, j) => `WHEN t.date < :end${j} THEN ${j - 1}`)
+    .slice(1)
+    .join(" ")} END`;
+  const later = (sql: string) => `UNION ALL\n${sql}\n`;
+  const sql = `WITH u AS (SELECT COALESCE((SELECT default_currency FROM users WHERE id = :user), :fallback) AS home),
+w AS (SELECT id, type, currency, opening_balance_minor, opening_date, created_at FROM wallets WHERE user_id = :user AND NOT archived AND in_net_worth)${
+    ranges.length === 0 ? "" : `,\nrng AS (${ranges.map((_, j) => `SELECT CAST(:lo${j} AS TEXT) AS lo, CAST(:hi${j} AS TEXT) AS hi`).join(" UNION ALL ")})`
+  }
 SELECT 'h' AS kind, NULL AS id, CAST(NULL AS INTEGER) AS k, u.home AS a, NULL AS b, NULL AS c, NULL AS d, NULL AS e, NULL AS f FROM u
 UNION ALL
 SELECT 'w', w.id, NULL, w.type, w.currency, CAST(w.opening_balance_minor AS TEXT), w.opening_date,
@@ -91,22 +119,38 @@ UNION ALL
 SELECT 'r', r.id, NULL, r.base, r.quote, r.rate, r.date, NULL, NULL FROM exchange_rates r CROSS JOIN u
 WHERE r.user_id = :user AND (r.base = u.home OR r.quote = u.home)
 UNION ALL
-SELECT 'm', s.wallet_id, s.k, NULL, NULL, CAST(SUM(s.total_minor) AS TEXT), NULL, NULL, NULL
-FROM (SELECT m.wallet_id, ${bucket} AS k, m.total_minor FROM wallet_month_totals m JOIN w ON w.id = m.wallet_id
-      WHERE m.user_id = :user AND m.month < :cut${cutoffs.length - 1}) s
-GROUP BY s.wallet_id, s.k
-UNION ALL
-SELECT 'p', t.wallet_id, pts.k, NULL, NULL, CAST(SUM(t.amount_minor) AS TEXT), NULL, NULL, NULL
-FROM pts CROSS JOIN w JOIN transactions t ON t.user_id = :user AND t.wallet_id = w.id AND t.date >= pts.lo AND t.date < pts.hi
-GROUP BY pts.k, t.wallet_id
-ORDER BY kind, d, id`;
+SELECT 'm', w.id, 0, NULL, NULL,
+       (SELECT CAST(SUM(m.total_minor) AS TEXT) FROM wallet_month_totals m WHERE m.user_id = :user AND m.wallet_id = w.id AND m.month < :cut0),
+       NULL, NULL, NULL
+FROM w
+${
+  cutoffs.length === 1
+    ? ""
+    : later(`SELECT 'm', s.wallet_id, s.k, NULL, NULL, CAST(SUM(s.total_minor) AS TEXT), NULL, NULL, NULL
+FROM (SELECT m.wallet_id, ${monthBucket} AS k, m.total_minor FROM w CROSS JOIN wallet_month_totals m
+      WHERE m.user_id = :user AND m.wallet_id = w.id AND m.month >= :cut0 AND m.month < ${lastCut}) s
+GROUP BY s.wallet_id, s.k`)
+}${
+    ranges.length === 0
+      ? ""
+      : later(`SELECT 's', s.wallet_id, s.k, NULL, NULL, CAST(SUM(s.amount_minor) AS TEXT), NULL, NULL, NULL
+FROM (SELECT t.wallet_id, ${slice} AS k, t.amount_minor FROM w CROSS JOIN rng CROSS JOIN transactions t
+      WHERE t.user_id = :user AND t.wallet_id = w.id AND t.date >= rng.lo AND t.date < rng.hi) s
+GROUP BY s.wallet_id, s.k`)
+  }ORDER BY kind, d, id`;
+  return { sql, bindings, plans, cutoffs, ends };
+}
+
+/** `days` ascending (seriesDays' order), at least one. */
+export async function readNetWorthInputs(db: Knex, userId: string, days: readonly string[]): Promise<NetWorthInputs> {
+  const { sql, bindings, plans, cutoffs, ends } = netWorthStatement(userId, days);
   const rows = rawRows(await db.raw(sql, bindings));
 
   let home = FALLBACK_HOME;
   const wallets: CountedWallet[] = [];
   const rates: ExchangeRate[] = [];
   const months = new Map<string, bigint[]>(); // wallet → total per bucket
-  const partial = new Map<string, bigint[]>(); // wallet → signed short range per day
+  const slices = new Map<string, bigint[]>(); // wallet → total per row slice
   const text = (v: unknown) => (v === null || v === undefined ? null : String(v));
   for (const r of rows) {
     const id = text(r.id)!;
@@ -126,8 +170,9 @@ ORDER BY kind, d, id`;
         rates.push({ id, base: String(r.a), quote: String(r.b), rate: String(r.c), date: String(r.d) });
         break;
       case "m":
-      case "p": {
-        const into = r.kind === "m" ? months : partial;
+      case "s": {
+        const into = r.kind === "m" ? months : slices;
+        if (r.c === null) break; // a wallet without months before the first cutoff
         const list = into.get(id) ?? [];
         list[Number(r.k)] = BigInt(String(r.c));
         into.set(id, list);
@@ -144,11 +189,16 @@ ORDER BY kind, d, id`;
       cutoffs.map((_, j) => (running += buckets[j] ?? 0n)),
     );
   }
-  const sums = plans.map((p, i) => {
+  const sums = plans.map((p) => {
     const j = cutoffs.indexOf(p.cutoff);
+    const from = ends.indexOf(p.lo);
+    const to = ends.indexOf(p.hi);
     const out = new Map<string, bigint>();
     for (const w of wallets) {
-      const total = (upTo.get(w.id)?.[j] ?? 0n) + p.sign * (partial.get(w.id)?.[i] ?? 0n);
+      let short = 0n;
+      const mine = slices.get(w.id);
+      if (mine && p.lo < p.hi) for (let x = from; x < to; x++) short += mine[x] ?? 0n;
+      const total = (upTo.get(w.id)?.[j] ?? 0n) + p.sign * short;
       if (total !== 0n) out.set(w.id, total);
     }
     return out;

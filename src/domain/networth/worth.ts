@@ -18,7 +18,7 @@ import type { Knex } from "knex";
 import { invalidParams } from "../../errors.js";
 import { toMoney, type Money } from "../../money/amount.js";
 import { openingOn } from "../wallets/store.js";
-import { readNetWorthInputs } from "./ledger.js";
+import { readNetWorthInputs, type NetWorthInputs } from "./ledger.js";
 import { convertMinor, rateFor, type UsedRate } from "./rates.js";
 
 /** A series has at most this many days (a weekly series over a year and a bit, a monthly one over five years). */
@@ -67,7 +67,12 @@ export async function netWorthOf(ctx: DomainContext, params: { from?: string; to
 }
 
 export async function netWorth(db: Knex, userId: string, days: string[]): Promise<NetWorth> {
-  const { home, wallets, rates, sums: sumsOn } = await readNetWorthInputs(db, userId, days);
+  return netWorthFrom(await readNetWorthInputs(db, userId, days), days);
+}
+
+/** The answer from what was read (no query): `inputs.sums[i]` are the totals as of `days[i]`. */
+export function netWorthFrom(inputs: NetWorthInputs, days: readonly string[]): NetWorth {
+  const { home, wallets, rates, sums: sumsOn } = inputs;
   const used = new Map<string, UsedRate>();
   const missing = new Set<string>();
 
