@@ -10,9 +10,10 @@
  * So each day has a month cutoff C (months < C count whole) and a short range of rows added or taken
  * away. The month totals below the last cutoff are read once, each month into the bucket of the first
  * cutoff above it; a day's months are the buckets up to its own cutoff. The days' short ranges overlap
- * in a weekly series, so they are merged and each row is read once, into the slice between two range
- * ends it falls in (an index range per wallet and merged range on (user_id, wallet_id, date, id,
- * amount_minor)); a day's short range is the slices inside it.
+ * in a weekly series, so each row is read once, in the slice between two consecutive range ends it falls
+ * in; a day's short range is the slices inside it. Each bucket and slice of each wallet is a scalar
+ * SUM over one index range (wallet_month_totals' key; transactions (user_id, wallet_id, date, id,
+ * amount_minor)), which both engines run without a sort or a grouping.
  *
  * The statement is a UNION ALL of differently shaped rows (a `kind` and text columns), so that it is the
  * same SQL on SQLite and Postgres: numbers travel as text and are read back with BigInt, exactly.
@@ -89,26 +90,20 @@ export function netWorthStatement(userId: string, days: readonly string[]): Stat
   const cutoffs = [...new Set(plans.map((p) => p.cutoff))].sort();
   const ranges = mergeRanges(plans);
   const ends = [...new Set(plans.flatMap((p) => (p.lo < p.hi ? [p.lo, p.hi] : [])))].sort();
+  // The slices that hold rows some day needs (those between two merged ranges hold none).
+  const slices = ends.slice(0, -1).flatMap((lo, j) => (ranges.some((r) => r.lo <= lo && ends[j + 1]! <= r.hi) ? [j] : []));
   // Named bindings (:name), so that the text can be put together in any order. The numbers written into
   // the SQL (bucket and slice numbers) are this function's own integers.
-  const bindings: Record<string, string> = { user: userId, fallback: FALLBACK_HOME };
+  const bindings: Record<string, string> = { user: userId, fallback: FALLBACK_HOME, none: "" };
   cutoffs.forEach((c, j) => (bindings[`cut${j}`] = c));
   ends.forEach((e, j) => (bindings[`end${j}`] = e));
-  ranges.forEach((r, j) => Object.assign(bindings, { [`lo${j}`]: r.lo, [`hi${j}`]: r.hi }));
-  const lastCut = `:cut${cutoffs.length - 1}`;
-  const monthBucket = `CASE ${cutoffs
-    .map((_, j) => `WHEN m.month < :cut${j} THEN ${j}`)
-    .slice(1)
-    .join(" ")} END`;
-  const slice = `CASE ${ends
-    .map((_, j) => `WHEN t.date < :end${j} THEN ${j - 1}`)
-    .slice(1)
-    .join(" ")} END`;
-  const later = (sql: string) => `UNION ALL\n${sql}\n`;
+  // Month bucket j: the months in [cutoffs[j-1], cutoffs[j]) ('' below every month for bucket 0).
+  const buckets = cutoffs.map((_, j) => `SELECT ${j} AS k, CAST(${j === 0 ? ":none" : `:cut${j - 1}`} AS TEXT) AS lo, CAST(:cut${j} AS TEXT) AS hi`);
+  const rows = slices.map((j) => `SELECT ${j} AS k, CAST(:end${j} AS TEXT) AS lo, CAST(:end${j + 1} AS TEXT) AS hi`);
+  // Every sum is a scalar subquery over one index range per wallet and bucket or slice: no sort, no grouping.
   const sql = `WITH u AS (SELECT COALESCE((SELECT default_currency FROM users WHERE id = :user), :fallback) AS home),
-w AS (SELECT id, type, currency, opening_balance_minor, opening_date, created_at FROM wallets WHERE user_id = :user AND NOT archived AND in_net_worth)${
-    ranges.length === 0 ? "" : `,\nrng AS (${ranges.map((_, j) => `SELECT CAST(:lo${j} AS TEXT) AS lo, CAST(:hi${j} AS TEXT) AS hi`).join(" UNION ALL ")})`
-  }
+w AS (SELECT id, type, currency, opening_balance_minor, opening_date, created_at FROM wallets WHERE user_id = :user AND NOT archived AND in_net_worth),
+mb AS (${buckets.join(" UNION ALL ")})${rows.length === 0 ? "" : `,\nsl AS (${rows.join(" UNION ALL ")})`}
 SELECT 'h' AS kind, NULL AS id, CAST(NULL AS INTEGER) AS k, u.home AS a, NULL AS b, NULL AS c, NULL AS d, NULL AS e, NULL AS f FROM u
 UNION ALL
 SELECT 'w', w.id, NULL, w.type, w.currency, CAST(w.opening_balance_minor AS TEXT), w.opening_date,
@@ -119,25 +114,20 @@ UNION ALL
 SELECT 'r', r.id, NULL, r.base, r.quote, r.rate, r.date, NULL, NULL FROM exchange_rates r CROSS JOIN u
 WHERE r.user_id = :user AND (r.base = u.home OR r.quote = u.home)
 UNION ALL
-SELECT 'm', w.id, 0, NULL, NULL,
-       (SELECT CAST(SUM(m.total_minor) AS TEXT) FROM wallet_month_totals m WHERE m.user_id = :user AND m.wallet_id = w.id AND m.month < :cut0),
+SELECT 'm', w.id, mb.k, NULL, NULL,
+       (SELECT CAST(SUM(m.total_minor) AS TEXT) FROM wallet_month_totals m WHERE m.user_id = :user AND m.wallet_id = w.id AND m.month >= mb.lo AND m.month < mb.hi),
        NULL, NULL, NULL
-FROM w
+FROM w CROSS JOIN mb
 ${
-  cutoffs.length === 1
+  rows.length === 0
     ? ""
-    : later(`SELECT 'm', s.wallet_id, s.k, NULL, NULL, CAST(SUM(s.total_minor) AS TEXT), NULL, NULL, NULL
-FROM (SELECT m.wallet_id, ${monthBucket} AS k, m.total_minor FROM w CROSS JOIN wallet_month_totals m
-      WHERE m.user_id = :user AND m.wallet_id = w.id AND m.month >= :cut0 AND m.month < ${lastCut}) s
-GROUP BY s.wallet_id, s.k`)
-}${
-    ranges.length === 0
-      ? ""
-      : later(`SELECT 's', s.wallet_id, s.k, NULL, NULL, CAST(SUM(s.amount_minor) AS TEXT), NULL, NULL, NULL
-FROM (SELECT t.wallet_id, ${slice} AS k, t.amount_minor FROM w CROSS JOIN rng CROSS JOIN transactions t
-      WHERE t.user_id = :user AND t.wallet_id = w.id AND t.date >= rng.lo AND t.date < rng.hi) s
-GROUP BY s.wallet_id, s.k`)
-  }ORDER BY kind, d, id`;
+    : `UNION ALL
+SELECT 's', w.id, sl.k, NULL, NULL,
+       (SELECT CAST(SUM(t.amount_minor) AS TEXT) FROM transactions t WHERE t.user_id = :user AND t.wallet_id = w.id AND t.date >= sl.lo AND t.date < sl.hi),
+       NULL, NULL, NULL
+FROM w CROSS JOIN sl
+`
+}ORDER BY kind, d, id`;
   return { sql, bindings, plans, cutoffs, ends };
 }
 
