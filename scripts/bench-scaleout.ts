@@ -2,8 +2,8 @@
  * Scale-out and group commit on Postgres (docs/performance.md, "Scale-out and group commit, measured"):
  *
  *   npx tsx scripts/bench-scaleout.ts [--quick] [--processes 1,2,4] [--rows whoami,…] [--seconds 8]
- *       [--warmup 3] [--connections 48] [--limit 40] [--no-limits] [--no-redis]
- *       [--group-commit] [--rounds 3] [--commit-delay 1000] [--commit-siblings 5]
+ *       [--warmup 3] [--connections 48] [--read-tokens 100] [--limit 40] [--no-limits] [--no-redis] [--no-family]
+ *       [--group-commit] [--rounds 3] [--commit-delay 1000] [--commit-siblings 5] [--gc-processes 1]
  *       [--profile DIR] [--out FILE]
  *
  * One scratch Postgres database (BENCH_PG_URL, default postgres://postgres@127.0.0.1:5432/postgres),
@@ -20,7 +20,7 @@
  * - The limits across processes: for each count, processes started with RATE_LIMIT_MCP_PER_MINUTE =
  *   --limit, once with the limits in the database and once in Redis; one token sends 3 × limit calls
  *   round-robin over them; exactly `limit` must succeed and the rest be refused with rate_limited.
- * - --group-commit: `create_transaction many users` (1,000 users) on two processes over the database, A
+ * - --group-commit: `create_transaction many users` (1,000 users) on two sets of --gc-processes processes, A
  *   with commit_delay 0, B with commit_delay / commit_siblings set for its sessions (the connection
  *   string's `options`, settable per session by a superuser), driven in turn A, B, A, B, … and each turn
  *   counted in the database (0 lost, 0 duplicated) with the cluster's WAL syncs (pg_stat_wal) per write.
@@ -42,7 +42,7 @@ import { call, type HttpCall } from "./bench/load.js";
 import { cpuSecondsOf, installCleanup, startFinanceServer, type Child } from "./bench/processes.js";
 import { summarize } from "./bench/profile-summary.js";
 import { seedPostgres } from "./bench/seed.js";
-import { autocannonRequests, buildTargets, isRpcResult, type Target, type TargetContext } from "./bench/targets.js";
+import { autocannonRequests, buildTargets, isRpcResult, MCP_PATH, type Target, type TargetContext } from "./bench/targets.js";
 
 const { values: args } = parseArgs({
   options: {
@@ -59,7 +59,9 @@ const { values: args } = parseArgs({
     rounds: { type: "string" },
     "commit-delay": { type: "string", default: "1000" },
     "commit-siblings": { type: "string", default: "5" },
+    "gc-processes": { type: "string", default: "1" },
     "no-family": { type: "boolean", default: false },
+    "read-tokens": { type: "string" },
     profile: { type: "string" },
     out: { type: "string" },
   },
@@ -83,6 +85,7 @@ const warmupSec = num(args.warmup, quick ? 1 : 3);
 const connections = Math.round(num(args.connections, quick ? 8 : 48));
 const limitN = Math.round(num(args.limit, quick ? 10 : 40));
 const rounds = Math.round(num(args.rounds, quick ? 1 : 3));
+const readTokens = Math.round(num(args["read-tokens"], 100));
 const redisUrl = process.env.REDIS_URL || "redis://127.0.0.1:6379";
 const useRedis = !args["no-redis"];
 const ADMIN_URL = process.env.BENCH_PG_URL || process.env.PG_TEST_URL || "postgres://postgres@127.0.0.1:5432/postgres";
@@ -300,6 +303,43 @@ interface RowSpec {
   ctx: TargetContext;
 }
 
+/** The distinct bearer tokens a target's calls use. */
+function tokensOf(t: Target): string[] {
+  const seen = new Set<string>();
+  for (let i = 0; i < t.variants; i++) {
+    const a = t.call(i).headers.authorization;
+    if (a) seen.add(a.replace(/^Bearer /, ""));
+  }
+  return [...seen];
+}
+
+/**
+ * Every token of the row once on every process (whoami, 16 at a time, bounded to 90 s): a row then
+ * measures each process with its token cache warm, as in production where a token calls more often than
+ * once a minute (the cache's lifetime), not the first look-up of each of 1,000 tokens.
+ */
+async function prime(servers: Child[], tokens: string[]): Promise<void> {
+  const deadline = performance.now() + 90_000;
+  const jobs = servers.flatMap((s) => tokens.map((token) => ({ port: s.port, token })));
+  let next = 0;
+  const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "whoami" });
+  const worker = async () => {
+    for (let i = next++; i < jobs.length && performance.now() < deadline; i = next++) {
+      const j = jobs[i]!;
+      await call(
+        `http://127.0.0.1:${j.port}`,
+        {
+          path: MCP_PATH,
+          headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${j.token}` },
+          body,
+        },
+        10_000,
+      ).catch(() => undefined);
+    }
+  };
+  await Promise.all(Array.from({ length: 16 }, worker));
+}
+
 /** One row over the given processes: warm-up (unmeasured), then the measured run. */
 async function measureRow(servers: Child[], spec: RowSpec, c: pg.Client, label = spec.target.id): Promise<RowResult> {
   const { target: t, ctx } = spec;
@@ -318,6 +358,7 @@ async function measureRow(servers: Child[], spec: RowSpec, c: pg.Client, label =
         }
       }
     : t.verify;
+  await prime(servers, tokensOf(t));
   const marker = `scaleout:${randomBytes(4).toString("hex")}:${servers.length}:${label.replace(/ /g, "-")}`;
   ctx.writeMarker = `${marker}:warmup`;
   const w = await spread(ports, () => autocannonRequests(t), verify, { seconds: warmupSec });
@@ -470,10 +511,19 @@ async function main(): Promise<number> {
   say(`seeded in ${f(seed.seconds, 1)} s: ${f(fixture.mainTransactions)} main transactions, ${fixture.otherTokens.length} other users`);
   const ctx: TargetContext = { fixture, today, writeMarker: "" };
   const all = buildTargets(ctx);
+  // The limit checks' tokens: the main user's last ones, used by nothing else in this run (a Redis counter
+  // outlives the processes that counted it, and counts whatever limit the next process has).
+  const limitTokens = fixture.mainTokens.slice(-2 * processCounts.length);
+  const reserved = new Set(limitTokens);
+  const rotation = Math.min(readTokens, fixture.mainTokens.length - limitTokens.length);
   const specs: RowSpec[] = rowIds.map((id) => {
     const target = all.find((t) => t.id === id);
     if (!target) throw new Error(`--rows: no such row: ${id} (ids as in the main benchmark: ${all.map((t) => t.id).join(", ")})`);
-    return { target, ctx };
+    // Rows over the main user's tokens rotate over --read-tokens of them (100 less the limit checks'), so
+    // that the warm-up fills every process's token cache; the main benchmark's whoami rotates over all
+    // 1,100. The write over the 1,000 other users keeps its 1,000.
+    if (!tokensOf(target).some((t) => reserved.has(t))) return { target, ctx };
+    return { target: { ...target, variants: rotation, call: (i: number) => target.call(i % rotation) }, ctx };
   });
   const c = await sideClient();
   const out: {
@@ -519,12 +569,12 @@ async function main(): Promise<number> {
   }
 
   if (!args["no-limits"]) {
-    // A token of its own per check (each of another user), so that no count carries over.
+    // A token of its own per check, so that no count carries over.
     let tokenAt = 0;
     // --quick: the largest count only (the smoke run stays short).
     for (const k of quick ? [Math.max(...processCounts)] : processCounts) {
       for (const store of ["database", "redis"] as const) {
-        const l = await limitCheck(k, store, fixture.otherTokens[fixture.otherTokens.length - 1 - tokenAt++]!);
+        const l = await limitCheck(k, store, limitTokens[tokenAt++]!);
         out.limits.push(l);
         say(
           `  limit ${l.limit}/min, ${k} process${k > 1 ? "es" : ""}, ${store}: ${l.sent} sent, ${l.succeeded} succeeded, ${l.refused} refused (rate_limited), ${l.other} other: ${l.exact ? "exact" : "NOT EXACT"}`,
@@ -536,14 +586,15 @@ async function main(): Promise<number> {
 
   if (args["group-commit"]) {
     const spec = specs.find((s) => s.target.kind === "write") ?? { target: all.find((t) => t.id === "create_transaction many users")!, ctx };
-    const a = await startServers(1, { RATE_LIMIT_MCP_PER_MINUTE: "100000000" }, dbUrl());
+    const gcProcesses = Math.min(4, Math.round(num(args["gc-processes"], 1)));
+    const a = await startServers(gcProcesses, { RATE_LIMIT_MCP_PER_MINUTE: "100000000" }, dbUrl());
     const b = await startServers(
-      1,
+      gcProcesses,
       { RATE_LIMIT_MCP_PER_MINUTE: "100000000" },
       dbUrl(`-c commit_delay=${Number(args["commit-delay"])} -c commit_siblings=${Number(args["commit-siblings"])}`),
     );
     say(
-      `group commit: A commit_delay 0 (pid ${a[0]!.pid}), B commit_delay ${args["commit-delay"]} µs, commit_siblings ${args["commit-siblings"]} (pid ${b[0]!.pid})`,
+      `group commit: A commit_delay 0 (pids ${a.map((x) => x.pid).join(", ")}), B commit_delay ${args["commit-delay"]} µs, commit_siblings ${args["commit-siblings"]} (pids ${b.map((x) => x.pid).join(", ")})`,
     );
     try {
       for (let round = 0; round < rounds; round++) {
