@@ -4,7 +4,7 @@
  *   npx tsx scripts/bench-scaleout.ts [--quick] [--processes 1,2,4] [--rows whoami,…] [--seconds 8]
  *       [--warmup 3] [--connections 48] [--read-tokens 100] [--limit 40] [--no-limits] [--no-redis] [--no-family]
  *       [--group-commit] [--rounds 3] [--commit-delay 1000] [--commit-siblings 5] [--gc-processes 1]
- *       [--profile DIR] [--out FILE]
+ *       [--profile DIR] [--echo] [--out FILE]
  *
  * One scratch Postgres database (BENCH_PG_URL, default postgres://postgres@127.0.0.1:5432/postgres),
  * seeded like the main benchmark's (scripts/bench/data.ts: one main user and 1,000 other users, each with
@@ -24,8 +24,9 @@
  *   with commit_delay 0, B with commit_delay / commit_siblings set for its sessions (the connection
  *   string's `options`, settable per session by a superuser), driven in turn A, B, A, B, … and each turn
  *   counted in the database (0 lost, 0 duplicated) with the cluster's WAL syncs (pg_stat_wal) per write.
- * - --profile DIR: one process per row under node --cpu-prof, driven by that row alone; the profile is
- *   summarised (scripts/bench/profile-summary.ts) next to the row's figures.
+ * - --profile DIR: one process per row under node --cpu-prof, driven by that row alone; the profile, cut
+ *   to the measured run, is summarised by job (scripts/bench/profile-areas.ts) next to the row's figures.
+ * - --echo: the bare express echo of the main benchmark under the same load, for its CPU per call.
  *
  * Every loop is bounded in count and time; loopback only. Exits non-zero when the instrument fails or a
  * limit or write check fails; without Postgres it says so and exits 0 (nothing to measure).
@@ -39,8 +40,9 @@ import autocannon, { type Request as AcRequest } from "autocannon";
 import pg from "pg";
 import { buildData, type Fixture } from "./bench/data.js";
 import { call, type HttpCall } from "./bench/load.js";
-import { cpuSecondsOf, installCleanup, startFinanceServer, type Child } from "./bench/processes.js";
-import { summarize } from "./bench/profile-summary.js";
+import { BASELINE_PATH, baselineRequests } from "./bench/baselines.js";
+import { cpuSecondsOf, installCleanup, startBaselineServer, startFinanceServer, type Child } from "./bench/processes.js";
+import { areasOf, type Areas } from "./bench/profile-areas.js";
 import { seedPostgres } from "./bench/seed.js";
 import { autocannonRequests, buildTargets, isRpcResult, MCP_PATH, type Target, type TargetContext } from "./bench/targets.js";
 
@@ -61,6 +63,7 @@ const { values: args } = parseArgs({
     "commit-siblings": { type: "string", default: "5" },
     "gc-processes": { type: "string", default: "1" },
     "no-family": { type: "boolean", default: false },
+    echo: { type: "boolean", default: false },
     "read-tokens": { type: "string" },
     profile: { type: "string" },
     out: { type: "string" },
@@ -275,6 +278,15 @@ async function countWrites(c: pg.Client, marker: string, acked: Set<string>): Pr
   };
 }
 
+/**
+ * 0 lost, 0 duplicated, and a row without an answer only for a request the client gave up on (its
+ * 10 s timeout: the server still committed it), as the main benchmark's check (writeCheckOk).
+ */
+function writesOk(r: RowResult): boolean {
+  const w = r.writes;
+  return !w || (w.lost === 0 && w.duplicated === 0 && w.withoutAnswer <= r.clientGaveUp);
+}
+
 interface RowResult {
   processes: number;
   row: string;
@@ -293,9 +305,12 @@ interface RowResult {
   p50: number;
   p99: number;
   failures: number;
+  /** Requests the client gave up on (timeouts, socket errors). */
+  clientGaveUp: number;
   writes?: WriteCount;
   load1: number;
-  profile?: ReturnType<typeof summarize>;
+  windowUs: { from: number; to: number };
+  profile?: Areas;
 }
 
 interface RowSpec {
@@ -372,11 +387,14 @@ async function measureRow(servers: Child[], spec: RowSpec, c: pg.Client, label =
   const counters0 = await pgCounters(c);
   const srv0 = servers.map((s) => cpuSecondsOf(s.pid) ?? 0);
   const cli0 = process.cpuUsage();
+  // CLOCK_MONOTONIC in µs: the clock of V8's profiles, to cut a server's profile to this run.
+  const from = Number(process.hrtime.bigint() / 1000n);
   // Writes run a fixed number of requests to the end, so that rows and answers compare exactly.
   const r = await spread(ports, () => autocannonRequests(t), verify, {
     seconds,
     amount: write ? Math.max(2 * connections, Math.round(warmRate * seconds)) : undefined,
   });
+  const to = Number(process.hrtime.bigint() / 1000n);
   const cli = process.cpuUsage(cli0);
   const srvCpu = servers.reduce((s, x, i) => s + (cpuSecondsOf(x.pid) ?? 0) - srv0[i]!, 0);
   const pgCpu = cpuSpent(pg0, await backendCpu(c));
@@ -404,7 +422,9 @@ async function measureRow(servers: Child[], spec: RowSpec, c: pg.Client, label =
     p50: r.p50,
     p99: r.p99,
     failures: r.non2xx + r.bad + r.errors + r.timeouts,
+    clientGaveUp: r.errors + r.timeouts,
     load1: Math.round(loadavg()[0]! * 10) / 10,
+    windowUs: { from, to },
   };
   if (write) {
     await new Promise((res) => setTimeout(res, 500));
@@ -531,6 +551,7 @@ async function main(): Promise<number> {
     limits: LimitCheck[];
     groupCommit: (RowResult & { turn: string })[];
     profiles: RowResult[];
+    echo?: { okPerSec: number; cores: number; cpuMsPerCall: number; load1: number };
     meta: Record<string, unknown>;
   } = {
     family: [],
@@ -560,7 +581,7 @@ async function main(): Promise<number> {
           const r = await measureRow(servers, spec, c);
           printRow(r);
           out.family.push(r);
-          if (r.writes && (r.writes.lost > 0 || r.writes.duplicated > 0 || r.writes.withoutAnswer > 0)) failed = true;
+          if (r.writes && !writesOk(r)) failed = true;
         }
       } finally {
         await stopServers(servers);
@@ -605,11 +626,33 @@ async function main(): Promise<number> {
           const r = { ...(await measureRow(servers, spec, c, `${spec.target.id} ${turn}`)), turn };
           printRow(r);
           out.groupCommit.push(r);
-          if (r.writes && (r.writes.lost > 0 || r.writes.duplicated > 0 || r.writes.withoutAnswer > 0)) failed = true;
+          if (r.writes && !writesOk(r)) failed = true;
         }
       }
     } finally {
       await stopServers([...a, ...b]);
+    }
+  }
+
+  if (args.echo) {
+    // The bare express echo under the same load, for its CPU per call: what a row's ratio to the echo
+    // would be on a machine where the server had its core (the echo's CPU per call over the row's).
+    const echo = await startBaselineServer(["echo"]);
+    running.add(echo);
+    try {
+      const b = baselineRequests().find((x) => x.kind === "echo")!;
+      const req: AcRequest[] = [{ method: "POST", path: BASELINE_PATH, headers: b.headers, body: b.body }];
+      await spread([echo.port], () => req, b.verify, { seconds: warmupSec });
+      const cpu0 = cpuSecondsOf(echo.pid) ?? 0;
+      const r = await spread([echo.port], () => req, b.verify, { seconds });
+      const cpu = (cpuSecondsOf(echo.pid) ?? 0) - cpu0;
+      out.echo = { okPerSec: r.ok / r.loadSec, cores: cpu / r.loadSec, cpuMsPerCall: (cpu * 1000) / Math.max(1, r.answers), load1: loadavg()[0]! };
+      say(
+        `  express JSON echo ${f(out.echo.okPerSec).padStart(6)} req/s  ${f(out.echo.cores, 2)} cores (${f(out.echo.cpuMsPerCall, 3)} ms/call)  load ${f(out.echo.load1, 1)}`,
+      );
+    } finally {
+      await echo.stop();
+      running.delete(echo);
     }
   }
 
@@ -626,14 +669,14 @@ async function main(): Promise<number> {
         await stopServers(servers);
       }
       const files = readdirSync(dir).filter((n) => n.endsWith(".cpuprofile"));
-      if (files.length) r.profile = summarize(JSON.parse(readFileSync(join(dir, files.sort().at(-1)!), "utf8")), 15);
+      if (files.length) r.profile = areasOf(JSON.parse(readFileSync(join(dir, files.sort().at(-1)!), "utf8")), r.windowUs);
       printRow(r);
       out.profiles.push(r);
       if (r.profile) {
-        say(`    profile (${f(r.profile.totalMs / 1000, 1)} s of CPU, idle excluded), by area:`);
-        for (const x of r.profile.byArea.slice(0, 14)) say(`      ${f(x.share * 100, 1).padStart(5)} %  ${x.area}`);
-        say("    our functions, inclusive:");
-        for (const x of r.profile.ownInclusive.slice(0, 10)) say(`      ${f(x.share * 100, 1).padStart(5)} %  ${x.fn}  ${x.where}`);
+        say(
+          `    profile of the measured run: ${f(r.profile.cpuMs / 1000, 1)} s busy in ${f(r.profile.wallMs / 1000, 1)} s (${f((100 * r.profile.cpuMs) / Math.max(1, r.profile.wallMs))} %; the rest the event loop waited), by job:`,
+        );
+        for (const x of r.profile.areas.filter((a) => a.share >= 0.005)) say(`      ${f(x.share * 100, 1).padStart(5)} %  ${x.area}`);
       }
     }
   }
