@@ -56,7 +56,8 @@ function job(fn: string, url: string): string | undefined {
     if (["ioredis", "@ioredis/commands", "redis-parser", "rate-limiter-flexible", "cluster-key-slot", "denque", "standard-as-callback"].includes(dep))
       return "Redis (ioredis, rate-limiter-flexible)";
     if (["ajv", "ajv-formats", "fast-uri", "fast-deep-equal", "json-schema-traverse"].includes(dep)) return "validation (generated validators, ajv)";
-    if (["body-parser", "raw-body", "iconv-lite", "content-type", "type-is", "media-typer", "bytes", "unpipe"].includes(dep)) return "HTTP: body reading (body-parser, raw-body)";
+    if (["body-parser", "raw-body", "iconv-lite", "content-type", "type-is", "media-typer", "bytes", "unpipe"].includes(dep))
+      return "HTTP: body reading (body-parser, raw-body)";
     if (
       [
         "express",
