@@ -41,7 +41,7 @@ const BUDGET: Record<string, { postgres: number; sqlite: number }> = {
   list_rules: { postgres: 1, sqlite: 1 },
   // One statement: the payees' rows of recurring_payees and the active bill reminders (docs/decisions.md#recurring-summary).
   list_recurring: { postgres: 1, sqlite: 1 },
-  get_net_worth: { postgres: 6, sqlite: 6 },
+  get_net_worth: { postgres: 1, sqlite: 1 },
 };
 
 const FIXED_PATH = /rate_limits|FROM mcp_tokens t JOIN users u|update "mcp_tokens" set "last_used_at"/i;

@@ -56,15 +56,6 @@ export async function setExchangeRate(
   return { before: null, after: { id, base: input.base, quote: input.quote, rate, date: input.date } };
 }
 
-/** Every rate of the user between `home` and another currency (a person keeps a handful). */
-export async function ratesWith(db: Knex, userId: string, home: string): Promise<ExchangeRate[]> {
-  const rows = await db("exchange_rates")
-    .where({ user_id: userId })
-    .andWhere((q) => q.where("base", home).orWhere("quote", home))
-    .orderBy([{ column: "date" }, { column: "id" }]);
-  return rows.map(rowToRate);
-}
-
 export interface UsedRate {
   /** 1 currency = rate home, as the person gave it (or its inverse, when given the other way round). */
   currency: string;

@@ -8,7 +8,8 @@
  *     whichever sign their balance was entered with;
  *   - per currency always; converted into the home currency (the user's default currency) only when a
  *     rate the person gave exists for every currency on that day; otherwise the missing pairs are named.
- * Balances come from ledgerSums (monthly totals plus at most half a month of rows), one query per day.
+ * Everything is read in one statement (readNetWorthInputs, ./ledger.ts): every day's balances from one
+ * pass over the monthly totals plus at most half a month of rows per day, as ledgerSums splits them.
  */
 import type { DomainContext } from "../../context.js";
 import { plusDays, plusMonthsClamped } from "../../calendar/days.js";
@@ -16,8 +17,9 @@ import { todayOf } from "../../calendar/time-zones.js";
 import type { Knex } from "knex";
 import { invalidParams } from "../../errors.js";
 import { toMoney, type Money } from "../../money/amount.js";
-import { balanceOf, ledgerSums, listWalletRows, type WalletRow } from "../wallets/store.js";
-import { convertMinor, rateFor, ratesWith, type UsedRate } from "./rates.js";
+import { openingOn } from "../wallets/store.js";
+import { readNetWorthInputs, type NetWorthInputs } from "./ledger.js";
+import { convertMinor, rateFor, type UsedRate } from "./rates.js";
 
 /** A series has at most this many days (a weekly series over a year and a bit, a monthly one over five years). */
 export const MAX_POINTS = 60;
@@ -57,29 +59,6 @@ export function seriesDays(from: string, to: string, step: "week" | "month"): st
   return days;
 }
 
-/** The first day each wallet existed: its opening date, else the earlier of its creation day and first transaction. */
-async function firstDays(db: Knex, userId: string, wallets: WalletRow[]): Promise<Map<string, string>> {
-  const out = new Map<string, string>();
-  const undated = wallets.filter((w) => w.opening_date === null);
-  for (const w of wallets) if (w.opening_date !== null) out.set(w.id, w.opening_date);
-  if (undated.length > 0) {
-    // One index seek per wallet on (user_id, wallet_id, date).
-    const one = "SELECT ? AS wallet_id, (SELECT min(date) FROM transactions WHERE user_id = ? AND wallet_id = ?) AS first";
-    const result: unknown = await db.raw(
-      undated.map(() => one).join(" UNION ALL "),
-      undated.flatMap((w) => [w.id, userId, w.id]),
-    );
-    const rows = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as { wallet_id: string; first: string | null }[];
-    const firstTx = new Map(rows.map((r) => [String(r.wallet_id), r.first === null ? null : String(r.first)]));
-    for (const w of undated) {
-      const created = w.created_at.slice(0, 10);
-      const tx = firstTx.get(w.id) ?? null;
-      out.set(w.id, tx !== null && tx < created ? tx : created);
-    }
-  }
-  return out;
-}
-
 /** get_net_worth: one point at to (default the caller's today), or a series from from. */
 export async function netWorthOf(ctx: DomainContext, params: { from?: string; to?: string; step?: "week" | "month" }): Promise<NetWorth> {
   const to = params.to ?? todayOf(ctx);
@@ -88,23 +67,24 @@ export async function netWorthOf(ctx: DomainContext, params: { from?: string; to
 }
 
 export async function netWorth(db: Knex, userId: string, days: string[]): Promise<NetWorth> {
-  const user = await db("users").where({ id: userId }).first("default_currency");
-  const home = String(user?.default_currency ?? "USD");
-  const wallets = (await listWalletRows(db, userId, { includeArchived: false })).filter((w) => w.in_net_worth);
-  const first = await firstDays(db, userId, wallets);
-  const rates = await ratesWith(db, userId, home);
+  return netWorthFrom(await readNetWorthInputs(db, userId, days), days);
+}
+
+/** The answer from what was read (no query): `inputs.sums[i]` are the totals as of `days[i]`. */
+export function netWorthFrom(inputs: NetWorthInputs, days: readonly string[]): NetWorth {
+  const { home, wallets, rates, sums: sumsOn } = inputs;
   const used = new Map<string, UsedRate>();
   const missing = new Set<string>();
 
   const points: NetWorthPoint[] = [];
   const nets: Map<string, bigint>[] = [];
   const homeNets: (bigint | null)[] = [];
-  for (const day of days) {
-    const existing = wallets.filter((w) => first.get(w.id)! <= day);
-    const sums = await ledgerSums(db, userId, { walletIds: existing.map((w) => w.id), asOf: day });
+  for (const [i, day] of days.entries()) {
+    const existing = wallets.filter((w) => w.first_day <= day);
+    const sums = sumsOn[i]!;
     const per = new Map<string, { assets: bigint; liabilities: bigint }>();
     for (const w of existing) {
-      const balance = balanceOf(w, sums, day);
+      const balance = openingOn(w, day) + (sums.get(w.id) ?? 0n);
       const t = per.get(w.currency) ?? { assets: 0n, liabilities: 0n };
       if (LIABILITY_TYPES.has(w.type)) t.liabilities -= balance < 0n ? -balance : balance;
       else t.assets += balance;

@@ -149,7 +149,7 @@ function nextMonth(month: string): string {
 }
 
 /** The opening balance as it counts at the end of `asOf` (undefined: it always counts). */
-export function openingOn(row: WalletRow, asOf?: string): bigint {
+export function openingOn(row: Pick<WalletRow, "opening_balance_minor" | "opening_date">, asOf?: string): bigint {
   if (asOf === undefined || row.opening_date === null || row.opening_date <= asOf) return row.opening_balance_minor;
   return 0n;
 }
