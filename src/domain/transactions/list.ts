@@ -16,9 +16,9 @@ import type { ListTransactionsParams, ListTransactionsResult, TransactionSelecti
 import { decodeCursor, encodeCursor, pageSize, queryFingerprint, splitPage } from "../paging.js";
 import { getWalletRow } from "../wallets/store.js";
 import { boundInMinorUnits, exponentOf } from "../shared/amounts.js";
-import { fromWithIndex, tagsOfTransactionSql } from "../../db/dialect.js";
+import { fromWithIndex, jsonRowsSql, jsonValue, tagsOfTransactionSql } from "../../db/dialect.js";
 import { coerceTransactionRow, transactionFromRow } from "./store.js";
-import { partsOf } from "./parts.js";
+import { PART_FIELDS, partFromRow } from "./parts.js";
 import { bigintValue, checkDateRange, splitIdsInCategory, whereTransactions, type TransactionFilter } from "./query.js";
 import { containsPattern, foldKey, normalizeTags } from "../shared/text.js";
 
@@ -153,15 +153,24 @@ export async function listTransactions(db: Knex, userId: string, p: ListTransact
     .limit(limit + 1)
     .select(PAGE_COLUMNS);
 
-  // The tags come with the page, one correlated lookup per row of the (transaction_id, tag) key, instead
-  // of a second statement with limit + 1 bindings. The outer query runs it on the page only: inside the
-  // page query a plan that sorts would run it for every row it sorts. The outer ORDER BY restores the page's
-  // order (the key and id are a total order) over at most limit + 1 rows.
+  // One statement: the page, and with each of its rows (the outer query runs these on the page only:
+  // inside the page query a plan that sorts would run them for every row it sorts) its tags, one
+  // correlated lookup of the (transaction_id, tag) key, and a split row's parts, one of the parts'
+  // primary key. The outer ORDER BY restores the page's order (the key and id are a total order) over at
+  // most limit + 1 rows. On the first page, total_count comes along too: a COUNT(*) over the same filters,
+  // run only when the page is full (count(*) over () of its limit + 1 rows says so: an uncorrelated
+  // subquery is evaluated once, and only when the CASE reaches it); otherwise the page is the whole result.
   const tagsOfRow = tagsOfTransactionSql(db, "p.id", "tags_of_row");
-  const raw = (await db
-    .select("p.*", db.raw(tagsOfRow))
+  const partsOfRow = jsonRowsSql(db, PART_FIELDS, "transaction_parts x WHERE x.transaction_id = p.id", "x.position", "parts_of_row");
+  const outer = db
+    .select("p.*", db.raw(tagsOfRow), db.raw(partsOfRow))
     .from(page.as("p"))
-    .orderByRaw(`${byDate ? "p.date" : "abs(p.amount_minor)"} ${dir}, p.id ${dir}`)) as Record<string, unknown>[];
+    .orderByRaw(`${byDate ? "p.date" : "abs(p.amount_minor)"} ${dir}, p.id ${dir}`);
+  if (!after) {
+    const count = whereTransactions(db, db("transactions"), filters, null).count("*");
+    outer.select(db.raw("CASE WHEN count(*) OVER () > ? THEN ? END AS total_of_rows", [limit, count]));
+  }
+  const raw = (await outer) as Record<string, unknown>[];
   const rows = raw.map(coerceTransactionRow);
   const tags = raw.map((r) => {
     const t = r.tags_of_row;
@@ -172,10 +181,7 @@ export async function listTransactions(db: Knex, userId: string, p: ListTransact
   if (after) total = after.t;
   else if (rows.length <= limit)
     total = rows.length; // the whole result fits on this page: nothing to count
-  else {
-    const counted = await whereTransactions(db, db("transactions"), filters, null).count({ n: "*" }).first();
-    total = Number((counted as { n: unknown } | undefined)?.n ?? 0);
-  }
+  else total = Number(raw[0]?.total_of_rows ?? 0);
   const { page: pageRows, hasMore, last } = splitPage(rows, limit);
   const next_cursor =
     hasMore && last
@@ -186,10 +192,13 @@ export async function listTransactions(db: Knex, userId: string, p: ListTransact
           t: total,
         })
       : null;
-  // A split row shows its parts: one more statement, by the parts' primary key, for the page's rows.
-  const parts = await partsOf(db, pageRows);
+  // A split row shows its parts (an unsplit row has none: NULL, or an empty array).
+  const parts = raw.map((r, i) => {
+    const list = jsonValue(r.parts_of_row) as Record<string, unknown>[] | null;
+    return list && list.length > 0 ? list.map((x) => partFromRow(x, rows[i]!.currency)) : undefined;
+  });
   return {
-    transactions: pageRows.map((r, i) => transactionFromRow(r, tags[i]!, parts.get(r.id))),
+    transactions: pageRows.map((r, i) => transactionFromRow(r, tags[i]!, parts[i])),
     next_cursor,
     total_count: total,
   };
