@@ -32,7 +32,7 @@ const BUDGET: Record<string, { postgres: number; sqlite: number }> = {
   list_wallets: { postgres: 1, sqlite: 1 },
   get_wallet_balance: { postgres: 1, sqlite: 1 },
   search_product_knowledge: { postgres: 1, sqlite: 1 },
-  get_knowledge_article: { postgres: 2, sqlite: 2 },
+  get_knowledge_article: { postgres: 1, sqlite: 1 },
   whoami: { postgres: 0, sqlite: 0 },
   list_capabilities: { postgres: 0, sqlite: 0 },
   list_changes: { postgres: 3, sqlite: 3 },
