@@ -23,8 +23,8 @@ const BUDGET: Record<string, { postgres: number; sqlite: number }> = {
   // The page with its tags, its split parts and (first page, when full) its count: one statement.
   list_transactions: { postgres: 1, sqlite: 1 },
   get_transaction_summary: { postgres: 1, sqlite: 1 },
-  list_categories: { postgres: 2, sqlite: 2 },
-  list_tags: { postgres: 2, sqlite: 2 },
+  list_categories: { postgres: 1, sqlite: 1 },
+  list_tags: { postgres: 1, sqlite: 1 },
   list_budgets: { postgres: 2, sqlite: 2 },
   get_budget_status: { postgres: 2, sqlite: 2 },
   list_goals: { postgres: 1, sqlite: 1 },
