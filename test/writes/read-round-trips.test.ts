@@ -35,7 +35,7 @@ const BUDGET: Record<string, { postgres: number; sqlite: number }> = {
   get_knowledge_article: { postgres: 1, sqlite: 1 },
   whoami: { postgres: 0, sqlite: 0 },
   list_capabilities: { postgres: 0, sqlite: 0 },
-  list_changes: { postgres: 3, sqlite: 3 },
+  list_changes: { postgres: 1, sqlite: 1 },
   list_bill_reminders: { postgres: 1, sqlite: 1 },
   calculate: { postgres: 0, sqlite: 0 },
   list_rules: { postgres: 1, sqlite: 1 },
