@@ -101,6 +101,8 @@ describe(`read tools: round trips (${engine})`, function () {
       )
     ).budget.id;
     ids.goal = (await server.call("create_goal", { name: "Japan trip", target_amount: "4000.00", currency: "USD", idempotency_key: key() }, u.token)).goal.id;
+    // A goal with contributions: its progress shows the latest ones (one statement more per goal, before).
+    for (const amount of ["100.00", "50.00"]) await server.call("add_goal_funds", { goal_id: ids.goal, amount, idempotency_key: key() }, u.token);
   });
   after(async () => server?.close());
 
@@ -112,6 +114,25 @@ describe(`read tools: round trips (${engine})`, function () {
       "read tools without a budget",
     ).to.deep.equal([]);
   });
+
+  // The benchmark's shapes, where they differ from the spec's examples: a wallet's page (the wallet checked
+  // in the page's statement), a full first page (its count), a non-empty list of changes (touched rows).
+  const SHAPES: { tool: string; params: () => Record<string, unknown>; budget: number }[] = [
+    { tool: "list_transactions", params: () => ({ wallet_id: ids.wallet, date_from: "2026-03-01", date_to: "2026-03-31", limit: 2 }), budget: 1 },
+    { tool: "get_wallet_balance", params: () => ({ wallet_id: ids.wallet }), budget: 1 },
+    { tool: "list_changes", params: () => ({ limit: 15 }), budget: 1 },
+    { tool: "get_goal_progress", params: () => ({}), budget: 1 },
+  ];
+  for (const shape of SHAPES) {
+    it(`${shape.tool} ${JSON.stringify(Object.keys(shape.params()))} stays within ${shape.budget}`, async () => {
+      const params = shape.params();
+      const first = await server.call(shape.tool, params, u.token);
+      expect(first, "an answer").to.not.equal(undefined);
+      const statements = await statementsOf(server.db, () => server.call(shape.tool, params, u.token));
+      console.log(`      ${shape.tool}: ${statements.length} statement(s) (budget ${shape.budget})`);
+      expect(statements.length, statements.join("\n")).to.be.at.most(shape.budget);
+    });
+  }
 
   for (const tool of readTools) {
     it(`${tool} stays within its budget`, async () => {
