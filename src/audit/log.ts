@@ -115,20 +115,27 @@ export interface AuditFilters {
   beforeId?: string;
 }
 
-/** A user's entries newest first, filtered: list_changes. Index (user_id, id). */
-export async function findAuditEntries(db: Knex, userId: string, f: AuditFilters, limit: number): Promise<AuditEntry[]> {
+/**
+ * A user's entries newest first, filtered (list_changes; index (user_id, id)): a query over `audit_log`,
+ * its rows read with auditEntryOf, so that the reader selects more with each entry in the same statement.
+ */
+export function auditEntriesQuery(db: Knex, userId: string, f: AuditFilters, limit: number): Knex.QueryBuilder {
   const q = db("audit_log")
     .where({ user_id: userId })
     .whereIn("resource_type", [...f.resourceTypes]);
   if (f.idempotencyKey !== undefined) q.andWhere("idempotency_key", f.idempotencyKey);
-  if (f.auditId !== undefined) q.andWhere("id", f.auditId);
+  if (f.auditId !== undefined) q.andWhere("audit_log.id", f.auditId);
   if (f.tool !== undefined) q.andWhere("tool", f.tool);
   if (f.since !== undefined) q.andWhere("created_at", ">=", f.since);
   if (f.until !== undefined) q.andWhere("created_at", "<", f.until);
   if (f.tokenIds !== undefined) q.whereIn("token_id", [...f.tokenIds]);
-  if (f.beforeId !== undefined) q.andWhere("id", "<", f.beforeId);
-  const rows = await q.orderBy("id", "desc").limit(limit);
-  return rows.map(toEntry);
+  if (f.beforeId !== undefined) q.andWhere("audit_log.id", "<", f.beforeId);
+  return q.orderBy("audit_log.id", "desc").limit(limit);
+}
+
+/** A row of auditEntriesQuery as an entry. */
+export function auditEntryOf(row: AuditRow): AuditEntry {
+  return toEntry(row);
 }
 
 /** A user's newest entries first: the audit CLI. */

@@ -54,18 +54,6 @@ export async function rowChangesOf(db: Knex, userId: string, auditId: string): P
   return rows.map(toChange);
 }
 
-/** The rows several writes changed, by audit id (list_changes names every row a write touched). */
-export async function rowChangesOfMany(db: Knex, userId: string, auditIds: readonly string[]): Promise<Map<string, RowChange[]>> {
-  const out = new Map<string, RowChange[]>();
-  if (auditIds.length === 0) return out;
-  const rows = await db("audit_rows")
-    .where({ user_id: userId })
-    .whereIn("audit_id", [...auditIds])
-    .orderBy("id");
-  for (const r of rows.map(toChange)) out.set(r.auditId, [...(out.get(r.auditId) ?? []), r]);
-  return out;
-}
-
 /** The newest write after `afterAuditId` that changed this row, if the log has one (the one to undo first). */
 export async function laterChangeOf(db: Knex, userId: string, table: string, rowKey: string, afterAuditId: string): Promise<string | undefined> {
   const row = await db("audit_rows")

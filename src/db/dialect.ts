@@ -51,3 +51,24 @@ export function rawRows(result: unknown): Record<string, unknown>[] {
 export function forUpdate(db: Knex, q: Knex.QueryBuilder): Knex.QueryBuilder {
   return dialect(db) === "postgres" ? q.forUpdate() : q;
 }
+
+/**
+ * A subquery answering, as `alias`, the rows of `from` (the SQL after FROM: a table, its alias and WHERE;
+ * correlated or not) as one JSON array of objects, `fields` naming each object's keys and their SQL, in
+ * `orderBy` order: json_agg(json_build_object(…)) on Postgres, json_group_array(json_object(…)) on
+ * SQLite. No rows: NULL on Postgres, an empty array on SQLite; read it with jsonValue. JSON numbers are
+ * doubles: a BIGINT field goes in as CAST(… AS TEXT).
+ */
+export function jsonRowsSql(db: Knex, fields: Readonly<Record<string, string>>, from: string, orderBy: string, alias: string): string {
+  const pairs = Object.entries(fields)
+    .map(([key, sql]) => `'${key}', ${sql}`)
+    .join(", ");
+  return dialect(db) === "postgres"
+    ? `(SELECT json_agg(json_build_object(${pairs}) ORDER BY ${orderBy}) FROM ${from}) AS ${alias}`
+    : `(SELECT json_group_array(json_object(${pairs}) ORDER BY ${orderBy}) FROM ${from}) AS ${alias}`;
+}
+
+/** A JSON column or subquery (jsonRowsSql) as read from either driver: pg parses json, better-sqlite3 answers text. */
+export function jsonValue(value: unknown): unknown {
+  return typeof value === "string" ? (JSON.parse(value) as unknown) : (value ?? null);
+}

@@ -9,8 +9,8 @@
 import type { Knex } from "knex";
 import type { ChangeEntry, ListChangesParams } from "../../../generated/types.js";
 import { AREA_OF } from "../../audit/areas.js";
-import { findAuditEntries, type AuditEntry } from "../../audit/log.js";
-import { rowChangesOfMany } from "../../audit/rows.js";
+import { auditEntriesQuery, auditEntryOf, type AuditEntry } from "../../audit/log.js";
+import { jsonRowsSql, jsonValue } from "../../db/dialect.js";
 import { startOfDayIn } from "../../calendar/time-zones.js";
 import { addDays } from "../../calendar/days.js";
 import { describeChange } from "./describe.js";
@@ -52,21 +52,21 @@ export async function listChanges(
   const resourceTypes = Object.keys(AREA_OF).filter((type) => caller.scopes.has(`read:${AREA_OF[type]}`) && (p.area === undefined || AREA_OF[type] === p.area));
   if (resourceTypes.length === 0) return { changes: [], next_cursor: null };
 
-  const tokens: { id: string; name: string }[] = (await db("mcp_tokens").where({ user_id: userId }).select("id", "name")).map((t) => ({
-    id: String(t.id),
-    name: String(t.name),
-  }));
+  // One statement without a client filter: the entries, each with its client's name, the keys of the rows
+  // it touched (the audit's captured rows) and the user's wallet names (uncorrelated: read once). A client
+  // filter first looks up the tokens whose name holds it (JavaScript's case folding, not the database's).
   let tokenIds: string[] | undefined;
   if (p.client !== undefined) {
     const wanted = p.client.toLowerCase();
-    tokenIds = tokens.filter((t) => t.name.toLowerCase().includes(wanted)).map((t) => t.id);
+    const tokens = (await db("mcp_tokens").where({ user_id: userId }).select("id", "name")) as { id: unknown; name: unknown }[];
+    tokenIds = tokens.filter((t) => String(t.name).toLowerCase().includes(wanted)).map((t) => String(t.id));
     if (tokenIds.length === 0) return { changes: [], next_cursor: null };
   }
   const dayRange =
     p.day === undefined
       ? {}
       : { since: startOfDayIn(caller.timezone, p.day).toISOString(), until: startOfDayIn(caller.timezone, addDays(p.day, 1)).toISOString() };
-  const entries = await findAuditEntries(
+  const q = auditEntriesQuery(
     db,
     userId,
     {
@@ -80,27 +80,31 @@ export async function listChanges(
       beforeId: after?.i,
     },
     size + 1,
+  ).select(
+    "audit_log.*",
+    db.raw("(SELECT k.name FROM mcp_tokens k WHERE k.id = audit_log.token_id AND k.user_id = audit_log.user_id) AS client_name"),
+    db.raw(jsonRowsSql(db, { row_key: "x.row_key" }, "audit_rows x WHERE x.user_id = audit_log.user_id AND x.audit_id = audit_log.id", "x.id", "touched_rows")),
+    db.raw(jsonRowsSql(db, { id: "w.id", name: "w.name" }, "wallets w WHERE w.user_id = ?", "w.id", "wallet_names"), [userId]),
   );
-  const { page, hasMore, last } = splitPage(entries, size);
-
-  const rows = await rowChangesOfMany(
-    db,
-    userId,
-    page.map((e) => e.id),
+  const raw = (await q) as Record<string, unknown>[];
+  const { page, hasMore, last } = splitPage(
+    raw.map((r) => ({ ...auditEntryOf(r), row: r })),
+    size,
   );
-  const walletNames = new Map<string, string>((await db("wallets").where({ user_id: userId }).select("id", "name")).map((w) => [String(w.id), String(w.name)]));
+  const walletNames = new Map<string, string>();
+  for (const w of (jsonValue(raw[0]?.wallet_names) as { id: string; name: string }[] | null) ?? []) walletNames.set(String(w.id), String(w.name));
   const wallet = (id: string) => walletNames.get(id) ?? id;
-  const clientOf = new Map(tokens.map((t) => [t.id, t.name]));
   return {
     changes: page.map((e) => {
-      const touched = rows.get(e.id);
+      const rows = jsonValue(e.row.touched_rows) as { row_key: string }[] | null;
+      const touched = rows && rows.length > 0 ? rows.map((r) => JSON.parse(String(r.row_key)) as Record<string, unknown>) : undefined;
       // Rows of the user's data with an id of their own (a tag row belongs to its transaction).
-      const ids = touched ? [...new Set(touched.filter((r) => typeof r.key.id === "string").map((r) => String(r.key.id)))] : idsOf(e);
+      const ids = touched ? [...new Set(touched.filter((key) => typeof key.id === "string").map((key) => String(key.id)))] : idsOf(e);
       return {
         audit_id: e.id,
         at: e.created_at,
         tool: e.tool,
-        client: e.token_id === null ? null : (clientOf.get(e.token_id) ?? null),
+        client: e.token_id === null || e.row.client_name == null ? null : String(e.row.client_name),
         summary: describeChange(e, wallet),
         ids,
       };

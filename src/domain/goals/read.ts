@@ -6,36 +6,34 @@ import type { GetGoalProgressParams, GetGoalProgressResult, GoalProgress, ListGo
 import type { DomainContext } from "../../context.js";
 import { todayInTimeZone } from "../../calendar/time-zones.js";
 import { computeProgress, recentWindow } from "./progress.js";
-import { contributionToApi, getGoal, goalSums, goalToApi, listContributions, listGoalRecords } from "./store.js";
+import { contributionToApi, goalsWithSums, goalToApi } from "./store.js";
 
-/** The user's goals by name with their saved amounts (one SUM per goal, one query); archived ones on request. */
+/** The user's goals by name with their saved amounts, in one statement (goalsWithSums); archived ones on request. */
 export async function listGoals(ctx: DomainContext, params: ListGoalsParams): Promise<ListGoalsResult> {
-  const userId = ctx.caller.userId;
-  const goals = await listGoalRecords(ctx.db, userId, params.include_archived === true);
-  const sums = await goalSums(
-    ctx.db,
-    userId,
-    goals.map((g) => g.id),
-  );
-  return { goals: goals.map((g) => goalToApi(g, sums.get(g.id)?.saved ?? 0n)) };
+  const goals = await goalsWithSums(ctx.db, ctx.caller.userId, { includeArchived: params.include_archived === true });
+  return { goals: goals.map(({ goal, sums }) => goalToApi(goal, sums.saved)) };
 }
 
-/** One goal (archived included) or every goal that is not archived, as of today in the user's timezone. */
+/**
+ * One goal (archived included) or every goal that is not archived, as of today in the user's timezone:
+ * the goals, their sums and their five latest contributions in one statement (goalsWithSums).
+ */
 export async function goalProgress(ctx: DomainContext, params: GetGoalProgressParams): Promise<GetGoalProgressResult> {
-  const userId = ctx.caller.userId;
   const today = todayInTimeZone(ctx.caller.timezone, ctx.now());
-  const goals = params.goal_id !== undefined ? [await getGoal(ctx.db, userId, params.goal_id)] : await listGoalRecords(ctx.db, userId, false);
-  const sums = await goalSums(
+  const goals = await goalsWithSums(
     ctx.db,
-    userId,
-    goals.map((g) => g.id),
-    recentWindow(today),
+    ctx.caller.userId,
+    params.goal_id !== undefined ? { goalId: params.goal_id, field: "goal_id" } : { includeArchived: false },
+    { window: recentWindow(today), latest: 5 },
   );
-  const out: GoalProgress[] = [];
-  for (const g of goals) {
-    const s = sums.get(g.id) ?? { saved: 0n, recent: 0n, count: 0 };
-    const latest = s.count === 0 ? [] : (await listContributions(ctx.db, userId, g.id, 5)).map((c) => contributionToApi(c, g.currency));
-    out.push(computeProgress(g, s.saved, s.recent, latest, today));
-  }
+  const out: GoalProgress[] = goals.map(({ goal: g, sums: s, latest }) =>
+    computeProgress(
+      g,
+      s.saved,
+      s.recent,
+      latest.map((c) => contributionToApi(c, g.currency)),
+      today,
+    ),
+  );
   return { as_of: today, goals: out };
 }

@@ -9,6 +9,7 @@ import type { Goal, GoalContribution, GoalStatus } from "../../../generated/type
 import { notFound } from "../../errors.js";
 import { toMinorBigInt, toMoney, type MinorLike } from "../../money/amount.js";
 import { foldKey, nullableText } from "../shared/text.js";
+import { jsonRowsSql, jsonValue } from "../../db/dialect.js";
 
 export interface GoalRecord {
   id: string;
@@ -138,14 +139,6 @@ export async function getGoal(db: Knex, userId: string, id: string, field = "goa
   return rowToGoal(row);
 }
 
-/** The user's goals by name; archived ones only with includeArchived. */
-export async function listGoalRecords(db: Knex, userId: string, includeArchived: boolean): Promise<GoalRecord[]> {
-  const q = db("goals").where({ user_id: userId });
-  if (!includeArchived) q.whereNot({ status: "archived" });
-  const rows = await q.orderBy([{ column: "name_normalized" }, { column: "id" }]);
-  return rows.map(rowToGoal);
-}
-
 export interface GoalSums {
   /** SUM of all contributions. */
   saved: bigint;
@@ -162,19 +155,82 @@ export async function goalSums(db: Knex, userId: string, goalIds: readonly strin
   const out = new Map<string, GoalSums>();
   for (const id of goalIds) out.set(id, { saved: 0n, recent: 0n, count: 0 });
   if (goalIds.length === 0) return out;
-  const w = window ?? { from: "9999-12-31", to: "0000-01-01" }; // an empty window
-  const rows = (await db("goal_contributions")
-    .where({ user_id: userId })
-    .whereIn("goal_id", [...goalIds])
-    .groupBy("goal_id")
-    .select("goal_id")
-    .sum({ saved: "amount_minor" })
-    .select(db.raw('SUM(CASE WHEN "date" >= ? AND "date" <= ? THEN amount_minor ELSE 0 END) AS recent', [w.from, w.to]))
-    .count({ n: "*" })) as { goal_id: string; saved: MinorLike | null; recent: MinorLike | null; n: MinorLike }[];
+  const rows = (await goalSumsQuery(db, userId, window).whereIn("goal_id", [...goalIds])) as {
+    goal_id: string;
+    saved: MinorLike | null;
+    recent: MinorLike | null;
+    n: MinorLike;
+  }[];
   for (const r of rows) {
     out.set(String(r.goal_id), { saved: toMinorBigInt(r.saved ?? 0), recent: toMinorBigInt(r.recent ?? 0), count: Number(r.n) });
   }
   return out;
+}
+
+/** A goal with its sums (goalSums) and, when asked, its latest contributions, newest first. */
+export interface GoalWithSums {
+  goal: GoalRecord;
+  sums: GoalSums;
+  latest: ContributionRecord[];
+}
+
+/** The columns rowToContribution reads, as SQL over the alias `x` (jsonRowsSql's fields). */
+const CONTRIBUTION_FIELDS = {
+  id: "x.id",
+  user_id: "x.user_id",
+  goal_id: "x.goal_id",
+  amount_minor: "CAST(x.amount_minor AS TEXT)",
+  date: "x.date",
+  note: "x.note",
+  from_wallet_id: "x.from_wallet_id",
+  transaction_id: "x.transaction_id",
+  created_at: "x.created_at",
+} as const;
+
+/**
+ * One goal (not_found naming `field`) or the user's goals by name (archived ones when asked), each with
+ * goalSums' sums over `window` and, with `latest`, that many of its newest contributions
+ * (listContributions' order): one statement, the sums a grouped query joined on the goal id, the
+ * contributions a JSON array per goal (jsonRowsSql).
+ */
+export async function goalsWithSums(
+  db: Knex,
+  userId: string,
+  which: { goalId: string; field: string } | { includeArchived: boolean },
+  opts: { window?: { from: string; to: string }; latest?: number } = {},
+): Promise<GoalWithSums[]> {
+  const sums = goalSumsQuery(db, userId, opts.window);
+  if ("goalId" in which) sums.andWhere("goal_id", which.goalId);
+  const q = db({ g: "goals" })
+    .where("g.user_id", userId)
+    .leftJoin(sums.as("s"), "s.goal_id", "g.id")
+    .select("g.*", { sum_saved: "s.saved", sum_recent: "s.recent", sum_n: "s.n" });
+  if (opts.latest !== undefined) {
+    const newest = "x.date DESC, x.created_at DESC, x.id DESC";
+    const from = `(SELECT * FROM goal_contributions c WHERE c.user_id = g.user_id AND c.goal_id = g.id ORDER BY c.date DESC, c.created_at DESC, c.id DESC LIMIT ${Number(opts.latest)}) x`;
+    q.select(db.raw(jsonRowsSql(db, CONTRIBUTION_FIELDS, from, newest, "latest_rows")));
+  }
+  if ("goalId" in which) q.andWhere("g.id", which.goalId);
+  else if (!which.includeArchived) q.whereNot("g.status", "archived");
+  const rows = (await q.orderBy([{ column: "g.name_normalized" }, { column: "g.id" }])) as Record<string, unknown>[];
+  if ("goalId" in which && rows.length === 0) throw notFound("goal", which.field, which.goalId);
+  return rows.map((r) => ({
+    goal: rowToGoal(r),
+    sums: { saved: toMinorBigInt((r.sum_saved ?? 0) as MinorLike), recent: toMinorBigInt((r.sum_recent ?? 0) as MinorLike), count: Number(r.sum_n ?? 0) },
+    latest: ((jsonValue(r.latest_rows) as Record<string, unknown>[] | null) ?? []).map(rowToContribution),
+  }));
+}
+
+/** goalSums as a query (goal_id, saved, recent, n) over all the user's goals, to be narrowed, run or joined. */
+function goalSumsQuery(db: Knex, userId: string, window?: { from: string; to: string }): Knex.QueryBuilder {
+  const w = window ?? { from: "9999-12-31", to: "0000-01-01" }; // an empty window
+  return db("goal_contributions")
+    .where({ user_id: userId })
+    .groupBy("goal_id")
+    .select("goal_id")
+    .sum({ saved: "amount_minor" })
+    .select(db.raw('SUM(CASE WHEN "date" >= ? AND "date" <= ? THEN amount_minor ELSE 0 END) AS recent', [w.from, w.to]))
+    .count({ n: "*" });
 }
 
 /** The saved amount of one goal (SUM of its contributions). */

@@ -75,14 +75,20 @@ const RELATED = 3;
 /**
  * One entry whole, or undefined. Related entries are those sharing the most tags with it (ties by id):
  * the corpus is the product's help (tens of entries), so comparing tag lists in memory is cheaper than a
- * JSON query per dialect.
+ * JSON query per dialect. One statement: every entry's id, title and tags, and the body of this one only.
  */
 export async function findArticle(db: Knex, id: string): Promise<KnowledgeArticle | undefined> {
-  const row = await db("kb_entries").where({ id }).first("id", "title", "tags", "body");
+  const rows = (await db("kb_entries").select("id", "title", "tags", db.raw("CASE WHEN id = ? THEN body END AS body", [id]))) as {
+    id: string;
+    title: string;
+    tags: string;
+    body: string | null;
+  }[];
+  const row = rows.find((r) => r.id === id);
   if (!row) return undefined;
   const tags = JSON.parse(String(row.tags)) as string[];
-  const others = (await db("kb_entries").whereNot({ id }).select("id", "title", "tags")) as { id: string; title: string; tags: string }[];
-  const related = others
+  const related = rows
+    .filter((o) => o.id !== id)
     .map((o) => ({ id: o.id, title: o.title, shared: (JSON.parse(o.tags) as string[]).filter((t) => tags.includes(t)).length }))
     .filter((o) => o.shared > 0)
     .sort((a, b) => b.shared - a.shared || (a.id < b.id ? -1 : 1))

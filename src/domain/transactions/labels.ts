@@ -2,7 +2,7 @@
  * list_categories and list_tags: the labels a user's transactions carry, most used first (ties by the
  * folded name), each with its transaction count, last day used and expenses per currency, optionally
  * within dates. One GROUP BY per page over the user's rows (index (user_id, date, id) when dates are
- * given), then one for the page's spending; keyset paging over (count desc, key asc) with HAVING, so a
+ * given) and one for the page's spending, in one statement; keyset paging over (count desc, key asc) with HAVING, so a
  * page never re-reads the ones before it in JavaScript.
  */
 import type { Knex } from "knex";
@@ -70,6 +70,8 @@ export async function listLabels(
   const fingerprint = queryFingerprint({ kind, date_from: p.date_from, date_to: p.date_to });
   const after = p.cursor !== undefined ? decodeCursor(p.cursor, fingerprint, isPosition) : undefined;
 
+  // One statement: the page (a CTE, materialized: it is read twice) and, for its labels, the spending
+  // net of refunds (an income line flagged refund) per currency, the refunds shown apart, joined to it.
   const { q, key, name } = source(db, kind, userId, p);
   q.select(
     db.raw(`${key} AS k`),
@@ -80,39 +82,47 @@ export async function listLabels(
     db.raw("COUNT(DISTINCT CASE WHEN t.date > ? THEN t.id END) AS scheduled", [today]),
   ).groupByRaw(key);
   if (after) q.havingRaw(`${COUNT} < ? OR (${COUNT} = ? AND ${key} > ?)`, [after.n, after.n, after.k]);
-  const rows = (await q.orderByRaw(`${COUNT} DESC, ${key} ASC`).limit(size + 1)) as {
+  q.orderByRaw(`${COUNT} DESC, ${key} ASC`).limit(size + 1);
+  const sums = source(db, kind, userId, p)
+    .q.andWhereRaw(`(t.direction = 'expense' OR ${LINE.refund} = 1)`)
+    .andWhere("t.date", "<=", today)
+    .whereRaw(`${key} IN (SELECT lp.k FROM label_page lp)`)
+    .select(
+      db.raw(`${key} AS k`),
+      "t.currency",
+      db.raw(`SUM(-${LINE.amount}) AS spent`),
+      db.raw(`SUM(CASE WHEN ${LINE.refund} = 1 THEN ${LINE.amount} ELSE 0 END) AS refunds`),
+    )
+    .groupByRaw(`${key}, t.currency`);
+  const joined = (await db
+    .withMaterialized("label_page", q)
+    .with("label_sums", sums)
+    .from("label_page")
+    .leftJoin("label_sums", "label_sums.k", "label_page.k")
+    .select("label_page.*", "label_sums.currency", { spent: "label_sums.spent" }, { refunds: "label_sums.refunds" })
+    .orderBy([{ column: "label_page.n", order: "desc" }, { column: "label_page.k" }, { column: "label_sums.currency" }])) as {
     k: string;
     name: string;
     n: unknown;
     last_used: string | null;
     scheduled: unknown;
+    currency: string | null;
+    spent: MinorLike | null;
+    refunds: MinorLike | null;
   }[];
-  const { page, hasMore, last } = splitPage(rows, size);
-
-  // Spending net of refunds (an income line flagged refund), the refunds shown apart.
+  // A label per row of the page, in the page's order; its spending one row per currency.
+  const byKey = new Map<string, (typeof joined)[number]>();
   const spent = new Map<string, LabelUse["spent"]>();
   const refunds = new Map<string, LabelUse["spent"]>();
-  if (page.length > 0) {
-    const s = source(db, kind, userId, p);
-    const keys = page.map((r) => r.k);
-    const sums = (await s.q
-      .andWhereRaw(`(t.direction = 'expense' OR ${LINE.refund} = 1)`)
-      .andWhere("t.date", "<=", today)
-      .whereRaw(`${key} IN (${keys.map(() => "?").join(", ")})`, keys)
-      .select(
-        db.raw(`${key} AS k`),
-        "t.currency",
-        db.raw(`SUM(-${LINE.amount}) AS spent`),
-        db.raw(`SUM(CASE WHEN ${LINE.refund} = 1 THEN ${LINE.amount} ELSE 0 END) AS refunds`),
-      )
-      .groupByRaw(`${key}, t.currency`)
-      .orderBy("t.currency")) as { k: string; currency: string; spent: MinorLike; refunds: MinorLike }[];
-    for (const r of sums) {
-      spent.set(r.k, [...(spent.get(r.k) ?? []), toMoney(toMinorBigInt(r.spent), r.currency)]);
-      const back = toMinorBigInt(r.refunds ?? 0);
-      if (back !== 0n) refunds.set(r.k, [...(refunds.get(r.k) ?? []), toMoney(back, r.currency)]);
-    }
+  for (const r of joined) {
+    if (!byKey.has(r.k)) byKey.set(r.k, r);
+    if (r.currency === null) continue;
+    spent.set(r.k, [...(spent.get(r.k) ?? []), toMoney(toMinorBigInt(r.spent ?? 0), r.currency)]);
+    const back = toMinorBigInt(r.refunds ?? 0);
+    if (back !== 0n) refunds.set(r.k, [...(refunds.get(r.k) ?? []), toMoney(back, r.currency)]);
   }
+  const { page, hasMore, last } = splitPage([...byKey.values()], size);
+
   return {
     labels: page.map((r) => {
       const scheduled = Number(r.scheduled ?? 0);

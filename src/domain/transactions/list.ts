@@ -15,10 +15,11 @@ import type { Knex } from "knex";
 import type { ListTransactionsParams, ListTransactionsResult, TransactionSelection } from "../../../generated/types.js";
 import { decodeCursor, encodeCursor, pageSize, queryFingerprint, splitPage } from "../paging.js";
 import { getWalletRow } from "../wallets/store.js";
+import { notFound } from "../../errors.js";
 import { boundInMinorUnits, exponentOf } from "../shared/amounts.js";
-import { fromWithIndex, tagsOfTransactionSql } from "../../db/dialect.js";
+import { fromWithIndex, jsonRowsSql, jsonValue, tagsOfTransactionSql } from "../../db/dialect.js";
 import { coerceTransactionRow, transactionFromRow } from "./store.js";
-import { partsOf } from "./parts.js";
+import { PART_FIELDS, partFromRow } from "./parts.js";
 import { bigintValue, checkDateRange, splitIdsInCategory, whereTransactions, type TransactionFilter } from "./query.js";
 import { containsPattern, foldKey, normalizeTags } from "../shared/text.js";
 
@@ -29,12 +30,29 @@ type Sort = "date_desc" | "date_asc" | "amount_desc" | "amount_asc";
  * update_transactions' `filter` (the same filters, TransactionSelection in the spec).
  */
 export async function resolveFilters(db: Knex, userId: string, p: TransactionSelection): Promise<TransactionFilter> {
+  return (await resolveFilterOf(db, userId, p, false)).filter;
+}
+
+/**
+ * resolveFilters; with `deferWallet`, a wallet_id whose currency no amount bound needs is not looked up
+ * but answered as `uncheckedWalletId`, for the caller to check in its own statement (listTransactions).
+ */
+async function resolveFilterOf(
+  db: Knex,
+  userId: string,
+  p: TransactionSelection,
+  deferWallet: boolean,
+): Promise<{ filter: TransactionFilter; uncheckedWalletId?: string }> {
   checkDateRange(p.date_from, p.date_to);
   const f: TransactionFilter = { userId };
   if (p.date_from !== undefined) f.dateFrom = p.date_from;
   if (p.date_to !== undefined) f.dateTo = p.date_to;
   let walletCurrency: string | undefined;
-  if (p.wallet_id !== undefined) {
+  let uncheckedWalletId: string | undefined;
+  if (p.wallet_id !== undefined && deferWallet && p.min_amount === undefined && p.max_amount === undefined) {
+    f.walletId = p.wallet_id;
+    uncheckedWalletId = p.wallet_id;
+  } else if (p.wallet_id !== undefined) {
     const wallet = await getWalletRow(db, userId, p.wallet_id, "wallet_id");
     f.walletId = wallet.id;
     walletCurrency = wallet.currency;
@@ -68,7 +86,7 @@ export async function resolveFilters(db: Knex, userId: string, p: TransactionSel
       ...(p.max_amount !== undefined ? { max: boundInMinorUnits(p.max_amount, exponent, "max") } : {}),
     }));
   }
-  return f;
+  return uncheckedWalletId === undefined ? { filter: f } : { filter: f, uncheckedWalletId };
 }
 
 const sqlValue = (v: string | bigint): Knex.Value => (typeof v === "bigint" ? bigintValue(v) : v);
@@ -126,7 +144,8 @@ const PAGE_COLUMNS = [
 export async function listTransactions(db: Knex, userId: string, p: ListTransactionsParams): Promise<ListTransactionsResult> {
   const sort: Sort = p.sort ?? "date_desc";
   const limit = pageSize(p.limit);
-  const filters = await resolveFilters(db, userId, p);
+  // The wallet of a wallet_id is checked by the page's own statement (below), not looked up first.
+  const { filter: filters, uncheckedWalletId } = await resolveFilterOf(db, userId, p, true);
   const after = p.cursor !== undefined ? decodeCursor(p.cursor, fingerprint(p), isPosition(sort)) : undefined;
 
   const byDate = sort.startsWith("date");
@@ -153,15 +172,28 @@ export async function listTransactions(db: Knex, userId: string, p: ListTransact
     .limit(limit + 1)
     .select(PAGE_COLUMNS);
 
-  // The tags come with the page, one correlated lookup per row of the (transaction_id, tag) key, instead
-  // of a second statement with limit + 1 bindings. The outer query runs it on the page only: inside the
-  // page query a plan that sorts would run it for every row it sorts. The outer ORDER BY restores the page's
-  // order (the key and id are a total order) over at most limit + 1 rows.
+  // One statement: the page, and with each of its rows (the outer query runs these on the page only:
+  // inside the page query a plan that sorts would run them for every row it sorts) its tags, one
+  // correlated lookup of the (transaction_id, tag) key, and a split row's parts, one of the parts'
+  // primary key. The outer ORDER BY restores the page's order (the key and id are a total order) over at
+  // most limit + 1 rows. On the first page, total_count comes along too: a COUNT(*) over the same filters,
+  // run only when the page is full (count(*) over () of its limit + 1 rows says so: an uncorrelated
+  // subquery is evaluated once, and only when the CASE reaches it); otherwise the page is the whole result.
   const tagsOfRow = tagsOfTransactionSql(db, "p.id", "tags_of_row");
-  const raw = (await db
-    .select("p.*", db.raw(tagsOfRow))
-    .from(page.as("p"))
-    .orderByRaw(`${byDate ? "p.date" : "abs(p.amount_minor)"} ${dir}, p.id ${dir}`)) as Record<string, unknown>[];
+  const partsOfRow = jsonRowsSql(db, PART_FIELDS, "transaction_parts x WHERE x.transaction_id = p.id", "x.position", "parts_of_row");
+  // With a wallet_id, the page hangs off the user's wallet row (LEFT JOIN … ON TRUE): no row at all means
+  // no such wallet (not_found, as resolveFilters says it), a row without an id an empty page.
+  const outer =
+    uncheckedWalletId === undefined ? db.from(page.as("p")) : db.from({ w: "wallets" }).joinRaw("LEFT JOIN ? ON TRUE", [page.as("p") as unknown as Knex.Value]);
+  if (uncheckedWalletId !== undefined) outer.where({ "w.user_id": userId, "w.id": uncheckedWalletId });
+  outer.select("p.*", db.raw(tagsOfRow), db.raw(partsOfRow)).orderByRaw(`${byDate ? "p.date" : "abs(p.amount_minor)"} ${dir}, p.id ${dir}`);
+  if (!after) {
+    const count = whereTransactions(db, db("transactions"), filters, null).count("*");
+    outer.select(db.raw("CASE WHEN count(*) OVER () > ? THEN ? END AS total_of_rows", [limit, count]));
+  }
+  const answered = (await outer) as Record<string, unknown>[];
+  if (uncheckedWalletId !== undefined && answered.length === 0) throw notFound("wallet", "wallet_id", uncheckedWalletId);
+  const raw = answered.filter((r) => r.id != null);
   const rows = raw.map(coerceTransactionRow);
   const tags = raw.map((r) => {
     const t = r.tags_of_row;
@@ -172,10 +204,7 @@ export async function listTransactions(db: Knex, userId: string, p: ListTransact
   if (after) total = after.t;
   else if (rows.length <= limit)
     total = rows.length; // the whole result fits on this page: nothing to count
-  else {
-    const counted = await whereTransactions(db, db("transactions"), filters, null).count({ n: "*" }).first();
-    total = Number((counted as { n: unknown } | undefined)?.n ?? 0);
-  }
+  else total = Number(raw[0]?.total_of_rows ?? 0);
   const { page: pageRows, hasMore, last } = splitPage(rows, limit);
   const next_cursor =
     hasMore && last
@@ -186,10 +215,13 @@ export async function listTransactions(db: Knex, userId: string, p: ListTransact
           t: total,
         })
       : null;
-  // A split row shows its parts: one more statement, by the parts' primary key, for the page's rows.
-  const parts = await partsOf(db, pageRows);
+  // A split row shows its parts (an unsplit row has none: NULL, or an empty array).
+  const parts = raw.map((r, i) => {
+    const list = jsonValue(r.parts_of_row) as Record<string, unknown>[] | null;
+    return list && list.length > 0 ? list.map((x) => partFromRow(x, rows[i]!.currency)) : undefined;
+  });
   return {
-    transactions: pageRows.map((r, i) => transactionFromRow(r, tags[i]!, parts.get(r.id))),
+    transactions: pageRows.map((r, i) => transactionFromRow(r, tags[i]!, parts[i])),
     next_cursor,
     total_count: total,
   };

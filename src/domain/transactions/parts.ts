@@ -177,17 +177,31 @@ export async function partsOf(db: Knex, transactions: readonly { id: string; cur
       .orderBy([{ column: "transaction_id" }, { column: "position" }])) as Record<string, unknown>[];
     for (const r of rows) {
       const id = String(r.transaction_id);
-      const part: Part = {
-        amount: toMoney(toMinorBigInt(r.amount_minor as MinorLike), currencyOf.get(id)!),
-        category: nullableText(r.category),
-        tags: JSON.parse(String(r.tags)) as string[],
-        notes: nullableText(r.notes),
-      };
-      if (Number(r.refund) === 1) part.refund = true;
-      out.set(id, [...(out.get(id) ?? []), part]);
+      out.set(id, [...(out.get(id) ?? []), partFromRow(r, currencyOf.get(id)!)]);
     }
   }
   return out;
+}
+
+/** The columns of a stored part that partFromRow reads, as SQL over the alias `x` (jsonRowsSql's fields). */
+export const PART_FIELDS = {
+  amount_minor: "CAST(x.amount_minor AS TEXT)",
+  category: "x.category",
+  tags: "x.tags",
+  notes: "x.notes",
+  refund: "x.refund",
+} as const;
+
+/** A stored part (a transaction_parts row, or an object of PART_FIELDS) as the contract shows it. */
+export function partFromRow(r: Record<string, unknown>, currency: string): Part {
+  const part: Part = {
+    amount: toMoney(toMinorBigInt(r.amount_minor as MinorLike), currency),
+    category: nullableText(r.category),
+    tags: JSON.parse(String(r.tags)) as string[],
+    notes: nullableText(r.notes),
+  };
+  if (Number(r.refund) === 1) part.refund = true;
+  return part;
 }
 
 /**

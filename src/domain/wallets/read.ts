@@ -3,16 +3,20 @@ import type { GetWalletBalanceParams, GetWalletBalanceResult } from "../../../ge
 import type { DomainContext } from "../../context.js";
 import { todayInTimeZone } from "../../calendar/time-zones.js";
 import { toMoney } from "../../money/amount.js";
-import { balanceOf, existedOn, getWalletRow, ledgerSums, listWalletRows, notYetOpen, totalsPerCurrency, walletBalance, walletsOn } from "./store.js";
+import { balanceOf, existedOn, notYetOpen, totalsPerCurrency, walletBalance, walletRowsWithSums, walletsFromSums } from "./store.js";
 
 /** Balances as of as_of (default: the caller's today); a wallet opened after that day is said not to exist yet. */
 export async function walletBalances(ctx: DomainContext, params: GetWalletBalanceParams): Promise<GetWalletBalanceResult> {
   const userId = ctx.caller.userId;
   const asOf = params.as_of ?? todayInTimeZone(ctx.caller.timezone, ctx.now());
-  const rows = params.wallet_id
-    ? [await getWalletRow(ctx.db, userId, params.wallet_id, "wallet_id")]
-    : await listWalletRows(ctx.db, userId, { includeArchived: false });
-  const sums = await ledgerSums(ctx.db, userId, { walletIds: rows.map((r) => r.id), asOf });
+  // The rows and their sums in one statement.
+  const { rows, asOf: sums } = await walletRowsWithSums(
+    ctx.db,
+    userId,
+    params.wallet_id ? { walletId: params.wallet_id, field: "wallet_id" } : { includeArchived: false },
+    asOf,
+    false,
+  );
   const existing = rows.filter((row) => existedOn(row, sums, asOf));
   const balances = existing.map((row) => ({ row, minor: balanceOf(row, sums, asOf) }));
   return {
@@ -28,6 +32,6 @@ export async function walletBalances(ctx: DomainContext, params: GetWalletBalanc
 /** list_wallets: balances as of the caller's today, later-dated amounts stated apart (scheduled). */
 export async function listWallets(ctx: DomainContext, params: { include_archived?: boolean }) {
   const today = todayInTimeZone(ctx.caller.timezone, ctx.now());
-  const rows = await listWalletRows(ctx.db, ctx.caller.userId, { includeArchived: params.include_archived === true });
-  return { as_of: today, wallets: await walletsOn(ctx.db, ctx.caller.userId, rows, today) };
+  const { rows, asOf, all } = await walletRowsWithSums(ctx.db, ctx.caller.userId, { includeArchived: params.include_archived === true }, today, true);
+  return { as_of: today, wallets: walletsFromSums(rows, asOf, all, today) };
 }

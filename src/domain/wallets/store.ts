@@ -12,6 +12,7 @@
  *   getWalletRow(db, userId, walletId, field) → WalletRow, or throws not_found naming `field`
  *   walletFromRow(row, balanceMinor) → Wallet (the contract's object)
  *   walletsOn(db, userId, rows, today) → Wallet[] as of the user's today, later amounts in `scheduled`
+ *   walletRowsWithSums(db, userId, which, asOf, withAll) → the rows and their sums in one statement (the reads)
  *   existedOn(row, sums, asOf) / notYetOpen(row) → a wallet before its opening day has no balance
  */
 import type { Knex } from "knex";
@@ -112,6 +113,12 @@ export async function listWalletRows(db: Knex, userId: string, opts: { includeAr
  */
 export async function ledgerSums(db: Knex, userId: string, opts: { walletIds?: readonly string[]; asOf?: string }): Promise<Map<string, bigint>> {
   if (opts.walletIds && opts.walletIds.length === 0) return new Map();
+  const rows: { wallet_id: string; total: MinorLike }[] = await ledgerSumsQuery(db, userId, opts);
+  return new Map(rows.map((r) => [String(r.wallet_id), toMinorBigInt(r.total ?? 0n)]));
+}
+
+/** ledgerSums as a query (wallet_id, total), to be run or joined. */
+function ledgerSumsQuery(db: Knex, userId: string, opts: { walletIds?: readonly string[]; asOf?: string }): Knex.QueryBuilder {
   const scoped = (q: Knex.QueryBuilder) => {
     q.where("user_id", userId);
     if (opts.walletIds) q.whereIn("wallet_id", [...opts.walletIds]);
@@ -137,8 +144,41 @@ export async function ledgerSums(db: Knex, userId: string, opts: { walletIds?: r
     }
     source = months.unionAll(partial);
   }
-  const rows: { wallet_id: string; total: MinorLike }[] = await db.from(source.as("s")).select("s.wallet_id").sum({ total: "s.total" }).groupBy("s.wallet_id");
-  return new Map(rows.map((r) => [String(r.wallet_id), toMinorBigInt(r.total ?? 0n)]));
+  return db.from(source.as("s")).select("s.wallet_id").sum({ total: "s.total" }).groupBy("s.wallet_id");
+}
+
+/** Wallet rows with their ledger sums (ledgerSums) as of a day and, when asked, of every date. */
+export interface WalletRowsWithSums {
+  rows: WalletRow[];
+  asOf: Map<string, bigint>;
+  all: Map<string, bigint>;
+}
+
+/**
+ * The wallet rows a read needs, one wallet (not_found naming `field` when the user has none of that id)
+ * or the user's wallets by name (archived ones when asked), with their ledger sums as of `asOf` and, with
+ * `withAll`, of every date: one statement, each sum a grouped ledgerSums query joined on the wallet id.
+ * Without a wallet id the sums cover all the user's wallets (per-month totals: a few rows per wallet).
+ */
+export async function walletRowsWithSums(
+  db: Knex,
+  userId: string,
+  which: { walletId: string; field: string } | { includeArchived: boolean },
+  asOf: string,
+  withAll: boolean,
+): Promise<WalletRowsWithSums> {
+  const walletIds = "walletId" in which ? [which.walletId] : undefined;
+  const q = db({ w: "wallets" })
+    .where("w.user_id", userId)
+    .select("w.*", { sum_as_of: "a.total" })
+    .leftJoin(ledgerSumsQuery(db, userId, { walletIds, asOf }).as("a"), "a.wallet_id", "w.id");
+  if (withAll) q.select({ sum_all: "b.total" }).leftJoin(ledgerSumsQuery(db, userId, { walletIds }).as("b"), "b.wallet_id", "w.id");
+  if ("walletId" in which) q.andWhere("w.id", which.walletId);
+  else if (!which.includeArchived) q.andWhere("w.archived", false);
+  const raw = (await q.orderBy([{ column: "w.name_normalized" }, { column: "w.id" }])) as Record<string, unknown>[];
+  if ("walletId" in which && raw.length === 0) throw notFound("wallet", which.field, which.walletId);
+  const sums = (column: string) => new Map(raw.filter((r) => r[column] != null).map((r) => [String(r.id), toMinorBigInt(r[column] as MinorLike)]));
+  return { rows: raw.map(coerceWalletRow), asOf: sums("sum_as_of"), all: withAll ? sums("sum_all") : new Map() };
 }
 
 /** 'YYYY-MM' → the month after it, 'YYYY-MM'. */
@@ -167,6 +207,11 @@ export async function walletsOn(db: Knex, userId: string, rows: readonly WalletR
   const walletIds = rows.map((r) => r.id);
   const upToToday = await ledgerSums(db, userId, { walletIds, asOf: today });
   const all = await ledgerSums(db, userId, { walletIds });
+  return walletsFromSums(rows, upToToday, all, today);
+}
+
+/** walletsOn's answer from sums already read (walletRowsWithSums). */
+export function walletsFromSums(rows: readonly WalletRow[], upToToday: Map<string, bigint>, all: Map<string, bigint>, today: string): Wallet[] {
   return rows.map((row) => {
     const wallet = walletFromRow(row, balanceOf(row, upToToday, today));
     const scheduled = (all.get(row.id) ?? 0n) - (upToToday.get(row.id) ?? 0n);
