@@ -7,7 +7,8 @@
  * (category and a tag; the other category, the tag removed) `calls` times and undoes the last ones,
  * newest first. Prints each call's wall time and the process's CPU time (user + system; on SQLite the
  * database's work is in it, so wall minus CPU is waiting: the disk, or a core other processes hold), and
- * with STATEMENTS=1 the SQL statements each call ran and their time.
+ * with STATEMENTS=1 the SQL statements each call ran and their time. CACHE_MB and MMAP_MB set the
+ * connection's cache_size and mmap_size for an A/B run; WINDOW=from..to skips the window search.
  * Run under `node --cpu-prof --import tsx` for a CPU profile.
  */
 import { randomUUID } from "node:crypto";
@@ -65,17 +66,24 @@ const count = async (from: number, to: number) =>
 // The bench's window ends the day before its recent days (scripts/bench/data.ts, RECENT_DAYS, ending today).
 const newest = (await db("transactions").where("user_id", main.user_id).max({ d: "date" }).first()) as { d: string };
 const end = dayNumber(newest.d) - RECENT_DAYS;
-let lo = end - 3650;
-let hi = end;
-while (hi - lo > 1) {
-  const mid = Math.floor((lo + hi) / 2);
-  if ((await count(mid, end)) <= 5000) hi = mid;
-  else lo = mid;
+// WINDOW=from..to (the window of an earlier run) skips the search.
+let window = process.env.WINDOW?.split("..");
+if (!window) {
+  let lo = end - 3650;
+  let hi = end;
+  while (hi - lo > 1) {
+    const mid = Math.floor((lo + hi) / 2);
+    if ((await count(mid, end)) <= 5000) hi = mid;
+    else lo = mid;
+  }
+  window = [dayString(hi), dayString(end)];
 }
-const filter = { date_from: dayString(hi), date_to: dayString(end) };
-const expected = await count(hi, end);
+const filter = { date_from: window[0]!, date_to: window[1]! };
+const expected = await count(dayNumber(filter.date_from), dayNumber(filter.date_to));
+if (process.env.CACHE_MB) await db.raw(`PRAGMA cache_size = -${Number(process.env.CACHE_MB) * 1024}`);
+if (process.env.MMAP_MB) await db.raw(`PRAGMA mmap_size = ${Number(process.env.MMAP_MB) * 1024 * 1024}`);
 console.log(
-  `window ${filter.date_from}..${filter.date_to}: ${expected} rows; load ${loadavg()
+  `window ${filter.date_from}..${filter.date_to}: ${expected} rows; cache_size ${String((await db.raw("PRAGMA cache_size"))[0]?.cache_size)}; load ${loadavg()
     .map((l) => l.toFixed(2))
     .join(" ")}`,
 );
