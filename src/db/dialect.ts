@@ -13,6 +13,23 @@ export function fromWithIndex(db: Knex, table: string, index: string): Knex.Quer
   return dialect(db) === "sqlite" ? db.from(db.raw("?? INDEXED BY ??", [table, index])) : db(table);
 }
 
+/**
+ * `table` found by its primary key on SQLite (the index SQLite makes for the PRIMARY KEY constraint,
+ * sqlite_autoindex_<table>_1: a missing one fails loudly), plainly on Postgres. For `user_id = ? AND id
+ * IN (…)` SQLite without statistics takes the user_id equality for ten rows and an IN list of more than
+ * ten keys for more, so it reads the user's whole range of an index starting with user_id and tests each
+ * entry's id: a statement of 500 ids read a million index entries at 1,000,000 transactions
+ * (docs/decisions.md#bulk-writes-by-primary-key).
+ */
+export function byPrimaryKey(db: Knex, table: string): Knex.QueryBuilder {
+  return fromWithIndex(db, table, `sqlite_autoindex_${table}_1`);
+}
+
+/** byPrimaryKey as SQL text, for a raw statement's table: `table` or `table INDEXED BY …`. */
+export function byPrimaryKeySql(db: Knex, table: string): string {
+  return dialect(db) === "sqlite" ? `${table} INDEXED BY sqlite_autoindex_${table}_1` : table;
+}
+
 /** A correlated subquery selecting, as `alias`, the tags of the transaction whose id is `idColumn` (JSON text on SQLite, an array on Postgres). */
 export function tagsOfTransactionSql(db: Knex, idColumn: string, alias: string): string {
   return dialect(db) === "sqlite"

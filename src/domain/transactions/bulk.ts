@@ -20,7 +20,7 @@ import type { UpdateTransactionsParams, UpdateTransactionsResult, Warning } from
 import { toolsByName } from "../../../generated/registry.js";
 import type { DomainContext } from "../../context.js";
 import { AppError, invalidParams } from "../../errors.js";
-import { forUpdate } from "../../db/dialect.js";
+import { byPrimaryKey, forUpdate } from "../../db/dialect.js";
 import { toMoney, type Money } from "../../money/amount.js";
 import { assertRunningTotalsOf } from "../wallets/ceiling.js";
 import { getWalletRow, type WalletRow } from "../wallets/store.js";
@@ -205,7 +205,7 @@ export async function updateTransactions(ctx: DomainContext, p: UpdateTransactio
 
   // Set-based writes. A row whose only change is its tags still gets its updated_at.
   for (const { patch, ids } of byPatch.values())
-    for (const chunk of chunks(ids)) await db("transactions").where("user_id", userId).whereIn("id", chunk).update(patch);
+    for (const chunk of chunks(ids)) await byPrimaryKey(db, "transactions").where("user_id", userId).whereIn("id", chunk).update(patch);
   for (const chunk of chunks(tagRemovals))
     await db("transaction_tags").where("user_id", userId).whereIn("transaction_id", chunk).whereIn("tag", remove).delete();
   for (const chunk of chunks(tagAdds)) await db("transaction_tags").insert(chunk);
@@ -221,7 +221,7 @@ export async function updateTransactions(ctx: DomainContext, p: UpdateTransactio
       if (other) counterpartIds.push(other.id);
     }
     for (const chunk of chunks(counterpartIds))
-      await db("transactions").where("user_id", userId).whereIn("id", chunk).update({ counterpart_wallet_id: target.id, updated_at: at });
+      await byPrimaryKey(db, "transactions").where("user_id", userId).whereIn("id", chunk).update({ counterpart_wallet_id: target.id, updated_at: at });
     await assertRunningTotalsOf(db, userId, [target.id, ...new Set(moved.map((r) => r.wallet_id))], "move_to_wallet_id");
   }
 

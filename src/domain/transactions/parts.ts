@@ -14,6 +14,7 @@
  */
 import type { Knex } from "knex";
 import type { Direction, Part, TransactionPart } from "../../../generated/types.js";
+import { byPrimaryKeySql } from "../../db/dialect.js";
 import { invalidParams, notFound } from "../../errors.js";
 import { formatMinor, parseAmount, MoneyError, toMinorBigInt, toMoney, type MinorLike } from "../../money/amount.js";
 import { cleanText, foldKey, normalizeTags, nullableText } from "../shared/text.js";
@@ -220,19 +221,25 @@ function spendingCategorySql(key: string): string {
  * a new category does not turn earlier incomes into refunds (docs/ledger.md, "Refunds").
  */
 export async function markRefunds(db: Knex, userId: string, transactionIds: readonly string[]): Promise<void> {
+  // Only rows whose flag changes are written: a row rewritten to its own value would still be captured
+  // for undo (docs/decisions.md#bulk-writes-by-primary-key), and the rows are found by their key.
+  const isRefund = `CASE WHEN direction = 'income' AND (refund_of IS NOT NULL OR ${spendingCategorySql("transactions.category_key")})
+          AND NOT EXISTS (SELECT 1 FROM transaction_parts sp WHERE sp.transaction_id = transactions.id) THEN 1 ELSE 0 END`;
+  const partIsRefund = `CASE WHEN amount_minor > 0 AND (EXISTS (SELECT 1 FROM transactions r WHERE r.id = transaction_parts.transaction_id AND r.refund_of IS NOT NULL) OR ${spendingCategorySql("transaction_parts.category_key")}) THEN 1 ELSE 0 END`;
   for (let i = 0; i < transactionIds.length; i += 300) {
     const ids = transactionIds.slice(i, i + 300);
     const slots = ids.map(() => "?").join(", ");
+    await db.raw(`UPDATE ${byPrimaryKeySql(db, "transactions")} SET refund = ${isRefund} WHERE user_id = ? AND id IN (${slots}) AND refund <> ${isRefund}`, [
+      userId,
+      userId,
+      userId,
+      ...ids,
+      userId,
+      userId,
+    ]);
     await db.raw(
-      `UPDATE transactions SET refund = CASE WHEN direction = 'income' AND (refund_of IS NOT NULL OR ${spendingCategorySql("transactions.category_key")})
-          AND NOT EXISTS (SELECT 1 FROM transaction_parts sp WHERE sp.transaction_id = transactions.id) THEN 1 ELSE 0 END
-        WHERE user_id = ? AND id IN (${slots})`,
-      [userId, userId, userId, ...ids],
-    );
-    await db.raw(
-      `UPDATE transaction_parts SET refund = CASE WHEN amount_minor > 0 AND (EXISTS (SELECT 1 FROM transactions r WHERE r.id = transaction_parts.transaction_id AND r.refund_of IS NOT NULL) OR ${spendingCategorySql("transaction_parts.category_key")}) THEN 1 ELSE 0 END
-        WHERE user_id = ? AND transaction_id IN (${slots})`,
-      [userId, userId, userId, ...ids],
+      `UPDATE ${byPrimaryKeySql(db, "transaction_parts")} SET refund = ${partIsRefund} WHERE user_id = ? AND transaction_id IN (${slots}) AND refund <> ${partIsRefund}`,
+      [userId, userId, userId, ...ids, userId, userId],
     );
   }
 }
