@@ -17,6 +17,7 @@
 import type { Knex } from "knex";
 import type { Transaction } from "../../../generated/types.js";
 import type { IdSource } from "../../db/ids.js";
+import { byPrimaryKey } from "../../db/dialect.js";
 import { invalidParams } from "../../errors.js";
 import { formatMinor } from "../../money/amount.js";
 import { addDays } from "../../calendar/days.js";
@@ -226,7 +227,7 @@ async function markKnown(db: Knex, userId: string, wallet: WalletRow, rows: Plan
   const alive = new Set<string>();
   const list = [...targets];
   for (let i = 0; i < list.length; i += 500) {
-    for (const f of await db("transactions")
+    for (const f of await byPrimaryKey(db, "transactions")
       .where({ user_id: userId })
       .whereIn("id", list.slice(i, i + 500))
       .select("id"))
@@ -326,7 +327,7 @@ async function record(db: Knex, userId: string, wallet: WalletRow, rows: Planned
   if (filedIncome.length > 0) {
     await markRefunds(db, userId, filedIncome);
     for (let i = 0; i < filedIncome.length; i += 500) {
-      const found = await db("transactions")
+      const found = await byPrimaryKey(db, "transactions")
         .where({ user_id: userId, refund: 1 })
         .whereIn("id", filedIncome.slice(i, i + 500))
         .select("id");

@@ -5,6 +5,7 @@
  */
 import type { Knex } from "knex";
 import type { Transaction } from "../../../generated/types.js";
+import { byPrimaryKey } from "../../db/dialect.js";
 import { coerceTransactionRow, transactionsFromRows } from "../transactions/store.js";
 import { foldKey, normalizeTags } from "../shared/text.js";
 import { listRules } from "./store.js";
@@ -75,7 +76,7 @@ export async function applyRuleChanges(db: Knex, userId: string, rule: RuleRecor
   if (rule.set_category !== null) Object.assign(patch, { category: rule.set_category, category_key: foldKey(rule.set_category) });
   if (rule.rename_payee !== null) Object.assign(patch, { payee: rule.rename_payee, payee_key: foldKey(rule.rename_payee) });
   for (let i = 0; i < ids.length; i += 500) {
-    await db("transactions")
+    await byPrimaryKey(db, "transactions")
       .where({ user_id: userId })
       .whereIn("id", ids.slice(i, i + 500))
       .update(patch);
