@@ -117,26 +117,54 @@ function withoutDescriptions(value: Json): Json {
 
 const REF_PREFIX = "#/components/schemas/";
 
-function countRefs(spec: Spec, value: Json, counts: Map<string, number>): void {
-  if (Array.isArray(value)) return value.forEach((v) => countRefs(spec, v, counts));
+/**
+ * Which objects a tool's output schema names by their type only ({type: "object"}), not by their shape:
+ * - "entities" in a delete answer: an entity (any object but Money) is a snapshot of what went, not a
+ *   contract to repeat in full;
+ * - "objects" inside a SHALLOW_INSIDE component, Money too.
+ */
+type Shallow = "none" | "entities" | "objects";
+
+const byTypeOnly = (shallow: Shallow, schema: JsonObject | undefined) =>
+  schema?.type === "object" && (shallow === "objects" || (shallow === "entities" && schema.title !== "Money"));
+
+/**
+ * Components whose objects tools/list names by their type only: a change's value before or after
+ * (ChangeValue) may be any field of the record, so its object branches (an amount, a split's parts, a bill's
+ * schedule) would repeat whole components in every update and delete tool. Their shape is the record's own,
+ * stated where the tool answers the record; the server validates every answer against the full component.
+ */
+const SHALLOW_INSIDE = new Set(["ChangeValue"]);
+
+const inside = (name: string, shallow: Shallow): Shallow => (SHALLOW_INSIDE.has(name) ? "objects" : shallow);
+
+/** How often each component is referenced, leaving out those named by their type only (and what they reference). */
+function countRefs(spec: Spec, value: Json, counts: Map<string, number>, shallow: Shallow): void {
+  if (Array.isArray(value)) return value.forEach((v) => countRefs(spec, v, counts, shallow));
   if (value === null || typeof value !== "object") return;
   for (const [k, v] of Object.entries(value)) {
     if (k === "$ref" && typeof v === "string" && v.startsWith(REF_PREFIX)) {
       const name = v.slice(REF_PREFIX.length);
+      if (byTypeOnly(shallow, spec.schemas[name])) continue;
       counts.set(name, (counts.get(name) ?? 0) + 1);
-      countRefs(spec, spec.schemas[name] ?? null, counts);
-    } else countRefs(spec, v, counts);
+      countRefs(spec, spec.schemas[name] ?? null, counts, inside(name, shallow));
+    } else countRefs(spec, v, counts, shallow);
   }
 }
 
 interface Compaction {
   /** Components used more than once in this schema: stated once under $defs and referenced. */
   defs: Set<string>;
-  /** Delete answers: an entity is a snapshot of what went, not a contract to repeat in full. */
-  shallowEntities: boolean;
+  shallow: Shallow;
 }
 
-const isEntity = (schema: JsonObject | undefined) => schema?.type === "object" && schema.title !== "Money";
+/** anyOf branches that read the same once compacted (two objects named by their type only) are stated once. */
+function distinctBranches(schema: JsonObject): JsonObject {
+  if (!Array.isArray(schema.anyOf)) return schema;
+  const seen = new Set<string>();
+  const anyOf = schema.anyOf.filter((b) => !seen.has(JSON.stringify(b)) && seen.add(JSON.stringify(b)));
+  return { ...schema, anyOf };
+}
 
 function compact(spec: Spec, value: Json, how: Compaction, depth = 0): Json {
   if (depth > 64) throw new Error("schema nesting too deep: is a schema recursive?");
@@ -148,14 +176,14 @@ function compact(spec: Spec, value: Json, how: Compaction, depth = 0): Json {
     if (!target) throw new Error(`unresolved $ref ${value.$ref}`);
     const { $ref: _ignored, ...rest } = value;
     const extra = compact(spec, rest, how, depth + 1) as JsonObject;
-    if (how.shallowEntities && isEntity(target) && depth > 0) return { type: "object", ...extra };
+    if (depth > 0 && byTypeOnly(how.shallow, target)) return { type: "object", ...extra };
     if (how.defs.has(name)) return { $ref: `#/$defs/${name}`, ...extra };
-    const resolved = compact(spec, target, how, depth + 1) as JsonObject;
+    const resolved = compact(spec, target, { ...how, shallow: inside(name, how.shallow) }, depth + 1) as JsonObject;
     return { ...resolved, ...extra };
   }
   const out: JsonObject = {};
   for (const [k, v] of Object.entries(value)) out[k] = compact(spec, v, how, depth + 1);
-  return withoutTypeArray(terse(out));
+  return distinctBranches(withoutTypeArray(terse(out)));
 }
 
 /** A pattern that spells out a full date, capturing its year part. */
@@ -193,14 +221,15 @@ function withoutTypeArray(schema: JsonObject): JsonObject {
  * (Money, dates, ids, amounts) stated once under $defs (JSON Schema 2020-12) instead of inlined each time.
  */
 function toolSchema(spec: Spec, root: JsonObject, shallowEntities: boolean): JsonObject {
+  const shallow: Shallow = shallowEntities ? "entities" : "none";
   const counts = new Map<string, number>();
-  countRefs(spec, shallowEntities ? {} : root, counts);
+  countRefs(spec, root, counts, shallow);
   const defs = new Set([...counts].filter(([name, n]) => n > 1 && JSON.stringify(spec.schemas[name]).length > 60).map(([name]) => name));
-  const how: Compaction = { defs, shallowEntities };
+  const how: Compaction = { defs, shallow };
   const schema = compact(spec, root, how) as JsonObject;
   if (defs.size) {
     const $defs: JsonObject = {};
-    for (const name of [...defs].sort()) $defs[name] = compact(spec, spec.schemas[name]!, how, 1);
+    for (const name of [...defs].sort()) $defs[name] = compact(spec, spec.schemas[name]!, { ...how, shallow: inside(name, shallow) }, 1);
     schema.$defs = $defs;
   }
   return schema;

@@ -3717,13 +3717,48 @@ export const tools: readonly ToolDefinition[] = [
             "field": {
               "type": "string"
             },
-            "before": {},
-            "after": {}
+            "before": {
+              "$ref": "#/$defs/ChangeValue"
+            },
+            "after": {
+              "$ref": "#/$defs/ChangeValue"
+            }
           }
         }
       }
     },
     "$defs": {
+      "ChangeValue": {
+        "anyOf": [
+          {
+            "type": "string"
+          },
+          {
+            "type": "integer"
+          },
+          {
+            "type": "boolean"
+          },
+          {
+            "type": "null"
+          },
+          {
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
+          },
+          {
+            "type": "object"
+          },
+          {
+            "type": "array",
+            "items": {
+              "type": "object"
+            }
+          }
+        ]
+      },
       "Date": {
         "type": "string"
       },
@@ -4062,10 +4097,47 @@ export const tools: readonly ToolDefinition[] = [
             "field": {
               "type": "string"
             },
-            "before": {},
-            "after": {}
+            "before": {
+              "$ref": "#/$defs/ChangeValue"
+            },
+            "after": {
+              "$ref": "#/$defs/ChangeValue"
+            }
           }
         }
+      }
+    },
+    "$defs": {
+      "ChangeValue": {
+        "anyOf": [
+          {
+            "type": "string"
+          },
+          {
+            "type": "integer"
+          },
+          {
+            "type": "boolean"
+          },
+          {
+            "type": "null"
+          },
+          {
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
+          },
+          {
+            "type": "object"
+          },
+          {
+            "type": "array",
+            "items": {
+              "type": "object"
+            }
+          }
+        ]
       }
     }
   },
@@ -4904,8 +4976,12 @@ export const tools: readonly ToolDefinition[] = [
             "field": {
               "type": "string"
             },
-            "before": {},
-            "after": {}
+            "before": {
+              "$ref": "#/$defs/ChangeValue"
+            },
+            "after": {
+              "$ref": "#/$defs/ChangeValue"
+            }
           }
         }
       }
@@ -4913,6 +4989,37 @@ export const tools: readonly ToolDefinition[] = [
     "$defs": {
       "BudgetId": {
         "type": "string"
+      },
+      "ChangeValue": {
+        "anyOf": [
+          {
+            "type": "string"
+          },
+          {
+            "type": "integer"
+          },
+          {
+            "type": "boolean"
+          },
+          {
+            "type": "null"
+          },
+          {
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
+          },
+          {
+            "type": "object"
+          },
+          {
+            "type": "array",
+            "items": {
+              "type": "object"
+            }
+          }
+        ]
       },
       "Date": {
         "type": "string"
@@ -5044,10 +5151,47 @@ export const tools: readonly ToolDefinition[] = [
             "field": {
               "type": "string"
             },
-            "before": {},
-            "after": {}
+            "before": {
+              "$ref": "#/$defs/ChangeValue"
+            },
+            "after": {
+              "$ref": "#/$defs/ChangeValue"
+            }
           }
         }
+      }
+    },
+    "$defs": {
+      "ChangeValue": {
+        "anyOf": [
+          {
+            "type": "string"
+          },
+          {
+            "type": "integer"
+          },
+          {
+            "type": "boolean"
+          },
+          {
+            "type": "null"
+          },
+          {
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
+          },
+          {
+            "type": "object"
+          },
+          {
+            "type": "array",
+            "items": {
+              "type": "object"
+            }
+          }
+        ]
       }
     }
   },
@@ -5577,13 +5721,48 @@ export const tools: readonly ToolDefinition[] = [
             "field": {
               "type": "string"
             },
-            "before": {},
-            "after": {}
+            "before": {
+              "$ref": "#/$defs/ChangeValue"
+            },
+            "after": {
+              "$ref": "#/$defs/ChangeValue"
+            }
           }
         }
       }
     },
     "$defs": {
+      "ChangeValue": {
+        "anyOf": [
+          {
+            "type": "string"
+          },
+          {
+            "type": "integer"
+          },
+          {
+            "type": "boolean"
+          },
+          {
+            "type": "null"
+          },
+          {
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
+          },
+          {
+            "type": "object"
+          },
+          {
+            "type": "array",
+            "items": {
+              "type": "object"
+            }
+          }
+        ]
+      },
       "Money": {
         "type": "object",
         "required": [
@@ -5711,10 +5890,47 @@ export const tools: readonly ToolDefinition[] = [
             "field": {
               "type": "string"
             },
-            "before": {},
-            "after": {}
+            "before": {
+              "$ref": "#/$defs/ChangeValue"
+            },
+            "after": {
+              "$ref": "#/$defs/ChangeValue"
+            }
           }
         }
+      }
+    },
+    "$defs": {
+      "ChangeValue": {
+        "anyOf": [
+          {
+            "type": "string"
+          },
+          {
+            "type": "integer"
+          },
+          {
+            "type": "boolean"
+          },
+          {
+            "type": "null"
+          },
+          {
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
+          },
+          {
+            "type": "object"
+          },
+          {
+            "type": "array",
+            "items": {
+              "type": "object"
+            }
+          }
+        ]
       }
     }
   },
@@ -6725,13 +6941,48 @@ export const tools: readonly ToolDefinition[] = [
             "field": {
               "type": "string"
             },
-            "before": {},
-            "after": {}
+            "before": {
+              "$ref": "#/$defs/ChangeValue"
+            },
+            "after": {
+              "$ref": "#/$defs/ChangeValue"
+            }
           }
         }
       }
     },
     "$defs": {
+      "ChangeValue": {
+        "anyOf": [
+          {
+            "type": "string"
+          },
+          {
+            "type": "integer"
+          },
+          {
+            "type": "boolean"
+          },
+          {
+            "type": "null"
+          },
+          {
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
+          },
+          {
+            "type": "object"
+          },
+          {
+            "type": "array",
+            "items": {
+              "type": "object"
+            }
+          }
+        ]
+      },
       "Money": {
         "type": "object",
         "required": [
@@ -6861,10 +7112,47 @@ export const tools: readonly ToolDefinition[] = [
             "field": {
               "type": "string"
             },
-            "before": {},
-            "after": {}
+            "before": {
+              "$ref": "#/$defs/ChangeValue"
+            },
+            "after": {
+              "$ref": "#/$defs/ChangeValue"
+            }
           }
         }
+      }
+    },
+    "$defs": {
+      "ChangeValue": {
+        "anyOf": [
+          {
+            "type": "string"
+          },
+          {
+            "type": "integer"
+          },
+          {
+            "type": "boolean"
+          },
+          {
+            "type": "null"
+          },
+          {
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
+          },
+          {
+            "type": "object"
+          },
+          {
+            "type": "array",
+            "items": {
+              "type": "object"
+            }
+          }
+        ]
       }
     }
   },
@@ -7700,13 +7988,48 @@ export const tools: readonly ToolDefinition[] = [
             "field": {
               "type": "string"
             },
-            "before": {},
-            "after": {}
+            "before": {
+              "$ref": "#/$defs/ChangeValue"
+            },
+            "after": {
+              "$ref": "#/$defs/ChangeValue"
+            }
           }
         }
       }
     },
     "$defs": {
+      "ChangeValue": {
+        "anyOf": [
+          {
+            "type": "string"
+          },
+          {
+            "type": "integer"
+          },
+          {
+            "type": "boolean"
+          },
+          {
+            "type": "null"
+          },
+          {
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
+          },
+          {
+            "type": "object"
+          },
+          {
+            "type": "array",
+            "items": {
+              "type": "object"
+            }
+          }
+        ]
+      },
       "Date": {
         "type": "string"
       },
@@ -7837,10 +8160,47 @@ export const tools: readonly ToolDefinition[] = [
             "field": {
               "type": "string"
             },
-            "before": {},
-            "after": {}
+            "before": {
+              "$ref": "#/$defs/ChangeValue"
+            },
+            "after": {
+              "$ref": "#/$defs/ChangeValue"
+            }
           }
         }
+      }
+    },
+    "$defs": {
+      "ChangeValue": {
+        "anyOf": [
+          {
+            "type": "string"
+          },
+          {
+            "type": "integer"
+          },
+          {
+            "type": "boolean"
+          },
+          {
+            "type": "null"
+          },
+          {
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
+          },
+          {
+            "type": "object"
+          },
+          {
+            "type": "array",
+            "items": {
+              "type": "object"
+            }
+          }
+        ]
       }
     }
   },
@@ -8878,10 +9238,47 @@ export const tools: readonly ToolDefinition[] = [
             "field": {
               "type": "string"
             },
-            "before": {},
-            "after": {}
+            "before": {
+              "$ref": "#/$defs/ChangeValue"
+            },
+            "after": {
+              "$ref": "#/$defs/ChangeValue"
+            }
           }
         }
+      }
+    },
+    "$defs": {
+      "ChangeValue": {
+        "anyOf": [
+          {
+            "type": "string"
+          },
+          {
+            "type": "integer"
+          },
+          {
+            "type": "boolean"
+          },
+          {
+            "type": "null"
+          },
+          {
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
+          },
+          {
+            "type": "object"
+          },
+          {
+            "type": "array",
+            "items": {
+              "type": "object"
+            }
+          }
+        ]
       }
     }
   },
@@ -8992,10 +9389,47 @@ export const tools: readonly ToolDefinition[] = [
             "field": {
               "type": "string"
             },
-            "before": {},
-            "after": {}
+            "before": {
+              "$ref": "#/$defs/ChangeValue"
+            },
+            "after": {
+              "$ref": "#/$defs/ChangeValue"
+            }
           }
         }
+      }
+    },
+    "$defs": {
+      "ChangeValue": {
+        "anyOf": [
+          {
+            "type": "string"
+          },
+          {
+            "type": "integer"
+          },
+          {
+            "type": "boolean"
+          },
+          {
+            "type": "null"
+          },
+          {
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
+          },
+          {
+            "type": "object"
+          },
+          {
+            "type": "array",
+            "items": {
+              "type": "object"
+            }
+          }
+        ]
       }
     }
   },
@@ -9571,10 +10005,47 @@ export const tools: readonly ToolDefinition[] = [
             "field": {
               "type": "string"
             },
-            "before": {},
-            "after": {}
+            "before": {
+              "$ref": "#/$defs/ChangeValue"
+            },
+            "after": {
+              "$ref": "#/$defs/ChangeValue"
+            }
           }
         }
+      }
+    },
+    "$defs": {
+      "ChangeValue": {
+        "anyOf": [
+          {
+            "type": "string"
+          },
+          {
+            "type": "integer"
+          },
+          {
+            "type": "boolean"
+          },
+          {
+            "type": "null"
+          },
+          {
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
+          },
+          {
+            "type": "object"
+          },
+          {
+            "type": "array",
+            "items": {
+              "type": "object"
+            }
+          }
+        ]
       }
     }
   },
@@ -9924,8 +10395,12 @@ export const tools: readonly ToolDefinition[] = [
                   "field": {
                     "type": "string"
                   },
-                  "before": {},
-                  "after": {}
+                  "before": {
+                    "$ref": "#/$defs/ChangeValue"
+                  },
+                  "after": {
+                    "$ref": "#/$defs/ChangeValue"
+                  }
                 }
               }
             }
@@ -9959,6 +10434,39 @@ export const tools: readonly ToolDefinition[] = [
             }
           }
         }
+      }
+    },
+    "$defs": {
+      "ChangeValue": {
+        "anyOf": [
+          {
+            "type": "string"
+          },
+          {
+            "type": "integer"
+          },
+          {
+            "type": "boolean"
+          },
+          {
+            "type": "null"
+          },
+          {
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
+          },
+          {
+            "type": "object"
+          },
+          {
+            "type": "array",
+            "items": {
+              "type": "object"
+            }
+          }
+        ]
       }
     }
   },

@@ -1,10 +1,11 @@
 /**
  * What an update or a delete changes, as its answer states it: `changes` lists each field that changes
  * with its value before and after, from the same before/after snapshots the audit row keeps, so a dry run
- * shows exactly what the call would change. Timestamps are left out (every write moves updated_at). A
- * transaction's snapshots are {transaction, counterpart}: the transaction's own fields are compared (the
- * other leg mirrors it). A delete names the resource that goes: [{field: <resource_type>, before: id, after:
- * null}] (the answer carries the deleted resource itself beside it).
+ * shows exactly what the call would change. Timestamps are left out (every write moves updated_at), and so
+ * is what a snapshot keeps beside the record (IGNORED). A transaction's snapshots are {transaction,
+ * counterpart}: the transaction's own fields are compared (the other leg mirrors it). A delete names the
+ * resource that goes: [{field: <resource_type>, before: id, after: null}] (the answer carries the deleted
+ * resource itself beside it). Each value is of a kind the spec's ChangeValue names.
  */
 
 /** What a write did, as its audit row keeps it (src/writes/types.ts AuditChange has this shape). */
@@ -18,7 +19,11 @@ export interface Snapshots {
 
 export type Changes = { field: string; before: unknown; after: unknown }[];
 
-const IGNORED = new Set(["created_at", "updated_at"]);
+/**
+ * Not fields of the record: its timestamps, and what a rule's audit snapshot keeps beside the rule
+ * (save_rule's applied_changes, the past transactions it changed; the answer lists them in `applied`).
+ */
+const IGNORED = new Set(["created_at", "updated_at", "applied_changes"]);
 
 function fieldsOf(snapshot: unknown): Record<string, unknown> {
   if (snapshot === null || typeof snapshot !== "object") return {};

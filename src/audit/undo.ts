@@ -41,7 +41,7 @@ function sameRow(current: Record<string, unknown> | undefined, snapshot: Record<
 }
 
 /** A row's place in the change: its key, the state before the change first touched it, and after its last touch. */
-interface NetRow {
+interface NetChange {
   table: string;
   rowKey: string;
   key: Record<string, unknown>;
@@ -50,8 +50,8 @@ interface NetRow {
 }
 
 /** The rows the change touched, once each, in the order it first touched them. */
-function netRows(changes: readonly RowChange[]): NetRow[] {
-  const rows = new Map<string, NetRow>();
+function netRows(changes: readonly RowChange[]): NetChange[] {
+  const rows = new Map<string, NetChange>();
   for (const c of changes) {
     const k = `${c.table} ${c.rowKey}`;
     const found = rows.get(k);
@@ -66,7 +66,7 @@ const chunks = <T>(xs: readonly T[], size = CHUNK): T[][] => Array.from({ length
 const keyString = (columns: readonly string[], row: Record<string, unknown>) => JSON.stringify(columns.map((c) => norm(row[c])));
 
 /** Restricts `q` to the rows with these keys (one column: IN; several: row values IN, both engines). */
-function whereKeys(q: Knex.QueryBuilder, columns: readonly string[], rows: readonly NetRow[]): Knex.QueryBuilder {
+function whereKeys(q: Knex.QueryBuilder, columns: readonly string[], rows: readonly NetChange[]): Knex.QueryBuilder {
   if (columns.length === 1)
     return q.whereIn(
       columns[0]!,
@@ -79,14 +79,14 @@ function whereKeys(q: Knex.QueryBuilder, columns: readonly string[], rows: reado
 }
 
 /** Rows grouped by table, in first-touched order within each table. */
-function byTable(rows: readonly NetRow[]): Map<string, NetRow[]> {
-  const out = new Map<string, NetRow[]>();
+function byTable(rows: readonly NetChange[]): Map<string, NetChange[]> {
+  const out = new Map<string, NetChange[]>();
   for (const r of rows) out.set(r.table, [...(out.get(r.table) ?? []), r]);
   return out;
 }
 
 /** The rows as they are now, read a few hundred keys per statement: key string → row. */
-async function currentRows(db: Knex, table: string, rows: readonly NetRow[]): Promise<Map<string, Record<string, unknown>>> {
+async function currentRows(db: Knex, table: string, rows: readonly NetChange[]): Promise<Map<string, Record<string, unknown>>> {
   const columns = Object.keys(rows[0]!.key);
   const out = new Map<string, Record<string, unknown>>();
   for (const chunk of chunks(rows)) for (const row of await whereKeys(db(table), columns, chunk)) out.set(keyString(columns, row), row);
@@ -94,7 +94,7 @@ async function currentRows(db: Knex, table: string, rows: readonly NetRow[]): Pr
 }
 
 /** The change as it stands: its rows, or why it cannot be undone (no rows, or a row changed since). */
-async function checkUndoable(db: Knex, userId: string, auditId: string): Promise<{ changes: RowChange[]; rows: NetRow[] }> {
+async function checkUndoable(db: Knex, userId: string, auditId: string): Promise<{ changes: RowChange[]; rows: NetChange[] }> {
   const changes = await rowChangesOf(db, userId, auditId);
   if (changes.length === 0)
     throw invalidParams(
@@ -193,7 +193,7 @@ export async function undoChange(db: Knex, userId: string, auditId: string): Pro
     }
     for (const [table, ofTable] of tables) {
       const columns = Object.keys(ofTable[0]!.key);
-      const groups = new Map<string, { patch: Record<string, unknown>; rows: NetRow[] }>();
+      const groups = new Map<string, { patch: Record<string, unknown>; rows: NetChange[] }>();
       for (const r of ofTable) {
         if (r.first.before === null || r.last.after === null) continue;
         const patch: Record<string, unknown> = {};

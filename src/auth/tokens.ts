@@ -10,8 +10,9 @@ import { scopes as knownScopes } from "../../generated/registry.js";
 import type { Caller } from "./caller.js";
 import { generateToken, hashToken, isWellFormedToken } from "./token-format.js";
 import type { TokenCache } from "./token-cache.js";
+import { instantPlusDays } from "../calendar/days.js";
 
-export interface TokenRecord {
+export interface TokenRow {
   token_id: string;
   user_id: string;
   name: string;
@@ -86,15 +87,15 @@ export async function createToken(
   pepper: string,
   now = new Date(),
   ids: IdSource = randomIds,
-): Promise<TokenRecord & { token: string }> {
+): Promise<TokenRow & { token: string }> {
   const token = generateToken();
-  const record: TokenRecord = {
+  const record: TokenRow = {
     token_id: ids.next("tok"),
     user_id: userId,
     name: input.name,
     scopes: input.scopes,
     created_at: now.toISOString(),
-    expires_at: new Date(now.getTime() + input.expiresInDays * 86_400_000).toISOString(),
+    expires_at: instantPlusDays(now, input.expiresInDays).toISOString(),
     revoked_at: null,
     last_used_at: null,
     grant_id: null,
@@ -137,7 +138,7 @@ export async function createTokenWithinQuota(
   perHour: number,
   now = new Date(),
   ids: IdSource = randomIds,
-): Promise<TokenRecord & { token: string }> {
+): Promise<TokenRow & { token: string }> {
   return db.transaction(async (trx) => {
     if (dialect(db) === "postgres") await trx("users").where({ id: userId }).forUpdate().first("id");
     else
@@ -156,12 +157,12 @@ export async function createTokenWithinQuota(
 
 export type TokenStatus = "active" | "expired" | "revoked";
 
-export function tokenStatus(t: TokenRecord, now = new Date()): TokenStatus {
+export function tokenStatus(t: TokenRow, now = new Date()): TokenStatus {
   if (t.revoked_at) return "revoked";
   return t.expires_at <= now.toISOString() ? "expired" : "active";
 }
 
-function toRecord(row: Record<string, unknown>): TokenRecord {
+function toRow(row: Record<string, unknown>): TokenRow {
   return {
     token_id: String(row.id),
     user_id: String(row.user_id),
@@ -175,9 +176,9 @@ function toRecord(row: Record<string, unknown>): TokenRecord {
   };
 }
 
-export async function listTokens(db: Knex, userId: string): Promise<TokenRecord[]> {
+export async function listTokens(db: Knex, userId: string): Promise<TokenRow[]> {
   const rows = await db("mcp_tokens").where({ user_id: userId }).orderBy("created_at", "desc");
-  return rows.map(toRecord);
+  return rows.map(toRow);
 }
 
 /**

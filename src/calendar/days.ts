@@ -4,6 +4,7 @@
  * it imports no area.
  */
 import { limits } from "../../generated/limits.js";
+import { FieldError } from "../field-error.js";
 
 export const ISO_DATE_RE = /^([0-9]{4})-([0-9]{2})-([0-9]{2})$/;
 export const MS_PER_DAY = 86_400_000;
@@ -12,19 +13,9 @@ export const MIN_YEAR = Number(limits.firstDate.slice(0, 4));
 /** Not a bound of input (dates stop at info.x-limits.last_date): how far an open-ended series is expanded. */
 export const MAX_YEAR = 9999;
 
-/** A refused schedule field. `field` is a path such as `schedule.day_of_month`; `expected` says what is accepted. */
-export class ScheduleError extends Error {
-  /** The AppError name to convert to: `invalidParams(err.field, err.expected, err.message)` from src/errors.ts. */
-  readonly errorName = "invalid_params" as const;
-  readonly field: string;
-  readonly expected: string;
-
-  constructor(field: string, expected: string, message: string) {
-    super(`${field}: ${message}`);
-    this.name = "ScheduleError";
-    this.field = field;
-    this.expected = expected;
-  }
+/** A refused date or schedule field. `field` is a path such as `schedule.day_of_month`; `expected` says what is accepted. */
+export class ScheduleError extends FieldError {
+  override readonly name = "ScheduleError";
 }
 
 /** Parses YYYY-MM-DD (a real calendar day, years 1900..9999) into the Date at 00:00 UTC, or null. */
@@ -85,9 +76,22 @@ export function daysBetween(from: string, to: string): number {
 
 // ── Day numbers and months, for arithmetic in loops (no validation: callers pass checked days) ──────
 
+/** Days since 1970-01-01 of a year, month (0 for January) and day of the month. */
+export function epochDayOf(year: number, month0: number, day: number): number {
+  return Math.round(Date.UTC(year, month0, day) / MS_PER_DAY);
+}
+
+/** The day number of the last day a series is expanded to (MAX_YEAR-12-31). */
+export const LAST_EPOCH_DAY = epochDayOf(MAX_YEAR, 11, 31);
+
 /** Days since 1970-01-01 of a YYYY-MM-DD day. */
 export function toEpochDay(day: string): number {
-  return Math.round(Date.UTC(Number(day.slice(0, 4)), Number(day.slice(5, 7)) - 1, Number(day.slice(8, 10))) / MS_PER_DAY);
+  return epochDayOf(Number(day.slice(0, 4)), Number(day.slice(5, 7)) - 1, Number(day.slice(8, 10)));
+}
+
+/** An instant `days` whole days of 24 hours later (negative: earlier): an expiry or a cut-off, not a calendar day. */
+export function instantPlusDays(at: Date, days: number): Date {
+  return new Date(at.getTime() + days * MS_PER_DAY);
 }
 
 /** A checked day plus `n` days (negative to go back); addDays is the same for a day from outside. */

@@ -24,7 +24,7 @@ import {
   TokenQuotaError,
   tokenStatus,
   validateNewToken,
-  type TokenRecord,
+  type TokenRow,
 } from "../auth/tokens.js";
 import { authenticateBasic, BASIC_CHALLENGE } from "./basic-auth.js";
 import { hostAndOriginGuard } from "./guards.js";
@@ -62,7 +62,7 @@ function sendError(res: Response, status: number, err: AppError): void {
 const badBody = (status: number, message: string, field = "(body)", expected = "a JSON object sent as application/json", extra: Record<string, unknown> = {}) =>
   new StatusError(status, new AppError("invalid_params", message, { field, expected, ...extra }));
 
-function publicToken(t: TokenRecord, now: Date) {
+function publicToken(t: TokenRow, now: Date) {
   return {
     token_id: t.token_id,
     name: t.name,

@@ -14,6 +14,7 @@
  * negative and inflow positive; at the tool boundary the amount is a positive magnitude and the
  * direction is a separate field.
  */
+import { FieldError } from "../field-error.js";
 import { currencyExponent, isKnownCurrency } from "./currencies.js";
 import { amountLimitMinor } from "./ceilings.js";
 
@@ -22,18 +23,8 @@ import { amountLimitMinor } from "./ceilings.js";
  * `opening_balance`) and `expected` says what would have been accepted; both go into the
  * `invalid_params` error's `data`. The message starts with the field name.
  */
-export class MoneyError extends Error {
-  /** The AppError name to convert to: `invalidParams(err.field, err.expected, err.message)` from src/errors.ts. */
-  readonly errorName = "invalid_params" as const;
-  readonly field: string;
-  readonly expected: string;
-
-  constructor(field: string, expected: string, message: string) {
-    super(`${field}: ${message}`);
-    this.name = "MoneyError";
-    this.field = field;
-    this.expected = expected;
-  }
+export class MoneyError extends FieldError {
+  override readonly name = "MoneyError";
 }
 
 /** Longest input string looked at (a valid amount is at most 19 + 1 + 4 characters plus a sign). */

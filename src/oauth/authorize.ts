@@ -21,6 +21,7 @@ import { FetchBusyError } from "./fetch-gate.js";
 import { randomString, secretHash } from "./secrets.js";
 import { CONSENT_PATH, type OAuthUrls } from "./urls.js";
 import { tokensCreatedSince } from "./quota.js";
+import { instantPlusDays } from "../calendar/days.js";
 
 /** The person has this long to sign in and decide. */
 export const PENDING_TTL_MS = 10 * 60_000;
@@ -235,10 +236,7 @@ export async function completeAuthorization(deps: OAuthDeps, id: string, userId:
   }
   const code = randomString(32);
   // Codes are kept a day after they expire (a replay within it still revokes its grant), then dropped.
-  await deps
-    .db("oauth_codes")
-    .where("expires_at", "<", new Date(now.getTime() - 86_400_000).toISOString())
-    .delete();
+  await deps.db("oauth_codes").where("expires_at", "<", instantPlusDays(now, -1).toISOString()).delete();
   await deps.db("oauth_codes").insert({
     code_hash: secretHash(code, deps.config.tokenPepper),
     client_id: pending.clientId,

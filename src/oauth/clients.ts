@@ -9,6 +9,7 @@ import { CimdError, cimdUrlProblem, fetchClientMetadata } from "./cimd.js";
 import { cimdFetchGate } from "./fetch-gate.js";
 import { hostProblem } from "./hosts.js";
 import { randomString } from "./secrets.js";
+import { instantPlusDays } from "../calendar/days.js";
 
 export type AuthMethod = "none" | "client_secret_basic" | "client_secret_post";
 
@@ -287,7 +288,7 @@ export async function touchClient(db: Knex, clientId: string, now: Date): Promis
  * clients come (registration, a first metadata document), so no sweeper is needed.
  */
 export async function deleteIdleClients(db: Knex, now: Date): Promise<number> {
-  const cutoff = new Date(now.getTime() - CLIENT_IDLE_DAYS * 86_400_000).toISOString();
+  const cutoff = instantPlusDays(now, -CLIENT_IDLE_DAYS).toISOString();
   return db("oauth_clients")
     .where((q) => q.where("last_used_at", "<", cutoff).orWhere((q2) => q2.whereNull("last_used_at").where("created_at", "<", cutoff)))
     .whereNotExists(

@@ -9,7 +9,7 @@ import { invalidParams } from "../errors.js";
 import { parseDate } from "./dates.js";
 import { parseDecimal } from "./numbers.js";
 import { child, children, findAll, text, type Node } from "./tree.js";
-import { emptyRow, type ParsedStatement, type StatedBalance, type StatementRow } from "./types.js";
+import { emptyRow, type ParsedStatement, type StatedBalance, type StatementEntry } from "./types.js";
 import { parseXml } from "./xml.js";
 
 const isoDay = (node: Node | undefined): string | null => {
@@ -46,7 +46,7 @@ export function parseCamt(input: string): ParsedStatement {
   return { format: "camt", rows, currency, opening, closing, mapping: null };
 }
 
-function readEntry(entry: Node, index: number): StatementRow {
+function readEntry(entry: Node, index: number): StatementEntry {
   const row = emptyRow(index);
   const details = findAll(entry, "TxDtls")[0];
   const debit = text(entry, "CdtDbtInd") === "DBIT";

@@ -11,7 +11,7 @@ import { parse } from "csv-parse/sync";
 import { invalidParams } from "../errors.js";
 import { guessDateOrder, parseDate } from "./dates.js";
 import { guessDecimal, parseDecimal } from "./numbers.js";
-import { emptyRow, type CsvMapping, type ParsedStatement, type StatementRow } from "./types.js";
+import { emptyRow, type CsvMapping, type ParsedStatement, type StatementEntry } from "./types.js";
 
 const DELIMITERS = [",", ";", "\t", "|"] as const;
 
@@ -269,7 +269,7 @@ export function detectMapping(
 export function parseCsv(text: string, given: Partial<CsvMapping> = {}): ParsedStatement {
   const { mapping, records, columns } = detectMapping(text, given);
   const at = (r: Record_, column: string | undefined): string => (column === undefined ? "" : (r.cells[columns.indexOf(column)] ?? ""));
-  const rows: StatementRow[] = [];
+  const rows: StatementEntry[] = [];
   let closing: { date: string; amount: string } | null = null;
   for (const r of records) {
     const row = emptyRow(r.line);

@@ -9,7 +9,7 @@ import { assertKnownEncoding } from "./encoding.js";
 import { parseDecimal } from "./numbers.js";
 import { parseSgml } from "./ofx-sgml.js";
 import { child, findAll, text, type Node } from "./tree.js";
-import { emptyRow, type ParsedStatement, type StatedBalance, type StatementRow } from "./types.js";
+import { emptyRow, type ParsedStatement, type StatedBalance, type StatementEntry } from "./types.js";
 import { parseXml } from "./xml.js";
 
 const ofxDate = (value: string | null): string | null => (value === null ? null : parseDate(value.slice(0, 8), "iso"));
@@ -35,7 +35,7 @@ export function parseOfx(input: string): ParsedStatement {
       "statement: this OFX file holds no bank or credit card statement (STMTRS or CCSTMTRS).",
     );
   const currency = text(statement, "CURDEF")?.toUpperCase() ?? null;
-  const rows: StatementRow[] = findAll(child(statement, "BANKTRANLIST"), "STMTTRN").map((trn, i) => readTransaction(trn, i + 1));
+  const rows: StatementEntry[] = findAll(child(statement, "BANKTRANLIST"), "STMTTRN").map((trn, i) => readTransaction(trn, i + 1));
   const balance = child(statement, "LEDGERBAL");
   const amount = parseDecimal(text(balance, "BALAMT") ?? "", ".");
   const date = ofxDate(text(balance, "DTASOF"));
@@ -43,7 +43,7 @@ export function parseOfx(input: string): ParsedStatement {
   return { format: "ofx", rows, currency, opening: null, closing, mapping: null };
 }
 
-function readTransaction(trn: Node, index: number): StatementRow {
+function readTransaction(trn: Node, index: number): StatementEntry {
   const row = emptyRow(index);
   row.bankId = text(trn, "FITID");
   row.payee = text(trn, "NAME") ?? text(trn, "PAYEE", "NAME");

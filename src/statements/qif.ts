@@ -8,18 +8,18 @@
 import { invalidParams } from "../errors.js";
 import { guessDateOrder, parseDate } from "./dates.js";
 import { guessDecimal, parseDecimal } from "./numbers.js";
-import { emptyRow, type DateOrder, type ParsedStatement, type StatementRow } from "./types.js";
+import { emptyRow, type DateOrder, type ParsedStatement, type StatementEntry } from "./types.js";
 
 const PLAIN_TYPES = /^!Type:(Bank|Cash|CCard|Oth A|Oth L)\s*$/i;
 
-interface QifRecord {
+interface QifEntry {
   line: number;
   fields: Map<string, string>;
 }
 
 export function parseQif(input: string, given: { date_order?: DateOrder; decimal?: "," | "." } = {}): ParsedStatement {
-  const records: QifRecord[] = [];
-  let current: QifRecord | null = null;
+  const records: QifEntry[] = [];
+  let current: QifEntry | null = null;
   let plain = false;
   const lines = input.replace(/^\uFEFF/, "").split(/\r\n|\r|\n/);
   lines.forEach((raw, i) => {
@@ -49,7 +49,7 @@ export function parseQif(input: string, given: { date_order?: DateOrder; decimal
   const amounts = records.map((r) => r.fields.get("T") ?? r.fields.get("U") ?? "");
   const order = given.date_order ?? guessDateOrder(dates, dates.some((d) => d.includes(".")) ? "day_first" : "month_first");
   const decimal = given.decimal ?? guessDecimal(amounts, ".");
-  const rows: StatementRow[] = records.map((r, i) => {
+  const rows: StatementEntry[] = records.map((r, i) => {
     const row = emptyRow(r.line);
     row.payee = r.fields.get("P") || null;
     row.description = r.fields.get("M") || null;

@@ -12,7 +12,7 @@ export interface RowError {
   reason: string;
 }
 
-export interface StatementRow {
+export interface StatementEntry {
   /** Where the row is in the file, 1-based: the CSV line or record, the OFX/CAMT entry, the QIF record. */
   row: number;
   /** YYYY-MM-DD, the day the bank booked it. */
@@ -56,7 +56,7 @@ export type DateOrder = "day_first" | "month_first" | "iso";
 
 export interface ParsedStatement {
   format: StatementFormat;
-  rows: StatementRow[];
+  rows: StatementEntry[];
   /** The statement's currency when it states one for the whole file (OFX CURDEF, CAMT Acct/Ccy). */
   currency: string | null;
   opening: StatedBalance | null;
@@ -65,7 +65,7 @@ export interface ParsedStatement {
   mapping: CsvMapping | null;
 }
 
-export const emptyRow = (row: number): StatementRow => ({
+export const emptyRow = (row: number): StatementEntry => ({
   row,
   date: null,
   amount: null,

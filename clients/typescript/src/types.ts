@@ -221,6 +221,13 @@ export type WriteStatus = "committed" | "replayed" | "dry_run";
  */
 export type Warnings = Warning[];
 /**
+ * A changed field's value before or after: text, a whole number, true/false or null; a list of texts (tags, categories, wallet ids, dates); an amount of money; a split's parts; a bill's schedule. A delete's before is the id of what goes.
+ *
+ * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
+ * via the `definition` "ChangeValue".
+ */
+export type ChangeValue = string | number | boolean | null | string[] | Money | Part[] | BillSchedule;
+/**
  * What the update changes (a dry run: would change): each changed field with its value before and after. A delete names the resource that goes: field is its type, before its id, after null.
  *
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
@@ -228,8 +235,8 @@ export type Warnings = Warning[];
  */
 export type Changes = {
   field: string;
-  before: unknown;
-  after: unknown;
+  before: ChangeValue;
+  after: ChangeValue;
 }[];
 /**
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
@@ -297,6 +304,32 @@ export interface Warning {
    * Human-readable explanation.
    */
   message: string;
+}
+/**
+ * One part of a split transaction: amount has the transaction's sign and the parts add up to its amount. refund: true when the part is a refund (absent otherwise).
+ *
+ * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
+ * via the `definition` "Part".
+ */
+export interface Part {
+  amount: Money;
+  category: string | null;
+  tags: string[];
+  notes: string | null;
+  refund?: true;
+}
+/**
+ * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
+ * via the `definition` "BillSchedule".
+ */
+export interface BillSchedule {
+  frequency: Frequency;
+  start_date: Date;
+  interval?: number;
+  day_of_month?: number;
+  weekday?: Weekday;
+  end_date?: Date;
+  count?: number;
 }
 /**
  * One committed write. summary: what it did in the person's words; client: the token (or OAuth client) that wrote it; ids: every row it touched.
@@ -453,19 +486,6 @@ export interface Transaction {
   parts?: Part[];
   refund?: true;
   refund_of?: TransactionId;
-}
-/**
- * One part of a split transaction: amount has the transaction's sign and the parts add up to its amount. refund: true when the part is a refund (absent otherwise).
- *
- * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
- * via the `definition` "Part".
- */
-export interface Part {
-  amount: Money;
-  category: string | null;
-  tags: string[];
-  notes: string | null;
-  refund?: true;
 }
 /**
  * Totals for one currency: income and expenses are positive magnitudes, net is income minus expenses, count is the number of income and expense transactions (transfers are excluded). Each part of a split transaction counts in its own group (count counts parts). Refunds (money back to spending) are taken off expenses and left out of income; refunds: their sum, absent when none.
@@ -628,19 +648,6 @@ export interface GoalProgress {
     | [GoalContribution, GoalContribution, GoalContribution]
     | [GoalContribution, GoalContribution, GoalContribution, GoalContribution]
     | [GoalContribution, GoalContribution, GoalContribution, GoalContribution, GoalContribution];
-}
-/**
- * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
- * via the `definition` "BillSchedule".
- */
-export interface BillSchedule {
-  frequency: Frequency;
-  start_date: Date;
-  interval?: number;
-  day_of_month?: number;
-  weekday?: Weekday;
-  end_date?: Date;
-  count?: number;
 }
 /**
  * A recurring (or one-off) bill. A fixed bill has amount; a variable bill has amount_min and amount_max instead. schedule_text describes the schedule in words; next_due_dates are the next (at most three) due dates from today. notice_days is how many days before the due date the bill is in its notice period. autopay is information only: nothing is paid or recorded automatically.

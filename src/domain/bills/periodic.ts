@@ -20,7 +20,7 @@
  * schedules.
  */
 
-import { daysInMonth, MAX_YEAR, MIN_YEAR, MS_PER_DAY } from "../../calendar/days.js";
+import { daysInMonth, epochDayOf, LAST_EPOCH_DAY, MAX_YEAR, MIN_YEAR, MS_PER_DAY } from "../../calendar/days.js";
 const RRULE_WEEKDAYS = ["SU", "MO", "TU", "WE", "TH", "FR", "SA"] as const; // index = getUTCDay()
 
 /** A rule as indexable periods. Days are counted as UTC-midnight milliseconds / MS_PER_DAY. */
@@ -60,7 +60,7 @@ function monthDate(mi: number, day: number): number {
   let d = day;
   if (day === -1) d = daysInMonth(year, month0);
   else if (day > 28) d = Math.min(day, daysInMonth(year, month0));
-  return Date.UTC(year, month0, d) / MS_PER_DAY;
+  return epochDayOf(year, month0, d);
 }
 
 /** BYMONTHDAY (with BYSETPOS) as written by monthDayParts in schedule.ts, or null. */
@@ -119,7 +119,7 @@ export function parseSimpleRule(rrule: string, startDay: Date): SimpleRule | nul
     const mo = Number(m[2]) - 1;
     const d = Number(m[3]);
     if (y < MIN_YEAR || y > MAX_YEAR || mo < 0 || mo > 11 || d < 1 || d > daysInMonth(y, mo)) return null;
-    until = Date.UTC(y, mo, d) / MS_PER_DAY;
+    until = epochDayOf(y, mo, d);
   }
   const start = startDay.getTime() / MS_PER_DAY;
   let rule: SimpleRule;
@@ -163,7 +163,7 @@ export function parseSimpleRule(rrule: string, startDay: Date): SimpleRule | nul
  */
 export function simpleOccurrences(rule: SimpleRule, from: number, to: number, limit: number): number[] {
   const out: number[] = [];
-  const last = Math.min(to, rule.until ?? Infinity, Date.UTC(MAX_YEAR, 11, 31) / MS_PER_DAY);
+  const last = Math.min(to, rule.until ?? Infinity, LAST_EPOCH_DAY);
   if (rule.kind === "days") {
     let k = from > rule.first ? Math.ceil((from - rule.first) / rule.step) : 0;
     for (; out.length < limit && (rule.count === null || k < rule.count); k++) {

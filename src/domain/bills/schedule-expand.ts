@@ -4,7 +4,7 @@
  */
 import rrulePkg from "rrule";
 import type { Options as RRuleOptions } from "rrule";
-import { formatDay, formatDayNumber, MAX_YEAR, MS_PER_DAY, requireDay } from "../../calendar/days.js";
+import { formatDay, formatDayNumber, LAST_EPOCH_DAY, MS_PER_DAY, requireDay } from "../../calendar/days.js";
 import { parseSimpleRule, type SimpleRule, simpleOccurrences } from "./periodic.js";
 import { DEFAULT_OCCURRENCE_LIMIT, MAX_OCCURRENCE_LIMIT } from "./schedule-types.js";
 
@@ -83,7 +83,7 @@ export function occurrencesBetween(rrule: string, startDate: string, from: strin
 export function nextOccurrences(rrule: string, startDate: string, after: string, n: number, inclusive = false): string[] {
   checkLimit(n, "n");
   const afterDay = requireDay(after, "after");
-  const end = new Date(Date.UTC(MAX_YEAR, 11, 31));
+  const end = new Date(LAST_EPOCH_DAY * MS_PER_DAY);
   const simple = simpleRuleFor(rrule, startDate);
   if (simple) {
     // Due dates are whole days, so "strictly after" is "on or after the next day".

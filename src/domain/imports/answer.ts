@@ -6,7 +6,7 @@
 import type { ImportRow, StatementMapping, Warning } from "../../../generated/types.js";
 import { formatMinor } from "../../money/amount.js";
 import type { CsvMapping } from "../../statements/parse.js";
-import type { ImportOutcome, PlannedRow, Reconciliation, RowStatus } from "./import.js";
+import type { ImportOutcome, PlannedEntry, Reconciliation, RowStatus } from "./import.js";
 
 const COLUMN_KEYS = ["date", "amount", "debit", "credit", "payee", "description", "id", "balance", "currency"] as const;
 
@@ -36,7 +36,7 @@ export function mappingToApi(m: CsvMapping | null): StatementMapping | null {
 
 const ORDER: Record<RowStatus, number> = { possible_duplicate: 0, invalid: 1, new: 2, duplicate: 3 };
 
-function statusText(r: PlannedRow): string {
+function statusText(r: PlannedEntry): string {
   if (r.status === "invalid") return `invalid: ${r.reason}`;
   if (r.status === "duplicate") return `duplicate of ${r.of}${r.ofDeleted ? " (deleted since; not imported again)" : ""}`;
   if (r.status === "possible_duplicate") return `possible duplicate of ${r.of}${r.transactionId ? " (imported as asked)" : ""}`;

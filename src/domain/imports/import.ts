@@ -20,7 +20,7 @@ import type { IdSource } from "../../db/ids.js";
 import { byPrimaryKey } from "../../db/dialect.js";
 import { invalidParams } from "../../errors.js";
 import { formatMinor } from "../../money/amount.js";
-import { addDays } from "../../calendar/days.js";
+import { addDays, dayDiff } from "../../calendar/days.js";
 import { parseStatement, type CsvMapping, type ParsedStatement, type StatementFormat } from "../../statements/parse.js";
 import { listRules } from "../rules/store.js";
 import { firstMatch } from "../rules/match.js";
@@ -35,7 +35,7 @@ import { FUZZY_DAYS, bankKey, contentKey, similarPayees } from "./keys.js";
 
 export type RowStatus = "new" | "duplicate" | "possible_duplicate" | "invalid";
 
-export interface PlannedRow {
+export interface PlannedEntry {
   row: number;
   date: string | null;
   minor: bigint | null;
@@ -81,7 +81,7 @@ export interface ImportOutcome {
   importId: string;
   wallet: WalletRow;
   parsed: ParsedStatement;
-  rows: PlannedRow[];
+  rows: PlannedEntry[];
   created: Transaction[];
   reconciliation: Reconciliation | null;
 }
@@ -130,12 +130,12 @@ export async function importStatement(db: Knex, userId: string, input: ImportInp
   return { importId, wallet, parsed, rows, created, reconciliation: await reconcile(db, userId, wallet, parsed, pending) };
 }
 
-async function planRows(db: Knex, userId: string, wallet: WalletRow, parsed: ParsedStatement): Promise<PlannedRow[]> {
+async function planRows(db: Knex, userId: string, wallet: WalletRow, parsed: ParsedStatement): Promise<PlannedEntry[]> {
   const rules = await listRules(db, userId);
   const occurrences = new Map<string, number>();
   const seenBankIds = new Map<string, number>();
-  const rows: PlannedRow[] = parsed.rows.map((r) => {
-    const planned: PlannedRow = {
+  const rows: PlannedEntry[] = parsed.rows.map((r) => {
+    const planned: PlannedEntry = {
       row: r.row,
       date: r.date,
       minor: null,
@@ -204,7 +204,7 @@ async function planRows(db: Knex, userId: string, wallet: WalletRow, parsed: Par
 }
 
 /** Layers 1 and 2: the ledger's keys, and bank ids that are already external_ids of the wallet. */
-async function markKnown(db: Knex, userId: string, wallet: WalletRow, rows: PlannedRow[]): Promise<void> {
+async function markKnown(db: Knex, userId: string, wallet: WalletRow, rows: PlannedEntry[]): Promise<void> {
   const keys = rows.flatMap((r) => (r.bankId !== null ? [r.keys[0]!] : r.keys));
   const known = new Map<string, string>();
   for (let i = 0; i < keys.length; i += 500) {
@@ -242,7 +242,7 @@ async function markKnown(db: Knex, userId: string, wallet: WalletRow, rows: Plan
 }
 
 /** Layer 3: a transaction of the wallet that looks like the row, each claimed by one row at most. */
-async function markPossible(db: Knex, userId: string, wallet: WalletRow, rows: PlannedRow[]): Promise<void> {
+async function markPossible(db: Knex, userId: string, wallet: WalletRow, rows: PlannedEntry[]): Promise<void> {
   const open = rows.filter((r) => r.status === "new");
   if (open.length === 0) return;
   const dates = open.map((r) => r.date!).sort();
@@ -265,17 +265,16 @@ async function markPossible(db: Knex, userId: string, wallet: WalletRow, rows: P
     if (claimed.has(e.id)) continue;
     byAmount.set(e.minor, [...(byAmount.get(e.minor) ?? []), e]);
   }
-  const dayNumber = (d: string) => Date.parse(`${d}T00:00:00Z`) / 86_400_000;
   for (const r of open) {
     const candidates = (byAmount.get(r.minor!) ?? []).filter(
       (e) =>
         !claimed.has(e.id) &&
-        Math.abs(dayNumber(e.date) - dayNumber(r.date!)) <= FUZZY_DAYS &&
+        Math.abs(dayDiff(e.date, r.date!)) <= FUZZY_DAYS &&
         // Two different bank ids are two transactions by the bank's own word.
         !(r.bankId !== null && e.externalId !== null && e.externalId !== r.bankId) &&
         similarPayees(r.payee, e.payee),
     );
-    candidates.sort((a, b) => Math.abs(dayNumber(a.date) - dayNumber(r.date!)) - Math.abs(dayNumber(b.date) - dayNumber(r.date!)));
+    candidates.sort((a, b) => Math.abs(dayDiff(a.date, r.date!)) - Math.abs(dayDiff(b.date, r.date!)));
     const match = candidates[0];
     if (match === undefined) continue;
     claimed.add(match.id);
@@ -283,7 +282,7 @@ async function markPossible(db: Knex, userId: string, wallet: WalletRow, rows: P
   }
 }
 
-async function record(db: Knex, userId: string, wallet: WalletRow, rows: PlannedRow[], input: ImportInput): Promise<Transaction[]> {
+async function record(db: Knex, userId: string, wallet: WalletRow, rows: PlannedEntry[], input: ImportInput): Promise<Transaction[]> {
   if (rows.length === 0) return [];
   const at = input.now.toISOString();
   const inserted = rows.map((r) => {
@@ -338,7 +337,13 @@ async function record(db: Knex, userId: string, wallet: WalletRow, rows: Planned
 }
 
 /** The stated closing balance against the wallet's balance at the end of that day, after this import. */
-async function reconcile(db: Knex, userId: string, wallet: WalletRow, parsed: ParsedStatement, pending: readonly PlannedRow[]): Promise<Reconciliation | null> {
+async function reconcile(
+  db: Knex,
+  userId: string,
+  wallet: WalletRow,
+  parsed: ParsedStatement,
+  pending: readonly PlannedEntry[],
+): Promise<Reconciliation | null> {
   if (parsed.closing === null) return null;
   const stated = rowMinor(parsed.closing.amount, wallet.currency);
   const statedMinor = "minor" in stated ? stated.minor : /^-?0*(\.0*)?$/.test(parsed.closing.amount) ? 0n : null;

@@ -9,7 +9,7 @@ import { byPrimaryKey } from "../../db/dialect.js";
 import { coerceTransactionRow, transactionsFromRows } from "../transactions/store.js";
 import { foldKey, normalizeTags } from "../shared/text.js";
 import { listRules } from "./store.js";
-import { firstMatch, ruleMatches, type RuleEffect, type RuleRecord } from "./match.js";
+import { firstMatch, ruleMatches, type RuleEffect, type RuleRow } from "./match.js";
 
 export interface Draft {
   walletId: string;
@@ -35,7 +35,7 @@ export interface RuleChange {
 const abs = (v: bigint) => (v < 0n ? -v : v);
 
 /** What applying `rule` to the person's existing transactions would change: only those it actually changes. */
-export async function changesOfRule(db: Knex, userId: string, rule: RuleRecord): Promise<RuleChange[]> {
+export async function changesOfRule(db: Knex, userId: string, rule: RuleRow): Promise<RuleChange[]> {
   const q = db("transactions").where({ user_id: userId }).whereNull("transfer_id");
   if (rule.wallet_id !== null) q.andWhere("wallet_id", rule.wallet_id);
   if (rule.direction !== null) q.andWhere("direction", rule.direction);
@@ -70,7 +70,7 @@ export async function changesOfRule(db: Knex, userId: string, rule: RuleRecord):
 }
 
 /** Writes the changes (one UPDATE per chunk: a rule sets the same values on every row it changes). */
-export async function applyRuleChanges(db: Knex, userId: string, rule: RuleRecord, changes: readonly RuleChange[], at: string): Promise<void> {
+export async function applyRuleChanges(db: Knex, userId: string, rule: RuleRow, changes: readonly RuleChange[], at: string): Promise<void> {
   const ids = changes.map((c) => c.before.id);
   const patch: Record<string, unknown> = { updated_at: at };
   if (rule.set_category !== null) Object.assign(patch, { category: rule.set_category, category_key: foldKey(rule.set_category) });

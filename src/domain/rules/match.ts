@@ -10,7 +10,7 @@ import { foldKey, normalizeTags } from "../shared/text.js";
 export type RuleField = "payee" | "description";
 export type RuleOperator = "equals" | "contains" | "starts_with";
 
-export interface RuleRecord {
+export interface RuleRow {
   id: string;
   position: number;
   field: RuleField;
@@ -43,7 +43,7 @@ export interface RuleEffect {
   payee: string | null;
 }
 
-function textMatches(rule: RuleRecord, text: string | null): boolean {
+function textMatches(rule: RuleRow, text: string | null): boolean {
   if (text === null) return false;
   const have = foldKey(text);
   const want = foldKey(rule.value);
@@ -52,7 +52,7 @@ function textMatches(rule: RuleRecord, text: string | null): boolean {
   return have.includes(want);
 }
 
-export function ruleMatches(rule: RuleRecord, s: RuleSubject): boolean {
+export function ruleMatches(rule: RuleRow, s: RuleSubject): boolean {
   if (s.direction === "transfer") return false;
   if (rule.direction !== null && rule.direction !== s.direction) return false;
   if (rule.wallet_id !== null && rule.wallet_id !== s.walletId) return false;
@@ -63,7 +63,7 @@ export function ruleMatches(rule: RuleRecord, s: RuleSubject): boolean {
 }
 
 /** The first rule, in the person's order, that matches; undefined when none does. */
-export function firstMatch(rules: readonly RuleRecord[], s: RuleSubject): RuleEffect | undefined {
+export function firstMatch(rules: readonly RuleRow[], s: RuleSubject): RuleEffect | undefined {
   const rule = rules.find((r) => ruleMatches(r, s));
   if (rule === undefined) return undefined;
   return { ruleId: rule.id, category: rule.set_category, tags: normalizeTags(rule.add_tags), payee: rule.rename_payee };

@@ -12,18 +12,18 @@ import { AppError, invalidParams } from "../../errors.js";
 import { getWalletRow } from "../wallets/store.js";
 import { cleanText, normalizeTags } from "../shared/text.js";
 import { applyRuleChanges, changesOfRule, type RuleChange } from "./apply.js";
-import type { RuleRecord } from "./match.js";
+import type { RuleRow } from "./match.js";
 import { deleteRule, getRule, insertRule, listRules, updateRule, type RuleFields } from "./store.js";
 import { boundInMinorUnits } from "../shared/amounts.js";
 
 /** How many changed transactions the answer lists (the count is always whole). */
 export const SHOWN_CHANGES = 20;
 
-export const ruleToApi = (r: RuleRecord): Rule => ({ ...r, add_tags: normalizeTags(r.add_tags) });
+export const ruleToApi = (r: RuleRow): Rule => ({ ...r, add_tags: normalizeTags(r.add_tags) });
 
 export interface SavedRule {
-  before: RuleRecord | null;
-  rule: RuleRecord;
+  before: RuleRow | null;
+  rule: RuleRow;
   applied: { count: number; changes: RuleChange[] } | null;
 }
 
@@ -96,7 +96,7 @@ export function changesToApi(changes: readonly RuleChange[]): ApiRuleChange[] {
   }));
 }
 
-export async function removeRule(db: Knex, userId: string, ruleId: string): Promise<RuleRecord> {
+export async function removeRule(db: Knex, userId: string, ruleId: string): Promise<RuleRow> {
   const rule = await getRule(db, userId, ruleId);
   await deleteRule(db, userId, rule);
   return rule;

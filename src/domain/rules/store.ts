@@ -7,22 +7,22 @@ import type { IdSource } from "../../db/ids.js";
 import { conflict, notFound } from "../../errors.js";
 import { schemaBounds } from "../../../generated/limits.js";
 import { foldKey } from "../shared/text.js";
-import type { RuleRecord } from "./match.js";
+import type { RuleRow } from "./match.js";
 
 /** At most this many rules per person (Rule.position's maximum in openrpc.json). */
 export const MAX_RULES = (schemaBounds as unknown as Record<string, Record<string, { maximum?: number }>>).Rule?.position?.maximum ?? 200;
 
-function fromRow(raw: Record<string, unknown>): RuleRecord {
+function fromRow(raw: Record<string, unknown>): RuleRow {
   const text = (v: unknown) => (v == null ? null : String(v));
   return {
     id: String(raw.id),
     position: Number(raw.position),
-    field: String(raw.field) as RuleRecord["field"],
-    operator: String(raw.operator) as RuleRecord["operator"],
+    field: String(raw.field) as RuleRow["field"],
+    operator: String(raw.operator) as RuleRow["operator"],
     value: String(raw.value),
     min_amount: text(raw.min_amount),
     max_amount: text(raw.max_amount),
-    direction: text(raw.direction) as RuleRecord["direction"],
+    direction: text(raw.direction) as RuleRow["direction"],
     wallet_id: text(raw.wallet_id),
     set_category: text(raw.set_category),
     add_tags: raw.add_tags == null ? [] : (JSON.parse(String(raw.add_tags)) as string[]),
@@ -30,20 +30,20 @@ function fromRow(raw: Record<string, unknown>): RuleRecord {
   };
 }
 
-export async function listRules(db: Knex, userId: string): Promise<RuleRecord[]> {
+export async function listRules(db: Knex, userId: string): Promise<RuleRow[]> {
   const rows = await db("rules")
     .where({ user_id: userId })
     .orderBy([{ column: "position" }, { column: "id" }]);
   return rows.map(fromRow);
 }
 
-export async function getRule(db: Knex, userId: string, ruleId: string, field = "rule_id"): Promise<RuleRecord> {
+export async function getRule(db: Knex, userId: string, ruleId: string, field = "rule_id"): Promise<RuleRow> {
   const raw = await db("rules").where({ user_id: userId, id: ruleId }).first();
   if (!raw) throw notFound("rule", field, ruleId);
   return fromRow(raw);
 }
 
-export type RuleFields = Omit<RuleRecord, "id" | "position">;
+export type RuleFields = Omit<RuleRow, "id" | "position">;
 
 function columns(r: RuleFields) {
   return {
@@ -70,7 +70,7 @@ async function shift(db: Knex, userId: string, from: number, to: number, by: 1 |
     .update({ position: db.raw("position + ?", [by]) });
 }
 
-export async function insertRule(db: Knex, userId: string, fields: RuleFields, position: number | undefined, at: string, ids: IdSource): Promise<RuleRecord> {
+export async function insertRule(db: Knex, userId: string, fields: RuleFields, position: number | undefined, at: string, ids: IdSource): Promise<RuleRow> {
   const count = Number((await db("rules").where({ user_id: userId }).count({ n: "*" }).first())?.n ?? 0);
   if (count >= MAX_RULES)
     throw conflict("rule_id", `rule_id: the user already has ${MAX_RULES} rules, the most this service keeps. Delete or widen one first.`);
@@ -81,7 +81,7 @@ export async function insertRule(db: Knex, userId: string, fields: RuleFields, p
   return { id, position: pos, ...fields };
 }
 
-export async function updateRule(db: Knex, userId: string, old: RuleRecord, fields: RuleFields, position: number | undefined, at: string): Promise<RuleRecord> {
+export async function updateRule(db: Knex, userId: string, old: RuleRow, fields: RuleFields, position: number | undefined, at: string): Promise<RuleRow> {
   let pos = old.position;
   if (position !== undefined && position !== old.position) {
     const count = Number((await db("rules").where({ user_id: userId }).count({ n: "*" }).first())?.n ?? 0);
@@ -97,7 +97,7 @@ export async function updateRule(db: Knex, userId: string, old: RuleRecord, fiel
   return { id: old.id, position: pos, ...fields };
 }
 
-export async function deleteRule(db: Knex, userId: string, rule: RuleRecord): Promise<void> {
+export async function deleteRule(db: Knex, userId: string, rule: RuleRow): Promise<void> {
   const count = Number((await db("rules").where({ user_id: userId }).count({ n: "*" }).first())?.n ?? 0);
   await db("rules").where({ user_id: userId, id: rule.id }).delete();
   await shift(db, userId, rule.position + 1, count, -1);
