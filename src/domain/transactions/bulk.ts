@@ -39,7 +39,7 @@ const SHOWN_ROWS = (tool.outputSchema as Schema).properties.transactions!.maxIte
 const MAX_TAGS = 20;
 const CHUNK = 500;
 
-export interface BulkRow {
+export interface ChangedTransaction {
   id: string;
   date: string;
   amount: Money;
@@ -140,14 +140,14 @@ export async function updateTransactions(ctx: DomainContext, p: UpdateTransactio
 
   // What changes on each row.
   const at = ctx.now().toISOString();
-  const shown: BulkRow[] = [];
+  const shown: ChangedTransaction[] = [];
   const changedIds: string[] = [];
   const byPatch = new Map<string, { patch: Record<string, unknown>; ids: string[] }>();
   const tagAdds: { transaction_id: string; user_id: string; tag: string }[] = [];
   const tagRemovals: string[] = [];
   const moved: TransactionRow[] = [];
   for (const row of rows) {
-    const changes: BulkRow["changes"] = [];
+    const changes: ChangedTransaction["changes"] = [];
     const patch: Record<string, unknown> = {};
     const parts = split.get(row.id);
     if (category !== undefined && parts) {
