@@ -11,19 +11,7 @@
  */
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-
-interface Node {
-  id: number;
-  callFrame: { functionName: string; url: string };
-  children?: number[];
-}
-interface Profile {
-  nodes: Node[];
-  startTime: number;
-  endTime: number;
-  samples?: number[];
-  timeDeltas?: number[];
-}
+import type { Profile } from "./profile-summary.js";
 
 export interface Areas {
   /** CPU milliseconds in the window (samples not idle). */

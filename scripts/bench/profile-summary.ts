@@ -10,13 +10,15 @@ import { relative } from "node:path";
 import { parseArgs } from "node:util";
 import { ROOT } from "./processes.js";
 
-interface Node {
+/** A node of a V8 .cpuprofile (what `node --cpu-prof` writes). */
+export interface Node {
   id: number;
   callFrame: { functionName: string; url: string; lineNumber: number };
   hitCount?: number;
   children?: number[];
 }
-interface Profile {
+/** A V8 .cpuprofile. */
+export interface Profile {
   nodes: Node[];
   startTime: number;
   endTime: number;
