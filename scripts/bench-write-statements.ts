@@ -21,7 +21,8 @@ const calls = Math.max(1, Math.min(50, Number(values.calls) || 5));
 function kind(sql: string): string {
   const s = sql.trim().toLowerCase();
   if (/^(begin|commit|rollback|savepoint|release)/.test(s)) return "transaction control";
-  if (s.includes("pg_try_advisory") || s.includes("pg_advisory")) return "per-user lock";
+  if (s.includes("pg_try_advisory") || s.includes("pg_advisory")) return "locks and capture switch";
+  if (s.startsWith('with a as (insert into "audit_log"')) return "audit, captured rows, key and change event";
   if (s.includes("rate_limits")) return "limit";
   if (s.includes("api_tokens") || s.includes("tokens")) return s.includes("idempotency") ? "idempotency key" : "token";
   if (s.includes("idempotency_keys")) return "idempotency key";

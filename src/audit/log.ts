@@ -42,12 +42,9 @@ export interface AuditWrite {
   change: AuditChange;
 }
 
-/**
- * Writes the audit row and returns its entry exactly as reading the row back would give it, so that the
- * pipeline can publish the change event without a query after commit.
- */
-export async function writeAuditEntry(trx: Knex.Transaction, w: AuditWrite): Promise<AuditEntry> {
-  const row: AuditRow = {
+/** The audit row of a write, as inserted (its id is the database's). */
+export function auditRowOf(w: AuditWrite): AuditRow {
+  return {
     created_at: w.at,
     user_id: w.userId,
     token_id: w.tokenId,
@@ -60,6 +57,14 @@ export async function writeAuditEntry(trx: Knex.Transaction, w: AuditWrite): Pro
     idempotency_key: w.idempotencyKey,
     request_id: w.requestId,
   };
+}
+
+/**
+ * Writes the audit row and returns its entry exactly as reading the row back would give it, so that the
+ * pipeline can publish the change event without a query after commit.
+ */
+export async function writeAuditEntry(trx: Knex.Transaction, w: AuditWrite): Promise<AuditEntry> {
+  const row = auditRowOf(w);
   const rows = await trx("audit_log").insert(row).returning("id");
   const first = rows[0] as { id: unknown } | unknown;
   return toEntry({ ...row, id: typeof first === "object" && first !== null && "id" in first ? first.id : first });

@@ -4,6 +4,13 @@
  */
 import type { Knex } from "knex";
 
+/**
+ * Postgres: the setting, local to a write's transaction, that switches the capture on for the user it
+ * names (migration 20261125230000; set by src/writes/bookkeeping.ts with the write's locks). The marker
+ * row below does the same on SQLite.
+ */
+export const CAPTURE_SETTING = "finance_mcp.capture_user";
+
 /** Marks the start of a write: the capture triggers record the user's rows from here on (same transaction). */
 export async function startCapture(trx: Knex.Transaction, userId: string): Promise<void> {
   await trx("audit_capture").insert({ user_id: userId });

@@ -44,9 +44,12 @@ const TOKENS = Symbol("tokens");
  *  listener may be down, or another process's entry never has a local publish). */
 const MAX_LOCAL_IDS = 10_000;
 
-/** What the write transaction sends with pg_notify for its audit entry. */
-export function notifyPayload(entry: Pick<AuditEntry, "id" | "user_id">): string {
-  return `${entry.id} ${entry.user_id}`;
+/**
+ * What the write transaction sends with pg_notify for its audit entry, "<audit id> <user id>", as SQL:
+ * the id is a column of the statement (`idSql`), the user id its one binding.
+ */
+export function notifyPayloadSql(idSql: string): string {
+  return `${idSql}::text || ' ' || ?`;
 }
 
 export interface ChangeBus {

@@ -38,25 +38,37 @@ export function replayOrRefuse(stored: StoredKey, tool: string, hash: string): R
   return { ...(JSON.parse(stored.response_json) as Record<string, unknown>), status: "replayed" };
 }
 
+/** Who claims which key for what call, and for how long it is kept. */
+export interface KeyClaim {
+  userId: string;
+  key: string;
+  tool: string;
+  hash: string;
+  at: Date;
+  retentionHours: number;
+}
+
+/** The stored key's columns but its response. */
+export function keyRowOf(c: KeyClaim) {
+  return {
+    user_id: c.userId,
+    key: c.key,
+    tool: c.tool,
+    request_hash: c.hash,
+    created_at: c.at.toISOString(),
+    expires_at: new Date(c.at.getTime() + c.retentionHours * 3_600_000).toISOString(),
+  };
+}
+
 /**
  * Claims the key with the response to replay. False when the key is already stored (a retry, or another
  * process's call with the same key): the caller rolls back and answers from the stored key. ON CONFLICT
  * DO NOTHING rather than catching the unique violation, so a retry is no error in the database's log.
+ * (On Postgres the write pipeline claims it in its closing statement instead: src/writes/bookkeeping.ts.)
  */
-export async function storeKey(
-  trx: Knex.Transaction,
-  row: { userId: string; key: string; tool: string; hash: string; response: unknown; at: Date; retentionHours: number },
-): Promise<boolean> {
+export async function storeKey(trx: Knex.Transaction, c: KeyClaim & { response: unknown }): Promise<boolean> {
   const claimed = await trx("idempotency_keys")
-    .insert({
-      user_id: row.userId,
-      key: row.key,
-      tool: row.tool,
-      request_hash: row.hash,
-      response_json: JSON.stringify(row.response),
-      created_at: row.at.toISOString(),
-      expires_at: new Date(row.at.getTime() + row.retentionHours * 3_600_000).toISOString(),
-    })
+    .insert({ ...keyRowOf(c), response_json: JSON.stringify(c.response) })
     .onConflict(["user_id", "key"])
     .ignore()
     .returning("key");

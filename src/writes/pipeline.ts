@@ -2,8 +2,9 @@
  * The one write pipeline of all write tools:
  *   dry run → run the handler in a transaction and roll it back (so it checks exactly what a real call
  *             checks), claim nothing, audit nothing;
- *   commit  → in one transaction: take the user's write lock, apply the change, write the audit row,
- *             claim the key by storing the response, commit; then publish the event.
+ *   commit  → in one transaction: take the key's and the user's locks, apply the change, write the audit
+ *             row, claim the key by storing the response, send the event, commit; then publish the event
+ *             here (src/writes/bookkeeping.ts: on Postgres one statement before the handler and one after).
  * A failure anywhere rolls everything back, the key included.
  *
  * A key seen before is not looked up first: that lookup was one statement on every write to serve the
@@ -17,12 +18,11 @@ import type { Knex } from "knex";
 import { dialect } from "../db/knex.js";
 import { provisionalIds } from "../db/ids.js";
 import type { ChangeBus } from "../events/bus.js";
-import { NOTIFY_CHANNEL, notifyPayload } from "../events/bus.js";
 import type { ToolContext } from "../context.js";
-import { writeAuditEntry, type AuditEntry } from "../audit/log.js";
+import type { AuditEntry } from "../audit/log.js";
 import { changesOf, type Changes } from "../audit/diff.js";
-import { finishCapture, startCapture } from "../audit/rows.js";
-import { findKey, keyInUse, replayOrRefuse, requestHash, storeKey, type StoredKey } from "./idempotency.js";
+import { closeWrite, openWrite } from "./bookkeeping.js";
+import { findKey, keyInUse, replayOrRefuse, requestHash, type StoredKey } from "./idempotency.js";
 import type { AuditChange, WriteContext, WriteOutcome } from "./types.js";
 
 export type WriteHandler = (params: never, ctx: WriteContext) => Promise<WriteOutcome<Record<string, unknown>>>;
@@ -33,15 +33,6 @@ class KeyAlreadyStored extends Error {}
 
 /** Keys being written by this process right now: a duplicate gets idempotency_key_in_use at once. */
 const inFlight = new Set<string>();
-
-async function lockUser(trx: Knex.Transaction, userId: string, key: string): Promise<void> {
-  if (dialect(trx) !== "postgres") return; // SQLite has one writer: its transactions are already serial
-  // The key's lock refuses a concurrent duplicate on another process; the user's lock then orders the
-  // user's writes, so audit ids commit in increasing order and SSE replay by id never skips one.
-  const got = await trx.raw("SELECT pg_try_advisory_xact_lock(hashtextextended(?, 0)) AS ok", [`idem:${userId}:${key}`]);
-  if (!got.rows[0].ok) throw keyInUse();
-  await lockUserWrites(trx, userId);
-}
 
 /**
  * The lock every write of the user takes (Postgres; SQLite's transactions are serial already), until the
@@ -104,27 +95,20 @@ export function createWritePipeline(deps: WritePipelineDeps) {
     try {
       let entry: AuditEntry | undefined;
       const response = await ctx.db.transaction(async (trx) => {
-        await lockUser(trx, userId, key);
+        await openWrite(trx, userId, key);
         const at = ctx.now();
         // Every row the handler writes is recorded with the audit row (undo_change reverses them).
-        await startCapture(trx, userId);
         const outcome = await handler(params as never, { ...ctx, db: trx, dryRun: false });
-        const written = await writeAuditEntry(trx, {
-          userId,
-          tokenId: ctx.caller.tokenId,
-          tool,
-          idempotencyKey: key,
-          requestId: ctx.requestId,
-          at: at.toISOString(),
-          change: outcome.change,
-        });
-        await finishCapture(trx, userId, written.id);
-        const result = { ...outcome.result, ...changesField(outcome.change), status: "committed", audit_id: written.id };
-        if (!(await storeKey(trx, { userId, key, tool, hash, response: result, at, retentionHours: ctx.config.idempotencyRetentionHours })))
-          throw new KeyAlreadyStored();
-        if (dialect(trx) === "postgres") await trx.raw("SELECT pg_notify(?, ?)", [NOTIFY_CHANNEL, notifyPayload(written)]);
-        entry = written;
-        return result;
+        const result = { ...outcome.result, ...changesField(outcome.change), status: "committed" };
+        const closed = await closeWrite(
+          trx,
+          { userId, tokenId: ctx.caller.tokenId, tool, idempotencyKey: key, requestId: ctx.requestId, at: at.toISOString(), change: outcome.change },
+          { userId, key, tool, hash, at, retentionHours: ctx.config.idempotencyRetentionHours },
+          result,
+        );
+        if (!closed.claimed) throw new KeyAlreadyStored();
+        entry = closed.entry;
+        return { ...result, audit_id: closed.entry.id };
       });
       // The entry is what the transaction wrote, so publishing needs no read after commit.
       if (entry) deps.bus.published(entry);
