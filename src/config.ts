@@ -9,6 +9,8 @@ export interface Config {
   port: number;
   host: string;
   databaseUrl: string;
+  /** Postgres: the most connections this process's request pool holds (its listener holds one more). */
+  databasePoolMax: number;
   writeTools: "enabled" | "disabled";
   validateResults: boolean;
   allowedHosts: string[];
@@ -253,6 +255,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: r.int("PORT", 8080, 0, 65535),
     host,
     databaseUrl,
+    databasePoolMax: r.int("DATABASE_POOL_MAX", 10, 1, 1000),
     writeTools: r.oneOf("WRITE_TOOLS", ["enabled", "disabled"] as const, "enabled"),
     validateResults: r.oneOf("VALIDATE_RESULTS", ["true", "false"] as const, "true") === "true",
     // DNS-rebinding protection: Host must name this server. "*" turns the check off (behind a trusted proxy).

@@ -65,7 +65,7 @@ export async function startServer(config: Config, options: { log?: Logger; app?:
 }
 
 async function startLocked(config: Config, options: { log?: Logger; app?: AppOptions }, lock: ServerLock | undefined): Promise<RunningServer> {
-  const db = createDb(config.databaseUrl);
+  const db = createDb(config.databaseUrl, { poolMax: config.databasePoolMax });
   await withStartupLock(db, async () => {
     await migrateLatest(db);
     await seedKnowledgeBase(db);

@@ -30,9 +30,12 @@ export function sqlitePath(url: string): string {
   return path === ":memory:" ? path : resolve(path);
 }
 
-export function knexConfig(url: string): Knex.Config {
+/** Postgres: the request pool's size when none is given (DATABASE_POOL_MAX; docs/operations.md). */
+export const DEFAULT_POOL_MAX = 10;
+
+export function knexConfig(url: string, options: { poolMax?: number } = {}): Knex.Config {
   if (dialectOf(url) === "postgres") {
-    return { client: "pg", connection: url, pool: { min: 0, max: 10 }, compileSqlOnError: false };
+    return { client: "pg", connection: url, pool: { min: 0, max: options.poolMax ?? DEFAULT_POOL_MAX }, compileSqlOnError: false };
   }
   const filename = sqlitePath(url);
   if (filename !== ":memory:") mkdirSync(dirname(filename), { recursive: true });
@@ -61,8 +64,8 @@ export function knexConfig(url: string): Knex.Config {
   };
 }
 
-export function createDb(url: string): Knex {
-  return knexFactory(knexConfig(url));
+export function createDb(url: string, options: { poolMax?: number } = {}): Knex {
+  return knexFactory(knexConfig(url, options));
 }
 
 export function dialect(db: Knex): Dialect {

@@ -7,6 +7,8 @@ import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { expect } from "chai";
 import { ConfigError, loadConfig } from "../../src/config.js";
+import { createTestDatabase, engine } from "../helpers/database.js";
+import { startServerProcess } from "../helpers/process.js";
 
 const BIN = fileURLToPath(new URL("../../bin/finance-mcp.js", import.meta.url));
 
@@ -41,9 +43,26 @@ describe("configuration", function () {
       LOG_FORMAT: "pretty",
       METRICS: "on",
       SHUTDOWN_GRACE_SECONDS: "30",
+      DATABASE_POOL_MAX: "24",
     });
-    expect(c).to.include({ port: 0, logFormat: "pretty", metrics: "on", shutdownGraceSeconds: 30 });
+    expect(c).to.include({ port: 0, logFormat: "pretty", metrics: "on", shutdownGraceSeconds: 30, databasePoolMax: 24 });
+    expect(loadConfig({}).databasePoolMax).to.equal(10);
     expect(c.allowedHosts).to.deep.equal(["finance.example.com", "10.0.0.7", "[::1]"]);
+  });
+
+  it(`a server process sizes its database pool with DATABASE_POOL_MAX (${engine}: SQLite keeps its one connection)`, async () => {
+    const database = await createTestDatabase();
+    try {
+      const server = await startServerProcess(database.url, { DATABASE_POOL_MAX: "7", METRICS: "on", METRICS_TOKEN: "" });
+      try {
+        const text = await (await fetch(`${server.url}/metrics`)).text();
+        expect(/^finance_mcp_db_pool_max (\d+)$/m.exec(text)?.[1], text.slice(0, 300)).to.equal(engine === "sqlite" ? "1" : "7");
+      } finally {
+        await server.stop();
+      }
+    } finally {
+      await database.drop();
+    }
   });
 
   it("names each bad variable and what it expects, all at once", () => {
@@ -61,6 +80,7 @@ describe("configuration", function () {
       SHUTDOWN_GRACE_SECONDS: "9999",
       METRICS: "yes",
       HOST: "not a host",
+      DATABASE_POOL_MAX: "0",
     });
     const expected = [
       'PORT must be an integer from 0 to 65535, got "70000"',
@@ -76,6 +96,7 @@ describe("configuration", function () {
       'SHUTDOWN_GRACE_SECONDS must be an integer from 0 to 3600, got "9999"',
       'METRICS must be one of off, on, got "yes"',
       'HOST must be an IP address or a host name to listen on, got "not a host"',
+      'DATABASE_POOL_MAX must be an integer from 1 to 1000, got "0"',
     ];
     expect([...found].sort()).to.deep.equal([...expected].sort());
   });
