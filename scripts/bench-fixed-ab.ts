@@ -4,7 +4,7 @@
  *
  *   npx tsx scripts/bench-fixed-ab.ts --a /tmp/base [--b .] [--engine sqlite|postgres] [--redis]
  *     [--rows whoami,tools/call whoami,get_wallet_balance] [--rounds 3] [--seconds 5] [--connections 50]
- *     [--profile DIR]
+ *     [--profile DIR] [--echo]
  *
  * A and B are two checkouts, each built (`npm run build`); each runs as production does (`node
  * bin/finance-mcp.js serve`, NODE_ENV=production, LOG_LEVEL=info, limits on with a limit no call reaches)
@@ -13,7 +13,9 @@
  * (default redis://127.0.0.1:6379) for both. Per row the two are driven in turn (A, B, A, B, …) by
  * autocannon in this process, so the drift of a shared machine falls on both alike; each turn records
  * req/s and the server's CPU per call (from /proc) with the load average. With --profile each server
- * runs under node --cpu-prof and writes its profile there when it stops.
+ * runs under node --cpu-prof and writes its profile there when it stops. With --echo the benchmark's bare
+ * express echo (scripts/bench/baselines.ts) is driven in the same turns, and each row's medians are given
+ * as ratios to its median (the benchmark's targets are such ratios).
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -39,6 +41,7 @@ const { values } = parseArgs({
     seconds: { type: "string", default: "5" },
     connections: { type: "string", default: "50" },
     profile: { type: "string" },
+    echo: { type: "boolean", default: false },
   },
 });
 if (!values.a) throw new Error("--a DIR (the checkout to compare against) is required");
@@ -91,6 +94,25 @@ function start(label: string, dir: string, databaseUrl: string): Promise<Server>
     child.stderr!.on("data", onLine); // every log line is read (and dropped), as a log shipper would
     child.stdout!.on("data", onLine);
     child.once("exit", (code) => fail(new Error(`${label} exited (${code})`)));
+  });
+}
+
+/** The benchmark's echo baseline in a process of its own; its "url" is its POST path. */
+function startEcho(): Promise<Server> {
+  const child = spawn(process.execPath, ["--import", "tsx", "scripts/bench/baseline-server.ts", "echo"], {
+    cwd: resolve("."),
+    env: { ...process.env, NODE_ENV: "production" },
+    stdio: ["pipe", "pipe", "inherit"],
+  });
+  return new Promise((ok, fail) => {
+    const timer = setTimeout(() => fail(new Error("echo did not start")), 30_000);
+    child.stdout!.on("data", (chunk: Buffer) => {
+      const m = /"echo":(\d+)/.exec(chunk.toString());
+      if (!m) return;
+      clearTimeout(timer);
+      ok({ label: "echo", url: `http://127.0.0.1:${m[1]}/mcp`, child });
+    });
+    child.once("exit", (code) => fail(new Error(`echo exited (${code})`)));
   });
 }
 
@@ -172,7 +194,8 @@ async function main(): Promise<void> {
     servers.push(a);
     const b = await start("B", values.b!, urlB);
     servers.push(b);
-    for (const s of servers) {
+    const echo = values.echo ? await startEcho() : undefined;
+    for (const s of [a, b]) {
       const w = (await call(s, tokens[0]!, "create_wallet", {
         name: `Checking ${s.label}`,
         type: "checking",
@@ -222,17 +245,22 @@ async function main(): Promise<void> {
       console.log(JSON.stringify(line));
       return line;
     };
-    // Warm both (JIT): a fresh node server keeps getting faster for tens of thousands of requests.
-    for (const s of servers) for (const row of values.rows!.split(",")) await turn(row, s, 4, false);
+    if (echo) servers.push(echo);
+    // Warm each (JIT): a fresh node server keeps getting faster for tens of thousands of requests.
+    for (const s of servers) for (const row of s === echo ? ["whoami"] : values.rows!.split(",")) await turn(row, s, s === echo ? 10 : 4, false);
     const summary: Record<string, unknown>[] = [];
     for (const row of values.rows!.split(",")) {
-      const got: Record<string, { req_s: number; cpu_ms_per_req: number }[]> = { A: [], B: [] };
+      const got: Record<string, { req_s: number; cpu_ms_per_req: number }[]> = { A: [], B: [], echo: [] };
       for (let round = 0; round < Number(values.rounds); round++) {
-        for (const s of round % 2 === 0 ? [a, b] : [b, a]) got[s.label]!.push((await turn(row, s, Number(values.seconds), true))!);
+        const order = round % 2 === 0 ? [a, b] : [b, a];
+        for (const s of echo ? [echo, ...order] : order) got[s.label]!.push((await turn(row, s, Number(values.seconds), true))!);
       }
       const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
       const m = (k: string) => ({ req_s: median(got[k]!.map((r) => r.req_s)), cpu_ms_per_req: median(got[k]!.map((r) => r.cpu_ms_per_req)) });
-      summary.push({ row, A: m("A"), B: m("B"), b_over_a: +(m("B").req_s / m("A").req_s).toFixed(3) });
+      const ratios = echo
+        ? { a_over_echo: +(m("A").req_s / m("echo").req_s).toFixed(3), b_over_echo: +(m("B").req_s / m("echo").req_s).toFixed(3), echo: m("echo") }
+        : {};
+      summary.push({ row, A: m("A"), B: m("B"), b_over_a: +(m("B").req_s / m("A").req_s).toFixed(3), ...ratios });
     }
     for (const s of summary) console.log(JSON.stringify({ summary: s }));
   } finally {
