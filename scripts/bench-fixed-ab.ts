@@ -4,7 +4,7 @@
  *
  *   npx tsx scripts/bench-fixed-ab.ts --a /tmp/base [--b .] [--engine sqlite|postgres] [--redis]
  *     [--rows whoami,tools/call whoami,get_wallet_balance] [--rounds 3] [--seconds 5] [--connections 50]
- *     [--profile DIR] [--echo]
+ *     [--profile DIR] [--echo] [--tokens 40] [--env-a K=V,…] [--env-b K=V,…]
  *
  * A and B are two checkouts, each built (`npm run build`); each runs as production does (`node
  * bin/finance-mcp.js serve`, NODE_ENV=production, LOG_LEVEL=info, limits on with a limit no call reaches)
@@ -15,7 +15,9 @@
  * req/s and the server's CPU per call (from /proc) with the load average. With --profile each server
  * runs under node --cpu-prof and writes its profile there when it stops. With --echo the benchmark's bare
  * express echo (scripts/bench/baselines.ts) is driven in the same turns, and each row's medians are given
- * as ratios to its median (the benchmark's targets are such ratios).
+ * as ratios to its median (the benchmark's targets are such ratios). --env-a/--env-b add environment
+ * variables to one server (e.g. the same checkout twice, `--env-b REDIS_URL=redis://127.0.0.1:6379`, to
+ * measure the SQLite limit check against Redis's); --tokens sets how many tokens the calls rotate over.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -42,6 +44,9 @@ const { values } = parseArgs({
     connections: { type: "string", default: "50" },
     profile: { type: "string" },
     echo: { type: "boolean", default: false },
+    tokens: { type: "string", default: "40" },
+    "env-a": { type: "string", default: "" },
+    "env-b": { type: "string", default: "" },
   },
 });
 if (!values.a) throw new Error("--a DIR (the checkout to compare against) is required");
@@ -62,7 +67,16 @@ interface Server {
   wallet?: string;
 }
 
-function start(label: string, dir: string, databaseUrl: string): Promise<Server> {
+/** "K=V,K=V" as an environment (an empty value clears the variable). */
+const envOf = (spec: string): Record<string, string> =>
+  Object.fromEntries(
+    spec
+      .split(",")
+      .filter(Boolean)
+      .map((kv) => [kv.slice(0, kv.indexOf("=")), kv.slice(kv.indexOf("=") + 1)]),
+  );
+
+function start(label: string, dir: string, databaseUrl: string, extra: Record<string, string> = {}): Promise<Server> {
   const args = values.profile ? ["--cpu-prof", "--cpu-prof-dir", resolve(values.profile, label)] : [];
   const child = spawn(process.execPath, [...args, join(resolve(dir), "bin/finance-mcp.js"), "serve"], {
     cwd: resolve(dir),
@@ -76,6 +90,7 @@ function start(label: string, dir: string, databaseUrl: string): Promise<Server>
       RATE_LIMIT_MCP_PER_MINUTE: "100000000",
       REDIS_URL: postgres || values.redis ? redisUrl : "",
       DATABASE_URL: databaseUrl,
+      ...extra,
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -141,7 +156,8 @@ async function seed(databaseUrl: string): Promise<string[]> {
       updated_at: at,
     });
     const tokens: string[] = [];
-    for (let i = 0; i < 40; i++) tokens.push((await createToken(db, userId, { name: `t${i}`, scopes: [...KNOWN_SCOPES], expiresInDays: 1 }, pepper)).token);
+    for (let i = 0; i < Number(values.tokens); i++)
+      tokens.push((await createToken(db, userId, { name: `t${i}`, scopes: [...KNOWN_SCOPES], expiresInDays: 1 }, pepper)).token);
     return tokens;
   } finally {
     await db.destroy();
@@ -190,9 +206,9 @@ async function main(): Promise<void> {
       urlA = `sqlite:${join(work, "a.sqlite")}`;
       urlB = `sqlite:${join(work, "b.sqlite")}`;
     }
-    const a = await start("A", values.a!, urlA);
+    const a = await start("A", values.a!, urlA, envOf(values["env-a"]!));
     servers.push(a);
-    const b = await start("B", values.b!, urlB);
+    const b = await start("B", values.b!, urlB, envOf(values["env-b"]!));
     servers.push(b);
     const echo = values.echo ? await startEcho() : undefined;
     for (const s of [a, b]) {
