@@ -9,8 +9,8 @@ import { configWarnings, type Config } from "./config.js";
 import { createChangeBus, type ChangeBus } from "./events/bus.js";
 import { createTokenCache, type TokenCache } from "./auth/token-cache.js";
 import { healthRouter } from "./http/health-route.js";
-import { mcpRouter } from "./http/mcp-route.js";
-import { mcpCors, publicCors } from "./http/cors.js";
+import { mcpEndpoint } from "./http/mcp-route.js";
+import { mcpCors, mcpCorsIfOrigin, publicCors } from "./http/cors.js";
 import { challengeContext, hostAndOriginGuard } from "./http/guards.js";
 import { DEFAULT_KEEPALIVE_MS, SSE_PATH, sseRouter } from "./http/sse-route.js";
 import { metricsRouter } from "./http/metrics-route.js";
@@ -38,6 +38,7 @@ import { handlers } from "../generated/tool-modules.js";
 import { createWritePipeline } from "./writes/pipeline.js";
 import { ensureRowCapture } from "./db/row-capture.js";
 import { packagePath } from "./package-root.js";
+import { MCP_PATH } from "./oauth/urls.js";
 
 /** The published contract: openrpc.json as codegen transforms it for client generators (codegen/emit-published.ts). */
 export const OPENRPC_PATH = packagePath("clients/openrpc/openrpc.json");
@@ -99,6 +100,31 @@ export function createApp(services: Services, options: AppOptions = {}): Express
   // The client address behind TLS proxies (TRUST_PROXY): every per-address limit keys on req.ip.
   app.set("trust proxy", services.config.trustProxy);
 
+  const scope = requestScope(services.log, services.metrics);
+  const draining: express.RequestHandler = (req, res, next) => {
+    if (!services.lifecycle.draining) return next();
+    // Shutting down: this connection closes after the answer; no new stream starts here.
+    res.setHeader("Connection", "close");
+    if (req.method === "GET" && req.path === SSE_PATH) {
+      res.setHeader("Retry-After", "1");
+      res.status(503).json({ error: { code: "shutting_down", message: "This server process is shutting down: reconnect (to another process)." } });
+      return;
+    }
+    next();
+  };
+  const mcp = createMcpMethods({ ...services, resources: createResourceRegistry() });
+  // One gate for both transports: SQLite's synchronous work of all MCP requests shares one event loop.
+  const gate = turnGateFor(dialect(services.db));
+  const endpoint = mcpEndpoint({ ...services, mcp, gate });
+  const guard = hostAndOriginGuard(services.config);
+  const challenge = challengeContext(services.config);
+
+  // POST /api/v1/mcp, which every call takes, first and as one route, with the steps the middleware
+  // registered below would run for it, in their order (request scope, draining, Host/Origin guard, CORS,
+  // challenge context, then the endpoint's own): express no longer walks every router of the app for it
+  // (docs/decisions.md#mcp-post-first). Nothing else answers a POST on this path.
+  app.post(MCP_PATH, scope, draining, guard, mcpCorsIfOrigin(services.config), challenge, ...endpoint.post);
+
   // The published contract: chatbots and SDK generators read it without a token.
   app.options("/api/v1/openrpc.json", publicCors);
   app.get("/api/v1/openrpc.json", publicCors, (_req, res) => {
@@ -109,27 +135,13 @@ export function createApp(services: Services, options: AppOptions = {}): Express
   app.use(healthRouter({ db: services.db, bus: services.bus, draining: () => services.lifecycle.draining }));
   if (services.metrics) app.use(metricsRouter(services.config, services.metrics));
 
-  app.use(requestScope(services.log, services.metrics));
-  app.use((req, res, next) => {
-    if (!services.lifecycle.draining) return next();
-    // Shutting down: this connection closes after the answer; no new stream starts here.
-    res.setHeader("Connection", "close");
-    if (req.method === "GET" && req.path === SSE_PATH) {
-      res.setHeader("Retry-After", "1");
-      res.status(503).json({ error: { code: "shutting_down", message: "This server process is shutting down: reconnect (to another process)." } });
-      return;
-    }
-    next();
-  });
-
-  const mcp = createMcpMethods({ ...services, resources: createResourceRegistry() });
-  // One gate for both transports: SQLite's synchronous work of all MCP requests shares one event loop.
-  const gate = turnGateFor(dialect(services.db));
+  app.use(scope);
+  app.use(draining);
   // CORS for allowed origins on every MCP path (src/http/cors.ts); the guard first, so others keep their 403.
-  app.use("/api/v1/mcp", hostAndOriginGuard(services.config), mcpCors(services.config), challengeContext(services.config));
+  app.use(MCP_PATH, guard, mcpCors(services.config), challenge);
   // GET / (the server introduces itself), and a page for a browser that opens the MCP URL.
   app.use(homeRouter(services));
-  app.use(mcpRouter({ ...services, mcp, gate }));
+  app.use(endpoint.router);
   app.use(sseRouter({ ...services, mcp, gate, keepAliveMs: options.sseKeepAliveMs ?? DEFAULT_KEEPALIVE_MS, streams: services.streams }));
   app.use(tokensRouter(services));
   app.use(oauthRouter(services));

@@ -28,5 +28,15 @@ export function mcpCors(config: Config): RequestHandler {
   });
 }
 
+/**
+ * mcpCors for POST /api/v1/mcp, skipped when the request has no Origin: the library's origin callback
+ * refuses an absent origin and sets no header then, so skipping it answers the same, without its per-call
+ * work (copying its options, the callbacks) on every call of a client that is not a browser.
+ */
+export function mcpCorsIfOrigin(config: Config): RequestHandler {
+  const withOrigin = mcpCors(config);
+  return (req, res, next) => (req.headers.origin === undefined ? next() : withOrigin(req, res, next));
+}
+
 /** For GET /api/v1/openrpc.json: Access-Control-Allow-Origin: * */
 export const publicCors: RequestHandler = cors({ origin: "*", methods: ["GET"], maxAge: 600 });

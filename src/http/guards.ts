@@ -11,7 +11,7 @@ import { AppError } from "../errors.js";
 import type { Caller } from "../context.js";
 import { INVALID_REQUEST, protocolError } from "../rpc/protocol-error.js";
 import { sendRpcError } from "./send.js";
-import { oauthUrls } from "../oauth/urls.js";
+import { oauthUrls, type OAuthUrls } from "../oauth/urls.js";
 
 function hostName(hostHeader: string): string {
   if (hostHeader.startsWith("[")) return hostHeader.slice(0, hostHeader.indexOf("]") + 1);
@@ -83,10 +83,29 @@ export interface ChallengeContext {
   grantedScopes?: readonly string[];
 }
 
+const urlsByHost = new WeakMap<Config, Map<string | undefined, OAuthUrls | undefined>>();
+
+/**
+ * oauthUrls of a request, remembered per Host header: they depend on the configuration and that header
+ * only, and every call needed them twice (its challenge context and the token's audience), each time
+ * parsing a URL. At most 64 hosts are kept (ALLOWED_HOSTS names a few; with "*" any, so the map is bounded).
+ * The object is shared: callers read it and never change it.
+ */
+export function requestOauthUrls(config: Config, headers: Request["headers"]): OAuthUrls | undefined {
+  let byHost = urlsByHost.get(config);
+  if (!byHost) urlsByHost.set(config, (byHost = new Map()));
+  const host = headers.host;
+  if (byHost.has(host)) return byHost.get(host);
+  const urls = oauthUrls(config, headers);
+  if (byHost.size >= 64) byHost.clear();
+  byHost.set(host, urls);
+  return urls;
+}
+
 /** For every MCP path: remembers the resource metadata URL the request's challenges will name. */
 export function challengeContext(config: Config) {
   return (req: Request, res: Response, next: NextFunction) => {
-    const ctx: ChallengeContext = { resourceMetadata: oauthUrls(config, req.headers)?.resourceMetadata };
+    const ctx: ChallengeContext = { resourceMetadata: requestOauthUrls(config, req.headers)?.resourceMetadata };
     res.locals.challenge = ctx;
     next();
   };
@@ -102,7 +121,7 @@ export async function authenticate(
     req.headers.authorization,
     deps.config.tokenPepper,
     deps.now(),
-    oauthUrls(deps.config, req.headers)?.resource,
+    requestOauthUrls(deps.config, req.headers)?.resource,
     deps.tokenCache,
   );
 }

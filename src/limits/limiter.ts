@@ -80,6 +80,10 @@ export function createRedisClient(url: string): Redis {
     maxRetriesPerRequest: 0,
     commandTimeout: REDIS_TIMEOUT_MS,
     connectTimeout: REDIS_TIMEOUT_MS,
+    // The limit checks of concurrent calls leave in one write to Redis (one syscall, one packet) instead of
+    // one each; every check is still its own atomic script, so the counts stay exact
+    // (docs/decisions.md#redis-auto-pipelining).
+    enableAutoPipelining: true,
     // Reconnect for ever, backing off to 2 s: limits come back with Redis.
     retryStrategy: (times) => Math.min(50 * 2 ** times, 2000),
   });

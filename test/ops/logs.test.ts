@@ -107,6 +107,31 @@ describe(`request logs (${engine})`, function () {
     expect(server.logs.join("\n")).not.to.include("fmcp_not_a_token");
   });
 
+  it("writes the request line in JSON as pino writes its lines: the same keys in the same order, undefined left out", async () => {
+    const script = `import { createLogger } from ${JSON.stringify(fileURLToPath(new URL("../../src/log.ts", import.meta.url)))};
+      import { pino } from "pino";
+      const log = createLogger("info", "json");
+      log.beginRequest({ request_id: "r-1", user_id: "usr_1", tool: undefined });
+      log.info("request", { request_id: "r-1", method: "POST", path: "/api/v1/mcp", status: 200, ms: 1.5 });
+      log.endRequest({ request_id: "r-1" });
+      log.info("request", { request_id: "r-1", method: "GET", path: "/x\\"q", status: 404, ms: 0.1 });
+      const p = pino({ base: undefined, messageKey: "event" }, pino.destination({ dest: 2, sync: true }));
+      p.info({ request_id: "p-1", user_id: "usr_1", tool: undefined, method: "POST", path: "/api/v1/mcp", status: 200, ms: 1.5 }, "request");`;
+    const { stderr } = await promisify(execFile)(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { timeout: 30_000 });
+    const lines = stderr.trim().split("\n");
+    expect(lines).to.have.length(3);
+    const parsed = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    // pino's own line (written synchronously) may come first: each is found by its fields.
+    const theirs = parsed.find((l) => l.request_id === "p-1")!;
+    const ours = parsed.find((l) => l.request_id === "r-1" && l.status === 200)!;
+    const second = parsed.find((l) => l.status === 404)!;
+    const without = (o: Record<string, unknown>) => ({ ...o, time: 0, request_id: "" });
+    expect(Object.keys(ours!)).to.deep.equal(["level", "time", "request_id", "user_id", "method", "path", "status", "ms", "event"]);
+    expect(without(ours!)).to.deep.equal(without(theirs!));
+    expect(second).to.include({ level: 30, path: '/x"q', status: 404, event: "request" });
+    expect(second).not.to.have.property("user_id");
+  });
+
   it("LOG_FORMAT=pretty prints readable lines, not JSON", async () => {
     const script = `import { createLogger } from ${JSON.stringify(fileURLToPath(new URL("../../src/log.ts", import.meta.url)))};
       const log = createLogger("info", "pretty");
