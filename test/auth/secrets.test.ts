@@ -11,10 +11,9 @@ import type { Knex } from "knex";
 import { closeServices, createApp, createServices, type Services } from "../../src/app.js";
 import { loadConfig } from "../../src/config.js";
 import { createDb } from "../../src/db/knex.js";
-import { migrateLatest } from "../../src/db/migrate.js";
 import { generateToken } from "../../src/auth/token-format.js";
 import type { Logger } from "../../src/log.js";
-import { createTestDatabase, engine, type TestDatabase } from "../helpers/database.js";
+import { migratedTestDatabase, engine, type TestDatabase } from "../helpers/database.js";
 import { insertLoginUser, tokensApi } from "./basic.js";
 
 const PASSWORD = "my very secret password";
@@ -28,9 +27,8 @@ describe(`secrets in logs and errors (${engine})`, () => {
   const events: string[] = [];
 
   before(async () => {
-    database = await createTestDatabase();
+    database = await migratedTestDatabase();
     db = createDb(database.url);
-    await migrateLatest(db);
     const log: Logger = {
       info: (event, fields) => void events.push(JSON.stringify({ level: "info", event, ...fields })),
       error: (event, fields) => void events.push(JSON.stringify({ level: "error", event, ...fields })),

@@ -13,8 +13,7 @@ import { authenticateBearer, revokeToken } from "../../src/auth/tokens.js";
 import { createTokenCache, type TokenCache } from "../../src/auth/token-cache.js";
 import { createChangeBus, type ChangeBus } from "../../src/events/bus.js";
 import { createDb } from "../../src/db/knex.js";
-import { migrateLatest } from "../../src/db/migrate.js";
-import { createTestDatabase, engine, type TestDatabase } from "../helpers/database.js";
+import { migratedTestDatabase, engine, type TestDatabase } from "../helpers/database.js";
 import { insertUserWithToken } from "../helpers/direct-user.js";
 import { startTestServer } from "../helpers/server.js";
 
@@ -52,9 +51,8 @@ describe(`token cache (${engine})`, function () {
   let queries = 0;
 
   before(async () => {
-    database = await createTestDatabase();
+    database = await migratedTestDatabase();
     db = createDb(database.url);
-    await migrateLatest(db);
     bus = await createChangeBus(db);
     cache = createTokenCache(bus);
     db.on("query", () => queries++);

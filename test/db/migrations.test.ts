@@ -3,7 +3,7 @@ import { spawnSync } from "node:child_process";
 import { expect } from "chai";
 import { createDb } from "../../src/db/knex.js";
 import { migrateLatest, migratorConfig, rollbackAll } from "../../src/db/migrate.js";
-import { createTestDatabase, engine } from "../helpers/database.js";
+import { createTestDatabase, migratedTestDatabase, engine } from "../helpers/database.js";
 
 const TABLES = [
   "users",
@@ -60,10 +60,9 @@ describe(`migrations (${engine})`, () => {
   });
 
   it("fills wallet_month_totals from the rows already there, and its down() leaves transactions writable", async () => {
-    const database = await createTestDatabase();
+    const database = await migratedTestDatabase();
     const db = createDb(database.url);
     try {
-      await migrateLatest(db);
       // By name, so that later migrations do not change what this test undoes.
       const totalsMigration = { ...migratorConfig, name: "202611220001_add_wallet_month_totals.js" };
       const [, undone] = await db.migrate.down(totalsMigration);
@@ -126,10 +125,9 @@ describe(`migrations (${engine})`, () => {
   });
 
   it("fills tags_key and expense_day_totals from the rows already there, and its down() leaves the ledger writable", async () => {
-    const database = await createTestDatabase();
+    const database = await migratedTestDatabase();
     const db = createDb(database.url);
     try {
-      await migrateLatest(db);
       const totalsMigration = { ...migratorConfig, name: "202611220101_add_expense_day_totals.js" };
       const [, undone] = await db.migrate.down(totalsMigration);
       expect(undone).to.deep.equal(["202611220101_add_expense_day_totals.js"]);
@@ -203,10 +201,9 @@ describe(`migrations (${engine})`, () => {
 
   it("refuses UPDATE, DELETE and TRUNCATE of the audit log on Postgres", async function () {
     if (engine !== "postgres") this.skip();
-    const database = await createTestDatabase();
+    const database = await migratedTestDatabase();
     const db = createDb(database.url);
     try {
-      await migrateLatest(db);
       await db("audit_log").insert({
         created_at: "2026-01-01T00:00:00Z",
         user_id: "usr_x",

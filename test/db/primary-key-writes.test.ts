@@ -10,9 +10,8 @@ import { expect } from "chai";
 import type { Knex } from "knex";
 import { createDb } from "../../src/db/knex.js";
 import { byPrimaryKey } from "../../src/db/dialect.js";
-import { migrateLatest } from "../../src/db/migrate.js";
 import { markRefunds } from "../../src/domain/transactions/parts.js";
-import { createTestDatabase, engine, type TestDatabase } from "../helpers/database.js";
+import { migratedTestDatabase, engine, type TestDatabase } from "../helpers/database.js";
 
 const ids = Array.from({ length: 500 }, (_, i) => `txn_${String(i).padStart(22, "0")}`);
 
@@ -21,9 +20,8 @@ describe(`bulk writes find transactions by primary key (${engine})`, function ()
   let database: TestDatabase;
   let db: Knex;
   before(async () => {
-    database = await createTestDatabase();
+    database = await migratedTestDatabase();
     db = createDb(database.url);
-    await migrateLatest(db);
   });
   after(async () => {
     await db?.destroy();

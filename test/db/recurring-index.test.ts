@@ -10,9 +10,9 @@ import type { Knex } from "knex";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { createDb } from "../../src/db/knex.js";
-import { migrateLatest, migrationsDirectory } from "../../src/db/migrate.js";
+import { migrationsDirectory } from "../../src/db/migrate.js";
 import { MAX_PAYEE_KEYS, RECURRING_INPUTS_SQL } from "../../src/domain/recurring/store.js";
-import { createTestDatabase, engine, type TestDatabase } from "../helpers/database.js";
+import { migratedTestDatabase, engine, type TestDatabase } from "../helpers/database.js";
 
 const { latestRowsSql } = (await import(pathToFileURL(join(migrationsDirectory, "20261125170000_add_recurring_payees.js")).href)) as {
   latestRowsSql(user: string, key: string): string;
@@ -23,9 +23,8 @@ describe(`recurring detection is index-backed (${engine})`, function () {
   let database: TestDatabase;
   let db: Knex;
   before(async () => {
-    database = await createTestDatabase();
+    database = await migratedTestDatabase();
     db = createDb(database.url);
-    await migrateLatest(db);
   });
   after(async () => {
     await db?.destroy();

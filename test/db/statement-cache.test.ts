@@ -6,9 +6,8 @@ import Database from "better-sqlite3";
 import { expect } from "chai";
 import type { Knex } from "knex";
 import { createDb, dialect } from "../../src/db/knex.js";
-import { migrateLatest } from "../../src/db/migrate.js";
 import { cacheStatements, statementCacheStats } from "../../src/db/statement-cache.js";
-import { createTestDatabase, engine, type TestDatabase } from "../helpers/database.js";
+import { migratedTestDatabase, engine, type TestDatabase } from "../helpers/database.js";
 
 const BIG = 9_007_199_254_740_993n; // 2^53 + 1: a Number would round it
 
@@ -150,9 +149,8 @@ describe(`statement cache under knex (${engine})`, () => {
   let database: TestDatabase;
   let db: Knex;
   before(async () => {
-    database = await createTestDatabase();
+    database = await migratedTestDatabase();
     db = createDb(database.url);
-    await migrateLatest(db);
     await db.schema.createTable("cache_probe", (t) => {
       t.integer("id").primary();
       t.bigInteger("amount").notNullable();

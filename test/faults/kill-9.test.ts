@@ -8,8 +8,7 @@ import { randomUUID } from "node:crypto";
 import { expect } from "chai";
 import type { Knex } from "knex";
 import { createDb } from "../../src/db/knex.js";
-import { migrateLatest } from "../../src/db/migrate.js";
-import { createTestDatabase, engine, type TestDatabase } from "../helpers/database.js";
+import { migratedTestDatabase, engine, type TestDatabase } from "../helpers/database.js";
 import { callOver, insertUserWithToken } from "../helpers/direct-user.js";
 import { startServerProcess } from "../helpers/process.js";
 
@@ -22,9 +21,8 @@ describe(`faults: kill -9 during a write burst (${engine})`, function () {
   let database: TestDatabase;
   let db: Knex;
   before(async () => {
-    database = await createTestDatabase();
+    database = await migratedTestDatabase();
     db = createDb(database.url);
-    await migrateLatest(db);
   });
   after(async () => {
     await db?.destroy();

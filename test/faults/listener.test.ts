@@ -15,8 +15,7 @@ import type { Knex } from "knex";
 import { createChangeBus } from "../../src/events/bus.js";
 import { createDb } from "../../src/db/knex.js";
 import type { AuditEntry } from "../../src/audit/log.js";
-import { migrateLatest } from "../../src/db/migrate.js";
-import { createTestDatabase, engine, type TestDatabase } from "../helpers/database.js";
+import { migratedTestDatabase, engine, type TestDatabase } from "../helpers/database.js";
 import { callOver, insertUserWithToken } from "../helpers/direct-user.js";
 import { startServerProcess, type ServerProcess } from "../helpers/process.js";
 import { SseReader } from "../protocol/helpers.js";
@@ -33,9 +32,8 @@ describe(`faults: the change listener loses its Postgres session (${engine})`, f
 
   before(async function () {
     if (engine !== "postgres") return this.skip();
-    database = await createTestDatabase();
+    database = await migratedTestDatabase();
     db = createDb(database.url);
-    await migrateLatest(db);
     user = await insertUserWithToken(db);
     for (let i = 0; i < 2; i++) processes.push(await startServerProcess(database.url, { RATE_LIMIT_MCP_PER_MINUTE: "100000" }));
   });

@@ -11,8 +11,7 @@ import { expect } from "chai";
 import type { Knex } from "knex";
 import { tools } from "../../generated/registry.js";
 import { createDb } from "../../src/db/knex.js";
-import { migrateLatest } from "../../src/db/migrate.js";
-import { createTestDatabase, engine, type TestDatabase } from "../helpers/database.js";
+import { migratedTestDatabase, engine, type TestDatabase } from "../helpers/database.js";
 import { callOver, insertUserWithToken } from "../helpers/direct-user.js";
 import { withFailingInsert } from "../helpers/forced-failure.js";
 import { startServerProcess, type ServerProcess } from "../helpers/process.js";
@@ -42,9 +41,8 @@ describe(`faults: no argument value in any log line (${engine})`, function () {
   let server: ServerProcess;
 
   before(async () => {
-    database = await createTestDatabase();
+    database = await migratedTestDatabase();
     db = createDb(database.url);
-    await migrateLatest(db);
     server = await startServerProcess(database.url, { LOG_LEVEL: "info", RATE_LIMIT_MCP_PER_MINUTE: "100000" }, { logs: true });
   });
   after(async () => {

@@ -9,8 +9,7 @@ import { randomUUID } from "node:crypto";
 import { expect } from "chai";
 import type { Knex } from "knex";
 import { createDb } from "../../src/db/knex.js";
-import { migrateLatest } from "../../src/db/migrate.js";
-import { createTestDatabase, engine, type TestDatabase } from "../helpers/database.js";
+import { migratedTestDatabase, engine, type TestDatabase } from "../helpers/database.js";
 import { callOver, insertUserWithToken } from "../helpers/direct-user.js";
 import { startServerProcess, type ServerProcess } from "../helpers/process.js";
 
@@ -26,9 +25,8 @@ describe(`faults: a database outage during a write burst (${engine})`, function 
 
   before(async function () {
     if (engine !== "postgres") return this.skip(); // SQLite is a file: no connection to lose
-    database = await createTestDatabase();
+    database = await migratedTestDatabase();
     db = createDb(database.url);
-    await migrateLatest(db);
     server = await startServerProcess(database.url, { RATE_LIMIT_MCP_PER_MINUTE: "1000000", LOG_LEVEL: "error" }, { logs: true });
   });
   after(async () => {

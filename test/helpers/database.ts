@@ -2,12 +2,20 @@
  * A fresh database per test suite: a temporary SQLite file, or a new Postgres database created on the
  * server named by PG_TEST_URL and dropped afterwards. FINANCE_TEST_ENGINE picks the engine
  * (scripts/run-tests.mjs runs the whole suite once per engine).
+ *
+ * - migratedTestDatabase(): the database as the server leaves it after its first start (every migration
+ *   run, the help articles loaded, no users). It is a copy of a template built once per set of
+ *   migrations and articles, and kept between runs (docs/decisions.md#test-database-template).
+ * - createTestDatabase(): an empty database, for the tests of migrations and of a first start.
  */
-import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { createHash, randomBytes } from "node:crypto";
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
+import { createDb } from "../../src/db/knex.js";
+import { migrateLatest, migrationsDirectory } from "../../src/db/migrate.js";
+import { DEFAULT_KB_FOLDER, seedKnowledgeBase } from "../../src/domain/knowledge/store.js";
 
 export type Engine = "sqlite" | "postgres";
 
@@ -19,25 +27,145 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
+/** An empty database. Most tests want migratedTestDatabase(). */
 export async function createTestDatabase(): Promise<TestDatabase> {
-  if (engine === "sqlite") {
-    const dir = mkdtempSync(join(tmpdir(), "fmcp-test-"));
-    return { url: `sqlite:${join(dir, "test.sqlite")}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+  return engine === "sqlite" ? sqliteDatabase() : postgresDatabase();
+}
+
+/** A database with every migration run and the help articles loaded, copied from the template. */
+export async function migratedTestDatabase(): Promise<TestDatabase> {
+  if (engine === "sqlite") return sqliteDatabase(await sqliteTemplate());
+  try {
+    return await postgresDatabase(await postgresTemplate());
+  } catch (err) {
+    // 3D000: the template was dropped since this process built or found it (another checkout with
+    // other migrations replaced it); built again once.
+    if ((err as { code?: string }).code !== "3D000") throw err;
+    postgresTemplateMemo = undefined;
+    return postgresDatabase(await postgresTemplate());
   }
-  const name = `fmcp_test_${randomBytes(6).toString("hex")}`;
-  const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
+}
+
+// Templates are named by what built them, so a changed migration or article builds a new one.
+const TEMPLATE_PREFIX = "fmcp_template_";
+// A template of another fingerprint that is older than this is removed when a new one is built; younger
+// ones may belong to another checkout testing at the same time.
+const STALE_TEMPLATE_MS = 24 * 3600 * 1000;
+
+let fingerprintMemo: string | undefined;
+
+/** A hash of the migration files and the help articles: what a migrated test database holds. */
+export function templateFingerprint(): string {
+  if (fingerprintMemo) return fingerprintMemo;
+  const hash = createHash("sha256");
+  for (const folder of [migrationsDirectory, DEFAULT_KB_FOLDER]) {
+    for (const name of (readdirSync(folder, { recursive: true }) as string[]).sort()) {
+      const path = join(folder, name);
+      if (!statSync(path).isFile()) continue;
+      hash.update(`${name}\0`);
+      hash.update(readFileSync(path));
+    }
+  }
+  fingerprintMemo = hash.digest("hex").slice(0, 16);
+  return fingerprintMemo;
+}
+
+/** Migrates and seeds a database, then closes every connection to it. */
+async function buildTemplate(url: string): Promise<void> {
+  const db = createDb(url);
+  try {
+    await migrateLatest(db);
+    await seedKnowledgeBase(db);
+    // SQLite: everything into the main file, which is what gets copied.
+    if (engine === "sqlite") await db.raw("PRAGMA wal_checkpoint(TRUNCATE)");
+  } finally {
+    await db.destroy();
+  }
+}
+
+function sqliteDatabase(template?: string): TestDatabase {
+  const dir = mkdtempSync(join(tmpdir(), "fmcp-test-"));
+  const file = join(dir, "test.sqlite");
+  if (template) copyFileSync(template, file);
+  return { url: `sqlite:${file}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+async function sqliteTemplate(): Promise<string> {
+  const name = `${TEMPLATE_PREFIX}${templateFingerprint()}.sqlite`;
+  const file = join(tmpdir(), name);
+  if (existsSync(file)) return file;
+  // Built under another name and renamed into place: a reader never sees a half-built template, and
+  // two processes building at once both rename a whole one.
+  const dir = mkdtempSync(join(tmpdir(), "fmcp-template-build-"));
+  try {
+    await buildTemplate(`sqlite:${join(dir, "template.sqlite")}`);
+    renameSync(join(dir, "template.sqlite"), file);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  for (const other of readdirSync(tmpdir())) {
+    if (!other.startsWith(TEMPLATE_PREFIX) || other === name) continue;
+    const path = join(tmpdir(), other);
+    if (Date.now() - statSync(path).mtimeMs > STALE_TEMPLATE_MS) rmSync(path, { force: true });
+  }
+  return file;
+}
+
+function postgresUrl(name: string): string {
   const url = new URL(PG_ADMIN_URL);
   url.pathname = `/${name}`;
+  return url.toString();
+}
+
+async function withAdmin<T>(work: (admin: pg.Client) => Promise<T>): Promise<T> {
+  const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
+  await admin.connect();
+  try {
+    return await work(admin);
+  } finally {
+    await admin.end();
+  }
+}
+
+async function postgresDatabase(template?: string): Promise<TestDatabase> {
+  const name = `fmcp_test_${randomBytes(6).toString("hex")}`;
+  await withAdmin((admin) => admin.query(`CREATE DATABASE ${name}${template ? ` TEMPLATE ${template}` : ""}`));
   return {
-    url: url.toString(),
-    async drop() {
-      const a = new pg.Client({ connectionString: PG_ADMIN_URL });
-      await a.connect();
-      await a.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await a.end();
-    },
+    url: postgresUrl(name),
+    drop: () => withAdmin((admin) => admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
   };
+}
+
+let postgresTemplateMemo: string | undefined;
+
+async function postgresTemplate(): Promise<string> {
+  if (postgresTemplateMemo) return postgresTemplateMemo;
+  const name = `${TEMPLATE_PREFIX}${templateFingerprint()}`;
+  await withAdmin(async (admin) => {
+    // One builder at a time across processes; the others wait and then find it built.
+    await admin.query("SELECT pg_advisory_lock(hashtext('finance-mcp test template'))");
+    try {
+      const found = await admin.query("SELECT 1 FROM pg_database WHERE datname = $1", [name]);
+      if (found.rowCount) return;
+      const building = `${name}_build_${randomBytes(4).toString("hex")}`;
+      await admin.query(`CREATE DATABASE ${building}`);
+      try {
+        await buildTemplate(postgresUrl(building));
+        // Renamed only when whole: a build cut off midway leaves a name no test copies.
+        await admin.query(`ALTER DATABASE ${building} RENAME TO ${name}`);
+      } catch (err) {
+        await admin.query(`DROP DATABASE IF EXISTS ${building} WITH (FORCE)`);
+        throw err;
+      }
+      const stale = await admin.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE '${TEMPLATE_PREFIX}%' AND datname <> $1`, [
+        name,
+      ]);
+      // Another fingerprint's template: another checkout may be copying it, so a failure is left alone.
+      for (const row of stale.rows) await admin.query(`DROP DATABASE IF EXISTS ${row.datname}`).catch(() => undefined);
+    } finally {
+      await admin.query("SELECT pg_advisory_unlock(hashtext('finance-mcp test template'))");
+    }
+  });
+  postgresTemplateMemo = name;
+  return name;
 }

@@ -9,13 +9,11 @@ import type { Knex } from "knex";
 import { closeServices, createApp, createServices, type Services } from "../../src/app.js";
 import { loadConfig, type Config } from "../../src/config.js";
 import { createDb } from "../../src/db/knex.js";
-import { migrateLatest } from "../../src/db/migrate.js";
 import type { IdSource } from "../../src/db/ids.js";
-import { seedKnowledgeBase } from "../../src/domain/knowledge/store.js";
 import { createToken } from "../../src/auth/tokens.js";
 import { KNOWN_SCOPES } from "../../src/auth/tokens.js";
 import { newId } from "../../src/db/ids.js";
-import { createTestDatabase, type TestDatabase } from "./database.js";
+import { migratedTestDatabase, type TestDatabase } from "./database.js";
 
 export interface TestUser {
   id: string;
@@ -55,7 +53,7 @@ export class RpcCallError extends Error {
 }
 
 export async function startTestServer(env: Record<string, string> = {}, options: { now?: () => Date; ids?: IdSource } = {}): Promise<TestServer> {
-  const database = await createTestDatabase();
+  const database = await migratedTestDatabase();
   // Tests make many calls with one token: the MCP and SSE limits are raised unless a test sets them
   // (the rate-limit tests do); the token-creation limit keeps its default.
   const config = loadConfig({
@@ -66,8 +64,6 @@ export async function startTestServer(env: Record<string, string> = {}, options:
     DATABASE_URL: database.url,
   });
   const db = createDb(config.databaseUrl);
-  await migrateLatest(db);
-  await seedKnowledgeBase(db);
   const services = await createServices(config, db, { now: options.now, ids: options.ids });
   const server: Server = createServer(createApp(services));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

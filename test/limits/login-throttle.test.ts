@@ -8,11 +8,10 @@ import { expect } from "chai";
 import type { Knex } from "knex";
 import { loadConfig } from "../../src/config.js";
 import { createDb } from "../../src/db/knex.js";
-import { migrateLatest } from "../../src/db/migrate.js";
 import { createRateLimits } from "../../src/limits/limiter.js";
 import { addressKey, emailKey, LOGIN_POLICIES, pairKey, type LoginPolicies } from "../../src/limits/login.js";
 import type { RateLimits } from "../../src/limits/types.js";
-import { createTestDatabase, engine, type TestDatabase } from "../helpers/database.js";
+import { migratedTestDatabase, engine, type TestDatabase } from "../helpers/database.js";
 
 const small: LoginPolicies = {
   email: { slowAfter: 2, refuseAfter: 4, windowSeconds: 3600, blockSeconds: 900, delayStepMs: 100, maxDelayMs: 150 },
@@ -25,9 +24,8 @@ describe(`login throttle (${engine})`, () => {
   let db: Knex;
   let limits: RateLimits;
   before(async () => {
-    database = await createTestDatabase();
+    database = await migratedTestDatabase();
     db = createDb(database.url);
-    await migrateLatest(db);
     limits = createRateLimits(db, loadConfig({ DATABASE_URL: database.url }), { loginPolicies: small });
   });
   after(async () => {

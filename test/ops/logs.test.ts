@@ -9,8 +9,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { expect } from "chai";
 import { createDb } from "../../src/db/knex.js";
-import { migrateLatest } from "../../src/db/migrate.js";
-import { createTestDatabase, engine, type TestDatabase } from "../helpers/database.js";
+import { migratedTestDatabase, engine, type TestDatabase } from "../helpers/database.js";
 import { callOver, insertUserWithToken } from "../helpers/direct-user.js";
 import { startServerProcess, type ServerProcess } from "../helpers/process.js";
 
@@ -23,9 +22,8 @@ describe(`request logs (${engine})`, function () {
   const db = () => createDb(database.url);
 
   before(async () => {
-    database = await createTestDatabase();
+    database = await migratedTestDatabase();
     const d = db();
-    await migrateLatest(d);
     user = await insertUserWithToken(d);
     await d.destroy();
     server = await startServerProcess(database.url, {}, { logs: true });
