@@ -9,13 +9,15 @@
  * - createTestDatabase(): an empty database, for the tests of migrations and of a first start.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { createDb } from "../../src/db/knex.js";
 import { migrateLatest, migrationsDirectory } from "../../src/db/migrate.js";
 import { DEFAULT_KB_FOLDER, seedKnowledgeBase } from "../../src/domain/knowledge/store.js";
+import { packagePath } from "../../src/package-root.js";
 
 export type Engine = "sqlite" | "postgres";
 
@@ -34,7 +36,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
 
 /** A database with every migration run and the help articles loaded, copied from the template. */
 export async function migratedTestDatabase(): Promise<TestDatabase> {
-  if (engine === "sqlite") return sqliteDatabase(await sqliteTemplate());
+  if (engine === "sqlite") return sqliteCopy();
   try {
     return await postgresDatabase(await postgresTemplate());
   } catch (err) {
@@ -46,19 +48,33 @@ export async function migratedTestDatabase(): Promise<TestDatabase> {
   }
 }
 
-// Templates are named by what built them, so a changed migration or article builds a new one.
+// Templates are named by what built them, so a change to any of it builds a new one.
 const TEMPLATE_PREFIX = "fmcp_template_";
-// A template of another fingerprint that is older than this is removed when a new one is built; younger
-// ones may belong to another checkout testing at the same time.
+// A template of another fingerprint unused for this long (SQLite) or built this long ago (Postgres) is
+// removed when a new one is built; younger ones may belong to another checkout testing at the same time.
 const STALE_TEMPLATE_MS = 24 * 3600 * 1000;
+// What a template holds comes from the migrations and the help articles, and from the code that runs
+// them: the database layer (migrator, row capture, full-text index), the knowledge store, and this file.
+const TEMPLATE_SOURCES = [
+  migrationsDirectory,
+  DEFAULT_KB_FOLDER,
+  packagePath("src", "db"),
+  packagePath("src", "domain", "knowledge"),
+  fileURLToPath(import.meta.url),
+];
 
 let fingerprintMemo: string | undefined;
 
-/** A hash of the migration files and the help articles: what a migrated test database holds. */
+/** A hash of every file a migrated test database is made from (TEMPLATE_SOURCES). */
 export function templateFingerprint(): string {
   if (fingerprintMemo) return fingerprintMemo;
   const hash = createHash("sha256");
-  for (const folder of [migrationsDirectory, DEFAULT_KB_FOLDER]) {
+  for (const source of TEMPLATE_SOURCES) {
+    if (statSync(source).isFile()) {
+      hash.update(readFileSync(source));
+      continue;
+    }
+    const folder = source;
     for (const name of (readdirSync(folder, { recursive: true }) as string[]).sort()) {
       const path = join(folder, name);
       if (!statSync(path).isFile()) continue;
@@ -90,10 +106,25 @@ function sqliteDatabase(template?: string): TestDatabase {
   return { url: `sqlite:${file}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
 }
 
+/** A copy of the SQLite template; built again once if it was removed between finding and copying it. */
+async function sqliteCopy(): Promise<TestDatabase> {
+  try {
+    return sqliteDatabase(await sqliteTemplate());
+  } catch (err) {
+    if ((err as { code?: string }).code !== "ENOENT") throw err;
+    return sqliteDatabase(await sqliteTemplate());
+  }
+}
+
 async function sqliteTemplate(): Promise<string> {
   const name = `${TEMPLATE_PREFIX}${templateFingerprint()}.sqlite`;
   const file = join(tmpdir(), name);
-  if (existsSync(file)) return file;
+  if (existsSync(file)) {
+    // Its time is its last use, which is what the clean-up below goes by.
+    const now = new Date();
+    utimesSync(file, now, now);
+    return file;
+  }
   // Built under another name and renamed into place: a reader never sees a half-built template, and
   // two processes building at once both rename a whole one.
   const dir = mkdtempSync(join(tmpdir(), "fmcp-template-build-"));
@@ -106,7 +137,12 @@ async function sqliteTemplate(): Promise<string> {
   for (const other of readdirSync(tmpdir())) {
     if (!other.startsWith(TEMPLATE_PREFIX) || other === name) continue;
     const path = join(tmpdir(), other);
-    if (Date.now() - statSync(path).mtimeMs > STALE_TEMPLATE_MS) rmSync(path, { force: true });
+    // Another process may clean at the same moment, or the file may be another user's: left alone.
+    try {
+      if (Date.now() - statSync(path).mtimeMs > STALE_TEMPLATE_MS) rmSync(path, { force: true });
+    } catch {
+      /* not ours to remove */
+    }
   }
   return file;
 }
@@ -137,6 +173,8 @@ async function postgresDatabase(template?: string): Promise<TestDatabase> {
 }
 
 let postgresTemplateMemo: string | undefined;
+// The comment on a Postgres template: when it was built.
+const BUILT_AT = "finance-mcp test template, built ";
 
 async function postgresTemplate(): Promise<string> {
   if (postgresTemplateMemo) return postgresTemplateMemo;
@@ -153,15 +191,23 @@ async function postgresTemplate(): Promise<string> {
         await buildTemplate(postgresUrl(building));
         // Renamed only when whole: a build cut off midway leaves a name no test copies.
         await admin.query(`ALTER DATABASE ${building} RENAME TO ${name}`);
+        await admin.query(`COMMENT ON DATABASE ${name} IS '${BUILT_AT}${new Date().toISOString()}'`);
       } catch (err) {
         await admin.query(`DROP DATABASE IF EXISTS ${building} WITH (FORCE)`);
         throw err;
       }
-      const stale = await admin.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE '${TEMPLATE_PREFIX}%' AND datname <> $1`, [
-        name,
-      ]);
-      // Another fingerprint's template: another checkout may be copying it, so a failure is left alone.
-      for (const row of stale.rows) await admin.query(`DROP DATABASE IF EXISTS ${row.datname}`).catch(() => undefined);
+      // Another fingerprint's template built more than a day ago, or a build cut off midway (no build
+      // runs now: this process holds the lock). A failure (another checkout copying it) is left alone.
+      const others = await admin.query<{ datname: string; note: string | null }>(
+        `SELECT datname, shobj_description(oid, 'pg_database') AS note FROM pg_database
+          WHERE datname LIKE '${TEMPLATE_PREFIX}%' AND datname <> $1`,
+        [name],
+      );
+      for (const row of others.rows) {
+        const builtAt = row.note?.startsWith(BUILT_AT) ? Date.parse(row.note.slice(BUILT_AT.length)) : NaN;
+        if (Date.now() - builtAt <= STALE_TEMPLATE_MS) continue;
+        await admin.query(`DROP DATABASE IF EXISTS ${row.datname}`).catch(() => undefined);
+      }
     } finally {
       await admin.query("SELECT pg_advisory_unlock(hashtext('finance-mcp test template'))");
     }
