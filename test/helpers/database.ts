@@ -4,8 +4,8 @@
  * (scripts/run-tests.mjs runs the whole suite once per engine).
  *
  * - migratedTestDatabase(): the database as the server leaves it after its first start (every migration
- *   run, the help articles loaded, no users). It is a copy of a template built once per set of
- *   migrations and articles, and kept between runs (docs/decisions.md#test-database-template).
+ *   run, the help articles loaded, no users). It is a copy of a template built once for each state of
+ *   the files it is made from, and kept between runs (docs/decisions.md#test-database-template).
  * - createTestDatabase(): an empty database, for the tests of migrations and of a first start.
  */
 import { createHash, randomBytes } from "node:crypto";
@@ -36,16 +36,19 @@ export async function createTestDatabase(): Promise<TestDatabase> {
 
 /** A database with every migration run and the help articles loaded, copied from the template. */
 export async function migratedTestDatabase(): Promise<TestDatabase> {
-  if (engine === "sqlite") return sqliteCopy();
   try {
-    return await postgresDatabase(await postgresTemplate());
+    return await copyOfTemplate();
   } catch (err) {
-    // 3D000: the template was dropped since this process built or found it (another checkout with
-    // other migrations replaced it); built again once.
-    if ((err as { code?: string }).code !== "3D000") throw err;
+    // The template was removed between finding and copying it (another checkout's clean-up: ENOENT on
+    // SQLite, 3D000 on Postgres): built again, once.
+    if (!["ENOENT", "3D000"].includes((err as { code?: string }).code ?? "")) throw err;
     postgresTemplateMemo = undefined;
-    return postgresDatabase(await postgresTemplate());
+    return copyOfTemplate();
   }
+}
+
+async function copyOfTemplate(): Promise<TestDatabase> {
+  return engine === "sqlite" ? sqliteDatabase(await sqliteTemplate()) : postgresDatabase(await postgresTemplate());
 }
 
 // Templates are named by what built them, so a change to any of it builds a new one.
@@ -74,9 +77,8 @@ export function templateFingerprint(): string {
       hash.update(readFileSync(source));
       continue;
     }
-    const folder = source;
-    for (const name of (readdirSync(folder, { recursive: true }) as string[]).sort()) {
-      const path = join(folder, name);
+    for (const name of (readdirSync(source, { recursive: true }) as string[]).sort()) {
+      const path = join(source, name);
       if (!statSync(path).isFile()) continue;
       hash.update(`${name}\0`);
       hash.update(readFileSync(path));
@@ -104,16 +106,6 @@ function sqliteDatabase(template?: string): TestDatabase {
   const file = join(dir, "test.sqlite");
   if (template) copyFileSync(template, file);
   return { url: `sqlite:${file}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
-}
-
-/** A copy of the SQLite template; built again once if it was removed between finding and copying it. */
-async function sqliteCopy(): Promise<TestDatabase> {
-  try {
-    return sqliteDatabase(await sqliteTemplate());
-  } catch (err) {
-    if ((err as { code?: string }).code !== "ENOENT") throw err;
-    return sqliteDatabase(await sqliteTemplate());
-  }
 }
 
 async function sqliteTemplate(): Promise<string> {
@@ -175,13 +167,15 @@ async function postgresDatabase(template?: string): Promise<TestDatabase> {
 let postgresTemplateMemo: string | undefined;
 // The comment on a Postgres template: when it was built.
 const BUILT_AT = "finance-mcp test template, built ";
+// The advisory lock that lets one process at a time build a Postgres template.
+const BUILD_LOCK = "hashtext('finance-mcp test template')";
 
 async function postgresTemplate(): Promise<string> {
   if (postgresTemplateMemo) return postgresTemplateMemo;
   const name = `${TEMPLATE_PREFIX}${templateFingerprint()}`;
   await withAdmin(async (admin) => {
     // One builder at a time across processes; the others wait and then find it built.
-    await admin.query("SELECT pg_advisory_lock(hashtext('finance-mcp test template'))");
+    await admin.query(`SELECT pg_advisory_lock(${BUILD_LOCK})`);
     try {
       const found = await admin.query("SELECT 1 FROM pg_database WHERE datname = $1", [name]);
       if (found.rowCount) return;
@@ -209,7 +203,7 @@ async function postgresTemplate(): Promise<string> {
         await admin.query(`DROP DATABASE IF EXISTS ${row.datname}`).catch(() => undefined);
       }
     } finally {
-      await admin.query("SELECT pg_advisory_unlock(hashtext('finance-mcp test template'))");
+      await admin.query(`SELECT pg_advisory_unlock(${BUILD_LOCK})`);
     }
   });
   postgresTemplateMemo = name;
