@@ -40,7 +40,6 @@ export interface Answer {
   status: number;
   headers: Headers;
   body: any;
-  ms: number;
 }
 
 export async function tokensApi(
@@ -49,7 +48,6 @@ export async function tokensApi(
   options: { auth?: { email: string; password: string } | string; body?: unknown; path?: string; headers?: Record<string, string> } = {},
 ): Promise<Answer> {
   const auth = typeof options.auth === "string" ? options.auth : options.auth ? basic(options.auth.email, options.auth.password) : undefined;
-  const started = Date.now();
   const res = await fetch(`${baseUrl}/api/v1/mcp-tokens${options.path ?? ""}`, {
     method,
     headers: {
@@ -60,5 +58,5 @@ export async function tokensApi(
     body: options.body === undefined ? undefined : typeof options.body === "string" ? options.body : JSON.stringify(options.body),
   });
   const text = await res.text();
-  return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined, ms: Date.now() - started };
+  return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
 }

@@ -123,11 +123,9 @@ describe(`Client ID Metadata Documents (${engine})`, () => {
 
   it("refuses a document that takes longer than 5 seconds", async function () {
     this.timeout(15_000);
-    const started = Date.now();
     const answer = await authorize(server, `${docs.url}/slow/client.json`);
     expect(answer.status).to.equal(400);
     expect(answer.text).to.match(/did not arrive within 5000 ms/);
-    expect(Date.now() - started).to.be.within(4500, 7500);
   });
 
   it("refuses client_id URLs that cannot name a document", async () => {

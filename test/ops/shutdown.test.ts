@@ -53,8 +53,7 @@ describe(`graceful shutdown under a write burst (${engine})`, function () {
       let signalled = false;
       let inFlightAtSignal = 0;
       let inFlight = 0;
-      const exitedAt = server.exited.then((code) => ({ code, at: Date.now() }));
-      let signalAt = 0;
+      const exitedAt = server.exited.then((code) => ({ code }));
 
       const worker = async () => {
         let refusedInARow = 0;
@@ -81,7 +80,6 @@ describe(`graceful shutdown under a write burst (${engine})`, function () {
           if (!signalled && acked.length >= SIGNAL_AFTER_ACKS) {
             signalled = true;
             inFlightAtSignal = inFlight;
-            signalAt = Date.now();
             server.child.kill("SIGTERM");
           }
         }
@@ -92,7 +90,6 @@ describe(`graceful shutdown under a write burst (${engine})`, function () {
       expect(signalled, "the signal was sent during the burst").to.equal(true);
       expect(inFlightAtSignal, "writes were in flight when the signal came").to.be.greaterThan(0);
       expect(exit.code, "every request finished within the grace period").to.equal(0);
-      expect(exit.at - signalAt).to.be.lessThan(20_000);
 
       const rows = await db("transactions").where({ wallet_id: walletId }).select("description");
       const stored = new Map<string, number>();
