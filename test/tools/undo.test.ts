@@ -1,17 +1,14 @@
 /**
  * undo_change over the audit's captured rows: a create, an update, a delete, a transfer and a goal
- * contribution (several rows each), a bulk edit and an import (a write of many rows through the same
- * pipeline, as import and bulk-edit tools make them) are reversed exactly and as one change; the dry run
+ * contribution (several rows each), an import_transactions and an update_transactions (many rows in one
+ * change) are reversed exactly and as one change; the dry run
  * shows the reversal and changes nothing; a row changed since is refused with conflict naming the later
  * change; the undo is audited and itself undoable; only the user's own changes, with the area's scope.
  */
 import { expect } from "chai";
 import { randomUUID } from "node:crypto";
 import type { Knex } from "knex";
-import { authenticateBearer } from "../../src/auth/tokens.js";
-import { insertTransaction } from "../../src/domain/transactions/store.js";
-import { getWalletRow } from "../../src/domain/wallets/store.js";
-import { createWritePipeline } from "../../src/writes/pipeline.js";
+import { girokontoCsv } from "../../scripts/bench/statement.js";
 import { engine } from "../helpers/database.js";
 import { startTestServer, type TestServer, type TestUser } from "../helpers/server.js";
 
@@ -20,7 +17,7 @@ const key = () => randomUUID();
 /** Every row of the user's data (and the derived totals), to compare before and after exactly. */
 async function snapshot(db: Knex, userId: string) {
   const out: Record<string, unknown[]> = {};
-  for (const table of ["wallets", "transactions", "transaction_tags", "budgets", "goals", "goal_contributions", "bill_reminders", "wallet_month_totals", "expense_day_totals"]) {
+  for (const table of ["wallets", "transactions", "transaction_tags", "budgets", "goals", "goal_contributions", "bill_reminders", "import_keys", "wallet_month_totals", "expense_day_totals"]) {
     const rows = await db(table).where({ user_id: userId });
     out[table] = rows.map((r) => JSON.stringify(Object.fromEntries(Object.entries(r).map(([k, v]) => [k, v === null ? null : String(v)])))).sort();
   }
@@ -79,35 +76,24 @@ describe(`undo_change (${engine})`, function () {
     expect(preview.rows.filter((r: any) => r.table === "goal_contributions")).to.have.length(1);
   });
 
-  it("reverses an import and a bulk edit (many rows in one write of the pipeline) as one change", async () => {
-    const caller = await authenticateBearer(server.db, `Bearer ${me.token}`, server.config.tokenPepper);
-    const runWrite = createWritePipeline({ bus: server.services.bus });
-    const ctx = { db: server.db, caller, requestId: "test-import", config: server.config, now: () => new Date("2026-11-25T12:00:00Z"), ids: { next: (p: any) => `${p}_${randomUUID().replace(/-/g, "").slice(0, 22)}` } };
-    const importThree = async (_params: never, wctx: any) => {
-      const wallet = await getWalletRow(wctx.db, me.id, checking, "wallet_id");
-      const ids: string[] = [];
-      for (const [i, payee] of ["Gas", "Water", "Phone"].entries()) {
-        const { transaction } = await insertTransaction(wctx.db, me.id, { walletId: checking, wallet, date: `2026-11-0${i + 1}`, amountMinor: BigInt(1000 + i), direction: "expense", toWalletId: null, payee, tags: ["imported"], now: new Date(), ids: wctx.ids });
-        ids.push(transaction.id);
-      }
-      return { result: { imported: ids.length, warnings: [] }, change: { action: "create" as const, resourceType: "transaction" as const, resourceId: ids[0]!, before: null, after: { ids } } };
-    };
+  it("reverses a real import and a real bulk edit as one change each; the import is refused while the edit of its rows stands", async () => {
+    const giro = (await server.call("create_wallet", { name: "Giro", type: "checking", currency: "EUR", idempotency_key: key() }, me.token)).wallet.id;
     const before = await snapshot(server.db, me.id);
-    const imported = (await runWrite("import_transactions", { idempotency_key: key() }, ctx, importThree as never)) as { audit_id: string };
-    const bulkEdit = async (_params: never, wctx: any) => {
-      const n = await wctx.db("transactions").where({ user_id: me.id, wallet_id: checking }).andWhere("payee", "in", ["Gas", "Water", "Phone"]).update({ category: "Utilities", updated_at: "2026-11-25T12:00:01.000Z" });
-      return { result: { updated: n, warnings: [] }, change: { action: "update" as const, resourceType: "transaction" as const, resourceId: "bulk", before: null, after: null } };
-    };
+    const imported = await server.call("import_transactions", { wallet_id: giro, statement: girokontoCsv(3), idempotency_key: key() }, me.token);
+    expect(imported.counts.created).to.equal(3);
     const afterImport = await snapshot(server.db, me.id);
-    const edited = (await runWrite("bulk_update_transactions", { idempotency_key: key() }, ctx, bulkEdit as never)) as { audit_id: string };
+    const edited = await server.call("update_transactions", { filter: { wallet_id: giro }, expected_count: 3, set_category: "Utilities", add_tags: ["checked"], idempotency_key: key() }, me.token);
+    expect(edited).to.deep.include({ matched: 3, changed: 3 });
     // The import cannot be undone while the bulk edit that changed its rows stands: conflict names it.
     const refused = await server.callError("undo_change", { audit_id: imported.audit_id, idempotency_key: key() }, me.token);
     expect(refused.data).to.include({ code: "conflict", field: "audit_id", existing_id: edited.audit_id });
     expect(refused.message).to.include(`change ${edited.audit_id}`);
     const undoneEdit = await undo(edited.audit_id);
-    expect(undoneEdit.rows.map((r: any) => r.action)).to.deep.equal(["revert", "revert", "revert"]);
+    expect(undoneEdit.undone).to.deep.equal({ audit_id: edited.audit_id, tool: "update_transactions" });
+    expect(undoneEdit.rows.filter((r: any) => r.table === "transactions").map((r: any) => r.action)).to.deep.equal(["revert", "revert", "revert"]);
     expect(await snapshot(server.db, me.id)).to.deep.equal(afterImport);
     const undoneImport = await undo(imported.audit_id);
+    expect(undoneImport.undone).to.deep.equal({ audit_id: imported.audit_id, tool: "import_transactions" });
     expect(undoneImport.rows.filter((r: any) => r.table === "transactions").map((r: any) => r.action)).to.deep.equal(["delete", "delete", "delete"]);
     expect(await snapshot(server.db, me.id)).to.deep.equal(before);
   });
