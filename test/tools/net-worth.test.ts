@@ -85,6 +85,10 @@ describe(`get_net_worth and set_exchange_rate (${engine})`, function () {
     // A second rate for the same pair and day replaces the first (an update, with its change).
     const again = await server.call("set_exchange_rate", { base: "USD", quote: "EUR", rate: "0.93", date: "2026-10-15", idempotency_key: key() }, alex.token);
     expect(again.changes).to.deep.equal([{ field: "rate", before: "0.92", after: "0.93" }]);
+    const replaced = await server.call("get_net_worth", { from: "2026-10-15", to: "2026-10-15" }, alex.token);
+    expect(replaced.rates_used).to.deep.equal([{ base: "USD", quote: "EUR", rate: "0.93", date: "2026-10-15" }]);
+    expect(replaced.points[0].home_net.minor).to.equal(await expectHome("2026-10-15", (m) => Math.round(m * 0.93)));
+    expect(await server.db("exchange_rates").where({ user_id: alex.id, base: "USD", quote: "EUR", date: "2026-10-15" })).to.have.length(1);
 
     // The wallet setting: savings left out.
     const wallets = await server.call("list_wallets", {}, alex.token);
