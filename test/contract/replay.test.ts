@@ -4,7 +4,9 @@
  * with the example's result by value (test/contract/by-value.ts), so an example's numbers cannot be
  * invented. test/contract/known-gaps.ts is the one list of what does not hold yet, kept both ways: a tool
  * that answers not_implemented, or an example whose answer differs, fails unless it is listed, and a
- * listed one fails once it holds.
+ * listed one fails once it holds. A listed example must differ exactly as test/contract/known-differences.json
+ * pins it (every difference, per engine where the engines answer differently), so a listed example still
+ * catches a wrong answer; when a change moves one on purpose, the failure shows the new list to pin.
  */
 import { readFileSync } from "node:fs";
 import { expect } from "chai";
@@ -14,6 +16,9 @@ import { startTestServer, type TestServer } from "../helpers/server.js";
 import { seedExampleWorld } from "./example-world.js";
 import { differences } from "./by-value.js";
 import { KNOWN_GAPS } from "./known-gaps.js";
+
+type Pinned = string[] | { sqlite: string[]; postgres: string[] };
+const KNOWN_DIFFERENCES = JSON.parse(readFileSync(new URL("./known-differences.json", import.meta.url), "utf8")) as Record<string, Pinned>;
 
 const spec = JSON.parse(readFileSync(new URL("../../openrpc.json", import.meta.url), "utf8"));
 const gaps = new Set(KNOWN_GAPS.filter((g) => g.example === undefined).map((g) => g.tool));
@@ -47,11 +52,22 @@ describe(`contract replay of openrpc.json examples (${engine})`, () => {
         if (method["x-kind"] === "write") {
           expect((result as { status: string }).status).to.equal(params.dry_run ? "dry_run" : "committed");
         }
-        const found = differences(ex.result.value, result);
-        if (differing.has(`${method.name}: ${ex.name}`))
+        const id = `${method.name}: ${ex.name}`;
+        if (differing.has(id)) {
+          const found = differences(ex.result.value, result, Infinity);
           expect(found, "listed in test/contract/known-gaps.ts as differing, but the answer equals the example: take it off").not.to.be.empty;
-        else expect(found, "the answer differs from the example by value").to.deep.equal([]);
+          const pinned = KNOWN_DIFFERENCES[id];
+          expect(found, `the differences pinned for ${id} in test/contract/known-differences.json`).to.deep.equal(
+            Array.isArray(pinned) ? pinned : pinned?.[engine],
+          );
+        } else expect(differences(ex.result.value, result), "the answer differs from the example by value").to.deep.equal([]);
       });
     }
   }
+});
+
+describe("test/contract/known-differences.json", () => {
+  it("pins the differences of exactly the examples listed as differing", () => {
+    expect(Object.keys(KNOWN_DIFFERENCES).sort()).to.deep.equal([...differing].sort());
+  });
 });
