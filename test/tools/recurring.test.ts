@@ -61,7 +61,27 @@ describe(`list_recurring (${engine})`, function () {
         yearly: { value: "46200.00", currency: "EUR", minor: 4620000 },
       },
     ]);
-    expect(answer.next_step).to.match(/create_bill_reminder/);
+    // The answer's next step, followed word for word for Netflix, makes the reminder that covers it.
+    expect(answer.next_step).to.equal(
+      "To be reminded of one without bill_reminder_id: create_bill_reminder with name and payee its payee, amount and currency its typical_amount's, its wallet_id, and schedule {frequency: its interval, start_date: its next_date}.",
+    );
+    const made = await server.call(
+      "create_bill_reminder",
+      {
+        name: netflix.payee,
+        payee: netflix.payee,
+        amount: netflix.typical_amount.value,
+        currency: netflix.typical_amount.currency,
+        wallet_id: netflix.wallet_id,
+        schedule: { frequency: netflix.interval, start_date: netflix.next_date },
+        idempotency_key: key(),
+      },
+      alex.token,
+    );
+    const after = await server.call("list_recurring", {}, alex.token);
+    expect(after.recurring.find((r: any) => r.payee === "Netflix").bill_reminder_id).to.equal(made.bill_reminder.id);
+    const upcoming = await server.call("list_bill_reminders", { days_ahead: 40 }, alex.token);
+    expect(upcoming.upcoming.filter((o: any) => o.bill_reminder_id === made.bill_reminder.id).map((o: any) => o.due_date)).to.deep.equal(["2026-12-15"]);
   });
 
   it("tells weekly from yearly, folds payee spellings, marks late and ended, follows writes, and shows nobody else's", async () => {

@@ -33,7 +33,7 @@ export interface RecurringTotal {
 }
 
 export const TO_BILL_REMINDER =
-  "To be reminded of one without bill_reminder_id: create_bill_reminder with its payee, typical_amount, currency, wallet_id and a schedule of its interval starting at next_date.";
+  "To be reminded of one without bill_reminder_id: create_bill_reminder with name and payee its payee, amount and currency its typical_amount's, its wallet_id, and schedule {frequency: its interval, start_date: its next_date}.";
 
 /** list_recurring: as of the caller's today. */
 export async function listRecurringOf(ctx: DomainContext, params: { include_ended?: boolean }) {
