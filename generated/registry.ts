@@ -9632,7 +9632,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "get_net_worth",
   "title": "Get net worth",
-  "description": "Assets, liabilities (credit cards and loans, negative) and net per currency at the end of to (default today); with from, a point every step and the change. Wallets not yet opened on a day are left out. Totals are converted into the home currency with the person's rates (set_exchange_rate); missing_rates names the pairs to ask for.",
+  "description": "Assets, liabilities (credit cards and loans: minus the size of their balance) and net per currency at the end of to (default today); with from, a point every step and the change. Left out: wallets not yet opened on a day, archived ones and those with in_net_worth false. Totals are converted into the home currency with the person's rates (set_exchange_rate), each point at its own day's rate; missing_rates names the pairs to ask for.",
   "summary": "Net worth (assets minus credit cards and loans) on a day, or over time",
   "scope": "read:wallets",
   "kind": "read",
@@ -9855,7 +9855,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "set_exchange_rate",
   "title": "Set exchange rate",
-  "description": "Stores 1 base = rate quote on date (default today), replacing that pair's rate that day. Only the person gives rates: ask, never guess. get_net_worth uses the newest rate on or before each day, either direction.",
+  "description": "Stores 1 base = rate quote on date (default today), replacing that pair's rate that day whichever way round it was given. Only the person gives rates: ask, never guess. get_net_worth uses rates between the home currency and another: for each day the newest on or before it, else the earliest after it.",
   "summary": "Store an exchange rate the person gives, for net worth in the home currency",
   "scope": "write:wallets",
   "kind": "write",

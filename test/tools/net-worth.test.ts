@@ -89,6 +89,17 @@ describe(`get_net_worth and set_exchange_rate (${engine})`, function () {
     expect(replaced.rates_used).to.deep.equal([{ base: "USD", quote: "EUR", rate: "0.93", date: "2026-10-15" }]);
     expect(replaced.points[0].home_net.minor).to.equal(await expectHome("2026-10-15", (m) => Math.round(m * 0.93)));
     expect(await server.db("exchange_rates").where({ user_id: alex.id, base: "USD", quote: "EUR", date: "2026-10-15" })).to.have.length(1);
+    // Given the other way round for the same day, it replaces that day's rate too: one rate a day per pair.
+    const inverse = await server.call("set_exchange_rate", { base: "EUR", quote: "USD", rate: "1.1", date: "2026-10-15", idempotency_key: key() }, alex.token);
+    expect(inverse.changes).to.deep.equal([
+      { field: "base", before: "USD", after: "EUR" },
+      { field: "quote", before: "EUR", after: "USD" },
+      { field: "rate", before: "0.93", after: "1.1" },
+    ]);
+    expect(await server.db("exchange_rates").where({ user_id: alex.id, date: "2026-10-15" })).to.have.length(1);
+    const byInverse = await server.call("get_net_worth", { from: "2026-10-15", to: "2026-10-15" }, alex.token);
+    expect(byInverse.rates_used).to.deep.equal([{ base: "EUR", quote: "USD", rate: "1.1", date: "2026-10-15" }]);
+    expect(byInverse.points[0].home_net.minor).to.equal(await expectHome("2026-10-15", (m) => Math.round(m / 1.1)));
 
     // The wallet setting: savings left out.
     const wallets = await server.call("list_wallets", {}, alex.token);

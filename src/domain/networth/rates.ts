@@ -1,6 +1,7 @@
 /**
  * Exchange rates the person gives (set_exchange_rate): "1 base = rate quote" on a date, one per pair and
- * day (a second one for the same day replaces it). Nothing here fetches a rate: they are typed in.
+ * day whichever way round (a second one for the same day replaces it, so that a day never holds a rate
+ * and a different inverse of it). Nothing here fetches a rate: they are typed in.
  * Converting uses exact decimals: the rate is kept as its decimal string and applied with BigInt.
  */
 import type { Knex } from "knex";
@@ -34,7 +35,7 @@ export function checkRate(rate: string): string {
   return frac.length > 0 ? `${m[1]}.${frac}` : m[1]!;
 }
 
-/** Stores the rate of a pair on a date, replacing one of the same pair and day; answers it before and after. */
+/** Stores the rate of a pair on a date, replacing one of the same pair and day either way round; answers it before and after. */
 export async function setExchangeRate(
   db: Knex,
   userId: string,
@@ -46,10 +47,15 @@ export async function setExchangeRate(
   if (input.base === input.quote) throw invalidParams("quote", "a currency other than base", "quote: a rate converts between two different currencies");
   const rate = checkRate(input.rate);
   const at = clock.now.toISOString();
-  const found = await db("exchange_rates").where({ user_id: userId, base: input.base, quote: input.quote, date: input.date }).first();
+  const found = await db("exchange_rates")
+    .where({ user_id: userId, date: input.date })
+    .andWhere((pair) =>
+      pair.where({ base: input.base, quote: input.quote }).orWhere((inverse) => inverse.where({ base: input.quote, quote: input.base })),
+    )
+    .first();
   if (found) {
-    await db("exchange_rates").where({ id: found.id }).update({ rate, updated_at: at });
-    return { before: rowToRate(found), after: { ...rowToRate(found), rate } };
+    await db("exchange_rates").where({ id: found.id }).update({ base: input.base, quote: input.quote, rate, updated_at: at });
+    return { before: rowToRate(found), after: { ...rowToRate(found), base: input.base, quote: input.quote, rate } };
   }
   const id = clock.ids.next("xrt");
   await db("exchange_rates").insert({ id, user_id: userId, base: input.base, quote: input.quote, date: input.date, rate, created_at: at, updated_at: at });
