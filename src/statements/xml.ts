@@ -23,5 +23,14 @@ export function parseXml(text: string, what: string): Node {
       `well-formed ${what} XML`,
       `statement: the ${what} XML is not well-formed at line ${valid.err.line}: ${valid.err.msg}. Send the file exactly as the bank exported it.`,
     );
-  return parser.parse(text) as Node;
+  try {
+    return parser.parse(text) as Node;
+  } catch {
+    // The validator passes any DOCTYPE; the parser refuses external, parameter and too many entities.
+    throw invalidParams(
+      "statement",
+      `${what} XML without a DOCTYPE`,
+      `statement: the ${what} XML declares a DOCTYPE with entities that are not accepted. Send the file exactly as the bank exported it.`,
+    );
+  }
 }

@@ -152,6 +152,12 @@ describe("statement parsers", () => {
     expect(refused(() => parseStatement("<?xml version='1.0'?><Document><BkToCstmrStmt><Stmt><Ntry></Stmt></BkToCstmrStmt></Document>")).message).to.match(
       /not well-formed/,
     );
+    // A DOCTYPE with an external entity passes the validator; the parser's refusal is a field error too.
+    const doctype = refused(() =>
+      parseStatement('<?xml version="1.0"?><!DOCTYPE d [<!ENTITY x SYSTEM "file:///etc/passwd">]><Document><BkToCstmrStmt><Stmt/></BkToCstmrStmt></Document>'),
+    );
+    expect(doctype.details).to.include({ field: "statement" });
+    expect(doctype.message).to.match(/DOCTYPE/).and.not.to.include("passwd");
     expect(refused(() => parseStatement("OFXHEADER:100\nDATA:OFXSGML\n<OFX><SIGNONMSGSRSV1></SIGNONMSGSRSV1></OFX>")).message).to.match(
       /no bank or credit card statement/,
     );
