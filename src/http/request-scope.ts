@@ -30,6 +30,7 @@ export function requestIdFrom(headers: IncomingHttpHeaders): string {
 }
 
 const CALENDAR_PATH = "/api/v1/calendar/";
+const CALENDAR_SECRET = /\bcal_[A-Za-z0-9_-]{16,}/gi;
 
 export function requestScope(log: Logger, metrics?: Pick<Metrics, "countRequest">): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
@@ -42,8 +43,9 @@ export function requestScope(log: Logger, metrics?: Pick<Metrics, "countRequest"
       log.info(REQUEST_EVENT, {
         request_id: scope.request_id,
         method: req.method,
-        // A calendar feed's path is its secret (src/web/calendar-feed-route.ts): never logged.
-        path: req.path.startsWith(CALENDAR_PATH) ? `${CALENDAR_PATH}(secret)` : req.path.slice(0, 200),
+        // A calendar feed's path is its secret (src/web/calendar-feed-route.ts): never logged, whatever
+        // the path's case (routing ignores it) or wherever a secret-shaped part stands in a wrong path.
+        path: req.path.toLowerCase().startsWith(CALENDAR_PATH) ? `${CALENDAR_PATH}(secret)` : req.path.slice(0, 200).replace(CALENDAR_SECRET, "(secret)"),
         status: res.statusCode,
         ms: Math.round((performance.now() - start) * 10) / 10,
       });

@@ -105,6 +105,18 @@ describe(`request logs (${engine})`, function () {
     expect(server.logs.join("\n")).not.to.include("fmcp_not_a_token");
   });
 
+  it("never logs a calendar feed's secret, whatever the path's case, nor a secret-shaped part of a wrong path", async () => {
+    const secret = `cal_${"Zq9".repeat(10)}x_`;
+    for (const [i, path] of [`/API/V1/Calendar/${secret}.ics`, `/api/v1//calendar/${secret}.ics`, `/nowhere/${secret}`].entries()) {
+      const res = await fetch(`${server.url}${path}`, { headers: { "x-request-id": `calendar-${i}` } });
+      await res.arrayBuffer();
+      const [line] = (await linesOf(`calendar-${i}`)).filter((l) => l.event === "request");
+      expect(line, path).to.have.property("path");
+      expect(line.path, path).to.include("(secret)");
+    }
+    expect(server.logs.join("\n")).not.to.include(secret.slice(4));
+  });
+
   it("writes the request line in JSON as pino writes its lines: the same keys in the same order, undefined left out", async () => {
     const script = `import { createLogger } from ${JSON.stringify(fileURLToPath(new URL("../../src/log.ts", import.meta.url)))};
       import { pino } from "pino";

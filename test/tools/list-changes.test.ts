@@ -97,7 +97,7 @@ describe(`list_changes (${engine})`, function () {
   });
 
   it("refuses malformed filters, naming the field", async () => {
-    for (const [params, field] of [[{ audit_id: "12a" }, "audit_id"], [{ since: "yesterday" }, "since"], [{ tool: "Drop Table" }, "tool"], [{ idempotency_key: "nope" }, "idempotency_key"]] as const) {
+    for (const [params, field] of [[{ audit_id: "12a" }, "audit_id"], [{ since: "yesterday" }, "since"], [{ since: "2026-12-31T23:59:60Z" }, "since"], [{ tool: "Drop Table" }, "tool"], [{ idempotency_key: "nope" }, "idempotency_key"]] as const) {
       const err = await server.callError("list_changes", params, user.token);
       expect(err.data, field).to.include({ code: "invalid_params", field });
     }

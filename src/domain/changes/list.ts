@@ -15,6 +15,14 @@ import { startOfDayIn } from "../../calendar/time-zones.js";
 import { addDays } from "../../calendar/days.js";
 import { describeChange } from "./describe.js";
 import { decodeCursor, encodeCursor, pageSize, queryFingerprint, splitPage } from "../paging.js";
+import { invalidParams } from "../../errors.js";
+
+/** `since` as an ISO instant. The schema's date-time format admits a leap second (:60), which a Date cannot hold. */
+function instantOf(since: string): string {
+  const ms = Date.parse(since);
+  if (Number.isNaN(ms)) throw invalidParams("since", "a date-time such as 2026-11-27T08:00:00Z", "since: not a date-time that can be read (seconds 00–59)");
+  return new Date(ms).toISOString();
+}
 
 interface Position extends Record<string, unknown> {
   i: string;
@@ -45,7 +53,7 @@ export async function listChanges(
 ): Promise<{ changes: ChangeEntry[]; next_cursor: string | null }> {
   const caller = { scopes, timezone };
   const size = pageSize(p.limit);
-  const since = p.since !== undefined ? new Date(p.since).toISOString() : undefined;
+  const since = p.since !== undefined ? instantOf(p.since) : undefined;
   const { cursor: _c, limit: _l, ...filters } = p;
   const fingerprint = queryFingerprint({ list: "changes", ...filters });
   const after = p.cursor !== undefined ? decodeCursor(p.cursor, fingerprint, isPosition) : undefined;
