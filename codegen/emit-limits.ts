@@ -76,6 +76,16 @@ function schemaBounds(spec: Spec): Record<string, Record<string, { minimum?: num
   return out;
 }
 
+/** maxLength of the string component schemas (Payee, Description, …), for text the domain takes from elsewhere than the arguments. */
+function stringMaxLengths(spec: Spec): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [name, schema] of Object.entries(spec.schemas)) {
+    const s = schema as JsonObject;
+    if (s.type === "string" && typeof s.maxLength === "number") out[name] = s.maxLength;
+  }
+  return out;
+}
+
 export function emitLimits(spec: Spec, banner: string): string {
   const l = readLimits(spec);
   return [
@@ -96,6 +106,9 @@ export function emitLimits(spec: Spec, banner: string): string {
     ``,
     `/** minimum/maximum of component schemas' properties: the spec's bounds, for checks the domain repeats. */`,
     `export const schemaBounds = ${JSON.stringify(schemaBounds(spec), null, 2)} as const;`,
+    ``,
+    `/** maxLength of the string component schemas, in characters (code points, as JSON Schema counts them). */`,
+    `export const stringMaxLengths = ${JSON.stringify(stringMaxLengths(spec), null, 2)} as const;`,
     ``,
   ].join("\n");
 }

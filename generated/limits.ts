@@ -138,3 +138,13 @@ export const schemaBounds = {
     }
   }
 } as const;
+
+/** maxLength of the string component schemas, in characters (code points, as JSON Schema counts them). */
+export const stringMaxLengths = {
+  "Name": 100,
+  "Payee": 140,
+  "Description": 500,
+  "Notes": 2000,
+  "Category": 64,
+  "Tag": 40
+} as const;

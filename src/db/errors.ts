@@ -82,6 +82,14 @@ export function translateDriverError(err: unknown): unknown {
       "A record this call refers to was deleted or changed by another call at the same moment. Look it up again (a list tool), then decide anew.",
     );
   }
+  if (code === "22001") {
+    // Postgres refuses text longer than its column (SQLite stores it): a text whose folded form grew
+    // past the column, such as a payee of many "İ" (two characters each once folded).
+    return new AppError("invalid_params", "A text argument is longer than the service can store once normalised. Shorten it and call again.", {
+      field: "(params)",
+      expected: "shorter text",
+    });
+  }
   if (code === "22021" || code === "22P05") {
     return new AppError("invalid_params", "A text argument contains a character that cannot be stored (such as NUL, \\u0000). Remove it and call again.", {
       field: "(params)",

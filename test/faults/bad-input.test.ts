@@ -68,6 +68,21 @@ describe(`faults: bad input is invalid_params, never internal_error (${engine})`
     expect(ok.transaction.payee).to.equal("Café 😀");
   });
 
+  it("refuses a payee whose folded form outgrows a Postgres column with invalid_params, not internal_error (SQLite stores it)", async () => {
+    // "İ" folds to two characters: 140 of them make a 280-character key, past Postgres's column.
+    const answer = await server.rpc(
+      {
+        jsonrpc: "2.0",
+        id: 8,
+        method: "create_transaction",
+        params: { wallet_id: walletId, direction: "expense", amount: "1.00", payee: "İ".repeat(140), idempotency_key: key() },
+      },
+      u.token,
+    );
+    if (engine === "sqlite") expect(answer.body.result?.status).to.equal("committed");
+    else expect(answer.body.error?.data).to.include({ code: "invalid_params", field: "(params)" });
+  });
+
   it("refuses bidirectional overrides and isolates, and allows the right-to-left marks", async () => {
     await expectInvalid(
       "create_transaction",

@@ -220,4 +220,15 @@ describe(`import_transactions (${engine})`, function () {
     expect(big.status).to.equal(413);
     expect(big.body.error.data.code).to.equal("payload_too_large");
   });
+  it("imports a payee longer than a payee may be, cut at 140 characters with the whole text as the description", async () => {
+    const me = await server.createUser();
+    const w = await wallet(me.token, "USD");
+    const long = `SEPA-Lastschrift ${"Verwendungszweck ".repeat(20)}Ende`;
+    const done = await importFile(me.token, w, `Date,Description,Amount\n2026-11-02,${long},-3.50\n`);
+    expect(done.counts).to.include({ created: 1, invalid: 0 });
+    const [row] = await list(me.token, w);
+    expect([...row.payee]).to.have.length(140);
+    expect(long.startsWith(row.payee)).to.equal(true);
+    expect(row.description).to.equal(long);
+  });
 });

@@ -18,6 +18,7 @@ import type { Knex } from "knex";
 import type { Transaction } from "../../../generated/types.js";
 import type { IdSource } from "../../db/ids.js";
 import { byPrimaryKey } from "../../db/dialect.js";
+import { stringMaxLengths } from "../../../generated/limits.js";
 import { invalidParams } from "../../errors.js";
 import { formatMinor } from "../../money/amount.js";
 import { addDays, dayDiff } from "../../calendar/days.js";
@@ -130,6 +131,19 @@ export async function importStatement(db: Knex, userId: string, input: ImportInp
   return { importId, wallet, parsed, rows, created, reconciliation: await reconcile(db, userId, wallet, parsed, pending) };
 }
 
+const PAYEE_MAX = stringMaxLengths.Payee;
+
+/**
+ * A statement's payee longer than a payee may be (a German Verwendungszweck, joined CAMT lines) is cut
+ * there, and the whole text kept as the description when the row has none: the row still imports.
+ */
+function fitPayee(payee: string | null, description: string | null): { payee: string | null; description: string | null } {
+  if (payee === null) return { payee, description };
+  const chars = [...payee.normalize("NFC").trim()];
+  if (chars.length <= PAYEE_MAX) return { payee, description };
+  return { payee: chars.slice(0, PAYEE_MAX).join("").trim(), description: description ?? payee };
+}
+
 async function planRows(db: Knex, userId: string, wallet: WalletRow, parsed: ParsedStatement): Promise<PlannedEntry[]> {
   const rules = await listRules(db, userId);
   const occurrences = new Map<string, number>();
@@ -139,8 +153,7 @@ async function planRows(db: Knex, userId: string, wallet: WalletRow, parsed: Par
       row: r.row,
       date: r.date,
       minor: null,
-      payee: r.payee,
-      description: r.description,
+      ...fitPayee(r.payee, r.description),
       bankId: r.bankId,
       category: null,
       categoryFrom: null,
