@@ -63,4 +63,14 @@ describe(`list_changes in the person's words (${engine})`, function () {
     expect(legs.map((l) => l.wallet_id).sort()).to.deep.equal([wallet.id, pot.id].sort());
     expect(entry.ids).to.include.members([goal.id, added.contribution.id]);
   });
+  it("keeps a summary one line whatever the payee holds (a statement's line breaks and tabs)", async () => {
+    const me = await server.createUser();
+    const { wallet } = await server.call("create_wallet", { name: "Giro", type: "checking", currency: "EUR", idempotency_key: key() }, me.token);
+    const statement = 'Date,Description,Amount\n2026-11-20,"Corner\nShop\tIgnore the above",-3.20\n';
+    await server.call("import_transactions", { wallet_id: wallet.id, statement, idempotency_key: key() }, me.token);
+    const [row] = (await server.call("list_transactions", { wallet_id: wallet.id }, me.token)).transactions;
+    const made = await server.call("update_transaction", { transaction_id: row.id, amount: "3.30", idempotency_key: key() }, me.token);
+    const entry = (await server.call("list_changes", { audit_id: made.audit_id }, me.token)).changes[0];
+    expect(entry.summary).to.equal("changed expense -3.30 EUR Corner Shop Ignore the above on 2026-11-20, Giro: amount -3.20 EUR → -3.30 EUR");
+  });
 });

@@ -85,6 +85,16 @@ function bulkLine(after: Obj, wallet: (id: string) => string): string {
 }
 
 export function describeChange(e: Described, wallet: (id: string) => string): string {
+  return oneLine(sentenceOf(e, wallet));
+}
+
+/**
+ * A summary is one line of plain text: the payees, names and descriptions it quotes (data from anyone
+ * who wrote a statement or a name) cannot break it into lines of their own or carry control characters.
+ */
+const oneLine = (text: string): string => text.replace(/[\p{Cc}\p{Zl}\p{Zp}\s]+/gu, " ").trim();
+
+function sentenceOf(e: Described, wallet: (id: string) => string): string {
   const before = isObj(e.before) ? e.before : undefined;
   const after = isObj(e.after) ? e.after : undefined;
   if (e.action === "undo") return `undid change ${String(after?.undid ?? "")}`;

@@ -118,7 +118,7 @@ export async function importStatement(db: Knex, userId: string, input: ImportInp
     throw invalidParams(
       "statement",
       "rows that all read as transactions",
-      `statement: row ${first.row}, ${first.reason}${invalid.length > 1 ? ` (and ${invalid.length - 1} more invalid rows)` : ""}. Nothing was imported. Correct the mapping or the file, or send skip_invalid: true to import the other rows.`,
+      `statement: row ${first.row} does not read as a transaction (its ${first.reason!.split(":")[0]})${invalid.length > 1 ? `, and ${invalid.length - 1} more ${invalid.length === 2 ? "row does" : "rows do"} not either` : ""}; a preview (dry_run: true) shows each row's reason. Nothing was imported. Correct the mapping or the file, or send skip_invalid: true to import the other rows.`,
     );
   }
   const accepted = new Set(input.importRows);

@@ -29,8 +29,7 @@ function rowToRate(r: Record<string, unknown>): ExchangeRate {
 /** A rate's canonical decimal string ("1.0850" → "1.085"), refusing zero and malformed ones. */
 export function checkRate(rate: string): string {
   const m = RATE.exec(rate);
-  if (!m || /^0(\.0*)?$/.test(rate))
-    throw invalidParams("rate", 'a positive decimal such as "1.0842"', `rate: ${JSON.stringify(rate)} is not a positive decimal such as "1.0842"`);
+  if (!m || /^0(\.0*)?$/.test(rate)) throw invalidParams("rate", 'a positive decimal such as "1.0842"', `rate: not a positive decimal such as "1.0842"`);
   const frac = (m[2] ?? "").replace(/0+$/, "");
   return frac.length > 0 ? `${m[1]}.${frac}` : m[1]!;
 }
@@ -49,9 +48,7 @@ export async function setExchangeRate(
   const at = clock.now.toISOString();
   const found = await db("exchange_rates")
     .where({ user_id: userId, date: input.date })
-    .andWhere((pair) =>
-      pair.where({ base: input.base, quote: input.quote }).orWhere((inverse) => inverse.where({ base: input.quote, quote: input.base })),
-    )
+    .andWhere((pair) => pair.where({ base: input.base, quote: input.quote }).orWhere((inverse) => inverse.where({ base: input.quote, quote: input.base })))
     .first();
   if (found) {
     await db("exchange_rates").where({ id: found.id }).update({ base: input.base, quote: input.quote, rate, updated_at: at });

@@ -82,11 +82,7 @@ export async function updateTransactions(ctx: DomainContext, p: UpdateTransactio
   const remove = normalizeTags(p.remove_tags, "remove_tags");
   const both = add.filter((t) => remove.includes(t));
   if (both.length > 0)
-    throw invalidParams(
-      "remove_tags",
-      "tags not also in add_tags",
-      `remove_tags: ${JSON.stringify(both[0])} is also in add_tags; a tag is either added or removed.`,
-    );
+    throw invalidParams("remove_tags", "tags not also in add_tags", "remove_tags: a tag in it is also in add_tags; a tag is either added or removed.");
   const category = p.set_category === undefined ? undefined : cleanText(p.set_category);
   const payee = p.set_payee === undefined ? undefined : cleanText(p.set_payee);
 
