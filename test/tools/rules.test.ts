@@ -139,4 +139,29 @@ describe(`categorisation rules (${engine})`, function () {
     });
     expect((await server.call("list_rules", {}, other.token)).rules).to.deep.equal([]);
   });
+  it("applied to the past, leaves split transactions to their parts and makes an income filed in a spending category a refund", async () => {
+    const me = await server.createUser();
+    const w = await wallet(me.token);
+    await spend(me.token, w, "Lidl", "30.00", { category: "Groceries" }); // Groceries is a spending category now
+    const split = (
+      await spend(me.token, w, "Lidl", "20.00", {
+        parts: [
+          { amount: "15.00", category: "Groceries" },
+          { amount: "5.00", category: "Gifts" },
+        ],
+      })
+    ).transaction;
+    const back = (
+      await server.call("create_transaction", { wallet_id: w, amount: "4.00", direction: "income", payee: "Lidl", idempotency_key: key() }, me.token)
+    ).transaction;
+    const params = { value: "lidl", set_category: "Groceries", apply_to_existing: true };
+    const preview = await server.call("save_rule", { ...params, idempotency_key: key(), dry_run: true }, me.token);
+    expect(preview.applied.changes.map((c: any) => c.transaction_id)).to.deep.equal([back.id]);
+    await server.call("save_rule", { ...params, expected_count: 1, idempotency_key: key() }, me.token);
+    const rows = (await server.call("list_transactions", { wallet_id: w }, me.token)).transactions;
+    const after = (id: string) => rows.find((t: any) => t.id === id);
+    expect(after(split.id)).to.deep.include({ category: null });
+    expect(after(split.id).parts.map((p: any) => p.category)).to.deep.equal(["Groceries", "Gifts"]);
+    expect(after(back.id)).to.deep.include({ category: "Groceries", refund: true });
+  });
 });

@@ -1,12 +1,14 @@
 /**
  * Rules at work: on a transaction being created without a category (create_transaction), and on the past
  * (save_rule with apply_to_existing): every transaction of the person the rule matches, and what applying
- * its actions would change. Transfers are never touched: they move money, they are not spending.
+ * its actions would change. Transfers are never touched: they move money, they are not spending. Nor
+ * are split transactions: their labels are their parts' (docs/ledger.md, "Split transactions").
  */
 import type { Knex } from "knex";
 import type { Transaction } from "../../../generated/types.js";
 import { byPrimaryKey } from "../../db/dialect.js";
 import { coerceTransactionRow, transactionsFromRows } from "../transactions/store.js";
+import { markRefunds } from "../transactions/parts.js";
 import { foldKey, normalizeTags } from "../shared/text.js";
 import { listRules } from "./store.js";
 import { firstMatch, ruleMatches, type RuleEffect, type RuleRow } from "./match.js";
@@ -58,6 +60,7 @@ export async function changesOfRule(db: Knex, userId: string, rule: RuleRow): Pr
   const out: RuleChange[] = [];
   const tags = normalizeTags(rule.add_tags);
   for (const before of befores) {
+    if (before.parts !== undefined) continue;
     const after: Transaction = {
       ...before,
       category: rule.set_category ?? before.category,
@@ -85,5 +88,7 @@ export async function applyRuleChanges(db: Knex, userId: string, rule: RuleRow, 
     c.after.tags.filter((t) => !c.before.tags.includes(t)).map((tag) => ({ transaction_id: c.before.id, user_id: userId, tag })),
   );
   for (let i = 0; i < newTags.length; i += 300) await db("transaction_tags").insert(newTags.slice(i, i + 300));
+  // Whether an income is a refund depends on its category (docs/ledger.md, "Refunds"), as in update_transactions.
+  if (rule.set_category !== null) await markRefunds(db, userId, ids);
   for (const c of changes) c.after.updated_at = at;
 }
