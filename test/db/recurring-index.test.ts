@@ -64,7 +64,9 @@ describe(`recurring detection is index-backed (${engine})`, function () {
       expect(read).to.not.match(/SCAN (recurring_payees|bill_reminders)|TEMP B-TREE/);
     } else {
       expect(read).to.match(/Index (Only )?Scan using recurring_payees_pkey on recurring_payees[^\n]*\n\s+Index Cond: \(\(?user_id\)?(::text)? = 'usr_x'/);
-      expect(read).to.match(/Index (Only )?Scan using bill_reminders_user_active on bill_reminders[^\n]*\n\s+Index Cond: \(\(\(?user_id\)?(::text)? = 'usr_x'(::text)?\) AND \(?active = true\)?\)/);
+      expect(read).to.match(
+        /Index (Only )?Scan using bill_reminders_user_active on bill_reminders[^\n]*\n\s+Index Cond: \(\(\(?user_id\)?(::text)? = 'usr_x'(::text)?\) AND \(?active = true\)?\)/,
+      );
       expect(read).to.not.match(/Sort|Filter:/);
     }
   });

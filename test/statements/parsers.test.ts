@@ -157,7 +157,9 @@ describe("statement parsers", () => {
       parseStatement('<?xml version="1.0"?><!DOCTYPE d [<!ENTITY x SYSTEM "file:///etc/passwd">]><Document><BkToCstmrStmt><Stmt/></BkToCstmrStmt></Document>'),
     );
     expect(doctype.details).to.include({ field: "statement" });
-    expect(doctype.message).to.match(/DOCTYPE/).and.not.to.include("passwd");
+    expect(doctype.message)
+      .to.match(/DOCTYPE/)
+      .and.not.to.include("passwd");
     expect(refused(() => parseStatement("OFXHEADER:100\nDATA:OFXSGML\n<OFX><SIGNONMSGSRSV1></SIGNONMSGSRSV1></OFX>")).message).to.match(
       /no bank or credit card statement/,
     );
