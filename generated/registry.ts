@@ -8368,7 +8368,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "import_transactions",
   "title": "Import transactions",
-  "description": "Imports a bank statement (CSV, OFX/QFX, CAMT, QIF) into a wallet. dry_run true previews: counts, rows with status and category, the CSV mapping to correct; then commit the same call. Known rows, even deleted, never return; possible duplicates only via import_rows.",
+  "description": "Imports a bank statement (CSV, OFX/QFX, CAMT, QIF) into a wallet. dry_run true previews: counts, rows with status and category, the CSV mapping to correct; then commit the same call (skip_invalid true to leave invalid rows out). Known rows, even deleted, never return; possible duplicates only via import_rows.",
   "summary": "Import a bank statement into a wallet, with preview and de-duplication",
   "scope": "write:transactions",
   "kind": "write",
@@ -9632,7 +9632,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "get_net_worth",
   "title": "Get net worth",
-  "description": "Assets, liabilities (credit cards and loans: minus the size of their balance) and net per currency at the end of to (default today); with from, a point every step and the change. Left out: wallets not yet opened on a day, archived ones and those with in_net_worth false. Totals are converted into the home currency with the person's rates (set_exchange_rate), each point at its own day's rate; missing_rates names the pairs to ask for.",
+  "description": "Assets, liabilities (cards and loans count minus their balance's size) and net per currency at the end of to (default today); with from, a point every step and the change. Leaves out wallets archived, not yet opened that day, or with in_net_worth false. Converts into the home currency at the person's rates (set_exchange_rate) for each point's day; missing_rates names the pairs to ask for.",
   "summary": "Net worth (assets minus credit cards and loans) on a day, or over time",
   "scope": "read:wallets",
   "kind": "read",
@@ -9855,7 +9855,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "set_exchange_rate",
   "title": "Set exchange rate",
-  "description": "Stores 1 base = rate quote on date (default today), replacing that pair's rate that day whichever way round it was given. Only the person gives rates: ask, never guess. get_net_worth uses rates between the home currency and another: for each day the newest on or before it, else the earliest after it.",
+  "description": "Stores 1 base = rate quote on date (default today), replacing that pair's rate that day either way round. Only the person gives rates: ask, never guess. get_net_worth converts with rates to or from the home currency: the newest on or before each day, else the earliest after.",
   "summary": "Store an exchange rate the person gives, for net worth in the home currency",
   "scope": "write:wallets",
   "kind": "write",
@@ -10055,7 +10055,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "undo_change",
   "title": "Undo change",
-  "description": "Reverses the change with this audit_id (from list_changes): creates are deleted, updates get their before-values back, deletes come back with the same id; a bulk edit or import as a whole. Dry-run first and tell the user what it reverses. conflict names a later change to the same rows: undo that first.",
+  "description": "Reverses the change with this audit_id (from list_changes): creates are deleted, updates get their before-values back, deletes come back with the same id; a bulk edit or import as a whole. Dry-run first and tell the user what it reverses. conflict names a later change to the same rows: undo that first. Needs the write scope of the change's area too.",
   "summary": "Undo one of the user's changes from list_changes, exactly, as one change",
   "scope": "write:transactions",
   "kind": "write",
@@ -10208,7 +10208,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "update_transactions",
   "title": "Update transactions",
-  "description": "Bulk edit of every transaction the filter matches. expected_count must equal the match count (list_transactions total_count), else conflict with the real count and nothing changes. Dry-run first and show the rows. One change: undo_change reverses it.",
+  "description": "Bulk edit of every transaction the filter matches. expected_count must equal the match count (list_transactions total_count; with payee, the count a conflict names), else conflict with the real count and nothing changes. Dry-run first and show the rows. One change: undo_change reverses it.",
   "summary": "Change many transactions at once: category, tags, payee or wallet, guarded by their count",
   "scope": "write:transactions",
   "kind": "write",

@@ -859,7 +859,7 @@ export interface RuleChange {
   };
 }
 /**
- * A payee charged (or paying) at a regular interval. status: active; late (the expected charge has not come); ended (two missed).
+ * A payee charged (or paying) at a regular interval. status: active; late (the expected charge is overdue by a grace of 2 days for weekly up to 20 for yearly); ended (two missed).
  *
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
  * via the `definition` "RecurringCharge".
