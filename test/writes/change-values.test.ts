@@ -216,6 +216,8 @@ describe(`the typed before and after of changes in real answers (${engine})`, fu
       schedule: { frequency: "weekly", start_date: "2026-03-02" },
     });
 
+    // A rule applied to the past files this one (the split transaction above is left to its parts).
+    await call("create_transaction", { wallet_id: wallet.id, amount: "8.00", direction: "expense", payee: "Market stall", date: "2026-03-14" });
     const rule = (await call("save_rule", { value: "market", set_category: "Groceries" })).rule;
     await write("save_rule", { rule_id: rule.id, set_category: "Food", add_tags: ["weekly"], apply_to_existing: true, expected_count: 1 });
     await call("set_exchange_rate", { base: "EUR", quote: "USD", rate: "1.08", date: "2026-03-01" });
