@@ -8812,7 +8812,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "save_rule",
   "title": "Save rule",
-  "description": "Saves a filing rule (new, or rule_id's): when payee (default) or description equals, contains (default) or starts_with value, and amount range, direction and wallet match: set category, add tags, rename payee. Files imports and uncategorised new transactions; first by position wins. apply_to_existing files past matches too (dry_run, then expected_count).",
+  "description": "Saves a filing rule (new, or rule_id's): when payee (default) or description equals, contains (default) or starts_with value, and amount range, direction and wallet match: set category, add tags, rename payee. Files imports and uncategorised new transactions; first by position wins. apply_to_existing files past matches too (dry_run, then expected_count). A condition cannot be cleared: delete_rule and save anew.",
   "summary": "Create or change a categorisation rule, optionally filing past transactions",
   "scope": "write:transactions",
   "kind": "write",
