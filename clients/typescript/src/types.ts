@@ -806,7 +806,7 @@ export interface ImportRow {
   transaction_id: TransactionId | null;
 }
 /**
- * The statement's closing balance against the wallet's balance at the end of that day, after the import.
+ * The statement's closing balance against the wallet's balance at the end of that day, after the import (in a preview, as if committed). difference: statement_balance minus wallet_balance.
  *
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
  * via the `definition` "Reconciliation".
@@ -1947,8 +1947,14 @@ export interface ImportTransactionsResult {
     duplicate: number;
     possible_duplicate: number;
     invalid: number;
+    /**
+     * Transactions written: 0 in a preview; a commit writes the new rows and the possible duplicates named in import_rows.
+     */
     created: number;
   };
+  /**
+   * The first rows_limit rows, problems first: possible duplicates, invalid, new, duplicates.
+   */
   rows: ImportRow[];
   reconciliation: Reconciliation | null;
   warnings: Warnings;
