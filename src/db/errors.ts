@@ -83,8 +83,8 @@ export function translateDriverError(err: unknown): unknown {
     );
   }
   if (code === "22001") {
-    // Postgres refuses text longer than its column (SQLite stores it): a text whose folded form grew
-    // past the column, such as a payee of many "İ" (two characters each once folded).
+    // Postgres refuses text longer than its column (SQLite stores it). The schemas bound what comes in
+    // and the folded keys are text (migration 20261127090000): a safety net, not an expected path.
     return new AppError("invalid_params", "A text argument is longer than the service can store once normalised. Shorten it and call again.", {
       field: "(params)",
       expected: "shorter text",
