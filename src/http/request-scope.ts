@@ -29,7 +29,7 @@ export function requestIdFrom(headers: IncomingHttpHeaders): string {
   return randomUUID();
 }
 
-const CALENDAR_PATH = "/api/v1/calendar/";
+/** A calendar feed's secret, wherever it stands in a path (routing ignores case, so a wrong path may hold one too). */
 const CALENDAR_SECRET = /\bcal_[A-Za-z0-9_-]{16,}/gi;
 
 export function requestScope(log: Logger, metrics?: Pick<Metrics, "countRequest">): RequestHandler {
@@ -43,9 +43,9 @@ export function requestScope(log: Logger, metrics?: Pick<Metrics, "countRequest"
       log.info(REQUEST_EVENT, {
         request_id: scope.request_id,
         method: req.method,
-        // A calendar feed's path is its secret (src/web/calendar-feed-route.ts): never logged, whatever
-        // the path's case (routing ignores it) or wherever a secret-shaped part stands in a wrong path.
-        path: req.path.toLowerCase().startsWith(CALENDAR_PATH) ? `${CALENDAR_PATH}(secret)` : req.path.slice(0, 200).replace(CALENDAR_SECRET, "(secret)"),
+        // A calendar feed's path holds its secret (src/web/calendar-feed-route.ts): never logged. Replaced
+        // before the cut, so that no part of one is left at the end.
+        path: req.path.replace(CALENDAR_SECRET, "(secret)").slice(0, 200),
         status: res.statusCode,
         ms: Math.round((performance.now() - start) * 10) / 10,
       });

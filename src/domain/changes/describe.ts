@@ -92,7 +92,7 @@ export function describeChange(e: Described, wallet: (id: string) => string): st
  * A summary is one line of plain text: the payees, names and descriptions it quotes (data from anyone
  * who wrote a statement or a name) cannot break it into lines of their own or carry control characters.
  */
-const oneLine = (text: string): string => text.replace(/[\p{Cc}\p{Zl}\p{Zp}\s]+/gu, " ").trim();
+const oneLine = (text: string): string => text.replace(/[\p{Cc}\s]+/gu, " ").trim();
 
 function sentenceOf(e: Described, wallet: (id: string) => string): string {
   const before = isObj(e.before) ? e.before : undefined;
