@@ -21,6 +21,7 @@ import { tokensRouter } from "./http/tokens-route.js";
 import { oauthRouter } from "./http/oauth-route.js";
 import { pagesRouter } from "./web/pages-route.js";
 import { homeRouter } from "./web/home-page.js";
+import { privacyRouter } from "./web/privacy-page.js";
 import { webKey } from "./web/secret.js";
 import { importPageRouter } from "./web/import-page.js";
 import { leavePageRouter } from "./web/leave-page.js";
@@ -141,6 +142,7 @@ export function createApp(services: Services, options: AppOptions = {}): Express
   app.use(MCP_PATH, guard, mcpCors(services.config), challenge);
   // GET / (the server introduces itself), and a page for a browser that opens the MCP URL.
   app.use(homeRouter(services));
+  app.use(privacyRouter(services));
   app.use(endpoint.router);
   app.use(sseRouter({ ...services, mcp, gate, keepAliveMs: options.sseKeepAliveMs ?? DEFAULT_KEEPALIVE_MS, streams: services.streams }));
   app.use(tokensRouter(services));

@@ -3,6 +3,7 @@
  * message naming the variable and what it expects. README.md lists every variable; keep them in step.
  * `finance-mcp config` prints the result without secrets (describeConfig).
  */
+import { readFileSync } from "node:fs";
 import { isIP } from "node:net";
 
 export interface Config {
@@ -52,6 +53,8 @@ export interface Config {
    * MCP resource are named from it. Empty: derived from the request's Host, on loopback hosts only.
    */
   publicUrl: string;
+  /** PRIVACY_POLICY_FILE's text, read once at start; empty: the shipped text of /privacy (src/web/privacy-page.ts). */
+  privacyPolicyText: string;
   oauth: {
     /** off: no OAuth discovery, metadata or endpoints (static tokens only, for clients that drop pasted headers when they see OAuth). */
     enabled: boolean;
@@ -93,6 +96,7 @@ export const CONFIG_VARIABLES = [
   "METRICS",
   "METRICS_TOKEN",
   "PUBLIC_URL",
+  "PRIVACY_POLICY_FILE",
   "OAUTH",
   "OAUTH_CIMD_ALLOW_PRIVATE",
   "RATE_LIMIT_OAUTH_PER_HOUR",
@@ -285,6 +289,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisUrl,
     metricsToken,
     publicUrl,
+    privacyPolicyText: readPrivacyPolicy(r),
     oauth: {
       enabled: r.oneOf("OAUTH", ["on", "off"] as const, "on") === "on",
       cimdAllowPrivate: r.oneOf("OAUTH_CIMD_ALLOW_PRIVATE", ["true", "false"] as const, "false") === "true",
@@ -292,6 +297,25 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   };
   if (r.problems.length > 0) throw new ConfigError(r.problems);
   return config;
+}
+
+/** The most an operator's privacy text may hold: a page, not a file anyone could mistake for storage. */
+const PRIVACY_POLICY_MAX_BYTES = 64 * 1024;
+
+/** PRIVACY_POLICY_FILE: a UTF-8 text file an operator writes in place of the shipped privacy page. */
+function readPrivacyPolicy(r: Reader): string {
+  const path = r.raw("PRIVACY_POLICY_FILE");
+  if (path === undefined) return "";
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(path);
+  } catch {
+    return r.fail("PRIVACY_POLICY_FILE", "a readable file", "");
+  }
+  if (bytes.length > PRIVACY_POLICY_MAX_BYTES) return r.fail("PRIVACY_POLICY_FILE", `a file of at most ${PRIVACY_POLICY_MAX_BYTES} bytes`, "");
+  const text = new TextDecoder("utf-8", { fatal: false }).decode(bytes);
+  if (text.includes("\uFFFD") || text.trim() === "") return r.fail("PRIVACY_POLICY_FILE", "a file of UTF-8 text", "");
+  return text.replace(/\r\n?/g, "\n");
 }
 
 /** Settings that start but are probably wrong, one sentence each (logged at start by createServices). */
@@ -325,5 +349,6 @@ export function describeConfig(config: Config): Record<string, unknown> {
     metricsToken: config.metricsToken ? "(set)" : "(not set)",
     // A Redis URL may hold a password (redis://:secret@host): shown only as set or not.
     redisUrl: config.redisUrl ? "(set)" : "(not set)",
+    privacyPolicyText: config.privacyPolicyText ? `(from PRIVACY_POLICY_FILE, ${config.privacyPolicyText.length} characters)` : "(the shipped text)",
   };
 }

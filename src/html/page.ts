@@ -30,6 +30,7 @@ const STYLE = `
   .error { border-left: 4px solid #c0392b; padding: .5rem .75rem; background: #c0392b1a; }
   pre { white-space: pre-wrap; word-break: break-all; background: #8881; padding: .6rem; border-radius: .3rem; }
   code { word-break: break-all; }
+  footer { border-top: 1px solid #8884; margin-top: 2rem; padding: .75rem 0; font-size: .95rem; }
 `;
 
 export interface Page {
@@ -61,6 +62,7 @@ export function renderPage(p: Page): string {
 <h1>${escapeHtml(p.title)}</h1>
 ${p.body}
 </main>
+<footer><a href="/privacy">Privacy</a></footer>
 ${p.script ? `<script nonce="${p.nonce}">${p.script}</script>` : ""}
 </body>
 </html>`;
