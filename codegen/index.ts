@@ -10,6 +10,7 @@ import { fileURLToPath } from "node:url";
 import { loadSpec } from "./load.js";
 import { emitClient } from "./emit-client.js";
 import { publishedDocument } from "./emit-published.js";
+import { emitServerJson } from "./emit-server-json.js";
 import { emitTypes } from "./emit-types.js";
 import { emitValidators } from "./emit-validators.js";
 import { emitLimits } from "./emit-limits.js";
@@ -53,6 +54,9 @@ export async function generate(root: string): Promise<Map<string, string>> {
   for (const [name, content] of emitClient(spec, BANNER, files.get("generated/types.ts")!)) files.set(name, content);
   // The published contract, which @open-rpc/generator clients compile from (codegen/emit-published.ts).
   files.set("clients/openrpc/openrpc.json", `${JSON.stringify(publishedDocument(spec.raw), null, 2)}\n`);
+  // The MCP registry's entry (codegen/emit-server-json.ts); the paths are the server's own (src/oauth/urls.ts, src/web/privacy-page.ts).
+  const pkg = JSON.parse(await readFile(join(root, "package.json"), "utf8")) as { name: string; version: string; mcpName?: string };
+  files.set("server.json", emitServerJson(spec.raw, pkg, { mcp: "/api/v1/mcp", privacy: "/privacy" }));
   const stubs = new Map<string, string>();
   for (const m of spec.methods) stubs.set(toolFile(m), stubSource(m));
   return new Map([...files, ...[...stubs].map(([k, v]) => [`stub:${k}`, v] as [string, string])]);
