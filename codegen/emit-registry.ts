@@ -28,11 +28,13 @@ function title(m: MethodSpec): string {
  * the defaults are the worst case: destructive, open world). Derived from x-kind and the verb, so they
  * cannot disagree with what the tool does: a read changes nothing; a write is idempotent because its
  * required idempotency_key makes a repeated call a replay; a delete or an update removes or overwrites
- * what the user had (docs/decisions.md, "Room to grow"); nothing reaches outside the user's own ledger.
+ * what the user had (docs/decisions.md, "Room to grow"), and so does a write the spec marks x-destructive
+ * because some of its modes do (undo_change, save_rule applied to the past, set_exchange_rate replacing a
+ * day's rate: docs/decisions.md#hints-for-directories); nothing reaches outside the user's own ledger.
  */
 export function annotations(m: MethodSpec) {
   const read = m.kind === "read";
-  const overwrites = /^(delete|update)_/.test(m.name);
+  const overwrites = /^(delete|update)_/.test(m.name) || m.destructive;
   return { readOnlyHint: read, destructiveHint: !read && overwrites, idempotentHint: true, openWorldHint: false };
 }
 

@@ -11,6 +11,7 @@ import { loadSpec } from "./load.js";
 import { emitClient } from "./emit-client.js";
 import { publishedDocument } from "./emit-published.js";
 import { emitServerJson } from "./emit-server-json.js";
+import { emitChatgptSubmission } from "./emit-chatgpt-submission.js";
 import { emitTypes } from "./emit-types.js";
 import { emitValidators } from "./emit-validators.js";
 import { emitLimits } from "./emit-limits.js";
@@ -57,6 +58,8 @@ export async function generate(root: string): Promise<Map<string, string>> {
   // The MCP registry's entry (codegen/emit-server-json.ts); the paths are the server's own (src/oauth/urls.ts, src/web/privacy-page.ts).
   const pkg = JSON.parse(await readFile(join(root, "package.json"), "utf8")) as { name: string; version: string; mcpName?: string };
   files.set("server.json", emitServerJson(spec.raw, pkg, { mcp: "/api/v1/mcp", privacy: "/privacy" }));
+  // ChatGPT's app review imports this (codegen/emit-chatgpt-submission.ts).
+  files.set("chatgpt-app-submission.json", emitChatgptSubmission(spec));
   const stubs = new Map<string, string>();
   for (const m of spec.methods) stubs.set(toolFile(m), stubSource(m));
   return new Map([...files, ...[...stubs].map(([k, v]) => [`stub:${k}`, v] as [string, string])]);

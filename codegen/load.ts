@@ -26,6 +26,10 @@ export interface MethodSpec {
   kind: "read" | "write";
   errors: string[];
   examples: JsonObject[];
+  /** x-justification: one sentence on what the tool reads or changes (directory reviews ask why each hint holds). */
+  justification: string;
+  /** x-destructive: a write that is not a delete_ or update_ but can delete or overwrite what the person had. */
+  destructive: boolean;
 }
 
 export interface Spec {
@@ -81,6 +85,16 @@ function checkClosedObjects(schema: Json, where: string, problems: string[]): vo
     if (node.additionalProperties !== false) problems.push(`${where}${path}: object without additionalProperties: false`);
     if (!Array.isArray(node.required)) problems.push(`${where}${path}: object without an explicit required list`);
   });
+}
+
+/**
+ * One sentence: a capital first, a full stop last and no sentence end inside (". " followed by a capital).
+ * Directories show each justification as one line.
+ */
+export function isOneSentence(text: string): boolean {
+  if (text.length < 10 || text.length > 300 || !/^[A-Z]/.test(text) || !text.endsWith(".")) return false;
+  for (let i = text.indexOf(". "); i >= 0; i = text.indexOf(". ", i + 1)) if (/[A-Z]/.test(text[i + 2] ?? "")) return false;
+  return true;
 }
 
 export async function loadSpec(path: string): Promise<Spec> {
@@ -151,8 +165,15 @@ export async function loadSpec(path: string): Promise<Spec> {
         if (!params.some((p) => p.name === required)) problems.push(`${where}: write tools take ${required}`);
       }
     }
+    const justification = m["x-justification"];
+    if (typeof justification !== "string" || !isOneSentence(justification))
+      problems.push(`${where}: x-justification must be one sentence ending in a full stop, saying what the tool reads or changes (docs/adding-a-tool.md)`);
+    const destructive = m["x-destructive"];
+    if (destructive !== undefined && (destructive !== true || kind !== "write")) problems.push(`${where}: x-destructive is true on a write tool, or absent`);
     methods.push({
       name,
+      justification: typeof justification === "string" ? justification : "",
+      destructive: destructive === true,
       summary: typeof m.summary === "string" ? m.summary : undefined,
       description: String(m.description ?? ""),
       params,

@@ -8866,7 +8866,7 @@ export const tools: readonly ToolDefinition[] = [
   ],
   "annotations": {
     "readOnlyHint": false,
-    "destructiveHint": false,
+    "destructiveHint": true,
     "idempotentHint": true,
     "openWorldHint": false
   },
@@ -9887,7 +9887,7 @@ export const tools: readonly ToolDefinition[] = [
   ],
   "annotations": {
     "readOnlyHint": false,
-    "destructiveHint": false,
+    "destructiveHint": true,
     "idempotentHint": true,
     "openWorldHint": false
   },
@@ -10083,7 +10083,7 @@ export const tools: readonly ToolDefinition[] = [
   ],
   "annotations": {
     "readOnlyHint": false,
-    "destructiveHint": false,
+    "destructiveHint": true,
     "idempotentHint": true,
     "openWorldHint": false
   },

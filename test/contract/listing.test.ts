@@ -1,16 +1,26 @@
 /**
  * The files directories read, generated from the spec (codegen/emit-server-json.ts): server.json for the
  * official MCP registry validates against the registry's published 2025-12-11 schema, kept in
- * codegen/listing/ byte for byte (its SHA-256 pinned), and says what package.json and the server say.
+ * codegen/listing/ byte for byte (its SHA-256 pinned), and says what package.json and the server say;
+ * chatgpt-app-submission.json validates against the chatgpt-app-submission.v1 schema and the importer's
+ * rules, its hints being tools/list's; and what Claude's directory checks of the tools holds.
  * `npm run codegen:check` holds the committed file to what codegen makes of openrpc.json and package.json.
  */
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect } from "chai";
 import { Ajv } from "ajv";
+import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
+import { emitChatgptSubmission, SUBMISSION_SCHEMA_URL } from "../../codegen/emit-chatgpt-submission.js";
+import { annotations } from "../../codegen/emit-registry.js";
 import { emitServerJson, SERVER_SCHEMA_URL } from "../../codegen/emit-server-json.js";
+import { isOneSentence, loadSpec } from "../../codegen/load.js";
+import { tools } from "../../generated/registry.js";
+import { loadConfig } from "../../src/config.js";
 import { MCP_PATH } from "../../src/oauth/urls.js";
 import { PRIVACY_PATH } from "../../src/web/privacy-page.js";
 
@@ -65,5 +75,87 @@ describe("server.json, the MCP registry's entry", () => {
     expect(() => emitServerJson(changed, pkg as never, paths)).to.throw("1 to 100 characters");
     // And what the schema refuses, the check catches: a name without its namespace.
     expect(validator()({ ...out, name: "finance-mcp" })).to.equal(false);
+  });
+});
+
+describe("chatgpt-app-submission.json, ChatGPT's app review import", () => {
+  const submission = json("chatgpt-app-submission.json");
+  const spec = json("openrpc.json");
+  const validate = () => {
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    return ajv.compile(json("codegen/listing/chatgpt-app-submission.v1.schema.json"));
+  };
+
+  it("validates against the chatgpt-app-submission.v1 schema", () => {
+    const check = validate();
+    expect(check(submission), JSON.stringify(check.errors)).to.equal(true);
+    expect(submission.$schema).to.equal(SUBMISSION_SCHEMA_URL);
+  });
+
+  it("follows the importer's rules: every tool with three hints and three justifications, none null; lengths; the category", () => {
+    expect(Object.keys(submission.tools)).to.deep.equal(tools.map((t) => t.name));
+    for (const t of tools) {
+      const entry = submission.tools[t.name];
+      for (const hint of ["readOnlyHint", "openWorldHint", "destructiveHint"]) {
+        expect(entry.annotations[hint], `${t.name} ${hint}`).to.be.a("boolean");
+        expect(entry.annotations[hint], `${t.name} ${hint}, as tools/list says`).to.equal(t.annotations[hint]);
+      }
+      for (const j of Object.values(entry.justifications)) expect(isOneSentence(j as string), `${t.name}: ${String(j)}`).to.equal(true);
+    }
+    expect(submission.app_info.subtitle.length).to.be.at.most(30);
+    expect(submission.app_info.category).to.equal("FINANCE");
+    expect(submission.app_info.display_name).not.to.match(/(mcp|mcp server|plugin)$/i);
+    expect(submission.test_cases).to.have.length(5);
+    expect(submission.negative_test_cases).to.have.length(3);
+    for (const c of submission.negative_test_cases) expect(c.tools_triggered).to.equal(null);
+  });
+
+  it("draws its test cases from the spec's examples: each positive case triggers the tool of its example", () => {
+    for (const [i, c] of (spec.info["x-listing"].test_cases as { example: string }[]).entries()) {
+      const [tool, example] = c.example.split("/");
+      const method = spec.methods.find((m: { name: string }) => m.name === tool);
+      expect(
+        method?.examples.map((e: { name: string }) => e.name),
+        c.example,
+      ).to.include(example);
+      expect(submission.test_cases[i].tools_triggered).to.equal(tool);
+    }
+    // Moving money between banks is the kind of request the server cannot serve.
+    expect(submission.negative_test_cases.map((c: { user_prompt: string }) => c.user_prompt).join(" ")).to.match(/send|transfer/i);
+  });
+
+  it("changes with a tool's hint in openrpc.json: x-destructive moves tools/list's annotation and the submission's together", async () => {
+    const changed = structuredClone(spec);
+    const method = changed.methods.find((m: { name: string }) => m.name === "create_goal");
+    method["x-destructive"] = true;
+    const dir = mkdtempSync(join(tmpdir(), "fmcp-listing-"));
+    try {
+      writeFileSync(join(dir, "openrpc.json"), JSON.stringify(changed));
+      const loaded = await loadSpec(join(dir, "openrpc.json"));
+      const out = JSON.parse(emitChatgptSubmission(loaded)) as Record<string, any>;
+      expect(out.tools.create_goal.annotations.destructiveHint).to.equal(true);
+      expect(annotations(loaded.methods.find((m) => m.name === "create_goal")!).destructiveHint).to.equal(true);
+      expect(submission.tools.create_goal.annotations.destructiveHint).to.equal(false);
+      // A justification of two sentences, or none, stops codegen.
+      method["x-justification"] = "Adds a goal. Nothing else.";
+      writeFileSync(join(dir, "openrpc.json"), JSON.stringify(changed));
+      let refused = "";
+      await loadSpec(join(dir, "openrpc.json")).catch((err: Error) => (refused = err.message));
+      expect(refused).to.include("create_goal").and.include("x-justification must be one sentence");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("what Claude's connectors directory checks, from the generated registry", () => {
+  it("every tool has a name of at most 64 characters, a title and all four hints; OAuth is on by default", () => {
+    for (const t of tools) {
+      expect(t.name.length, t.name).to.be.at.most(64);
+      expect(t.title, t.name).to.match(/\S/);
+      expect(Object.keys(t.annotations).sort(), t.name).to.deep.equal(["destructiveHint", "idempotentHint", "openWorldHint", "readOnlyHint"]);
+    }
+    // A static bearer token alone blocks a listing: OAuth is what a fresh server offers.
+    expect(loadConfig({}).oauth.enabled).to.equal(true);
   });
 });

@@ -96,6 +96,7 @@ describe("openrpc.json", () => {
         const verb = method.name.split("_")[0];
         if (verb === "delete") expect(a.destructiveHint, "deletes are destructive").to.equal(true);
         else if (verb === "update") expect(a.destructiveHint, "an update overwrites what the user had").to.equal(true);
+        else if (method["x-destructive"] === true) expect(a.destructiveHint, `${method.name}: x-destructive, it can delete or overwrite`).to.equal(true);
         else expect(a.destructiveHint, `${verb}: only adds`).to.equal(false);
       });
     });

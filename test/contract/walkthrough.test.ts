@@ -58,10 +58,11 @@ function fileHashes(dir: string, base = ""): Map<string, string> {
   return out;
 }
 
-/** What a newcomer adding a read tool may touch: the spec, generated code (generated/, the typed client, the published document), one handler, one domain module, one test. */
+/** What a newcomer adding a read tool may touch: the spec, generated code (generated/, the typed client, the published document, the ChatGPT submission), one handler, one domain module, one test. */
 const MAY_TOUCH = [
   /^openrpc\.json$/,
   /^generated\//,
+  /^chatgpt-app-submission\.json$/,
   /^clients\/typescript\/src\/(types|index)\.ts$/,
   /^clients\/openrpc\/openrpc\.json$/,
   /^src\/tools\/[^/]+\/[^/]+\.ts$/,
