@@ -31,6 +31,13 @@ const STYLE = `
   pre { white-space: pre-wrap; word-break: break-all; background: #8881; padding: .6rem; border-radius: .3rem; }
   code { word-break: break-all; }
   footer { border-top: 1px solid #8884; margin-top: 2rem; padding: .75rem 0; font-size: .95rem; }
+  /* Explicit colours in both themes: the browser's own dark link blue fails WCAG AA contrast (axe,
+     test/web/accessibility.test.ts). */
+  body { color: #1b1d21; background: #ffffff; } a { color: #1a56b0; }
+  @media (prefers-color-scheme: dark) {
+    body { color: #ecedef; background: #1c1d20; } a { color: #9cc2ff; }
+    :root { --accent: #2f6fd6; }
+  }
 `;
 
 export interface Page {
