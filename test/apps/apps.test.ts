@@ -8,6 +8,7 @@
  */
 import { expect } from "chai";
 import type { Browser, Frame, Page } from "playwright-core";
+import { seriousViolations } from "../helpers/axe.js";
 import { launchBrowser } from "../helpers/browser.js";
 import { engine } from "../helpers/database.js";
 import { startTestServer, type TestServer, type TestUser } from "../helpers/server.js";
@@ -19,6 +20,13 @@ const eur = (m: Money | string, currency = "EUR") =>
   new Intl.NumberFormat("en-US", { style: "currency", currency: typeof m === "string" ? currency : m.currency }).format(
     (typeof m === "string" ? m : m.value) as never,
   );
+/** One call per app over the seeded ledger, with the selector that shows its view is drawn. */
+const appCalls = (seed: AppSeed): [string, Record<string, unknown>, string][] => [
+  ["get_transaction_summary", { date_from: "2026-11-01", date_to: "2026-11-30", group_by: "category" }, ".bars li"],
+  ["get_budget_status", {}, "[data-budget]"],
+  ["get_net_worth", { from: "2026-05-31", to: "2026-11-20" }, "svg.line"],
+  ["import_transactions", { wallet_id: seed.checking, statement: APPS_STATEMENT, dry_run: true, idempotency_key: crypto.randomUUID() }, ".rows"],
+];
 const text = async (frame: Frame, selector: string) => ((await frame.locator(selector).first().textContent()) ?? "").trim();
 
 describe(`MCP Apps in Chromium through the ext-apps AppBridge (${engine})`, function () {
@@ -208,20 +216,15 @@ describe(`MCP Apps in Chromium through the ext-apps AppBridge (${engine})`, func
       await frame.locator("[data-budget]").first().waitFor();
       colours[theme] = await frame.evaluate(() => getComputedStyle(document.body).color + "|" + getComputedStyle(document.body).backgroundColor);
     }
-    expect(colours.light).to.equal("rgb(27, 29, 33)|rgb(255, 255, 255)");
-    expect(colours.dark).to.equal("rgb(236, 237, 239)|rgb(28, 29, 32)");
+    // The background is the host's (transparent app, checked with the directory's other asks below).
+    expect(colours.light).to.equal("rgb(27, 29, 33)|rgba(0, 0, 0, 0)");
+    expect(colours.dark).to.equal("rgb(236, 237, 239)|rgba(0, 0, 0, 0)");
   });
 
   it("fits a phone's width: no app scrolls sideways, nor does the import's table", async () => {
     const phone = await (await browser.newContext({ viewport: { width: 390, height: 800 } })).newPage();
     try {
-      const calls: [string, Record<string, unknown>, string][] = [
-        ["get_transaction_summary", { date_from: "2026-11-01", date_to: "2026-11-30", group_by: "category" }, ".bars li"],
-        ["get_budget_status", {}, "[data-budget]"],
-        ["get_net_worth", { from: "2026-05-31", to: "2026-11-20" }, "svg.line"],
-        ["import_transactions", { wallet_id: seed.checking, statement: APPS_STATEMENT, dry_run: true, idempotency_key: crypto.randomUUID() }, ".rows"],
-      ];
-      for (const [tool, args, ready] of calls) {
+      for (const [tool, args, ready] of appCalls(seed)) {
         const { frame } = await host.open(phone, tool, args);
         await frame.locator(ready).first().waitFor();
         const widths = await frame.evaluate(() => {
@@ -243,6 +246,53 @@ describe(`MCP Apps in Chromium through the ext-apps AppBridge (${engine})`, func
     } finally {
       await phone.context().close();
     }
+  });
+
+  it("each app in both themes is what Claude's directory asks: no serious or critical axe violation, at most 500 px tall, no nested scroll, targets of 44 px, a transparent background, no link of its own", async () => {
+    const problems: string[] = [];
+    for (const theme of ["light", "dark"] as const) {
+      const themed = await (await browser.newContext({ viewport: { width: 900, height: 900 }, bypassCSP: true })).newPage();
+      try {
+        for (const [tool, args, ready] of appCalls(seed)) {
+          const { frame } = await host.open(themed, tool, args, theme);
+          await frame.locator(ready).first().waitFor();
+          const at = `${tool} (${theme})`;
+          const measured = await frame.evaluate(() => {
+            const out: string[] = [];
+            const height = document.documentElement.scrollHeight;
+            if (height > 500) out.push(`${height} px tall`);
+            for (const el of Array.from(document.querySelectorAll<HTMLElement>("body *"))) {
+              const style = getComputedStyle(el);
+              // (no named helper here: the bundler would wrap it in a __name the frame does not have)
+              if (
+                (/auto|scroll/.test(style.overflowY) && el.scrollHeight > el.clientHeight) ||
+                (/auto|scroll/.test(style.overflowX) && el.scrollWidth > el.clientWidth)
+              )
+                out.push(`nested scroll in ${el.tagName.toLowerCase()}.${el.className}`);
+            }
+            for (const el of Array.from(document.querySelectorAll<HTMLElement>("button, input, select, textarea, [role=button], [tabindex]"))) {
+              const box = (el.closest("label") ?? el).getBoundingClientRect();
+              if (box.width < 44 || box.height < 44) out.push(`target ${el.tagName.toLowerCase()} ${Math.round(box.width)}x${Math.round(box.height)}`);
+            }
+            for (const el of [document.documentElement, document.body]) {
+              const bg = getComputedStyle(el).backgroundColor;
+              if (bg !== "rgba(0, 0, 0, 0)" && bg !== "transparent") out.push(`${el.tagName.toLowerCase()} background ${bg}`);
+            }
+            if (document.querySelector("a[href]")) out.push("a link of its own (links open through the host)");
+            return out;
+          });
+          for (const m of measured) problems.push(`${at}: ${m}`);
+          // Contrast as the person sees it: the app's text over the host's surface, which shows through the
+          // transparent app (axe cannot see past the frame, and would assume white behind it).
+          const surface = await themed.evaluate(() => getComputedStyle(document.body).backgroundColor);
+          await frame.evaluate((bg) => void (document.documentElement.style.background = bg), surface);
+          for (const v of await seriousViolations(frame)) problems.push(`${at}: ${v}`);
+        }
+      } finally {
+        await themed.context().close();
+      }
+    }
+    expect(problems).to.deep.equal([]);
   });
 
   it("clients without Apps get the same result (text and data) as a client with them", async () => {

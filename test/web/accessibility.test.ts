@@ -7,38 +7,16 @@
  * allow no script but their own.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { expect } from "chai";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { createUser } from "../../src/auth/users.js";
+import { seriousViolations } from "../helpers/axe.js";
 import { launchBrowser } from "../helpers/browser.js";
 import { engine } from "../helpers/database.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 
-const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 const PASSWORD = "correct horse battery staple";
 const THEMES = ["light", "dark"] as const;
-
-interface Violation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: { target: unknown[] }[];
-}
-
-/** The serious and critical WCAG A/AA violations on the page as it stands. */
-export async function seriousViolations(page: Page): Promise<string[]> {
-  await page.addScriptTag({ content: AXE });
-  const violations = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run: (ctx: Document, o: object) => Promise<{ violations: Violation[] }> } }).axe;
-    const result = await axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"] } });
-    return result.violations;
-  });
-  return violations
-    .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => JSON.stringify(n.target)).join(", ")}`);
-}
 
 describe(`accessibility of every page, light and dark (axe-core, ${engine})`, function () {
   this.timeout(180_000);
