@@ -1,7 +1,8 @@
 /**
  * The MCP Apps as a person sees them in a chat client with Apps (part of `npm run screenshots`): each app
  * in light and dark, at a desktop's and a phone's width, written to docs/screenshots/app-<app>-<theme>-
- * <width>.png. The same host as the browser tests (test/helpers/app-host.ts: the ext-apps AppBridge, a
+ * <width>.png, and the four in light at twice the desktop's pixels (1,520 px wide) for directory listings,
+ * which ask for 3 to 5 screenshots of at least 1,000 px (docs/screenshots/directory/app-<app>.png). The same host as the browser tests (test/helpers/app-host.ts: the ext-apps AppBridge, a
  * sandbox proxy under the app's CSP, the official SDK client) over a throwaway server with a half year
  * of seeded data (test/helpers/app-seed.ts); Debian's chromium through playwright-core.
  */
@@ -50,7 +51,16 @@ try {
       await page.context().close();
     }
   }
-  console.log(`wrote ${OUT}app-{spending,budgets,net-worth,import}-{light,dark}-{desktop,phone}.png`);
+  const listing = await (await browser.newContext({ viewport: { width: 760, height: 900 }, colorScheme: "light", deviceScaleFactor: 2 })).newPage();
+  for (const [name, tool, args, ready] of calls) {
+    const { frame } = await host.open(listing, tool, name === "import" ? { ...args, idempotency_key: randomUUID() } : args, "light");
+    await frame.locator(ready).first().waitFor();
+    await listing.waitForFunction(() => (globalThis as unknown as { appHeight: number }).appHeight > 100);
+    await listing.waitForTimeout(300);
+    await listing.locator("#slot").screenshot({ path: `${OUT}directory/app-${name}.png` });
+  }
+  await listing.context().close();
+  console.log(`wrote ${OUT}app-{spending,budgets,net-worth,import}-{light,dark}-{desktop,phone}.png and ${OUT}directory/app-*.png`);
 } finally {
   await host.close();
   await browser.close();

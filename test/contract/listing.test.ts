@@ -7,7 +7,7 @@
  * `npm run codegen:check` holds the committed file to what codegen makes of openrpc.json and package.json.
  */
 import { createHash } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -157,5 +157,18 @@ describe("what Claude's connectors directory checks, from the generated registry
     }
     // A static bearer token alone blocks a listing: OAuth is what a fresh server offers.
     expect(loadConfig({}).oauth.enabled).to.equal(true);
+  });
+});
+
+describe("the directory screenshots (npm run screenshots)", () => {
+  it("are 3 to 5 PNGs at least 1,000 px wide", () => {
+    const dir = fileURLToPath(new URL("../../docs/screenshots/directory/", import.meta.url));
+    const files = readdirSync(dir).filter((f) => f.endsWith(".png"));
+    expect(files.length).to.be.within(3, 5);
+    for (const f of files) {
+      const head = readFileSync(join(dir, f)).subarray(0, 24);
+      expect(head.subarray(1, 4).toString("latin1"), f).to.equal("PNG");
+      expect(head.readUInt32BE(16), `${f} width`).to.be.at.least(1000);
+    }
   });
 });
