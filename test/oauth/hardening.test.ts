@@ -10,7 +10,7 @@ import type { ServerResponse } from "node:http";
 import { expect } from "chai";
 import { completeAuthorization, describePendingAuthorization } from "../../src/oauth/authorize.js";
 import { CLIENT_IDLE_DAYS, deleteIdleClients } from "../../src/oauth/clients.js";
-import { FetchBusyError, FetchGate } from "../../src/oauth/fetch-gate.js";
+import { CIMD_MAX_CONCURRENT_PER_HOST, FetchBusyError, FetchGate } from "../../src/oauth/fetch-gate.js";
 import { listConnectedClients } from "../../src/oauth/grants.js";
 import { engine } from "../helpers/database.js";
 import { startTestServer, type TestServer, type TestUser } from "../helpers/server.js";
@@ -154,6 +154,34 @@ describe(`OAuth under attack (${engine})`, () => {
       }
       for (const answer of await Promise.all([...slow, joined])) expect(answer.status).to.equal(302);
       expect(docs.hits - before).to.equal(2);
+    });
+
+    it("caps fetches per document host: 5 slow hosts asked by many addresses leave a slot for a legitimate client", async () => {
+      const gate = new FetchGate();
+      let release!: () => void;
+      const wait = new Promise<void>((r) => (release = r));
+      const held: Promise<unknown>[] = [];
+      let refused = 0;
+      for (let address = 1; address <= 20; address++) {
+        for (let host = 1; host <= 5; host++) {
+          try {
+            held.push(gate.run(`https://slow${host}.example/${address}.json`, `198.51.100.${address}`, () => wait));
+          } catch (err) {
+            expect(err).to.be.instanceOf(FetchBusyError);
+            refused++;
+          }
+        }
+      }
+      expect(gate.running).to.equal(5 * CIMD_MAX_CONCURRENT_PER_HOST);
+      expect(refused).to.equal(100 - 5 * CIMD_MAX_CONCURRENT_PER_HOST);
+      expect(() => gate.run("https://slow1.example/again.json", "203.0.113.9", () => wait)).to.throw(
+        FetchBusyError,
+        /already being fetched from slow1\.example/,
+      );
+      expect(await gate.run("https://client.example/meta.json", "203.0.113.7", async () => "fetched")).to.equal("fetched");
+      release();
+      await Promise.all(held);
+      expect(gate.running).to.equal(0);
     });
 
     it("caps fetches for the whole process too", async () => {
