@@ -19,6 +19,7 @@ import { createMetrics, type Metrics } from "./metrics/metrics.js";
 import { SseStreams } from "./mcp/sse.js";
 import { tokensRouter } from "./http/tokens-route.js";
 import { oauthRouter } from "./http/oauth-route.js";
+import { lastErrors } from "./http/last-error.js";
 import { pagesRouter } from "./web/pages-route.js";
 import { homeRouter } from "./web/home-page.js";
 import { privacyRouter } from "./web/privacy-page.js";
@@ -155,6 +156,7 @@ export function createApp(services: Services, options: AppOptions = {}): Express
   app.use((_req, res) => {
     res.status(404).json({ error: { code: "not_found", message: "No such endpoint. The MCP endpoint is POST /api/v1/mcp." } });
   });
+  app.use(lastErrors(services.log));
   return app;
 }
 

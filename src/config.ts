@@ -5,6 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { isIP } from "node:net";
+import ipaddr from "ipaddr.js";
 
 export interface Config {
   port: number;
@@ -211,7 +212,61 @@ function readTrustProxy(r: Reader): number | string[] | false {
     .map((s) => s.trim())
     .filter(Boolean);
   if (items.length === 0 || items.some((i) => !validProxyAddress(i))) return r.fail("TRUST_PROXY", expected, false);
+  const family = familyTrustedByHalf(items);
+  if (family) {
+    r.problems.push(
+      `TRUST_PROXY must list only your proxies: ${JSON.stringify(raw.length > 80 ? `${raw.slice(0, 80)}…` : raw)} covers half or more of all ${family === "ipv4" ? "IPv4" : "IPv6"} addresses, so nearly any client could name its own address in X-Forwarded-For and escape every per-address limit`,
+    );
+    return false;
+  }
   return items;
+}
+
+/** The address space as 128-bit integers: IPv6 as itself, IPv4 as its IPv4-mapped form ::ffff:a.b.c.d (as proxy-addr matches them). */
+const V4_START = 0xffffn << 32n;
+const V4_END = V4_START + (1n << 32n) - 1n;
+
+/** [first, last] of an address or network of TRUST_PROXY's list, in the space above (named ranges are small: none). */
+function proxyRange(item: string): [bigint, bigint] | undefined {
+  if (PROXY_RANGES.includes(item)) return undefined;
+  const [ip = "", prefix] = item.split("/");
+  const parsed = ipaddr.parse(ip);
+  const v6 = parsed.kind() === "ipv4" ? (parsed as ipaddr.IPv4).toIPv4MappedAddress() : (parsed as ipaddr.IPv6);
+  const bits = prefix === undefined ? 128 : Number(prefix) + (parsed.kind() === "ipv4" ? 96 : 0);
+  const value = v6.toByteArray().reduce((n, byte) => (n << 8n) | BigInt(byte), 0n);
+  const size = 1n << BigInt(128 - bits);
+  const first = value - (value % size);
+  return [first, first + size - 1n];
+}
+
+/**
+ * "ipv4" or "ipv6" when the list trusts at least half of that family's addresses (0.0.0.0/1,128.0.0.0/1
+ * is "true" in two halves; 0.0.0.0/0 also crashed proxy-addr with a raw message), else undefined. Half,
+ * not all: a list that leaves a sliver out trusts nearly every client just the same, and no real set of
+ * proxies (a private network, a CDN's ranges) comes near it (docs/decisions.md#trust-proxy-coverage).
+ */
+export function familyTrustedByHalf(items: string[]): "ipv4" | "ipv6" | undefined {
+  const ranges = items
+    .flatMap((i) => {
+      const range = proxyRange(i);
+      return range ? [range] : [];
+    })
+    .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  let v4 = 0n;
+  let all = 0n;
+  let end = -1n;
+  for (const [first, last] of ranges) {
+    const from = first > end ? first : end + 1n; // the part not counted yet
+    if (from > last) continue;
+    all += last - from + 1n;
+    const lo = from > V4_START ? from : V4_START;
+    const hi = last < V4_END ? last : V4_END;
+    if (lo <= hi) v4 += hi - lo + 1n;
+    end = last;
+  }
+  if (v4 >= 1n << 31n) return "ipv4";
+  if (all - v4 >= 1n << 127n) return "ipv6";
+  return undefined;
 }
 
 /** Why a DATABASE_URL cannot be used, or undefined when it can. */

@@ -15,6 +15,7 @@
 import type { Knex } from "knex";
 import { beginAccountErasure } from "../db/account-erasure.js";
 import { forUpdate } from "../db/dialect.js";
+import { personLimitKeys } from "../limits/account-keys.js";
 import { lockUserWrites } from "../writes/pipeline.js";
 import { liveAccountTables, rowsOf, USERS_TABLE, type AccountTable } from "./tables.js";
 
@@ -55,8 +56,11 @@ export async function countAccountRows(db: Knex, userId: string): Promise<Accoun
 export async function deleteAccount(db: Knex, userId: string): Promise<AccountRows[]> {
   return db.transaction(async (trx) => {
     await lockUserWrites(trx, userId);
-    const user = await forUpdate(trx, trx(USERS_TABLE).where({ id: userId }).select("id")).first();
+    const user = (await forUpdate(trx, trx(USERS_TABLE).where({ id: userId }).select("id", "email")).first()) as { id: string; email: string } | undefined;
     if (!user) throw new AccountNotFoundError("no such account");
+    // The rate-limit counters keyed by the person's token ids, id or email (not rows of the person's
+    // tables: keyed by text, they expire within the hour) go with the account, not an hour later.
+    const limitKeys = personLimitKeys(user, await trx("mcp_tokens").where({ user_id: userId }).pluck("id"));
     const tables = await liveAccountTables(trx);
     // Counted before anything goes: a cascade or a trigger may remove rows before their table's own delete.
     const deleted: AccountRows[] = [];
@@ -67,6 +71,10 @@ export async function deleteAccount(db: Knex, userId: string): Promise<AccountRo
       const left = await countOf(rowsOf(trx, tables, t, userId));
       if (left > 0) throw new Error(`${t.table} still holds ${left} rows of the account after its deletion: nothing was deleted`);
     }
+    for (let i = 0; i < limitKeys.length; i += 500)
+      await trx("rate_limits")
+        .whereIn("key", limitKeys.slice(i, i + 500))
+        .del();
     await trx(USERS_TABLE).where({ id: userId }).del();
     return deleted;
   });

@@ -67,7 +67,8 @@ export const NOT_ACCOUNT_DATA: Readonly<Record<string, string>> = {
   kb_entries: "the help articles, the same for everyone",
   oauth_clients: "registered OAuth clients (apps), shared by everyone who connects them; a person's link to one is a grant",
   oauth_pending: "authorization requests not yet tied to anyone (they expire in minutes)",
-  rate_limits: "counters keyed by token id, address or a hash of an email, expiring within the hour",
+  rate_limits:
+    "counters keyed by token id, address or a hash of an email, expiring within the hour; a person's are deleted by key with the account (src/limits/account-keys.ts)",
   server_secrets: "the server's own keys",
 };
 /** SQLite's full-text index of the help articles (a virtual table and its shadow tables). */

@@ -1,10 +1,11 @@
 /**
  * Calendar feed secrets: the feed URL /api/v1/calendar/<secret>.ics is the only credential a calendar
  * app can present (it sends no headers), so the secret is long (192 random bits), shown once, stored as a
- * hash (HMAC with TOKEN_PEPPER), and revocable. One live feed per user.
+ * hash (HMAC with TOKEN_PEPPER), and revocable. One live feed per user (a partial unique index, migration 20261128120000).
  */
 import { randomBytes } from "node:crypto";
 import type { Knex } from "knex";
+import { forUpdate } from "../db/dialect.js";
 import { hashToken } from "./token-format.js";
 
 const SECRET = /^cal_[A-Za-z0-9_-]{32}$/;
@@ -14,10 +15,15 @@ export interface FeedStatus {
   last_fetched_at: string | null;
 }
 
-/** Makes a new feed secret for the user, revoking the live one; answers the secret (shown once). */
+/**
+ * Makes a new feed secret for the user, revoking the live one; answers the secret (shown once). The
+ * partial unique index calendar_feeds_one_live holds one live feed per user; locking the user's row first
+ * makes concurrent requests take turns (the last one's URL stays live) instead of failing on it.
+ */
 export async function createCalendarFeed(db: Knex, userId: string, pepper: string, now: Date): Promise<string> {
   const secret = `cal_${randomBytes(24).toString("base64url")}`;
   await db.transaction(async (trx) => {
+    await forUpdate(trx, trx("users").where({ id: userId }).first("id"));
     await trx("calendar_feeds").where({ user_id: userId }).whereNull("revoked_at").update({ revoked_at: now.toISOString() });
     await trx("calendar_feeds").insert({ secret_hash: hashToken(secret, pepper), user_id: userId, created_at: now.toISOString() });
   });

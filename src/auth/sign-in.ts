@@ -14,10 +14,21 @@ const MAX_EMAIL = 320;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** The user, or AppError unauthorized (wrong email or password; `wrong` says it) / rate_limited. */
-export async function signIn(db: Knex, limits: RateLimits, email: string, password: string, address: string, wrong: () => AppError): Promise<User> {
+/**
+ * The user, or AppError unauthorized (wrong email or password; `wrong` says it) / rate_limited. `device`:
+ * the nonce of a valid device cookie for this email (src/auth/device-cookie.ts), when a browser sent one.
+ */
+export async function signIn(
+  db: Knex,
+  limits: RateLimits,
+  email: string,
+  password: string,
+  address: string,
+  wrong: () => AppError,
+  device?: string,
+): Promise<User> {
   if (email.length === 0 || email.length > MAX_EMAIL || password.length > MAX_PASSWORD) throw wrong();
-  const verdict = await limits.login.attempt(email, address);
+  const verdict = await limits.login.attempt(email, address, device);
   if (verdict.refused) {
     throw new AppError("rate_limited", `Too many failed logins for this account or from this address. Wait ${verdict.retryAfterSeconds} seconds, then retry.`, {
       retry_after_seconds: verdict.retryAfterSeconds,
@@ -27,7 +38,7 @@ export async function signIn(db: Knex, limits: RateLimits, email: string, passwo
   const user = await findUserByEmail(db, email);
   const ok = await verifyPassword(password, user?.password_hash ?? (await dummyPasswordHash()));
   if (!user || !ok) throw wrong();
-  await limits.login.succeeded(email, address);
+  await limits.login.succeeded(email, address, device);
   const { password_hash: _hash, ...rest } = user;
   return rest;
 }

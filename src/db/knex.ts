@@ -13,6 +13,7 @@ import knexFactory, { type Knex } from "knex";
 import pg from "pg";
 import type Database from "better-sqlite3";
 import { cacheStatements } from "./statement-cache.js";
+import { BUSY_TIMEOUT_MS, BusyBreaker } from "./sqlite-busy.js";
 
 export type Dialect = "sqlite" | "postgres";
 
@@ -33,7 +34,7 @@ export function sqlitePath(url: string): string {
 /** Postgres: the request pool's size when none is given (DATABASE_POOL_MAX; docs/operations.md). */
 export const DEFAULT_POOL_MAX = 10;
 
-export function knexConfig(url: string, options: { poolMax?: number } = {}): Knex.Config {
+export function knexConfig(url: string, options: { poolMax?: number; breaker?: BusyBreaker } = {}): Knex.Config {
   if (dialectOf(url) === "postgres") {
     return { client: "pg", connection: url, pool: { min: 0, max: options.poolMax ?? DEFAULT_POOL_MAX }, compileSqlOnError: false };
   }
@@ -55,7 +56,8 @@ export function knexConfig(url: string, options: { poolMax?: number } = {}): Kne
         cacheStatements(conn);
         conn.pragma("journal_mode = WAL");
         conn.pragma("foreign_keys = ON");
-        conn.pragma("busy_timeout = 5000");
+        if (options.breaker) options.breaker.adopt(conn);
+        else conn.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
         conn.pragma("synchronous = NORMAL");
         conn.defaultSafeIntegers(true);
         done(null, conn);
@@ -65,7 +67,12 @@ export function knexConfig(url: string, options: { poolMax?: number } = {}): Kne
 }
 
 export function createDb(url: string, options: { poolMax?: number } = {}): Knex {
-  return knexFactory(knexConfig(url, options));
+  if (dialectOf(url) === "postgres") return knexFactory(knexConfig(url, options));
+  // SQLite: a write lock held from outside fails writes fast after the first full wait (sqlite-busy.ts).
+  const breaker = new BusyBreaker();
+  const db = knexFactory(knexConfig(url, { ...options, breaker }));
+  breaker.watch(db);
+  return db;
 }
 
 export function dialect(db: Knex): Dialect {

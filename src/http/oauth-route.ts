@@ -12,6 +12,7 @@
 import express, { type NextFunction, type Request, type Response, type Router } from "express";
 import type { Config } from "../config.js";
 import { describeForLog } from "../db/errors.js";
+import { AppError } from "../errors.js";
 import type { Logger } from "../log.js";
 import { hostAndOriginGuard } from "./guards.js";
 import { publicCors } from "./cors.js";
@@ -74,7 +75,14 @@ export function oauthRouter(deps: OAuthRouteDeps): Router {
         if (req.method === "GET") sendAuthorizationErrorPage(res, 429, message, "temporarily_unavailable", d.resetSeconds);
         else res.status(429).json({ error: "temporarily_unavailable", error_description: message });
       },
-      (err: unknown) => next(err),
+      (err: unknown) => {
+        // The limit's store failed (src/limits/limiter.ts, UNINSURED): not counted, so not served.
+        if (!(err instanceof AppError) || err.errorName !== "unavailable") return next(err);
+        res.set("Retry-After", "5").set("Cache-Control", "no-store");
+        const message = "This request could not be counted against the per-address limit. Retry in 5 seconds.";
+        if (req.method === "GET") sendAuthorizationErrorPage(res, 503, message, "temporarily_unavailable", 5);
+        else res.status(503).json({ error: "temporarily_unavailable", error_description: message });
+      },
     );
   };
 

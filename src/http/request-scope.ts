@@ -29,8 +29,40 @@ export function requestIdFrom(headers: IncomingHttpHeaders): string {
   return randomUUID();
 }
 
-/** A calendar feed's secret, wherever it stands in a path (routing ignores case, so a wrong path may hold one too). */
-const CALENDAR_SECRET = /\bcal_[A-Za-z0-9_-]{16,}/gi;
+/**
+ * A calendar feed's secret, wherever it stands in a path (routing ignores case, so a wrong path may hold
+ * one too; no word boundary: after decoding, any letter may stand before it).
+ */
+const CALENDAR_SECRET = /cal_[A-Za-z0-9_-]{16,}/gi;
+const ESCAPES = /(?:%[\dA-Fa-f]{2})+/g;
+const ASCII_ESCAPE = /%[0-7][\dA-Fa-f]/g;
+
+/**
+ * The path with its percent-escapes decoded, as routing decodes a parameter: `/api/v1/calendar/%63al_…`
+ * reaches the feed, so the secret must be found in the decoded text. Three passes for double encoding; a
+ * run that is not UTF-8 keeps only its ASCII escapes decoded (a secret is ASCII). Paths without `%`
+ * (nearly all) are not copied.
+ */
+export function decodedPath(path: string): string {
+  let out = path;
+  for (let pass = 0; pass < 3 && out.includes("%"); pass++) {
+    const next = out.replace(ESCAPES, (run) => {
+      try {
+        return decodeURIComponent(run);
+      } catch {
+        return run.replace(ASCII_ESCAPE, (e) => String.fromCharCode(parseInt(e.slice(1), 16)));
+      }
+    });
+    if (next === out) break;
+    out = next;
+  }
+  return out;
+}
+
+/** The path as the request log writes it: decoded, every calendar secret replaced, then cut to 200 characters. */
+export function loggedPath(path: string): string {
+  return decodedPath(path).replace(CALENDAR_SECRET, "(secret)").slice(0, 200);
+}
 
 export function requestScope(log: Logger, metrics?: Pick<Metrics, "countRequest">): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
@@ -43,9 +75,9 @@ export function requestScope(log: Logger, metrics?: Pick<Metrics, "countRequest"
       log.info(REQUEST_EVENT, {
         request_id: scope.request_id,
         method: req.method,
-        // A calendar feed's path holds its secret (src/web/calendar-feed-route.ts): never logged. Replaced
-        // before the cut, so that no part of one is left at the end.
-        path: req.path.replace(CALENDAR_SECRET, "(secret)").slice(0, 200),
+        // A calendar feed's path holds its secret (src/web/calendar-feed-route.ts): never logged, however
+        // encoded. Replaced before the cut, so that no part of one is left at the end.
+        path: loggedPath(req.path),
         status: res.statusCode,
         ms: Math.round((performance.now() - start) * 10) / 10,
       });

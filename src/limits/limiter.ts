@@ -93,6 +93,14 @@ export function createRedisClient(url: string): Redis {
 
 const REDIS_LIMITS: readonly LimitName[] = ["mcp", "sse", "tokens"];
 
+/**
+ * The per-address OAuth limit (registrations and authorization requests, which need no credentials and
+ * may make the server fetch a URL) has no insurance limiter: a memory count that starts at 0 when the
+ * store fails under load let a 61st registration of an hour through. While the store fails these
+ * requests answer `unavailable` (503, Retry-After) instead; they are off the hot path.
+ */
+const UNINSURED: LimitName = "oauth";
+
 export function createRateLimits(db: Knex, config: Config, options: RateLimitOptions = {}): RateLimits {
   const points: Record<LimitName, number> = {
     mcp: config.rateLimits.mcpPerMinute,
@@ -102,11 +110,11 @@ export function createRateLimits(db: Knex, config: Config, options: RateLimitOpt
   };
   const sqlite = dialect(db) === "sqlite";
 
-  const make = (spec: LimiterSpec): RateLimiterAbstract => {
+  const make = (spec: LimiterSpec, insured = true): RateLimiterAbstract => {
     const common = { ...spec, tableName: "rate_limits", tableCreated: true };
     // The insurance limiter counts in this process's memory while the store fails: each process then
     // allows up to the full limit on its own, which is still a limit (neither fail-open nor 500s).
-    const insuranceLimiter = new RateLimiterMemory({ ...spec, keyPrefix: `${spec.keyPrefix}_insurance` });
+    const insuranceLimiter = insured ? new RateLimiterMemory({ ...spec, keyPrefix: `${spec.keyPrefix}_insurance` }) : undefined;
     return sqlite
       ? new RateLimiterSQLiteAutocommit({ ...common, storeClient: db, storeType: "knex", insuranceLimiter })
       : new RateLimiterPostgres({ ...common, storeClient: db, storeType: "knex", insuranceLimiter });
@@ -120,7 +128,7 @@ export function createRateLimits(db: Knex, config: Config, options: RateLimitOpt
       name,
       redis && REDIS_LIMITS.includes(name)
         ? new RateLimiterRedis({ ...spec, keyPrefix: `fmcp_${name}`, storeClient: redis, rejectIfRedisNotReady: true })
-        : make(spec),
+        : make(spec, UNINSURED !== name),
     );
   }
 
@@ -156,6 +164,7 @@ export function createRateLimits(db: Knex, config: Config, options: RateLimitOpt
       } catch (rejection) {
         if (rejection instanceof RateLimiterRes) return decision(name, points[name], rejection, false);
         if (redis && REDIS_LIMITS.includes(name)) throw unavailable(1, "The rate limiter's store (Redis) is unreachable and this call could not be counted.");
+        if (name === UNINSURED) throw unavailable(5, "The rate limiter's store is unavailable and this request could not be counted.");
         throw rejection;
       }
     },

@@ -19,6 +19,9 @@
  * Successes do not reset it (an attacker could otherwise log into their own account between guesses),
  * they only give their own point back.
  * So the only refusal is keyed on email and address together: only the guesser's own pair is locked.
+ * A browser that signed in to the email before (a valid device cookie, src/auth/device-cookie.ts) is
+ * counted per email and device instead of per email and address: behind a proxy with TRUST_PROXY unset,
+ * where everyone has the proxy's address, the attacker's failures still never refuse the owner's browser.
  */
 import { createHash } from "node:crypto";
 import { isIPv6 } from "node:net";
@@ -64,6 +67,11 @@ export function pairKey(email: string, address: string): string {
     .digest("hex");
 }
 
+/** Email and a device cookie's nonce → the key of that device's count (src/auth/device-cookie.ts). */
+export function deviceKey(email: string, device: string): string {
+  return createHash("sha256").update(`${email.trim().toLowerCase()}\ndevice:${device}`).digest("hex");
+}
+
 /** IPv4-mapped IPv6 → IPv4; IPv6 → its /64 network (one host usually holds a whole /64). */
 export function addressKey(address: string): string {
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
@@ -97,15 +105,16 @@ export function createLoginThrottle(
   policies: LoginPolicies = LOGIN_POLICIES,
 ): LoginThrottle {
   return {
-    async attempt(email, clientAddress): Promise<LoginVerdict> {
+    async attempt(email, clientAddress, device): Promise<LoginVerdict> {
       const [byPair, byAccount, byAddress] = await Promise.all([
-        count(limiters.email, pairKey(email, clientAddress)),
+        count(limiters.email, device ? deviceKey(email, device) : pairKey(email, clientAddress)),
         count(limiters.account, emailKey(email)),
         count(limiters.address, addressKey(clientAddress)),
       ]);
       const refusals = [
         byPair.consumedPoints > policies.email.refuseAfter ? byPair.msBeforeNext : -1,
-        byAddress.consumedPoints > policies.address.refuseAfter ? byAddress.msBeforeNext : -1,
+        // A known device is refused only for its own failures (above), never for its address's.
+        !device && byAddress.consumedPoints > policies.address.refuseAfter ? byAddress.msBeforeNext : -1,
       ].filter((ms) => ms >= 0);
       if (refusals.length) return { refused: true, retryAfterSeconds: Math.max(1, Math.ceil(Math.max(...refusals) / 1000)) };
       return {
@@ -117,9 +126,9 @@ export function createLoginThrottle(
         ),
       };
     },
-    async succeeded(email, clientAddress) {
+    async succeeded(email, clientAddress, device) {
       await Promise.all([
-        limiters.email.delete(pairKey(email, clientAddress)),
+        limiters.email.delete(device ? deviceKey(email, device) : pairKey(email, clientAddress)),
         limiters.account.delete(emailKey(email)),
         limiters.address.reward(addressKey(clientAddress), 1),
       ]);

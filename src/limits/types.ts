@@ -20,10 +20,14 @@ export interface LimitDecision {
 export type LoginVerdict = { refused: true; retryAfterSeconds: number } | { refused: false; delayMs: number };
 
 export interface LoginThrottle {
-  /** Counts the attempt (atomically, before the password is checked) against the email and the client address. */
-  attempt(email: string, clientAddress: string): Promise<LoginVerdict>;
+  /**
+   * Counts the attempt (atomically, before the password is checked) against the email and the client
+   * address; with `device` (a valid device cookie's nonce for this email, src/auth/device-cookie.ts),
+   * against the email and that device instead, so others' failures never refuse it.
+   */
+  attempt(email: string, clientAddress: string, device?: string): Promise<LoginVerdict>;
   /** The password was right: the email's consecutive-failure count restarts and the address gets its point back. */
-  succeeded(email: string, clientAddress: string): Promise<void>;
+  succeeded(email: string, clientAddress: string, device?: string): Promise<void>;
 }
 
 export interface RateLimits {

@@ -16,6 +16,7 @@
  * A new grant for a client ends the person's earlier grants for that same client (a scope step-up
  * replaces the narrower grant rather than leaving two).
  */
+import { createHash, timingSafeEqual } from "node:crypto";
 import OAuth2Server from "@node-oauth/oauth2-server";
 import type { Knex } from "knex";
 import { generateToken, hashToken } from "../auth/token-format.js";
@@ -81,6 +82,17 @@ async function codeReplayed(db: Knex, codeHash: string, now: Date): Promise<void
   if (row?.grant_id) await revokeGrant(db, String(row.grant_id), now);
 }
 
+/** How long after a code's first use its own client's retry (with the verifier) is refused without revoking the grant. */
+export const CODE_RETRY_WINDOW_S = 30;
+
+/** Whether `verifier` is the PKCE verifier of the S256 `challenge` (RFC 7636 §4.6), compared in constant time. */
+function verifierMatches(verifier: string | undefined, challenge: string): boolean {
+  if (!verifier) return false;
+  const got = Buffer.from(createHash("sha256").update(verifier).digest("base64url"));
+  const want = Buffer.from(challenge);
+  return got.length === want.length && timingSafeEqual(got, want);
+}
+
 /** Whether `hash` is the refresh token the grant's last refresh used up, within REFRESH_GRACE_S of that use. */
 function inGrace(grant: { previous_refresh_hash?: unknown; previous_refresh_used_at?: unknown }, hash: string, now: Date): boolean {
   if (grant.previous_refresh_hash !== hash || !grant.previous_refresh_used_at) return false;
@@ -92,10 +104,21 @@ function inGrace(grant: { previous_refresh_hash?: unknown; previous_refresh_used
  * `requestedScope` is the request's (normalized) scope parameter: a refresh checks it before using the
  * refresh token up.
  */
-export function tokenModel(deps: OAuthDeps, urls: OAuthUrls, requestedScope?: string) {
+export function tokenModel(deps: OAuthDeps, urls: OAuthUrls, requestedScope?: string, codeVerifier?: string) {
   const { db, config } = deps;
   const pepper = config.tokenPepper;
   let loaded: OAuthClient | undefined;
+  /**
+   * The code's own client presenting it again within RETRY_WINDOW_S of its first use (it holds the PKCE
+   * verifier): a parallel or repeated retry, refused without revoking, so that exactly one exchange
+   * yields a token. Anyone else presenting a used code, or the client much later, is a replay
+   * (docs/decisions.md#concurrent-code-exchange).
+   */
+  const clientRetry = async (codeHash: string, challenge: unknown): Promise<boolean> => {
+    if (typeof challenge !== "string" || !verifierMatches(codeVerifier, challenge)) return false;
+    const row = await db("oauth_codes").where({ code_hash: codeHash }).first("used_at");
+    return !!row?.used_at && deps.now().getTime() - Date.parse(String(row.used_at)) <= CODE_RETRY_WINDOW_S * 1000;
+  };
 
   return {
     async getClient(clientId: string, clientSecret: string | null | undefined) {
@@ -112,12 +135,13 @@ export function tokenModel(deps: OAuthDeps, urls: OAuthUrls, requestedScope?: st
       const codeHash = secretHash(code, pepper);
       const row = await db("oauth_codes").where({ code_hash: codeHash }).first();
       if (!row) return null;
+      const request = JSON.parse(String(row.request)) as CodeRequest;
       if (row.used_at) {
+        if (await clientRetry(codeHash, request.code_challenge)) return null;
         // A code presented twice: whoever has it may not be the client. The grant it made goes too.
         await codeReplayed(db, codeHash, deps.now());
         return null;
       }
-      const request = JSON.parse(String(row.request)) as CodeRequest;
       if (request.resource !== urls.resource) return null;
       return {
         authorizationCode: code,
@@ -131,11 +155,12 @@ export function tokenModel(deps: OAuthDeps, urls: OAuthUrls, requestedScope?: st
       };
     },
 
-    async revokeAuthorizationCode(code: { authorizationCode: string }) {
+    async revokeAuthorizationCode(code: { authorizationCode: string; codeChallenge?: string }) {
       const codeHash = secretHash(code.authorizationCode, pepper);
       const n = await db("oauth_codes").where({ code_hash: codeHash }).whereNull("used_at").update({ used_at: deps.now().toISOString() });
-      // Another exchange of the same code got there first (both read it unused): a replay too.
-      if (n === 0) await codeReplayed(db, codeHash, deps.now());
+      // Another exchange of the same code got there first (both read it unused): refused, and a replay
+      // unless it is the client's own parallel retry.
+      if (n === 0 && !(await clientRetry(codeHash, code.codeChallenge))) await codeReplayed(db, codeHash, deps.now());
       return n > 0;
     },
 
@@ -314,7 +339,12 @@ export async function handleTokenRequest(
   const response = new OAuth2Server.Response({ headers: {} });
   try {
     await server.token(request, response, {
-      model: tokenModel(deps, urls, typeof body.scope === "string" ? body.scope : undefined) as never,
+      model: tokenModel(
+        deps,
+        urls,
+        typeof body.scope === "string" ? body.scope : undefined,
+        typeof body.code_verifier === "string" ? body.code_verifier : undefined,
+      ) as never,
       accessTokenLifetime: ACCESS_TOKEN_TTL_S,
       refreshTokenLifetime: REFRESH_TOKEN_TTL_S,
       // Public clients (MCP clients are, mostly) authenticate with PKCE and their client_id; a client

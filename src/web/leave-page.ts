@@ -21,7 +21,7 @@ import type { Logger } from "../log.js";
 import { exportAccount } from "../portability/export.js";
 import { escapeHtml, renderPage } from "./layout.js";
 import { asyncPage as wrap, pageErrors } from "./page-errors.js";
-import { clearSessionCookie, cookies, csrfToken, newNonce, pageHeaders, requireCsrf, SESSION_COOKIE } from "./security.js";
+import { clearSessionCookie, cookies, csrfToken, knownDevice, newNonce, pageHeaders, requireCsrf, SESSION_COOKIE } from "./security.js";
 
 export interface LeavePageDeps {
   db: Knex;
@@ -153,6 +153,7 @@ ${countsTable(counts, "What will be deleted")}
           String(body.password ?? ""),
           clientAddress(req),
           () => new AppError("unauthorized", "The password is wrong: nothing was deleted."),
+          knownDevice(req, deps.webKey, user.email),
         );
       } catch (err) {
         if (!(err instanceof AppError)) throw err;

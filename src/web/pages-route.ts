@@ -22,7 +22,18 @@ import type { Logger } from "../log.js";
 import { completeAuthorization, describePendingAuthorization, PendingAuthorizationError } from "../oauth/authorize.js";
 import { listConnectedClients, revokeConnectedClient } from "../oauth/grants.js";
 import { escapeHtml, renderPage, scopeFieldsets, signInForm } from "./layout.js";
-import { clearSessionCookie, cookies, csrfToken, newNonce, pageHeaders, requireCsrf, SESSION_COOKIE, setSessionCookie } from "./security.js";
+import {
+  clearSessionCookie,
+  cookies,
+  csrfToken,
+  knownDevice,
+  newNonce,
+  pageHeaders,
+  rememberDevice,
+  requireCsrf,
+  SESSION_COOKIE,
+  setSessionCookie,
+} from "./security.js";
 import { createCalendarFeed, liveCalendarFeed, revokeCalendarFeed } from "../auth/calendar-feeds.js";
 import { calendarFeedSection, feedUrl } from "./calendar-feed.js";
 import { yourDataSection } from "./leave-page.js";
@@ -99,14 +110,18 @@ export function pagesRouter(deps: PagesDeps): Router {
       const body = req.body as Record<string, unknown>;
       const next = localPath(body.next);
       try {
+        const email = String(body.email ?? "").trim();
         const user = await signIn(
           deps.db,
           deps.limits,
-          String(body.email ?? "").trim(),
+          email,
           String(body.password ?? ""),
           clientAddress(req),
           () => new AppError("unauthorized", "Wrong email or password."),
+          // A browser that signed in to this account before is throttled on its own (docs/security.md, "Failed logins").
+          knownDevice(req, deps.webKey, email),
         );
+        rememberDevice(req, res, deps.config, deps.webKey, email);
         setSessionCookie(res, deps.config, await createSession(deps.db, deps.webKey, user.id, deps.now()));
         deps.log.info("web_sign_in", { user_id: user.id });
         res.redirect(303, next);
@@ -164,7 +179,15 @@ export function pagesRouter(deps: PagesDeps): Router {
       if (unfit) return sendAccount(req, res, user, token, undefined, `New ${unfit}`, 400);
       try {
         // Checked like a sign-in (same throttle), so a borrowed session cannot guess the password.
-        await signIn(deps.db, deps.limits, user.email, String(body.current_password ?? ""), clientAddress(req), wrong);
+        await signIn(
+          deps.db,
+          deps.limits,
+          user.email,
+          String(body.current_password ?? ""),
+          clientAddress(req),
+          wrong,
+          knownDevice(req, deps.webKey, user.email),
+        );
         await changePassword(deps.db, user.id, String(body.new_password ?? ""), deps.now());
       } catch (err) {
         if (err instanceof UserInputError) return sendAccount(req, res, user, token, undefined, `New ${err.message}`, 400);

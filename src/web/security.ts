@@ -9,6 +9,7 @@
  * - headers: a Content-Security-Policy with no external source and a per-response nonce for the one inline
  *   script, frame-ancestors 'none' and X-Frame-Options DENY (no framing), no caching, no referrer to other sites.
  */
+import { DEVICE_COOKIE, DEVICE_COOKIE_SECONDS, deviceOf, newDeviceCookie } from "../auth/device-cookie.js";
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import type { NextFunction, Request, Response } from "express";
 import type { Config } from "../config.js";
@@ -54,6 +55,16 @@ export function setSessionCookie(res: Response, config: Config, value: string): 
 
 export function clearSessionCookie(res: Response, config: Config): void {
   setCookie(res, config, SESSION_COOKIE, "", 0, "Lax");
+}
+
+/** The device (src/auth/device-cookie.ts) of this browser when its device cookie was issued for `email`. */
+export function knownDevice(req: Request, key: Buffer, email: string): string | undefined {
+  return deviceOf(key, email, cookies(req)[DEVICE_COOKIE]);
+}
+
+/** After a right password: a browser without a valid device cookie for `email` gets one (kept across sign-outs). */
+export function rememberDevice(req: Request, res: Response, config: Config, key: Buffer, email: string): void {
+  if (!knownDevice(req, key, email)) setCookie(res, config, DEVICE_COOKIE, newDeviceCookie(key, email), DEVICE_COOKIE_SECONDS, "Lax");
 }
 
 /** The CSRF token for this browser's forms (sets the browser's random cookie when it has none). */

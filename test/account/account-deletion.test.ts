@@ -12,6 +12,7 @@ import { expect } from "chai";
 import { createToken } from "../../src/auth/tokens.js";
 import { createUser } from "../../src/auth/users.js";
 import { countAccountRows } from "../../src/account/delete.js";
+import { emailKey } from "../../src/limits/login.js";
 import { liveAccountTables, rowsOf } from "../../src/account/tables.js";
 import { readSchemaTables } from "../../src/db/schema-tables.js";
 import { exportAccount } from "../../src/portability/export.js";
@@ -178,6 +179,17 @@ describe(`download my data, delete my account (${engine})`, function () {
     const before = await snapshot(server);
     const theirs = await rowsOfPerson(server, alex.id);
     const logFrom = logged.length;
+    // The rate-limit counters that name the person (their tokens' counts, their failed-login count).
+    const tokenIds: string[] = await server.db("mcp_tokens").where({ user_id: alex.id }).pluck("id");
+    const blakeTokenIds: string[] = await server.db("mcp_tokens").where({ user_id: blake.id }).pluck("id");
+    await fetch(`${server.url}/api/v1/mcp-tokens`, {
+      method: "POST",
+      headers: { authorization: `Basic ${Buffer.from(`${alex.email}:wrong password`).toString("base64")}` },
+    });
+    const namesPerson = (key: string, ids: string[], person: Person) =>
+      ids.some((id) => key.includes(id)) || key.includes(person.id) || key === `login_email:${emailKey(person.email)}`;
+    const limitKeys = async () => (await server.db("rate_limits").pluck("key")) as string[];
+    expect((await limitKeys()).filter((k) => namesPerson(k, tokenIds, alex)).length).to.be.at.least(2);
 
     const done = await alex.web.post("/account/delete", { password: PASSWORD, confirm: "yes" });
     expect(done.status).to.equal(200);
@@ -199,6 +211,8 @@ describe(`download my data, delete my account (${engine})`, function () {
       expect(line).not.to.contain(alex.email);
     }
     expect(logged.slice(logFrom).some((l) => l.includes('"event":"web_account_deleted"'))).to.equal(true);
+    expect((await limitKeys()).filter((k) => namesPerson(k, tokenIds, alex))).to.deep.equal([]);
+    expect((await limitKeys()).filter((k) => namesPerson(k, blakeTokenIds, blake)).length).to.be.at.least(1);
 
     expect(await alex.web.signedIn()).to.equal(false);
     expect(await secondBrowser.signedIn()).to.equal(false);

@@ -15,6 +15,7 @@ import { engine, createTestDatabase, type TestDatabase } from "../helpers/databa
 import { startServerProcess, type ServerProcess } from "../helpers/process.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 import { sqlitePath } from "../../src/db/knex.js";
+import { BUSY_TIMEOUT_MS, FAIL_FAST_MS, RECOVER_MS } from "../../src/db/sqlite-busy.js";
 
 /** Starts a server process expected to refuse: its exit code and stderr, within 20 s. */
 function startRefused(databaseUrl: string): Promise<{ code: number | null; stderr: string }> {
@@ -100,5 +101,51 @@ function startRefused(databaseUrl: string): Promise<{ code: number | null; stder
     const again = await server.call("create_transaction", params, u.token);
     expect(again.status).to.equal("replayed");
     expect(await server.db("transactions").where({ wallet_id: wallet.id }).count({ n: "*" })).to.deep.equal([{ n: 1n }]);
+  });
+
+  it("while the lock stays held, answers 20 writes at once with unavailable, failing fast after the first full wait, and waits fully again once it is free", async () => {
+    const u = await server.createUser();
+    const wallet = (await server.call("create_wallet", { name: "W2", type: "cash", currency: "USD", idempotency_key: randomUUID() }, u.token)).wallet;
+    const busyTimeout = async () => Number(((await server.db.raw("PRAGMA busy_timeout")) as Array<Record<string, unknown>>)[0]!.timeout);
+    // The test before left the lock's fail-fast on: it ends RECOVER_MS after the last busy statement.
+    await new Promise((r) => setTimeout(r, RECOVER_MS + 200));
+    expect(await busyTimeout()).to.equal(BUSY_TIMEOUT_MS);
+    const other = new Database(sqlitePath(server.database.url));
+    other.exec("BEGIN IMMEDIATE; INSERT INTO knex_migrations_lock (is_locked) SELECT 0 WHERE 0;");
+    let answers: Array<{ status: number; body: any; headers: Headers } | string>;
+    try {
+      answers = await Promise.all(
+        Array.from({ length: 20 }, () =>
+          server
+            .rpc(
+              {
+                jsonrpc: "2.0",
+                id: 1,
+                method: "create_transaction",
+                params: { wallet_id: wallet.id, direction: "expense", amount: "1.00", idempotency_key: randomUUID() },
+              },
+              u.token,
+            )
+            .catch((err: unknown) => `no answer: ${String((err as { cause?: { code?: string } }).cause?.code ?? err)}`),
+        ),
+      );
+      // Every later statement waits FAIL_FAST_MS, not the full busy_timeout, while the lock stays held.
+      expect(await busyTimeout()).to.equal(FAIL_FAST_MS);
+    } finally {
+      other.exec("ROLLBACK");
+      other.close();
+    }
+    for (const a of answers) {
+      expect(a, "an answer, not a reset").not.to.be.a("string");
+      if (typeof a === "string") continue;
+      expect(a.status).to.equal(503);
+      expect(a.body.error.data).to.include({ code: "unavailable", retryable: true });
+      expect(a.headers.get("retry-after")).to.be.a("string");
+    }
+    await new Promise((r) => setTimeout(r, RECOVER_MS + 200));
+    expect(await busyTimeout()).to.equal(BUSY_TIMEOUT_MS);
+    expect(
+      (await server.call("create_transaction", { wallet_id: wallet.id, direction: "expense", amount: "1.00", idempotency_key: randomUUID() }, u.token)).status,
+    ).to.equal("committed");
   });
 });

@@ -5,6 +5,7 @@
  * and the login throttle key on the forwarded address, and a client cannot choose it by prepending its own.
  */
 import { expect } from "chai";
+import express from "express";
 import { closeServices, createServices } from "../../src/app.js";
 import { ConfigError, configWarnings, loadConfig } from "../../src/config.js";
 import { engine } from "../helpers/database.js";
@@ -38,6 +39,38 @@ describe("TRUST_PROXY in the configuration", () => {
       const problems = problemsOf({ TRUST_PROXY: bad });
       expect(problems, bad).to.have.length(1);
       expect(problems[0]).to.match(/^TRUST_PROXY must be a hop count from 1 to 10 .* got /);
+    }
+  });
+
+  it("refuses a list that trusts every client however it is split (half or more of a family), with one clean line, and express accepts every list it takes", () => {
+    for (const [bad, family] of [
+      ["0.0.0.0/0", "IPv4"],
+      ["0.0.0.0/1,128.0.0.0/1", "IPv4"],
+      ["128.0.0.0/1", "IPv4"],
+      ["0.0.0.0/2, 64.0.0.0/2, 128.0.0.0/2, 192.0.0.0/3, 10.0.0.1", "IPv4"],
+      ["::ffff:0:0/96", "IPv4"],
+      ["::ffff:0.0.0.0/97,128.0.0.0/1", "IPv4"],
+      ["::/0", "IPv4"],
+      ["8000::/1", "IPv6"],
+      ["2000::/1,::/1", "IPv4"],
+      ["1.2.3.4/0", "IPv4"],
+    ] as const) {
+      const problems = problemsOf({ TRUST_PROXY: bad });
+      expect(problems, bad).to.deep.equal([
+        `TRUST_PROXY must list only your proxies: ${JSON.stringify(bad)} covers half or more of all ${family} addresses, so nearly any client could name its own address in X-Forwarded-For and escape every per-address limit`,
+      ]);
+    }
+    const app = express();
+    for (const good of [
+      "10.0.0.0/8,172.16.0.0/12,192.168.0.0/16",
+      "0.0.0.0/2,64.0.0.0/3",
+      "2400:cb00::/32,2a06:98c0::/29,uniquelocal",
+      "::ffff:10.0.0.0/104",
+      "fe80::1",
+    ]) {
+      const trust = loadConfig({ TRUST_PROXY: good }).trustProxy;
+      expect(trust, good).to.be.an("array");
+      expect(() => app.set("trust proxy", trust), good).not.to.throw();
     }
   });
 

@@ -69,6 +69,20 @@ describe(`login throttle (${engine})`, () => {
     expect((await limits.login.attempt("victim@example.test", "203.0.113.66")).refused).to.equal(true);
   });
 
+  it("a known device (a valid device cookie) is counted on its own: everyone's failures from one shared address never refuse it, its own do", async () => {
+    // Behind a proxy with TRUST_PROXY unset every client has the proxy's address.
+    const proxy = "10.9.8.7";
+    for (let i = 0; i < 6; i++) await limits.login.attempt("owner@example.test", proxy);
+    expect((await limits.login.attempt("owner@example.test", proxy)).refused, "a browser without the cookie").to.equal(true);
+    const owner = await limits.login.attempt("owner@example.test", proxy, "ownerDeviceNonce000000");
+    expect(owner.refused, "the owner's browser").to.equal(false);
+    await limits.login.succeeded("owner@example.test", proxy, "ownerDeviceNonce000000");
+    // A stolen device cookie guessed with is locked on its own, not the owner's other browsers.
+    for (let i = 0; i < 5; i++) await limits.login.attempt("owner@example.test", proxy, "stolenDeviceNonce00000");
+    expect((await limits.login.attempt("owner@example.test", proxy, "stolenDeviceNonce00000")).refused).to.equal(true);
+    expect((await limits.login.attempt("owner@example.test", proxy, "ownerDeviceNonce000000")).refused).to.equal(false);
+  });
+
   it("a success restarts the email's count", async () => {
     for (let i = 0; i < 3; i++) await limits.login.attempt("reset@example.test", "203.0.113.1");
     await limits.login.succeeded("reset@example.test", "203.0.113.1");

@@ -186,6 +186,20 @@ describe(`rate limits (${engine})`, function () {
       for (const a of answers.filter((x) => x.status === 429)) expectLimited(a);
     });
 
+    it("the per-address OAuth limit does not start over from memory: registrations answer 503 while the store fails", async () => {
+      if (await server.db.schema.hasTable("rate_limits")) await server.db.schema.dropTable("rate_limits");
+      const before = (await server.db("oauth_clients").count({ n: "*" }))[0]!.n;
+      const res = await fetch(`${server.url}/oauth/register`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ client_name: "During outage", redirect_uris: ["http://127.0.0.1:9/cb"], token_endpoint_auth_method: "none" }),
+      });
+      expect(res.status).to.equal(503);
+      expect(res.headers.get("retry-after")).to.equal("5");
+      expect(((await res.json()) as { error: string }).error).to.equal("temporarily_unavailable");
+      expect((await server.db("oauth_clients").count({ n: "*" }))[0]!.n).to.equal(before);
+    });
+
     it("the tokens endpoint and its login throttle keep working from memory too", async () => {
       const login = await insertLoginUser(server.db, "a password of some length");
       const ok = await tokensApi(server.url, "POST", { auth: login, body: { name: "during outage", scopes: ["meta:whoami"] } });

@@ -121,11 +121,11 @@ describe(`Client ID Metadata Documents (${engine})`, () => {
     });
   }
 
-  it("refuses a document that takes longer than 5 seconds", async function () {
+  it("refuses a document that takes longer than 2 seconds (a slow host holds a fetch slot no longer)", async function () {
     this.timeout(15_000);
     const answer = await authorize(server, `${docs.url}/slow/client.json`);
     expect(answer.status).to.equal(400);
-    expect(answer.text).to.match(/did not arrive within 5000 ms/);
+    expect(answer.text).to.match(/did not arrive within 2000 ms/);
   });
 
   it("refuses client_id URLs that cannot name a document", async () => {
@@ -195,6 +195,12 @@ describe(`Client ID Metadata Documents (${engine})`, () => {
       "::ffff:8.8.8.8",
       "::ffff:0:7f00:1",
       "::ffff:0:808:808",
+      // Outside the global unicast space 2000::/3 (issue 41: the first was treated as public).
+      "::ffff:ffff:7f00:1",
+      "::1:ffff:7f00:1",
+      "100:ffff::7f00:1",
+      "4000::1",
+      "3fff::1",
     ]) {
       expect(isPublicAddress(a), a).to.equal(false);
     }

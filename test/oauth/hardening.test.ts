@@ -10,7 +10,7 @@ import type { ServerResponse } from "node:http";
 import { expect } from "chai";
 import { completeAuthorization, describePendingAuthorization } from "../../src/oauth/authorize.js";
 import { CLIENT_IDLE_DAYS, deleteIdleClients } from "../../src/oauth/clients.js";
-import { FetchBusyError, FetchGate } from "../../src/oauth/fetch-gate.js";
+import { CIMD_MAX_CONCURRENT_PER_HOST, FetchBusyError, FetchGate } from "../../src/oauth/fetch-gate.js";
 import { listConnectedClients } from "../../src/oauth/grants.js";
 import { engine } from "../helpers/database.js";
 import { startTestServer, type TestServer, type TestUser } from "../helpers/server.js";
@@ -154,6 +154,34 @@ describe(`OAuth under attack (${engine})`, () => {
       }
       for (const answer of await Promise.all([...slow, joined])) expect(answer.status).to.equal(302);
       expect(docs.hits - before).to.equal(2);
+    });
+
+    it("caps fetches per document host: 5 slow hosts asked by many addresses leave a slot for a legitimate client", async () => {
+      const gate = new FetchGate();
+      let release!: () => void;
+      const wait = new Promise<void>((r) => (release = r));
+      const held: Promise<unknown>[] = [];
+      let refused = 0;
+      for (let address = 1; address <= 20; address++) {
+        for (let host = 1; host <= 5; host++) {
+          try {
+            held.push(gate.run(`https://slow${host}.example/${address}.json`, `198.51.100.${address}`, () => wait));
+          } catch (err) {
+            expect(err).to.be.instanceOf(FetchBusyError);
+            refused++;
+          }
+        }
+      }
+      expect(gate.running).to.equal(5 * CIMD_MAX_CONCURRENT_PER_HOST);
+      expect(refused).to.equal(100 - 5 * CIMD_MAX_CONCURRENT_PER_HOST);
+      expect(() => gate.run("https://slow1.example/again.json", "203.0.113.9", () => wait)).to.throw(
+        FetchBusyError,
+        /already being fetched from slow1\.example/,
+      );
+      expect(await gate.run("https://client.example/meta.json", "203.0.113.7", async () => "fetched")).to.equal("fetched");
+      release();
+      await Promise.all(held);
+      expect(gate.running).to.equal(0);
     });
 
     it("caps fetches for the whole process too", async () => {
@@ -341,8 +369,8 @@ describe(`OAuth under attack (${engine})`, () => {
       expect((await refresh(live.body.refresh_token)).status).to.equal(200);
     });
 
-    it("revokes the grant when a code is presented again, even while its first exchange is running", async () => {
-      for (let round = 0; round < 8; round++) {
+    it("yields exactly one token when the client exchanges its code 8 times at once (all with its verifier)", async () => {
+      for (let round = 0; round < 3; round++) {
         const { verifier, challenge } = pkce();
         const id = await pendingIdFor(
           authorizeUrl(server, {
@@ -357,7 +385,42 @@ describe(`OAuth under attack (${engine})`, () => {
         const code = new URL(await completeAuthorization(server.services, id, user.id, ["meta:whoami"])).searchParams.get("code")!;
         const exchange = () =>
           post(server, "/oauth/token", { grant_type: "authorization_code", code, code_verifier: verifier, client_id: clientId, redirect_uri: REDIRECT });
-        const answers = await Promise.all([exchange(), exchange()]);
+        const answers = await Promise.all(Array.from({ length: 8 }, exchange));
+        const ok = answers.filter((a) => a.status === 200);
+        expect(ok.length, `round ${round}`).to.equal(1);
+        for (const a of answers.filter((x) => x.status !== 200)) expect(a.body.error, `round ${round}`).to.equal("invalid_grant");
+        expect(await whoami(ok[0]!.body.access_token), `round ${round}`).to.equal(200);
+        // Presented again without the verifier (whoever has the code may not be the client): a replay, the grant ends (RFC 6749 §4.1.2).
+        const replay = await post(server, "/oauth/token", {
+          grant_type: "authorization_code",
+          code,
+          code_verifier: pkce().verifier,
+          client_id: clientId,
+          redirect_uri: REDIRECT,
+        });
+        expect(replay.status).to.equal(400);
+        expect(await whoami(ok[0]!.body.access_token), `round ${round}`).to.equal(401);
+      }
+    });
+
+    it("revokes the grant when a code is presented again without its verifier, even while its first exchange is running", async () => {
+      for (let round = 0; round < 8; round++) {
+        const { verifier, challenge } = pkce();
+        const id = await pendingIdFor(
+          authorizeUrl(server, {
+            response_type: "code",
+            client_id: clientId,
+            redirect_uri: REDIRECT,
+            code_challenge: challenge,
+            code_challenge_method: "S256",
+            scope: "meta:whoami",
+          }),
+        );
+        const code = new URL(await completeAuthorization(server.services, id, user.id, ["meta:whoami"])).searchParams.get("code")!;
+        const exchange = (codeVerifier: string) =>
+          post(server, "/oauth/token", { grant_type: "authorization_code", code, code_verifier: codeVerifier, client_id: clientId, redirect_uri: REDIRECT });
+        // A thief holds the code, not the client's verifier.
+        const answers = await Promise.all([exchange(verifier), exchange(pkce().verifier)]);
         const ok = answers.filter((a) => a.status === 200);
         expect(ok.length, `round ${round}`).to.be.at.most(1);
         for (const a of ok) {
@@ -365,7 +428,8 @@ describe(`OAuth under attack (${engine})`, () => {
           expect((await refresh(a.body.refresh_token)).body.error, `round ${round}`).to.equal("invalid_grant");
         }
         const row = await server.db("oauth_codes").where({ client_id: clientId }).orderBy("created_at", "desc").first("replayed_at");
-        expect(row.replayed_at, `round ${round}`).to.be.a("string");
+        // When the thief's exchange used the code up first (and failed PKCE), no grant was made to revoke.
+        if (ok.length > 0) expect(row.replayed_at, `round ${round}`).to.be.a("string");
       }
     });
   });

@@ -129,11 +129,16 @@ describe(`OAuth refusals (${engine})`, () => {
     expect(answer.body.error).to.be.oneOf(["invalid_grant", "invalid_request"]);
   });
 
-  it("refuses a reused code and revokes the token it produced", async () => {
+  it("refuses a reused code; without the client's verifier the reuse also revokes the token it produced", async () => {
     const { code, verifier } = await codeFor(["meta:whoami"]);
     const first = await exchange(code, verifier);
     expect(first.status).to.equal(200);
-    const again = await exchange(code, verifier);
+    // The client's own retry (its verifier, within CODE_RETRY_WINDOW_S): refused, its token kept.
+    const retry = await exchange(code, verifier);
+    expect(retry.status).to.equal(400);
+    expect(retry.body.error).to.equal("invalid_grant");
+    expect((await whoami(first.body.access_token)).status).to.equal(200);
+    const again = await exchange(code, pkce().verifier);
     expect(again.status).to.equal(400);
     expect(again.body.error).to.equal("invalid_grant");
     expect((await whoami(first.body.access_token)).status).to.equal(401);

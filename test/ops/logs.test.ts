@@ -117,6 +117,30 @@ describe(`request logs (${engine})`, function () {
     expect(server.logs.join("\n")).not.to.include(secret.slice(4));
   });
 
+  it("never logs a calendar feed's secret sent percent-encoded: in part, in whole, twice, or beside a malformed escape", async () => {
+    const body = "Zq9".repeat(10) + "x_";
+    const secret = `cal_${body}`;
+    const every = (text: string) => [...text].map((c) => `%${c.charCodeAt(0).toString(16).padStart(2, "0")}`).join("");
+    const paths = [
+      `/api/v1/calendar/%63al_${body}.ics`,
+      `/api/v1/calendar/${every(secret)}.ics`,
+      `/api/v1/calendar/%2563al_${body.replace(/Z/g, "%255A")}.ics`,
+      `/api/v1/calendar/%FF%63%61l_${body}.ics`,
+      `/nowhere/x${every(secret)}`,
+    ];
+    for (const [i, path] of paths.entries()) {
+      const res = await fetch(`${server.url}${path}`, { headers: { "x-request-id": `calendar-encoded-${i}` } });
+      await res.arrayBuffer();
+      const [line] = (await linesOf(`calendar-encoded-${i}`)).filter((l) => l.event === "request");
+      expect(line, path).to.have.property("path");
+      expect(line.path, path).to.include("(secret)");
+      expect(String(line.path), path).not.to.match(/q9|%5A|%71/i);
+    }
+    expect(server.logs.join("\n")).not.to.include(body);
+    // The first path reaches the feed route as a secret (a well-formed unknown one: 404, like a revoked one).
+    expect((await fetch(`${server.url}${paths[0]}`)).status).to.equal(404);
+  });
+
   it("writes the request line in JSON as pino writes its lines: the same keys in the same order, undefined left out", async () => {
     const script = `import { createLogger } from ${JSON.stringify(fileURLToPath(new URL("../../src/log.ts", import.meta.url)))};
       import { pino } from "pino";

@@ -9,6 +9,7 @@ import { randomUUID } from "node:crypto";
 import ICAL from "ical.js";
 import { createCalendarFeed, revokeCalendarFeed } from "../../src/auth/calendar-feeds.js";
 import { authenticateBearer } from "../../src/auth/tokens.js";
+import { isUniqueViolation } from "../../src/db/errors.js";
 import { seedDemoPerson } from "../../src/demo/seed.js";
 import { FEED_DAYS_AHEAD } from "../../src/domain/bills/feed.js";
 import { engine } from "../helpers/database.js";
@@ -119,5 +120,24 @@ describe(`calendar feed of bill reminders (${engine})`, function () {
     expect((await feed(second)).status).to.equal(404);
     expect((await feed("cal_" + "A".repeat(32))).status).to.equal(404);
     expect((await feed("nonsense")).status).to.equal(404);
+  });
+
+  it("keeps one live URL per person when many are asked for at once, and the database refuses a second one", async () => {
+    const me = await server.createUser();
+    const secrets = await Promise.all(Array.from({ length: 8 }, () => createCalendarFeed(server.db, me.id, server.config.tokenPepper, now)));
+    expect(new Set(secrets).size).to.equal(8);
+    const live = await server.db("calendar_feeds").where({ user_id: me.id }).whereNull("revoked_at").select("secret_hash");
+    expect(live).to.have.length(1);
+    const statuses = await Promise.all(secrets.map(async (s) => (await feed(s)).status));
+    expect(statuses.filter((s) => s === 200)).to.have.length(1);
+    expect(statuses.filter((s) => s === 404)).to.have.length(7);
+    // The constraint itself: a second live row is refused, a revoked one is not.
+    let refused: unknown;
+    await server
+      .db("calendar_feeds")
+      .insert({ secret_hash: "x".repeat(64), user_id: me.id, created_at: now.toISOString() })
+      .catch((err: unknown) => (refused = err));
+    expect(isUniqueViolation(refused), String(refused)).to.equal(true);
+    await server.db("calendar_feeds").insert({ secret_hash: "y".repeat(64), user_id: me.id, created_at: now.toISOString(), revoked_at: now.toISOString() });
   });
 });
