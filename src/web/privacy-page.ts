@@ -28,7 +28,7 @@ Your finances as you or your chatbots enter or import them: wallets, transaction
 
 The history of changes: every change made through the tools, with the values before and after, so that a change can be looked up and undone.
 
-Access: each token's name, permissions, creation and last use, and a hash of the token, never the token; the chatbots you connected through OAuth; your browser sign-ins (ended after 30 minutes without use, 12 hours at most).
+Access: each token's name, permissions, creation and last use, and a hash of the token, never the token; the chatbots you connected through OAuth; your browser sign-ins (ended after 30 minutes without use, 12 hours at most). A browser that has signed in also keeps a cookie for a year, so that other people's failed sign-ins cannot lock it out; it holds none of your data.
 
 Short-lived records: the answer to each change, kept ${config.idempotencyRetentionHours} hours so that a repeated request is not applied twice, and request counters for the rate limits, kept up to an hour.
 
