@@ -17,7 +17,8 @@ import { loadConfig } from "../src/config.js";
 import type { IdPrefix, IdSource } from "../src/db/ids.js";
 import { createDb } from "../src/db/knex.js";
 import { migrateLatest } from "../src/db/migrate.js";
-import { DEMO_CURRENCY, DEMO_EMAIL, DEMO_TIMEZONE, dayIn, seedDemoPerson } from "../src/demo/seed.js";
+import { todayInTimeZone } from "../src/calendar/time-zones.js";
+import { DEMO_CURRENCY, DEMO_EMAIL, DEMO_TIMEZONE, seedDemoPerson } from "../src/demo/seed.js";
 import { loadCorpus } from "../src/domain/knowledge/corpus.js";
 import { DEFAULT_KB_FOLDER, seedKnowledgeBase } from "../src/domain/knowledge/store.js";
 import { modelData, modelText } from "../src/mcp/model-text.js";
@@ -227,7 +228,7 @@ export async function withDemoLedger<T>(at: Date, fn: (call: CallTool, today: st
       await seedDemoPerson(services.dispatch, caller, at, seededUuids(random));
       let n = 0;
       const call: CallTool = (name, args) => services.dispatch(name, args, { caller, requestId: `surface-${++n}` });
-      return await fn(call, dayIn(DEMO_TIMEZONE, at));
+      return await fn(call, todayInTimeZone(DEMO_TIMEZONE, at));
     } finally {
       await closeServices(services);
     }
