@@ -27,21 +27,8 @@ export async function seedExampleWorld(db: Knex, pepper: string): Promise<string
     created_at: AT,
     updated_at: AT,
   });
-  const wallets = [
-    ...example("list_wallets").wallets,
-    {
-      id: "wal_example0000000003",
-      name: "Old cash jar",
-      type: "cash",
-      currency: "USD",
-      opening_balance: { minor: 0 },
-      opening_date: null,
-      archived: true,
-      notes: null,
-      created_at: AT,
-      updated_at: AT,
-    },
-  ];
+  // The archived wallet without transactions is the one delete_wallet's example previews.
+  const wallets = [...example("list_wallets").wallets, example("delete_wallet").wallet];
   for (const w of wallets) {
     await db("wallets").insert({
       id: w.id,

@@ -44,7 +44,6 @@ export const KNOWN_GAPS: readonly KnownGap[] = [
     example: "delete_preview",
     why: "replayed after the examples before it, which changed the record it shows (update_transaction's category, tags and notes)",
   },
-  { tool: "delete_wallet", example: "delete_empty_wallet_preview", why: 'the world\'s archived wallet is spelled "Old cash jar"' },
   {
     tool: "get_budget_status",
     example: "groceries_mid_march",
