@@ -17,7 +17,8 @@ import { loadConfig } from "../src/config.js";
 import type { IdPrefix, IdSource } from "../src/db/ids.js";
 import { createDb } from "../src/db/knex.js";
 import { migrateLatest } from "../src/db/migrate.js";
-import { DEMO_CURRENCY, DEMO_EMAIL, DEMO_TIMEZONE, dayIn, seedDemoPerson } from "../src/demo/seed.js";
+import { todayInTimeZone } from "../src/calendar/time-zones.js";
+import { DEMO_CURRENCY, DEMO_EMAIL, DEMO_TIMEZONE, seedDemoPerson } from "../src/demo/seed.js";
 import { loadCorpus } from "../src/domain/knowledge/corpus.js";
 import { DEFAULT_KB_FOLDER, seedKnowledgeBase } from "../src/domain/knowledge/store.js";
 import { modelData, modelText } from "../src/mcp/model-text.js";
@@ -64,12 +65,14 @@ export function listedTransactionCosts(page: Record<string, any>): TransactionCo
 }
 
 /**
- * The arguments of each read tool's largest answer over the demo ledger: the widest range and page, every
- * archived or inactive item included. A read tool not named here is called with its largest `limit` (or
- * none); one that requires an argument must be added here (measureAnswers says so).
+ * The arguments of the read tools whose largest answer the schema alone does not give (schemaLargestArgs):
+ * a required argument, a range with a cap, a page the answer-budgets test compares. Every other read tool
+ * is measured at the arguments its schema makes largest.
  */
 function largestArgs(today: string): Record<string, Record<string, unknown>[]> {
   return {
+    // The largest page, as the answer-budgets test reads it (every transaction of the demo ledger).
+    list_transactions: [{ limit: 200 }],
     get_transaction_summary: [{ date_from: "1900-01-01", date_to: today, group_by: "payee" }],
     list_goals: [{ include_archived: true }],
     list_wallets: [{ include_archived: true }],
@@ -80,6 +83,33 @@ function largestArgs(today: string): Record<string, Record<string, unknown>[]> {
     search_product_knowledge: [{ query: "how do budgets work", limit: 20 }],
     calculate: [{ expression: "(1150 + 49 + 29.90 + 39.99 + 13.99) * 12 / 365" }],
   };
+}
+
+/** The earliest day a range argument is given: before any ledger. */
+const EARLIEST_DAY = "1900-01-01";
+
+type PropertySchema = { type?: string; maximum?: number; enum?: unknown[] };
+
+/**
+ * The arguments a read tool's schema makes largest, for a tool largestArgs does not name, so that a new
+ * tool is measured at its largest answer and not at its defaults (a default date range is often this
+ * month): every optional integer at its maximum (a page, days ahead), every `include_…` flag on, a range
+ * (`from`/`…_from`, `to`/`…_to`) from EARLIEST_DAY to a year after today; then each enum value in turn
+ * on top of that (a grouping, a kind), the largest answer kept. A required argument has no largest value
+ * the schema could give: measureAnswers refuses the tool until largestArgs names it.
+ */
+export function schemaLargestArgs(schema: { properties?: Record<string, PropertySchema> }, today: string): Record<string, unknown>[] {
+  const yearAfter = new Date(Date.parse(`${today}T00:00:00Z`) + 366 * 86_400_000).toISOString().slice(0, 10);
+  const base: Record<string, unknown> = {};
+  const enums: [string, unknown[]][] = [];
+  for (const [name, p] of Object.entries(schema.properties ?? {})) {
+    if ((p.type === "integer" || p.type === "number") && p.maximum !== undefined) base[name] = p.maximum;
+    else if (p.type === "boolean" && name.startsWith("include_")) base[name] = true;
+    else if (p.type === "string" && p.enum) enums.push([name, p.enum]);
+    else if (p.type === "string" && /^(date_)?from$|_from$/.test(name)) base[name] = EARLIEST_DAY;
+    else if (p.type === "string" && /^(date_)?to$|_to$/.test(name)) base[name] = yearAfter;
+  }
+  return [base, ...enums.flatMap(([name, values]) => values.map((v) => ({ ...base, [name]: v })))];
 }
 
 export interface AnswerMeasure {
@@ -117,10 +147,12 @@ export async function measureAnswers(call: CallTool, today: string): Promise<Ans
   for (const tool of tools.filter((t) => t.kind === "read")) {
     let argsList = special[tool.name];
     if (!argsList) {
-      const schema = tool.inputSchema as { properties?: Record<string, { maximum?: number }>; required?: string[] };
-      if (schema.required?.length) throw new Error(`${tool.name} requires ${schema.required.join(", ")}: name its largest answer in scripts/answer-measure.ts`);
-      const max = schema.properties?.limit?.maximum;
-      argsList = [max === undefined ? {} : { limit: max }];
+      const schema = tool.inputSchema as { properties?: Record<string, PropertySchema>; required?: string[] };
+      if (schema.required?.length)
+        throw new Error(
+          `${tool.name} requires ${schema.required.join(", ")}: give its largest arguments in largestArgs in scripts/answer-measure.ts (docs/adding-a-tool.md, "What every tool must meet")`,
+        );
+      argsList = schemaLargestArgs(schema, today);
     }
     let best = { tool: tool.name, args: argsList[0]!, tokens: -1 };
     for (const args of argsList) {
@@ -196,7 +228,7 @@ export async function withDemoLedger<T>(at: Date, fn: (call: CallTool, today: st
       await seedDemoPerson(services.dispatch, caller, at, seededUuids(random));
       let n = 0;
       const call: CallTool = (name, args) => services.dispatch(name, args, { caller, requestId: `surface-${++n}` });
-      return await fn(call, dayIn(DEMO_TIMEZONE, at));
+      return await fn(call, todayInTimeZone(DEMO_TIMEZONE, at));
     } finally {
       await closeServices(services);
     }

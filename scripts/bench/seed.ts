@@ -6,7 +6,7 @@
  * The secondary indexes of the two big tables are dropped before and recreated after the load (from
  * their own definitions in sqlite_master / pg_indexes, so the indexes measured are exactly the
  * migrations' ones). Columns are read from the database, not assumed: a column the data does not fill
- * is derived when it is a folded key (`category_key` ← lower(category)), left to its default when it has
+ * is derived when it is a folded key (`category_key` ← foldKey(category)), left to its default when it has
  * one, and otherwise stops the seeding with a message saying which column to add here.
  *
  * Triggers on the big tables are dropped around the load too (on SQLite there is no other way to keep
@@ -20,6 +20,7 @@ import Database from "better-sqlite3";
 import pg from "pg";
 import { createDb } from "../../src/db/knex.js";
 import { migrateLatest, migrationsDirectory } from "../../src/db/migrate.js";
+import { foldKey } from "../../src/domain/shared/text.js";
 import type { Row, TableRows } from "./data.js";
 
 const BIG_TABLES = ["transactions", "transaction_tags"];
@@ -98,7 +99,7 @@ function plan(table: string, available: ColumnInfo[], sample: Row): Plan {
     const from = derived.get(column);
     if (from === undefined) return row[column];
     const v = row[from];
-    return typeof v === "string" ? v.normalize("NFC").trim().toLowerCase() : v;
+    return typeof v === "string" ? foldKey(v) : v;
   };
   return { columns, value };
 }

@@ -10,17 +10,13 @@ import { randomUUID } from "node:crypto";
 import type { Caller } from "../context.js";
 import { seededRandom } from "../random.js";
 import { monthStart, plusDays } from "../calendar/days.js";
+import { todayInTimeZone } from "../calendar/time-zones.js";
 import type { Dispatch } from "../rpc/dispatch.js";
 
 export const DEMO_EMAIL = "alex.demo@example.com";
 export const DEMO_TIMEZONE = "Europe/Berlin";
 export const DEMO_CURRENCY = "EUR";
 const MONTHS = 4;
-
-/** YYYY-MM-DD of `date` in the timezone. */
-export function dayIn(timezone: string, date: Date): string {
-  return new Intl.DateTimeFormat("en-CA", { timeZone: timezone, year: "numeric", month: "2-digit", day: "2-digit" }).format(date);
-}
 
 function withDay(monthFirst: string, dayOfMonth: number): string {
   return `${monthFirst.slice(0, 8)}${String(dayOfMonth).padStart(2, "0")}`;
@@ -48,7 +44,7 @@ export async function seedDemoPerson(dispatch: Dispatch, caller: Caller, now = n
       { caller, requestId: `demo-seed-${randomUUID()}` },
     ) as Promise<Record<string, any>>; // eslint-disable-line @typescript-eslint/no-explicit-any -- the seed reads its own answers loosely
 
-  const today = dayIn(DEMO_TIMEZONE, now);
+  const today = todayInTimeZone(DEMO_TIMEZONE, now);
   const first = monthStart(today, -(MONTHS - 1));
   const opening = plusDays(first, -1);
   const wallet = async (name: string, type: string, currency: string, balance: string) =>

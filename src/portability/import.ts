@@ -20,7 +20,7 @@ import { newId, type IdPrefix } from "../db/ids.js";
 import { dialect } from "../db/knex.js";
 import { migratorConfig } from "../db/migrate.js";
 import { EXPORT_FORMAT, EXPORT_VERSION, type Row } from "./export.js";
-import { foldKey } from "../domain/shared/text.js";
+import { foldedKeys, foldKey } from "../domain/shared/text.js";
 import { ImportContext, checkRow } from "./rules.js";
 import { rebuildTotals, switchRowTotalsOff } from "./totals.js";
 import { itemsOfFile, itemsOfObject, type Header, type ImportItem } from "./source.js";
@@ -216,7 +216,7 @@ function partRow(part: Row, position: number, transactionId: string, userId: str
     user_id: userId,
     amount_minor: part.amount_minor,
     category,
-    category_key: category === null ? null : foldKey(category),
+    ...foldedKeys({ category }),
     tags: JSON.stringify([...new Set(((part.tags as string[] | undefined) ?? []).map((t) => foldKey(t)))].sort()),
     notes: part.notes ?? null,
     refund: part.refund === true || part.refund === 1 ? 1 : 0,

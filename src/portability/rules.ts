@@ -20,7 +20,7 @@ import { isKnownCurrency } from "../money/currencies.js";
 import { amountLimitMinor } from "../money/ceilings.js";
 import { findShapeProblem } from "../rpc/input-checks.js";
 import { toRRule, validateSchedule } from "../domain/bills/schedule.js";
-import { foldKey } from "../domain/shared/text.js";
+import { foldedKeys, foldKey, nullableText } from "../domain/shared/text.js";
 
 export interface RowProblem {
   column: string;
@@ -399,8 +399,7 @@ export function checkRow(table: string, raw: unknown, ctx: ImportContext): { pro
         return { problems: [{ column: "transfer_id", message: "expected a transfer_id and a counterpart_wallet_id on a transfer leg" }], row };
       ctx.transfers.set(String(row.transfer_id), (ctx.transfers.get(String(row.transfer_id)) ?? 0) + 1);
     }
-    out.payee_key = row.payee == null ? null : foldKey(String(row.payee));
-    out.category_key = row.category == null ? null : foldKey(String(row.category));
+    Object.assign(out, foldedKeys({ payee: nullableText(row.payee), category: nullableText(row.category) }));
   }
   if (table === "rules") out.value_key = foldKey(String(row.value));
   if (table === "bill_reminders") out.rrule = toRRule(validateSchedule(JSON.parse(String(row.schedule))));

@@ -9,7 +9,7 @@ import { AppError } from "../errors.js";
 import { limits } from "../../generated/limits.js";
 import { daysInMonth } from "../calendar/days.js";
 import { recentMonths } from "../calendar/months.js";
-import { todayInTimeZone } from "../calendar/time-zones.js";
+import { todayOf } from "../calendar/time-zones.js";
 import { ANSWER_BUDGETS } from "../mcp/answer-budgets.js";
 import { modelText } from "../mcp/model-text.js";
 import { resourceNotFound } from "./errors.js";
@@ -88,7 +88,7 @@ export const walletStatements: ResourceProvider = {
     },
   ],
   async complete(ctx, _template, variable, prefix) {
-    if (variable === "month") return recentMonths(todayInTimeZone(ctx.caller.timezone, ctx.now()), 24).filter((m) => m.startsWith(prefix));
+    if (variable === "month") return recentMonths(todayOf(ctx), 24).filter((m) => m.startsWith(prefix));
     // Wallet ids come from list_wallets, so only a token that may list wallets gets them.
     if (variable !== "wallet_id" || !ctx.caller.scopes.has("read:wallets")) return [];
     const { wallets } = await ctx.dispatch("list_wallets", {}, { caller: ctx.caller, requestId: ctx.requestId });

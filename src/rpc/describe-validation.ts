@@ -1,6 +1,8 @@
 /**
  * ajv errors → one message a language model can act on: which field, what was expected, what was sent.
- * The first error decides `data.field`/`data.expected`; the rest are listed in `data.errors`.
+ * The first error decides `data.field`/`data.expected`; the rest are listed in `data.errors`. What is
+ * expected reads as a phrase after the field ("limit: at most 50 (got 51)"), never ajv's own wording
+ * ("must be <= 50").
  */
 import type { ErrorObject } from "ajv";
 import { AppError } from "../errors.js";
@@ -22,6 +24,8 @@ const FORMAT_HINTS: Record<string, string> = {
   uuid: "a UUID such as 3f1c2b9e-8d4a-4c1e-9b7a-2e5d6f7a8b9c",
 };
 
+const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
+
 function expectedOf(e: ErrorObject): string {
   const parent = (e.parentSchema ?? {}) as { description?: string; enum?: unknown[] };
   const p = e.params as Record<string, unknown>;
@@ -38,10 +42,37 @@ function expectedOf(e: ErrorObject): string {
       return `a value of type ${String(p.type)}`;
     case "format":
       return FORMAT_HINTS[String(p.format)] ?? `a string in ${String(p.format)} format`;
+    case "maximum":
+      return `at most ${String(p.limit)}`;
+    case "minimum":
+      return `at least ${String(p.limit)}`;
+    case "exclusiveMaximum":
+      return `less than ${String(p.limit)}`;
+    case "exclusiveMinimum":
+      return `more than ${String(p.limit)}`;
+    case "maxLength":
+      return `at most ${plural(Number(p.limit), "character")}`;
+    case "minLength":
+      return `at least ${plural(Number(p.limit), "character")}`;
+    case "maxItems":
+      return `at most ${plural(Number(p.limit), "item")}`;
+    case "minItems":
+      return `at least ${plural(Number(p.limit), "item")}`;
+    case "maxProperties":
+      return `at most ${plural(Number(p.limit), "property", "properties")}`;
+    case "minProperties":
+      return `at least ${plural(Number(p.limit), "property", "properties")}`;
+    case "uniqueItems":
+      return "no item twice";
+    case "multipleOf":
+      return `a multiple of ${String(p.multipleOf)}`;
+    case "const":
+      return `exactly ${JSON.stringify(p.allowedValue)}`;
     case "pattern":
       return parent.description ? `${parent.description} (pattern ${String(p.pattern)})` : `a string matching the pattern ${String(p.pattern)}`;
     default:
-      return e.message ?? e.keyword;
+      // ajv's message for a keyword not above ("must NOT be valid"), without its "must".
+      return (e.message ?? e.keyword).replace(/^must /, "");
   }
 }
 
@@ -53,7 +84,7 @@ export function validationError(tool: string, errors: readonly ErrorObject[]): A
   const field = fieldOf(first);
   const expected = expectedOf(first);
   const got = first.keyword === "required" || first.keyword === "additionalProperties" ? "" : ` (got ${JSON.stringify(first.data)?.slice(0, 80)})`;
-  return new AppError("invalid_params", `Invalid arguments for ${tool}: ${field}: expected ${expected}${got}. Fix this argument and call again.`, {
+  return new AppError("invalid_params", `Invalid arguments for ${tool}: ${field}: ${expected}${got}. Fix this argument and call again.`, {
     field,
     expected,
     errors: useful.slice(0, 5).map((e) => ({ field: fieldOf(e), expected: expectedOf(e) })),

@@ -8,6 +8,7 @@ import { readFileSync } from "node:fs";
 import type { Knex } from "knex";
 import { createToken, KNOWN_SCOPES } from "../../src/auth/tokens.js";
 import { toRRule } from "../../src/domain/bills/schedule.js";
+import { foldedKeys, foldKey } from "../../src/domain/shared/text.js";
 
 const spec = JSON.parse(readFileSync(new URL("../../openrpc.json", import.meta.url), "utf8"));
 const example = (method: string) => spec.methods.find((m: any) => m.name === method).examples[0].result.value;
@@ -26,27 +27,14 @@ export async function seedExampleWorld(db: Knex, pepper: string): Promise<string
     created_at: AT,
     updated_at: AT,
   });
-  const wallets = [
-    ...example("list_wallets").wallets,
-    {
-      id: "wal_example0000000003",
-      name: "Old cash jar",
-      type: "cash",
-      currency: "USD",
-      opening_balance: { minor: 0 },
-      opening_date: null,
-      archived: true,
-      notes: null,
-      created_at: AT,
-      updated_at: AT,
-    },
-  ];
+  // The archived wallet without transactions is the one delete_wallet's example previews.
+  const wallets = [...example("list_wallets").wallets, example("delete_wallet").wallet];
   for (const w of wallets) {
     await db("wallets").insert({
       id: w.id,
       user_id: EXAMPLE_USER_ID,
       name: w.name,
-      name_normalized: w.name.toLowerCase(),
+      name_normalized: foldKey(w.name),
       type: w.type,
       currency: w.currency,
       opening_balance_minor: String(w.opening_balance.minor),
@@ -69,6 +57,7 @@ export async function seedExampleWorld(db: Knex, pepper: string): Promise<string
       payee: t.payee,
       description: t.description,
       category: t.category,
+      ...foldedKeys({ payee: t.payee, category: t.category }),
       notes: t.notes,
       external_id: t.external_id,
       transfer_id: t.transfer_id,
@@ -95,9 +84,8 @@ export async function seedExampleWorld(db: Knex, pepper: string): Promise<string
       currency: t.amount.currency,
       direction: "expense",
       payee: t.payee,
-      payee_key: t.payee.toLowerCase(),
       category: "Travel",
-      category_key: "travel",
+      ...foldedKeys({ payee: t.payee, category: "Travel" }),
       created_at: AT,
       updated_at: AT,
     });
@@ -109,7 +97,7 @@ export async function seedExampleWorld(db: Knex, pepper: string): Promise<string
       id: b.id,
       user_id: EXAMPLE_USER_ID,
       name: b.name,
-      name_normalized: b.name.toLowerCase(),
+      name_normalized: foldKey(b.name),
       amount_minor: String(b.amount.minor),
       currency: b.currency,
       period: b.period,
@@ -132,7 +120,7 @@ export async function seedExampleWorld(db: Knex, pepper: string): Promise<string
       id: g.id,
       user_id: EXAMPLE_USER_ID,
       name: g.name,
-      name_normalized: g.name.toLowerCase(),
+      name_normalized: foldKey(g.name),
       target_minor: g.target_amount ? String(g.target_amount.minor) : null,
       currency: g.currency,
       target_date: g.target_date,
@@ -187,7 +175,7 @@ export async function seedExampleWorld(db: Knex, pepper: string): Promise<string
       field: r.field,
       operator: r.operator,
       value: r.value,
-      value_key: r.value.toLowerCase(),
+      value_key: foldKey(r.value),
       min_amount: r.min_amount,
       max_amount: r.max_amount,
       direction: r.direction,

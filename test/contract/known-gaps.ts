@@ -29,23 +29,6 @@ export const KNOWN_GAPS: readonly KnownGap[] = [
     why: "the example world holds fewer transactions than the example's figures assume (test/contract/example-world.ts)",
   },
   {
-    tool: "delete_bill_reminder",
-    example: "delete_preview",
-    why: "replayed after the examples before it, which changed the record it shows (update_bill_reminder's amount)",
-  },
-  { tool: "delete_budget", example: "delete_preview", why: "replayed after the examples before it, which changed the record it shows (update_budget's limit)" },
-  {
-    tool: "delete_goal",
-    example: "delete_preview",
-    why: "replayed after the examples before it, which changed the record it shows (update_goal's target_date)",
-  },
-  {
-    tool: "delete_transaction",
-    example: "delete_preview",
-    why: "replayed after the examples before it, which changed the record it shows (update_transaction's category, tags and notes)",
-  },
-  { tool: "delete_wallet", example: "delete_empty_wallet_preview", why: 'the world\'s archived wallet is spelled "Old cash jar"' },
-  {
     tool: "get_budget_status",
     example: "groceries_mid_march",
     why: "the example world holds fewer transactions than the example's figures assume (test/contract/example-world.ts)",

@@ -35,10 +35,15 @@ describe(`contract replay of openrpc.json examples (${engine})`, () => {
   });
   after(async () => server.close());
 
-  // Reads first, so the writes' changes do not surprise them; deletes in the examples are dry runs.
-  const ordered = [...spec.methods].sort((a: any, b: any) => (a["x-kind"] === b["x-kind"] ? 0 : a["x-kind"] === "read" ? -1 : 1));
-  for (const method of ordered) {
-    for (const ex of method.examples) {
+  // Reads first, then the dry runs (a delete's preview shows the record as the world has it), then the
+  // writes that commit, so that no example sees another's change; otherwise in the spec's order.
+  const stage = (method: any, ex: any) => (method["x-kind"] === "read" ? 0 : ex.params.some((p: any) => p.name === "dry_run" && p.value === true) ? 1 : 2);
+  const ordered = spec.methods
+    .flatMap((method: any) => method.examples.map((ex: any) => ({ method, ex })))
+    .map((e: any, i: number) => ({ ...e, i }))
+    .sort((a: any, b: any) => stage(a.method, a.ex) - stage(b.method, b.ex) || a.i - b.i);
+  for (const { method, ex } of ordered) {
+    {
       it(`${method.name}: ${ex.name}`, async function () {
         const params = Object.fromEntries(ex.params.map((p: any) => [p.name, p.value]));
         if (gaps.has(method.name)) {

@@ -58,9 +58,10 @@ function fileHashes(dir: string, base = ""): Map<string, string> {
   return out;
 }
 
-/** What a newcomer adding a read tool may touch: the spec, generated code (generated/, the typed client, the published document, the ChatGPT submission), one handler, one domain module, one test. */
+/** What a newcomer adding a read tool may touch: the spec, generated code (generated/, the typed client, the published document, the ChatGPT submission, the token table), one handler, one domain module, one test. */
 const MAY_TOUCH = [
   /^openrpc\.json$/,
+  /^docs\/tool-surface\.md$/,
   /^generated\//,
   /^chatgpt-app-submission\.json$/,
   /^clients\/typescript\/src\/(types|index)\.ts$/,
@@ -87,7 +88,17 @@ describe("docs/adding-a-tool.md, followed in a temporary copy", function () {
     expect(blocks.filter((b) => b.info === "run").length).to.be.at.least(2);
   });
 
-  it("works when followed step by step, touching the spec, generated code, one handler, one domain module and one test only", () => {
+  it("names its tool and files as no real tool would, so that following it never overwrites one", () => {
+    const method = JSON.parse(blocks.find((b) => b.info === "openrpc-method")!.body).name as string;
+    expect(method).to.match(/^walkthrough_/);
+    const files = blocks.filter((b) => b.info.startsWith("file=")).map((b) => b.info.slice("file=".length));
+    for (const file of files) {
+      expect(file, "a file named for the walkthrough").to.match(/walkthrough[-_]/);
+      expect(existsSync(join(root, file)), `${file} is not in the repository`).to.equal(false);
+    }
+  });
+
+  it("works when followed step by step, touching the spec, generated code, one handler, one domain module and one test only (the four hand-written files)", () => {
     const before = fileHashes(dir);
     const env = { ...process.env, FINANCE_TEST_ENGINE: engine, NODE_OPTIONS: "" };
     let method = "";
@@ -121,7 +132,7 @@ describe("docs/adding-a-tool.md, followed in a temporary copy", function () {
         }
       }
     }
-    expect(method).to.equal("list_payees");
+    expect(method).to.equal("walkthrough_payee_counts");
     // The tool is in the registry codegen wrote into the copy.
     expect(readFileSync(join(dir, "generated/registry.ts"), "utf8")).to.include(`"${method}"`);
     // Nothing else had to change: no registration list, no second domain helper, no docs table.
@@ -135,7 +146,7 @@ describe("docs/adding-a-tool.md, followed in a temporary copy", function () {
 
   it("leaves at least 500 tokens of headroom after the page's tool, so the next tool fits too", async () => {
     const spec = await loadSpec(join(dir, "openrpc.json"));
-    expect(spec.methods.map((m) => m.name)).to.include("list_payees");
+    expect(spec.methods.map((m) => m.name)).to.include("walkthrough_payee_counts");
     const m = measureSurface(registryEntries(spec));
     expect(budgetProblems(registryEntries(spec), spec.instructions)).to.deep.equal([]);
     expect(m.headroom, surfaceReport(m)).to.be.at.least(500);

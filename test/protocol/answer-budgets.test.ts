@@ -11,7 +11,7 @@ import { authenticateBearer } from "../../src/auth/tokens.js";
 import { seedDemoPerson } from "../../src/demo/seed.js";
 import { ANSWER_BUDGETS } from "../../src/mcp/answer-budgets.js";
 import { modelData, modelText } from "../../src/mcp/model-text.js";
-import { listedTransactionCosts, measureAnswers, tokens, type AnswerMeasure, type TransactionCost } from "../../scripts/answer-measure.js";
+import { listedTransactionCosts, measureAnswers, schemaLargestArgs, tokens, type AnswerMeasure, type TransactionCost } from "../../scripts/answer-measure.js";
 import { engine } from "../helpers/database.js";
 import { startTestServer, type TestServer, type TestUser } from "../helpers/server.js";
 
@@ -148,5 +148,22 @@ describe(`answers sized for a model (${engine})`, function () {
     }
     for (const l of measure.largest) expect(l.tokens, l.tool).to.be.at.most(ANSWER_BUDGETS.anyAnswerTokens);
     expect(tokens(modelText(await call("list_transactions", { limit: 200 })))).to.equal(measure.largest.find((l) => l.tool === "list_transactions")!.tokens);
+  });
+});
+
+describe("a read tool added later is measured at its largest arguments, not its defaults", () => {
+  it("takes the widest range, the largest page, every include_ flag, then each enum value in turn", () => {
+    const schema = {
+      properties: {
+        date_from: { type: "string" },
+        date_to: { type: "string" },
+        limit: { type: "integer", maximum: 50 },
+        include_archived: { type: "boolean" },
+        group_by: { type: "string", enum: ["payee", "category"] },
+        query: { type: "string" },
+      },
+    };
+    const base = { date_from: "1900-01-01", date_to: "2027-03-16", limit: 50, include_archived: true };
+    expect(schemaLargestArgs(schema, "2026-03-15")).to.deep.equal([base, { ...base, group_by: "payee" }, { ...base, group_by: "category" }]);
   });
 });

@@ -7,7 +7,7 @@
  */
 import { readFileSync } from "node:fs";
 import { expect } from "chai";
-import { foldKey } from "../../src/domain/shared/text.js";
+import { foldedKeys, foldKey } from "../../src/domain/shared/text.js";
 import { engine } from "../helpers/database.js";
 import { startTestServer, type TestServer, type TestUser } from "../helpers/server.js";
 
@@ -113,10 +113,9 @@ async function seedExampleWorld(server: TestServer, user: TestUser): Promise<voi
       currency: "USD",
       direction: t.direction,
       payee: t.payee ?? null,
-      payee_key: t.payee ? foldKey(t.payee) : null,
       description: t.description ?? null,
       category: t.category ?? null,
-      category_key: t.category ? foldKey(t.category) : null,
+      ...foldedKeys({ payee: t.payee ?? null, category: t.category ?? null }),
       transfer_id: t.transfer?.[0] ?? null,
       counterpart_wallet_id: t.transfer?.[1] ?? null,
       created_at: t.created ?? `${t.date}T12:00:00Z`,

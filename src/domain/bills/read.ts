@@ -1,7 +1,7 @@
 /** list_bill_reminders: the reminders, and the due dates around the caller's today. */
 import type { ListBillRemindersParams, ListBillRemindersResult } from "../../../generated/types.js";
 import type { DomainContext } from "../../context.js";
-import { todayInTimeZone } from "../../calendar/time-zones.js";
+import { todayOf } from "../../calendar/time-zones.js";
 import { billToApi, listBills, upcomingOccurrences } from "./store.js";
 
 /**
@@ -10,7 +10,7 @@ import { billToApi, listBills, upcomingOccurrences } from "./store.js";
  * (a model that wants the reminders, yearly ones included, need not expand a year of occurrences).
  */
 export async function listBillReminders(ctx: DomainContext, params: ListBillRemindersParams): Promise<ListBillRemindersResult> {
-  const today = todayInTimeZone(ctx.caller.timezone, ctx.now());
+  const today = todayOf(ctx);
   const bills = await listBills(ctx.db, ctx.caller.userId, params.include_inactive === true);
   return {
     upcoming: params.upcoming === false ? [] : upcomingOccurrences(bills, today, params.days_ahead ?? 30),

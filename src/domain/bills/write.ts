@@ -6,15 +6,13 @@
  */
 import type { BillReminder, CreateBillReminderParams, UpdateBillReminderParams } from "../../../generated/types.js";
 import type { DomainContext } from "../../context.js";
-import { todayInTimeZone } from "../../calendar/time-zones.js";
+import { todayOf } from "../../calendar/time-zones.js";
 import { invalidParams } from "../../errors.js";
 import { parseAmountParam, requireKnownCurrency } from "../shared/amounts.js";
 import { assertNameFree, assertSameCurrency, lockRow } from "../shared/common.js";
 import { cleanText } from "../shared/text.js";
 import { getWalletRow } from "../wallets/store.js";
 import { billToApi, checkAmountRange, checkSchedule, deleteBillRow, getBill, insertBill, updateBillRow, type BillRecord } from "./store.js";
-
-const todayOf = (ctx: DomainContext) => todayInTimeZone(ctx.caller.timezone, ctx.now());
 
 export async function createBill(ctx: DomainContext, params: CreateBillReminderParams): Promise<BillReminder> {
   const userId = ctx.caller.userId;

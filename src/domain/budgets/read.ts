@@ -4,7 +4,7 @@
  */
 import type { GetBudgetStatusParams, GetBudgetStatusResult, ListBudgetsParams, ListBudgetsResult } from "../../../generated/types.js";
 import type { DomainContext } from "../../context.js";
-import { todayInTimeZone } from "../../calendar/time-zones.js";
+import { todayOf } from "../../calendar/time-zones.js";
 import { invalidParams } from "../../errors.js";
 import { computeBudgetStatuses } from "./status.js";
 import { budgetActiveOn, budgetToApi, getBudget, listBudgetRecords } from "./store.js";
@@ -13,7 +13,7 @@ import { budgetActiveOn, budgetToApi, getBudget, listBudgetRecords } from "./sto
 export async function listBudgets(ctx: DomainContext, params: ListBudgetsParams): Promise<ListBudgetsResult> {
   const userId = ctx.caller.userId;
   const records = await listBudgetRecords(ctx.db, userId);
-  const today = todayInTimeZone(ctx.caller.timezone, ctx.now());
+  const today = todayOf(ctx);
   const active = params.include_status !== false ? records.filter((b) => budgetActiveOn(b, today)) : [];
   const statuses = new Map(
     (
@@ -30,7 +30,7 @@ export async function listBudgets(ctx: DomainContext, params: ListBudgetsParams)
 /** One budget (as_of must lie in its dates) or every budget active on as_of (default today). */
 export async function getBudgetStatus(ctx: DomainContext, params: GetBudgetStatusParams): Promise<GetBudgetStatusResult> {
   const userId = ctx.caller.userId;
-  const asOf = params.as_of ?? todayInTimeZone(ctx.caller.timezone, ctx.now());
+  const asOf = params.as_of ?? todayOf(ctx);
   if (params.budget_id !== undefined) {
     const b = await getBudget(ctx.db, userId, params.budget_id);
     if (!budgetActiveOn(b, asOf)) {

@@ -6,7 +6,7 @@
  */
 import type { Budget, CreateBudgetParams, UpdateBudgetParams, Warning } from "../../../generated/types.js";
 import type { DomainContext } from "../../context.js";
-import { todayInTimeZone } from "../../calendar/time-zones.js";
+import { todayOf } from "../../calendar/time-zones.js";
 import { parseAmountParam, requireKnownCurrency } from "../shared/amounts.js";
 import { assertNameFree, lockRow } from "../shared/common.js";
 import { cleanText, distinctLabels } from "../shared/text.js";
@@ -27,14 +27,14 @@ export interface BudgetWrite {
 
 /** The answer of a write that leaves `next` in place: its status today when active, and its warnings. */
 async function answer(ctx: DomainContext, old: BudgetRecord | null, next: BudgetRecord): Promise<BudgetWrite> {
-  const today = todayInTimeZone(ctx.caller.timezone, ctx.now());
+  const today = todayOf(ctx);
   const status = budgetActiveOn(next, today) ? await computeBudgetStatus(ctx.db, next, today) : undefined;
   return { budget: budgetToApi(next, status), warnings: overLimitWarnings(status), before: old && budgetToApi(old), after: budgetToApi(next) };
 }
 
 export async function createBudget(ctx: DomainContext, params: CreateBudgetParams): Promise<BudgetWrite> {
   const userId = ctx.caller.userId;
-  const today = todayInTimeZone(ctx.caller.timezone, ctx.now());
+  const today = todayOf(ctx);
   const currency = requireKnownCurrency(params.currency ?? ctx.caller.defaultCurrency);
   const amountMinor = parseAmountParam(params.amount, currency, "amount");
   const interval = params.interval ?? 1;

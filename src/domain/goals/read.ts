@@ -4,7 +4,7 @@
  */
 import type { GetGoalProgressParams, GetGoalProgressResult, GoalProgress, ListGoalsParams, ListGoalsResult } from "../../../generated/types.js";
 import type { DomainContext } from "../../context.js";
-import { todayInTimeZone } from "../../calendar/time-zones.js";
+import { todayOf } from "../../calendar/time-zones.js";
 import { computeProgress, recentWindow } from "./progress.js";
 import { contributionToApi, goalsWithSums, goalToApi } from "./store.js";
 
@@ -19,7 +19,7 @@ export async function listGoals(ctx: DomainContext, params: ListGoalsParams): Pr
  * the goals, their sums and their five latest contributions in one statement (goalsWithSums).
  */
 export async function goalProgress(ctx: DomainContext, params: GetGoalProgressParams): Promise<GetGoalProgressResult> {
-  const today = todayInTimeZone(ctx.caller.timezone, ctx.now());
+  const today = todayOf(ctx);
   const goals = await goalsWithSums(
     ctx.db,
     ctx.caller.userId,

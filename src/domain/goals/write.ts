@@ -6,7 +6,7 @@
  */
 import type { AddGoalFundsParams, CreateGoalParams, Goal, GoalContribution, Transaction, UpdateGoalParams, Warning } from "../../../generated/types.js";
 import type { DomainContext } from "../../context.js";
-import { todayInTimeZone } from "../../calendar/time-zones.js";
+import { todayOf } from "../../calendar/time-zones.js";
 import { invalidParams } from "../../errors.js";
 import { formatMinor } from "../../money/amount.js";
 import { parseAmountParam, requireKnownCurrency } from "../shared/amounts.js";
@@ -136,7 +136,7 @@ export async function addGoalFunds(ctx: DomainContext, params: AddGoalFundsParam
       `amount: goal "${goal.name}" has ${can} ${goal.currency} saved, so at most "-${can}" can be withdrawn; the saved amount never goes below zero.`,
     );
   }
-  const date = params.date ?? todayInTimeZone(ctx.caller.timezone, ctx.now());
+  const date = params.date ?? todayOf(ctx);
   const at = ctx.now().toISOString();
   const warnings: Warning[] = [];
 

@@ -29,7 +29,7 @@ import { assertRunningTotals } from "../wallets/ceiling.js";
 import { balanceOf, getWalletRow, ledgerSums, type WalletRow } from "../wallets/store.js";
 import { coerceTransactionRow, transactionFromRow } from "../transactions/store.js";
 import { markRefunds } from "../transactions/parts.js";
-import { foldKey, normalizeTags } from "../shared/text.js";
+import { foldedKeys, foldKey, normalizeTags } from "../shared/text.js";
 import { dateInRange, rowMinor } from "./amounts.js";
 import { usualCategories } from "./history.js";
 import { FUZZY_DAYS, bankKey, contentKey, similarPayees } from "./keys.js";
@@ -311,10 +311,9 @@ async function record(db: Knex, userId: string, wallet: WalletRow, rows: Planned
       currency: wallet.currency,
       direction: r.minor! < 0n ? "expense" : "income",
       payee,
-      payee_key: payee === null ? null : foldKey(payee),
       description: r.description,
       category: r.category,
-      category_key: r.category === null ? null : foldKey(r.category),
+      ...foldedKeys({ payee, category: r.category }),
       notes: null,
       external_id: r.bankId !== null && r.bankId.length <= 100 ? r.bankId : null,
       transfer_id: null,

@@ -9,7 +9,7 @@ import type { Transaction } from "../../../generated/types.js";
 import { byPrimaryKey } from "../../db/dialect.js";
 import { coerceTransactionRow, transactionsFromRows } from "../transactions/store.js";
 import { markRefunds } from "../transactions/parts.js";
-import { foldKey, normalizeTags } from "../shared/text.js";
+import { foldedKeys, foldKey, normalizeTags } from "../shared/text.js";
 import { listRules } from "./store.js";
 import { firstMatch, ruleMatches, type RuleEffect, type RuleRow } from "./match.js";
 
@@ -76,8 +76,8 @@ export async function changesOfRule(db: Knex, userId: string, rule: RuleRow): Pr
 export async function applyRuleChanges(db: Knex, userId: string, rule: RuleRow, changes: readonly RuleChange[], at: string): Promise<void> {
   const ids = changes.map((c) => c.before.id);
   const patch: Record<string, unknown> = { updated_at: at };
-  if (rule.set_category !== null) Object.assign(patch, { category: rule.set_category, category_key: foldKey(rule.set_category) });
-  if (rule.rename_payee !== null) Object.assign(patch, { payee: rule.rename_payee, payee_key: foldKey(rule.rename_payee) });
+  if (rule.set_category !== null) Object.assign(patch, { category: rule.set_category, ...foldedKeys({ category: rule.set_category }) });
+  if (rule.rename_payee !== null) Object.assign(patch, { payee: rule.rename_payee, ...foldedKeys({ payee: rule.rename_payee }) });
   for (let i = 0; i < ids.length; i += 500) {
     await byPrimaryKey(db, "transactions")
       .where({ user_id: userId })

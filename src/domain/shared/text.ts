@@ -10,6 +10,24 @@ export function foldKey(s: string): string {
   return s.normalize("NFC").trim().toLowerCase();
 }
 
+/** The folded keys stored beside a payee and a category. */
+export interface FoldedKeys {
+  payee_key?: string | null;
+  category_key?: string | null;
+}
+
+/**
+ * The keys a transaction or a split part stores beside its payee and category (payee_key, category_key),
+ * one for each text given, null for none: every write, the import of an export and the test worlds take
+ * them from here, so a row is found by the same key however it was written.
+ */
+export function foldedKeys(texts: { payee?: string | null; category?: string | null }): FoldedKeys {
+  const keys: FoldedKeys = {};
+  if (texts.payee !== undefined) keys.payee_key = texts.payee === null ? null : foldKey(texts.payee);
+  if (texts.category !== undefined) keys.category_key = texts.category === null ? null : foldKey(texts.category);
+  return keys;
+}
+
 /** User text as stored: NFC, trimmed; null for absent/null. (Schemas already refuse blank names, payees, categories.) */
 export function cleanText(s: string): string;
 export function cleanText(s: string | null | undefined): string | null;

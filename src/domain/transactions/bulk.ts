@@ -24,7 +24,7 @@ import { byPrimaryKey, forUpdate } from "../../db/dialect.js";
 import { toMoney, type Money } from "../../money/amount.js";
 import { assertRunningTotalsOf } from "../wallets/ceiling.js";
 import { getWalletRow, type WalletRow } from "../wallets/store.js";
-import { cleanText, foldKey, normalizeTags } from "../shared/text.js";
+import { cleanText, foldedKeys, foldKey, normalizeTags } from "../shared/text.js";
 import { resolveFilters } from "./list.js";
 import { transactionsQuery } from "./query.js";
 import { coerceTransactionRow, tagsOf, type TransactionRow } from "./store.js";
@@ -154,17 +154,17 @@ export async function updateTransactions(ctx: DomainContext, p: UpdateTransactio
         for (const part of parts)
           if (part.categoryKey === filter.categoryKey && part.category !== category) {
             changes.push({ field: `parts[${part.position}].category`, before: part.category, after: category });
-            partPatches.push({ transactionId: row.id, position: part.position, patch: { category, category_key: foldKey(category) } });
+            partPatches.push({ transactionId: row.id, position: part.position, patch: { category, ...foldedKeys({ category }) } });
             recategorized.push(row.id);
           }
     } else if (category !== undefined && row.category !== category) {
       changes.push({ field: "category", before: row.category, after: category });
-      Object.assign(patch, { category, category_key: foldKey(category) });
+      Object.assign(patch, { category, ...foldedKeys({ category }) });
       recategorized.push(row.id);
     }
     if (payee !== undefined && row.payee !== payee) {
       changes.push({ field: "payee", before: row.payee, after: payee });
-      Object.assign(patch, { payee, payee_key: foldKey(payee) });
+      Object.assign(patch, { payee, ...foldedKeys({ payee }) });
     }
     if (target && row.wallet_id !== target.id) {
       changes.push({ field: "wallet_id", before: row.wallet_id, after: target.id });

@@ -17,7 +17,7 @@ import type { Direction, Part, TransactionPart } from "../../../generated/types.
 import { byPrimaryKeySql } from "../../db/dialect.js";
 import { invalidParams, notFound } from "../../errors.js";
 import { formatMinor, parseAmount, MoneyError, toMinorBigInt, toMoney, type MinorLike } from "../../money/amount.js";
-import { cleanText, foldKey, normalizeTags, nullableText } from "../shared/text.js";
+import { cleanText, foldedKeys, normalizeTags, nullableText } from "../shared/text.js";
 
 /** A part as checked, before it is stored: amount signed like the total. */
 export interface PlannedPart {
@@ -110,7 +110,7 @@ export async function writeParts(db: Knex, userId: string, transactionId: string
       user_id: userId,
       amount_minor: p.amountMinor,
       category: p.category,
-      category_key: p.category === null ? null : foldKey(p.category),
+      ...foldedKeys({ category: p.category }),
       tags: JSON.stringify(p.tags),
       notes: p.notes,
       refund: 0,

@@ -1,9 +1,10 @@
 /**
- * The one owner-scoped query over a user's transactions. Every reader of the ledger (list_transactions,
- * get_transaction_summary, list_categories and list_tags, and the tools still to come that filter
- * transactions: bulk edits, import de-duplication, recurring detection, net worth) states what it wants
- * as a TransactionFilter and gets the rows from transactionsQuery or whereTransactions; a filter means the
- * same everywhere, and no reader can forget the user_id condition.
+ * The one owner-scoped query over a user's transactions. Every reader that filters the ledger
+ * (list_transactions, get_transaction_summary, list_categories and list_tags, bulk edits) states what it
+ * wants as a TransactionFilter and gets the rows from transactionsQuery or whereTransactions; a filter
+ * means the same everywhere, and no reader can forget the user_id condition. The readers with their own
+ * SQL (a row by id, a balance, a budget's spending, a rule's condition…) are listed, with why, in
+ * docs/architecture.md, "Where code goes".
  *
  * Aggregates (the summary, categories and tags, budgets) count lines, not rows: a split transaction's
  * parts each in its own category and tags, any other transaction as itself (linesQuery, LINE).

@@ -47,7 +47,7 @@ import { isUniqueViolation } from "../../db/errors.js";
 import { forUpdate } from "../../db/dialect.js";
 import { getWalletRow, type WalletRow } from "../wallets/store.js";
 import { assertRunningTotals, assertRunningTotalsOf } from "../wallets/ceiling.js";
-import { cleanText, foldKey, normalizeTags, nullableText } from "../shared/text.js";
+import { cleanText, foldedKeys, foldKey, normalizeTags, nullableText } from "../shared/text.js";
 import { partsOf } from "./parts.js";
 
 export interface TransactionRow {
@@ -300,10 +300,9 @@ export async function insertTransaction(trx: Knex, userId: string, input: NewTra
     currency: wallet.currency,
     direction: input.direction,
     payee,
-    payee_key: payee === null ? null : foldKey(payee),
     description: input.description ?? null,
     category,
-    category_key: category === null ? null : foldKey(category),
+    ...foldedKeys({ payee, category }),
     notes: input.notes ?? null,
     transfer_id: transferId,
     refund_of: input.refundOf ?? null,

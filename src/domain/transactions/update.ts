@@ -23,7 +23,7 @@ import {
   possibleDuplicates,
   type TransactionPair,
 } from "./store.js";
-import { cleanText, foldKey, normalizeTags } from "../shared/text.js";
+import { cleanText, foldedKeys, normalizeTags } from "../shared/text.js";
 import { markRefunds, negateParts, planParts, storedParts, tagsOfParts, writeParts, type PlannedPart } from "./parts.js";
 
 const abs = (v: bigint) => (v < 0n ? -v : v);
@@ -126,8 +126,7 @@ export async function updateTransaction(db: Knex, userId: string, params: Update
   let payee = row.payee;
   if (params.payee !== undefined) {
     payee = cleanText(params.payee);
-    patch.payee = payee;
-    patch.payee_key = payee === null ? null : foldKey(payee);
+    Object.assign(patch, { payee, ...foldedKeys({ payee }) });
   }
   let categoryValue: string | null | undefined = params.category === undefined ? undefined : cleanText(params.category);
   if (newParts !== undefined && newParts.length > 0) categoryValue = null; // a split row's categories are its parts'
@@ -137,8 +136,7 @@ export async function updateTransaction(db: Knex, userId: string, params: Update
     categoryValue = largest.category;
   }
   if (categoryValue !== undefined) {
-    patch.category = categoryValue;
-    patch.category_key = categoryValue === null ? null : foldKey(categoryValue);
+    Object.assign(patch, { category: categoryValue, ...foldedKeys({ category: categoryValue }) });
   }
   if (params.notes !== undefined) patch.notes = params.notes;
 

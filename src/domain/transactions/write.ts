@@ -5,7 +5,7 @@
  */
 import type { CreateTransactionParams, Transaction, Warning } from "../../../generated/types.js";
 import type { DomainContext } from "../../context.js";
-import { todayInTimeZone } from "../../calendar/time-zones.js";
+import { todayOf } from "../../calendar/time-zones.js";
 import { budgetsPushedOverLimit } from "../budgets/over-limit.js";
 import { parseAmountParam } from "../shared/amounts.js";
 import { getWalletRow } from "../wallets/store.js";
@@ -67,7 +67,7 @@ export async function createTransaction(
     walletId: wallet.id,
     // Already read above in this transaction: insertTransaction need not read it again.
     wallet,
-    date: params.date ?? todayInTimeZone(ctx.caller.timezone, ctx.now()),
+    date: params.date ?? todayOf(ctx),
     amountMinor,
     direction: params.direction,
     toWalletId: params.to_wallet_id ?? null,

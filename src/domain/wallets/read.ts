@@ -1,14 +1,14 @@
 /** get_wallet_balance: the balances of one wallet or of every active wallet on a day, and totals per currency. */
 import type { GetWalletBalanceParams, GetWalletBalanceResult } from "../../../generated/types.js";
 import type { DomainContext } from "../../context.js";
-import { todayInTimeZone } from "../../calendar/time-zones.js";
+import { todayOf } from "../../calendar/time-zones.js";
 import { toMoney } from "../../money/amount.js";
 import { balanceOf, existedOn, notYetOpen, totalsPerCurrency, walletBalance, walletRowsWithSums, walletsFromSums } from "./store.js";
 
 /** Balances as of as_of (default: the caller's today); a wallet opened after that day is said not to exist yet. */
 export async function walletBalances(ctx: DomainContext, params: GetWalletBalanceParams): Promise<GetWalletBalanceResult> {
   const userId = ctx.caller.userId;
-  const asOf = params.as_of ?? todayInTimeZone(ctx.caller.timezone, ctx.now());
+  const asOf = params.as_of ?? todayOf(ctx);
   // The rows and their sums in one statement.
   const { rows, asOf: sums } = await walletRowsWithSums(
     ctx.db,
@@ -31,7 +31,7 @@ export async function walletBalances(ctx: DomainContext, params: GetWalletBalanc
 
 /** list_wallets: balances as of the caller's today, later-dated amounts stated apart (scheduled). */
 export async function listWallets(ctx: DomainContext, params: { include_archived?: boolean }) {
-  const today = todayInTimeZone(ctx.caller.timezone, ctx.now());
+  const today = todayOf(ctx);
   const { rows, asOf, all } = await walletRowsWithSums(ctx.db, ctx.caller.userId, { includeArchived: params.include_archived === true }, today, true);
   return { as_of: today, wallets: walletsFromSums(rows, asOf, all, today) };
 }
