@@ -9439,8 +9439,8 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "list_recurring",
   "title": "List recurring",
-  "description": "Finds payees charged or paying at a regular interval (weekly to yearly): typical amount, monthly and yearly cost, last and next date, status, the covering bill reminder, and totals per currency. Use it for \"which subscriptions do I have?\" rather than guessing from categories.",
-  "summary": "Subscriptions, bills and income that recur in the ledger, with what they cost a month and a year",
+  "description": "Finds regular payments in the ledger (weekly to yearly) and bill reminders with no charge yet (planned): kind, price and its changes, missed payments, monthly and 12-month cost, next date, the covering reminder, totals per currency. Use it for \"which subscriptions do I have, what will they cost?\" rather than guessing from categories.",
+  "summary": "Subscriptions, bills, income and regular spending, with their price and cost over the next 12 months",
   "scope": "read:transactions",
   "kind": "read",
   "paramNames": [
@@ -9491,8 +9491,13 @@ export const tools: readonly ToolDefinition[] = [
           "required": [
             "payee",
             "direction",
+            "kind",
             "interval",
+            "confidence",
             "typical_amount",
+            "price",
+            "price_changes",
+            "missed",
             "monthly_cost",
             "yearly_cost",
             "occurrences",
@@ -9514,6 +9519,15 @@ export const tools: readonly ToolDefinition[] = [
                 "income"
               ]
             },
+            "kind": {
+              "type": "string",
+              "enum": [
+                "subscription",
+                "bill",
+                "income",
+                "regular_spending"
+              ]
+            },
             "interval": {
               "type": "string",
               "enum": [
@@ -9524,8 +9538,47 @@ export const tools: readonly ToolDefinition[] = [
                 "yearly"
               ]
             },
+            "confidence": {
+              "type": "string",
+              "enum": [
+                "high",
+                "medium",
+                "low"
+              ]
+            },
             "typical_amount": {
               "$ref": "#/$defs/Money"
+            },
+            "price": {
+              "$ref": "#/$defs/Money"
+            },
+            "price_changes": {
+              "type": "array",
+              "items": {
+                "type": "object",
+                "required": [
+                  "date",
+                  "from",
+                  "to"
+                ],
+                "properties": {
+                  "date": {
+                    "$ref": "#/$defs/Date"
+                  },
+                  "from": {
+                    "$ref": "#/$defs/Money"
+                  },
+                  "to": {
+                    "$ref": "#/$defs/Money"
+                  }
+                }
+              }
+            },
+            "missed": {
+              "type": "array",
+              "items": {
+                "$ref": "#/$defs/Date"
+              }
             },
             "monthly_cost": {
               "$ref": "#/$defs/Money"
@@ -9535,10 +9588,17 @@ export const tools: readonly ToolDefinition[] = [
             },
             "occurrences": {
               "type": "integer",
-              "minimum": 2
+              "minimum": 0
             },
             "last_date": {
-              "$ref": "#/$defs/Date"
+              "oneOf": [
+                {
+                  "$ref": "#/$defs/Date"
+                },
+                {
+                  "type": "null"
+                }
+              ]
             },
             "next_date": {
               "$ref": "#/$defs/Date"
@@ -9548,11 +9608,19 @@ export const tools: readonly ToolDefinition[] = [
               "enum": [
                 "active",
                 "late",
-                "ended"
+                "ended",
+                "planned"
               ]
             },
             "wallet_id": {
-              "type": "string"
+              "oneOf": [
+                {
+                  "type": "string"
+                },
+                {
+                  "type": "null"
+                }
+              ]
             },
             "bill_reminder_id": {
               "oneOf": [

@@ -239,7 +239,7 @@ export class FinanceMcpClient {
     return this.call("delete_rule", params);
   }
 
-  /** Subscriptions, bills and income that recur in the ledger, with what they cost a month and a year */
+  /** Subscriptions, bills, income and regular spending, with their price and cost over the next 12 months */
   listRecurring(params: T.ListRecurringParams = {}): Promise<T.ListRecurringResult> {
     return this.call("list_recurring", params);
   }

@@ -859,7 +859,7 @@ export interface RuleChange {
   };
 }
 /**
- * A payee charged (or paying) at a regular interval. status: active; late (the expected charge is overdue by a grace of 2 days for weekly up to 20 for yearly); ended (two missed).
+ * A regular payment. kind: subscription (fixed amount), bill (varying amount, steady day or a reminder), income, or regular_spending (a shop visited often; never in totals). price: the latest charge, or the covering reminder's amount when the reminder is newer. yearly_cost: its expected charges from as_of for 365 days at price (what get_cash_flow_forecast counts). status: active; late (the expected charge is overdue by a grace of 2 days for weekly up to 20 for yearly); ended (two missed); planned (a bill reminder with no charge yet).
  *
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
  * via the `definition` "RecurringCharge".
@@ -867,15 +867,27 @@ export interface RuleChange {
 export interface RecurringCharge {
   payee: Payee;
   direction: "expense" | "income";
+  kind: "subscription" | "bill" | "income" | "regular_spending";
   interval: "weekly" | "biweekly" | "monthly" | "quarterly" | "yearly";
+  confidence: "high" | "medium" | "low";
   typical_amount: Money;
+  price: Money;
+  price_changes: {
+    date: Date;
+    from: Money;
+    to: Money;
+  }[];
+  /**
+   * Expected dates past their grace with no charge.
+   */
+  missed: Date[];
   monthly_cost: Money;
   yearly_cost: Money;
   occurrences: number;
-  last_date: Date;
+  last_date: Date | null;
   next_date: Date;
-  status: "active" | "late" | "ended";
-  wallet_id: WalletId;
+  status: "active" | "late" | "ended" | "planned";
+  wallet_id: WalletId | null;
   bill_reminder_id: BillReminderId | null;
 }
 /**
