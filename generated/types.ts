@@ -2193,6 +2193,1707 @@ export interface ListRecurringResult {
 }
 /**
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
+ * via the `definition` "GetCashFlowForecastParams".
+ */
+export interface GetCashFlowForecastParams {
+  days?: number;
+  buffer?: Amount;
+  include_regular_spending?: boolean;
+  /**
+   * @maxItems 20
+   */
+  what_if?:
+    | []
+    | [
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        }
+      ]
+    | [
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        }
+      ]
+    | [
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        }
+      ]
+    | [
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        }
+      ]
+    | [
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        }
+      ]
+    | [
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        }
+      ]
+    | [
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        }
+      ]
+    | [
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        }
+      ]
+    | [
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        }
+      ]
+    | [
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        }
+      ]
+    | [
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        }
+      ]
+    | [
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        }
+      ]
+    | [
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        }
+      ]
+    | [
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        }
+      ]
+    | [
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        }
+      ]
+    | [
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        }
+      ]
+    | [
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        }
+      ]
+    | [
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        }
+      ]
+    | [
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        }
+      ]
+    | [
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        }
+      ];
+  /**
+   * Payees of regular payments to leave out.
+   *
+   * @maxItems 20
+   */
+  cancel?:
+    | []
+    | [Payee]
+    | [Payee, Payee]
+    | [Payee, Payee, Payee]
+    | [Payee, Payee, Payee, Payee]
+    | [Payee, Payee, Payee, Payee, Payee]
+    | [Payee, Payee, Payee, Payee, Payee, Payee]
+    | [Payee, Payee, Payee, Payee, Payee, Payee, Payee]
+    | [Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee]
+    | [Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee]
+    | [Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee]
+    | [Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee]
+    | [Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee]
+    | [Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee]
+    | [Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee]
+    | [Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee]
+    | [Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee]
+    | [
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee
+      ]
+    | [
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee
+      ]
+    | [
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee
+      ]
+    | [
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee
+      ];
+}
+/**
+ * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
+ * via the `definition` "GetCashFlowForecastResult".
+ */
+export interface GetCashFlowForecastResult {
+  as_of: Date;
+  until: Date;
+  currency: Currency;
+  balance: Money;
+  lowest: {
+    date: Date;
+    balance: Money;
+  };
+  next_income: {
+    date: Date;
+    label: string;
+    amount: Money;
+    wallet_id: WalletId | null;
+    source: "transaction" | "regular_payment" | "bill_reminder" | "what_if";
+  } | null;
+  safe_to_spend: Money3;
+  safe_until: Date;
+  wallets: {
+    wallet_id: WalletId;
+    name: string;
+    currency: Currency;
+    balance: Money;
+    lowest: {
+      date: Date;
+      balance: Money;
+    };
+    end_balance: Money;
+  }[];
+  months: {
+    month: string;
+    income: Money;
+    expense: Money;
+    end_balance: Money;
+  }[];
+  /**
+   * The largest outflows from the last income before the low point to it.
+   */
+  low_point_events: {
+    date: Date;
+    label: string;
+    amount: Money;
+    wallet_id: WalletId | null;
+    source: "transaction" | "regular_payment" | "bill_reminder" | "what_if";
+  }[];
+  /**
+   * Currencies left out of the total for want of a rate (set_exchange_rate).
+   */
+  missing_rates: Currency[];
+  /**
+   * Balances at the end of as_of and each day after it, for an app (not in the text a model reads).
+   */
+  daily: {
+    total: string[];
+    /**
+     * In the order of wallets.
+     */
+    wallets: string[][];
+  };
+}
+/**
+ * value: signed decimal; minor: integer minor units.
+ */
+export interface Money3 {
+  value: string;
+  currency: Currency;
+  minor: number;
+}
+/**
+ * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
  * via the `definition` "GetNetWorthParams".
  */
 export interface GetNetWorthParams {

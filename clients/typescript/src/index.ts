@@ -244,6 +244,11 @@ export class FinanceMcpClient {
     return this.call("list_recurring", params);
   }
 
+  /** Daily balances ahead, the low point, the next income and what is safe to spend until then */
+  getCashFlowForecast(params: T.GetCashFlowForecastParams = {}): Promise<T.GetCashFlowForecastResult> {
+    return this.call("get_cash_flow_forecast", params);
+  }
+
   /** Net worth (assets minus credit cards and loans) on a day, or over time */
   getNetWorth(params: T.GetNetWorthParams = {}): Promise<T.GetNetWorthResult> {
     return this.call("get_net_worth", params);
