@@ -42,6 +42,9 @@ const BUDGET: Record<string, { postgres: number; sqlite: number }> = {
   // One statement: the payees' rows of recurring_payees and the active bill reminders (docs/decisions.md#recurring-summary).
   list_recurring: { postgres: 1, sqlite: 1 },
   get_net_worth: { postgres: 1, sqlite: 1 },
+  // Today's balances with the rates (get_net_worth's statement), the wallets' names, the future-dated rows
+  // up to the horizon, and list_recurring's statement, sent at once (docs/decisions.md#cash-flow-forecast).
+  get_cash_flow_forecast: { postgres: 4, sqlite: 4 },
 };
 
 const FIXED_PATH = /rate_limits|FROM mcp_tokens t JOIN users u|update "mcp_tokens" set "last_used_at"/i;
