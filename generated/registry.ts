@@ -10062,6 +10062,11 @@ export const tools: readonly ToolDefinition[] = [
       }
     }
   },
+  "_meta": {
+    "ui": {
+      "resourceUri": "ui://finance-mcp/forecast"
+    }
+  },
   "validateParams": validators.get_cash_flow_forecast__params,
   "validateResult": validators.get_cash_flow_forecast__result
 },
