@@ -68,6 +68,8 @@ describe(`get_cash_flow_forecast (${engine})`, function () {
       { name: "Car insurance", payee: "HUK", amount: "612.00", wallet_id: giro, schedule: { frequency: "yearly", start_date: "2026-12-10" }, idempotency_key: key() },
       me.token,
     );
+    // The insurance typed in ahead as a future-dated row a day after its due date: it counts once, on the row's day.
+    await tx(me.token, giro, "2026-12-11", "612.00", "expense", "HUK");
     // Someone else's money and bills never show.
     await tx(other.token, theirs, "2026-11-30", "5000.00", "expense", "Casino");
 
@@ -81,7 +83,7 @@ describe(`get_cash_flow_forecast (${engine})`, function () {
     const giroChanges: Record<string, number> = {
       "2026-11-28": 200000,
       "2026-12-01": -190000 - 5000,
-      "2026-12-10": -61200,
+      "2026-12-11": -61200,
       "2026-12-15": -1399,
       "2026-12-28": 200000,
       "2027-01-01": -190000,

@@ -55,12 +55,15 @@ export async function readForecastInputs(db: Knex, userId: string, today: string
   return {
     home: worth.home,
     rates: worth.rates,
-    wallets: worth.wallets.map((w) => ({
-      id: w.id,
-      name: nameOf.get(w.id) ?? w.id,
-      currency: w.currency,
-      balanceMinor: openingOn(w, today) + (worth.sums[0]!.get(w.id) ?? 0n),
-    })),
+    // By name (then id), as the person reads them; the daily series follow this order.
+    wallets: worth.wallets
+      .map((w) => ({
+        id: w.id,
+        name: nameOf.get(w.id) ?? w.id,
+        currency: w.currency,
+        balanceMinor: openingOn(w, today) + (worth.sums[0]!.get(w.id) ?? 0n),
+      }))
+      .sort((a, b) => a.name.localeCompare(b.name) || (a.id < b.id ? -1 : 1)),
     rows: (rows as Record<string, unknown>[]).map((r) => ({
       date: String(r.date),
       walletId: String(r.wallet_id),

@@ -54,6 +54,9 @@ interface ForecastEvent {
   transfer?: boolean;
 }
 
+/** Days either side of an expected charge within which a future-dated row of its payee stands for it. */
+const DUE_WINDOW = 3;
+
 /** The most events listed behind the low point. */
 const LOW_POINT_EVENTS = 8;
 
@@ -82,6 +85,16 @@ export function projectForecast(inputs: ForecastInputs, o: ForecastOptions) {
       transfer: r.direction === "transfer",
     });
   }
+  // A future-dated row of the same payee within DUE_WINDOW days of an expected charge is that charge,
+  // already typed in (a reminder's due date is not moved by it): the charge is not counted twice.
+  const booked = new Map<string, number[]>();
+  for (const r of inputs.rows) {
+    if (r.payee === null) continue;
+    const k = `${payeeKey(r.payee)}\u0000${r.direction}`;
+    booked.set(k, [...(booked.get(k) ?? []), toEpochDay(r.date)]);
+  }
+  const alreadyBooked = (payee: string, direction: string, date: string) =>
+    (booked.get(`${payeeKey(payee)}\u0000${direction}`) ?? []).some((d) => Math.abs(d - toEpochDay(date)) <= DUE_WINDOW);
   const represented = new Set<string>();
   for (const s of inputs.series) {
     if (s.bill) represented.add(s.bill.id);
@@ -90,6 +103,7 @@ export function projectForecast(inputs: ForecastInputs, o: ForecastOptions) {
     const amount = s.kind === "regular_spending" ? s.typicalMinor : s.priceMinor;
     const signed = s.direction === "income" ? amount : -amount;
     for (const date of seriesDates(s, first, last)) {
+      if (alreadyBooked(s.payee, s.direction, date)) continue;
       events.push({
         date,
         label: s.payee,
@@ -105,6 +119,7 @@ export function projectForecast(inputs: ForecastInputs, o: ForecastOptions) {
     if (represented.has(b.id) || cancelled.has(payeeKey(b.payee ?? b.name))) continue;
     const amount = b.amountMinor ?? b.amountMaxMinor ?? 0n;
     for (const date of occurrencesBetween(b.rrule, b.startDate, first, last, 10_000)) {
+      if (alreadyBooked(b.payee ?? b.name, "expense", date)) continue;
       events.push({ date, label: b.name, amountMinor: -amount, currency: b.currency, walletId: b.walletId, source: "bill_reminder", income: false });
     }
   }
