@@ -168,9 +168,13 @@ describe(`get_cash_flow_forecast (${engine})`, function () {
     const other = await server.createUser();
     const theirs = (await server.call("create_wallet", { name: "Theirs", type: "cash", currency: "EUR", idempotency_key: key() }, other.token)).wallet.id;
     let err = await server.callError("get_cash_flow_forecast", { what_if: [{ date: "2026-11-25", amount: "5.00", direction: "expense" }] }, me.token);
-    expect(err.data).to.include({ code: "invalid_params", field: "what_if[0].date" });
+    expect(err.data).to.include({ code: "invalid_params", field: "what_if.0.date" });
     err = await server.callError("get_cash_flow_forecast", { what_if: [{ date: "2026-12-25", amount: "5.00", direction: "expense", wallet_id: theirs }] }, me.token);
-    expect(err.data).to.include({ code: "not_found", field: "what_if[0].wallet_id" });
+    expect(err.data).to.include({ code: "not_found", field: "what_if.0.wallet_id" });
+    err = await server.callError("get_cash_flow_forecast", { what_if: [{ date: "2027-02-30", amount: "5.00", direction: "expense" }] }, me.token);
+    expect(err.data).to.include({ code: "invalid_params", field: "what_if.0.date" });
+    err = await server.callError("get_cash_flow_forecast", { buffer: "1.234" }, me.token);
+    expect(err.data).to.include({ code: "invalid_params", field: "buffer" });
     err = await server.callError("get_cash_flow_forecast", { days: 366 }, me.token);
     expect(err.data).to.include({ code: "invalid_params", field: "days" });
   });

@@ -26,7 +26,7 @@ export async function forecastOf(ctx: DomainContext, params: ForecastParams) {
   const inputs = await readForecastInputs(ctx.db, userId, today, plusDays(today, days));
   const whatIf: WhatIf[] = [];
   for (const [i, w] of (params.what_if ?? []).entries()) {
-    const field = `what_if[${i}]`;
+    const field = `what_if.${i}`; // as the schema validator names the same fields
     if (w.date <= today) throw invalidParams(`${field}.date`, "a day after today", `${field}.date: a what-if event is a day after today (${today}).`);
     const wallet =
       w.wallet_id === undefined
