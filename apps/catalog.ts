@@ -15,6 +15,10 @@ export const catalog = {
     title: "Net worth over time",
     description: "get_net_worth drawn as a line in the home currency.",
   },
+  forecast: {
+    title: "Cash-flow forecast",
+    description: "get_cash_flow_forecast drawn as a balance line per wallet and in total, the low point marked, with the events behind it.",
+  },
   import: {
     title: "Import preview",
     description: "import_transactions' preview: tick possible duplicates to import, then confirm; nothing is written before.",

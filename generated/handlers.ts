@@ -46,6 +46,7 @@ export interface Handlers {
   save_rule(params: T.SaveRuleParams, ctx: WriteContext): Promise<WriteOutcome<T.SaveRuleResult>>;
   delete_rule(params: T.DeleteRuleParams, ctx: WriteContext): Promise<WriteOutcome<T.DeleteRuleResult>>;
   list_recurring(params: T.ListRecurringParams, ctx: ToolContext): Promise<T.ListRecurringResult>;
+  get_cash_flow_forecast(params: T.GetCashFlowForecastParams, ctx: ToolContext): Promise<T.GetCashFlowForecastResult>;
   get_net_worth(params: T.GetNetWorthParams, ctx: ToolContext): Promise<T.GetNetWorthResult>;
   set_exchange_rate(params: T.SetExchangeRateParams, ctx: WriteContext): Promise<WriteOutcome<T.SetExchangeRateResult>>;
   undo_change(params: T.UndoChangeParams, ctx: WriteContext): Promise<WriteOutcome<T.UndoChangeResult>>;
@@ -128,6 +129,8 @@ export type DeleteRuleParams = T.DeleteRuleParams;
 export type DeleteRuleResult = T.DeleteRuleResult;
 export type ListRecurringParams = T.ListRecurringParams;
 export type ListRecurringResult = T.ListRecurringResult;
+export type GetCashFlowForecastParams = T.GetCashFlowForecastParams;
+export type GetCashFlowForecastResult = T.GetCashFlowForecastResult;
 export type GetNetWorthParams = T.GetNetWorthParams;
 export type GetNetWorthResult = T.GetNetWorthResult;
 export type SetExchangeRateParams = T.SetExchangeRateParams;

@@ -134,7 +134,7 @@ export const schemaBounds = {
   },
   "RecurringCharge": {
     "occurrences": {
-      "minimum": 2
+      "minimum": 0
     }
   }
 } as const;

@@ -24,7 +24,7 @@ export interface ToolDefinition {
   readonly validateResult: ValidateFunction;
 }
 
-export type ToolName = "list_transactions" | "get_transaction_summary" | "list_categories" | "list_tags" | "list_budgets" | "get_budget_status" | "list_goals" | "get_goal_progress" | "list_wallets" | "get_wallet_balance" | "search_product_knowledge" | "get_knowledge_article" | "whoami" | "list_capabilities" | "list_changes" | "list_bill_reminders" | "calculate" | "create_transaction" | "update_transaction" | "delete_transaction" | "create_budget" | "update_budget" | "delete_budget" | "create_goal" | "update_goal" | "delete_goal" | "add_goal_funds" | "create_wallet" | "update_wallet" | "delete_wallet" | "create_bill_reminder" | "update_bill_reminder" | "delete_bill_reminder" | "list_rules" | "import_transactions" | "save_rule" | "delete_rule" | "list_recurring" | "get_net_worth" | "set_exchange_rate" | "undo_change" | "update_transactions";
+export type ToolName = "list_transactions" | "get_transaction_summary" | "list_categories" | "list_tags" | "list_budgets" | "get_budget_status" | "list_goals" | "get_goal_progress" | "list_wallets" | "get_wallet_balance" | "search_product_knowledge" | "get_knowledge_article" | "whoami" | "list_capabilities" | "list_changes" | "list_bill_reminders" | "calculate" | "create_transaction" | "update_transaction" | "delete_transaction" | "create_budget" | "update_budget" | "delete_budget" | "create_goal" | "update_goal" | "delete_goal" | "add_goal_funds" | "create_wallet" | "update_wallet" | "delete_wallet" | "create_bill_reminder" | "update_bill_reminder" | "delete_bill_reminder" | "list_rules" | "import_transactions" | "save_rule" | "delete_rule" | "list_recurring" | "get_cash_flow_forecast" | "get_net_worth" | "set_exchange_rate" | "undo_change" | "update_transactions";
 
 /** Every tool, in spec order (the order of tools/list). */
 export const tools: readonly ToolDefinition[] = [
@@ -9439,8 +9439,8 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "list_recurring",
   "title": "List recurring",
-  "description": "Finds payees charged or paying at a regular interval (weekly to yearly): typical amount, monthly and yearly cost, last and next date, status, the covering bill reminder, and totals per currency. Use it for \"which subscriptions do I have?\" rather than guessing from categories.",
-  "summary": "Subscriptions, bills and income that recur in the ledger, with what they cost a month and a year",
+  "description": "Finds regular payments in the ledger (weekly to yearly) and bill reminders with no charge yet (planned): kind, price and its changes, missed payments, monthly and 12-month cost, next date, the covering reminder, totals per currency. Use it for \"which subscriptions do I have, what will they cost?\" rather than guessing from categories.",
+  "summary": "Subscriptions, bills, income and regular spending, with their price and cost over the next 12 months",
   "scope": "read:transactions",
   "kind": "read",
   "paramNames": [
@@ -9491,8 +9491,13 @@ export const tools: readonly ToolDefinition[] = [
           "required": [
             "payee",
             "direction",
+            "kind",
             "interval",
+            "confidence",
             "typical_amount",
+            "price",
+            "price_changes",
+            "missed",
             "monthly_cost",
             "yearly_cost",
             "occurrences",
@@ -9514,6 +9519,15 @@ export const tools: readonly ToolDefinition[] = [
                 "income"
               ]
             },
+            "kind": {
+              "type": "string",
+              "enum": [
+                "subscription",
+                "bill",
+                "income",
+                "regular_spending"
+              ]
+            },
             "interval": {
               "type": "string",
               "enum": [
@@ -9524,8 +9538,47 @@ export const tools: readonly ToolDefinition[] = [
                 "yearly"
               ]
             },
+            "confidence": {
+              "type": "string",
+              "enum": [
+                "high",
+                "medium",
+                "low"
+              ]
+            },
             "typical_amount": {
               "$ref": "#/$defs/Money"
+            },
+            "price": {
+              "$ref": "#/$defs/Money"
+            },
+            "price_changes": {
+              "type": "array",
+              "items": {
+                "type": "object",
+                "required": [
+                  "date",
+                  "from",
+                  "to"
+                ],
+                "properties": {
+                  "date": {
+                    "$ref": "#/$defs/Date"
+                  },
+                  "from": {
+                    "$ref": "#/$defs/Money"
+                  },
+                  "to": {
+                    "$ref": "#/$defs/Money"
+                  }
+                }
+              }
+            },
+            "missed": {
+              "type": "array",
+              "items": {
+                "$ref": "#/$defs/Date"
+              }
             },
             "monthly_cost": {
               "$ref": "#/$defs/Money"
@@ -9535,10 +9588,17 @@ export const tools: readonly ToolDefinition[] = [
             },
             "occurrences": {
               "type": "integer",
-              "minimum": 2
+              "minimum": 0
             },
             "last_date": {
-              "$ref": "#/$defs/Date"
+              "oneOf": [
+                {
+                  "$ref": "#/$defs/Date"
+                },
+                {
+                  "type": "null"
+                }
+              ]
             },
             "next_date": {
               "$ref": "#/$defs/Date"
@@ -9548,11 +9608,19 @@ export const tools: readonly ToolDefinition[] = [
               "enum": [
                 "active",
                 "late",
-                "ended"
+                "ended",
+                "planned"
               ]
             },
             "wallet_id": {
-              "type": "string"
+              "oneOf": [
+                {
+                  "type": "string"
+                },
+                {
+                  "type": "null"
+                }
+              ]
             },
             "bill_reminder_id": {
               "oneOf": [
@@ -9628,6 +9696,379 @@ export const tools: readonly ToolDefinition[] = [
   },
   "validateParams": validators.list_recurring__params,
   "validateResult": validators.list_recurring__result
+},
+{
+  "name": "get_cash_flow_forecast",
+  "title": "Get cash flow forecast",
+  "description": "Projects each wallet's balance and their total in the home currency day by day from today's balances, future-dated rows, bill reminders and regular payments (list_recurring; regular spending only with include_regular_spending). Answers \"will it last until payday?\" and \"can I afford this?\" (what_if and cancel change the answer and write nothing).",
+  "summary": "Daily balances ahead, the low point, the next income and what is safe to spend until then",
+  "scope": "read:transactions",
+  "kind": "read",
+  "paramNames": [
+    "days",
+    "buffer",
+    "include_regular_spending",
+    "what_if",
+    "cancel"
+  ],
+  "positionalNames": [
+    "days",
+    "buffer",
+    "include_regular_spending",
+    "what_if",
+    "cancel"
+  ],
+  "errors": [
+    "invalid_params",
+    "unauthorized",
+    "insufficient_scope",
+    "not_found",
+    "rate_limited",
+    "internal_error"
+  ],
+  "annotations": {
+    "readOnlyHint": true,
+    "destructiveHint": false,
+    "idempotentHint": true,
+    "openWorldHint": false
+  },
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "days": {
+        "type": "integer",
+        "minimum": 1,
+        "maximum": 365,
+        "default": 90
+      },
+      "buffer": {
+        "type": "string"
+      },
+      "include_regular_spending": {
+        "type": "boolean"
+      },
+      "what_if": {
+        "type": "array",
+        "items": {
+          "type": "object",
+          "required": [
+            "date",
+            "amount",
+            "direction"
+          ],
+          "properties": {
+            "date": {
+              "type": "string"
+            },
+            "amount": {
+              "type": "string"
+            },
+            "direction": {
+              "type": "string",
+              "enum": [
+                "expense",
+                "income"
+              ]
+            },
+            "wallet_id": {
+              "type": "string",
+              "pattern": "^wal_"
+            },
+            "label": {
+              "type": "string"
+            }
+          }
+        }
+      },
+      "cancel": {
+        "type": "array",
+        "items": {
+          "type": "string"
+        },
+        "description": "Payees of regular payments to leave out."
+      }
+    },
+    "additionalProperties": false
+  },
+  "outputSchema": {
+    "type": "object",
+    "required": [
+      "as_of",
+      "until",
+      "currency",
+      "balance",
+      "lowest",
+      "next_income",
+      "safe_to_spend",
+      "safe_until",
+      "wallets",
+      "months",
+      "low_point_events",
+      "missing_rates",
+      "daily"
+    ],
+    "properties": {
+      "as_of": {
+        "$ref": "#/$defs/Date"
+      },
+      "until": {
+        "$ref": "#/$defs/Date"
+      },
+      "currency": {
+        "type": "string"
+      },
+      "balance": {
+        "$ref": "#/$defs/Money"
+      },
+      "lowest": {
+        "type": "object",
+        "required": [
+          "date",
+          "balance"
+        ],
+        "properties": {
+          "date": {
+            "$ref": "#/$defs/Date"
+          },
+          "balance": {
+            "$ref": "#/$defs/Money"
+          }
+        }
+      },
+      "next_income": {
+        "oneOf": [
+          {
+            "type": "object",
+            "required": [
+              "date",
+              "label",
+              "amount",
+              "wallet_id",
+              "source"
+            ],
+            "properties": {
+              "date": {
+                "$ref": "#/$defs/Date"
+              },
+              "label": {
+                "type": "string"
+              },
+              "amount": {
+                "$ref": "#/$defs/Money"
+              },
+              "wallet_id": {
+                "oneOf": [
+                  {
+                    "$ref": "#/$defs/WalletId"
+                  },
+                  {
+                    "type": "null"
+                  }
+                ]
+              },
+              "source": {
+                "type": "string",
+                "enum": [
+                  "transaction",
+                  "regular_payment",
+                  "bill_reminder",
+                  "what_if"
+                ]
+              }
+            }
+          },
+          {
+            "type": "null"
+          }
+        ]
+      },
+      "safe_to_spend": {
+        "$ref": "#/$defs/Money"
+      },
+      "safe_until": {
+        "$ref": "#/$defs/Date"
+      },
+      "wallets": {
+        "type": "array",
+        "items": {
+          "type": "object",
+          "required": [
+            "wallet_id",
+            "name",
+            "currency",
+            "balance",
+            "lowest",
+            "end_balance"
+          ],
+          "properties": {
+            "wallet_id": {
+              "$ref": "#/$defs/WalletId"
+            },
+            "name": {
+              "type": "string"
+            },
+            "currency": {
+              "type": "string"
+            },
+            "balance": {
+              "$ref": "#/$defs/Money"
+            },
+            "lowest": {
+              "type": "object",
+              "required": [
+                "date",
+                "balance"
+              ],
+              "properties": {
+                "date": {
+                  "$ref": "#/$defs/Date"
+                },
+                "balance": {
+                  "$ref": "#/$defs/Money"
+                }
+              }
+            },
+            "end_balance": {
+              "$ref": "#/$defs/Money"
+            }
+          }
+        }
+      },
+      "months": {
+        "type": "array",
+        "items": {
+          "type": "object",
+          "required": [
+            "month",
+            "income",
+            "expense",
+            "end_balance"
+          ],
+          "properties": {
+            "month": {
+              "type": "string"
+            },
+            "income": {
+              "$ref": "#/$defs/Money"
+            },
+            "expense": {
+              "$ref": "#/$defs/Money"
+            },
+            "end_balance": {
+              "$ref": "#/$defs/Money"
+            }
+          }
+        }
+      },
+      "low_point_events": {
+        "type": "array",
+        "items": {
+          "type": "object",
+          "required": [
+            "date",
+            "label",
+            "amount",
+            "wallet_id",
+            "source"
+          ],
+          "properties": {
+            "date": {
+              "$ref": "#/$defs/Date"
+            },
+            "label": {
+              "type": "string"
+            },
+            "amount": {
+              "$ref": "#/$defs/Money"
+            },
+            "wallet_id": {
+              "oneOf": [
+                {
+                  "$ref": "#/$defs/WalletId"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "source": {
+              "type": "string",
+              "enum": [
+                "transaction",
+                "regular_payment",
+                "bill_reminder",
+                "what_if"
+              ]
+            }
+          }
+        }
+      },
+      "missing_rates": {
+        "type": "array",
+        "items": {
+          "type": "string"
+        }
+      },
+      "daily": {
+        "type": "object",
+        "required": [
+          "total",
+          "wallets"
+        ],
+        "properties": {
+          "total": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
+          },
+          "wallets": {
+            "type": "array",
+            "items": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            }
+          }
+        }
+      }
+    },
+    "$defs": {
+      "Date": {
+        "type": "string"
+      },
+      "Money": {
+        "type": "object",
+        "required": [
+          "value",
+          "currency",
+          "minor"
+        ],
+        "properties": {
+          "value": {
+            "type": "string"
+          },
+          "currency": {
+            "type": "string"
+          },
+          "minor": {
+            "type": "integer"
+          }
+        }
+      },
+      "WalletId": {
+        "type": "string"
+      }
+    }
+  },
+  "_meta": {
+    "ui": {
+      "resourceUri": "ui://finance-mcp/forecast"
+    }
+  },
+  "validateParams": validators.get_cash_flow_forecast__params,
+  "validateResult": validators.get_cash_flow_forecast__result
 },
 {
   "name": "get_net_worth",

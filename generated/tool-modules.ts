@@ -38,6 +38,7 @@ import { import_transactions } from "../src/tools/transactions/import_transactio
 import { save_rule } from "../src/tools/transactions/save_rule.js";
 import { delete_rule } from "../src/tools/transactions/delete_rule.js";
 import { list_recurring } from "../src/tools/transactions/list_recurring.js";
+import { get_cash_flow_forecast } from "../src/tools/transactions/get_cash_flow_forecast.js";
 import { get_net_worth } from "../src/tools/wallets/get_net_worth.js";
 import { set_exchange_rate } from "../src/tools/wallets/set_exchange_rate.js";
 import { undo_change } from "../src/tools/transactions/undo_change.js";
@@ -83,6 +84,7 @@ export const handlers = {
   save_rule,
   delete_rule,
   list_recurring,
+  get_cash_flow_forecast,
   get_net_worth,
   set_exchange_rate,
   undo_change,

@@ -859,7 +859,7 @@ export interface RuleChange {
   };
 }
 /**
- * A payee charged (or paying) at a regular interval. status: active; late (the expected charge is overdue by a grace of 2 days for weekly up to 20 for yearly); ended (two missed).
+ * A regular payment. kind: subscription (fixed amount), bill (varying amount, steady day or a reminder), income, or regular_spending (a shop visited often; never in totals). price: the latest charge, or the covering reminder's amount when the reminder is newer. yearly_cost: its expected charges from as_of for 365 days at price (what get_cash_flow_forecast counts). status: active; late (the expected charge is overdue by a grace of 2 days for weekly up to 20 for yearly); ended (two missed); planned (a bill reminder with no charge yet).
  *
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
  * via the `definition` "RecurringCharge".
@@ -867,15 +867,27 @@ export interface RuleChange {
 export interface RecurringCharge {
   payee: Payee;
   direction: "expense" | "income";
+  kind: "subscription" | "bill" | "income" | "regular_spending";
   interval: "weekly" | "biweekly" | "monthly" | "quarterly" | "yearly";
+  confidence: "high" | "medium" | "low";
   typical_amount: Money;
+  price: Money;
+  price_changes: {
+    date: Date;
+    from: Money;
+    to: Money;
+  }[];
+  /**
+   * Expected dates past their grace with no charge.
+   */
+  missed: Date[];
   monthly_cost: Money;
   yearly_cost: Money;
   occurrences: number;
-  last_date: Date;
+  last_date: Date | null;
   next_date: Date;
-  status: "active" | "late" | "ended";
-  wallet_id: WalletId;
+  status: "active" | "late" | "ended" | "planned";
+  wallet_id: WalletId | null;
   bill_reminder_id: BillReminderId | null;
 }
 /**
@@ -2178,6 +2190,1707 @@ export interface ListRecurringResult {
     yearly: Money;
   }[];
   next_step: string;
+}
+/**
+ * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
+ * via the `definition` "GetCashFlowForecastParams".
+ */
+export interface GetCashFlowForecastParams {
+  days?: number;
+  buffer?: Amount;
+  include_regular_spending?: boolean;
+  /**
+   * @maxItems 20
+   */
+  what_if?:
+    | []
+    | [
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        }
+      ]
+    | [
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        }
+      ]
+    | [
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        }
+      ]
+    | [
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        }
+      ]
+    | [
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        }
+      ]
+    | [
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        }
+      ]
+    | [
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        }
+      ]
+    | [
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        }
+      ]
+    | [
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        }
+      ]
+    | [
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        }
+      ]
+    | [
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        }
+      ]
+    | [
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        }
+      ]
+    | [
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        }
+      ]
+    | [
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        }
+      ]
+    | [
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        }
+      ]
+    | [
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        }
+      ]
+    | [
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        }
+      ]
+    | [
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        }
+      ]
+    | [
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        }
+      ]
+    | [
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date: Date;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        }
+      ];
+  /**
+   * Payees of regular payments to leave out.
+   *
+   * @maxItems 20
+   */
+  cancel?:
+    | []
+    | [Payee]
+    | [Payee, Payee]
+    | [Payee, Payee, Payee]
+    | [Payee, Payee, Payee, Payee]
+    | [Payee, Payee, Payee, Payee, Payee]
+    | [Payee, Payee, Payee, Payee, Payee, Payee]
+    | [Payee, Payee, Payee, Payee, Payee, Payee, Payee]
+    | [Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee]
+    | [Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee]
+    | [Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee]
+    | [Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee]
+    | [Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee]
+    | [Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee]
+    | [Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee]
+    | [Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee]
+    | [Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee, Payee]
+    | [
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee
+      ]
+    | [
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee
+      ]
+    | [
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee
+      ]
+    | [
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee,
+        Payee
+      ];
+}
+/**
+ * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
+ * via the `definition` "GetCashFlowForecastResult".
+ */
+export interface GetCashFlowForecastResult {
+  as_of: Date;
+  until: Date;
+  currency: Currency;
+  balance: Money;
+  lowest: {
+    date: Date;
+    balance: Money;
+  };
+  next_income: {
+    date: Date;
+    label: string;
+    amount: Money;
+    wallet_id: WalletId | null;
+    source: "transaction" | "regular_payment" | "bill_reminder" | "what_if";
+  } | null;
+  safe_to_spend: Money3;
+  safe_until: Date;
+  wallets: {
+    wallet_id: WalletId;
+    name: string;
+    currency: Currency;
+    balance: Money;
+    lowest: {
+      date: Date;
+      balance: Money;
+    };
+    end_balance: Money;
+  }[];
+  months: {
+    month: string;
+    income: Money;
+    expense: Money;
+    end_balance: Money;
+  }[];
+  /**
+   * The largest outflows from the last income before the low point to it.
+   */
+  low_point_events: {
+    date: Date;
+    label: string;
+    amount: Money;
+    wallet_id: WalletId | null;
+    source: "transaction" | "regular_payment" | "bill_reminder" | "what_if";
+  }[];
+  /**
+   * Currencies left out of the total for want of a rate (set_exchange_rate).
+   */
+  missing_rates: Currency[];
+  /**
+   * Balances at the end of as_of and each day after it, for an app (not in the text a model reads).
+   */
+  daily: {
+    total: string[];
+    /**
+     * In the order of wallets.
+     */
+    wallets: string[][];
+  };
+}
+/**
+ * value: signed decimal; minor: integer minor units.
+ */
+export interface Money3 {
+  value: string;
+  currency: Currency;
+  minor: number;
 }
 /**
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema

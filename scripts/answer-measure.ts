@@ -78,6 +78,8 @@ function largestArgs(today: string): Record<string, Record<string, unknown>[]> {
     list_wallets: [{ include_archived: true }],
     list_bill_reminders: [{ days_ahead: 366, include_inactive: true }],
     list_recurring: [{ include_ended: true }],
+    // A year ahead with regular spending: every month and the low point's events (daily stays out of the text).
+    get_cash_flow_forecast: [{ days: 365, include_regular_spending: true }],
     // 60 weekly points (the most a series has), ending today.
     get_net_worth: [{ from: new Date(Date.parse(`${today}T00:00:00Z`) - 59 * 7 * 86_400_000).toISOString().slice(0, 10), to: today, step: "week" }],
     search_product_knowledge: [{ query: "how do budgets work", limit: 20 }],

@@ -10,9 +10,10 @@ import type { View } from "./view.js";
 import { budgets } from "./views/budgets.js";
 import { importPreview } from "./views/import.js";
 import { netWorth } from "./views/net-worth.js";
+import { forecast } from "./views/forecast.js";
 import { spending } from "./views/spending.js";
 
-const views: Record<string, View> = { spending, budgets, "net-worth": netWorth, import: importPreview };
+const views: Record<string, View> = { spending, budgets, "net-worth": netWorth, import: importPreview, forecast };
 
 const name = document.body.dataset.view ?? "";
 const view = views[name];

@@ -286,7 +286,7 @@ export function evaluateTargets(r: Omit<BenchResults, "targets">): TargetCheck[]
     const lo = smallest(e);
     const hi = largest(e);
     if (!e || !lo || !hi || lo === hi) continue;
-    for (const id of ["list_transactions", "get_transaction_summary"]) {
+    for (const id of ["list_transactions", "get_transaction_summary", "get_cash_flow_forecast"]) {
       const a = lo.tools.find((t) => t.id === id);
       const b = hi.tools.find((t) => t.id === id);
       const text = `${id} p50 at ${fmt(hi.mainTransactions)} transactions ≤ 1.5 × p50 at ${fmt(lo.mainTransactions)} (${e.engine})`;
@@ -304,6 +304,35 @@ export function evaluateTargets(r: Omit<BenchResults, "targets">): TargetCheck[]
         met: ratio <= 1.5,
       });
     }
+  }
+
+  // A 365-day forecast reads what list_recurring reads and a day's balances: within 2 × its p50, per run.
+  for (const e of [sqlite, pg]) {
+    const run = e ? largest(e) : undefined;
+    if (!e || !run) continue;
+    const a = run.tools.find((t) => t.id === "list_recurring");
+    const b = run.tools.find((t) => t.id === "get_cash_flow_forecast");
+    const text = `get_cash_flow_forecast (365 days) p50 ≤ 2 × list_recurring's in the same run (${e.engine})`;
+    if (!a?.latency || !b?.latency) {
+      out.push({
+        id: `${e.engine}-forecast-vs-recurring`,
+        text,
+        subject: "get_cash_flow_forecast",
+        measured: why(b?.latency ? a : b),
+        threshold: "≤ 2 ×",
+        met: null,
+      });
+      continue;
+    }
+    const ratio = b.latency.p50 / a.latency.p50;
+    out.push({
+      id: `${e.engine}-forecast-vs-recurring`,
+      text,
+      subject: `get_cash_flow_forecast (${e.engine}, ${fmt(run.mainTransactions)} transactions)`,
+      measured: `${fmt(b.latency.p50, 2)} ms vs ${fmt(a.latency.p50, 2)} ms = ${fmt(ratio, 2)} ×`,
+      threshold: "≤ 2 ×",
+      met: ratio <= 2,
+    });
   }
 
   out.push({

@@ -157,6 +157,8 @@ export function buildTargets(ctx: TargetContext): Target[] {
     direct("get_budget_status", main, () => ({}), "read", true),
     direct("list_bill_reminders", main, () => ({ days_ahead: 30 }), "read", false),
     direct("list_recurring", main, () => ({ include_ended: true }), "read", true),
+    // A year ahead: every payee's series, each counted day by day (docs/decisions.md#cash-flow-forecast).
+    { ...direct("get_cash_flow_forecast", main, () => ({ days: 365 }), "read", true), scaling: true },
     direct("get_net_worth", main, () => ({ from: month.from, to: ctx.today, step: "week" }), "read", true),
     // "What changed today?": the newest changes (the seeded history has few audit rows; each is read
     // with its captured rows).

@@ -29,6 +29,11 @@ export const ANSWER_BUDGETS = Object.freeze({
    * person's words with its client and rows (test/tools/list-changes-readable.test.ts).
    */
   changesTodayTokens: 1500,
+  /**
+   * get_cash_flow_forecast a year ahead over the demo ledger: wallets, 13 months, the low point's events;
+   * its day-by-day series is for the app and not in the text (~700 measured).
+   */
+  forecastTokens: 1200,
   /** Any answer at the largest page size. */
   anyAnswerTokens: 20000,
 });

@@ -2,7 +2,8 @@
  * The text a language model reads of a tool's answer (CallToolResult.content), decided once for every
  * tool: the same data as structuredContent, rendered compactly. structuredContent keeps the full answer
  * and its outputSchema; the text leaves out what a conversation never needs and what it would pay for on
- * every turn: null members, empty lists, created_at/updated_at timestamps, and Money as "-12.50 USD"
+ * every turn: null members, empty lists, created_at/updated_at timestamps, a series kept for an app
+ * (`daily`), and Money as "-12.50 USD"
  * (no `minor`, and no sibling `currency` repeating the currency of the amounts beside it).
  *
  * A list of two or more flat records (every value a string, number, boolean or a list of those, or a
@@ -23,6 +24,12 @@
  * A list of nested records (a budget with its status) stays a list of objects.
  */
 const TIMESTAMPS = new Set(["created_at", "updated_at"]);
+/**
+ * Members that hold a day-by-day series for an MCP App (get_cash_flow_forecast's `daily`: up to 366
+ * balances per wallet): the text states what they sum up to (the low point, month totals) instead, so a
+ * model never pays for hundreds of numbers it reads past (structuredContent keeps them).
+ */
+const APP_SERIES = new Set(["daily"]);
 /** Fields a table states once when their value repeats, rows pointing into the list (see above). */
 const GROUP_KEYS = ["wallet_id"] as const;
 
@@ -91,7 +98,7 @@ function compact(v: unknown): unknown {
   const moneyCurrencies = new Set(entries.filter(([, x]) => isMoney(x)).map(([, x]) => (x as { currency: string }).currency));
   const out: Record<string, unknown> = {};
   for (const [k, x] of entries) {
-    if (x === null || x === undefined || TIMESTAMPS.has(k)) continue;
+    if (x === null || x === undefined || TIMESTAMPS.has(k) || APP_SERIES.has(k)) continue;
     if (Array.isArray(x) && x.length === 0) continue;
     if (k === "currency" && moneyCurrencies.size === 1 && moneyCurrencies.has(x as string)) continue;
     out[k] = compact(x);

@@ -25,6 +25,7 @@ const appCalls = (seed: AppSeed): [string, Record<string, unknown>, string][] =>
   ["get_transaction_summary", { date_from: "2026-11-01", date_to: "2026-11-30", group_by: "category" }, ".bars li"],
   ["get_budget_status", {}, "[data-budget]"],
   ["get_net_worth", { from: "2026-05-31", to: "2026-11-20" }, "svg.line"],
+  ["get_cash_flow_forecast", { days: 90 }, "svg.line"],
   ["import_transactions", { wallet_id: seed.checking, statement: APPS_STATEMENT, dry_run: true, idempotency_key: crypto.randomUUID() }, ".rows"],
 ];
 const text = async (frame: Frame, selector: string) => ((await frame.locator(selector).first().textContent()) ?? "").trim();
@@ -55,12 +56,13 @@ describe(`MCP Apps in Chromium through the ext-apps AppBridge (${engine})`, func
     await server?.close();
   });
 
-  it("tools/list links the four tools to their apps, and each resource is an HTML app with a CSP that allows no origin", async () => {
+  it("tools/list links the five tools to their apps, and each resource is an HTML app with a CSP that allows no origin", async () => {
     const listed = (await host.client.listTools()).tools.filter((t) => t._meta);
     expect(Object.fromEntries(listed.map((t) => [t.name, t._meta]))).to.deep.equal({
       get_transaction_summary: { ui: { resourceUri: "ui://finance-mcp/spending" } },
       get_budget_status: { ui: { resourceUri: "ui://finance-mcp/budgets" } },
       get_net_worth: { ui: { resourceUri: "ui://finance-mcp/net-worth" } },
+      get_cash_flow_forecast: { ui: { resourceUri: "ui://finance-mcp/forecast" } },
       import_transactions: { ui: { resourceUri: "ui://finance-mcp/import" } },
     });
     const resources = (await host.client.listResources()).resources.filter((r) => r.uri.startsWith("ui://"));
@@ -138,6 +140,33 @@ describe(`MCP Apps in Chromium through the ext-apps AppBridge (${engine})`, func
     expect(await text(frame, "[data-field=change]")).to.contain(eur(n.change.home_net).replace(/^/, n.change.home_net.minor > 0 ? "+" : ""));
     expect(await frame.locator("svg.line circle").count()).to.equal(n.points.length);
     for (const p of n.points) expect(await text(frame, `tr[data-date="${p.date}"] [data-field=net]`)).to.equal(eur(p.home_net));
+  });
+
+  it("the forecast draws a line per wallet and the total, each with its low point, the events behind it and the months", async () => {
+    const { frame, result } = await host.open(page, "get_cash_flow_forecast", {
+      days: 60,
+      what_if: [{ date: "2026-12-10", amount: "900.00", direction: "expense", label: "Trip" }],
+    });
+    const f = result.structuredContent as {
+      safe_to_spend: Money;
+      lowest: { date: string; balance: Money };
+      wallets: { wallet_id: string; lowest: { balance: Money } }[];
+      months: { month: string; end_balance: Money }[];
+      low_point_events: { date: string; label: string }[];
+      next_income: { date: string } | null;
+      daily: { total: string[] };
+    };
+    await frame.locator("[data-field=safe_to_spend]").waitFor();
+    expect(await text(frame, "[data-field=safe_to_spend]")).to.equal(eur(f.safe_to_spend));
+    expect(await frame.locator("svg.line polyline").count()).to.equal(f.wallets.length + 1);
+    expect(await frame.locator("svg.line circle.low").count()).to.equal(f.wallets.length + 1);
+    expect(await text(frame, "section:has(svg[data-series=total]) [data-field=low]")).to.contain(eur(f.lowest.balance));
+    for (const w of f.wallets) expect(await text(frame, `section:has(svg[data-wallet="${w.wallet_id}"]) [data-field=low]`)).to.contain(eur(w.lowest.balance));
+    // The events behind the low point and the next income are marked on the total's line.
+    expect(await frame.locator("svg[data-series=total] rect.event").count()).to.equal(f.low_point_events.length + (f.next_income ? 1 : 0));
+    expect(await frame.locator("ul.events li").count()).to.equal(f.low_point_events.length);
+    for (const m of f.months) expect(await text(frame, `tr[data-month="${m.month}"] [data-field=end_balance]`)).to.equal(eur(m.end_balance));
+    expect(f.daily.total).to.have.length(61);
   });
 
   it("the import preview writes nothing until the person confirms; the confirm reaches import_transactions with the ticked duplicate", async () => {

@@ -68,11 +68,6 @@ export const KNOWN_GAPS: readonly KnownGap[] = [
     why: "the world's audit log holds only undo_change's entry (1050); the example's entry 1042, an update by a token named Claude Desktop, is not in it",
   },
   {
-    tool: "list_recurring",
-    example: "subscriptions",
-    why: "the example world holds fewer transactions than the example's figures assume (test/contract/example-world.ts); the example is as of 2026-03-20",
-  },
-  {
     tool: "list_tags",
     example: "tags_this_year",
     why: "the example world holds fewer transactions than the example's figures assume (test/contract/example-world.ts)",

@@ -128,6 +128,11 @@ describe(`answers sized for a model (${engine})`, function () {
     expect(measure.importPreview[1]!.tokens).to.be.at.most(ANSWER_BUDGETS.anyAnswerTokens);
   });
 
+  it(`a forecast a year ahead is at most ${ANSWER_BUDGETS.forecastTokens} tokens`, () => {
+    const forecast = measure.largest.find((l) => l.tool === "get_cash_flow_forecast")!;
+    expect(forecast.tokens).to.be.at.most(ANSWER_BUDGETS.forecastTokens);
+  });
+
   it(`no read answers more than ${ANSWER_BUDGETS.anyAnswerTokens} tokens at its largest`, async () => {
     const names = measure.largest.map((l) => l.tool);
     for (const t of [

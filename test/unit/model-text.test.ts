@@ -17,6 +17,11 @@ describe("model text", () => {
     expect(text).to.equal('{"transactions":[{"id":"txn_a","wallet_id":"wal_1","amount":"-1.50 EUR"}]}');
   });
 
+  it("leaves out a day-by-day series kept for an app (a forecast's daily), which structuredContent still has", () => {
+    const text = modelText({ lowest: { date: "2027-02-15", balance: money("-824.08") }, daily: { total: ["1.00", "2.00"], wallets: [["1.00", "2.00"]] } });
+    expect(text).to.equal('{"lowest":{"date":"2027-02-15","balance":"-824.08 EUR"}}');
+  });
+
   it("renders a list of flat records as columns and rows, stating a field equal on every row once", () => {
     const text = modelText({
       categories: [

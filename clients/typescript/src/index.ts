@@ -239,9 +239,14 @@ export class FinanceMcpClient {
     return this.call("delete_rule", params);
   }
 
-  /** Subscriptions, bills and income that recur in the ledger, with what they cost a month and a year */
+  /** Subscriptions, bills, income and regular spending, with their price and cost over the next 12 months */
   listRecurring(params: T.ListRecurringParams = {}): Promise<T.ListRecurringResult> {
     return this.call("list_recurring", params);
+  }
+
+  /** Daily balances ahead, the low point, the next income and what is safe to spend until then */
+  getCashFlowForecast(params: T.GetCashFlowForecastParams = {}): Promise<T.GetCashFlowForecastResult> {
+    return this.call("get_cash_flow_forecast", params);
   }
 
   /** Net worth (assets minus credit cards and loans) on a day, or over time */

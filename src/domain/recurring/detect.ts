@@ -53,6 +53,13 @@ export interface Recurring {
   lastDate: string;
   nextDate: string;
   status: Status;
+  /** The run's days (oldest first) and the charge of each day (positive). */
+  runDays: string[];
+  runAmounts: bigint[];
+  /** Days after an expected date before its charge counts as missed. */
+  grace: number;
+  /** Some of the payee's kept charges came closer together than the interval allows (a shop visited often). */
+  extraVisits: boolean;
 }
 
 /** The key charges of one payee share: folded case and spacing, without a trailing reference number. */
@@ -62,7 +69,7 @@ export function payeeKey(payee: string): string {
   return key.length > 0 ? key : folded;
 }
 
-function nextExpected(last: string, interval: Interval, steps: number): string {
+export function nextExpected(last: string, interval: Interval, steps: number): string {
   switch (interval) {
     case "weekly":
       return plusDays(last, 7 * steps);
@@ -152,6 +159,10 @@ export function detectRecurring(charges: readonly Charge[], today: string): Recu
       lastDate: last,
       nextDate: next,
       status,
+      runDays: days.slice(run.from),
+      runAmounts: amounts.slice(run.from),
+      grace: run.rule.grace,
+      extraVisits: days.some((d, i) => i > 0 && toEpochDay(d) - toEpochDay(days[i - 1]!) < run.rule.min),
     });
   }
   return found.sort((a, b) => (a.yearlyMinor === b.yearlyMinor ? (a.key < b.key ? -1 : 1) : a.yearlyMinor > b.yearlyMinor ? -1 : 1));

@@ -7,21 +7,27 @@ import type { DomainContext } from "../../context.js";
 import { todayOf } from "../../calendar/time-zones.js";
 import type { Knex } from "knex";
 import { toMoney, type Money } from "../../money/amount.js";
-import { detectRecurring, payeeKey, type Recurring } from "./detect.js";
+import { plusDays } from "../../calendar/days.js";
+import { type Confidence, type Kind, regularPayments, type Series, seriesDates, YEAR_DAYS } from "./series.js";
 import { recurringInputs } from "./store.js";
 
 export interface RecurringItem {
   payee: string;
   direction: "expense" | "income";
-  interval: Recurring["interval"];
+  kind: Kind;
+  interval: Series["interval"];
+  confidence: Confidence;
   typical_amount: Money;
+  price: Money;
+  price_changes: { date: string; from: Money; to: Money }[];
+  missed: string[];
   monthly_cost: Money;
   yearly_cost: Money;
   occurrences: number;
-  last_date: string;
+  last_date: string | null;
   next_date: string;
-  status: Recurring["status"];
-  wallet_id: string;
+  status: Series["status"];
+  wallet_id: string | null;
   bill_reminder_id: string | null;
 }
 
@@ -40,6 +46,14 @@ export async function listRecurringOf(ctx: DomainContext, params: { include_ende
   return listRecurring(ctx.db, ctx.caller.userId, todayOf(ctx), params.include_ended === true);
 }
 
+/** What a series is expected to cost over the YEAR_DAYS days after today: its expected dates at its price. */
+function yearlyCostMinor(s: Series, today: string): bigint {
+  return BigInt(seriesDates(s, plusDays(today, 1), plusDays(today, YEAR_DAYS)).length) * s.priceMinor;
+}
+
+/** Division rounding half away from zero (costs are never negative). */
+const divRound = (n: bigint, d: bigint) => (n * 2n + d) / (2n * d);
+
 export async function listRecurring(
   db: Knex,
   userId: string,
@@ -47,35 +61,44 @@ export async function listRecurring(
   includeEnded: boolean,
 ): Promise<{ as_of: string; recurring: RecurringItem[]; totals: RecurringTotal[]; next_step: string }> {
   const { charges, bills } = await recurringInputs(db, userId);
-  const found = detectRecurring(charges, today).filter((r) => includeEnded || r.status !== "ended");
-  const covering = (r: Recurring) =>
-    bills.find((b) => b.currency === r.currency && [b.payee, b.name].some((n) => n !== null && payeeKey(n) === r.key))?.id ?? null;
+  const found = regularPayments(charges, bills, today).filter((r) => includeEnded || r.status !== "ended");
 
   const totals = new Map<string, { currency: string; direction: "expense" | "income"; monthly: bigint; yearly: bigint }>();
-  for (const r of found) {
-    if (r.status === "ended") continue;
-    const key = `${r.currency} ${r.direction}`;
-    const t = totals.get(key) ?? { currency: r.currency, direction: r.direction as "expense" | "income", monthly: 0n, yearly: 0n };
-    t.monthly += r.monthlyMinor;
-    t.yearly += r.yearlyMinor;
-    totals.set(key, t);
-  }
-  return {
-    as_of: today,
-    recurring: found.map((r) => ({
+  const items = found.map((r) => {
+    const yearly = yearlyCostMinor(r, today);
+    const monthly = divRound(yearly, 12n);
+    // Regular spending is shown apart and never counted with subscriptions and bills.
+    if (r.status !== "ended" && r.kind !== "regular_spending") {
+      const key = `${r.currency} ${r.direction}`;
+      const t = totals.get(key) ?? { currency: r.currency, direction: r.direction, monthly: 0n, yearly: 0n };
+      t.monthly += monthly;
+      t.yearly += yearly;
+      totals.set(key, t);
+    }
+    const money = (minor: bigint) => toMoney(minor, r.currency);
+    return {
       payee: r.payee,
-      direction: r.direction as "expense" | "income",
+      direction: r.direction,
+      kind: r.kind,
       interval: r.interval,
-      typical_amount: toMoney(r.typicalMinor, r.currency),
-      monthly_cost: toMoney(r.monthlyMinor, r.currency),
-      yearly_cost: toMoney(r.yearlyMinor, r.currency),
+      confidence: r.confidence,
+      typical_amount: money(r.typicalMinor),
+      price: money(r.priceMinor),
+      price_changes: r.priceChanges.map((c) => ({ date: c.date, from: money(c.fromMinor), to: money(c.toMinor) })),
+      missed: r.missed,
+      monthly_cost: money(monthly),
+      yearly_cost: money(yearly),
       occurrences: r.occurrences,
       last_date: r.lastDate,
       next_date: r.nextDate,
       status: r.status,
       wallet_id: r.walletId,
-      bill_reminder_id: covering(r),
-    })),
+      bill_reminder_id: r.bill?.id ?? null,
+    };
+  });
+  return {
+    as_of: today,
+    recurring: items,
     totals: [...totals.values()]
       .sort((a, b) => (a.currency === b.currency ? (a.direction < b.direction ? -1 : 1) : a.currency < b.currency ? -1 : 1))
       .map((t) => ({ currency: t.currency, direction: t.direction, monthly: toMoney(t.monthly, t.currency), yearly: toMoney(t.yearly, t.currency) })),

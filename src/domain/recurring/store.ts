@@ -24,22 +24,61 @@ export interface Charge {
   walletId: string;
 }
 
-/** An active bill reminder, as far as covering a recurring charge needs it. */
+/**
+ * An active bill reminder, as far as covering a recurring charge, pricing it (a reminder newer than the
+ * last charge sets its price) and planning it (a reminder with no charge yet) need it.
+ */
 export interface CoveringBill {
   id: string;
   name: string;
   payee: string | null;
   currency: string;
+  /** The fixed amount; null for a variable bill (amount_min to amount_max). */
+  amountMinor: bigint | null;
+  amountMinMinor: bigint | null;
+  amountMaxMinor: bigint | null;
+  walletId: string | null;
+  rrule: string;
+  startDate: string;
+  /** The schedule's frequency and interval (of its stored JSON). */
+  frequency: string;
+  interval: number;
+  /** The day the reminder was last written (its updated_at's date). */
+  updatedDay: string;
 }
 
 /**
  * Bindings: user, MAX_PAYEE_KEYS, user, true. A row is a payee ('p': key, its JSON array) or an active
  * bill reminder ('b': id, payee, name, currency).
  */
-export const RECURRING_INPUTS_SQL = `SELECT 'p' AS kind, p.payee_key AS a, p.latest AS b, NULL AS c, NULL AS d
+export const RECURRING_INPUTS_SQL = `SELECT 'p' AS kind, p.payee_key AS a, p.latest AS b, NULL AS c, NULL AS d,
+         NULL AS e, NULL AS f, NULL AS g, NULL AS h, NULL AS i, NULL AS j, NULL AS k, NULL AS l
     FROM (SELECT payee_key, latest FROM recurring_payees WHERE user_id = ? ORDER BY payee_key LIMIT ?) AS p
   UNION ALL
-  SELECT 'b', id, payee, name, currency FROM bill_reminders WHERE user_id = ? AND active = ?`;
+  SELECT 'b', id, payee, name, currency, CAST(amount_minor AS TEXT), CAST(amount_min_minor AS TEXT), CAST(amount_max_minor AS TEXT),
+         wallet_id, rrule, start_date, schedule, updated_at
+    FROM bill_reminders WHERE user_id = ? AND active = ?`;
+
+const minorOrNull = (v: string | null | undefined) => (v === null || v === undefined ? null : BigInt(String(v)));
+
+function billOf(r: Record<string, string | null>): CoveringBill {
+  const schedule = JSON.parse(String(r.k)) as { frequency: string; interval?: number };
+  return {
+    id: String(r.a),
+    payee: r.b === null ? null : String(r.b),
+    name: String(r.c),
+    currency: String(r.d),
+    amountMinor: minorOrNull(r.e),
+    amountMinMinor: minorOrNull(r.f),
+    amountMaxMinor: minorOrNull(r.g),
+    walletId: r.h === null ? null : String(r.h),
+    rrule: String(r.i),
+    startDate: String(r.j),
+    frequency: schedule.frequency,
+    interval: schedule.interval ?? 1,
+    updatedDay: String(r.l).slice(0, 10),
+  };
+}
 
 const byCodeUnits = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
 
@@ -56,12 +95,13 @@ export async function recurringInputs(db: Knex, userId: string): Promise<{ charg
     b: string | null;
     c: string | null;
     d: string | null;
+    [column: string]: string | null;
   }[];
   const payees: { key: string; latest: string }[] = [];
   const bills: CoveringBill[] = [];
   for (const r of rows) {
     if (r.kind === "p") payees.push({ key: String(r.a), latest: String(r.b) });
-    else bills.push({ id: String(r.a), payee: r.b === null ? null : String(r.b), name: String(r.c), currency: String(r.d) });
+    else bills.push(billOf(r));
   }
   payees.sort((x, y) => byCodeUnits(x.key, y.key));
   bills.sort((x, y) => x.name.toLowerCase().localeCompare(y.name.toLowerCase()) || byCodeUnits(x.id, y.id));

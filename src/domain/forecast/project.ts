@@ -1,0 +1,254 @@
+/**
+ * The cash-flow forecast from what was read (no query; docs/decisions.md#cash-flow-forecast): each
+ * wallet's balance at the end of today and of each of the `days` days after it (today's rows are in
+ * today's balance; events start tomorrow, as list_recurring's 12-month cost counts them), and their total in the home
+ * currency at the person's own rates (rateFor: as net worth converts).
+ *
+ * Events: future-dated rows; the regular payments' expected charges (seriesDates: the same dates
+ * list_recurring's 12-month cost counts) except regular spending unless asked (then at its typical
+ * amount); active bill reminders no series stands for (an unusual schedule), at their fixed or highest
+ * amount; what-if events. A series or reminder without a counted wallet moves the total only.
+ *
+ * Safe to spend: the lowest total from today up to the day before the next income (or the horizon's end
+ * when none comes), minus the buffer: what can go today without the total dropping below the buffer
+ * before the money comes in.
+ */
+import { plusDays, toEpochDay } from "../../calendar/days.js";
+import { type Money, toMoney } from "../../money/amount.js";
+import { convertMinor, rateFor } from "../networth/rates.js";
+import { occurrencesBetween } from "../bills/schedule.js";
+import { payeeKey } from "../recurring/detect.js";
+import { seriesDates } from "../recurring/series.js";
+import type { ForecastInputs } from "./inputs.js";
+
+export interface WhatIf {
+  date: string;
+  /** Signed, in `currency`. */
+  amountMinor: bigint;
+  currency: string;
+  walletId: string | null;
+  label: string;
+}
+
+export interface ForecastOptions {
+  today: string;
+  days: number;
+  bufferMinor: bigint;
+  includeRegularSpending: boolean;
+  whatIf: WhatIf[];
+  /** Payees whose regular payments the person means to cancel (folded as list_recurring folds them). */
+  cancel: string[];
+}
+
+export type EventSource = "transaction" | "regular_payment" | "bill_reminder" | "what_if";
+
+interface ForecastEvent {
+  date: string;
+  label: string;
+  amountMinor: bigint;
+  currency: string;
+  walletId: string | null;
+  source: EventSource;
+  income: boolean;
+  /** A transfer leg: it moves money between wallets, so a month's income and expense leave it out. */
+  transfer?: boolean;
+}
+
+/** Days either side of an expected charge within which a future-dated row of its payee stands for it. */
+const DUE_WINDOW = 3;
+
+/** The most events listed behind the low point. */
+const LOW_POINT_EVENTS = 8;
+
+function bySignedAmount(a: ForecastEvent, b: ForecastEvent): number {
+  return a.amountMinor < b.amountMinor ? -1 : a.amountMinor > b.amountMinor ? 1 : a.date < b.date ? -1 : a.date > b.date ? 1 : 0;
+}
+
+export function projectForecast(inputs: ForecastInputs, o: ForecastOptions) {
+  const { home, rates, wallets } = inputs;
+  const first = plusDays(o.today, 1);
+  const last = plusDays(o.today, o.days);
+  const points = o.days + 1;
+  const start = toEpochDay(o.today);
+  const cancelled = new Set(o.cancel.map(payeeKey));
+
+  const events: ForecastEvent[] = [];
+  for (const r of inputs.rows) {
+    events.push({
+      date: r.date,
+      label: r.payee ?? r.direction,
+      amountMinor: r.amountMinor,
+      currency: r.currency,
+      walletId: r.walletId,
+      source: "transaction",
+      income: r.direction === "income",
+      transfer: r.direction === "transfer",
+    });
+  }
+  // A future-dated row of the same payee within DUE_WINDOW days of an expected charge is that charge,
+  // already typed in (a reminder's due date is not moved by it): the charge is not counted twice.
+  const booked = new Map<string, number[]>();
+  for (const r of inputs.rows) {
+    if (r.payee === null) continue;
+    const k = `${payeeKey(r.payee)}\u0000${r.direction}`;
+    booked.set(k, [...(booked.get(k) ?? []), toEpochDay(r.date)]);
+  }
+  const alreadyBooked = (payee: string, direction: string, date: string) =>
+    (booked.get(`${payeeKey(payee)}\u0000${direction}`) ?? []).some((d) => Math.abs(d - toEpochDay(date)) <= DUE_WINDOW);
+  const represented = new Set<string>();
+  for (const s of inputs.series) {
+    if (s.bill) represented.add(s.bill.id);
+    if (s.kind === "regular_spending" && !o.includeRegularSpending) continue;
+    if (cancelled.has(s.key)) continue;
+    const amount = s.kind === "regular_spending" ? s.typicalMinor : s.priceMinor;
+    const signed = s.direction === "income" ? amount : -amount;
+    for (const date of seriesDates(s, first, last)) {
+      if (alreadyBooked(s.payee, s.direction, date)) continue;
+      events.push({
+        date,
+        label: s.payee,
+        amountMinor: signed,
+        currency: s.currency,
+        walletId: s.walletId,
+        source: "regular_payment",
+        income: s.direction === "income",
+      });
+    }
+  }
+  for (const b of inputs.bills) {
+    if (represented.has(b.id) || cancelled.has(payeeKey(b.payee ?? b.name))) continue;
+    const amount = b.amountMinor ?? b.amountMaxMinor ?? 0n;
+    for (const date of occurrencesBetween(b.rrule, b.startDate, first, last, 10_000)) {
+      if (alreadyBooked(b.payee ?? b.name, "expense", date)) continue;
+      events.push({ date, label: b.name, amountMinor: -amount, currency: b.currency, walletId: b.walletId, source: "bill_reminder", income: false });
+    }
+  }
+  for (const w of o.whatIf) {
+    events.push({
+      date: w.date,
+      label: w.label,
+      amountMinor: w.amountMinor,
+      currency: w.currency,
+      walletId: w.walletId,
+      source: "what_if",
+      income: w.amountMinor > 0n,
+    });
+  }
+
+  // Into home currency at today's rate (the newest on or before today, else the earliest after).
+  const missing = new Set<string>();
+  const toHome = (minor: bigint, currency: string): bigint | null => {
+    if (currency === home) return minor;
+    const rate = rateFor(rates, currency, home, o.today);
+    if (!rate) {
+      missing.add(currency);
+      return null;
+    }
+    return convertMinor(minor, currency, home, rate);
+  };
+
+  const walletIndex = new Map(wallets.map((w, i) => [w.id, i]));
+  const perWallet = wallets.map((w) => ({ w, deltas: new Array<bigint>(points).fill(0n) }));
+  const totalDeltas = new Array<bigint>(points).fill(0n);
+  const inRange: ForecastEvent[] = [];
+  for (const e of events) {
+    const i = toEpochDay(e.date) - start;
+    if (i < 1 || i > o.days) continue;
+    inRange.push(e);
+    const wi = e.walletId === null ? undefined : walletIndex.get(e.walletId);
+    if (wi !== undefined && wallets[wi]!.currency === e.currency) perWallet[wi]!.deltas[i]! += e.amountMinor;
+    const inHome = toHome(e.amountMinor, e.currency);
+    if (inHome !== null) totalDeltas[i]! += inHome;
+  }
+  inRange.sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : bySignedAmount(a, b)));
+
+  const cumulate = (startMinor: bigint, deltas: bigint[]) => {
+    let running = startMinor;
+    return deltas.map((d) => (running += d));
+  };
+  const lowestOf = (series: bigint[]) => {
+    let at = 0;
+    series.forEach((v, i) => {
+      if (v < series[at]!) at = i;
+    });
+    return at;
+  };
+
+  let startTotal = 0n;
+  for (const w of wallets) startTotal += toHome(w.balanceMinor, w.currency) ?? 0n;
+  const total = cumulate(startTotal, totalDeltas);
+  const walletSeries = perWallet.map(({ w, deltas }) => cumulate(w.balanceMinor, deltas));
+  const dayOf = (i: number) => plusDays(o.today, i);
+  const lowAt = lowestOf(total);
+
+  const nextIncome = inRange.find((e) => e.income && e.date > o.today) ?? null;
+  const untilIndex = nextIncome ? toEpochDay(nextIncome.date) - start - 1 : o.days;
+  const beforeIncome = total.slice(0, untilIndex + 1);
+  const safe = beforeIncome.reduce((a, b) => (b < a ? b : a)) - o.bufferMinor;
+
+  // The events behind the low point: the outflows since the last income before it, largest first.
+  const lowDay = dayOf(lowAt);
+  const lastIncome = [...inRange].reverse().find((e) => e.income && e.date <= lowDay)?.date ?? o.today;
+  const behind = inRange
+    .filter((e) => e.amountMinor < 0n && e.date >= lastIncome && e.date <= lowDay)
+    .sort(bySignedAmount)
+    .slice(0, LOW_POINT_EVENTS)
+    .sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : bySignedAmount(a, b)));
+
+  const months: { month: string; income: Money; expense: Money; end_balance: Money }[] = [];
+  let month = "";
+  let income = 0n;
+  let expense = 0n;
+  const flush = (endIndex: number) => {
+    if (month) months.push({ month, income: toMoney(income, home), expense: toMoney(expense, home), end_balance: toMoney(total[endIndex]!, home) });
+  };
+  for (let i = 0; i < points; i++) {
+    const m = dayOf(i).slice(0, 7);
+    if (m !== month) {
+      flush(i - 1);
+      month = m;
+      income = 0n;
+      expense = 0n;
+    }
+  }
+  flush(o.days);
+  for (const e of inRange) {
+    const inHome = toHome(e.amountMinor, e.currency);
+    if (inHome === null || e.transfer) continue;
+    const row = months.find((r) => r.month === e.date.slice(0, 7));
+    if (!row) continue;
+    if (inHome >= 0n) row.income = toMoney(BigInt(row.income.minor) + inHome, home);
+    else row.expense = toMoney(BigInt(row.expense.minor) - inHome, home);
+  }
+
+  const event = (e: ForecastEvent) => ({ date: e.date, label: e.label, amount: toMoney(e.amountMinor, e.currency), wallet_id: e.walletId, source: e.source });
+  return {
+    as_of: o.today,
+    until: last,
+    currency: home,
+    balance: toMoney(startTotal, home),
+    lowest: { date: lowDay, balance: toMoney(total[lowAt]!, home) },
+    next_income: nextIncome ? event(nextIncome) : null,
+    safe_to_spend: toMoney(safe, home),
+    safe_until: dayOf(untilIndex),
+    wallets: perWallet.map(({ w }, wi) => {
+      const s = walletSeries[wi]!;
+      const low = lowestOf(s);
+      return {
+        wallet_id: w.id,
+        name: w.name,
+        currency: w.currency,
+        balance: toMoney(w.balanceMinor, w.currency),
+        lowest: { date: dayOf(low), balance: toMoney(s[low]!, w.currency) },
+        end_balance: toMoney(s[o.days]!, w.currency),
+      };
+    }),
+    months,
+    low_point_events: behind.map(event),
+    missing_rates: [...missing].sort(),
+    daily: {
+      total: total.map((v) => toMoney(v, home).value),
+      wallets: walletSeries.map((s, wi) => s.map((v) => toMoney(v, wallets[wi]!.currency).value)),
+    },
+  };
+}

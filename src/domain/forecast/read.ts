@@ -1,0 +1,53 @@
+/**
+ * get_cash_flow_forecast: the caller's forecast as of their today (inputs.ts reads, project.ts
+ * computes). What-if events and cancelled payees only change the answer; nothing is written.
+ */
+import type { DomainContext } from "../../context.js";
+import { invalidParams } from "../../errors.js";
+import { plusDays } from "../../calendar/days.js";
+import { todayOf } from "../../calendar/time-zones.js";
+import { parseAmountParam } from "../shared/amounts.js";
+import { getWalletRow } from "../wallets/store.js";
+import { readForecastInputs } from "./inputs.js";
+import { projectForecast, type WhatIf } from "./project.js";
+
+export interface ForecastParams {
+  days?: number;
+  buffer?: string;
+  include_regular_spending?: boolean;
+  what_if?: { date: string; amount: string; direction: "expense" | "income"; wallet_id?: string; label?: string }[];
+  cancel?: string[];
+}
+
+export async function forecastOf(ctx: DomainContext, params: ForecastParams) {
+  const today = todayOf(ctx);
+  const days = params.days ?? 90;
+  const userId = ctx.caller.userId;
+  const inputs = await readForecastInputs(ctx.db, userId, today, plusDays(today, days));
+  const whatIf: WhatIf[] = [];
+  for (const [i, w] of (params.what_if ?? []).entries()) {
+    const field = `what_if.${i}`; // as the schema validator names the same fields
+    if (w.date <= today) throw invalidParams(`${field}.date`, "a day after today", `${field}.date: a what-if event is a day after today (${today}).`);
+    const wallet =
+      w.wallet_id === undefined
+        ? undefined
+        : (inputs.wallets.find((x) => x.id === w.wallet_id) ?? (await getWalletRow(ctx.db, userId, w.wallet_id, `${field}.wallet_id`)));
+    const currency = wallet?.currency ?? inputs.home;
+    const minor = parseAmountParam(w.amount, currency, `${field}.amount`);
+    whatIf.push({
+      date: w.date,
+      amountMinor: w.direction === "expense" ? -minor : minor,
+      currency,
+      walletId: w.wallet_id ?? null,
+      label: w.label ?? "what if",
+    });
+  }
+  return projectForecast(inputs, {
+    today,
+    days,
+    bufferMinor: params.buffer === undefined ? 0n : parseAmountParam(params.buffer, inputs.home, "buffer"),
+    includeRegularSpending: params.include_regular_spending === true,
+    whatIf,
+    cancel: params.cancel ?? [],
+  });
+}
