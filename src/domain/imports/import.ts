@@ -22,7 +22,8 @@ import { stringMaxLengths } from "../../../generated/limits.js";
 import { invalidParams } from "../../errors.js";
 import { formatMinor } from "../../money/amount.js";
 import { addDays, dayDiff } from "../../calendar/days.js";
-import { parseStatement, type CsvMapping, type ParsedStatement, type StatementFormat } from "../../statements/parse.js";
+import { parseStatementBounded } from "../../statements/bounded.js";
+import type { CsvMapping, ParsedStatement, StatementFormat } from "../../statements/parse.js";
 import { listRules } from "../rules/store.js";
 import { firstMatch } from "../rules/match.js";
 import { assertRunningTotals } from "../wallets/ceiling.js";
@@ -91,7 +92,7 @@ const abs = (v: bigint) => (v < 0n ? -v : v);
 
 export async function importStatement(db: Knex, userId: string, input: ImportInput): Promise<ImportOutcome> {
   const wallet = await getWalletRow(db, userId, input.walletId, "wallet_id");
-  const parsed = parseStatement(input.statement, input.format, input.mapping);
+  const parsed = await parseStatementBounded(input.statement, input.format, input.mapping);
   if (parsed.currency !== null && parsed.currency !== wallet.currency)
     throw invalidParams(
       "wallet_id",
