@@ -63,6 +63,8 @@ export interface ImportInput {
   statement: string;
   format?: StatementFormat;
   mapping?: Partial<CsvMapping>;
+  /** The statement already read (readStatement, before the write's transaction); read here when absent. */
+  parsed?: ParsedStatement;
   /** Possible duplicates (by row number) the person wants recorded anyway. */
   importRows: readonly number[];
   skipInvalid: boolean;
@@ -88,11 +90,18 @@ export interface ImportOutcome {
   reconciliation: Reconciliation | null;
 }
 
+/**
+ * The statement's rows, read off the event loop when it is large (src/statements/bounded.ts). The tool
+ * calls it before the write's transaction opens (WriteHandler.prepare), so no connection waits on it.
+ */
+export const readStatement = (input: Pick<ImportInput, "statement" | "format" | "mapping">): Promise<ParsedStatement> =>
+  parseStatementBounded(input.statement, input.format, input.mapping);
+
 const abs = (v: bigint) => (v < 0n ? -v : v);
 
 export async function importStatement(db: Knex, userId: string, input: ImportInput): Promise<ImportOutcome> {
   const wallet = await getWalletRow(db, userId, input.walletId, "wallet_id");
-  const parsed = await parseStatementBounded(input.statement, input.format, input.mapping);
+  const parsed = input.parsed ?? (await readStatement(input));
   if (parsed.currency !== null && parsed.currency !== wallet.currency)
     throw invalidParams(
       "wallet_id",
