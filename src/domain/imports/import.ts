@@ -56,6 +56,8 @@ export interface PlannedEntry {
   reason: string | null;
   keys: string[];
   transactionId: string | null;
+  /** The statement's description was longer than a description may be and was cut there. */
+  descriptionCut: boolean;
 }
 
 export interface ImportInput {
@@ -142,6 +144,7 @@ export async function importStatement(db: Knex, userId: string, input: ImportInp
 }
 
 const PAYEE_MAX = stringMaxLengths.Payee;
+const DESCRIPTION_MAX = stringMaxLengths.Description;
 
 /**
  * A statement's payee longer than a payee may be (a German Verwendungszweck, joined CAMT lines) is cut
@@ -154,6 +157,23 @@ function fitPayee(payee: string | null, description: string | null): { payee: st
   return { payee: chars.slice(0, PAYEE_MAX).join("").trim(), description: description ?? payee };
 }
 
+/**
+ * A description longer than the tools allow (a hostile file's 200,000 characters) is cut at that limit,
+ * read from the spec like the payee's: every transaction then holds what a tool could have written, and
+ * the answer says how many were cut (importWarnings).
+ */
+function fitDescription(fitted: { payee: string | null; description: string | null }): {
+  payee: string | null;
+  description: string | null;
+  descriptionCut: boolean;
+} {
+  const { description } = fitted;
+  // Limits count code points; the first DESCRIPTION_MAX of them lie within twice as many code units.
+  const chars = description === null || description.length <= DESCRIPTION_MAX ? [] : Array.from(description.slice(0, DESCRIPTION_MAX * 2));
+  if (description === null || (chars.length <= DESCRIPTION_MAX && description.length <= DESCRIPTION_MAX * 2)) return { ...fitted, descriptionCut: false };
+  return { ...fitted, description: chars.slice(0, DESCRIPTION_MAX).join("").trimEnd(), descriptionCut: true };
+}
+
 async function planRows(db: Knex, userId: string, wallet: WalletRow, parsed: ParsedStatement): Promise<PlannedEntry[]> {
   const rules = await listRules(db, userId);
   const occurrences = new Map<string, number>();
@@ -163,7 +183,7 @@ async function planRows(db: Knex, userId: string, wallet: WalletRow, parsed: Par
       row: r.row,
       date: r.date,
       minor: null,
-      ...fitPayee(r.payee, r.description),
+      ...fitDescription(fitPayee(r.payee, r.description)),
       bankId: r.bankId,
       category: null,
       categoryFrom: null,

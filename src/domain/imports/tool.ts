@@ -34,7 +34,7 @@ export async function importTransactions(ctx: WriteContext, params: ImportTransa
       counts,
       rows: rowsPage(outcome, params.rows_limit ?? 20, ctx.dryRun),
       reconciliation: outcome.reconciliation,
-      warnings: importWarnings(counts, outcome.reconciliation, params.skip_invalid ?? false),
+      warnings: importWarnings(counts, outcome.reconciliation, params.skip_invalid ?? false, outcome.rows.filter((r) => r.descriptionCut).length),
     },
     // One audit row for the whole import, holding each created transaction's own create snapshot.
     change: {
