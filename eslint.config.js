@@ -2,6 +2,7 @@
 // Formatting is not ESLint's job here; the layering rules are dependency-cruiser's (.dependency-cruiser.cjs).
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
+import regexp from "eslint-plugin-regexp";
 
 export default tseslint.config(
   // generated/ and the client's types.ts are codegen's output, not hand-written.
@@ -55,6 +56,19 @@ export default tseslint.config(
       "no-useless-assignment": "off",
       // Unused names are errors, except the ones deliberately named with a leading underscore (destructuring to omit a key).
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrors: "none" }],
+    },
+  },
+  {
+    // Every regular expression of the server is linear in its input (issue 41): statements, payees, notes and
+    // headers are untrusted text up to megabytes long, and one backtracking pattern over them stalls the event
+    // loop for everyone. no-super-linear-backtracking catches a pattern that backtracks within one match
+    // (`a+a+b`); no-super-linear-move catches one that is tried again at every start (`\s*X$` unanchored).
+    // docs/security.md#bounded-work.
+    files: ["src/**/*.ts"],
+    plugins: { regexp },
+    rules: {
+      "regexp/no-super-linear-backtracking": ["error", { report: "potential" }],
+      "regexp/no-super-linear-move": ["error", { report: "potential", ignoreSticky: false, ignorePartial: false }],
     },
   },
   { files: ["**/*.cjs"], languageOptions: { sourceType: "commonjs", globals: { module: "writable", require: "readonly" } } },

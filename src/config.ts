@@ -304,7 +304,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const redisUrl = r.raw("REDIS_URL") ?? "";
   if (redisUrl !== "" && !/^rediss?:\/\/[^\s]+$/.test(redisUrl)) r.problems.push("REDIS_URL must be a redis:// or rediss:// URL (its value is not shown)");
 
-  const publicUrl = (r.raw("PUBLIC_URL") ?? "").replace(/\/+$/, "");
+  const publicUrl = (r.raw("PUBLIC_URL") ?? "").replace(/(?<!\/)\/+$/, "");
   if (publicUrl !== "") {
     const problem = publicUrlProblem(publicUrl);
     if (problem) r.problems.push(`PUBLIC_URL must be ${problem}, got ${JSON.stringify(publicUrl.slice(0, 80))}`);

@@ -23,7 +23,7 @@ pg.types.setTypeParser(1082, (v: string) => v);
 export function dialectOf(url: string): Dialect {
   if (/^postgres(ql)?:\/\//.test(url)) return "postgres";
   if (url.startsWith("sqlite:")) return "sqlite";
-  throw new Error(`DATABASE_URL must start with postgres://, postgresql:// or sqlite:, got ${JSON.stringify(url.replace(/\/\/[^@]*@/, "//***@"))}`);
+  throw new Error(`DATABASE_URL must start with postgres://, postgresql:// or sqlite:, got ${JSON.stringify(url.replace(/^([^/]*\/\/)[^@]*@/, "$1***@"))}`);
 }
 
 export function sqlitePath(url: string): string {

@@ -56,6 +56,8 @@ export function jsonBodyParser(config: Config): RequestHandler {
     type: () => true,
     verify: (req, _res, buf) => void sizes.set(req as Request, buf.length),
   });
+  // For a body of unknown length sent without a valid token (authenticateLargeBody): the common limit only.
+  const smallJsonBody = express.json({ limit: config.maxBodyBytes, strict: false, type: () => true });
   const limits =
     largest === config.maxBodyBytes ? `${largest} bytes` : `${config.maxBodyBytes} bytes (${config.maxImportBodyBytes} for one import_transactions call)`;
   const tooLarge = (res: Response) =>
@@ -91,7 +93,7 @@ export function jsonBodyParser(config: Config): RequestHandler {
       });
       return;
     }
-    jsonBody(req, res, (err?: unknown) => {
+    (res.locals.smallBodyOnly ? smallJsonBody : jsonBody)(req, res, (err?: unknown) => {
       if (!err) return parsed(req, res, next, sizes.get(req) ?? 0);
       const e = err as { type?: string; status?: number };
       if (e.type === "entity.too.large") return tooLarge(res);
@@ -120,6 +122,34 @@ function plainBodyLength(req: Request, limit: number): number | undefined {
   return Number.isSafeInteger(length) && length >= 0 && length <= limit ? length : undefined;
 }
 
+/**
+ * A body larger than MAX_BODY_BYTES (only an import_transactions call may be, up to MAX_IMPORT_BODY_BYTES)
+ * is read and parsed only for a valid token: before, anyone could make the server read and parse 8 MiB
+ * before the token was checked (issue 41). A stated Content-Length above it without a valid token is
+ * answered 401 at once; a body of unknown length (chunked) without one is read up to MAX_BODY_BYTES only
+ * (413 past it), so that rpc.discover and a small call's own 401 stay as they were. The token is checked
+ * from the header alone, and again as usual after the body is read (admit). A small body costs nothing more.
+ */
+function authenticateLargeBody(deps: McpRouteDeps): RequestHandler {
+  return (req, res, next) => {
+    const length = Number(req.headers["content-length"]);
+    const chunked = req.headers["transfer-encoding"] !== undefined || req.headers["content-length"] === undefined;
+    if (!chunked && Number.isSafeInteger(length) && length <= deps.config.maxBodyBytes) return next();
+    authenticate(deps, req).then(
+      () => next(),
+      (err: unknown) => {
+        if (chunked) {
+          res.locals.smallBodyOnly = true;
+          return next();
+        }
+        // The unread body is dropped with the connection rather than read in order to be thrown away.
+        res.setHeader("Connection", "close");
+        sendAnswer(res, errorAnswer(deps, null, err, scopeOf(res).request_id));
+      },
+    );
+  };
+}
+
 /** The endpoint's routes: POST (`post`, the path of every call, which src/app.ts mounts first) and the 405 for other methods. */
 export function mcpEndpoint(deps: McpRouteDeps): { post: RequestHandler[]; router: Router } {
   const router = express.Router();
@@ -139,6 +169,7 @@ export function mcpEndpoint(deps: McpRouteDeps): { post: RequestHandler[]; route
       }
       next();
     },
+    authenticateLargeBody(deps),
     jsonBodyParser(deps.config),
     (req, res) => {
       void handlePost(deps, questions, req, res);

@@ -107,7 +107,7 @@ export function parseAmount(input: unknown, currency: string, field: string, opt
   if (!m) {
     let why = `is not a plain decimal number; expected ${expected}, got ${shown}`;
     if (/^\s|\s$/.test(input)) why = `must not contain spaces; expected ${expected}, got ${shown}`;
-    else if (/^[+-]?[0-9]*\.?[0-9]*[eE][+-]?[0-9]+$/.test(input)) why = `must not use exponent notation; expected ${expected}, got ${shown}`;
+    else if (/^[+-]?(?:[0-9]*\.)?[0-9]*[eE][+-]?[0-9]+$/.test(input)) why = `must not use exponent notation; expected ${expected}, got ${shown}`;
     else if (input.startsWith("+")) why = `must not have a "+" sign; expected ${expected}, got ${shown}`;
     else if (/^-?\.[0-9]/.test(input)) why = `needs a digit before the decimal point (write "0.5", not ".5"); got ${shown}`;
     else if (/^-?[0-9]+\.$/.test(input)) why = `must not end with a decimal point; expected ${expected}, got ${shown}`;

@@ -6,7 +6,9 @@
  */
 
 const LEADING_CURRENCY = /^(?:[A-Z]{3}|[€$£¥₹])\s*/;
-const TRAILING_CURRENCY = /\s*(?:[A-Z]{3}|[€$£¥₹])$/;
+// The look-behind keeps the pattern linear: unanchored, `\s*` would otherwise be tried again from every space
+// of a long run before the end fails (issue 41; the lint rule regexp/no-super-linear-move holds it).
+const TRAILING_CURRENCY = /(?<!\s)\s*(?:[A-Z]{3}|[€$£¥₹])$/;
 
 export function parseDecimal(text: string, decimal: "," | "."): string | null {
   let s = text.trim();

@@ -14,6 +14,39 @@ import { parseXml } from "./xml.js";
 
 const ofxDate = (value: string | null): string | null => (value === null ? null : parseDate(value.slice(0, 8), "iso"));
 
+/** OFX 1.x's "NAME:value" header lines, the first of each name; one pass over the lines (issue 41: no pattern retried at every line). */
+function headerLines(head: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const raw of head.split(/\r\n|\r|\n/)) {
+    const line = raw.trim();
+    const colon = line.indexOf(":");
+    if (colon <= 0) continue;
+    const name = line.slice(0, colon).toUpperCase();
+    if (!out.has(name)) out.set(name, line.slice(colon + 1).trim());
+  }
+  return out;
+}
+
+/**
+ * The head of an OFX 2.x file without its `<?OFX …?>` declarations, which the XML validator does not take.
+ * Each declaration ends at its first ">"; found with indexOf from left to right, so the work is linear
+ * however many unclosed "<?OFX" a hostile head holds.
+ */
+function withoutOfxDeclarations(head: string): string {
+  const opener = /<\?OFX/gi;
+  let out = "";
+  let kept = 0;
+  for (let m = opener.exec(head); m !== null; m = opener.exec(head)) {
+    const end = head.indexOf(">", m.index);
+    if (end < 0) break;
+    opener.lastIndex = end + 1;
+    if (head[end - 1] !== "?") continue;
+    out += head.slice(kept, m.index);
+    kept = end + 1;
+  }
+  return out + head.slice(kept);
+}
+
 export function parseOfx(input: string): ParsedStatement {
   const start = input.search(/<OFX>/i);
   if (start < 0) throw invalidParams("statement", "an OFX file with an <OFX> element", "statement: this OFX file has no <OFX> element. Send the whole file.");
@@ -21,10 +54,11 @@ export function parseOfx(input: string): ParsedStatement {
   let tree: Node;
   if (/<\?xml/i.test(head)) {
     assertKnownEncoding(/encoding\s*=\s*["']([^"']+)/i.exec(head)?.[1] ?? null, "its XML declaration");
-    tree = parseXml(input.replace(/<\?OFX[^>]*\?>/gi, ""), "OFX");
+    tree = parseXml(withoutOfxDeclarations(head) + input.slice(start), "OFX");
   } else {
-    assertKnownEncoding(/^\s*ENCODING:(.*)$/im.exec(head)?.[1]?.trim() ?? null, "its ENCODING header");
-    assertKnownEncoding(/^\s*CHARSET:(.*)$/im.exec(head)?.[1]?.trim() ?? null, "its CHARSET header");
+    const headers = headerLines(head);
+    assertKnownEncoding(headers.get("ENCODING") ?? null, "its ENCODING header");
+    assertKnownEncoding(headers.get("CHARSET") ?? null, "its CHARSET header");
     tree = parseSgml(input.slice(start));
   }
   const statement = findAll(tree, "STMTRS")[0] ?? findAll(tree, "CCSTMTRS")[0];

@@ -43,7 +43,8 @@ export function parseQif(input: string, given: { date_order?: DateOrder; decimal
     // The first of each letter counts; split lines (S/E/$) repeat letters and are not read here.
     if (!current.fields.has(letter)) current.fields.set(letter, line.slice(1).trim());
   });
-  if (records.length === 0 && !/^\s*!Type:/im.test(input))
+  // Over the lines already split, not a multiline pattern over the input (linear: issue 41).
+  if (records.length === 0 && !lines.some((l) => /^!Type:/i.test(l.trim())))
     throw invalidParams("statement", "a QIF file starting with !Type:", "statement: this QIF file has no !Type: line and no transactions.");
   const dates = records.map((r) => r.fields.get("D") ?? "");
   const amounts = records.map((r) => r.fields.get("T") ?? r.fields.get("U") ?? "");

@@ -5,6 +5,13 @@
  */
 export type Node = string | { [tag: string]: Node | Node[] };
 
+/**
+ * How deep a statement's elements may nest. A bank's OFX nests about 10 deep and a CAMT.053 about 15; the
+ * walks below recurse once per level, so a hostile 10,000-deep file would overflow the stack. Both parsers
+ * refuse deeper files with their own message (docs/decisions.md#statement-nesting-depth).
+ */
+export const MAX_DEPTH = 100;
+
 export function child(node: Node | undefined, ...path: string[]): Node | undefined {
   let at: Node | undefined = node;
   for (const tag of path) {

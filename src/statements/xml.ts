@@ -1,7 +1,7 @@
 /** fast-xml-parser set up for statements: values stay text (an id "00012" or an amount is never a number), namespace prefixes go. */
 import { XMLParser, XMLValidator } from "fast-xml-parser";
 import { invalidParams } from "../errors.js";
-import type { Node } from "./tree.js";
+import { MAX_DEPTH, type Node } from "./tree.js";
 
 const parser = new XMLParser({
   ignoreAttributes: false,
@@ -13,6 +13,7 @@ const parser = new XMLParser({
   processEntities: true,
   ignoreDeclaration: true,
   ignorePiTags: true,
+  maxNestedTags: MAX_DEPTH,
 });
 
 export function parseXml(text: string, what: string): Node {
@@ -25,7 +26,14 @@ export function parseXml(text: string, what: string): Node {
     );
   try {
     return parser.parse(text) as Node;
-  } catch {
+  } catch (err) {
+    // fast-xml-parser says "Maximum nested tags exceeded" (its message, not a code) past maxNestedTags.
+    if (err instanceof Error && /nested tags/i.test(err.message))
+      throw invalidParams(
+        "statement",
+        `${what} XML nested at most ${MAX_DEPTH} elements deep`,
+        `statement: the ${what} XML nests elements more than ${MAX_DEPTH} deep (a bank's statement nests about 15). Send the file exactly as the bank exported it.`,
+      );
     // The validator passes any DOCTYPE; the parser refuses external, parameter and too many entities.
     throw invalidParams(
       "statement",

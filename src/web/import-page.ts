@@ -3,8 +3,10 @@
  * chat). The same tool as a chatbot's, through the same call path: the page calls import_transactions
  * with dry_run to show the preview (counts, reconciliation, a table of rows with duplicates marked and a
  * box on each possible duplicate), then again to commit it with the boxes ticked. The file is read in the
- * browser (FileReader) and posted as text; the preview page carries it to the confirm button. Every form
- * is CSRF-checked; the call acts as the signed-in person with the transactions scopes only.
+ * browser (FileReader) and posted as text. The preview page shows a summary and never the file (issue 41:
+ * a 200 KB statement made a 1.2 MB page): the browser keeps the text (IndexedDB, under the form's
+ * idempotency key) and the confirm button sends it from there. Every form is CSRF-checked; the call acts
+ * as the signed-in person with the transactions scopes only.
  */
 import { randomUUID } from "node:crypto";
 import express, { type NextFunction, type Request, type Response, type Router } from "express";
@@ -45,11 +47,52 @@ type Answer = {
   warnings: { message: string }[];
 };
 
-const READ_FILE = `document.getElementById("file").addEventListener("change", function (e) {
+// The statement is kept in this browser (one at a time) between the preview and the confirmation.
+const KEPT = `function kept(then) {
+  var open = indexedDB.open("finance-import", 1);
+  open.onupgradeneeded = function () { open.result.createObjectStore("statements"); };
+  open.onerror = function () { then(null); };
+  open.onsuccess = function () { then(open.result); };
+}`;
+
+const READ_FILE = `${KEPT}
+document.getElementById("file").addEventListener("change", function (e) {
   var f = e.target.files[0]; if (!f) return;
   var r = new FileReader();
   r.onload = function () { document.getElementById("statement").value = r.result; document.getElementById("preview").disabled = false; };
   r.readAsText(f, document.getElementById("encoding").value);
+});
+var form = document.getElementById("statement").form, stored = false;
+form.addEventListener("submit", function (e) {
+  if (stored) return;
+  e.preventDefault();
+  kept(function (db) {
+    var done = function () { stored = true; form.submit(); };
+    if (!db) return done();
+    var tx = db.transaction("statements", "readwrite");
+    tx.objectStore("statements").clear();
+    tx.objectStore("statements").put(document.getElementById("statement").value, form.elements.key.value);
+    tx.oncomplete = tx.onerror = tx.onabort = done;
+  });
+});`;
+
+const CONFIRM = `${KEPT}
+var form = document.getElementById("confirm"), ready = false;
+function lost() { document.getElementById("lost").hidden = false; }
+form.addEventListener("submit", function (e) {
+  if (ready) return;
+  e.preventDefault();
+  kept(function (db) {
+    if (!db) return lost();
+    var get = db.transaction("statements").objectStore("statements").get(form.elements.key.value);
+    get.onerror = lost;
+    get.onsuccess = function () {
+      if (typeof get.result !== "string") return lost();
+      form.elements.statement.value = get.result;
+      ready = true;
+      form.submit();
+    };
+  });
 });`;
 
 export function importPageRouter(deps: ImportPageDeps): Router {
@@ -84,7 +127,7 @@ export function importPageRouter(deps: ImportPageDeps): Router {
 <label for="encoding">File encoding</label><select id="encoding"><option value="utf-8">UTF-8</option><option value="windows-1252">Windows-1252 / Latin-1</option></select>
 <label for="file">Statement file</label><input id="file" type="file" accept=".csv,.txt,.ofx,.qfx,.xml,.qif">
 <textarea id="statement" name="statement" hidden></textarea>
-<button id="preview" type="submit" name="action" value="preview" disabled>Preview</button>
+<input type="hidden" name="action" value="preview"><button id="preview" type="submit" disabled>Preview</button>
 </form><p><a href="/account">Back to your account</a></p>`;
       send(
         res,
@@ -132,19 +175,21 @@ export function importPageRouter(deps: ImportPageDeps): Router {
         const body = `<p class="error" role="alert">${escapeHtml(err.message)}</p><p><a href="/account/import">Pick another file</a></p>`;
         return send(res, 400, "Import a statement", body, { email: me.email, csrf: token });
       }
-      send(res, 200, confirm ? "Statement imported" : "Import preview", previewBody(answer, params, token, confirm), { email: me.email, csrf: token });
+      send(
+        res,
+        200,
+        confirm ? "Statement imported" : "Import preview",
+        previewBody(answer, params, token, confirm),
+        { email: me.email, csrf: token },
+        confirm ? undefined : CONFIRM,
+      );
     })().catch(next);
   });
 
   return router;
 }
 
-function previewBody(
-  a: Answer,
-  p: { wallet_id: string; statement: string; idempotency_key: string; skip_invalid: boolean },
-  token: string,
-  committed: boolean,
-): string {
+function previewBody(a: Answer, p: { wallet_id: string; idempotency_key: string; skip_invalid: boolean }, token: string, committed: boolean): string {
   const c = a.counts;
   const summary = committed
     ? `<p role="status">Imported ${c.created} rows.</p>`
@@ -167,9 +212,10 @@ function previewBody(
     ? `<p><a href="/account/import">Import another statement</a> · <a href="/account">Your account</a></p>`
     : `<form id="confirm" method="post" action="/account/import">
 <input type="hidden" name="csrf" value="${escapeHtml(token)}"><input type="hidden" name="key" value="${escapeHtml(p.idempotency_key)}">
-<input type="hidden" name="wallet_id" value="${escapeHtml(p.wallet_id)}"><textarea name="statement" hidden>${escapeHtml(p.statement)}</textarea>
+<input type="hidden" name="wallet_id" value="${escapeHtml(p.wallet_id)}"><input type="hidden" name="action" value="confirm"><textarea name="statement" hidden></textarea>
 ${(c.invalid ?? 0) > 0 ? `<label><input type="checkbox" name="skip_invalid"${p.skip_invalid ? " checked" : ""}> Leave out the invalid rows</label>` : ""}
-<button type="submit" name="action" value="confirm">Confirm import</button> <a href="/account/import">Cancel</a>
+<button type="submit">Confirm import</button> <a href="/account/import">Cancel</a>
+<p id="lost" class="error" role="alert" hidden>This browser no longer holds the statement. <a href="/account/import">Pick the file again</a>.</p>
 </form>`;
   return `${summary}${rec}${warnings}${table}${confirm}`;
 }

@@ -25,7 +25,15 @@ import { closeWrite, openWrite } from "./bookkeeping.js";
 import { findKey, keyInUse, replayOrRefuse, requestHash, type StoredKey } from "./idempotency.js";
 import type { AuditChange, WriteContext, WriteOutcome } from "./types.js";
 
-export type WriteHandler = (params: never, ctx: WriteContext) => Promise<WriteOutcome<Record<string, unknown>>>;
+/**
+ * A write handler; its optional `prepare` does the work that needs no database before the transaction
+ * opens, and the handler finds the result in ctx.prepared. On SQLite an open transaction holds the one
+ * connection every other call waits for, so seconds of CPU in it (reading a 4,000,000-character statement)
+ * would stall everyone however far off the event loop they ran (issue 41, docs/decisions.md#prepare-before-transaction).
+ */
+export type WriteHandler = ((params: never, ctx: WriteContext) => Promise<WriteOutcome<Record<string, unknown>>>) & {
+  prepare?: (params: never) => Promise<unknown>;
+};
 
 class DryRunRollback extends Error {}
 /** Rolls back a call whose key turned out to be stored already; the stored key answers it. */
@@ -68,13 +76,14 @@ export function createWritePipeline(deps: WritePipelineDeps) {
   return async function runWrite(tool: string, params: Record<string, unknown>, ctx: ToolContext, handler: WriteHandler): Promise<Record<string, unknown>> {
     const key = String(params.idempotency_key);
     const userId = ctx.caller.userId;
+    const prepared = handler.prepare ? await handler.prepare(params as never) : undefined;
 
     if (params.dry_run === true) {
       let preview: Record<string, unknown> | undefined;
       try {
         await ctx.db.transaction(async (trx) => {
           // New ids read "…_provisional…": the real call mints others, so none of these will ever exist.
-          const outcome = await handler(params as never, { ...ctx, db: trx, dryRun: true, ids: provisionalIds });
+          const outcome = await handler(params as never, { ...ctx, db: trx, dryRun: true, ids: provisionalIds, prepared });
           preview = { ...outcome.result, ...changesField(outcome.change), status: "dry_run", audit_id: null };
           throw new DryRunRollback();
         });
@@ -98,7 +107,7 @@ export function createWritePipeline(deps: WritePipelineDeps) {
         await openWrite(trx, userId, key);
         const at = ctx.now();
         // Every row the handler writes is recorded with the audit row (undo_change reverses them).
-        const outcome = await handler(params as never, { ...ctx, db: trx, dryRun: false });
+        const outcome = await handler(params as never, { ...ctx, db: trx, dryRun: false, prepared });
         const result = { ...outcome.result, ...changesField(outcome.change), status: "committed" };
         const closed = await closeWrite(
           trx,

@@ -9,6 +9,8 @@ export interface WriteContext extends ToolContext {
   readonly db: Knex.Transaction;
   /** True when the pipeline will roll the transaction back afterwards. Handlers rarely need it. */
   readonly dryRun: boolean;
+  /** What the handler's `prepare` made before the transaction opened (WriteHandler in pipeline.ts), if it has one. */
+  readonly prepared?: unknown;
 }
 
 /** What a write handler returns: its result without status/audit_id (the pipeline adds them) and the change. */

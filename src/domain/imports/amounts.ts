@@ -6,7 +6,7 @@ export function rowMinor(amount: string, currency: string): { minor: bigint } | 
   const m = /^(-?)(\d+)(?:\.(\d+))?$/.exec(amount);
   if (!m) return { reason: `${JSON.stringify(amount)} is not a number` };
   const exponent = exponentOf(currency);
-  const fraction = (m[3] ?? "").replace(/0+$/, "");
+  const fraction = (m[3] ?? "").replace(/(?<!0)0+$/, "");
   if (fraction.length > exponent) return { reason: `${amount} has more decimals than ${currency} has (${exponent})` };
   if (BigInt(m[2]!) >= limits.amountBelow) return { reason: `${amount} is not below ${limits.amountBelow}, the largest amount the service stores` };
   const minor = BigInt(m[2]! + fraction.padEnd(exponent, "0"));

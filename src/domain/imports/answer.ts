@@ -4,6 +4,7 @@
  * 5,000 rows shows what needs the person's eye without listing them all.
  */
 import type { ImportRow, StatementMapping, Warning } from "../../../generated/types.js";
+import { stringMaxLengths } from "../../../generated/limits.js";
 import { formatMinor } from "../../money/amount.js";
 import type { CsvMapping } from "../../statements/parse.js";
 import type { ImportOutcome, PlannedEntry, Reconciliation, RowStatus } from "./import.js";
@@ -67,8 +68,18 @@ export function rowsPage(o: ImportOutcome, limit: number, dryRun: boolean): Impo
 }
 
 /** What the person should hear about before (or after) committing: invalid rows, possible duplicates, a balance that does not agree. */
-export function importWarnings(counts: ReturnType<typeof countsOf>, reconciliation: Reconciliation | null, skipInvalid: boolean): Warning[] {
+export function importWarnings(
+  counts: ReturnType<typeof countsOf>,
+  reconciliation: Reconciliation | null,
+  skipInvalid: boolean,
+  descriptionsCut = 0,
+): Warning[] {
   const out: Warning[] = [];
+  if (descriptionsCut > 0)
+    out.push({
+      code: "descriptions_cut",
+      message: `${descriptionsCut === 1 ? "1 row has" : `${descriptionsCut} rows have`} a description longer than ${stringMaxLengths.Description} characters; it is cut there.`,
+    });
   if (counts.invalid > 0)
     out.push({
       code: "invalid_rows",

@@ -22,7 +22,8 @@ import { stringMaxLengths } from "../../../generated/limits.js";
 import { invalidParams } from "../../errors.js";
 import { formatMinor } from "../../money/amount.js";
 import { addDays, dayDiff } from "../../calendar/days.js";
-import { parseStatement, type CsvMapping, type ParsedStatement, type StatementFormat } from "../../statements/parse.js";
+import { parseStatementBounded } from "../../statements/bounded.js";
+import type { CsvMapping, ParsedStatement, StatementFormat } from "../../statements/parse.js";
 import { listRules } from "../rules/store.js";
 import { firstMatch } from "../rules/match.js";
 import { assertRunningTotals } from "../wallets/ceiling.js";
@@ -55,6 +56,8 @@ export interface PlannedEntry {
   reason: string | null;
   keys: string[];
   transactionId: string | null;
+  /** The statement's description was longer than a description may be and was cut there. */
+  descriptionCut: boolean;
 }
 
 export interface ImportInput {
@@ -62,6 +65,8 @@ export interface ImportInput {
   statement: string;
   format?: StatementFormat;
   mapping?: Partial<CsvMapping>;
+  /** The statement already read (readStatement, before the write's transaction); read here when absent. */
+  parsed?: ParsedStatement;
   /** Possible duplicates (by row number) the person wants recorded anyway. */
   importRows: readonly number[];
   skipInvalid: boolean;
@@ -87,11 +92,18 @@ export interface ImportOutcome {
   reconciliation: Reconciliation | null;
 }
 
+/**
+ * The statement's rows, read off the event loop when it is large (src/statements/bounded.ts). The tool
+ * calls it before the write's transaction opens (WriteHandler.prepare), so no connection waits on it.
+ */
+export const readStatement = (input: Pick<ImportInput, "statement" | "format" | "mapping">): Promise<ParsedStatement> =>
+  parseStatementBounded(input.statement, input.format, input.mapping);
+
 const abs = (v: bigint) => (v < 0n ? -v : v);
 
 export async function importStatement(db: Knex, userId: string, input: ImportInput): Promise<ImportOutcome> {
   const wallet = await getWalletRow(db, userId, input.walletId, "wallet_id");
-  const parsed = parseStatement(input.statement, input.format, input.mapping);
+  const parsed = input.parsed ?? (await readStatement(input));
   if (parsed.currency !== null && parsed.currency !== wallet.currency)
     throw invalidParams(
       "wallet_id",
@@ -132,6 +144,7 @@ export async function importStatement(db: Knex, userId: string, input: ImportInp
 }
 
 const PAYEE_MAX = stringMaxLengths.Payee;
+const DESCRIPTION_MAX = stringMaxLengths.Description;
 
 /**
  * A statement's payee longer than a payee may be (a German Verwendungszweck, joined CAMT lines) is cut
@@ -144,6 +157,23 @@ function fitPayee(payee: string | null, description: string | null): { payee: st
   return { payee: chars.slice(0, PAYEE_MAX).join("").trim(), description: description ?? payee };
 }
 
+/**
+ * A description longer than the tools allow (a hostile file's 200,000 characters) is cut at that limit,
+ * read from the spec like the payee's: every transaction then holds what a tool could have written, and
+ * the answer says how many were cut (importWarnings).
+ */
+function fitDescription(fitted: { payee: string | null; description: string | null }): {
+  payee: string | null;
+  description: string | null;
+  descriptionCut: boolean;
+} {
+  const { description } = fitted;
+  // Limits count code points; the first DESCRIPTION_MAX of them lie within twice as many code units.
+  const chars = description === null || description.length <= DESCRIPTION_MAX ? [] : Array.from(description.slice(0, DESCRIPTION_MAX * 2));
+  if (description === null || (chars.length <= DESCRIPTION_MAX && description.length <= DESCRIPTION_MAX * 2)) return { ...fitted, descriptionCut: false };
+  return { ...fitted, description: chars.slice(0, DESCRIPTION_MAX).join("").trimEnd(), descriptionCut: true };
+}
+
 async function planRows(db: Knex, userId: string, wallet: WalletRow, parsed: ParsedStatement): Promise<PlannedEntry[]> {
   const rules = await listRules(db, userId);
   const occurrences = new Map<string, number>();
@@ -153,7 +183,7 @@ async function planRows(db: Knex, userId: string, wallet: WalletRow, parsed: Par
       row: r.row,
       date: r.date,
       minor: null,
-      ...fitPayee(r.payee, r.description),
+      ...fitDescription(fitPayee(r.payee, r.description)),
       bankId: r.bankId,
       category: null,
       categoryFrom: null,

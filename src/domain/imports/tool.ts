@@ -5,12 +5,18 @@
 import type { ImportTransactionsParams } from "../../../generated/types.js";
 import type { WriteContext } from "../../writes/types.js";
 import { countsOf, importWarnings, mappingFromApi, mappingToApi, rowsPage } from "./answer.js";
-import { importStatement } from "./import.js";
+import { importStatement, readStatement } from "./import.js";
+import type { ParsedStatement } from "../../statements/parse.js";
+
+/** Reads the statement before the write's transaction opens (the handler's `prepare`: src/writes/pipeline.ts). */
+export const prepareImport = (params: ImportTransactionsParams): Promise<ParsedStatement> =>
+  readStatement({ statement: params.statement, mapping: mappingFromApi(params.mapping) });
 
 export async function importTransactions(ctx: WriteContext, params: ImportTransactionsParams) {
   const outcome = await importStatement(ctx.db, ctx.caller.userId, {
     walletId: params.wallet_id,
     statement: params.statement,
+    parsed: ctx.prepared as ParsedStatement | undefined,
     mapping: mappingFromApi(params.mapping),
     importRows: params.import_rows ?? [],
     skipInvalid: params.skip_invalid ?? false,
@@ -28,7 +34,7 @@ export async function importTransactions(ctx: WriteContext, params: ImportTransa
       counts,
       rows: rowsPage(outcome, params.rows_limit ?? 20, ctx.dryRun),
       reconciliation: outcome.reconciliation,
-      warnings: importWarnings(counts, outcome.reconciliation, params.skip_invalid ?? false),
+      warnings: importWarnings(counts, outcome.reconciliation, params.skip_invalid ?? false, outcome.rows.filter((r) => r.descriptionCut).length),
     },
     // One audit row for the whole import, holding each created transaction's own create snapshot.
     change: {

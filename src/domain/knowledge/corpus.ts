@@ -47,7 +47,7 @@ export function parseEntry(fileName: string, text: string): KbEntry {
   for (let i = 1; i < end; i++) {
     const line = lines[i] ?? "";
     if (line.trim() === "" || line.trimStart().startsWith("#")) continue;
-    const m = /^([A-Za-z_][A-Za-z0-9_-]*)\s*:\s*(.*)$/.exec(line);
+    const m = /^([A-Za-z_][A-Za-z0-9_-]*)\s*:(.*)$/.exec(line);
     if (!m || m[1] === undefined || m[2] === undefined) throw fail(`front matter line ${i + 1} is not 'key: value'`);
     const key = m[1].toLowerCase();
     const raw = m[2].trim();

@@ -30,7 +30,7 @@ function rowToRate(r: Record<string, unknown>): ExchangeRate {
 export function checkRate(rate: string): string {
   const m = RATE.exec(rate);
   if (!m || /^0(\.0*)?$/.test(rate)) throw invalidParams("rate", 'a positive decimal such as "1.0842"', `rate: not a positive decimal such as "1.0842"`);
-  const frac = (m[2] ?? "").replace(/0+$/, "");
+  const frac = (m[2] ?? "").replace(/(?<!0)0+$/, "");
   return frac.length > 0 ? `${m[1]}.${frac}` : m[1]!;
 }
 

@@ -65,8 +65,28 @@ export interface Recurring {
 /** The key charges of one payee share: folded case and spacing, without a trailing reference number. */
 export function payeeKey(payee: string): string {
   const folded = payee.normalize("NFC").toLowerCase().replace(/\s+/gu, " ").trim();
-  const key = folded.replace(/[\s*#/.-]*[0-9][0-9\s/.-]*$/u, "").trim();
+  const key = withoutReference(folded).trim();
   return key.length > 0 ? key : folded;
+}
+
+const REFERENCE_TAIL = /[0-9\s/.-]/;
+const REFERENCE_LEAD = /[\s*#/.-]/;
+
+/**
+ * The payee without a trailing reference number: what /[\s*#/.-]*[0-9][0-9\s/.-]*$/ would cut, found by
+ * walking back from the end once. That pattern, unanchored, is retried from every character of a long
+ * run of digits and spaces (quadratic; issue 41); this is linear. The tail is the last run of digits,
+ * spaces, "/", "." and "-" holding a digit, from its first digit, with the marks before that digit.
+ */
+function withoutReference(s: string): string {
+  let tail = s.length;
+  while (tail > 0 && REFERENCE_TAIL.test(s[tail - 1]!)) tail--;
+  let digit = tail;
+  while (digit < s.length && !(s[digit]! >= "0" && s[digit]! <= "9")) digit++;
+  if (digit === s.length) return s;
+  let cut = digit;
+  while (cut > 0 && REFERENCE_LEAD.test(s[cut - 1]!)) cut--;
+  return s.slice(0, cut);
 }
 
 export function nextExpected(last: string, interval: Interval, steps: number): string {

@@ -1,0 +1,101 @@
+/**
+ * Reading a statement without holding up anyone else (issue 41): a statement above INLINE_CHARS is parsed
+ * in a worker thread, so the event loop keeps answering other calls while it runs, within a time budget.
+ * Past the budget the worker is stopped and the call is refused naming the statement: nothing has been
+ * written yet (parsing comes before any write), so nothing is. The parsers are linear (a 4,000,000-
+ * character statement reads in about a second); the budget is the bound on what linear still allows.
+ * At most WORKERS statements are read at once per process; a further one waits for a free worker before
+ * its budget starts. docs/security.md#bounded-work, docs/decisions.md#statement-parse-worker.
+ */
+import { Worker } from "node:worker_threads";
+import { AppError, internalError, invalidParams, type ErrorDetails, type ErrorName } from "../errors.js";
+import { parseStatement } from "./parse.js";
+import type { CsvMapping, ParsedStatement, StatementFormat } from "./types.js";
+
+/** Below this many characters a statement is read in place: a worker's start costs more than the parse. */
+export const INLINE_CHARS = 65_536;
+/** The most one statement may take to read, in milliseconds. */
+export const PARSE_BUDGET_MS = 20_000;
+/** Statements read at once per process (the machine's cores are shared with the request work). */
+const WORKERS = 2;
+/** A worker's heap: a 4,000,000-character statement's tree fits well inside it. */
+const WORKER_HEAP_MB = 512;
+
+export interface WorkerRequest {
+  text: string;
+  format: StatementFormat | undefined;
+  mapping: Partial<CsvMapping>;
+}
+
+export type WorkerReply = { rows: ParsedStatement } | { refused: { name: ErrorName; message: string; details: ErrorDetails } } | { fault: string };
+
+// The worker runs the same module kind as this one: JavaScript in dist/, or TypeScript under tsx (tests,
+// scripts), whose loader a worker does not inherit: it is then started by a line that registers tsx first.
+const UNDER_TSX = import.meta.url.endsWith(".ts");
+const WORKER_URL = new URL(`./parse-worker${UNDER_TSX ? ".ts" : ".js"}`, import.meta.url);
+const WORKER_ENTRY: [URL | string, { eval?: boolean }] = UNDER_TSX
+  ? [
+      `import(${JSON.stringify(import.meta.resolve("tsx/esm/api"))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(WORKER_URL.href)}); });`,
+      { eval: true },
+    ]
+  : [WORKER_URL, {}];
+
+let running = 0;
+const waiting: (() => void)[] = [];
+
+async function slot(): Promise<() => void> {
+  if (running >= WORKERS) await new Promise<void>((resolve) => waiting.push(resolve));
+  running++;
+  return () => {
+    running--;
+    waiting.shift()?.();
+  };
+}
+
+const overBudget = (ms: number) =>
+  invalidParams(
+    "statement",
+    `a statement that reads within ${ms / 1000} s`,
+    `statement: reading this statement took longer than ${ms / 1000} s, the limit for one statement; nothing was imported. Send it in parts (a month or a quarter each).`,
+  );
+
+/** The statement's rows, read in a worker when it is large; the same answer and refusals as parseStatement. */
+export async function parseStatementBounded(
+  text: string,
+  format?: StatementFormat,
+  mapping: Partial<CsvMapping> = {},
+  budgetMs: number = PARSE_BUDGET_MS,
+): Promise<ParsedStatement> {
+  if (text.length <= INLINE_CHARS) return parseStatement(text, format, mapping);
+  const release = await slot();
+  try {
+    return await inWorker({ text, format, mapping }, budgetMs);
+  } finally {
+    release();
+  }
+}
+
+function inWorker(request: WorkerRequest, budgetMs: number): Promise<ParsedStatement> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(WORKER_ENTRY[0], { ...WORKER_ENTRY[1], workerData: request, resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB } });
+    let settled = false;
+    const settle = (fn: () => void) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      void worker.terminate();
+      fn();
+    };
+    const timer = setTimeout(() => settle(() => reject(overBudget(budgetMs))), budgetMs);
+    worker.once("message", (reply: WorkerReply) =>
+      settle(() => {
+        if ("rows" in reply) resolve(reply.rows);
+        else if ("refused" in reply) reject(new AppError(reply.refused.name, reply.refused.message, reply.refused.details));
+        else reject(Object.assign(internalError(), { cause: reply.fault }));
+      }),
+    );
+    // Out of heap (ERR_WORKER_OUT_OF_MEMORY) is the statement's size, not a fault of the server.
+    worker.once("error", (err: Error & { code?: string }) => settle(() => reject(err.code === "ERR_WORKER_OUT_OF_MEMORY" ? overBudget(budgetMs) : err)));
+    worker.once("exit", () => settle(() => reject(new Error("the statement worker stopped without an answer"))));
+  });
+}
