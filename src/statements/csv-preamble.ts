@@ -66,7 +66,15 @@ export function readPreamble(lines: readonly string[][], decimal: "," | ".", ord
       .map((c) => parseDecimal(c, decimal))
       .find((v) => v !== null);
     if (amount === undefined || amount === null) continue;
-    found.push({ kind, date: lastDate(filled[0]!, order), amount });
+    // The day: in the key ("Kontostand vom 24.11.2026:"), else in a cell of its own ("Kontostand;24.11.2026;;5.911,54").
+    const date =
+      lastDate(filled[0]!, order) ??
+      filled
+        .slice(1)
+        .map((c) => parseDate(c, order))
+        .find((d) => d !== null) ??
+      null;
+    found.push({ kind, date, amount });
   }
   const pick = (kind: "opening" | "closing"): StatedBalance | null => {
     const f = found.find((x) => x.kind === kind);

@@ -47,7 +47,10 @@ function modeWidth(records: readonly Record_[]): { width: number; count: number 
   const counts = new Map<number, number>();
   for (const r of records) counts.set(r.cells.length, (counts.get(r.cells.length) ?? 0) + 1);
   let best = { width: 0, count: 0 };
-  for (const [width, count] of counts) if (count > best.count || (count === best.count && width > best.width)) best = { width, count };
+  // The width that holds the most cells: many short preamble lines ("IBAN;…", "Saldo;…") must not outvote
+  // the rows.
+  for (const [width, count] of counts)
+    if (count * width > best.count * best.width || (count * width === best.count * best.width && width > best.width)) best = { width, count };
   return best;
 }
 
@@ -87,7 +90,8 @@ function detectIn(sample: string): string | undefined {
       continue;
     }
     const { width, count } = modeWidth(records);
-    const score = width >= 2 ? count * 1000 + width : 0;
+    // The delimiter that splits the most cells in rows of one width (a decimal comma splits a ";" file too, into fewer).
+    const score = width >= 2 ? count * width * 1000 + width : 0;
     if (score > best.score) best = { delimiter, score };
   }
   return best.score === 0 ? undefined : best.delimiter;
@@ -107,6 +111,9 @@ const NAMES: Record<keyof Omit<CsvMapping, "delimiter" | "header_row" | "date_or
     "buchungsdatum",
     "datum",
     "transdate",
+    "buchung",
+    "dateop",
+    "datacontabile",
     "dateoperation",
     "dateope",
     "fechaoperacion",
@@ -119,14 +126,18 @@ const NAMES: Record<keyof Omit<CsvMapping, "delimiter" | "header_row" | "date_or
     "valuta",
     "wertstellung",
   ],
-  amount_column: ["amount", "betrag", "umsatz", "umsatzineur", "transactionamount", "montant", "importe", "bedrag", "importo", "value"],
+  amount_column: ["amount", "betrag", "umsatz", "umsatzineur", "transactionamount", "montant", "montantoperation", "importe", "bedrag", "importo", "value"],
   sign_column: ["afbij", "sollhaben", "sh", "debitcredit", "creditdebit", "cd", "dc", "drcr", "indicator"],
-  debit_column: ["debit", "debitamount", "withdrawal", "withdrawals", "paidout", "moneyout", "soll", "ausgang", "belastung"],
-  credit_column: ["credit", "creditamount", "deposit", "deposits", "paidin", "moneyin", "haben", "eingang", "gutschrift"],
-  payer_column: ["zahlungspflichtiger", "zahlungspflichtige", "payer", "debtor", "betaler"],
+  debit_column: ["debit", "debitamount", "withdrawal", "withdrawals", "paidout", "moneyout", "addebiti", "soll", "ausgang", "belastung"],
+  credit_column: ["credit", "creditamount", "deposit", "deposits", "paidin", "moneyin", "accrediti", "haben", "eingang", "gutschrift"],
+  payer_column: ["zahlungspflichtiger", "zahlungspflichtige", "payer", "payername", "debtor", "betaler"],
   payee_column: [
     "payee",
     "zahlungsempfaengerin",
+    "payeename",
+    "partnername",
+    "supplierfound",
+    "descrizioneestesa",
     "auftraggeberempfaenger",
     "beguenstigterauftraggeber",
     "naamtegenpartij",
@@ -162,10 +173,24 @@ const NAMES: Record<keyof Omit<CsvMapping, "delimiter" | "header_row" | "date_or
     "omschrijving1",
     "detail",
     "descrizione",
+    "paymentreference",
+    "label",
+    "libellecourt",
   ],
-  id_column: ["id", "transactionid", "fitid", "referencenumber", "bankreference", "transactionreference"],
-  balance_column: ["balance", "runningbalance", "runningbal", "saldo", "kontostand", "saldonachbuchung", "saldonatrn", "saldonamutatie", "solde"],
-  currency_column: ["currency", "waehrung", "wahrung", "ccy"],
+  id_column: ["id", "transactionid", "transferwiseid", "fitid", "referencenumber", "bankreference", "transactionreference", "volgnr"],
+  balance_column: [
+    "balance",
+    "runningbalance",
+    "runningbal",
+    "saldo",
+    "kontostand",
+    "saldonachbuchung",
+    "saldonatrn",
+    "saldonamutatie",
+    "solde",
+    "accountbalance",
+  ],
+  currency_column: ["currency", "waehrung", "wahrung", "ccy", "munt", "devise", "divisa"],
 };
 
 const fold = (s: string): string =>
@@ -175,18 +200,31 @@ const fold = (s: string): string =>
     .replace(/ö/g, "oe")
     .replace(/ü/g, "ue")
     .replace(/ß/g, "ss")
+    // Other accents go ("Libellé opération" is "libelleoperation").
+    .normalize("NFKD")
     .replace(/[^a-z0-9]/g, "");
 
+/**
+ * The header: the first row of the file's width whose cells are words, and of those the first that names a
+ * date column, so that a preamble table ("Description,,Summary Amt." above Bank of America's rows) is not
+ * taken for it.
+ */
 function findHeader(records: readonly Record_[], width: number): number {
+  const candidates = headerCandidates(records, width);
+  return candidates.find((i) => records[i]!.cells.some((c) => NAMES.date_column.includes(fold(c)))) ?? candidates[0] ?? -1;
+}
+
+function headerCandidates(records: readonly Record_[], width: number): number[] {
+  const out: number[] = [];
   for (let i = 0; i < Math.min(records.length, 30); i++) {
     const r = records[i]!;
     // Exports that end data rows with a delimiter (and not the header, or the other way round) differ by one.
     if (Math.abs(r.cells.length - width) > 1) continue;
     if (r.cells.some(looksLikeData)) continue;
     const words = r.cells.filter((c) => c !== "").length;
-    if (words >= Math.max(2, width / 2)) return i;
+    if (words >= Math.max(2, width / 2)) out.push(i);
   }
-  return -1;
+  return out;
 }
 
 /** The whole file with the chosen delimiter; csv-parse's refusals (an unclosed quote, a delimiter it cannot use) name the line. */
@@ -231,7 +269,8 @@ export function detectMapping(text: string, given: Partial<CsvMapping> = {}, hin
   for (const r of records.slice(headerIndex + 1)) {
     if (r.cells.length < Math.min(width, 2) || !r.cells.some((c) => c !== "")) continue;
     // A narrow line without a date after the rows is a trailer ("Alter Kontostand";"4.000,00 EUR"), not a row.
-    if (width >= 4 && r.cells.length * 2 <= width && !r.cells.some((c) => parseDate(c, "day_first") !== null)) preamble.push(r.cells);
+    if (width >= 4 && r.cells.length * 2 <= width && parseDate(r.cells[0]!, "day_first") === null && parseDate(r.cells[0]!, "month_first") === null)
+      preamble.push(r.cells);
     else data.push(r);
   }
 
@@ -290,6 +329,11 @@ export function detectMapping(text: string, given: Partial<CsvMapping> = {}, hin
       return cells.length > 0 && cells.every((x) => parseDecimal(x, ",") !== null || parseDecimal(x, ".") !== null);
     });
   }
+  // An amount column that the bank leaves empty (Deutsche Bank fills Soll and Haben instead) is none.
+  if (given.amount_column === undefined && mapping.amount_column !== undefined && cellsOf(mapping.amount_column).length === 0) {
+    used.delete(mapping.amount_column);
+    delete mapping.amount_column;
+  }
   // An indicator column without a telling name is found by its content (every row S or H, Af or Bij …).
   if (mapping.sign_column === undefined && mapping.amount_column !== undefined && given.sign_column === undefined) {
     mapping.sign_column = columns.find((c) => !used.has(c) && c !== mapping.date_column && isIndicatorColumn(cellsOf(c)));
@@ -298,7 +342,10 @@ export function detectMapping(text: string, given: Partial<CsvMapping> = {}, hin
   }
   if (mapping.payee_column === undefined && headerIndex < 0) {
     const taken = new Set(Object.values(mapping));
-    mapping.payee_column = columns.find((c) => !taken.has(c) && cellsOf(c).some((x) => !looksLikeData(x)));
+    // The column with the most text: a name, not a "*" marker or a check number.
+    const textOf = (c: string) => cellsOf(c).reduce((n, x) => n + (looksLikeData(x) ? 0 : x.length), 0);
+    const best = columns.filter((c) => !taken.has(c)).reduce<{ c?: string; n: number }>((b, c) => (textOf(c) > b.n ? { c, n: textOf(c) } : b), { n: 0 });
+    mapping.payee_column = best.c;
   }
   const missing = (field: string, what: string) =>
     invalidParams(
@@ -366,11 +413,20 @@ export function parseCsv(text: string, given: Partial<CsvMapping> = {}, hints: C
       };
       continue;
     }
+    // A line with a balance and no amount ("Beginning balance as of 11/01/2026" in Bank of America's rows) states
+    // a balance; it is no transaction.
+    const amountCells = [mapping.amount_column, mapping.debit_column, mapping.credit_column].map((c) => at(r, c));
+    if (mapping.balance_column !== undefined && amountCells.every((c) => c === "") && at(r, mapping.balance_column) !== "") {
+      rows.pop();
+      continue;
+    }
     const amount = readAmount(r, mapping, at);
     // The counterparty: the payer of money in, the payee of money out, where the bank splits them.
     const out = "value" in amount && amount.value.startsWith("-");
+    // Where both are mapped, the other column names the account holder: an empty one falls back to the purpose.
+    const split = mapping.payer_column !== undefined && mapping.payee_column !== undefined;
     const [first, second] = out ? [mapping.payee_column, mapping.payer_column] : [mapping.payer_column, mapping.payee_column];
-    row.payee = at(r, first) || at(r, second) || null;
+    row.payee = at(r, first) || (split ? "" : at(r, second)) || null;
     if (row.payee === null && row.description !== null) [row.payee, row.description] = [row.description, null];
     if ("error" in amount) {
       row.error = { field: "amount", reason: amount.error };
