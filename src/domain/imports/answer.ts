@@ -86,7 +86,8 @@ export function importWarnings(counts: ReturnType<typeof countsOf>, reconciliati
     const abs = (v: bigint) => (v < 0n ? -v : v);
     const further = abs(r.differenceMinor) > abs(r.differenceBefore) ? "This import moves the wallet further from the statement. " : "";
     const rows = r.likely_rows.length === 0 ? "" : ` Rows ${r.likely_rows.join(" and ")} add up to the difference: check them first.`;
-    out.push({
+    // First: an answer that starts with "moves the wallet further" cannot be misread (issue 37).
+    out.unshift({
       code: "balance_mismatch",
       message: `${further}After the import the wallet's balance on ${r.date} is ${r.wallet_balance}, the statement says ${r.statement_balance} (difference ${r.difference}).${rows} Otherwise transactions are missing or the opening balance differs.`,
     });
