@@ -249,6 +249,8 @@ export interface DetectedCsv {
   headerIndex: number;
   /** Lines before the header and narrow undated lines after the data ("Alter Kontostand";"…"): key-value pairs. */
   preamble: string[][];
+  /** Mapping keys taken by default, not told by the file. */
+  unsure: "date_order"[];
 }
 
 export function detectMapping(text: string, given: Partial<CsvMapping> = {}, hints: CsvHints = {}): DetectedCsv {
@@ -378,8 +380,10 @@ export function detectMapping(text: string, given: Partial<CsvMapping> = {}, hin
         return values.length - negative > negative;
       })());
   if (purchasesPositive) mapping.purchases_positive = true;
-  mapping.date_order =
-    given.date_order ?? guessDateOrder(cellsOf(mapping.date_column), delimiter === "," && mapping.decimal === "." ? "month_first" : "day_first");
+  const dates = cellsOf(mapping.date_column);
+  mapping.date_order = given.date_order ?? guessDateOrder(dates, delimiter === "," && mapping.decimal === "." ? "month_first" : "day_first");
+  // No day above 12 and no ISO date: the order is the default for the file's delimiter, a guess.
+  const unsure = given.date_order === undefined && guessDateOrder(dates, "day_first") !== guessDateOrder(dates, "month_first") ? (["date_order"] as const) : [];
   for (const key of keys) {
     const column = mapping[key];
     if (column !== undefined && !columns.includes(column))
@@ -389,11 +393,11 @@ export function detectMapping(text: string, given: Partial<CsvMapping> = {}, hin
         `mapping.${key}: there is no column ${JSON.stringify(column)}. Columns: ${columns.map((c) => JSON.stringify(c)).join(", ")}.`,
       );
   }
-  return { mapping: mapping as CsvMapping, records: data, columns, headerIndex, preamble };
+  return { mapping: mapping as CsvMapping, records: data, columns, headerIndex, preamble, unsure: [...unsure] };
 }
 
 export function parseCsv(text: string, given: Partial<CsvMapping> = {}, hints: CsvHints = {}): ParsedStatement {
-  const { mapping, records, columns, preamble } = detectMapping(text, given, hints);
+  const { mapping, records, columns, preamble, unsure } = detectMapping(text, given, hints);
   const at = (r: Record_, column: string | undefined): string => (column === undefined ? "" : (r.cells[columns.indexOf(column)] ?? ""));
   const rows: StatementEntry[] = [];
   const balances: { date: string; amount: string }[] = [];
@@ -452,6 +456,9 @@ export function parseCsv(text: string, given: Partial<CsvMapping> = {}, hints: C
     // A balance the preamble states wins; else the running balance on the latest row.
     closing: dated(stated.closing, latest) ?? closingOfColumn(balances, dates),
     mapping,
+    ...(unsure.length === 0 || records.length === 0
+      ? {}
+      : { unsure: { keys: unsure, sample: Object.fromEntries(columns.map((c, i) => [c, records[0]!.cells[i] ?? ""]).filter(([, v]) => v !== "")) } }),
   };
 }
 

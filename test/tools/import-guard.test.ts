@@ -83,6 +83,20 @@ describe(`import_transactions guards the balance and matches without payee text 
     expect(preview.warnings.map((x: any) => x.code)).to.deep.equal(["balance_mismatch"]);
   });
 
+  it("asks when no date tells day-first from month-first, with a row to check, and stops asking once told", async () => {
+    const me = await server.createUser();
+    const w = await wallet(me.token, "USD", "0");
+    const text = "Date,Description,Amount\n11/01/2026,Rent,-900.00\n11/02/2026,Grocer,-20.00\n";
+    const preview = await importFile(me.token, w, text, { dry_run: true });
+    const unsure = preview.warnings.find((x: any) => x.code === "mapping_unsure");
+    expect(unsure.message).to.equal(
+      'No date in this CSV tells day-first from month-first; it was read month-first: row 2 ("Date": "11/01/2026", "Description": "Rent", "Amount": "-900.00") is dated 2026-11-01. Ask the person; if that is wrong, send mapping.date_order.',
+    );
+    const told = await importFile(me.token, w, text, { dry_run: true, mapping: { date_order: "day_first" } });
+    expect(told.warnings.map((x: any) => x.code)).to.deep.equal([]);
+    expect(told.rows.map((r: any) => r.date)).to.deep.equal(["2026-01-11", "2026-02-11"]);
+  });
+
   it("refuses a row whose amount cell states another currency than the wallet's (issue 41)", async () => {
     const me = await server.createUser();
     const w = await wallet(me.token, "EUR", "0");

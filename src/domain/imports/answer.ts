@@ -5,7 +5,7 @@
  */
 import type { ImportRow, StatementMapping, Warning } from "../../../generated/types.js";
 import { formatMinor } from "../../money/amount.js";
-import type { CsvMapping } from "../../statements/parse.js";
+import type { CsvMapping, ParsedStatement } from "../../statements/parse.js";
 import type { ImportOutcome, PlannedEntry, Reconciliation, RowStatus } from "./import.js";
 
 const COLUMN_KEYS = ["date", "amount", "sign", "debit", "credit", "payee", "payer", "description", "id", "balance", "currency"] as const;
@@ -69,8 +69,26 @@ export function rowsPage(o: ImportOutcome, limit: number, dryRun: boolean): Impo
 }
 
 /** What the person should hear about before (or after) committing: invalid rows, possible duplicates, a balance that does not agree. */
-export function importWarnings(counts: ReturnType<typeof countsOf>, reconciliation: Reconciliation | null, skipInvalid: boolean): Warning[] {
+export function importWarnings(
+  counts: ReturnType<typeof countsOf>,
+  reconciliation: Reconciliation | null,
+  skipInvalid: boolean,
+  parsed?: ParsedStatement,
+): Warning[] {
   const out: Warning[] = [];
+  // Low confidence asks (issue 37): what the file does not tell is shown with a row to check against.
+  const unsure = parsed?.unsure;
+  if (unsure !== undefined && parsed!.mapping !== null) {
+    const first = parsed!.rows[0];
+    const sample = Object.entries(unsure.sample)
+      .slice(0, 8)
+      .map(([k, v]) => `${JSON.stringify(k)}: ${JSON.stringify(v.slice(0, 40))}`)
+      .join(", ");
+    out.push({
+      code: "mapping_unsure",
+      message: `No date in this CSV tells day-first from month-first; it was read ${parsed!.mapping.date_order.replace("_", "-")}: row ${first?.row ?? "?"} (${sample}) is dated ${first?.date ?? "?"}. Ask the person; if that is wrong, send mapping.date_order.`,
+    });
+  }
   if (counts.invalid > 0)
     out.push({
       code: "invalid_rows",
