@@ -55,9 +55,9 @@ function syntheticRows(rows: number, lastDay: string): [string, string, string, 
 }
 
 /** A German bank's MT940 export of `rows` entries (the ?NN subfields of :86:), oldest first. */
-export function mt940Statement(rows: number, lastDay = "2026-11-24"): string {
+export function mt940Statement(rows: number, currency = "EUR", lastDay = "2026-11-24"): string {
   const yymmdd = (iso: string) => iso.slice(2).replaceAll("-", "");
-  const lines = [":20:STARTUMSE", ":25:50010517/0648489890", ":28C:00001/001", `:60F:C${yymmdd("2025-06-01")}EUR1000000,00`];
+  const lines = [":20:STARTUMSE", ":25:50010517/0648489890", ":28C:00001/001", `:60F:C${yymmdd("2025-06-01")}${currency}1000000,00`];
   for (const [date, amount, payee, purpose] of syntheticRows(rows, lastDay)) {
     const out = amount.startsWith("-");
     const value = amount.replace("-", "").replace(".", ",");
@@ -66,16 +66,16 @@ export function mt940Statement(rows: number, lastDay = "2026-11-24"): string {
       `:86:${out ? "105" : "166"}?00${out ? "FOLGELASTSCHRIFT" : "GUTSCHRIFT"}?20SVWZ+${purpose.slice(0, 22)}?21${purpose.slice(22)}?30INGDDEFFXXX?31DE12500105170648489890?32${payee}`,
     );
   }
-  lines.push(`:62F:C${yymmdd(lastDay)}EUR1000000,00`, "-");
+  lines.push(`:62F:C${yymmdd(lastDay)}${currency}1000000,00`, "-");
   return `${lines.join("\r\n")}\r\n`;
 }
 
 /** A CAMT.053 statement of `rows` booked entries, as German banks send them. */
-export function camtStatement(rows: number, lastDay = "2026-11-24"): string {
+export function camtStatement(rows: number, currency = "EUR", lastDay = "2026-11-24"): string {
   const entries = syntheticRows(rows, lastDay).map(([date, amount, payee, purpose], i) => {
     const out = amount.startsWith("-");
     const party = out ? `<Cdtr><Pty><Nm>${payee}</Nm></Pty></Cdtr>` : `<Dbtr><Pty><Nm>${payee}</Nm></Pty></Dbtr>`;
-    return `<Ntry><Amt Ccy="EUR">${amount.replace("-", "")}</Amt><CdtDbtInd>${out ? "DBIT" : "CRDT"}</CdtDbtInd><Sts><Cd>BOOK</Cd></Sts><BookgDt><Dt>${date}</Dt></BookgDt><AcctSvcrRef>${String(2026000000000 + i)}</AcctSvcrRef><NtryDtls><TxDtls><RltdPties>${party}</RltdPties><RmtInf><Ustrd>${purpose}</Ustrd></RmtInf></TxDtls></NtryDtls></Ntry>`;
+    return `<Ntry><Amt Ccy="${currency}">${amount.replace("-", "")}</Amt><CdtDbtInd>${out ? "DBIT" : "CRDT"}</CdtDbtInd><Sts><Cd>BOOK</Cd></Sts><BookgDt><Dt>${date}</Dt></BookgDt><AcctSvcrRef>${String(2026000000000 + i)}</AcctSvcrRef><NtryDtls><TxDtls><RltdPties>${party}</RltdPties><RmtInf><Ustrd>${purpose}</Ustrd></RmtInf></TxDtls></NtryDtls></Ntry>`;
   });
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.08"><BkToCstmrStmt><Stmt><Acct><Id><IBAN>DE02120300000000202051</IBAN></Id><Ccy>EUR</Ccy></Acct>\n${entries.join("\n")}\n</Stmt></BkToCstmrStmt></Document>\n`;
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.08"><BkToCstmrStmt><Stmt><Acct><Id><IBAN>DE02120300000000202051</IBAN></Id><Ccy>${currency}</Ccy></Acct>\n${entries.join("\n")}\n</Stmt></BkToCstmrStmt></Document>\n`;
 }

@@ -104,10 +104,16 @@ export function buildTargets(ctx: TargetContext): Target[] {
   // The import preview of a 5,000-row bank CSV (about 740 KB, over MAX_BODY_BYTES: import_transactions's own body limit).
   const statement = girokontoCsv(5000);
   const importKey = randomUUID();
-  // The same 5,000 rows as MT940 and as CAMT.053 (issue 37: each stays within the CSV's bound).
+  // The same 5,000 rows as MT940 and as CAMT.053 (issue 37: each stays within the CSV's bound), in the
+  // main wallet's currency (a CSV states none; these state theirs).
   const others = [
-    { id: "import_transactions preview (MT940)", label: "import_transactions (5,000-row MT940 preview)", text: mt940Statement(5000), key: randomUUID() },
-    { id: "import_transactions preview (CAMT)", label: "import_transactions (5,000-row CAMT.053 preview)", text: camtStatement(5000), key: randomUUID() },
+    { id: "import_transactions preview (MT940)", label: "import_transactions (5,000-row MT940 preview)", text: mt940Statement(5000, "USD"), key: randomUUID() },
+    {
+      id: "import_transactions preview (CAMT)",
+      label: "import_transactions (5,000-row CAMT.053 preview)",
+      text: camtStatement(5000, "USD"),
+      key: randomUUID(),
+    },
   ];
   const expressions = ["0.1 + 0.2", "15% of 80", "round(1234.5678 * 1.0825, 2)", "(4500 - 1200) / 3", "1250.75 * 12 - 99.99"];
   const modernMeta = {
