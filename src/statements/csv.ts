@@ -382,8 +382,11 @@ export function detectMapping(text: string, given: Partial<CsvMapping> = {}, hin
   if (purchasesPositive) mapping.purchases_positive = true;
   const dates = cellsOf(mapping.date_column);
   mapping.date_order = given.date_order ?? guessDateOrder(dates, delimiter === "," && mapping.decimal === "." ? "month_first" : "day_first");
-  // No day above 12 and no ISO date: the order is the default for the file's delimiter, a guess.
-  const unsure = given.date_order === undefined && guessDateOrder(dates, "day_first") !== guessDateOrder(dates, "month_first") ? (["date_order"] as const) : [];
+  // No day above 12 and no ISO date: the order is the default for the file's delimiter, a guess, when it
+  // matters (a date that reads otherwise in the other order; "03 Nov 2026" and "05/05/2026" do not).
+  const guessed = guessDateOrder(dates, "day_first") !== guessDateOrder(dates, "month_first");
+  const matters = dates.some((d) => parseDate(d, "day_first") !== parseDate(d, "month_first"));
+  const unsure = given.date_order === undefined && guessed && matters ? (["date_order"] as const) : [];
   for (const key of keys) {
     const column = mapping[key];
     if (column !== undefined && !columns.includes(column))
