@@ -19,6 +19,8 @@ export interface Limits {
   /** Page size of a list tool (one with a cursor) when limit is not given, and the largest limit. */
   default_page_size: number;
   max_page_size: number;
+  /** An imported row and a wallet's transaction of the same signed amount this many days apart (or fewer) are a possible duplicate. */
+  import_match_days: number;
 }
 
 const KEYS: (keyof Limits)[] = [
@@ -30,6 +32,7 @@ const KEYS: (keyof Limits)[] = [
   "max_params_values",
   "default_page_size",
   "max_page_size",
+  "import_match_days",
 ];
 
 export function readLimits(spec: Spec): Limits {
@@ -58,6 +61,13 @@ export function readLimits(spec: Spec): Limits {
     if (!limit || limit.maximum !== limits.max_page_size || limit.default !== limits.default_page_size) {
       throw new Error(`${m.name}: a list tool's limit must have maximum ${limits.max_page_size} and default ${limits.default_page_size} (info.x-limits)`);
     }
+  }
+  // The model reads the window in ImportRow's description; it must be this one.
+  const row = String((spec.schemas.ImportRow as JsonObject | undefined)?.description ?? "");
+  if (!row.includes(`≤${limits.import_match_days} days`)) {
+    throw new Error(
+      `components/schemas/ImportRow: description must state the match window "≤${limits.import_match_days} days" (info.x-limits.import_match_days)`,
+    );
   }
   return limits;
 }
@@ -102,6 +112,8 @@ export function emitLimits(spec: Spec, banner: string): string {
     `  maxParamsValues: ${l.max_params_values},`,
     `  defaultPageSize: ${l.default_page_size},`,
     `  maxPageSize: ${l.max_page_size},`,
+    `  /** A statement row and a transaction of the same signed amount this many days apart (or fewer) are a possible duplicate. */`,
+    `  importMatchDays: ${l.import_match_days},`,
     `} as const;`,
     ``,
     `/** minimum/maximum of component schemas' properties: the spec's bounds, for checks the domain repeats. */`,

@@ -11,6 +11,8 @@ export const limits = {
   maxParamsValues: 5000,
   defaultPageSize: 50,
   maxPageSize: 200,
+  /** A statement row and a transaction of the same signed amount this many days apart (or fewer) are a possible duplicate. */
+  importMatchDays: 5,
 } as const;
 
 /** minimum/maximum of component schemas' properties: the spec's bounds, for checks the domain repeats. */

@@ -8368,7 +8368,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "import_transactions",
   "title": "Import transactions",
-  "description": "Imports a bank statement (CSV, OFX/QFX, CAMT, QIF) into a wallet. dry_run true previews: counts, rows with status and category, the CSV mapping to correct; then commit the same call (skip_invalid true to leave invalid rows out). Known rows, even deleted, never return; possible duplicates only via import_rows.",
+  "description": "Imports a bank statement (CSV, MT940, OFX/QFX, CAMT, QIF) into a wallet. dry_run true previews counts, rows with status, the CSV mapping and reconciliation; then commit the same call (skip_invalid true leaves invalid rows out). Known rows never return, possible duplicates only via import_rows.",
   "summary": "Import a bank statement into a wallet, with preview and de-duplication",
   "scope": "write:transactions",
   "kind": "write",
@@ -8421,7 +8421,7 @@ export const tools: readonly ToolDefinition[] = [
         "type": "string"
       },
       "mapping": {
-        "description": "CSV reading; columns by header name or #n.",
+        "description": "CSV columns by header or #n; payer: other party of money in; negate: purchases positive.",
         "type": "object",
         "properties": {
           "delimiter": {
@@ -8452,6 +8452,9 @@ export const tools: readonly ToolDefinition[] = [
           "amount": {
             "type": "string"
           },
+          "sign": {
+            "type": "string"
+          },
           "debit": {
             "type": "string"
           },
@@ -8459,6 +8462,9 @@ export const tools: readonly ToolDefinition[] = [
             "type": "string"
           },
           "payee": {
+            "type": "string"
+          },
+          "payer": {
             "type": "string"
           },
           "description": {
@@ -8472,6 +8478,9 @@ export const tools: readonly ToolDefinition[] = [
           },
           "currency": {
             "type": "string"
+          },
+          "negate": {
+            "type": "boolean"
           }
         }
       },
@@ -8480,8 +8489,7 @@ export const tools: readonly ToolDefinition[] = [
         "items": {
           "type": "integer",
           "minimum": 1
-        },
-        "description": "Possible duplicates to import."
+        }
       },
       "skip_invalid": {
         "type": "boolean"
@@ -8544,7 +8552,8 @@ export const tools: readonly ToolDefinition[] = [
           "csv",
           "ofx",
           "camt",
-          "qif"
+          "qif",
+          "mt940"
         ]
       },
       "currency": {
@@ -8585,6 +8594,9 @@ export const tools: readonly ToolDefinition[] = [
               "amount": {
                 "type": "string"
               },
+              "sign": {
+                "type": "string"
+              },
               "debit": {
                 "type": "string"
               },
@@ -8592,6 +8604,9 @@ export const tools: readonly ToolDefinition[] = [
                 "type": "string"
               },
               "payee": {
+                "type": "string"
+              },
+              "payer": {
                 "type": "string"
               },
               "description": {
@@ -8605,6 +8620,9 @@ export const tools: readonly ToolDefinition[] = [
               },
               "currency": {
                 "type": "string"
+              },
+              "negate": {
+                "type": "boolean"
               }
             }
           },
@@ -8754,7 +8772,8 @@ export const tools: readonly ToolDefinition[] = [
               "date",
               "statement_balance",
               "wallet_balance",
-              "difference"
+              "difference",
+              "likely_rows"
             ],
             "properties": {
               "date": {
@@ -8768,6 +8787,13 @@ export const tools: readonly ToolDefinition[] = [
               },
               "difference": {
                 "type": "string"
+              },
+              "likely_rows": {
+                "type": "array",
+                "items": {
+                  "type": "integer",
+                  "minimum": 1
+                }
               }
             }
           },

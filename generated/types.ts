@@ -768,7 +768,7 @@ export interface ServiceLimits {
   default_page_size: number;
 }
 /**
- * CSV reading; columns by header name or #n.
+ * CSV columns by header or #n; payer: other party of money in; negate: purchases positive.
  *
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
  * via the `definition` "StatementMapping".
@@ -780,16 +780,19 @@ export interface StatementMapping {
   date_order?: "day_first" | "month_first" | "iso";
   date?: string;
   amount?: string;
+  sign?: string;
   debit?: string;
   credit?: string;
   payee?: string;
+  payer?: string;
   description?: string;
   id?: string;
   balance?: string;
   currency?: string;
+  negate?: boolean;
 }
 /**
- * One statement row. status: new, duplicate of <id>, possible duplicate of <id>, or invalid: <field>: <reason>. category_from: rule <id> or history.
+ * One statement row. status: new, duplicate of <id>, possible duplicate of <id> (same amount, ≤5 days apart), or invalid: <field>: <reason>. category_from: rule <id> or history.
  *
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
  * via the `definition` "ImportRow".
@@ -806,7 +809,7 @@ export interface ImportRow {
   transaction_id: TransactionId | null;
 }
 /**
- * The statement's closing balance against the wallet's balance at the end of that day, after the import (in a preview, as if committed). difference: statement_balance minus wallet_balance.
+ * The statement's closing balance against the wallet's balance at the end of that day, after the import (in a preview, as if committed). difference: statement_balance minus wallet_balance. likely_rows: rows whose amounts make up the difference.
  *
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
  * via the `definition` "Reconciliation".
@@ -816,6 +819,7 @@ export interface Reconciliation {
   statement_balance: string;
   wallet_balance: string;
   difference: string;
+  likely_rows: number[];
 }
 /**
  * A categorisation rule. Tried in position order; the first that matches files the transaction.
@@ -1933,8 +1937,6 @@ export interface ImportTransactionsParams {
   statement: string;
   mapping?: StatementMapping;
   /**
-   * Possible duplicates to import.
-   *
    * @maxItems 5000
    */
   import_rows?: number[];
@@ -1950,7 +1952,7 @@ export interface ImportTransactionsParams {
 export interface ImportTransactionsResult {
   status: WriteStatus;
   audit_id: AuditId | null;
-  format: "csv" | "ofx" | "camt" | "qif";
+  format: "csv" | "ofx" | "camt" | "qif" | "mt940";
   currency: Currency;
   mapping: StatementMapping | null;
   counts: {

@@ -225,11 +225,12 @@ export function evaluateTargets(r: Omit<BenchResults, "targets">): TargetCheck[]
   // docs/decisions.md, "Statements in": a 5,000-row CSV preview takes under 2 s on SQLite (one request at a time, median).
   for (const e of [sqlite, pg]) {
     for (const t of largest(e)?.tools ?? []) {
-      if (t.id !== "import_transactions preview") continue;
+      if (!t.id.startsWith("import_transactions preview")) continue;
       const engine = e === sqlite ? "SQLite" : "Postgres";
+      const format = t.id === "import_transactions preview" ? "CSV" : t.id.slice("import_transactions preview (".length, -1);
       out.push({
-        id: `${e!.engine}-import-preview`,
-        text: "A 5,000-row CSV import preview, one request at a time",
+        id: `${e!.engine}-import-preview${format === "CSV" ? "" : `-${format.toLowerCase()}`}`,
+        text: `A 5,000-row ${format} import preview, one request at a time`,
         subject: `${t.label} (${engine})`,
         measured: t.latency ? `p50 ${fmt(t.latency.p50)} ms, p90 ${fmt(t.latency.p90)} ms (n ${t.latency.n})` : why(t),
         threshold: "< 2,000 ms",

@@ -8,7 +8,7 @@ import { randomUUID } from "node:crypto";
 import type { Request as AcRequest } from "autocannon";
 import type { Fixture } from "./data.js";
 import { call as httpCall, type HttpCall } from "./load.js";
-import { girokontoCsv } from "./statement.js";
+import { camtStatement, girokontoCsv, mt940Statement } from "./statement.js";
 
 export const MCP_PATH = "/api/v1/mcp";
 
@@ -104,6 +104,17 @@ export function buildTargets(ctx: TargetContext): Target[] {
   // The import preview of a 5,000-row bank CSV (about 740 KB, over MAX_BODY_BYTES: import_transactions's own body limit).
   const statement = girokontoCsv(5000);
   const importKey = randomUUID();
+  // The same 5,000 rows as MT940 and as CAMT.053 (issue 37: each stays within the CSV's bound), in the
+  // main wallet's currency (a CSV states none; these state theirs).
+  const others = [
+    { id: "import_transactions preview (MT940)", label: "import_transactions (5,000-row MT940 preview)", text: mt940Statement(5000, "USD"), key: randomUUID() },
+    {
+      id: "import_transactions preview (CAMT)",
+      label: "import_transactions (5,000-row CAMT.053 preview)",
+      text: camtStatement(5000, "USD"),
+      key: randomUUID(),
+    },
+  ];
   const expressions = ["0.1 + 0.2", "15% of 80", "round(1234.5678 * 1.0825, 2)", "(4500 - 1200) / 3", "1250.75 * 12 - 99.99"];
   const modernMeta = {
     "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -183,6 +194,24 @@ export function buildTargets(ctx: TargetContext): Target[] {
         body: rpc("import_transactions", { wallet_id: fixture.walletIds[0], statement, rows_limit: 20, idempotency_key: importKey, dry_run: true }),
       }),
     },
+    ...others.map((o) => ({
+      ...direct(
+        "import_transactions",
+        main,
+        () => ({ wallet_id: fixture.walletIds[0], statement: o.text, rows_limit: 20, idempotency_key: o.key, dry_run: true }),
+        "read",
+        false,
+        1,
+      ),
+      id: o.id,
+      alone: true,
+      label: o.label,
+      call: (i: number) => ({
+        path: MCP_PATH,
+        headers: auth(main, i),
+        body: rpc("import_transactions", { wallet_id: fixture.walletIds[0], statement: o.text, rows_limit: 20, idempotency_key: o.key, dry_run: true }),
+      }),
+    })),
     ...bulkTargets(ctx, (i) => auth(main, i)),
     {
       id: "create_transaction",

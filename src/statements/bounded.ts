@@ -9,7 +9,7 @@
  */
 import { Worker } from "node:worker_threads";
 import { AppError, internalError, invalidParams, type ErrorDetails, type ErrorName } from "../errors.js";
-import { parseStatement } from "./parse.js";
+import { parseStatement, type CsvHints } from "./parse.js";
 import type { CsvMapping, ParsedStatement, StatementFormat } from "./types.js";
 
 /** Below this many characters a statement is read in place: a worker's start costs more than the parse. */
@@ -25,6 +25,7 @@ export interface WorkerRequest {
   text: string;
   format: StatementFormat | undefined;
   mapping: Partial<CsvMapping>;
+  hints: CsvHints;
 }
 
 export type WorkerReply = { rows: ParsedStatement } | { refused: { name: ErrorName; message: string; details: ErrorDetails } } | { fault: string };
@@ -65,11 +66,12 @@ export async function parseStatementBounded(
   format?: StatementFormat,
   mapping: Partial<CsvMapping> = {},
   budgetMs: number = PARSE_BUDGET_MS,
+  hints: CsvHints = {},
 ): Promise<ParsedStatement> {
-  if (text.length <= INLINE_CHARS) return parseStatement(text, format, mapping);
+  if (text.length <= INLINE_CHARS) return parseStatement(text, format, mapping, hints);
   const release = await slot();
   try {
-    return await inWorker({ text, format, mapping }, budgetMs);
+    return await inWorker({ text, format, mapping, hints }, budgetMs);
   } finally {
     release();
   }

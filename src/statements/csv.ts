@@ -9,9 +9,17 @@
  */
 import { parse } from "csv-parse/sync";
 import { invalidParams } from "../errors.js";
+import { currencyInCell, withoutCurrency } from "./cell-currency.js";
+import { readPreamble } from "./csv-preamble.js";
+import { indicatorOf, isIndicatorColumn } from "./csv-sign.js";
 import { guessDateOrder, parseDate } from "./dates.js";
 import { guessDecimal, parseDecimal } from "./numbers.js";
-import { emptyRow, type CsvMapping, type ParsedStatement, type StatementEntry } from "./types.js";
+import { emptyRow, type CsvMapping, type ParsedStatement, type StatedBalance, type StatementEntry } from "./types.js";
+
+/** What the caller knows of the wallet that helps read a file: a card's export may list purchases as positive. */
+export interface CsvHints {
+  card?: boolean;
+}
 
 const DELIMITERS = [",", ";", "\t", "|"] as const;
 
@@ -39,7 +47,10 @@ function modeWidth(records: readonly Record_[]): { width: number; count: number 
   const counts = new Map<number, number>();
   for (const r of records) counts.set(r.cells.length, (counts.get(r.cells.length) ?? 0) + 1);
   let best = { width: 0, count: 0 };
-  for (const [width, count] of counts) if (count > best.count || (count === best.count && width > best.width)) best = { width, count };
+  // The width that holds the most cells: many short preamble lines ("IBAN;…", "Saldo;…") must not outvote
+  // the rows.
+  for (const [width, count] of counts)
+    if (count * width > best.count * best.width || (count * width === best.count * best.width && width > best.width)) best = { width, count };
   return best;
 }
 
@@ -79,7 +90,8 @@ function detectIn(sample: string): string | undefined {
       continue;
     }
     const { width, count } = modeWidth(records);
-    const score = width >= 2 ? count * 1000 + width : 0;
+    // The delimiter that splits the most cells in rows of one width (a decimal comma splits a ";" file too, into fewer).
+    const score = width >= 2 ? count * width * 1000 + width : 0;
     if (score > best.score) best = { delimiter, score };
   }
   return best.score === 0 ? undefined : best.delimiter;
@@ -88,7 +100,7 @@ function detectIn(sample: string): string | undefined {
 const looksLikeData = (cell: string): boolean => parseDate(cell, "day_first") !== null || parseDecimal(cell, ",") !== null || parseDecimal(cell, ".") !== null;
 
 // Header names of real bank exports, folded (lower case, letters and digits only). First match wins.
-const NAMES: Record<keyof Omit<CsvMapping, "delimiter" | "header_row" | "date_order" | "decimal">, string[]> = {
+const NAMES: Record<keyof Omit<CsvMapping, "delimiter" | "header_row" | "date_order" | "decimal" | "purchases_positive">, string[]> = {
   date_column: [
     "date",
     "bookingdate",
@@ -98,17 +110,41 @@ const NAMES: Record<keyof Omit<CsvMapping, "delimiter" | "header_row" | "date_or
     "buchungstag",
     "buchungsdatum",
     "datum",
+    "transdate",
+    "buchung",
+    "dateop",
+    "datacontabile",
+    "dateoperation",
+    "dateope",
+    "fechaoperacion",
+    "fecha",
+    "dataoperazione",
+    "boekdatum",
     "completeddate",
     "startdate",
     "valuedate",
     "valuta",
     "wertstellung",
   ],
-  amount_column: ["amount", "betrag", "betrageur", "umsatz", "transactionamount", "amounteur", "amountusd", "montant", "importe", "bedrag", "value"],
-  debit_column: ["debit", "debitamount", "withdrawal", "withdrawals", "paidout", "moneyout", "soll", "ausgang", "belastung"],
-  credit_column: ["credit", "creditamount", "deposit", "deposits", "paidin", "moneyin", "haben", "eingang", "gutschrift"],
+  amount_column: ["amount", "betrag", "umsatz", "umsatzineur", "transactionamount", "montant", "montantoperation", "importe", "bedrag", "importo", "value"],
+  sign_column: ["afbij", "sollhaben", "sh", "debitcredit", "creditdebit", "cd", "dc", "drcr", "indicator"],
+  debit_column: ["debit", "debitamount", "withdrawal", "withdrawals", "paidout", "moneyout", "addebiti", "soll", "ausgang", "belastung"],
+  credit_column: ["credit", "creditamount", "deposit", "deposits", "paidin", "moneyin", "accrediti", "haben", "eingang", "gutschrift"],
+  payer_column: ["zahlungspflichtiger", "zahlungspflichtige", "payer", "payername", "debtor", "betaler"],
   payee_column: [
     "payee",
+    "zahlungsempfaengerin",
+    "payeename",
+    "partnername",
+    "supplierfound",
+    "descrizioneestesa",
+    "auftraggeberempfaenger",
+    "beguenstigterauftraggeber",
+    "naamtegenpartij",
+    "naamomschrijving",
+    "libelle",
+    "libelleoperation",
+    "concepto",
     "name",
     "counterparty",
     "merchant",
@@ -122,10 +158,39 @@ const NAMES: Record<keyof Omit<CsvMapping, "delimiter" | "header_row" | "date_or
     "payeepayer",
     "description",
   ],
-  description_column: ["memo", "verwendungszweck", "reference", "buchungstext", "narrative", "notes", "purpose", "description", "transactiondetails"],
-  id_column: ["id", "transactionid", "fitid", "referencenumber", "bankreference", "transactionreference"],
-  balance_column: ["balance", "runningbalance", "saldo", "kontostand", "saldonachbuchung"],
-  currency_column: ["currency", "waehrung", "wahrung", "ccy"],
+  description_column: [
+    "memo",
+    "verwendungszweck",
+    "reference",
+    "buchungstext",
+    "narrative",
+    "notes",
+    "purpose",
+    "description",
+    "transactiondetails",
+    "omschrijving",
+    "mededelingen",
+    "omschrijving1",
+    "detail",
+    "descrizione",
+    "paymentreference",
+    "label",
+    "libellecourt",
+  ],
+  id_column: ["id", "transactionid", "transferwiseid", "fitid", "referencenumber", "bankreference", "transactionreference", "volgnr"],
+  balance_column: [
+    "balance",
+    "runningbalance",
+    "runningbal",
+    "saldo",
+    "kontostand",
+    "saldonachbuchung",
+    "saldonatrn",
+    "saldonamutatie",
+    "solde",
+    "accountbalance",
+  ],
+  currency_column: ["currency", "waehrung", "wahrung", "ccy", "munt", "devise", "divisa"],
 };
 
 const fold = (s: string): string =>
@@ -135,18 +200,31 @@ const fold = (s: string): string =>
     .replace(/ö/g, "oe")
     .replace(/ü/g, "ue")
     .replace(/ß/g, "ss")
+    // Other accents go ("Libellé opération" is "libelleoperation").
+    .normalize("NFKD")
     .replace(/[^a-z0-9]/g, "");
 
+/**
+ * The header: the first row of the file's width whose cells are words, and of those the first that names a
+ * date column, so that a preamble table ("Description,,Summary Amt." above Bank of America's rows) is not
+ * taken for it.
+ */
 function findHeader(records: readonly Record_[], width: number): number {
+  const candidates = headerCandidates(records, width);
+  return candidates.find((i) => records[i]!.cells.some((c) => NAMES.date_column.includes(fold(c)))) ?? candidates[0] ?? -1;
+}
+
+function headerCandidates(records: readonly Record_[], width: number): number[] {
+  const out: number[] = [];
   for (let i = 0; i < Math.min(records.length, 30); i++) {
     const r = records[i]!;
     // Exports that end data rows with a delimiter (and not the header, or the other way round) differ by one.
     if (Math.abs(r.cells.length - width) > 1) continue;
     if (r.cells.some(looksLikeData)) continue;
     const words = r.cells.filter((c) => c !== "").length;
-    if (words >= Math.max(2, width / 2)) return i;
+    if (words >= Math.max(2, width / 2)) out.push(i);
   }
-  return -1;
+  return out;
 }
 
 /** The whole file with the chosen delimiter; csv-parse's refusals (an unclosed quote, a delimiter it cannot use) name the line. */
@@ -164,10 +242,18 @@ function readAll(text: string, delimiter: string): Record_[] {
   }
 }
 
-export function detectMapping(
-  text: string,
-  given: Partial<CsvMapping> = {},
-): { mapping: CsvMapping; records: Record_[]; columns: string[]; headerIndex: number } {
+export interface DetectedCsv {
+  mapping: CsvMapping;
+  records: Record_[];
+  columns: string[];
+  headerIndex: number;
+  /** Lines before the header and narrow undated lines after the data ("Alter Kontostand";"…"): key-value pairs. */
+  preamble: string[][];
+  /** Mapping keys taken by default, not told by the file. */
+  unsure: "date_order"[];
+}
+
+export function detectMapping(text: string, given: Partial<CsvMapping> = {}, hints: CsvHints = {}): DetectedCsv {
   const delimiter = given.delimiter ?? detectDelimiter(text);
   const records = readAll(text, delimiter);
   const { width } = modeWidth(records);
@@ -180,41 +266,56 @@ export function detectMapping(
   const header = headerIndex >= 0 ? records[headerIndex]!.cells : [];
   const columnCount = Math.max(width, header.length);
   const columns = Array.from({ length: columnCount }, (_, i) => (header[i] ? header[i]! : `#${i + 1}`));
-  const data = records.slice(headerIndex + 1).filter((r) => r.cells.length >= Math.min(width, 2) && r.cells.some((c) => c !== ""));
+  const preamble = records.slice(0, Math.max(headerIndex, 0)).map((r) => r.cells);
+  const data: Record_[] = [];
+  for (const r of records.slice(headerIndex + 1)) {
+    if (r.cells.length < Math.min(width, 2) || !r.cells.some((c) => c !== "")) continue;
+    // A narrow line without a date after the rows is a trailer ("Alter Kontostand";"4.000,00 EUR"), not a row.
+    if (width >= 4 && r.cells.length * 2 <= width && parseDate(r.cells[0]!, "day_first") === null && parseDate(r.cells[0]!, "month_first") === null)
+      preamble.push(r.cells);
+    else data.push(r);
+  }
 
   const used = new Set<string>();
+  // A name matches the column's folded header alone or followed by a currency code ("Amount (GBP)",
+  // "Betrag (EUR)", "Balance USD"), or a currency symbol, which folding drops ("Betrag (€)").
   const byName = (key: keyof typeof NAMES): string | undefined => {
     const folded = columns.map(fold);
     for (const name of NAMES[key]) {
-      const i = folded.indexOf(name);
-      if (i >= 0 && !used.has(columns[i]!)) return columns[i];
+      const i = folded.findIndex(
+        (f, at) => !used.has(columns[at]!) && (f === name || (f.length === name.length + 3 && f.startsWith(name) && !/\d/.test(f.slice(-3)))),
+      );
+      if (i >= 0) return columns[i];
     }
     return undefined;
+  };
+  const cellsOf = (column: string | undefined): string[] => {
+    const i = column === undefined ? -1 : columns.indexOf(column);
+    return i < 0 ? [] : data.map((r) => r.cells[i] ?? "").filter((c) => c !== "");
   };
   const mapping: Partial<CsvMapping> = { delimiter, header_row: headerIndex >= 0 ? records[headerIndex]!.line : 0 };
   const keys = [
     "date_column",
     "id_column",
     "amount_column",
+    "sign_column",
     "debit_column",
     "credit_column",
     "balance_column",
     "currency_column",
+    "payer_column",
     "payee_column",
     "description_column",
   ] as const;
   for (const key of keys) {
     const named = given[key];
     const column = named ?? byName(key);
+    if (named === undefined && key === "sign_column" && column !== undefined && !isIndicatorColumn(cellsOf(column))) continue;
     if (column !== undefined) {
       mapping[key] = column;
       used.add(column);
     }
   }
-  const cellsOf = (column: string | undefined): string[] => {
-    const i = column === undefined ? -1 : columns.indexOf(column);
-    return i < 0 ? [] : data.map((r) => r.cells[i] ?? "").filter((c) => c !== "");
-  };
   // Without a header, the columns come from their content: the first column of dates, the first of amounts
   // after it, the widest text column for the payee.
   if (mapping.date_column === undefined) {
@@ -230,9 +331,23 @@ export function detectMapping(
       return cells.length > 0 && cells.every((x) => parseDecimal(x, ",") !== null || parseDecimal(x, ".") !== null);
     });
   }
+  // An amount column that the bank leaves empty (Deutsche Bank fills Soll and Haben instead) is none.
+  if (given.amount_column === undefined && mapping.amount_column !== undefined && cellsOf(mapping.amount_column).length === 0) {
+    used.delete(mapping.amount_column);
+    delete mapping.amount_column;
+  }
+  // An indicator column without a telling name is found by its content (every row S or H, Af or Bij …).
+  if (mapping.sign_column === undefined && mapping.amount_column !== undefined && given.sign_column === undefined) {
+    mapping.sign_column = columns.find((c) => !used.has(c) && c !== mapping.date_column && isIndicatorColumn(cellsOf(c)));
+    if (mapping.sign_column === undefined) delete mapping.sign_column;
+    else used.add(mapping.sign_column);
+  }
   if (mapping.payee_column === undefined && headerIndex < 0) {
     const taken = new Set(Object.values(mapping));
-    mapping.payee_column = columns.find((c) => !taken.has(c) && cellsOf(c).some((x) => !looksLikeData(x)));
+    // The column with the most text: a name, not a "*" marker or a check number.
+    const textOf = (c: string) => cellsOf(c).reduce((n, x) => n + (looksLikeData(x) ? 0 : x.length), 0);
+    const best = columns.filter((c) => !taken.has(c)).reduce<{ c?: string; n: number }>((b, c) => (textOf(c) > b.n ? { c, n: textOf(c) } : b), { n: 0 });
+    mapping.payee_column = best.c;
   }
   const missing = (field: string, what: string) =>
     invalidParams(
@@ -250,10 +365,28 @@ export function detectMapping(
     ...cellsOf(mapping.debit_column),
     ...cellsOf(mapping.credit_column),
     ...cellsOf(mapping.balance_column),
-  ];
+  ].map(withoutCurrency);
   mapping.decimal = given.decimal ?? guessDecimal(amountSamples, delimiter === "," ? "." : ",");
-  mapping.date_order =
-    given.date_order ?? guessDateOrder(cellsOf(mapping.date_column), delimiter === "," && mapping.decimal === "." ? "month_first" : "day_first");
+  // A card's export that lists purchases as positive (American Express, Discover): most amounts positive
+  // in a card wallet, with no indicator column. The preview shows it; the person can send it back false.
+  const purchasesPositive =
+    given.purchases_positive ??
+    (hints.card === true &&
+      mapping.amount_column !== undefined &&
+      mapping.sign_column === undefined &&
+      (() => {
+        const values = cellsOf(mapping.amount_column).map((c) => parseDecimal(c, mapping.decimal!));
+        const negative = values.filter((v) => v !== null && v.startsWith("-")).length;
+        return values.length - negative > negative;
+      })());
+  if (purchasesPositive) mapping.purchases_positive = true;
+  const dates = cellsOf(mapping.date_column);
+  mapping.date_order = given.date_order ?? guessDateOrder(dates, delimiter === "," && mapping.decimal === "." ? "month_first" : "day_first");
+  // No day above 12 and no ISO date: the order is the default for the file's delimiter, a guess, when it
+  // matters (a date that reads otherwise in the other order; "03 Nov 2026" and "05/05/2026" do not).
+  const guessed = guessDateOrder(dates, "day_first") !== guessDateOrder(dates, "month_first");
+  const matters = dates.some((d) => parseDate(d, "day_first") !== parseDate(d, "month_first"));
+  const unsure = given.date_order === undefined && guessed && matters ? (["date_order"] as const) : [];
   for (const key of keys) {
     const column = mapping[key];
     if (column !== undefined && !columns.includes(column))
@@ -263,51 +396,113 @@ export function detectMapping(
         `mapping.${key}: there is no column ${JSON.stringify(column)}. Columns: ${columns.map((c) => JSON.stringify(c)).join(", ")}.`,
       );
   }
-  return { mapping: mapping as CsvMapping, records: data, columns, headerIndex };
+  return { mapping: mapping as CsvMapping, records: data, columns, headerIndex, preamble, unsure: [...unsure] };
 }
 
-export function parseCsv(text: string, given: Partial<CsvMapping> = {}): ParsedStatement {
-  const { mapping, records, columns } = detectMapping(text, given);
+export function parseCsv(text: string, given: Partial<CsvMapping> = {}, hints: CsvHints = {}): ParsedStatement {
+  const { mapping, records, columns, preamble, unsure } = detectMapping(text, given, hints);
   const at = (r: Record_, column: string | undefined): string => (column === undefined ? "" : (r.cells[columns.indexOf(column)] ?? ""));
   const rows: StatementEntry[] = [];
-  let closing: { date: string; amount: string } | null = null;
+  const balances: { date: string; amount: string }[] = [];
   for (const r of records) {
     const row = emptyRow(r.line);
     rows.push(row);
     const dateText = at(r, mapping.date_column);
     row.date = parseDate(dateText, mapping.date_order);
-    row.payee = at(r, mapping.payee_column) || null;
     row.description = mapping.description_column === mapping.payee_column ? null : at(r, mapping.description_column) || null;
-    if (row.payee === null && row.description !== null) [row.payee, row.description] = [row.description, null];
     row.bankId = at(r, mapping.id_column) || null;
     row.currency = at(r, mapping.currency_column).toUpperCase() || null;
     if (row.date === null) {
+      row.payee = at(r, mapping.payee_column) || at(r, mapping.payer_column) || null;
       row.error = {
         field: "date",
         reason: dateText === "" ? "no date" : `date ${JSON.stringify(dateText.slice(0, 40))} does not read as ${mapping.date_order.replace("_", "-")}`,
       };
       continue;
     }
+    // A line with a balance and no amount ("Beginning balance as of 11/01/2026" in Bank of America's rows) states
+    // a balance; it is no transaction.
+    const amountCells = [mapping.amount_column, mapping.debit_column, mapping.credit_column].map((c) => at(r, c));
+    if (mapping.balance_column !== undefined && amountCells.every((c) => c === "") && at(r, mapping.balance_column) !== "") {
+      rows.pop();
+      continue;
+    }
     const amount = readAmount(r, mapping, at);
+    // The counterparty: the payer of money in, the payee of money out, where the bank splits them.
+    const out = "value" in amount && amount.value.startsWith("-");
+    // Where both are mapped, the other column names the account holder: an empty one falls back to the purpose.
+    const split = mapping.payer_column !== undefined && mapping.payee_column !== undefined;
+    const [first, second] = out ? [mapping.payee_column, mapping.payer_column] : [mapping.payer_column, mapping.payee_column];
+    row.payee = at(r, first) || (split ? "" : at(r, second)) || null;
+    if (row.payee === null && row.description !== null) [row.payee, row.description] = [row.description, null];
     if ("error" in amount) {
       row.error = { field: "amount", reason: amount.error };
       continue;
     }
     row.amount = amount.value;
+    // A currency in the amount cell is read like a currency column (issue 41: "USD 5.00" in a EUR wallet).
+    row.currency ??= amount.currency;
     const balance = mapping.balance_column === undefined ? null : parseDecimal(at(r, mapping.balance_column), mapping.decimal);
-    // The statement's closing balance is the balance stated on its latest row (banks list either way round).
-    if (balance !== null && (closing === null || row.date >= closing.date)) closing = { date: row.date, amount: balance };
+    if (balance !== null) balances.push({ date: row.date, amount: balance });
   }
-  return { format: "csv", rows, currency: null, opening: null, closing, mapping };
+  const dates = rows.map((r) => r.date).filter((d): d is string => d !== null);
+  const latest = dates.reduce<string | null>((m, d) => (m === null || d > m ? d : m), null);
+  const stated = readPreamble(preamble, mapping.decimal, mapping.date_order);
+  const dated = (b: StatedBalance | null, fallback: string | null): StatedBalance | null =>
+    b === null ? null : b.date !== "" ? b : fallback === null ? null : { date: fallback, amount: b.amount };
+  const earliest = dates.reduce<string | null>((m, d) => (m === null || d < m ? d : m), null);
+  return {
+    format: "csv",
+    rows,
+    currency: null,
+    opening: dated(stated.opening, earliest),
+    // A balance the preamble states wins; else the running balance on the latest row.
+    closing: dated(stated.closing, latest) ?? closingOfColumn(balances, dates),
+    mapping,
+    ...(unsure.length === 0 || records.length === 0
+      ? {}
+      : { unsure: { keys: unsure, sample: Object.fromEntries(columns.map((c, i) => [c, records[0]!.cells[i] ?? ""]).filter(([, v]) => v !== "")) } }),
+  };
 }
 
-function readAmount(r: Record_, mapping: CsvMapping, at: (r: Record_, c: string | undefined) => string): { value: string } | { error: string } {
+/**
+ * The running balance on the statement's latest row: of the rows of the latest day, the last in the
+ * file's own order, which is the last booked when the file lists oldest first and the first when it lists
+ * newest first.
+ */
+function closingOfColumn(balances: readonly StatedBalance[], dates: readonly string[]): StatedBalance | null {
+  if (balances.length === 0) return null;
+  const newestFirst = dates.length > 1 && dates[0]! > dates[dates.length - 1]!;
+  let best: StatedBalance | null = null;
+  for (const b of balances) {
+    if (best === null || b.date > best.date || (b.date === best.date && !newestFirst)) best = b;
+  }
+  return best;
+}
+
+type Amount = { value: string; currency: string | null } | { error: string };
+
+function readAmount(r: Record_, mapping: CsvMapping, at: (r: Record_, c: string | undefined) => string): Amount {
+  const read = readMagnitude(r, mapping, at);
+  if ("error" in read) return read;
+  let value = read.value;
+  if (mapping.sign_column !== undefined) {
+    const cell = at(r, mapping.sign_column);
+    const sign = indicatorOf(cell);
+    if (sign === null) return { error: `${JSON.stringify(cell.slice(0, 20))} in ${JSON.stringify(mapping.sign_column)} is not a debit or credit mark` };
+    const magnitude = value.startsWith("-") ? value.slice(1) : value;
+    value = sign === "out" ? `-${magnitude}` : magnitude;
+  } else if (mapping.purchases_positive === true && mapping.amount_column !== undefined) value = value.startsWith("-") ? value.slice(1) : `-${value}`;
+  return { value, currency: read.currency };
+}
+
+function readMagnitude(r: Record_, mapping: CsvMapping, at: (r: Record_, c: string | undefined) => string): Amount {
   if (mapping.amount_column !== undefined) {
     const text = at(r, mapping.amount_column);
     const value = parseDecimal(text, mapping.decimal);
     return value === null
       ? { error: `amount ${JSON.stringify(text.slice(0, 40))} does not read as a number with decimal ${JSON.stringify(mapping.decimal)}` }
-      : { value };
+      : { value, currency: currencyInCell(text) };
   }
   const debitText = at(r, mapping.debit_column);
   const creditText = at(r, mapping.credit_column);
@@ -318,7 +513,8 @@ function readAmount(r: Record_, mapping: CsvMapping, at: (r: Record_, c: string 
   const magnitude = (v: string | null) => (v === null ? null : v.replace(/^-/, ""));
   const out = magnitude(debit);
   const inn = magnitude(credit);
-  if (out !== null && !/^[0.]+$/.test(out)) return { value: `-${out}` };
-  if (inn !== null) return { value: inn };
-  return out !== null ? { value: out } : { error: "neither debit nor credit is filled in" };
+  const currency = currencyInCell(debitText) ?? currencyInCell(creditText);
+  if (out !== null && !/^[0.]+$/.test(out)) return { value: `-${out}`, currency };
+  if (inn !== null) return { value: inn, currency };
+  return out !== null ? { value: out, currency } : { error: "neither debit nor credit is filled in" };
 }

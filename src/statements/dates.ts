@@ -12,8 +12,63 @@ function iso(y: number, m: number, d: number): string | null {
 
 const year = (text: string): number => (text.length === 2 ? 2000 + Number(text) : Number(text));
 
+// Month names as UK and US exports write them ("24 Nov 2026", "24-Nov-26", "Nov 24, 2026"), English and
+// the German, French, Dutch and Spanish abbreviations that differ from it.
+const MONTHS: Record<string, number> = {
+  jan: 1,
+  feb: 2,
+  mar: 3,
+  apr: 4,
+  may: 5,
+  jun: 6,
+  jul: 7,
+  aug: 8,
+  sep: 9,
+  oct: 10,
+  nov: 11,
+  dec: 12,
+  mrz: 3,
+  mär: 3,
+  mai: 5,
+  okt: 10,
+  dez: 12,
+  fév: 2,
+  fev: 2,
+  avr: 4,
+  juin: 6,
+  juil: 7,
+  aoû: 8,
+  aou: 8,
+  déc: 12,
+  mrt: 3,
+  mei: 5,
+  ene: 1,
+  abr: 4,
+  ago: 8,
+  dic: 12,
+  sept: 9,
+};
+
+function withMonthName(s: string): string | null {
+  const parts = s
+    .toLowerCase()
+    .split(/[\s,.\-/]+/)
+    .filter((p) => p !== "");
+  if (parts.length !== 3) return null;
+  const at = parts.findIndex((p) => /^\p{L}+$/u.test(p));
+  if (at < 0 || at === 2) return null;
+  const month = MONTHS[parts[at]!] ?? MONTHS[parts[at]!.slice(0, 3)];
+  if (month === undefined) return null;
+  const rest = parts.filter((_, i) => i !== at);
+  if (!rest.every((p) => /^\d{1,4}$/.test(p))) return null;
+  // "24 Nov 2026" (day first) or "Nov 24 2026" (month first): the year is last either way.
+  const [day, y] = [Number(rest[0]), rest[1]!];
+  return y.length === 2 || y.length === 4 ? iso(year(y), month, day) : null;
+}
+
 export function parseDate(text: string, order: DateOrder): string | null {
   const s = text.trim();
+  if (s.length > 0 && s.length <= 20 && /\p{L}{3}/u.test(s) && !/^\d{4}-/.test(s)) return withMonthName(s);
   let m = /^(\d{4})-?(\d{2})-?(\d{2})(?:[T\s[].*)?$/.exec(s);
   if (m) return iso(Number(m[1]), Number(m[2]), Number(m[3]));
   m = /^(\d{4})[./](\d{1,2})[./](\d{1,2})$/.exec(s);

@@ -11,7 +11,7 @@ import type { WorkerReply, WorkerRequest } from "./bounded.js";
 const request = workerData as WorkerRequest;
 let reply: WorkerReply;
 try {
-  reply = { rows: parseStatement(request.text, request.format, request.mapping) };
+  reply = { rows: parseStatement(request.text, request.format, request.mapping, request.hints) };
 } catch (err) {
   reply = err instanceof AppError ? { refused: { name: err.errorName, message: err.message, details: err.details } } : { fault: String(err).slice(0, 200) };
 }

@@ -5,13 +5,15 @@
  */
 import { invalidParams } from "../errors.js";
 import { parseCamt } from "./camt.js";
-import { parseCsv } from "./csv.js";
+import { parseCsv, type CsvHints } from "./csv.js";
 import { assertDecoded } from "./encoding.js";
+import { parseMt940 } from "./mt940.js";
 import { parseOfx } from "./ofx.js";
 import { parseQif } from "./qif.js";
 import type { CsvMapping, ParsedStatement, StatementFormat } from "./types.js";
 
 export type { CsvMapping, ParsedStatement, StatementFormat } from "./types.js";
+export type { CsvHints } from "./csv.js";
 
 export function detectFormat(text: string): StatementFormat {
   const head = text
@@ -21,6 +23,7 @@ export function detectFormat(text: string): StatementFormat {
   if (/^OFXHEADER\s*:/i.test(head) || /<\?OFX\b/i.test(head) || /^<OFX>/i.test(head)) return "ofx";
   if (/<(\w+:)?BkToCstmr(Stmt|AcctRpt)\b/.test(text.slice(0, 8192))) return "camt";
   if (/^!(Type|Account|Option)/i.test(head)) return "qif";
+  if (isMt940(head)) return "mt940";
   if (/^<(\?xml|\w)/.test(head))
     throw invalidParams(
       "statement",
@@ -30,7 +33,13 @@ export function detectFormat(text: string): StatementFormat {
   return "csv";
 }
 
-export function parseStatement(text: string, format?: StatementFormat, mapping: Partial<CsvMapping> = {}): ParsedStatement {
+/** MT940: a :20: reference and a :25: account among the first lines (after an optional SWIFT envelope). */
+function isMt940(head: string): boolean {
+  const lines = head.split("\n", 12).map((l) => l.trim());
+  return lines.some((l) => l.startsWith(":20:")) && lines.some((l) => l.startsWith(":25:"));
+}
+
+export function parseStatement(text: string, format?: StatementFormat, mapping: Partial<CsvMapping> = {}, hints: CsvHints = {}): ParsedStatement {
   assertDecoded(text);
   const body = text.replace(/^\uFEFF/, "");
   if (body.trim() === "") throw invalidParams("statement", "the text of a bank statement", "statement: the statement is empty.");
@@ -42,6 +51,8 @@ export function parseStatement(text: string, format?: StatementFormat, mapping: 
     case "qif":
       return parseQif(body, { date_order: mapping.date_order, decimal: mapping.decimal });
     case "csv":
-      return parseCsv(body, mapping);
+      return parseCsv(body, mapping, hints);
+    case "mt940":
+      return parseMt940(body);
   }
 }

@@ -4,7 +4,7 @@
  * decides what each row becomes. A row a parser could not read keeps its number and says which field
  * failed and why, so the preview can name it.
  */
-export type StatementFormat = "csv" | "ofx" | "camt" | "qif";
+export type StatementFormat = "csv" | "ofx" | "camt" | "qif" | "mt940";
 
 export interface RowError {
   /** The field of the row that failed: date, amount, currency, status … */
@@ -43,9 +43,16 @@ export interface CsvMapping {
   date_order: DateOrder;
   decimal: "," | ".";
   amount_column?: string;
+  /** An indicator column (S/H, D/C, Debit/Credit, Af/Bij) that signs an unsigned amount. */
+  sign_column?: string;
+  /** A card export where purchases are positive: every amount is negated. */
+  purchases_positive?: boolean;
   debit_column?: string;
   credit_column?: string;
+  /** The counterparty of money out (the payee column of a bank that splits them by direction). */
   payee_column?: string;
+  /** The counterparty of money in, where the bank has a column for it (DKB's "Zahlungspflichtige*r"). */
+  payer_column?: string;
   description_column?: string;
   id_column?: string;
   balance_column?: string;
@@ -63,6 +70,11 @@ export interface ParsedStatement {
   closing: StatedBalance | null;
   /** CSV only: the mapping used. */
   mapping: CsvMapping | null;
+  /**
+   * CSV only: what the reader could not tell from the file and took a default for (the preview asks the
+   * person to confirm it), with the first data row as the header names it, for the person to check.
+   */
+  unsure?: { keys: "date_order"[]; sample: Record<string, string> };
 }
 
 export const emptyRow = (row: number): StatementEntry => ({

@@ -1,5 +1,5 @@
 /**
- * Property tests of the parsers we wrote ourselves (OFX 1.x SGML, QIF) and of the amount and date readers,
+ * Property tests of the parsers we wrote ourselves (OFX 1.x SGML, QIF, MT940) and of the amount and date readers,
  * with fast-check: whatever the text, they end and either give rows or refuse with invalid_params (never
  * another error); and a statement rendered from generated transactions reads back as those transactions.
  */
@@ -10,7 +10,7 @@ import { parseDate } from "../../src/statements/dates.js";
 import { parseDecimal } from "../../src/statements/numbers.js";
 import { parseStatement } from "../../src/statements/parse.js";
 
-function readsOrRefuses(text: string, format?: "ofx" | "qif" | "csv"): void {
+function readsOrRefuses(text: string, format?: "ofx" | "qif" | "csv" | "mt940"): void {
   try {
     const s = parseStatement(text, format);
     for (const r of s.rows) {
@@ -101,6 +101,36 @@ describe("statement parsers, property tests", function () {
           const text = `!Type:Bank\n${list.map((t) => `D${t.date.slice(5, 7)}/${t.date.slice(8, 10)}'${t.date.slice(2, 4)}\nT${decimal(t.cents)}\nP${t.payee}\n^`).join("\n")}\n`;
           const s = parseStatement(text, undefined, { date_order: "month_first" });
           expect(s.rows.map((r) => [r.date, r.amount, r.payee])).to.deep.equal(list.map((t) => [t.date, decimal(t.cents), t.payee]));
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it("MT940: any text ends in rows or invalid_params", () => {
+    const line = fc.oneof(
+      fc.constantFrom(":20:X", ":25:DE02", ":60F:C261101EUR1,00", ":61:", ":61:2611241124DR", ":86:", "?20", "?32", "/NAME/", "//", "-", ":62F:D", "C", "RD"),
+      fc.string({ maxLength: 24 }),
+    );
+    fc.assert(
+      fc.property(fc.array(line, { maxLength: 60 }), (lines) => readsOrRefuses(`:20:STARTUMSE\n:25:X\n${lines.join("\n")}`, "mt940")),
+      { numRuns: 400 },
+    );
+  });
+
+  it("MT940: generated transactions read back exactly", () => {
+    const yymmdd = (d: string) => d.slice(2).replaceAll("-", "");
+    fc.assert(
+      fc.property(
+        txns.map((l) => l.filter((t) => t.date >= "2000-01-01")),
+        (list) => {
+          const entries = list.map((t) => {
+            const amount = decimal(Math.abs(t.cents)).replace(".", ",");
+            return `:61:${yymmdd(t.date)}${t.cents < 0 ? "D" : "C"}R${amount}NTRFNONREF//${t.id}\n:86:166?00GUTSCHRIFT?20SVWZ+x?32${t.payee}`;
+          });
+          const text = `:20:STARTUMSE\n:25:X\n:60F:C000101EUR1,00\n${entries.join("\n")}\n:62F:C000101EUR1,00\n-\n`;
+          const s = parseStatement(text);
+          expect(s.rows.map((r) => [r.date, r.amount, r.payee, r.bankId])).to.deep.equal(list.map((t) => [t.date, decimal(t.cents), t.payee, t.id]));
         },
       ),
       { numRuns: 200 },

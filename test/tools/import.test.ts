@@ -121,7 +121,7 @@ describe(`import_transactions (${engine})`, function () {
     const me = await server.createUser();
     const w = await wallet(me.token, "EUR", "1000.00");
     const preview = await importFile(me.token, w, fixture("statement.camt053.xml"), { dry_run: true, skip_invalid: true });
-    expect(preview.reconciliation).to.deep.equal({ date: "2026-11-24", statement_balance: "957.35", wallet_balance: "957.35", difference: "0.00" });
+    expect(preview.reconciliation).to.deep.equal({ date: "2026-11-24", statement_balance: "957.35", wallet_balance: "957.35", difference: "0.00", likely_rows: [] });
     const committed = await importFile(me.token, w, fixture("statement.camt053.xml"), { skip_invalid: true });
     expect(committed.reconciliation).to.deep.equal(preview.reconciliation);
     const w2 = await wallet(me.token, "USD", "43.00");

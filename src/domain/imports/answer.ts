@@ -6,10 +6,10 @@
 import type { ImportRow, StatementMapping, Warning } from "../../../generated/types.js";
 import { stringMaxLengths } from "../../../generated/limits.js";
 import { formatMinor } from "../../money/amount.js";
-import type { CsvMapping } from "../../statements/parse.js";
+import type { CsvMapping, ParsedStatement } from "../../statements/parse.js";
 import type { ImportOutcome, PlannedEntry, Reconciliation, RowStatus } from "./import.js";
 
-const COLUMN_KEYS = ["date", "amount", "debit", "credit", "payee", "description", "id", "balance", "currency"] as const;
+const COLUMN_KEYS = ["date", "amount", "sign", "debit", "credit", "payee", "payer", "description", "id", "balance", "currency"] as const;
 
 export function mappingFromApi(m: StatementMapping | undefined): Partial<CsvMapping> {
   if (m === undefined) return {};
@@ -18,6 +18,7 @@ export function mappingFromApi(m: StatementMapping | undefined): Partial<CsvMapp
   if (m.header_row !== undefined) out.header_row = m.header_row;
   if (m.decimal !== undefined) out.decimal = m.decimal;
   if (m.date_order !== undefined) out.date_order = m.date_order;
+  if (m.negate !== undefined) out.purchases_positive = m.negate;
   for (const key of COLUMN_KEYS) {
     const column = m[key];
     if (column !== undefined) out[`${key}_column`] = column;
@@ -28,6 +29,7 @@ export function mappingFromApi(m: StatementMapping | undefined): Partial<CsvMapp
 export function mappingToApi(m: CsvMapping | null): StatementMapping | null {
   if (m === null) return null;
   const out: StatementMapping = { delimiter: m.delimiter, header_row: m.header_row, decimal: m.decimal, date_order: m.date_order };
+  if (m.purchases_positive === true) out.negate = true;
   for (const key of COLUMN_KEYS) {
     const column = m[`${key}_column`];
     if (column !== undefined) out[key] = column;
@@ -72,9 +74,23 @@ export function importWarnings(
   counts: ReturnType<typeof countsOf>,
   reconciliation: Reconciliation | null,
   skipInvalid: boolean,
+  parsed?: ParsedStatement,
   descriptionsCut = 0,
 ): Warning[] {
   const out: Warning[] = [];
+  // Low confidence asks (issue 37): what the file does not tell is shown with a row to check against.
+  const unsure = parsed?.unsure;
+  if (unsure !== undefined && parsed!.mapping !== null) {
+    const first = parsed!.rows[0];
+    const sample = Object.entries(unsure.sample)
+      .slice(0, 8)
+      .map(([k, v]) => `${JSON.stringify(k)}: ${JSON.stringify(v.slice(0, 40))}`)
+      .join(", ");
+    out.push({
+      code: "mapping_unsure",
+      message: `No date in this CSV tells day-first from month-first; it was read ${parsed!.mapping.date_order.replace("_", "-")}: row ${first?.row ?? "?"} (${sample}) is dated ${first?.date ?? "?"}. Ask the person; if that is wrong, send mapping.date_order.`,
+    });
+  }
   if (descriptionsCut > 0)
     out.push({
       code: "descriptions_cut",
@@ -90,10 +106,22 @@ export function importWarnings(
       code: "possible_duplicates",
       message: `${counts.possible_duplicate} rows look like transactions already in the wallet and are not imported. Ask the person; list the ones to import anyway in import_rows.`,
     });
-  if (reconciliation !== null && !/^-?0(\.0+)?$/.test(reconciliation.difference))
-    out.push({
+  if (reconciliation !== null && reconciliation.differenceMinor !== 0n) {
+    const r = reconciliation;
+    const abs = (v: bigint) => (v < 0n ? -v : v);
+    const further = abs(r.differenceMinor) > abs(r.differenceBefore) ? "This import moves the wallet further from the statement. " : "";
+    const rows = r.likely_rows.length === 0 ? "" : ` Rows ${r.likely_rows.join(" and ")} add up to the difference: check them first.`;
+    // First: an answer that starts with "moves the wallet further" cannot be misread (issue 37).
+    out.unshift({
       code: "balance_mismatch",
-      message: `After the import the wallet's balance on ${reconciliation.date} is ${reconciliation.wallet_balance}, the statement says ${reconciliation.statement_balance} (difference ${reconciliation.difference}). Transactions are missing or the opening balance differs.`,
+      message: `${further}After the import the wallet's balance on ${r.date} is ${r.wallet_balance}, the statement says ${r.statement_balance} (difference ${r.difference}).${rows} Otherwise transactions are missing or the opening balance differs.`,
     });
+  }
   return out;
+}
+
+/** The reconciliation as the contract has it. */
+export function reconciliationToApi(r: Reconciliation | null) {
+  if (r === null) return null;
+  return { date: r.date, statement_balance: r.statement_balance, wallet_balance: r.wallet_balance, difference: r.difference, likely_rows: r.likely_rows };
 }

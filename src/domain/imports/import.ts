@@ -7,8 +7,8 @@
  *                       also when the person has since deleted that transaction; or its bank id is already
  *                       the external_id of a transaction of the wallet; or the file repeats a bank id;
  *   possible_duplicate  a transaction of the wallet, not yet claimed by another row, has the same signed
- *                       amount, a similar payee and a date at most FUZZY_DAYS away (and no other bank id):
- *                       recorded only when the call lists the row in import_rows;
+ *                       amount and a date at most FUZZY_DAYS away (and no other bank id; the payee only
+ *                       ranks): recorded only when the call lists the row in import_rows;
  *   new                 recorded.
  * Categories: the first of the person's rules that matches (which may also rename the payee and add tags),
  * else the category the person most often gave that payee. New rows go in as one bulk insert in the
@@ -23,7 +23,8 @@ import { invalidParams } from "../../errors.js";
 import { formatMinor } from "../../money/amount.js";
 import { addDays, dayDiff } from "../../calendar/days.js";
 import { parseStatementBounded } from "../../statements/bounded.js";
-import type { CsvMapping, ParsedStatement, StatementFormat } from "../../statements/parse.js";
+import type { CsvHints, CsvMapping, ParsedStatement, StatementFormat } from "../../statements/parse.js";
+import { sameCurrency } from "../../statements/cell-currency.js";
 import { listRules } from "../rules/store.js";
 import { firstMatch } from "../rules/match.js";
 import { assertRunningTotals } from "../wallets/ceiling.js";
@@ -81,6 +82,11 @@ export interface Reconciliation {
   statement_balance: string;
   wallet_balance: string;
   difference: string;
+  /** Rows whose amounts explain the difference (created rows to look at, or rows left out to import). */
+  likely_rows: number[];
+  /** The difference before this import: an import that grows it says so (importWarnings). */
+  differenceBefore: bigint;
+  differenceMinor: bigint;
 }
 
 export interface ImportOutcome {
@@ -96,14 +102,17 @@ export interface ImportOutcome {
  * The statement's rows, read off the event loop when it is large (src/statements/bounded.ts). The tool
  * calls it before the write's transaction opens (WriteHandler.prepare), so no connection waits on it.
  */
-export const readStatement = (input: Pick<ImportInput, "statement" | "format" | "mapping">): Promise<ParsedStatement> =>
-  parseStatementBounded(input.statement, input.format, input.mapping);
+export const readStatement = (input: Pick<ImportInput, "statement" | "format" | "mapping"> & { hints?: CsvHints }): Promise<ParsedStatement> =>
+  parseStatementBounded(input.statement, input.format, input.mapping, undefined, input.hints);
 
 const abs = (v: bigint) => (v < 0n ? -v : v);
 
 export async function importStatement(db: Knex, userId: string, input: ImportInput): Promise<ImportOutcome> {
   const wallet = await getWalletRow(db, userId, input.walletId, "wallet_id");
-  const parsed = input.parsed ?? (await readStatement(input));
+  // A card statement is read knowing it is one (purchases may be positive): the statement read before the
+  // transaction (prepare, which knows no wallet) is read again here for a card wallet only.
+  const card = wallet.type === "credit_card";
+  const parsed = input.parsed !== undefined && !card ? input.parsed : await readStatement({ ...input, hints: { card } });
   if (parsed.currency !== null && parsed.currency !== wallet.currency)
     throw invalidParams(
       "wallet_id",
@@ -139,8 +148,7 @@ export async function importStatement(db: Knex, userId: string, input: ImportInp
   // A preview writes nothing, even inside the rolled-back transaction: 5,000 inserts (and their totals
   // triggers) would be most of its time. It adds the rows it would create to the balance instead.
   const created = input.dryRun ? [] : await record(db, userId, wallet, toCreate, input);
-  const pending = input.dryRun ? toCreate : [];
-  return { importId, wallet, parsed, rows, created, reconciliation: await reconcile(db, userId, wallet, parsed, pending) };
+  return { importId, wallet, parsed, rows, created, reconciliation: await reconcile(db, userId, wallet, parsed, rows, toCreate, input.dryRun) };
 }
 
 const PAYEE_MAX = stringMaxLengths.Payee;
@@ -197,7 +205,7 @@ async function planRows(db: Knex, userId: string, wallet: WalletRow, parsed: Par
     };
     const fail = (field: string, reason: string) => Object.assign(planned, { status: "invalid", reason: `${field}: ${reason}` });
     if (r.error) return fail(r.error.field, r.error.reason);
-    if (r.currency !== null && r.currency !== wallet.currency)
+    if (r.currency !== null && !sameCurrency(r.currency, wallet.currency))
       return fail("currency", `${r.currency.slice(0, 3)} differs from the wallet's ${wallet.currency}`);
     if (!dateInRange(r.date!)) return Object.assign(fail("date", `${r.date} is out of range`), { date: null });
     const amount = rowMinor(r.amount!, wallet.currency);
@@ -284,7 +292,14 @@ async function markKnown(db: Knex, userId: string, wallet: WalletRow, rows: Plan
   }
 }
 
-/** Layer 3: a transaction of the wallet that looks like the row, each claimed by one row at most. */
+/**
+ * Layer 3: a transaction of the wallet with the same signed amount at most FUZZY_DAYS away, each claimed by
+ * one row at most (docs/decisions.md#fuzzy-match-by-amount). The payee does not decide: a hand-typed
+ * "Hausverwaltung Müller" is the bank's "Miete November Whg 3" by amount and date. It only ranks the
+ * candidates (a similar payee first, then the nearest date). A transaction that was itself imported must
+ * also have a similar payee: a bank's own text varies little between its exports, and without that two
+ * coffees of the same price on consecutive days would ask every month.
+ */
 async function markPossible(db: Knex, userId: string, wallet: WalletRow, rows: PlannedEntry[]): Promise<void> {
   const open = rows.filter((r) => r.status === "new");
   if (open.length === 0) return;
@@ -303,26 +318,49 @@ async function markPossible(db: Knex, userId: string, wallet: WalletRow, rows: P
     payee: raw.payee == null ? null : String(raw.payee),
     externalId: raw.external_id == null ? null : String(raw.external_id),
   }));
+  const imported = await importedIds(
+    db,
+    userId,
+    wallet.id,
+    existing.map((e) => e.id),
+  );
   const byAmount = new Map<bigint, typeof existing>();
   for (const e of existing) {
     if (claimed.has(e.id)) continue;
-    byAmount.set(e.minor, [...(byAmount.get(e.minor) ?? []), e]);
+    const list = byAmount.get(e.minor);
+    if (list === undefined) byAmount.set(e.minor, [e]);
+    else list.push(e);
   }
   for (const r of open) {
-    const candidates = (byAmount.get(r.minor!) ?? []).filter(
-      (e) =>
-        !claimed.has(e.id) &&
-        Math.abs(dayDiff(e.date, r.date!)) <= FUZZY_DAYS &&
-        // Two different bank ids are two transactions by the bank's own word.
-        !(r.bankId !== null && e.externalId !== null && e.externalId !== r.bankId) &&
-        similarPayees(r.payee, e.payee),
-    );
-    candidates.sort((a, b) => Math.abs(dayDiff(a.date, r.date!)) - Math.abs(dayDiff(b.date, r.date!)));
+    const candidates = (byAmount.get(r.minor!) ?? [])
+      .filter(
+        (e) =>
+          !claimed.has(e.id) &&
+          Math.abs(dayDiff(e.date, r.date!)) <= FUZZY_DAYS &&
+          // Two different bank ids are two transactions by the bank's own word.
+          !(r.bankId !== null && e.externalId !== null && e.externalId !== r.bankId),
+      )
+      .map((e) => ({ e, similar: similarPayees(r.payee, e.payee), days: Math.abs(dayDiff(e.date, r.date!)) }))
+      .filter((c) => c.similar || !(imported.has(c.e.id) || c.e.externalId !== null));
+    candidates.sort((a, b) => Number(b.similar) - Number(a.similar) || a.days - b.days);
     const match = candidates[0];
     if (match === undefined) continue;
-    claimed.add(match.id);
-    Object.assign(r, { status: "possible_duplicate", of: match.id });
+    claimed.add(match.e.id);
+    Object.assign(r, { status: "possible_duplicate", of: match.e.id });
   }
+}
+
+/** Which of these transactions an import created (they have keys in the wallet's import ledger). */
+async function importedIds(db: Knex, userId: string, walletId: string, ids: readonly string[]): Promise<Set<string>> {
+  const out = new Set<string>();
+  for (let i = 0; i < ids.length; i += 500) {
+    const found = await db("import_keys")
+      .where({ user_id: userId, wallet_id: walletId })
+      .whereIn("transaction_id", ids.slice(i, i + 500))
+      .distinct("transaction_id");
+    for (const f of found) out.add(String(f.transaction_id));
+  }
+  return out;
 }
 
 async function record(db: Knex, userId: string, wallet: WalletRow, rows: PlannedEntry[], input: ImportInput): Promise<Transaction[]> {
@@ -378,13 +416,18 @@ async function record(db: Knex, userId: string, wallet: WalletRow, rows: Planned
   return inserted.map((row, i) => transactionFromRow(coerceTransactionRow({ ...row, refund: refunds.has(row.id) ? 1 : 0 }), normalizeTags(rows[i]!.tags)));
 }
 
-/** The stated closing balance against the wallet's balance at the end of that day, after this import. */
+/**
+ * The stated closing balance against the wallet's balance at the end of that day, after this import (a
+ * preview adds the rows it would create), and the rows that most likely explain a difference.
+ */
 async function reconcile(
   db: Knex,
   userId: string,
   wallet: WalletRow,
   parsed: ParsedStatement,
-  pending: readonly PlannedEntry[],
+  rows: readonly PlannedEntry[],
+  toCreate: readonly PlannedEntry[],
+  dryRun: boolean,
 ): Promise<Reconciliation | null> {
   if (parsed.closing === null) return null;
   const stated = rowMinor(parsed.closing.amount, wallet.currency);
@@ -392,11 +435,49 @@ async function reconcile(
   if (statedMinor === null) return null;
   const sums = await ledgerSums(db, userId, { walletIds: [wallet.id], asOf: parsed.closing.date });
   const closing = parsed.closing.date;
-  const balance = balanceOf(wallet, sums, closing) + pending.filter((r) => r.date! <= closing).reduce((sum, r) => sum + r.minor!, 0n);
+  const inPeriod = (r: PlannedEntry) => r.date !== null && r.minor !== null && r.date <= closing;
+  const createdSum = toCreate.filter(inPeriod).reduce((sum, r) => sum + r.minor!, 0n);
+  const ledger = balanceOf(wallet, sums, closing);
+  // After a commit the ledger holds the created rows; a preview adds them.
+  const balance = dryRun ? ledger + createdSum : ledger;
+  const difference = statedMinor - balance;
+  const creating = new Set(toCreate.map((r) => r.row));
   return {
     date: parsed.closing.date,
     statement_balance: formatMinor(statedMinor, wallet.currency),
     wallet_balance: formatMinor(balance, wallet.currency),
-    difference: formatMinor(statedMinor - balance, wallet.currency),
+    difference: formatMinor(difference, wallet.currency),
+    likely_rows:
+      difference === 0n
+        ? []
+        : likelyRows(
+            difference,
+            toCreate.filter(inPeriod),
+            rows.filter((r) => inPeriod(r) && !creating.has(r.row) && r.status !== "duplicate"),
+          ),
+    differenceBefore: difference + createdSum,
+    differenceMinor: difference,
   };
+}
+
+/**
+ * Rows that explain a difference (statement minus wallet) exactly: one created row whose removal closes
+ * it (its amount is minus the difference), or one row left out (a possible duplicate, an invalid row)
+ * whose import would (its amount is the difference); else two such rows. Linear: a map of amounts, no
+ * search over subsets. Empty when nothing explains it in one or two rows.
+ */
+function likelyRows(difference: bigint, created: readonly PlannedEntry[], leftOut: readonly PlannedEntry[]): number[] {
+  const single = (list: readonly PlannedEntry[], target: bigint) => list.find((r) => r.minor === target);
+  const pair = (list: readonly PlannedEntry[], target: bigint): number[] | null => {
+    const seen = new Map<bigint, PlannedEntry>();
+    for (const r of list) {
+      const other = seen.get(target - r.minor!);
+      if (other !== undefined) return [other.row, r.row];
+      if (!seen.has(r.minor!)) seen.set(r.minor!, r);
+    }
+    return null;
+  };
+  const one = single(created, -difference) ?? single(leftOut, difference);
+  if (one !== undefined) return [one.row];
+  return pair(created, -difference) ?? pair(leftOut, difference) ?? [];
 }

@@ -4,13 +4,14 @@
  *   - by its content: the date, the signed amount in minor units and the normalised payee, with the
  *     occurrence of that content in the file (two identical coffees on one day are #0 and #1): key
  *     "c:<date>|<minor>|<payee>|<n>";
- *   - as a possible duplicate of a transaction already in the wallet: same signed amount, a similar payee,
- *     dates at most FUZZY_DAYS apart. That one is a suggestion, never a key.
+ *   - as a possible duplicate of a transaction already in the wallet: same signed amount, dates at most
+ *     FUZZY_DAYS apart; a similar payee only ranks the candidates. That one is a suggestion, never a key.
  */
 import { createHash } from "node:crypto";
+import { limits } from "../../../generated/limits.js";
 
-/** How far apart (in days, either way) a row and an existing transaction may be to be a possible duplicate. */
-export const FUZZY_DAYS = 5;
+/** How far apart (in days, either way) a row and an existing transaction may be to be a possible duplicate (the spec's bound). */
+export const FUZZY_DAYS = limits.importMatchDays;
 
 /**
  * A payee as banks vary it between exports: folded, accents and punctuation gone, card and reference

@@ -4,7 +4,7 @@
  */
 import type { ImportTransactionsParams } from "../../../generated/types.js";
 import type { WriteContext } from "../../writes/types.js";
-import { countsOf, importWarnings, mappingFromApi, mappingToApi, rowsPage } from "./answer.js";
+import { countsOf, importWarnings, mappingFromApi, mappingToApi, reconciliationToApi, rowsPage } from "./answer.js";
 import { importStatement, readStatement } from "./import.js";
 import type { ParsedStatement } from "../../statements/parse.js";
 
@@ -27,14 +27,15 @@ export async function importTransactions(ctx: WriteContext, params: ImportTransa
   const counts = countsOf(outcome);
   const summary = { id: outcome.importId, wallet_id: outcome.wallet.id, format: outcome.parsed.format, counts };
   return {
+    // Warnings and the reconciliation first: a model reads the answer's start (docs/import.md, "Reconciliation").
     result: {
+      warnings: importWarnings(counts, outcome.reconciliation, params.skip_invalid ?? false, outcome.parsed, outcome.rows.filter((r) => r.descriptionCut).length),
+      reconciliation: reconciliationToApi(outcome.reconciliation),
       format: outcome.parsed.format,
       currency: outcome.wallet.currency,
       mapping: mappingToApi(outcome.parsed.mapping),
       counts,
       rows: rowsPage(outcome, params.rows_limit ?? 20, ctx.dryRun),
-      reconciliation: outcome.reconciliation,
-      warnings: importWarnings(counts, outcome.reconciliation, params.skip_invalid ?? false, outcome.rows.filter((r) => r.descriptionCut).length),
     },
     // One audit row for the whole import, holding each created transaction's own create snapshot.
     change: {

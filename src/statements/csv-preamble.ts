@@ -1,0 +1,85 @@
+/**
+ * The lines a bank writes before a CSV's header, read as key-value pairs: the opening or closing balance
+ * ("Kontostand vom 24.11.2026:";"5.911,54 €", "Saldo;5.911,54;EUR", "Ending balance as of 11/24/2026,,
+ * 2,447.26", "Account Balance:","£1,234.56"), and the period whose end dates a balance that names no day.
+ * So a CSV reconciles like OFX and CAMT (docs/import.md, "Reconciliation").
+ */
+import { parseDate } from "./dates.js";
+import { parseDecimal } from "./numbers.js";
+import type { DateOrder, StatedBalance } from "./types.js";
+
+export interface Preamble {
+  opening: StatedBalance | null;
+  closing: StatedBalance | null;
+}
+
+const fold = (s: string): string =>
+  s
+    .toLowerCase()
+    .replace(/ä/g, "ae")
+    .replace(/ö/g, "oe")
+    .replace(/ü/g, "ue")
+    .replace(/[^a-z]/g, "");
+
+// Folded key parts, checked in order. An available or credit-line figure is not the ledger's balance.
+const NOT_A_BALANCE = ["available", "verfuegbar", "disponible", "beschikbaar", "kreditlinie", "creditlimit", "dispo"];
+const OPENING = [
+  "anfangssaldo",
+  "alterkontostand",
+  "altersaldo",
+  "opening",
+  "beginning",
+  "startsaldo",
+  "beginsaldo",
+  "soldeinitial",
+  "soldedebut",
+  "saldoiniziale",
+  "saldoinicial",
+  "previousbalance",
+];
+const CLOSING = ["kontostand", "saldo", "balance", "solde", "closing", "ending", "endsaldo", "eindsaldo"];
+const PERIOD = ["zeitraum", "period", "periode", "periodo", "from", "von", "du"];
+
+/** The last date in a text of several words ("01.11.2026 - 24.11.2026", "Kontostand vom 24.11.2026:"). */
+function lastDate(text: string, order: DateOrder): string | null {
+  let found: string | null = null;
+  for (const word of text.split(/[\s:;,()]+/)) {
+    const d = word === "" ? null : parseDate(word, order);
+    if (d !== null) found = d;
+  }
+  return found;
+}
+
+export function readPreamble(lines: readonly string[][], decimal: "," | ".", order: DateOrder): Preamble {
+  let periodEnd: string | null = null;
+  const found: { kind: "opening" | "closing"; date: string | null; amount: string }[] = [];
+  for (const cells of lines) {
+    const filled = cells.filter((c) => c !== "");
+    if (filled.length === 0) continue;
+    const key = fold(filled[0]!);
+    if (PERIOD.some((p) => key.startsWith(p))) periodEnd = lastDate(filled.join(" "), order) ?? periodEnd;
+    if (NOT_A_BALANCE.some((n) => key.includes(n))) continue;
+    const kind = OPENING.some((o) => key.includes(o)) ? "opening" : CLOSING.some((c) => key.includes(c)) ? "closing" : null;
+    if (kind === null) continue;
+    const amount = filled
+      .slice(1)
+      .map((c) => parseDecimal(c, decimal))
+      .find((v) => v !== null);
+    if (amount === undefined || amount === null) continue;
+    // The day: in the key ("Kontostand vom 24.11.2026:"), else in a cell of its own ("Kontostand;24.11.2026;;5.911,54").
+    const date =
+      lastDate(filled[0]!, order) ??
+      filled
+        .slice(1)
+        .map((c) => parseDate(c, order))
+        .find((d) => d !== null) ??
+      null;
+    found.push({ kind, date, amount });
+  }
+  const pick = (kind: "opening" | "closing"): StatedBalance | null => {
+    const f = found.find((x) => x.kind === kind);
+    const date = f?.date ?? (kind === "closing" ? periodEnd : null);
+    return f === undefined ? null : { date: date ?? "", amount: f.amount };
+  };
+  return { opening: pick("opening"), closing: pick("closing") };
+}

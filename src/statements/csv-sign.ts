@@ -1,0 +1,21 @@
+/**
+ * Signs as banks write them beside the amount: an indicator column (`S`/`H` Soll/Haben, `D`/`C`,
+ * `DR`/`CR`, `Debit`/`Credit`, ING's `Af`/`Bij`, `Ausgang`/`Eingang`) that makes an unsigned amount money
+ * out or in. Found by content: a column of which every data row holds one of these words.
+ */
+
+const OUT = new Set(["s", "d", "dr", "debit", "debet", "af", "soll", "dbit", "ausgang", "belastung", "-"]);
+const IN = new Set(["h", "c", "cr", "credit", "bij", "haben", "crdt", "eingang", "gutschrift", "+"]);
+
+const word = (cell: string) => cell.trim().toLowerCase();
+
+/** "out", "in", or null when the cell is not an indicator. */
+export function indicatorOf(cell: string): "out" | "in" | null {
+  const w = word(cell);
+  return OUT.has(w) ? "out" : IN.has(w) ? "in" : null;
+}
+
+/** Whether a column's cells (every data row's) are all indicators, of at least one row. */
+export function isIndicatorColumn(cells: readonly string[]): boolean {
+  return cells.length > 0 && cells.every((c) => indicatorOf(c) !== null);
+}
