@@ -78,10 +78,17 @@ function whereKeys(q: Knex.QueryBuilder, columns: readonly string[], rows: reado
   );
 }
 
-/** Rows grouped by table, in first-touched order within each table. */
+/**
+ * Rows grouped by table, in first-touched order within each table. Pushed in place: copying the table's
+ * list per row made undo quadratic in its rows (issue 41: 30,000 rows took 157 s).
+ */
 function byTable(rows: readonly NetChange[]): Map<string, NetChange[]> {
   const out = new Map<string, NetChange[]>();
-  for (const r of rows) out.set(r.table, [...(out.get(r.table) ?? []), r]);
+  for (const r of rows) {
+    const ofTable = out.get(r.table);
+    if (ofTable) ofTable.push(r);
+    else out.set(r.table, [r]);
+  }
   return out;
 }
 
