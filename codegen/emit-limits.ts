@@ -19,6 +19,11 @@ export interface Limits {
   /** Page size of a list tool (one with a cursor) when limit is not given, and the largest limit. */
   default_page_size: number;
   max_page_size: number;
+  /**
+   * Rows one bulk write changes at most: an import, update_transactions, a rule applied to the past and
+   * an undo (issue 41). The params that bound a count (expected_count, import_rows) state it in full.
+   */
+  bulk_write_rows: number;
 }
 
 const KEYS: (keyof Limits)[] = [
@@ -30,6 +35,7 @@ const KEYS: (keyof Limits)[] = [
   "max_params_values",
   "default_page_size",
   "max_page_size",
+  "bulk_write_rows",
 ];
 
 export function readLimits(spec: Spec): Limits {
@@ -57,6 +63,14 @@ export function readLimits(spec: Spec): Limits {
     const limit = m.params.find((p) => p.name === "limit")?.schema;
     if (!limit || limit.maximum !== limits.max_page_size || limit.default !== limits.default_page_size) {
       throw new Error(`${m.name}: a list tool's limit must have maximum ${limits.max_page_size} and default ${limits.default_page_size} (info.x-limits)`);
+    }
+  }
+  // Every count a bulk write states (expected_count, import_rows) is bounded by the one cap.
+  for (const m of spec.methods) {
+    for (const p of m.params) {
+      const bound = p.name === "expected_count" ? p.schema?.maximum : p.name === "import_rows" ? p.schema?.maxItems : undefined;
+      if ((p.name === "expected_count" || p.name === "import_rows") && bound !== limits.bulk_write_rows)
+        throw new Error(`${m.name}: ${p.name} must be bounded by ${limits.bulk_write_rows} (info.x-limits.bulk_write_rows)`);
     }
   }
   return limits;
@@ -102,6 +116,8 @@ export function emitLimits(spec: Spec, banner: string): string {
     `  maxParamsValues: ${l.max_params_values},`,
     `  defaultPageSize: ${l.default_page_size},`,
     `  maxPageSize: ${l.max_page_size},`,
+    `  /** Rows one bulk write (import, bulk edit, a rule applied to the past, undo) changes at most. */`,
+    `  bulkWriteRows: ${l.bulk_write_rows},`,
     `} as const;`,
     ``,
     `/** minimum/maximum of component schemas' properties: the spec's bounds, for checks the domain repeats. */`,

@@ -11,6 +11,8 @@ export const limits = {
   maxParamsValues: 5000,
   defaultPageSize: 50,
   maxPageSize: 200,
+  /** Rows one bulk write (import, bulk edit, a rule applied to the past, undo) changes at most. */
+  bulkWriteRows: 5000,
 } as const;
 
 /** minimum/maximum of component schemas' properties: the spec's bounds, for checks the domain repeats. */

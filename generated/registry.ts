@@ -8621,7 +8621,8 @@ export const tools: readonly ToolDefinition[] = [
           "duplicate",
           "possible_duplicate",
           "invalid",
-          "created"
+          "created",
+          "to_create"
         ],
         "properties": {
           "rows": {
@@ -8645,6 +8646,10 @@ export const tools: readonly ToolDefinition[] = [
             "minimum": 0
           },
           "created": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "to_create": {
             "type": "integer",
             "minimum": 0
           }
@@ -8933,7 +8938,8 @@ export const tools: readonly ToolDefinition[] = [
       },
       "expected_count": {
         "type": "integer",
-        "minimum": 0
+        "minimum": 0,
+        "maximum": 5000
       },
       "idempotency_key": {
         "type": "string"

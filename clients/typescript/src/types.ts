@@ -1951,6 +1951,7 @@ export interface ImportTransactionsResult {
      * Transactions written: 0 in a preview; a commit writes the new rows and the possible duplicates named in import_rows.
      */
     created: number;
+    to_create: number;
   };
   /**
    * The first rows_limit rows, problems first: possible duplicates, invalid, new, duplicates.
