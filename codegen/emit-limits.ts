@@ -68,8 +68,8 @@ export function readLimits(spec: Spec): Limits {
   // Every count a bulk write states (expected_count, import_rows) is bounded by the one cap.
   for (const m of spec.methods) {
     for (const p of m.params) {
-      const bound = p.name === "expected_count" ? p.schema?.maximum : p.name === "import_rows" ? p.schema?.maxItems : undefined;
-      if ((p.name === "expected_count" || p.name === "import_rows") && bound !== limits.bulk_write_rows)
+      const bound = p.name === "expected_count" ? p.schema?.maximum : p.schema?.maxItems;
+      if (["expected_count", "import_rows", "transaction_ids"].includes(p.name) && bound !== limits.bulk_write_rows)
         throw new Error(`${m.name}: ${p.name} must be bounded by ${limits.bulk_write_rows} (info.x-limits.bulk_write_rows)`);
     }
   }

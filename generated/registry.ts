@@ -10169,6 +10169,28 @@ export const tools: readonly ToolDefinition[] = [
                 "restore",
                 "revert"
               ]
+            },
+            "changes": {
+              "type": "array",
+              "items": {
+                "type": "object",
+                "required": [
+                  "field",
+                  "before",
+                  "after"
+                ],
+                "properties": {
+                  "field": {
+                    "type": "string"
+                  },
+                  "before": {
+                    "$ref": "#/$defs/ChangeValue"
+                  },
+                  "after": {
+                    "$ref": "#/$defs/ChangeValue"
+                  }
+                }
+              }
             }
           }
         }
@@ -10205,6 +10227,37 @@ export const tools: readonly ToolDefinition[] = [
     "$defs": {
       "AuditId": {
         "type": "string"
+      },
+      "ChangeValue": {
+        "anyOf": [
+          {
+            "type": "string"
+          },
+          {
+            "type": "integer"
+          },
+          {
+            "type": "boolean"
+          },
+          {
+            "type": "null"
+          },
+          {
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
+          },
+          {
+            "type": "object"
+          },
+          {
+            "type": "array",
+            "items": {
+              "type": "object"
+            }
+          }
+        ]
       }
     }
   },
@@ -10221,6 +10274,7 @@ export const tools: readonly ToolDefinition[] = [
   "paramNames": [
     "filter",
     "payee",
+    "transaction_ids",
     "expected_count",
     "set_category",
     "add_tags",
@@ -10235,6 +10289,7 @@ export const tools: readonly ToolDefinition[] = [
     "expected_count",
     "idempotency_key",
     "payee",
+    "transaction_ids",
     "set_category",
     "add_tags",
     "remove_tags",
@@ -10268,8 +10323,26 @@ export const tools: readonly ToolDefinition[] = [
         "description": "Filters of list_transactions."
       },
       "payee": {
-        "type": "string",
-        "description": "Only this payee (any case); with set_payee, a rename."
+        "anyOf": [
+          {
+            "type": "string"
+          },
+          {
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
+          }
+        ],
+        "description": "Only these payees (any case); with set_payee, a rename."
+      },
+      "transaction_ids": {
+        "type": "array",
+        "items": {
+          "type": "string",
+          "pattern": "^txn_"
+        },
+        "description": "Only these transactions."
       },
       "expected_count": {
         "type": "integer",

@@ -255,10 +255,6 @@ export type TransactionParts = TransactionPart[];
  */
 export type Date1 = string;
 /**
- * Only this payee (any case); with set_payee, a rename.
- */
-export type Payee1 = string;
-/**
  * Same currency; transfer legs move too.
  */
 export type WalletId1 = string;
@@ -2266,12 +2262,13 @@ export interface UndoChangeResult {
     tool: string;
   };
   /**
-   * Each row the undo deletes, restores (same id) or reverts to its before-values.
+   * Each row the undo deletes, restores (same id) or reverts, with the fields it reverts: before is now, after once undone.
    */
   rows: {
     id: string;
     table: string;
     action: "delete" | "restore" | "revert";
+    changes?: Changes;
   }[];
   audit_id: AuditId | null;
   warnings: Warnings;
@@ -2282,7 +2279,17 @@ export interface UndoChangeResult {
  */
 export interface UpdateTransactionsParams {
   filter: TransactionSelection;
-  payee?: Payee1;
+  /**
+   * Only these payees (any case); with set_payee, a rename.
+   */
+  payee?: Payee | [Payee, ...Payee[]];
+  /**
+   * Only these transactions.
+   *
+   * @minItems 1
+   * @maxItems 5000
+   */
+  transaction_ids?: [TransactionId, ...TransactionId[]];
   expected_count: number;
   set_category?: Category;
   /**

@@ -23,6 +23,25 @@ export interface Reversal {
   table: string;
   /** What the undo does to it. */
   action: "delete" | "restore" | "revert";
+  /** A reverted row: each field that changes, as it is now (before the undo) and after it (issue 39). */
+  changes?: { field: string; before: string | number | boolean | null; after: string | number | boolean | null }[];
+}
+
+/** Columns a person never reads: the owner, timestamps, and keys derived from other columns (folded text, tags_key). */
+const HIDDEN_COLUMN = /^(user_id|created_at|updated_at|tags_key|.*_key|.*_normalized)$/;
+
+/** A stored value as a ChangeValue: text, a whole number, true/false or null (a fraction as its text). */
+const shown = (v: unknown): string | number | boolean | null =>
+  v === null || v === undefined ? null : typeof v === "boolean" || (typeof v === "number" && Number.isSafeInteger(v)) ? v : String(v);
+
+/** The fields a revert changes: the row as the change left it (now) → as it was before the change. */
+function revertChanges(now: Record<string, unknown>, back: Record<string, unknown>): NonNullable<Reversal["changes"]> {
+  const out: NonNullable<Reversal["changes"]> = [];
+  for (const [field, after] of Object.entries(back)) {
+    if (HIDDEN_COLUMN.test(field) || norm(after) === norm(now[field])) continue;
+    out.push({ field, before: shown(now[field]), after: shown(after) });
+  }
+  return out;
 }
 
 export const rowId = (c: { key: Record<string, unknown> }): string => Object.values(c.key).map(String).join("#");
@@ -335,7 +354,9 @@ function netEffect(changes: readonly RowChange[]): Reversal[] {
   const out: Reversal[] = [];
   for (const { first, last } of rows.values()) {
     if (first.before === null && last.after === null) continue; // made and removed by the change itself
-    out.push({ id: rowId(first), table: first.table, action: first.before === null ? "delete" : last.after === null ? "restore" : "revert" });
+    const action = first.before === null ? "delete" : last.after === null ? "restore" : "revert";
+    const changes = action === "revert" ? revertChanges(last.after!, first.before!) : [];
+    out.push({ id: rowId(first), table: first.table, action, ...(changes.length > 0 ? { changes } : {}) });
   }
   return out;
 }
