@@ -3,7 +3,9 @@
  * contribution (several rows each), an import_transactions and an update_transactions (many rows in one
  * change) are reversed exactly and as one change; the dry run
  * shows the reversal and changes nothing; a row changed since is refused with conflict naming the later
- * change; the undo is audited and itself undoable; only the user's own changes, with the area's scope.
+ * change; the undo is audited and itself undoable; a change is undone once (again: refused naming its
+ * undo; its undo is refused naming a later change to its rows, even one that left them as the undo did);
+ * only the user's own changes, with the area's scope.
  */
 import { expect } from "chai";
 import { randomUUID } from "node:crypto";
