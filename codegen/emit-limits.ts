@@ -21,6 +21,11 @@ export interface Limits {
   max_page_size: number;
   /** An imported row and a wallet's transaction of the same signed amount this many days apart (or fewer) are a possible duplicate. */
   import_match_days: number;
+  /**
+   * Rows one bulk write changes at most: an import, update_transactions, a rule applied to the past and
+   * an undo (issue 41). The params that bound a count (expected_count, import_rows) state it in full.
+   */
+  bulk_write_rows: number;
 }
 
 const KEYS: (keyof Limits)[] = [
@@ -33,6 +38,7 @@ const KEYS: (keyof Limits)[] = [
   "default_page_size",
   "max_page_size",
   "import_match_days",
+  "bulk_write_rows",
 ];
 
 export function readLimits(spec: Spec): Limits {
@@ -68,6 +74,14 @@ export function readLimits(spec: Spec): Limits {
     throw new Error(
       `components/schemas/ImportRow: description must state the match window "≤${limits.import_match_days} days" (info.x-limits.import_match_days)`,
     );
+  }
+  // Every count a bulk write states (expected_count, import_rows) is bounded by the one cap.
+  for (const m of spec.methods) {
+    for (const p of m.params) {
+      const bound = p.name === "expected_count" ? p.schema?.maximum : p.schema?.maxItems;
+      if (["expected_count", "import_rows", "transaction_ids"].includes(p.name) && bound !== limits.bulk_write_rows)
+        throw new Error(`${m.name}: ${p.name} must be bounded by ${limits.bulk_write_rows} (info.x-limits.bulk_write_rows)`);
+    }
   }
   return limits;
 }
@@ -114,6 +128,8 @@ export function emitLimits(spec: Spec, banner: string): string {
     `  maxPageSize: ${l.max_page_size},`,
     `  /** A statement row and a transaction of the same signed amount this many days apart (or fewer) are a possible duplicate. */`,
     `  importMatchDays: ${l.import_match_days},`,
+    `  /** Rows one bulk write (import, bulk edit, a rule applied to the past, undo) changes at most. */`,
+    `  bulkWriteRows: ${l.bulk_write_rows},`,
     `} as const;`,
     ``,
     `/** minimum/maximum of component schemas' properties: the spec's bounds, for checks the domain repeats. */`,

@@ -7,7 +7,7 @@ export interface ConfirmRule {
 }
 
 /** The named thresholds of openrpc.json info.x-confirm (for docs and tests; rules carry their number). */
-export const confirmThresholds = {"bulk_edit":20,"import":100} as const;
+export const confirmThresholds = {"bulk_write":20} as const;
 
 /** openrpc.json info.x-confirm.tools: tool name → its rule. */
-export const confirmRules: ReadonlyMap<string, ConfirmRule> = new Map<string, ConfirmRule>([["delete_transaction",{}],["delete_wallet",{}],["delete_budget",{}],["delete_goal",{}],["delete_bill_reminder",{}],["delete_rule",{}],["undo_change",{}],["import_transactions",{"rows":"/counts/new","over":100}],["update_transactions",{"rows":"/changed","over":20}]]);
+export const confirmRules: ReadonlyMap<string, ConfirmRule> = new Map<string, ConfirmRule>([["delete_transaction",{}],["delete_wallet",{}],["delete_budget",{}],["delete_goal",{}],["delete_bill_reminder",{}],["delete_rule",{}],["undo_change",{}],["import_transactions",{"rows":"/counts/to_create","over":20}],["update_transactions",{"rows":"/changed","over":20}],["save_rule",{"rows":"/applied/count","over":20}]]);

@@ -13,6 +13,8 @@ export const limits = {
   maxPageSize: 200,
   /** A statement row and a transaction of the same signed amount this many days apart (or fewer) are a possible duplicate. */
   importMatchDays: 5,
+  /** Rows one bulk write (import, bulk edit, a rule applied to the past, undo) changes at most. */
+  bulkWriteRows: 5000,
 } as const;
 
 /** minimum/maximum of component schemas' properties: the spec's bounds, for checks the domain repeats. */

@@ -8639,7 +8639,8 @@ export const tools: readonly ToolDefinition[] = [
           "duplicate",
           "possible_duplicate",
           "invalid",
-          "created"
+          "created",
+          "to_create"
         ],
         "properties": {
           "rows": {
@@ -8663,6 +8664,10 @@ export const tools: readonly ToolDefinition[] = [
             "minimum": 0
           },
           "created": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "to_create": {
             "type": "integer",
             "minimum": 0
           }
@@ -8959,7 +8964,8 @@ export const tools: readonly ToolDefinition[] = [
       },
       "expected_count": {
         "type": "integer",
-        "minimum": 0
+        "minimum": 0,
+        "maximum": 5000
       },
       "idempotency_key": {
         "type": "string"
@@ -9847,61 +9853,12 @@ export const tools: readonly ToolDefinition[] = [
         "$ref": "#/$defs/Money"
       },
       "lowest": {
-        "type": "object",
-        "required": [
-          "date",
-          "balance"
-        ],
-        "properties": {
-          "date": {
-            "$ref": "#/$defs/Date"
-          },
-          "balance": {
-            "$ref": "#/$defs/Money"
-          }
-        }
+        "$ref": "#/$defs/ForecastLow"
       },
       "next_income": {
         "oneOf": [
           {
-            "type": "object",
-            "required": [
-              "date",
-              "label",
-              "amount",
-              "wallet_id",
-              "source"
-            ],
-            "properties": {
-              "date": {
-                "$ref": "#/$defs/Date"
-              },
-              "label": {
-                "type": "string"
-              },
-              "amount": {
-                "$ref": "#/$defs/Money"
-              },
-              "wallet_id": {
-                "oneOf": [
-                  {
-                    "$ref": "#/$defs/WalletId"
-                  },
-                  {
-                    "type": "null"
-                  }
-                ]
-              },
-              "source": {
-                "type": "string",
-                "enum": [
-                  "transaction",
-                  "regular_payment",
-                  "bill_reminder",
-                  "what_if"
-                ]
-              }
-            }
+            "$ref": "#/$defs/ForecastEvent"
           },
           {
             "type": "null"
@@ -9940,19 +9897,7 @@ export const tools: readonly ToolDefinition[] = [
               "$ref": "#/$defs/Money"
             },
             "lowest": {
-              "type": "object",
-              "required": [
-                "date",
-                "balance"
-              ],
-              "properties": {
-                "date": {
-                  "$ref": "#/$defs/Date"
-                },
-                "balance": {
-                  "$ref": "#/$defs/Money"
-                }
-              }
+              "$ref": "#/$defs/ForecastLow"
             },
             "end_balance": {
               "$ref": "#/$defs/Money"
@@ -9989,44 +9934,7 @@ export const tools: readonly ToolDefinition[] = [
       "low_point_events": {
         "type": "array",
         "items": {
-          "type": "object",
-          "required": [
-            "date",
-            "label",
-            "amount",
-            "wallet_id",
-            "source"
-          ],
-          "properties": {
-            "date": {
-              "$ref": "#/$defs/Date"
-            },
-            "label": {
-              "type": "string"
-            },
-            "amount": {
-              "$ref": "#/$defs/Money"
-            },
-            "wallet_id": {
-              "oneOf": [
-                {
-                  "$ref": "#/$defs/WalletId"
-                },
-                {
-                  "type": "null"
-                }
-              ]
-            },
-            "source": {
-              "type": "string",
-              "enum": [
-                "transaction",
-                "regular_payment",
-                "bill_reminder",
-                "what_if"
-              ]
-            }
-          }
+          "$ref": "#/$defs/ForecastEvent"
         }
       },
       "missing_rates": {
@@ -10063,6 +9971,61 @@ export const tools: readonly ToolDefinition[] = [
     "$defs": {
       "Date": {
         "type": "string"
+      },
+      "ForecastEvent": {
+        "type": "object",
+        "required": [
+          "date",
+          "label",
+          "amount",
+          "wallet_id",
+          "source"
+        ],
+        "properties": {
+          "date": {
+            "$ref": "#/$defs/Date"
+          },
+          "label": {
+            "type": "string"
+          },
+          "amount": {
+            "$ref": "#/$defs/Money"
+          },
+          "wallet_id": {
+            "oneOf": [
+              {
+                "$ref": "#/$defs/WalletId"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "source": {
+            "type": "string",
+            "enum": [
+              "transaction",
+              "regular_payment",
+              "bill_reminder",
+              "what_if"
+            ]
+          }
+        }
+      },
+      "ForecastLow": {
+        "type": "object",
+        "required": [
+          "date",
+          "balance"
+        ],
+        "properties": {
+          "date": {
+            "$ref": "#/$defs/Date"
+          },
+          "balance": {
+            "$ref": "#/$defs/Money"
+          }
+        }
       },
       "Money": {
         "type": "object",
@@ -10630,6 +10593,28 @@ export const tools: readonly ToolDefinition[] = [
                 "restore",
                 "revert"
               ]
+            },
+            "changes": {
+              "type": "array",
+              "items": {
+                "type": "object",
+                "required": [
+                  "field",
+                  "before",
+                  "after"
+                ],
+                "properties": {
+                  "field": {
+                    "type": "string"
+                  },
+                  "before": {
+                    "$ref": "#/$defs/ChangeValue"
+                  },
+                  "after": {
+                    "$ref": "#/$defs/ChangeValue"
+                  }
+                }
+              }
             }
           }
         }
@@ -10666,6 +10651,37 @@ export const tools: readonly ToolDefinition[] = [
     "$defs": {
       "AuditId": {
         "type": "string"
+      },
+      "ChangeValue": {
+        "anyOf": [
+          {
+            "type": "string"
+          },
+          {
+            "type": "integer"
+          },
+          {
+            "type": "boolean"
+          },
+          {
+            "type": "null"
+          },
+          {
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
+          },
+          {
+            "type": "object"
+          },
+          {
+            "type": "array",
+            "items": {
+              "type": "object"
+            }
+          }
+        ]
       }
     }
   },
@@ -10682,6 +10698,7 @@ export const tools: readonly ToolDefinition[] = [
   "paramNames": [
     "filter",
     "payee",
+    "transaction_ids",
     "expected_count",
     "set_category",
     "add_tags",
@@ -10696,6 +10713,7 @@ export const tools: readonly ToolDefinition[] = [
     "expected_count",
     "idempotency_key",
     "payee",
+    "transaction_ids",
     "set_category",
     "add_tags",
     "remove_tags",
@@ -10729,8 +10747,26 @@ export const tools: readonly ToolDefinition[] = [
         "description": "Filters of list_transactions."
       },
       "payee": {
-        "type": "string",
-        "description": "Only this payee (any case); with set_payee, a rename."
+        "anyOf": [
+          {
+            "type": "string"
+          },
+          {
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
+          }
+        ],
+        "description": "Only these payees (any case); with set_payee, a rename."
+      },
+      "transaction_ids": {
+        "type": "array",
+        "items": {
+          "type": "string",
+          "pattern": "^txn_"
+        },
+        "description": "Only these transactions."
       },
       "expected_count": {
         "type": "integer",

@@ -255,10 +255,6 @@ export type TransactionParts = TransactionPart[];
  */
 export type Date1 = string;
 /**
- * Only this payee (any case); with set_payee, a rename.
- */
-export type Payee1 = string;
-/**
  * Same currency; transfer legs move too.
  */
 export type WalletId1 = string;
@@ -982,6 +978,25 @@ export interface TransactionSelection {
   min_amount?: Amount;
   max_amount?: Amount;
   query?: string;
+}
+/**
+ * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
+ * via the `definition` "ForecastEvent".
+ */
+export interface ForecastEvent {
+  date: Date;
+  label: string;
+  amount: Money;
+  wallet_id: WalletId | null;
+  source: "transaction" | "regular_payment" | "bill_reminder" | "what_if";
+}
+/**
+ * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
+ * via the `definition` "ForecastLow".
+ */
+export interface ForecastLow {
+  date: Date;
+  balance: Money;
 }
 /**
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
@@ -1965,6 +1980,7 @@ export interface ImportTransactionsResult {
      * Transactions written: 0 in a preview; a commit writes the new rows and the possible duplicates named in import_rows.
      */
     created: number;
+    to_create: number;
   };
   /**
    * The first rows_limit rows, problems first: possible duplicates, invalid, new, duplicates.
@@ -3831,17 +3847,8 @@ export interface GetCashFlowForecastResult {
   until: Date;
   currency: Currency;
   balance: Money;
-  lowest: {
-    date: Date;
-    balance: Money;
-  };
-  next_income: {
-    date: Date;
-    label: string;
-    amount: Money;
-    wallet_id: WalletId | null;
-    source: "transaction" | "regular_payment" | "bill_reminder" | "what_if";
-  } | null;
+  lowest: ForecastLow;
+  next_income: ForecastEvent | null;
   safe_to_spend: Money3;
   safe_until: Date;
   wallets: {
@@ -3849,10 +3856,7 @@ export interface GetCashFlowForecastResult {
     name: string;
     currency: Currency;
     balance: Money;
-    lowest: {
-      date: Date;
-      balance: Money;
-    };
+    lowest: ForecastLow;
     end_balance: Money;
   }[];
   months: {
@@ -3864,13 +3868,7 @@ export interface GetCashFlowForecastResult {
   /**
    * The largest outflows from the last income before the low point to it.
    */
-  low_point_events: {
-    date: Date;
-    label: string;
-    amount: Money;
-    wallet_id: WalletId | null;
-    source: "transaction" | "regular_payment" | "bill_reminder" | "what_if";
-  }[];
+  low_point_events: ForecastEvent[];
   /**
    * Currencies left out of the total for want of a rate (set_exchange_rate).
    */
@@ -3980,12 +3978,13 @@ export interface UndoChangeResult {
     tool: string;
   };
   /**
-   * Each row the undo deletes, restores (same id) or reverts to its before-values.
+   * Each row the undo deletes, restores (same id) or reverts, with the fields it reverts: before is now, after once undone.
    */
   rows: {
     id: string;
     table: string;
     action: "delete" | "restore" | "revert";
+    changes?: Changes;
   }[];
   audit_id: AuditId | null;
   warnings: Warnings;
@@ -3996,7 +3995,17 @@ export interface UndoChangeResult {
  */
 export interface UpdateTransactionsParams {
   filter: TransactionSelection;
-  payee?: Payee1;
+  /**
+   * Only these payees (any case); with set_payee, a rename.
+   */
+  payee?: Payee | [Payee, ...Payee[]];
+  /**
+   * Only these transactions.
+   *
+   * @minItems 1
+   * @maxItems 5000
+   */
+  transaction_ids?: [TransactionId, ...TransactionId[]];
   expected_count: number;
   set_category?: Category;
   /**

@@ -15,6 +15,7 @@ import { AREA_OF } from "./areas.js";
 import { isUniqueViolation } from "../db/errors.js";
 import { laterChangeOf, rowChangesOf, type RowChange } from "./rows.js";
 import { capturedTables } from "../db/row-capture.js";
+import { limits } from "../../generated/limits.js";
 
 export interface Reversal {
   /** The row's id (a tag row: "<transaction id>#<tag>"). */
@@ -22,6 +23,25 @@ export interface Reversal {
   table: string;
   /** What the undo does to it. */
   action: "delete" | "restore" | "revert";
+  /** A reverted row: each field that changes, as it is now (before the undo) and after it (issue 39). */
+  changes?: { field: string; before: string | number | boolean | null; after: string | number | boolean | null }[];
+}
+
+/** Columns a person never reads: the owner, timestamps, and keys derived from other columns (folded text, tags_key). */
+const HIDDEN_COLUMN = /^(user_id|created_at|updated_at|tags_key|.*_key|.*_normalized)$/;
+
+/** A stored value as a ChangeValue: text, a whole number, true/false or null (a fraction as its text). */
+const shown = (v: unknown): string | number | boolean | null =>
+  v === null || v === undefined ? null : typeof v === "boolean" || (typeof v === "number" && Number.isSafeInteger(v)) ? v : String(v);
+
+/** The fields a revert changes: the row as the change left it (now) → as it was before the change. */
+function revertChanges(now: Record<string, unknown>, back: Record<string, unknown>): NonNullable<Reversal["changes"]> {
+  const out: NonNullable<Reversal["changes"]> = [];
+  for (const [field, after] of Object.entries(back)) {
+    if (HIDDEN_COLUMN.test(field) || norm(after) === norm(now[field])) continue;
+    out.push({ field, before: shown(now[field]), after: shown(after) });
+  }
+  return out;
 }
 
 export const rowId = (c: { key: Record<string, unknown> }): string => Object.values(c.key).map(String).join("#");
@@ -78,10 +98,17 @@ function whereKeys(q: Knex.QueryBuilder, columns: readonly string[], rows: reado
   );
 }
 
-/** Rows grouped by table, in first-touched order within each table. */
+/**
+ * Rows grouped by table, in first-touched order within each table. Pushed in place: copying the table's
+ * list per row made undo quadratic in its rows (issue 41: 30,000 rows took 157 s).
+ */
 function byTable(rows: readonly NetChange[]): Map<string, NetChange[]> {
   const out = new Map<string, NetChange[]>();
-  for (const r of rows) out.set(r.table, [...(out.get(r.table) ?? []), r]);
+  for (const r of rows) {
+    const ofTable = out.get(r.table);
+    if (ofTable) ofTable.push(r);
+    else out.set(r.table, [r]);
+  }
   return out;
 }
 
@@ -93,6 +120,16 @@ async function currentRows(db: Knex, table: string, rows: readonly NetChange[]):
   return out;
 }
 
+/** Rows that belong to a transaction: counted with it, not as records of their own. */
+const DEPENDENT_TABLES = new Set(["transaction_tags", "transaction_parts", "import_keys"]);
+
+/** The records an undo writes (its rows, less those that belong to a transaction), for the cap. */
+function recordCount(rows: readonly { table: string }[]): number {
+  let n = 0;
+  for (const r of rows) if (!DEPENDENT_TABLES.has(r.table)) n++;
+  return n;
+}
+
 /** The change as it stands: its rows, or why it cannot be undone (no rows, or a row changed since). */
 async function checkUndoable(db: Knex, userId: string, auditId: string): Promise<{ changes: RowChange[]; rows: NetChange[] }> {
   const changes = await rowChangesOf(db, userId, auditId);
@@ -102,8 +139,19 @@ async function checkUndoable(db: Knex, userId: string, auditId: string): Promise
       "a change recorded with its rows",
       `audit_id: change ${auditId} changed no rows that can be restored (it was recorded before undo existed, or changed nothing). Undo it by hand with the tool that made it.`,
     );
-  // Each row must still be exactly what this change left (its last state in the change).
   const rows = netRows(changes);
+  // The cap every bulk write shares (info.x-limits.bulk_write_rows), counted in records as the writes
+  // count them: a transaction's tags, parts and import keys go with it. Only a change made before the cap
+  // existed can be larger.
+  const records = recordCount(rows);
+  if (records > limits.bulkWriteRows)
+    throw invalidParams(
+      "audit_id",
+      `a change of at most ${limits.bulkWriteRows} records`,
+      `audit_id: change ${auditId} changed ${records} records; one undo changes at most ${limits.bulkWriteRows}. Nothing was changed. Reverse it by hand in parts (update_transactions, delete_transaction).`,
+    );
+  await refuseIfUndoneOrTouchedSince(db, userId, auditId, rows);
+  // Each row must still be exactly what this change left (its last state in the change).
   for (const [table, ofTable] of byTable(rows)) {
     const columns = Object.keys(ofTable[0]!.key);
     const now = await currentRows(db, table, ofTable);
@@ -121,6 +169,71 @@ async function checkUndoable(db: Knex, userId: string, auditId: string): Promise
   }
   await refuseIfStillReferenced(db, userId, auditId, changes);
   return { changes, rows };
+}
+
+/** The user's undos after `auditId`: the change each undid → the undo (one undo per change, below). */
+async function undosSince(db: Knex, userId: string, auditId: string): Promise<Map<string, string>> {
+  const undos = await db("audit_log").where({ user_id: userId, action: "undo" }).andWhere("id", ">", auditId).orderBy("id").select("id", "after_json");
+  const out = new Map<string, string>();
+  for (const u of undos) {
+    const undid = (JSON.parse(String(u.after_json ?? "null")) as { undid?: unknown } | null)?.undid;
+    if (typeof undid === "string" && !out.has(undid)) out.set(undid, String(u.id));
+  }
+  return out;
+}
+
+/**
+ * Undo knows what was undone (issue 41): a change is undone once; undoing its undo is the way back. And a
+ * change is undone only while no later change that still stands touched its rows, even one that left a
+ * row as this change left it (a delete after an undo that deleted: the row's state alone would let the
+ * old undo be undone again over the delete). A later change and the undo that took it back cancel out:
+ * undoing a bulk edit, then the import under it, stays possible. Both refusals name the change to undo.
+ */
+async function refuseIfUndoneOrTouchedSince(db: Knex, userId: string, auditId: string, rows: readonly NetChange[]): Promise<void> {
+  const undoneBy = await undosSince(db, userId, auditId);
+  const undo = undoneBy.get(auditId);
+  if (undo !== undefined) {
+    // The end of the chain: the undo, or the undo of the undo… that stands now.
+    let last = undo;
+    while (undoneBy.has(last)) last = undoneBy.get(last)!;
+    throw new AppError(
+      "conflict",
+      last === undo
+        ? `audit_id: change ${auditId} was already undone by change ${undo}; a change is undone once. To bring it back, undo change ${undo}.`
+        : `audit_id: change ${auditId} was undone by change ${undo}, and that undo was taken back since (change ${last} stands now); a change is undone once. Undo change ${last} instead.`,
+      { field: "audit_id", existing_id: last },
+    );
+  }
+  // Later changes and their undos, paired off oldest first: what remains still stands.
+  const cancelled = new Set<string>();
+  for (const [undid, by] of [...undoneBy.entries()].sort(([a], [b]) => (BigInt(a) < BigInt(b) ? -1 : 1))) {
+    if (BigInt(undid) <= BigInt(auditId) || cancelled.has(undid) || cancelled.has(by)) continue;
+    cancelled.add(undid);
+    cancelled.add(by);
+  }
+  const own = new Set(rows.map((r) => `${r.table} ${r.rowKey}`));
+  let newest: { auditId: string; table: string; key: Record<string, unknown> } | undefined;
+  let after: string | undefined;
+  // One pass over the later captured rows (keys only), a page at a time.
+  for (;;) {
+    const q = db("audit_rows").where({ user_id: userId }).andWhere("audit_id", ">", auditId);
+    if (after !== undefined) q.andWhere("id", ">", after);
+    const page = await q.orderBy("id").limit(2000).select("id", "audit_id", "table_name", "row_key");
+    if (page.length === 0) break;
+    after = String(page[page.length - 1].id);
+    for (const m of page) {
+      const later = String(m.audit_id);
+      if (cancelled.has(later) || !own.has(`${String(m.table_name)} ${String(m.row_key)}`)) continue;
+      if (!newest || BigInt(later) > BigInt(newest.auditId))
+        newest = { auditId: later, table: String(m.table_name), key: JSON.parse(String(m.row_key)) as Record<string, unknown> };
+    }
+  }
+  if (newest)
+    throw new AppError(
+      "conflict",
+      `audit_id: ${rowId(newest)} was changed again by change ${newest.auditId} after change ${auditId}; undo change ${newest.auditId} first (list_changes audit_id ${newest.auditId} shows it), or change the row by hand.`,
+      { field: "audit_id", existing_id: newest.auditId },
+    );
 }
 
 /**
@@ -241,7 +354,9 @@ function netEffect(changes: readonly RowChange[]): Reversal[] {
   const out: Reversal[] = [];
   for (const { first, last } of rows.values()) {
     if (first.before === null && last.after === null) continue; // made and removed by the change itself
-    out.push({ id: rowId(first), table: first.table, action: first.before === null ? "delete" : last.after === null ? "restore" : "revert" });
+    const action = first.before === null ? "delete" : last.after === null ? "restore" : "revert";
+    const changes = action === "revert" ? revertChanges(last.after!, first.before!) : [];
+    out.push({ id: rowId(first), table: first.table, action, ...(changes.length > 0 ? { changes } : {}) });
   }
   return out;
 }

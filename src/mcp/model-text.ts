@@ -44,7 +44,8 @@ function isMoney(v: unknown): v is { value: string; currency: string; minor: num
 const isScalar = (v: unknown): v is Scalar => v === null || typeof v === "string" || typeof v === "number" || typeof v === "boolean";
 /** A compacted list of records inside a record (a split transaction's parts): its own small table. */
 const isNestedTable = (v: unknown) => v !== null && typeof v === "object" && !Array.isArray(v) && Array.isArray((v as Record<string, unknown>).rows);
-const isFlat = (v: unknown) => isScalar(v) || (Array.isArray(v) && v.every(isScalar)) || isNestedTable(v);
+/** A cell: a scalar, a list of scalars, or a [before, after] pair of those (a change, below). */
+const isFlat = (v: unknown) => isScalar(v) || (Array.isArray(v) && v.every((x) => isScalar(x) || (Array.isArray(x) && x.every(isScalar)))) || isNestedTable(v);
 const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
 
 /** The table form of a list of compacted records, or undefined when the list is not one (see above). */
@@ -87,10 +88,25 @@ function table(items: unknown[]): Record<string, unknown> | undefined {
   return out;
 }
 
+const isChange = (c: unknown) => isRecord(c) && Object.keys(c).length === 3 && typeof c.field === "string" && "before" in c && "after" in c;
+
+/**
+ * A record of a list whose `changes` (the spec's Changes: field, before, after) become its own cells,
+ * one per changed field, named "<field> (before, after)", holding the pair: so the changed rows of a
+ * preview (a bulk edit's, an undo's) are a table like every other list (issue 39), a row per record
+ * with its before and after side by side, rather than a list of nested lists.
+ */
+function changesAsCells(v: unknown): unknown {
+  if (!isRecord(v) || !Array.isArray(v.changes) || v.changes.length === 0 || !v.changes.every(isChange)) return v;
+  const { changes, ...rest } = v as { changes: { field: string; before: unknown; after: unknown }[] } & Record<string, unknown>;
+  for (const c of changes) rest[`${c.field} (before, after)`] = [c.before, c.after];
+  return rest;
+}
+
 function compact(v: unknown): unknown {
   if (isMoney(v)) return `${v.value} ${v.currency}`;
   if (Array.isArray(v)) {
-    const items = v.map(compact);
+    const items = v.map((x) => compact(changesAsCells(x)));
     return table(items) ?? items;
   }
   if (v === null || typeof v !== "object") return v;

@@ -3,7 +3,8 @@
  * official SDK clients on every revision that has elicitation: SDK 1.x over Streamable HTTP on 2025-06-18
  * and 2025-11-25 (elicitation/create on the answer's stream), SDK v2 pinned to 2026-07-28 (input_required
  * with a signed requestState, fulfilled and retried by the SDK). Accept commits; decline and cancel commit
- * nothing and say so; a client without the capability is not asked; imports ask above 100 rows only;
+ * nothing and say so; a client without the capability is not asked; bulk writes (an import, a bulk edit, a rule applied
+ * to the past) ask above the one threshold only, counting every row they would write;
  * a forged, replayed, expired or another user's requestState is refused by name.
  */
 import { randomUUID } from "node:crypto";
@@ -169,25 +170,57 @@ describe(`protocol: confirmation through the client (${engine})`, function () {
         }
       });
 
-      it(`an import asks above ${confirmThresholds.import} new rows only`, async () => {
+      it(`an import asks above ${confirmThresholds.bulk_write} rows it would write, possible duplicates named in import_rows included`, async () => {
+        const n = confirmThresholds.bulk_write;
         const client = await connect(server, user.token, revision, "decline");
         try {
           const atLimit = await client.callTool({
             name: "import_transactions",
-            arguments: { wallet_id: await newWallet(), statement: statement(confirmThresholds.import), idempotency_key: randomUUID() },
+            arguments: { wallet_id: await newWallet(), statement: statement(n), idempotency_key: randomUUID() },
           });
           expect(atLimit.isError, atLimit.content?.[0]?.text).to.not.equal(true);
-          expect(atLimit.structuredContent.counts.created).to.equal(confirmThresholds.import);
+          expect(atLimit.structuredContent.counts).to.include({ created: n, to_create: n });
           expect(client.asked).to.deep.equal([]);
           const wallet = await newWallet();
           const over = await client.callTool({
             name: "import_transactions",
-            arguments: { wallet_id: wallet, statement: statement(confirmThresholds.import + 1), idempotency_key: randomUUID() },
+            arguments: { wallet_id: wallet, statement: statement(n + 1), idempotency_key: randomUUID() },
           });
           expect(errorData(over)).to.deep.include({ code: "confirmation_declined", answer: "decline" });
           expect(client.asked).to.have.length(1);
           const listed = await server.call("list_transactions", { wallet_id: wallet }, user.token);
           expect(listed.total_count ?? listed.transactions.length).to.equal(0);
+
+          // Every row a possible duplicate of one typed in: without import_rows nothing is written and
+          // nothing asked; naming them all in import_rows writes n + 1 rows, and is asked about.
+          const typed = await newWallet();
+          for (let i = 0; i <= n; i++)
+            await server.call(
+              "create_transaction",
+              {
+                wallet_id: typed,
+                date: `2026-10-${String((i % 28) + 1).padStart(2, "0")}`,
+                amount: (i + 1).toFixed(2),
+                direction: "expense",
+                payee: `Shop ${i}`,
+                idempotency_key: randomUUID(),
+              },
+              user.token,
+            );
+          const preview = await server.call(
+            "import_transactions",
+            { wallet_id: typed, statement: statement(n + 1), idempotency_key: randomUUID(), dry_run: true },
+            user.token,
+          );
+          expect(preview.counts).to.include({ new: 0, possible_duplicate: n + 1, to_create: 0 });
+          const rows = Array.from({ length: n + 1 }, (_, i) => i + 2);
+          const duplicates = await client.callTool({
+            name: "import_transactions",
+            arguments: { wallet_id: typed, statement: statement(n + 1), import_rows: rows, idempotency_key: randomUUID() },
+          });
+          expect(errorData(duplicates)).to.deep.include({ code: "confirmation_declined", answer: "decline" });
+          expect(client.asked).to.have.length(2);
+          expect((await server.call("list_transactions", { wallet_id: typed }, user.token)).total_count).to.equal(n + 1);
         } finally {
           await client.close();
         }
@@ -232,8 +265,41 @@ describe(`protocol: confirmation through the client (${engine})`, function () {
     }
   });
 
-  it(`a bulk edit asks above ${confirmThresholds.bulk_edit} changed rows only`, async () => {
-    const n = confirmThresholds.bulk_edit;
+  it(`a rule applied to the past asks above ${confirmThresholds.bulk_write} changed rows, as a bulk edit does`, async () => {
+    const n = confirmThresholds.bulk_write;
+    const wallet = await newWallet();
+    await server.call("import_transactions", { wallet_id: wallet, statement: statement(n + 1), idempotency_key: randomUUID() }, user.token);
+    const client = await connect(server, user.token, "2025-11-25", "decline");
+    const rule = (extra: Record<string, unknown>, count: number) =>
+      client.callTool({
+        name: "save_rule",
+        arguments: {
+          value: "shop",
+          operator: "starts_with",
+          wallet_id: wallet,
+          set_category: "Shops",
+          apply_to_existing: true,
+          expected_count: count,
+          idempotency_key: randomUUID(),
+          ...extra,
+        },
+      });
+    try {
+      const over = await rule({}, n + 1);
+      expect(errorData(over)).to.deep.include({ code: "confirmation_declined", answer: "decline" });
+      expect(client.asked).to.have.length(1);
+      expect((await server.call("list_transactions", { wallet_id: wallet, category: "Shops" }, user.token)).transactions).to.have.length(0);
+      const atLimit = await rule({ max_amount: n.toFixed(2) }, n);
+      expect(atLimit.isError, atLimit.content?.[0]?.text).to.not.equal(true);
+      expect(atLimit.structuredContent.applied.count).to.equal(n);
+      expect(client.asked).to.have.length(1);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it(`a bulk edit asks above ${confirmThresholds.bulk_write} changed rows only`, async () => {
+    const n = confirmThresholds.bulk_write;
     const wallet = await newWallet();
     await server.call("import_transactions", { wallet_id: wallet, statement: statement(n + 1), idempotency_key: randomUUID() }, user.token);
     const client = await connect(server, user.token, "2025-11-25", "decline");

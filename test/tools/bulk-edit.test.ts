@@ -95,6 +95,37 @@ describe(`update_transactions (${engine})`, function () {
     expect(JSON.parse(audit[0].after_json).transaction_ids).to.deep.equal([train.id, hotel.id]);
   });
 
+  it("selects by any of several payees, or by a list of ids, with the filter; the undo preview shows each row's fields before and after", async () => {
+    const me = await server.createUser();
+    const other = await server.createUser();
+    const giro = await wallet(me, "Giro");
+    const sb = await spend(me, giro, { payee: "Starbucks", category: "Coffee" });
+    const cafe = await spend(me, giro, { payee: "Café Kranzler", category: "Treats" });
+    const rewe = await spend(me, giro, { payee: "REWE", category: "Groceries" });
+    const theirs = await spend(other, await wallet(other, "Theirs"), { payee: "Starbucks", category: "Coffee" });
+    // "Move all my Starbucks and café visits into coffee": one call, any case.
+    const wrong = await editError(me, { filter: {}, payee: ["starbucks", "CAFÉ KRANZLER"], expected_count: 3, set_category: "Dining" });
+    expect(wrong.data).to.deep.include({ code: "conflict", transaction_count: 2 });
+    const byPayee = await edit(me, { filter: {}, payee: ["starbucks", "CAFÉ KRANZLER"], expected_count: 2, set_category: "Dining" });
+    expect(byPayee).to.deep.include({ matched: 2, changed: 1 + 1 });
+    expect(byPayee.transactions.map((t: any) => t.id).sort()).to.deep.equal([sb.id, cafe.id].sort());
+    // By ids: another user's id never matches (it counts as not found among the caller's rows).
+    expect((await editError(me, { filter: {}, transaction_ids: [rewe.id, theirs.id], expected_count: 2, add_tags: ["x"] })).data).to.deep.include({ code: "conflict", transaction_count: 1 });
+    const byIds = await edit(me, { filter: { wallet_id: giro }, transaction_ids: [rewe.id, sb.id], expected_count: 2, add_tags: ["checked"] });
+    expect(byIds.transactions.map((t: any) => t.id).sort()).to.deep.equal([rewe.id, sb.id].sort());
+    expect((await server.call("list_transactions", { query: "Starbucks" }, other.token)).transactions.map((t: any) => [t.id, t.tags])).to.deep.equal([[theirs.id, []]]);
+
+    // The undo's preview: per reverted row, the fields that change, as they are now and once undone
+    // (the later edit by ids first: it touched a row of the first).
+    await server.call("undo_change", { audit_id: byIds.audit_id, idempotency_key: key() }, me.token);
+    const preview = await server.call("undo_change", { audit_id: byPayee.audit_id, idempotency_key: key(), dry_run: true }, me.token);
+    const reverted = preview.rows.filter((r: any) => r.table === "transactions");
+    expect(reverted).to.deep.include.members([
+      { id: sb.id, table: "transactions", action: "revert", changes: [{ field: "category", before: "Dining", after: "Coffee" }] },
+      { id: cafe.id, table: "transactions", action: "revert", changes: [{ field: "category", before: "Dining", after: "Treats" }] },
+    ]);
+  });
+
   it("sets the category, renames a payee, removes tags; refuses bad arguments naming the field", async () => {
     const me = await server.createUser();
     const giro = await wallet(me, "Giro");

@@ -3,7 +3,9 @@
  * contribution (several rows each), an import_transactions and an update_transactions (many rows in one
  * change) are reversed exactly and as one change; the dry run
  * shows the reversal and changes nothing; a row changed since is refused with conflict naming the later
- * change; the undo is audited and itself undoable; only the user's own changes, with the area's scope.
+ * change; the undo is audited and itself undoable; a change is undone once (again: refused naming its
+ * undo; its undo is refused naming a later change to its rows, even one that left them as the undo did);
+ * only the user's own changes, with the area's scope.
  */
 import { expect } from "chai";
 import { randomUUID } from "node:crypto";
@@ -112,6 +114,30 @@ describe(`undo_change (${engine})`, function () {
     await undo(undoCreate.audit_id);
     const back = await server.call("list_transactions", { wallet_id: checking, query: "Kiosk" }, me.token);
     expect(back.transactions.map((t: any) => [t.id, t.amount.value])).to.deep.equal([[transaction.id, transaction.amount.value]]);
+  });
+
+  it("undoes a change once: undoing it again is refused naming its undo, and undoing the undo is refused naming a later change to its rows", async () => {
+    // The finding (issue 41): create, undo it (U1), undo U1 (U2), delete, then undo U1 again restored the row.
+    const made = await server.call("create_transaction", { wallet_id: checking, amount: "7.00", direction: "expense", payee: "Twice", idempotency_key: key() }, me.token);
+    const u1 = await undo(made.audit_id);
+    const again = await server.callError("undo_change", { audit_id: made.audit_id, idempotency_key: key(), dry_run: true }, me.token);
+    expect(again.data).to.include({ code: "conflict", field: "audit_id", existing_id: u1.audit_id });
+    expect(again.message).to.include(`already undone by change ${u1.audit_id}`);
+    const u2 = await undo(u1.audit_id);
+    // U1 is undone now too; the made change's undo chain ends at U2, the one that stands.
+    expect((await server.callError("undo_change", { audit_id: u1.audit_id, idempotency_key: key() }, me.token)).data).to.include({ code: "conflict", existing_id: u2.audit_id });
+    expect((await server.callError("undo_change", { audit_id: made.audit_id, idempotency_key: key() }, me.token)).data).to.include({ code: "conflict", existing_id: u2.audit_id });
+    const deleted = await server.call("delete_transaction", { transaction_id: made.transaction.id, idempotency_key: key() }, me.token);
+    // The row is gone, as U1 left it; still U1 is not undone again, and U2 (the way back) names the delete.
+    expect((await server.callError("undo_change", { audit_id: u1.audit_id, idempotency_key: key() }, me.token)).data).to.include({ code: "conflict", existing_id: u2.audit_id });
+    const back = await server.callError("undo_change", { audit_id: u2.audit_id, idempotency_key: key(), dry_run: true }, me.token);
+    expect(back.data).to.include({ code: "conflict", existing_id: deleted.audit_id });
+    expect(back.message).to.include(`change ${deleted.audit_id}`);
+    expect((await server.call("list_transactions", { wallet_id: checking, query: "Twice" }, me.token)).transactions).to.deep.equal([]);
+    // Undoing the delete, then U2, is the way: the delete and its undo cancel out.
+    await undo(deleted.audit_id);
+    await undo(u2.audit_id);
+    expect((await server.call("list_transactions", { wallet_id: checking, query: "Twice" }, me.token)).transactions).to.deep.equal([]);
   });
 
   it("refuses to take back a wallet that later records use, naming the change (a transaction in it, a goal kept in it)", async () => {

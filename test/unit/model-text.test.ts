@@ -100,6 +100,29 @@ describe("model text", () => {
     });
   });
 
+  it("renders a preview's changed rows as a table: each changed field a cell of [before, after] (issue 39)", () => {
+    const text = modelText({
+      status: "dry_run",
+      rows: [
+        { id: "txn_1", table: "transactions", action: "revert", changes: [{ field: "category", before: "Dining", after: "Coffee" }] },
+        { id: "txn_2", table: "transactions", action: "revert", changes: [{ field: "tags", before: ["a", "b"], after: ["a"] }] },
+        { id: "txn_3", table: "transactions", action: "delete" },
+      ],
+    });
+    expect(JSON.parse(text)).to.deep.equal({
+      status: "dry_run",
+      rows: {
+        on_every_row: { table: "transactions" },
+        columns: ["id", "action", "category (before, after)", "tags (before, after)"],
+        rows: [
+          ["txn_1", "revert", ["Dining", "Coffee"]],
+          ["txn_2", "revert", null, [["a", "b"], ["a"]]],
+          ["txn_3", "delete"],
+        ],
+      },
+    });
+  });
+
   it("keeps nested records as objects, and free text quoted: a payee cannot fake a row", () => {
     const budgets = [
       { id: "bud_1", status: { spent: money("1.00") } },

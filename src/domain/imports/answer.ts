@@ -47,7 +47,7 @@ function statusText(r: PlannedEntry): string {
 }
 
 export function countsOf(o: ImportOutcome) {
-  const counts = { rows: o.rows.length, new: 0, duplicate: 0, possible_duplicate: 0, invalid: 0, created: 0 };
+  const counts = { rows: o.rows.length, new: 0, duplicate: 0, possible_duplicate: 0, invalid: 0, created: 0, to_create: o.toCreate };
   for (const r of o.rows) counts[r.status]++;
   counts.created = o.rows.filter((r) => r.transactionId !== null).length;
   return counts;

@@ -18,7 +18,7 @@ import type { Knex } from "knex";
 import type { Transaction } from "../../../generated/types.js";
 import type { IdSource } from "../../db/ids.js";
 import { byPrimaryKey } from "../../db/dialect.js";
-import { stringMaxLengths } from "../../../generated/limits.js";
+import { limits, stringMaxLengths } from "../../../generated/limits.js";
 import { invalidParams } from "../../errors.js";
 import { formatMinor } from "../../money/amount.js";
 import { addDays, dayDiff } from "../../calendar/days.js";
@@ -95,6 +95,8 @@ export interface ImportOutcome {
   parsed: ParsedStatement;
   rows: PlannedEntry[];
   created: Transaction[];
+  /** The transactions the commit writes (new rows and the possible duplicates in import_rows), in a preview too. */
+  toCreate: number;
   reconciliation: Reconciliation | null;
 }
 
@@ -144,11 +146,19 @@ export async function importStatement(db: Knex, userId: string, input: ImportInp
   }
   const accepted = new Set(input.importRows);
   const toCreate = rows.filter((r) => r.status === "new" || (r.status === "possible_duplicate" && accepted.has(r.row)));
+  // One cap for every bulk write (info.x-limits.bulk_write_rows), counted as the rows written: a preview
+  // of a larger statement is refused too, as update_transactions refuses a larger selection.
+  if (toCreate.length > limits.bulkWriteRows)
+    throw invalidParams(
+      "statement",
+      `at most ${limits.bulkWriteRows} transactions to create`,
+      `statement: it would create ${toCreate.length} transactions; one import creates at most ${limits.bulkWriteRows}. Nothing was imported. Split the statement by date and import the parts one after another (known rows are recognised, so overlapping parts are safe).`,
+    );
   const importId = input.ids.next("imp");
   // A preview writes nothing, even inside the rolled-back transaction: 5,000 inserts (and their totals
   // triggers) would be most of its time. It adds the rows it would create to the balance instead.
   const created = input.dryRun ? [] : await record(db, userId, wallet, toCreate, input);
-  return { importId, wallet, parsed, rows, created, reconciliation: await reconcile(db, userId, wallet, parsed, rows, toCreate, input.dryRun) };
+  return { importId, wallet, parsed, rows, created, toCreate: toCreate.length, reconciliation: await reconcile(db, userId, wallet, parsed, rows, toCreate, input.dryRun) };
 }
 
 const PAYEE_MAX = stringMaxLengths.Payee;

@@ -15,6 +15,7 @@ import { applyRuleChanges, changesOfRule, type RuleChange } from "./apply.js";
 import type { RuleRow } from "./match.js";
 import { deleteRule, getRule, insertRule, listRules, updateRule, type RuleFields } from "./store.js";
 import { boundInMinorUnits } from "../shared/amounts.js";
+import { limits } from "../../../generated/limits.js";
 
 /** How many changed transactions the answer lists (the count is always whole). */
 export const SHOWN_CHANGES = 20;
@@ -74,6 +75,13 @@ export async function saveRule(db: Knex, userId: string, p: SaveRuleParams, ctx:
   if (p.apply_to_existing !== true) return { before: old, rule, applied: null };
 
   const changes = await changesOfRule(db, userId, rule);
+  // The cap every bulk write shares (info.x-limits.bulk_write_rows), dry run or not, as update_transactions.
+  if (changes.length > limits.bulkWriteRows)
+    throw invalidParams(
+      "apply_to_existing",
+      `a rule that changes at most ${limits.bulkWriteRows} past transactions`,
+      `apply_to_existing: applying this rule would change ${changes.length} past transactions; one call changes at most ${limits.bulkWriteRows}. Nothing was changed. Save the rule without apply_to_existing, then file the past with update_transactions over date ranges.`,
+    );
   if (!ctx.dryRun && p.expected_count !== changes.length)
     throw new AppError(
       "conflict",

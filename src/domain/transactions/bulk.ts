@@ -2,7 +2,7 @@
  * update_transactions: one change to many transactions (docs/decisions.md#bulk-edits).
  *
  * The rows are list_transactions' rows for the same filters (resolveFilters → whereTransactions: one
- * filter code), plus an exact payee. The call states how many it expects: any other number is `conflict`
+ * filter code), plus exact payees (any of several) and a list of ids. The call states how many it expects: any other number is `conflict`
  * with the real count (data.transaction_count) and nothing is written, so a filter that grew or shrank
  * since the person looked never edits what they did not see. At most the spec's expected_count maximum
  * (5,000) rows per call: a larger count can never equal it.
@@ -87,7 +87,9 @@ export async function updateTransactions(ctx: DomainContext, p: UpdateTransactio
   const payee = p.set_payee === undefined ? undefined : cleanText(p.set_payee);
 
   const filter = await underFilter(() => resolveFilters(db, userId, p.filter));
-  if (p.payee !== undefined) filter.payeeKey = foldKey(p.payee);
+  // Any of several payees, or a list of ids ("Starbucks and the café", "these three"), with the filter.
+  if (p.payee !== undefined) filter.payeeKey = typeof p.payee === "string" ? foldKey(p.payee) : [...new Set(p.payee.map((x) => foldKey(x)))];
+  if (p.transaction_ids !== undefined) filter.ids = [...new Set(p.transaction_ids)];
   const target = p.move_to_wallet_id === undefined ? undefined : await getWalletRow(db, userId, p.move_to_wallet_id, "move_to_wallet_id");
 
   // The rows, locked (Postgres) for the rest of the write, newest first as list_transactions shows them.

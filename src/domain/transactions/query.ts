@@ -39,8 +39,10 @@ export interface TransactionFilter {
   tagsAll?: readonly string[];
   /** Magnitude bounds per group of currencies with one exponent (null currencies: every currency). */
   magnitude?: readonly { currencies: string[] | null; min?: bigint; max?: bigint }[];
-  /** Folded (foldKey) payee: exactly this payee, in any case (update_transactions' payee). */
-  payeeKey?: string;
+  /** Folded (foldKey) payees: exactly this payee, or any of these, in any case (update_transactions' payee). */
+  payeeKey?: string | readonly string[];
+  /** Only these transactions (update_transactions' transaction_ids). */
+  ids?: readonly string[];
   /** A LIKE pattern (containsPattern) over payee, description and notes. */
   queryPattern?: string;
   /** Only transactions that carry a category. */
@@ -84,7 +86,9 @@ export function whereTransactions(db: Knex, q: Knex.QueryBuilder, f: Transaction
       );
   }
   if (f.categorized) q.whereNotNull(c("category_key"));
-  if (f.payeeKey !== undefined) q.andWhere(c("payee_key"), f.payeeKey);
+  if (typeof f.payeeKey === "string") q.andWhere(c("payee_key"), f.payeeKey);
+  else if (f.payeeKey !== undefined) q.whereIn(c("payee_key"), [...f.payeeKey]);
+  if (f.ids !== undefined) q.whereIn(c("id"), [...f.ids]);
   if (f.dateFrom !== undefined) q.andWhere(c("date"), ">=", f.dateFrom);
   if (f.dateTo !== undefined) q.andWhere(c("date"), "<=", f.dateTo);
   if (typeof f.direction === "string") q.andWhere(c("direction"), f.direction);
