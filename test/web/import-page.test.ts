@@ -65,6 +65,8 @@ describe(`statement import page in a browser (${engine})`, function () {
 
     await page.getByLabel("Import row 2 anyway").check();
     await page.getByRole("button", { name: "Confirm import" }).click();
+    // The button's script reads the statement back from IndexedDB before it submits: wait for the answer's page.
+    await page.getByRole("heading", { name: "Statement imported" }).waitFor();
     expect(await page.getByRole("status").textContent()).to.equal("Imported 5 rows.");
     expect((await server.call("list_transactions", { wallet_id: wallet.id }, token)).transactions).to.have.length(6);
 
