@@ -3078,6 +3078,7 @@ export const tools: readonly ToolDefinition[] = [
     "wallet_id",
     "date",
     "amount",
+    "currency",
     "direction",
     "to_wallet_id",
     "payee",
@@ -3097,6 +3098,7 @@ export const tools: readonly ToolDefinition[] = [
     "direction",
     "idempotency_key",
     "date",
+    "currency",
     "to_wallet_id",
     "payee",
     "description",
@@ -3138,6 +3140,10 @@ export const tools: readonly ToolDefinition[] = [
       },
       "amount": {
         "type": "string"
+      },
+      "currency": {
+        "type": "string",
+        "pattern": "^[A-Z]{3}$"
       },
       "direction": {
         "description": "transfer: between own wallets.",
@@ -3516,6 +3522,7 @@ export const tools: readonly ToolDefinition[] = [
     "wallet_id",
     "date",
     "amount",
+    "currency",
     "direction",
     "payee",
     "description",
@@ -3532,6 +3539,7 @@ export const tools: readonly ToolDefinition[] = [
     "wallet_id",
     "date",
     "amount",
+    "currency",
     "direction",
     "payee",
     "description",
@@ -3575,6 +3583,10 @@ export const tools: readonly ToolDefinition[] = [
       },
       "amount": {
         "type": "string"
+      },
+      "currency": {
+        "type": "string",
+        "pattern": "^[A-Z]{3}$"
       },
       "direction": {
         "type": "string",
@@ -5947,6 +5959,7 @@ export const tools: readonly ToolDefinition[] = [
   "paramNames": [
     "goal_id",
     "amount",
+    "currency",
     "date",
     "note",
     "from_wallet_id",
@@ -5957,6 +5970,7 @@ export const tools: readonly ToolDefinition[] = [
     "goal_id",
     "amount",
     "idempotency_key",
+    "currency",
     "date",
     "note",
     "from_wallet_id",
@@ -5988,6 +6002,10 @@ export const tools: readonly ToolDefinition[] = [
       },
       "amount": {
         "type": "string"
+      },
+      "currency": {
+        "type": "string",
+        "pattern": "^[A-Z]{3}$"
       },
       "date": {
         "type": "string"

@@ -1392,6 +1392,7 @@ export interface CreateTransactionParams {
   wallet_id: WalletId;
   date?: Date;
   amount: Amount;
+  currency?: Currency;
   direction: Direction;
   to_wallet_id?: WalletId;
   payee?: Payee;
@@ -1428,6 +1429,7 @@ export interface UpdateTransactionParams {
   wallet_id?: WalletId;
   date?: Date;
   amount?: Amount;
+  currency?: Currency;
   direction?: "expense" | "income";
   payee?: Payee | null;
   description?: Description | null;
@@ -1717,6 +1719,7 @@ export interface DeleteGoalResult {
 export interface AddGoalFundsParams {
   goal_id: GoalId;
   amount: SignedAmount;
+  currency?: Currency;
   date?: Date;
   note?: Notes;
   from_wallet_id?: WalletId;

@@ -9,6 +9,7 @@ import { todayInTimeZone } from "../../calendar/time-zones.js";
 import { budgetsPushedOverLimit } from "../budgets/over-limit.js";
 import { parseAmountParam } from "../shared/amounts.js";
 import { getWalletRow } from "../wallets/store.js";
+import { checkNamedCurrency } from "../wallets/currency.js";
 import { findTransactionRow, insertTransaction, transactionsFromRows } from "./store.js";
 import { checkRefundOf, markRefunds, planParts, tagsOfParts, writeParts } from "./parts.js";
 import { normalizeTags } from "../shared/text.js";
@@ -36,6 +37,7 @@ export async function createTransaction(
   const userId = ctx.caller.userId;
   // The wallet first: its currency decides how many decimals the amount may have.
   const wallet = await getWalletRow(ctx.db, userId, params.wallet_id, "wallet_id");
+  await checkNamedCurrency(ctx.db, userId, params.currency, wallet.currency, `the wallet ${JSON.stringify(wallet.name)}`);
   const amountMinor = parseAmountParam(params.amount, wallet.currency, "amount");
   // A refund's money goes back where it was spent: its category defaults to the refunded expense's.
   const refundedCategory = params.refund_of !== undefined ? await checkRefundOf(ctx.db, userId, params.refund_of, params.direction) : null;
