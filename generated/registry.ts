@@ -529,7 +529,7 @@ export const tools: readonly ToolDefinition[] = [
               "minimum": 0
             },
             "refunds": {
-              "$ref": "#/$defs/Money"
+              "$ref": "#/$defs/Refunded"
             }
           }
         }
@@ -585,7 +585,7 @@ export const tools: readonly ToolDefinition[] = [
               "minimum": 0
             },
             "refunds": {
-              "$ref": "#/$defs/Money"
+              "$ref": "#/$defs/Refunded"
             }
           }
         }
@@ -596,6 +596,25 @@ export const tools: readonly ToolDefinition[] = [
         "type": "string"
       },
       "Money": {
+        "type": "object",
+        "required": [
+          "value",
+          "currency",
+          "minor"
+        ],
+        "properties": {
+          "value": {
+            "type": "string"
+          },
+          "currency": {
+            "type": "string"
+          },
+          "minor": {
+            "type": "integer"
+          }
+        }
+      },
+      "Refunded": {
         "type": "object",
         "required": [
           "value",
@@ -719,13 +738,45 @@ export const tools: readonly ToolDefinition[] = [
             "spent": {
               "type": "array",
               "items": {
-                "$ref": "#/$defs/Money"
+                "type": "object",
+                "required": [
+                  "value",
+                  "currency",
+                  "minor"
+                ],
+                "properties": {
+                  "value": {
+                    "type": "string"
+                  },
+                  "currency": {
+                    "type": "string"
+                  },
+                  "minor": {
+                    "type": "integer"
+                  }
+                }
               }
             },
             "refunds": {
               "type": "array",
               "items": {
-                "$ref": "#/$defs/Money"
+                "type": "object",
+                "required": [
+                  "value",
+                  "currency",
+                  "minor"
+                ],
+                "properties": {
+                  "value": {
+                    "type": "string"
+                  },
+                  "currency": {
+                    "type": "string"
+                  },
+                  "minor": {
+                    "type": "integer"
+                  }
+                }
               }
             }
           }
@@ -740,27 +791,6 @@ export const tools: readonly ToolDefinition[] = [
             "type": "null"
           }
         ]
-      }
-    },
-    "$defs": {
-      "Money": {
-        "type": "object",
-        "required": [
-          "value",
-          "currency",
-          "minor"
-        ],
-        "properties": {
-          "value": {
-            "type": "string"
-          },
-          "currency": {
-            "type": "string"
-          },
-          "minor": {
-            "type": "integer"
-          }
-        }
       }
     }
   },
@@ -862,13 +892,45 @@ export const tools: readonly ToolDefinition[] = [
             "spent": {
               "type": "array",
               "items": {
-                "$ref": "#/$defs/Money"
+                "type": "object",
+                "required": [
+                  "value",
+                  "currency",
+                  "minor"
+                ],
+                "properties": {
+                  "value": {
+                    "type": "string"
+                  },
+                  "currency": {
+                    "type": "string"
+                  },
+                  "minor": {
+                    "type": "integer"
+                  }
+                }
               }
             },
             "refunds": {
               "type": "array",
               "items": {
-                "$ref": "#/$defs/Money"
+                "type": "object",
+                "required": [
+                  "value",
+                  "currency",
+                  "minor"
+                ],
+                "properties": {
+                  "value": {
+                    "type": "string"
+                  },
+                  "currency": {
+                    "type": "string"
+                  },
+                  "minor": {
+                    "type": "integer"
+                  }
+                }
               }
             }
           }
@@ -883,27 +945,6 @@ export const tools: readonly ToolDefinition[] = [
             "type": "null"
           }
         ]
-      }
-    },
-    "$defs": {
-      "Money": {
-        "type": "object",
-        "required": [
-          "value",
-          "currency",
-          "minor"
-        ],
-        "properties": {
-          "value": {
-            "type": "string"
-          },
-          "currency": {
-            "type": "string"
-          },
-          "minor": {
-            "type": "integer"
-          }
-        }
       }
     }
   },
@@ -1142,7 +1183,23 @@ export const tools: readonly ToolDefinition[] = [
                   "type": "boolean"
                 },
                 "refunds": {
-                  "$ref": "#/$defs/Money"
+                  "type": "object",
+                  "required": [
+                    "value",
+                    "currency",
+                    "minor"
+                  ],
+                  "properties": {
+                    "value": {
+                      "type": "string"
+                    },
+                    "currency": {
+                      "type": "string"
+                    },
+                    "minor": {
+                      "type": "integer"
+                    }
+                  }
                 }
               }
             }
@@ -1314,7 +1371,23 @@ export const tools: readonly ToolDefinition[] = [
               "type": "boolean"
             },
             "refunds": {
-              "$ref": "#/$defs/Money"
+              "type": "object",
+              "required": [
+                "value",
+                "currency",
+                "minor"
+              ],
+              "properties": {
+                "value": {
+                  "type": "string"
+                },
+                "currency": {
+                  "type": "string"
+                },
+                "minor": {
+                  "type": "integer"
+                }
+              }
             }
           }
         }
@@ -4511,7 +4584,23 @@ export const tools: readonly ToolDefinition[] = [
                 "type": "boolean"
               },
               "refunds": {
-                "$ref": "#/$defs/Money"
+                "type": "object",
+                "required": [
+                  "value",
+                  "currency",
+                  "minor"
+                ],
+                "properties": {
+                  "value": {
+                    "type": "string"
+                  },
+                  "currency": {
+                    "type": "string"
+                  },
+                  "minor": {
+                    "type": "integer"
+                  }
+                }
               }
             }
           }
@@ -4941,7 +5030,23 @@ export const tools: readonly ToolDefinition[] = [
                 "type": "boolean"
               },
               "refunds": {
-                "$ref": "#/$defs/Money"
+                "type": "object",
+                "required": [
+                  "value",
+                  "currency",
+                  "minor"
+                ],
+                "properties": {
+                  "value": {
+                    "type": "string"
+                  },
+                  "currency": {
+                    "type": "string"
+                  },
+                  "minor": {
+                    "type": "integer"
+                  }
+                }
               }
             }
           }
