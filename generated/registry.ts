@@ -4071,18 +4071,20 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "delete_transaction",
   "title": "Delete transaction",
-  "description": "Deletes one transaction for good (both legs of a transfer). To correct one, prefer update_transaction.",
+  "description": "Deletes one transaction for good (both legs of a transfer). To correct one, prefer update_transaction. One that was refunded is refused, listing the refunds, until refunds says what becomes of them.",
   "summary": "Delete a transaction (both legs of a transfer)",
   "scope": "write:transactions",
   "kind": "write",
   "paramNames": [
     "transaction_id",
+    "refunds",
     "idempotency_key",
     "dry_run"
   ],
   "positionalNames": [
     "transaction_id",
     "idempotency_key",
+    "refunds",
     "dry_run"
   ],
   "errors": [
@@ -4108,6 +4110,14 @@ export const tools: readonly ToolDefinition[] = [
       "transaction_id": {
         "type": "string",
         "pattern": "^txn_"
+      },
+      "refunds": {
+        "type": "string",
+        "enum": [
+          "keep",
+          "delete"
+        ],
+        "description": "The incomes refunding it: keep as plain income, or delete too."
       },
       "idempotency_key": {
         "type": "string"
@@ -4189,6 +4199,12 @@ export const tools: readonly ToolDefinition[] = [
               "$ref": "#/$defs/ChangeValue"
             }
           }
+        }
+      },
+      "refunds": {
+        "type": "array",
+        "items": {
+          "type": "object"
         }
       }
     },

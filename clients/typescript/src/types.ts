@@ -1472,6 +1472,10 @@ export interface UpdateTransactionResult {
  */
 export interface DeleteTransactionParams {
   transaction_id: TransactionId;
+  /**
+   * The incomes refunding it: keep as plain income, or delete too.
+   */
+  refunds?: "keep" | "delete";
   idempotency_key: string;
   dry_run?: boolean;
 }
@@ -1486,6 +1490,7 @@ export interface DeleteTransactionResult {
   audit_id: AuditId | null;
   warnings: Warnings;
   changes?: Changes;
+  refunds?: Transaction[];
 }
 /**
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema

@@ -1,7 +1,7 @@
 /**
  * create_transaction's rules: the amount read in the wallet's currency, today by default (the caller's
  * day), the person's categorisation rule when no category is given, and after the insert, in the same transaction, the budgets this expense pushed over their limit.
- * Updates are update.ts; deletes are store.ts's deleteTransaction. Both lock the legs first.
+ * Updates are update.ts; deletes are delete.ts. Both lock the legs first.
  */
 import type { CreateTransactionParams, Transaction, Warning } from "../../../generated/types.js";
 import type { DomainContext } from "../../context.js";
