@@ -2348,7 +2348,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "whoami",
   "title": "Whoami",
-  "description": "Returns the user, token scopes and expiry, timezone, today and default currency (assume it when the user names none).",
+  "description": "Returns the user, token scopes and expiry, timezone, today, default currency (assume it when the user names none) and account_url, the page where the person downloads their data or manages access.",
   "summary": "Who the calling token acts for: user, token, scopes, timezone, today, default currency",
   "scope": "meta:whoami",
   "kind": "read",
@@ -2382,7 +2382,8 @@ export const tools: readonly ToolDefinition[] = [
       "expires_at",
       "timezone",
       "today",
-      "default_currency"
+      "default_currency",
+      "account_url"
     ],
     "properties": {
       "user_id": {
@@ -2433,6 +2434,9 @@ export const tools: readonly ToolDefinition[] = [
         "type": "string"
       },
       "default_currency": {
+        "type": "string"
+      },
+      "account_url": {
         "type": "string"
       }
     }

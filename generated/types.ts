@@ -1313,6 +1313,10 @@ export interface WhoamiResult {
   timezone: string;
   today: Date1;
   default_currency: Currency;
+  /**
+   * The person's account page (PUBLIC_URL, else the origin this request reached) + /account: their data's download, tokens and connected apps, the account's deletion.
+   */
+  account_url: string;
 }
 /**
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema

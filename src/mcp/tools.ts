@@ -104,7 +104,7 @@ export async function callTool(deps: CallDeps, params: unknown, ctx: McpContext)
 
   try {
     const confirm = await confirmChannel(deps, name, params as Record<string, unknown>, ctx);
-    return successResult(await deps.dispatch(name, args ?? {}, { caller: ctx.caller, requestId: ctx.requestId, confirm }));
+    return successResult(await deps.dispatch(name, args ?? {}, { caller: ctx.caller, requestId: ctx.requestId, origin: ctx.origin, confirm }));
   } catch (err) {
     // 2026-07-28: the person must confirm first; the client retries with their answer (src/mcp/confirm-channels.ts).
     if (err instanceof AwaitingConfirmation) return { resultType: "input_required", ...err.result } as unknown as CallToolResult;
