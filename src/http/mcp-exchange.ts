@@ -100,11 +100,19 @@ export interface Answer {
 }
 
 /** Runs an admitted request's method and returns its JSON-RPC response; never throws. clientRequests: the answer's stream, when it may ask the client. */
-export async function answer(deps: McpRouteDeps, admitted: Admitted, requestId: string, clientRequests?: ClientRequests): Promise<Answer> {
+export async function answer(deps: McpRouteDeps, admitted: Admitted, requestId: string, clientRequests?: ClientRequests, newSession?: string): Promise<Answer> {
   const { msg, revision, caller, origin, sessionId } = admitted;
   const id = msg.id ?? null;
   try {
-    const ctx: McpContext = { caller, requestId, revision, clientRequests, origin, ...(sessionId !== undefined ? { sessionId } : {}) };
+    const ctx: McpContext = {
+      caller,
+      requestId,
+      revision,
+      clientRequests,
+      origin,
+      ...(sessionId !== undefined ? { sessionId } : {}),
+      ...(newSession !== undefined ? { newSession } : {}),
+    };
     const result = await routeMessage(deps, msg, ctx);
     return { httpStatus: 200, body: { jsonrpc: "2.0", id, result } };
   } catch (err) {
