@@ -17,8 +17,12 @@ export const BUDGETS = Object.freeze({
   plannedTools: 50,
   /** The model-visible tools/list, every tool with every scope; at most averageToolTokens × plannedTools. */
   modelVisibleTokens: 10_000,
-  /** The whole tools/list answer, output schemas included. */
-  wholeTokens: 25_000,
+  /**
+   * The whole tools/list answer, output schemas included: 600 a tool for 50 tools. Output schemas are
+   * payload for hosts and clients that validate results; the model-visible budgets above are the ones a
+   * model pays on every turn (docs/decisions.md#surface-after-wave-four).
+   */
+  wholeTokens: 30_000,
   descriptionChars: 1024,
   instructionsChars: 2048,
   /** A sentence of this many words or more may appear in fewer than `sharedSentenceTools` descriptions. */

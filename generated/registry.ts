@@ -529,7 +529,7 @@ export const tools: readonly ToolDefinition[] = [
               "minimum": 0
             },
             "refunds": {
-              "$ref": "#/$defs/Money"
+              "$ref": "#/$defs/Refunded"
             }
           }
         }
@@ -585,7 +585,7 @@ export const tools: readonly ToolDefinition[] = [
               "minimum": 0
             },
             "refunds": {
-              "$ref": "#/$defs/Money"
+              "$ref": "#/$defs/Refunded"
             }
           }
         }
@@ -596,6 +596,25 @@ export const tools: readonly ToolDefinition[] = [
         "type": "string"
       },
       "Money": {
+        "type": "object",
+        "required": [
+          "value",
+          "currency",
+          "minor"
+        ],
+        "properties": {
+          "value": {
+            "type": "string"
+          },
+          "currency": {
+            "type": "string"
+          },
+          "minor": {
+            "type": "integer"
+          }
+        }
+      },
+      "Refunded": {
         "type": "object",
         "required": [
           "value",
@@ -719,13 +738,45 @@ export const tools: readonly ToolDefinition[] = [
             "spent": {
               "type": "array",
               "items": {
-                "$ref": "#/$defs/Money"
+                "type": "object",
+                "required": [
+                  "value",
+                  "currency",
+                  "minor"
+                ],
+                "properties": {
+                  "value": {
+                    "type": "string"
+                  },
+                  "currency": {
+                    "type": "string"
+                  },
+                  "minor": {
+                    "type": "integer"
+                  }
+                }
               }
             },
             "refunds": {
               "type": "array",
               "items": {
-                "$ref": "#/$defs/Money"
+                "type": "object",
+                "required": [
+                  "value",
+                  "currency",
+                  "minor"
+                ],
+                "properties": {
+                  "value": {
+                    "type": "string"
+                  },
+                  "currency": {
+                    "type": "string"
+                  },
+                  "minor": {
+                    "type": "integer"
+                  }
+                }
               }
             }
           }
@@ -740,27 +791,6 @@ export const tools: readonly ToolDefinition[] = [
             "type": "null"
           }
         ]
-      }
-    },
-    "$defs": {
-      "Money": {
-        "type": "object",
-        "required": [
-          "value",
-          "currency",
-          "minor"
-        ],
-        "properties": {
-          "value": {
-            "type": "string"
-          },
-          "currency": {
-            "type": "string"
-          },
-          "minor": {
-            "type": "integer"
-          }
-        }
       }
     }
   },
@@ -862,13 +892,45 @@ export const tools: readonly ToolDefinition[] = [
             "spent": {
               "type": "array",
               "items": {
-                "$ref": "#/$defs/Money"
+                "type": "object",
+                "required": [
+                  "value",
+                  "currency",
+                  "minor"
+                ],
+                "properties": {
+                  "value": {
+                    "type": "string"
+                  },
+                  "currency": {
+                    "type": "string"
+                  },
+                  "minor": {
+                    "type": "integer"
+                  }
+                }
               }
             },
             "refunds": {
               "type": "array",
               "items": {
-                "$ref": "#/$defs/Money"
+                "type": "object",
+                "required": [
+                  "value",
+                  "currency",
+                  "minor"
+                ],
+                "properties": {
+                  "value": {
+                    "type": "string"
+                  },
+                  "currency": {
+                    "type": "string"
+                  },
+                  "minor": {
+                    "type": "integer"
+                  }
+                }
               }
             }
           }
@@ -883,27 +945,6 @@ export const tools: readonly ToolDefinition[] = [
             "type": "null"
           }
         ]
-      }
-    },
-    "$defs": {
-      "Money": {
-        "type": "object",
-        "required": [
-          "value",
-          "currency",
-          "minor"
-        ],
-        "properties": {
-          "value": {
-            "type": "string"
-          },
-          "currency": {
-            "type": "string"
-          },
-          "minor": {
-            "type": "integer"
-          }
-        }
       }
     }
   },
@@ -1142,7 +1183,23 @@ export const tools: readonly ToolDefinition[] = [
                   "type": "boolean"
                 },
                 "refunds": {
-                  "$ref": "#/$defs/Money"
+                  "type": "object",
+                  "required": [
+                    "value",
+                    "currency",
+                    "minor"
+                  ],
+                  "properties": {
+                    "value": {
+                      "type": "string"
+                    },
+                    "currency": {
+                      "type": "string"
+                    },
+                    "minor": {
+                      "type": "integer"
+                    }
+                  }
                 }
               }
             }
@@ -1314,7 +1371,23 @@ export const tools: readonly ToolDefinition[] = [
               "type": "boolean"
             },
             "refunds": {
-              "$ref": "#/$defs/Money"
+              "type": "object",
+              "required": [
+                "value",
+                "currency",
+                "minor"
+              ],
+              "properties": {
+                "value": {
+                  "type": "string"
+                },
+                "currency": {
+                  "type": "string"
+                },
+                "minor": {
+                  "type": "integer"
+                }
+              }
             }
           }
         }
@@ -2275,7 +2348,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "whoami",
   "title": "Whoami",
-  "description": "Returns the user, token scopes and expiry, timezone, today and default currency (assume it when the user names none).",
+  "description": "Returns the user, token scopes and expiry, timezone, today, default currency (assume it when the user names none) and account_url, the page where the person downloads their data or manages access.",
   "summary": "Who the calling token acts for: user, token, scopes, timezone, today, default currency",
   "scope": "meta:whoami",
   "kind": "read",
@@ -2309,7 +2382,8 @@ export const tools: readonly ToolDefinition[] = [
       "expires_at",
       "timezone",
       "today",
-      "default_currency"
+      "default_currency",
+      "account_url"
     ],
     "properties": {
       "user_id": {
@@ -2360,6 +2434,9 @@ export const tools: readonly ToolDefinition[] = [
         "type": "string"
       },
       "default_currency": {
+        "type": "string"
+      },
+      "account_url": {
         "type": "string"
       }
     }
@@ -3078,6 +3155,7 @@ export const tools: readonly ToolDefinition[] = [
     "wallet_id",
     "date",
     "amount",
+    "currency",
     "direction",
     "to_wallet_id",
     "payee",
@@ -3097,6 +3175,7 @@ export const tools: readonly ToolDefinition[] = [
     "direction",
     "idempotency_key",
     "date",
+    "currency",
     "to_wallet_id",
     "payee",
     "description",
@@ -3138,6 +3217,10 @@ export const tools: readonly ToolDefinition[] = [
       },
       "amount": {
         "type": "string"
+      },
+      "currency": {
+        "type": "string",
+        "pattern": "^[A-Z]{3}$"
       },
       "direction": {
         "description": "transfer: between own wallets.",
@@ -3516,6 +3599,7 @@ export const tools: readonly ToolDefinition[] = [
     "wallet_id",
     "date",
     "amount",
+    "currency",
     "direction",
     "payee",
     "description",
@@ -3532,6 +3616,7 @@ export const tools: readonly ToolDefinition[] = [
     "wallet_id",
     "date",
     "amount",
+    "currency",
     "direction",
     "payee",
     "description",
@@ -3575,6 +3660,10 @@ export const tools: readonly ToolDefinition[] = [
       },
       "amount": {
         "type": "string"
+      },
+      "currency": {
+        "type": "string",
+        "pattern": "^[A-Z]{3}$"
       },
       "direction": {
         "type": "string",
@@ -3986,18 +4075,20 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "delete_transaction",
   "title": "Delete transaction",
-  "description": "Deletes one transaction for good (both legs of a transfer). To correct one, prefer update_transaction.",
+  "description": "Deletes one transaction for good (both legs of a transfer). To correct one, prefer update_transaction. One that was refunded is refused, listing the refunds, until refunds says what becomes of them.",
   "summary": "Delete a transaction (both legs of a transfer)",
   "scope": "write:transactions",
   "kind": "write",
   "paramNames": [
     "transaction_id",
+    "refunds",
     "idempotency_key",
     "dry_run"
   ],
   "positionalNames": [
     "transaction_id",
     "idempotency_key",
+    "refunds",
     "dry_run"
   ],
   "errors": [
@@ -4023,6 +4114,14 @@ export const tools: readonly ToolDefinition[] = [
       "transaction_id": {
         "type": "string",
         "pattern": "^txn_"
+      },
+      "refunds": {
+        "type": "string",
+        "enum": [
+          "keep",
+          "delete"
+        ],
+        "description": "The incomes refunding it: keep as plain income, or delete too."
       },
       "idempotency_key": {
         "type": "string"
@@ -4104,6 +4203,12 @@ export const tools: readonly ToolDefinition[] = [
               "$ref": "#/$defs/ChangeValue"
             }
           }
+        }
+      },
+      "refunds": {
+        "type": "array",
+        "items": {
+          "type": "object"
         }
       }
     },
@@ -4499,7 +4604,23 @@ export const tools: readonly ToolDefinition[] = [
                 "type": "boolean"
               },
               "refunds": {
-                "$ref": "#/$defs/Money"
+                "type": "object",
+                "required": [
+                  "value",
+                  "currency",
+                  "minor"
+                ],
+                "properties": {
+                  "value": {
+                    "type": "string"
+                  },
+                  "currency": {
+                    "type": "string"
+                  },
+                  "minor": {
+                    "type": "integer"
+                  }
+                }
               }
             }
           }
@@ -4929,7 +5050,23 @@ export const tools: readonly ToolDefinition[] = [
                 "type": "boolean"
               },
               "refunds": {
-                "$ref": "#/$defs/Money"
+                "type": "object",
+                "required": [
+                  "value",
+                  "currency",
+                  "minor"
+                ],
+                "properties": {
+                  "value": {
+                    "type": "string"
+                  },
+                  "currency": {
+                    "type": "string"
+                  },
+                  "minor": {
+                    "type": "integer"
+                  }
+                }
               }
             }
           }
@@ -5947,6 +6084,7 @@ export const tools: readonly ToolDefinition[] = [
   "paramNames": [
     "goal_id",
     "amount",
+    "currency",
     "date",
     "note",
     "from_wallet_id",
@@ -5957,6 +6095,7 @@ export const tools: readonly ToolDefinition[] = [
     "goal_id",
     "amount",
     "idempotency_key",
+    "currency",
     "date",
     "note",
     "from_wallet_id",
@@ -5988,6 +6127,10 @@ export const tools: readonly ToolDefinition[] = [
       },
       "amount": {
         "type": "string"
+      },
+      "currency": {
+        "type": "string",
+        "pattern": "^[A-Z]{3}$"
       },
       "date": {
         "type": "string"

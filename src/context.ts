@@ -16,6 +16,8 @@ export interface ToolContext {
   readonly caller: Caller;
   readonly requestId: string;
   readonly config: Config;
+  /** The origin the request reached (scheme://host), when it came over HTTP: PUBLIC_URL's stand-in. */
+  readonly origin?: string;
   /** The clock, injectable so tests can fix "today". */
   now(): Date;
   /** New ids, injectable so tests can know them in advance. */

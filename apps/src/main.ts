@@ -3,6 +3,8 @@
  * speaks to the host over postMessage: it receives the tool's arguments and result, follows the host's
  * theme, fonts and locale, and calls tools through the host (the only network an app has).
  */
+// First: zod must not probe for eval under the apps' CSP (no-eval.ts), before the SDK that uses it loads.
+import "./no-eval.js";
 import { App, applyDocumentTheme, applyHostFonts, applyHostStyleVariables, type McpUiHostContext } from "@modelcontextprotocol/ext-apps";
 import { h } from "./dom.js";
 import { setLocale } from "./format.js";

@@ -52,7 +52,7 @@ export const ACCOUNT_TABLE_RULES: Readonly<Record<string, AccountTableRule>> = {
   oauth_codes: { label: "OAuth authorization codes", shown: false },
   oauth_refresh_tokens: { label: "OAuth refresh tokens", shown: false },
   audit_rows: { label: "rows kept for undoing changes", shown: false },
-  client_capabilities: { label: "what connected chatbots can ask you", shown: false },
+  mcp_sessions: { label: "what connected chatbots can ask you", shown: false },
   request_states_used: { label: "answered confirmation requests", shown: false },
   audit_capture: { label: "undo capture switches", shown: false, phase: "first" },
   // Written by the deletion itself (SQLite): after the tables whose triggers read it.

@@ -28,6 +28,20 @@ export function overview(): string {
   return `${lines.join("\n")}\n`;
 }
 
+/** A group's commands ("token": create, list, revoke) with their purpose and an example: `finance-mcp token --help`. */
+export function groupHelp(group: string): string {
+  const members = COMMANDS.filter((c) => c.name.startsWith(`${group} `));
+  const width = Math.max(...members.map((c) => c.name.length));
+  const lines = [
+    `finance-mcp ${group} <command>:`,
+    "",
+    ...members.flatMap((c) => [`  ${c.name.padEnd(width)}  ${c.summary}`, `  ${"".padEnd(width)}    e.g. ${c.example}`]),
+    "",
+    `finance-mcp help ${group} <command> (or ${group} <command> --help) shows its options, defaults and environment variables.`,
+  ];
+  return `${lines.join("\n")}\n`;
+}
+
 /** The defaults of the configuration (an empty environment), for the environment variables' column. */
 function configDefaults(): Config {
   return loadConfig({});

@@ -16,7 +16,7 @@ import { ImportError } from "../portability/import.js";
 import { BackupError } from "../portability/backup.js";
 import { COMMANDS, findCommand, GROUPS, type CommandSpec } from "./commands.js";
 import { CommandError } from "./data-commands.js";
-import { commandHelp, nearest, overview, version } from "./help.js";
+import { commandHelp, groupHelp, nearest, overview, version } from "./help.js";
 import { RUNNERS, UsageError } from "./runners.js";
 
 const HELP = ["--help", "-h", "help"];
@@ -74,11 +74,14 @@ async function run(argv: string[]): Promise<void> {
   if (HELP.includes(argv[0]!)) {
     const rest = argv.slice(1);
     if (rest.length === 0 || HELP.includes(rest[0]!)) return void process.stdout.write(overview());
+    if (rest.length === 1 && GROUPS.includes(rest[0]!)) return void process.stdout.write(groupHelp(rest[0]!));
     const found = findCommand(rest);
     if (!found) throw unknownCommand(rest);
     return void process.stdout.write(commandHelp(found.command));
   }
   if (argv[0] === "--version" || argv[0] === "-v") return void console.log(version());
+  // A group with --help ("finance-mcp token --help"): its commands.
+  if (GROUPS.includes(argv[0]!) && argv.length === 2 && HELP.includes(argv[1]!)) return void process.stdout.write(groupHelp(argv[0]!));
   const found = findCommand(argv);
   if (!found) {
     if (argv[0]!.startsWith("-")) {

@@ -45,6 +45,10 @@ export interface Admitted {
   msg: JsonRpcRequest;
   revision: Revision;
   caller: Caller;
+  /** scheme://host of the request (the Host guard has checked the name). */
+  origin: string;
+  /** The client's Mcp-Session-Id, when it sent one. */
+  sessionId?: string;
 }
 
 /**
@@ -68,7 +72,14 @@ export async function admit(
   if (caller.grantId && res.locals.challenge) (res.locals.challenge as ChallengeContext).grantedScopes = [...caller.scopes];
   owner?.(caller);
   await applyLimit(deps.limits, res, "mcp", caller.tokenId);
-  return { msg, revision, caller };
+  const session = req.headers["mcp-session-id"];
+  return {
+    msg,
+    revision,
+    caller,
+    origin: `${req.protocol}://${req.headers.host ?? "127.0.0.1"}`,
+    ...(typeof session === "string" && session !== "" ? { sessionId: session } : {}),
+  };
 }
 
 /**
@@ -89,11 +100,19 @@ export interface Answer {
 }
 
 /** Runs an admitted request's method and returns its JSON-RPC response; never throws. clientRequests: the answer's stream, when it may ask the client. */
-export async function answer(deps: McpRouteDeps, admitted: Admitted, requestId: string, clientRequests?: ClientRequests): Promise<Answer> {
-  const { msg, revision, caller } = admitted;
+export async function answer(deps: McpRouteDeps, admitted: Admitted, requestId: string, clientRequests?: ClientRequests, newSession?: string): Promise<Answer> {
+  const { msg, revision, caller, origin, sessionId } = admitted;
   const id = msg.id ?? null;
   try {
-    const ctx: McpContext = { caller, requestId, revision, clientRequests };
+    const ctx: McpContext = {
+      caller,
+      requestId,
+      revision,
+      clientRequests,
+      origin,
+      ...(sessionId !== undefined ? { sessionId } : {}),
+      ...(newSession !== undefined ? { newSession } : {}),
+    };
     const result = await routeMessage(deps, msg, ctx);
     return { httpStatus: 200, body: { jsonrpc: "2.0", id, result } };
   } catch (err) {

@@ -9,6 +9,7 @@
  * events travel on GET /api/v1/mcp/sse (src/http/sse-route.ts), whose posted messages go through the
  * same admit/answer functions (src/http/mcp-exchange.ts).
  */
+import { newSessionId } from "../mcp/client-capabilities.js";
 import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from "express";
 import type { Config } from "../config.js";
 import { parseEnvelope, type JsonRpcId } from "../rpc/message.js";
@@ -221,7 +222,11 @@ async function handlePost(deps: McpRouteDeps, questions: Questions, req: Request
     }
     // A tools/call may have to ask the person (elicitation/create): its answer can become a stream.
     const stream = admitted.msg.method === "tools/call" ? AnswerStream.for(questions, req, res, admitted.caller) : undefined;
-    const a = await answer(deps, admitted, requestId, stream);
+    // An initialize opens a session: the client's capabilities are kept under it (never per token), and
+    // the client sends its id back on every request (src/mcp/client-capabilities.ts).
+    const newSession = admitted.msg.method === "initialize" && admitted.revision.era !== "modern" ? newSessionId() : undefined;
+    const a = await answer(deps, admitted, requestId, stream, newSession);
+    if (newSession !== undefined && a.err === undefined && !("error" in a.body)) res.setHeader("Mcp-Session-Id", newSession);
     if (stream?.isOpen) stream.finish(a.body);
     else sendAnswer(res, a);
   } catch (err) {

@@ -1,10 +1,16 @@
 /**
- * What the client holding a token declared at its last `initialize` (2025-06-18 and 2025-11-25 declare
- * capabilities only there). The server keeps no session, so it keeps this per token, in the database
- * (client_capabilities), where a tools/call on any process finds it. The last initialize wins: a token
- * moved to a client without elicitation stops being asked at that client's first initialize.
+ * What the client of one MCP session declared at its `initialize` (2025-06-18 and 2025-11-25 declare
+ * capabilities only there). The initialize answer names a new session (the Mcp-Session-Id header) and
+ * the client sends it back on every request; it is kept in the database (mcp_sessions), where a
+ * tools/call on any process finds it. Per session, never per token (issue 39): two clients on one token
+ * are two sessions, so a client that can confirm is always asked and one that cannot never is. A request
+ * without a session, or naming another token's, is never asked.
  */
+import { randomBytes } from "node:crypto";
 import type { Knex } from "knex";
+
+/** Sessions older than this are pruned at the token's next initialize: far beyond any client's session. */
+const SESSION_DAYS = 30;
 
 /** Form-mode elicitation: `elicitation: {}` (the 2025-06-18 shape, form by default) or `elicitation: {form: …}`. */
 export function declaresFormElicitation(capabilities: unknown): boolean {
@@ -15,18 +21,21 @@ export function declaresFormElicitation(capabilities: unknown): boolean {
   return modes.form !== undefined || modes.url === undefined;
 }
 
-export async function rememberCapabilities(db: Knex, tokenId: string, capabilities: unknown, now: Date): Promise<void> {
-  if (!declaresFormElicitation(capabilities)) {
-    await db("client_capabilities").where({ token_id: tokenId }).delete();
-    return;
-  }
-  await db("client_capabilities")
-    .insert({ token_id: tokenId, elicitation_form: true, declared_at: now.toISOString() })
-    .onConflict("token_id")
-    .merge(["elicitation_form", "declared_at"]);
+/** A new session id: 32 random bytes, base64url (43 characters, visible ASCII as the transport requires). */
+export function newSessionId(): string {
+  return randomBytes(32).toString("base64url");
 }
 
-export async function tokenClientElicits(db: Knex, tokenId: string): Promise<boolean> {
-  const row = (await db("client_capabilities").where({ token_id: tokenId }).first("elicitation_form")) as { elicitation_form: unknown } | undefined;
+/** Records the session's capabilities, and prunes the token's sessions too old to be in use. */
+export async function rememberCapabilities(db: Knex, tokenId: string, sessionId: string, capabilities: unknown, now: Date): Promise<void> {
+  const cutoff = new Date(now.getTime() - SESSION_DAYS * 86_400_000).toISOString();
+  await db("mcp_sessions").where({ token_id: tokenId }).andWhere("created_at", "<", cutoff).delete();
+  await db("mcp_sessions").insert({ id: sessionId, token_id: tokenId, elicitation_form: declaresFormElicitation(capabilities), created_at: now.toISOString() });
+}
+
+/** Whether the client of this session (of this token) declared form elicitation; no session: no. */
+export async function sessionClientElicits(db: Knex, tokenId: string, sessionId: string | undefined): Promise<boolean> {
+  if (sessionId === undefined) return false;
+  const row = (await db("mcp_sessions").where({ id: sessionId, token_id: tokenId }).first("elicitation_form")) as { elicitation_form: unknown } | undefined;
   return row !== undefined && Boolean(row.elicitation_form);
 }

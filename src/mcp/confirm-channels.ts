@@ -14,7 +14,7 @@ import type { Caller } from "../context.js";
 import type { ConfirmAnswer, ConfirmChannel, ConfirmQuestion } from "../writes/confirm.js";
 import { AwaitingConfirmation, needsConfirmation } from "../writes/confirm.js";
 import { redeemRequestState, signRequestState } from "../writes/request-state.js";
-import { declaresFormElicitation, tokenClientElicits } from "./client-capabilities.js";
+import { declaresFormElicitation, sessionClientElicits } from "./client-capabilities.js";
 import { modelText } from "./model-text.js";
 import { META_CLIENT_CAPABILITIES } from "./revisions.js";
 import type { McpContext } from "./types.js";
@@ -75,6 +75,6 @@ export async function confirmChannel(deps: ChannelDeps, tool: string, params: Re
   if (!needsConfirmation(tool)) return undefined;
   if (ctx.revision.era === "modern") return declaresFormElicitation(metaCapabilities(params)) ? modernChannel(deps, ctx.caller, params) : undefined;
   const requester = ctx.clientRequests;
-  if (!requester || !LEGACY_ELICITING.has(ctx.revision.version) || !(await tokenClientElicits(deps.db, ctx.caller.tokenId))) return undefined;
+  if (!requester || !LEGACY_ELICITING.has(ctx.revision.version) || !(await sessionClientElicits(deps.db, ctx.caller.tokenId, ctx.sessionId))) return undefined;
   return { ask: async (q) => answerOf(await requester.request("elicitation/create", confirmElicitation(q))) };
 }

@@ -70,10 +70,11 @@ export function createMcpMethods(services: McpMethodDeps): McpMethods {
         // 2026-07-28 has no handshake: a modern-era initialize is an unknown method.
         if (isModern) return undefined;
         const result = initializeResult(msg.params, ctx.revision.transport);
-        // Kept per token: a later tools/call (on any process) asks the person only if this client can
-        // (elicitation). The SSE transport never asks, so its initialize leaves the record alone.
-        if (ctx.revision.transport === "sse") return Promise.resolve(result);
-        return rememberCapabilities(services.db, ctx.caller.tokenId, capabilitiesOf(msg.params), services.now()).then(() => result);
+        // Kept per session (src/mcp/client-capabilities.ts): a later tools/call of this session (on any
+        // process) asks the person only if this client can. The SSE transport never asks, and an
+        // initialize without a new session (inside a batch) opens none.
+        if (ctx.revision.transport === "sse" || ctx.newSession === undefined) return Promise.resolve(result);
+        return rememberCapabilities(services.db, ctx.caller.tokenId, ctx.newSession, capabilitiesOf(msg.params), services.now()).then(() => result);
       }
       case "ping":
         return isModern ? undefined : Promise.resolve({});

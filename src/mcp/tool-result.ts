@@ -37,8 +37,14 @@ export function isTransportError(err: unknown): boolean {
   return err instanceof AppError && err.httpStatus >= 400 && err.httpStatus < 500;
 }
 
-export function successResult(result: Record<string, unknown>): CallToolResult {
-  return { content: [{ type: "text", text: modelText(result) }], structuredContent: result };
+/**
+ * A tool's answer: its result as text for the model, and as data. `app`: the MCP App that draws it
+ * (openrpc.json x-apps), said once in the text, with what it shows, so a model can tell the person what
+ * they see (and knows each call draws its own view) rather than guess.
+ */
+export function successResult(result: Record<string, unknown>, app?: { title: string; description: string }): CallToolResult {
+  const view = app ? `\n\nApp view (hosts with MCP Apps show it under this answer, one per call): ${app.title}, ${app.description}` : "";
+  return { content: [{ type: "text", text: `${modelText(result)}${view}` }], structuredContent: result };
 }
 
 export function errorResult(err: AppError): CallToolResult {

@@ -3,6 +3,7 @@
  * through services.dispatch, the one path of every tool call (scope → write switch → params → handler
  * → result validation), exactly like a direct JSON-RPC call.
  */
+import { apps } from "../../generated/apps.js";
 import { tools, toolsByName, type ToolDefinition } from "../../generated/registry.js";
 import { describeForLog } from "../db/errors.js";
 import type { Config } from "../config.js";
@@ -104,7 +105,11 @@ export async function callTool(deps: CallDeps, params: unknown, ctx: McpContext)
 
   try {
     const confirm = await confirmChannel(deps, name, params as Record<string, unknown>, ctx);
-    return successResult(await deps.dispatch(name, args ?? {}, { caller: ctx.caller, requestId: ctx.requestId, confirm }));
+    const result = await deps.dispatch(name, args ?? {}, { caller: ctx.caller, requestId: ctx.requestId, origin: ctx.origin, confirm });
+    return successResult(
+      result,
+      apps.find((a) => a.tools.includes(name)),
+    );
   } catch (err) {
     // 2026-07-28: the person must confirm first; the client retries with their answer (src/mcp/confirm-channels.ts).
     if (err instanceof AwaitingConfirmation) return { resultType: "input_required", ...err.result } as unknown as CallToolResult;

@@ -18,6 +18,8 @@ export interface McpContext extends MessageContext {
   revision: Revision;
   /** Present when this message's HTTP answer can become a stream (a single POST that accepts text/event-stream). */
   clientRequests?: ClientRequests;
+  /** The session an initialize opens (named in its answer's Mcp-Session-Id header), minted by the HTTP layer. */
+  newSession?: string;
 }
 
 /** An MCP method's result, or undefined when the method is not an MCP method (the caller answers -32601). */

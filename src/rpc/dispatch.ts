@@ -23,6 +23,8 @@ import type { Logger } from "../log.js";
 export interface CallInfo {
   caller: Caller;
   requestId: string;
+  /** The request's origin (MessageContext.origin). */
+  origin?: string;
   /** How to ask the person behind the client before a write of info.x-confirm commits (src/writes/confirm.ts); none: never asked. */
   confirm?: ConfirmChannel;
 }
@@ -94,7 +96,7 @@ export function createDispatch(deps: DispatchDeps): Dispatch {
     const params = namedParams(tool, rawParams);
     if (!tool.validateParams(params)) throw validationError(tool.name, tool.validateParams.errors ?? []);
 
-    const ctx: ToolContext = { db: deps.db, caller: call.caller, requestId: call.requestId, config: deps.config, now, ids };
+    const ctx: ToolContext = { db: deps.db, caller: call.caller, requestId: call.requestId, config: deps.config, now, ids, origin: call.origin };
     const handler = deps.handlers[tool.name as keyof Handlers] as unknown as (p: unknown, c: ToolContext) => Promise<Record<string, unknown>>;
     let result: Record<string, unknown>;
     try {

@@ -78,10 +78,14 @@ export function toJsonRpcError(thrown: unknown, log: Logger, requestId: string):
 export interface MessageContext {
   caller: Caller;
   requestId: string;
+  /** The origin the request reached (scheme://host, Host already checked by the guards): whoami's account page without PUBLIC_URL. */
+  origin?: string;
+  /** The MCP session the client named (Mcp-Session-Id), where the client's declared capabilities are kept. */
+  sessionId?: string;
 }
 
 export async function handleDirectCall(dispatch: Dispatch, msg: JsonRpcRequest, ctx: MessageContext): Promise<unknown> {
-  return dispatch(msg.method, msg.params, { caller: ctx.caller, requestId: ctx.requestId });
+  return dispatch(msg.method, msg.params, { caller: ctx.caller, requestId: ctx.requestId, origin: ctx.origin });
 }
 
 export function unknownMethod(method: string): ProtocolError {

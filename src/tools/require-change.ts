@@ -1,7 +1,8 @@
 import { toolsByName } from "../../generated/registry.js";
 import { invalidParams } from "../errors.js";
 
-const NOT_A_CHANGE = new Set(["idempotency_key", "dry_run"]);
+// currency only says what an amount is in (docs/ledger.md, "A named currency"): it changes nothing by itself.
+const NOT_A_CHANGE = new Set(["idempotency_key", "dry_run", "currency"]);
 
 /**
  * An update must change something: at least one param besides the id, the idempotency key and dry_run.

@@ -10,7 +10,7 @@ import { expect } from "chai";
 import { createCalendarFeed } from "../../src/auth/calendar-feeds.js";
 import { authenticateBearer, createToken, KNOWN_SCOPES } from "../../src/auth/tokens.js";
 import { createUser } from "../../src/auth/users.js";
-import { rememberCapabilities } from "../../src/mcp/client-capabilities.js";
+import { newSessionId, rememberCapabilities } from "../../src/mcp/client-capabilities.js";
 import { seedDemoPerson } from "../../src/demo/seed.js";
 import { completeAuthorization } from "../../src/oauth/authorize.js";
 import type { TestServer } from "../helpers/server.js";
@@ -92,7 +92,7 @@ export async function makePerson(server: TestServer, email = `leave-${randomByte
   );
   // What confirmation through the client keeps (test/protocol/elicitation.test.ts makes them through real
   // clients): the client's declared elicitation, and a requestState answered a minute ago.
-  await rememberCapabilities(server.db, caller.tokenId, { elicitation: {} }, new Date());
+  await rememberCapabilities(server.db, caller.tokenId, newSessionId(), { elicitation: {} }, new Date());
   await server
     .db("request_states_used")
     .insert({ nonce: randomBytes(32).toString("base64url"), user_id: user.id, expires_at: new Date(Date.now() + 240_000).toISOString() });

@@ -125,7 +125,9 @@ describe(`MCP Apps in Chromium through the ext-apps AppBridge (${engine})`, func
       const card = `[data-budget="${b.budget_id}"]`;
       expect(await text(frame, `${card} [data-field=spent]`)).to.equal(eur(b.spent));
       expect(await text(frame, `${card} [data-field=limit]`)).to.equal(eur(b.limit));
-      expect(await text(frame, `${card} [data-field=remaining]`)).to.equal(eur(b.remaining));
+      // What is left, or how far over, as a magnitude under a label that says which (never "Over by -€…").
+      expect(await text(frame, `${card} [data-field=remaining]`)).to.equal(eur(b.remaining.value.replace(/^-/, "")));
+      expect(await text(frame, `${card} .facts dt`)).to.equal(b.remaining.minor < 0 ? "Over by" : "Left");
       expect(await frame.locator(`${card} [role=meter]`).getAttribute("aria-valuenow")).to.equal(String(Math.round(b.utilization * 100)));
       expect(await text(frame, `${card} [data-field=percent_elapsed]`)).to.equal(`${Math.round(b.percent_elapsed)} %`);
     }

@@ -30,7 +30,8 @@ describe(`contract replay of openrpc.json examples (${engine})`, () => {
   let server: TestServer;
   let token: string;
   before(async () => {
-    server = await startTestServer({}, { now: () => new Date("2026-03-15T12:00:00Z") });
+    // The examples' server address (whoami's account_url), as a deployment names it.
+    server = await startTestServer({ PUBLIC_URL: "https://finance.example.com" }, { now: () => new Date("2026-03-15T12:00:00Z") });
     token = await seedExampleWorld(server.db, server.config.tokenPepper);
   });
   after(async () => server.close());

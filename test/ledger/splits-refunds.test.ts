@@ -303,6 +303,24 @@ describe(`split transactions and refunds (${engine})`, function () {
       expect(categories.find((c: any) => c.name === "Salary")).to.not.have.property("refunds");
     });
 
+    it("means one thing by spending whatever the direction filter: expense nets the refunds, income leaves them out", async () => {
+      const range = { date_from: "2026-03-01", date_to: "2026-03-09" };
+      const all = await read("get_transaction_summary", { ...range, group_by: "category" });
+      const spending = await read("get_transaction_summary", { ...range, group_by: "category", direction: "expense" });
+      const income = await read("get_transaction_summary", { ...range, group_by: "category", direction: "income" });
+      const shopping = (s: any) => s.groups.find((g: any) => g.key?.toLowerCase() === "shopping");
+      // The issue's case: "what did I really spend on shopping?" is 20.01 with or without the filter.
+      expect(shopping(spending)).to.deep.include({ expenses: usd("20.01"), refunds: usd("19.99"), income: usd("0.00") });
+      expect(shopping(spending).expenses).to.deep.equal(shopping(all).expenses);
+      expect(spending.totals[0]).to.deep.include({ expenses: all.totals[0].expenses, refunds: usd("19.99"), income: usd("0.00") });
+      // Income means money earned: the refund is not in it, and Shopping has none.
+      expect(shopping(income)).to.equal(undefined);
+      expect(income.totals[0]).to.deep.include({ income: usd("1000.00"), expenses: usd("0.00") });
+      expect(income.totals[0]).to.not.have.property("refunds");
+      const categories = (await read("list_categories", range)).categories;
+      expect(categories.find((c: any) => c.name.toLowerCase() === "shopping").spent).to.deep.equal([shopping(spending).expenses]);
+    });
+
     it("marks an income as the refund of a given expense (its category by default), one call", async () => {
       const back = (
         await mine("create_transaction", { wallet_id: visa, date: "2026-03-09", amount: "5.00", direction: "income", payee: "Zalando", refund_of: shoe.id })

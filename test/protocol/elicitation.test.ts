@@ -153,6 +153,35 @@ describe(`protocol: confirmation through the client (${engine})`, function () {
         }
       });
 
+      if (revision !== "2026-07-28")
+        it("two clients on one token: the one that can confirm is asked, the other never, whichever connected last (per session)", async () => {
+          const token = await user.tokenWith(["write:wallets", "read:wallets"]);
+          const asking = await connect(server, token, revision, "decline");
+          const plain = await connect(server, token, revision);
+          try {
+            // The plain client connected last: with capabilities kept per token it would have won.
+            const kept = await newWallet();
+            const declined = await asking.callTool({ name: "delete_wallet", arguments: { wallet_id: kept, idempotency_key: randomUUID() } });
+            expect(errorData(declined)).to.deep.include({ code: "confirmation_declined" });
+            expect(asking.asked).to.have.length(1);
+            expect(await walletExists(kept)).to.equal(true);
+            const gone = await newWallet();
+            const committed = await plain.callTool({ name: "delete_wallet", arguments: { wallet_id: gone, idempotency_key: randomUUID() } });
+            expect(committed.structuredContent.status).to.equal("committed");
+            expect(await walletExists(gone)).to.equal(false);
+            // A third client that can confirm, connecting after both, does not make the plain one ask.
+            const late = await connect(server, token, revision, "accept");
+            await late.close();
+            const again = await newWallet();
+            expect(
+              (await plain.callTool({ name: "delete_wallet", arguments: { wallet_id: again, idempotency_key: randomUUID() } })).structuredContent.status,
+            ).to.equal("committed");
+          } finally {
+            await asking.close();
+            await plain.close();
+          }
+        });
+
       it("dry runs and writes outside x-confirm are never asked about", async () => {
         const id = await newWallet();
         const client = await connect(server, user.token, revision, "decline");

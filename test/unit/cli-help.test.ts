@@ -65,6 +65,14 @@ describe("finance-mcp --help, help <command>, --version, and mistakes", function
       .and.match(/HOST +.*\(default: 127\.0\.0\.1\)/);
   });
 
+  it("a group's --help (token --help, help token) lists the group's commands with an example each", async () => {
+    const [viaFlag, viaHelp] = await Promise.all([cli(["token", "--help"]), cli(["help", "token"])]);
+    expect(viaFlag.code, viaFlag.stderr).to.equal(0);
+    expect(viaHelp.stdout).to.equal(viaFlag.stdout);
+    for (const command of ["token create", "token list", "token revoke"]) expect(viaFlag.stdout).to.include(`  ${command}`);
+    expect(viaFlag.stdout).to.include("e.g. finance-mcp token revoke");
+  });
+
   it("every command's help names only real environment variables and says what each option defaults to or that it is required", () => {
     for (const c of COMMANDS) {
       const text = commandHelp(c);

@@ -74,7 +74,11 @@ describe(`calendar feed of bill reminders (${engine})`, function () {
     const res = await feed(secret);
     expect(res.status).to.equal(200);
     expect(res.headers.get("content-type")).to.match(/^text\/calendar/);
-    const events = parseFeed(await res.text());
+    const body = await res.text();
+    // RFC 5545 §3.1: every line ends with CRLF, END:VCALENDAR too, and no line ends bare.
+    expect(body.endsWith("END:VCALENDAR\r\n")).to.equal(true);
+    expect(body.replace(/\r\n/g, "")).to.not.include("\n");
+    const events = parseFeed(body);
 
     const listed = await server.call("list_bill_reminders", { days_ahead: FEED_DAYS_AHEAD }, alex.token);
     const notice = new Map(listed.reminders.map((r: any) => [r.id, r.notice_days]));

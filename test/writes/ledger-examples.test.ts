@@ -16,9 +16,10 @@ const ORDER = [
   "get_wallet_balance",
   "list_transactions",
   "get_transaction_summary",
-  "delete_transaction",
   "delete_wallet",
   "create_transaction",
+  // After create_transaction: its refund example refunds the purchase the delete example previews.
+  "delete_transaction",
   "create_wallet",
   "update_wallet",
   "update_transaction",

@@ -27,6 +27,9 @@ interface Status {
 
 const PACE = { under: "Under pace", on_track: "On track", over: "Ahead of pace" } as const;
 
+/** Over when remaining is below zero: read off the exact decimal, as the server wrote it. */
+const over = (b: Status) => b.remaining.value.startsWith("-");
+
 export const budgets: View = (data, { root }) => {
   const list = data.budgets as Status[];
   root.append(h("h1", {}, "Budgets ", h("span", { class: "muted" }, `on ${dayLabel(String(data.as_of))}`)));
@@ -75,8 +78,9 @@ export const budgets: View = (data, { root }) => {
           h(
             "div",
             {},
-            h("dt", {}, b.remaining.minor < 0 ? "Over by" : "Left"),
-            h("dd", { "data-field": "remaining", class: b.remaining.minor < 0 ? "neg" : "" }, money(b.remaining)),
+            // The label says which way: "Left €97.70" or "Over by €97.70", never "Over by -€97.70".
+            h("dt", {}, over(b) ? "Over by" : "Left"),
+            h("dd", { "data-field": "remaining", class: over(b) ? "neg" : "" }, money(b.remaining.value.replace(/^-/, ""), b.remaining.currency)),
           ),
           h("div", {}, h("dt", {}, "Pace"), h("dd", { "data-field": "pace", class: `pace ${b.pace}` }, PACE[b.pace] ?? b.pace)),
           h("div", {}, h("dt", {}, "Projected"), h("dd", { "data-field": "projected_spend" }, money(b.projected_spend))),

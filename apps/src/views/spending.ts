@@ -16,6 +16,7 @@ interface Group {
   expenses: Money;
   net: Money;
   count: number;
+  refunds?: Money;
 }
 interface Total {
   currency: string;
@@ -23,6 +24,7 @@ interface Total {
   expenses: Money;
   net: Money;
   count: number;
+  refunds?: Money;
 }
 interface Summary {
   date_from: string;
@@ -63,6 +65,8 @@ export const spending: View = async (data, { app, args, root }) => {
         "dl",
         { class: "totals", "data-currency": t.currency },
         h("div", {}, h("dt", {}, "Spent"), h("dd", { "data-field": "expenses" }, money(t.expenses))),
+        // Spending is net of refunds (openrpc.json, Refunded): what came back is shown apart, once.
+        t.refunds ? h("div", {}, h("dt", {}, "Refunded"), h("dd", { "data-field": "refunds" }, money(t.refunds))) : null,
         h("div", {}, h("dt", {}, "Income"), h("dd", { "data-field": "income" }, money(t.income))),
         h("div", {}, h("dt", {}, "Net"), h("dd", { "data-field": "net", class: t.net.minor < 0 ? "neg" : "" }, money(t.net))),
         h("div", {}, h("dt", {}, "Transactions"), h("dd", { "data-field": "count" }, t.count)),
@@ -76,6 +80,8 @@ export const spending: View = async (data, { app, args, root }) => {
   const sections = new Map<string, HTMLElement>();
   for (const currency of currencies) {
     const groups = s.groups.filter((g) => g.currency === currency && (byMonth || measure(g).minor > 0));
+    // A currency with nothing to draw (only income, when spending is drawn) gets no empty heading.
+    if (groups.length === 0) continue;
     if (!byMonth) groups.sort((a, b) => measure(b).minor - measure(a).minor);
     const max = Math.max(1, ...groups.map((g) => measure(g).minor));
     const list = h("ol", { class: byMonth ? "bars months" : "bars", "data-currency": currency });

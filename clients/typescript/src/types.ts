@@ -272,7 +272,18 @@ export interface Money {
   minor: number;
 }
 /**
- * A category or tag and its use. transactions: how many carry it, scheduled ones (dated after the user's today) included; scheduled: how many of those, absent when none. last_used: the latest day up to today, null when every use is scheduled. spent: its expenses up to today per currency, as magnitudes; empty when it has none. A split transaction counts in each of its parts' labels with that part's amount. spent is net of refunds; refunds: those taken off, absent when none.
+ * Spending is net of refunds, in every answer: a refund (an income that gives money back to spending) is negative spending in its category, whatever the direction filter, and never income. This is the refunds' sum, already taken off the spending beside it; absent when none.
+ *
+ * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
+ * via the `definition` "Refunded".
+ */
+export interface Refunded {
+  value: string;
+  currency: Currency;
+  minor: number;
+}
+/**
+ * A category or tag and its use. transactions: how many carry it, scheduled ones (dated after the user's today) included; scheduled: how many of those, absent when none. last_used: the latest day up to today, null when every use is scheduled. spent: its expenses up to today per currency, as magnitudes; empty when it has none. A split transaction counts in each of its parts' labels with that part's amount.
  *
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
  * via the `definition` "LabelUse".
@@ -283,7 +294,7 @@ export interface LabelUse {
   last_used: Date | null;
   scheduled?: number;
   spent: Money[];
-  refunds?: Money[];
+  refunds?: Refunded[];
 }
 /**
  * A non-blocking remark about a write, e.g. possible_duplicate, budget_over_limit, goal_achieved, contributions_removed. Tell the user; do not treat it as an error.
@@ -484,7 +495,7 @@ export interface Transaction {
   refund_of?: TransactionId;
 }
 /**
- * Totals for one currency: income and expenses are positive magnitudes, net is income minus expenses, count is the number of income and expense transactions (transfers are excluded). Each part of a split transaction counts in its own group (count counts parts). Refunds (money back to spending) are taken off expenses and left out of income; refunds: their sum, absent when none.
+ * Totals for one currency: income and expenses are positive magnitudes, net is income minus expenses, count is the number of income and expense transactions (transfers are excluded). Each part of a split transaction counts in its own group (count counts parts).
  *
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
  * via the `definition` "SummaryTotal".
@@ -495,10 +506,10 @@ export interface SummaryTotal {
   expenses: Money;
   net: Money;
   count: number;
-  refunds?: Money;
+  refunds?: Refunded;
 }
 /**
- * Totals for one group and one currency. key is the category, tag, payee, month (YYYY-MM) or wallet id; null collects transactions without a category, tag or payee. label is a readable form of the key where it differs from it (the wallet's name for wallet groups), otherwise null. Each part of a split transaction counts in its own group (count counts parts). Refunds (money back to spending) are taken off expenses and left out of income; refunds: their sum, absent when none.
+ * Totals for one group and one currency. key is the category, tag, payee, month (YYYY-MM) or wallet id; null collects transactions without a category, tag or payee. label is a readable form of the key where it differs from it (the wallet's name for wallet groups), otherwise null. Each part of a split transaction counts in its own group (count counts parts).
  *
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
  * via the `definition` "SummaryGroup".
@@ -511,10 +522,10 @@ export interface SummaryGroup {
   expenses: Money;
   net: Money;
   count: number;
-  refunds?: Money;
+  refunds?: Refunded;
 }
 /**
- * How a budget stands in the period that contains as_of. limit is the budget amount for the period; carried_in is unspent money carried from the previous period (zero without rollover); spent is the sum of in-scope expenses in the period (a positive magnitude); remaining = limit + carried_in - spent (negative when overspent); utilization = spent / (limit + carried_in) as a fraction (0.4 means 40 %, may exceed 1); percent_elapsed is the share of the period's days elapsed including the as_of day (0 to 100); projected_spend extrapolates spent linearly to the end of the period, except that a single charge making up two thirds of spent or more (single_charge, e.g. a monthly ticket) is counted once and only the rest extrapolated; over_budget is spent > limit + carried_in; alert is utilization x 100 >= the budget's alert_threshold. A split expense counts only its parts in scope; refunds in scope are taken off spent (a returned purchase never makes a budget over); refunds: their sum, absent when none.
+ * How a budget stands in the period that contains as_of. limit is the budget amount for the period; carried_in is unspent money carried from the previous period (zero without rollover); spent is the sum of in-scope expenses in the period (a positive magnitude); remaining = limit + carried_in - spent (negative when overspent); utilization = spent / (limit + carried_in) as a fraction (0.4 means 40 %, may exceed 1); percent_elapsed is the share of the period's days elapsed including the as_of day (0 to 100); projected_spend extrapolates spent linearly to the end of the period, except that a single charge making up two thirds of spent or more (single_charge, e.g. a monthly ticket) is counted once and only the rest extrapolated; over_budget is spent > limit + carried_in; alert is utilization x 100 >= the budget's alert_threshold. A split expense counts only its parts in scope.
  *
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
  * via the `definition` "BudgetStatus".
@@ -536,7 +547,7 @@ export interface BudgetStatus {
   transaction_count: number;
   over_budget: boolean;
   alert: boolean;
-  refunds?: Money;
+  refunds?: Refunded;
 }
 /**
  * value: signed decimal; minor: integer minor units.
@@ -1333,6 +1344,10 @@ export interface WhoamiResult {
   timezone: string;
   today: Date1;
   default_currency: Currency;
+  /**
+   * The person's account page (PUBLIC_URL, else the origin this request reached) + /account: their data's download, tokens and connected apps, the account's deletion.
+   */
+  account_url: string;
 }
 /**
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
@@ -1423,6 +1438,7 @@ export interface CreateTransactionParams {
   wallet_id: WalletId;
   date?: Date;
   amount: Amount;
+  currency?: Currency;
   direction: Direction;
   to_wallet_id?: WalletId;
   payee?: Payee;
@@ -1459,6 +1475,7 @@ export interface UpdateTransactionParams {
   wallet_id?: WalletId;
   date?: Date;
   amount?: Amount;
+  currency?: Currency;
   direction?: "expense" | "income";
   payee?: Payee | null;
   description?: Description | null;
@@ -1490,6 +1507,10 @@ export interface UpdateTransactionResult {
  */
 export interface DeleteTransactionParams {
   transaction_id: TransactionId;
+  /**
+   * The incomes refunding it: keep as plain income, or delete too.
+   */
+  refunds?: "keep" | "delete";
   idempotency_key: string;
   dry_run?: boolean;
 }
@@ -1504,6 +1525,7 @@ export interface DeleteTransactionResult {
   audit_id: AuditId | null;
   warnings: Warnings;
   changes?: Changes;
+  refunds?: Transaction[];
 }
 /**
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
@@ -1748,6 +1770,7 @@ export interface DeleteGoalResult {
 export interface AddGoalFundsParams {
   goal_id: GoalId;
   amount: SignedAmount;
+  currency?: Currency;
   date?: Date;
   note?: Notes;
   from_wallet_id?: WalletId;

@@ -40,5 +40,8 @@ export async function billsCalendar(db: Knex, userId: string, today: string): Pr
       .createAlarm({ type: ICalAlarmType.display, trigger: bill.noticeDays * 86_400 - ALARM_HOUR * 3_600, description: event.summary() })
       .relatesTo(ICalAlarmRelatesTo.start);
   }
-  return cal.toString();
+  // RFC 5545 §3.1: every content line ends with CRLF, the last (END:VCALENDAR) too; ical-generator 10.2.0
+  // leaves that one bare, which strict clients reject (issue 39).
+  const text = cal.toString();
+  return text.endsWith("\r\n") ? text : `${text}\r\n`;
 }

@@ -29,6 +29,7 @@ import type { Knex } from "knex";
 import type { BudgetStatus, Pace } from "../../../generated/types.js";
 import { jsonArrayHasAnySql, rawRows } from "../../db/dialect.js";
 import { toMinorBigInt, toMoney, type MinorLike } from "../../money/amount.js";
+import { spendingSql } from "../shared/spending.js";
 import { foldKey } from "../shared/text.js";
 import { dayDiff, periodContaining, periodStart, plusDays, type PeriodRule } from "./periods.js";
 import type { BudgetRecord } from "./store.js";
@@ -103,16 +104,20 @@ export async function dailySpendingBatch(db: Knex, userId: string, requests: rea
  * are few and reached through their own indexes (transaction_parts by user, the partial index of refunds),
  * so the correction never reads the user's history. Each branch binds the user and the date range.
  */
+// The one rule of spending (shared/spending.ts) over a part's line (its transaction x, the part w) and
+// over an unsplit row (x alone).
+const PART = spendingSql({ direction: "x.direction", refund: "w.refund", amount: "w.amount_minor" });
+const ROW = spendingSql({ direction: "x.direction", refund: "x.refund", amount: "x.amount_minor" });
 const SPENDING_SOURCE = `(SELECT user_id, date, currency, wallet_id, category_key, tags_key, total_minor, row_count, 0 AS refund_minor
     FROM expense_day_totals WHERE user_id = ? AND date >= ? AND date <= ?
   UNION ALL SELECT x.user_id, x.date, x.currency, x.wallet_id, COALESCE(x.category_key, ''), x.tags_key, -x.amount_minor, -1, 0
     FROM transaction_parts w JOIN transactions x ON x.id = w.transaction_id
     WHERE w.user_id = ? AND w.position = 0 AND x.direction = 'expense' AND x.date >= ? AND x.date <= ?
-  UNION ALL SELECT x.user_id, x.date, x.currency, x.wallet_id, COALESCE(w.category_key, ''), w.tags, w.amount_minor, CASE WHEN x.direction = 'expense' THEN 1 ELSE 0 END, CASE WHEN w.refund = 1 THEN w.amount_minor ELSE 0 END
+  UNION ALL SELECT x.user_id, x.date, x.currency, x.wallet_id, COALESCE(w.category_key, ''), w.tags, w.amount_minor, CASE WHEN x.direction = 'expense' THEN 1 ELSE 0 END, CASE WHEN ${PART.isRefund} THEN w.amount_minor ELSE 0 END
     FROM transaction_parts w JOIN transactions x ON x.id = w.transaction_id
-    WHERE w.user_id = ? AND (x.direction = 'expense' OR w.refund = 1) AND x.date >= ? AND x.date <= ?
+    WHERE w.user_id = ? AND ${PART.isSpending} AND x.date >= ? AND x.date <= ?
   UNION ALL SELECT x.user_id, x.date, x.currency, x.wallet_id, COALESCE(x.category_key, ''), x.tags_key, x.amount_minor, 0, x.amount_minor
-    FROM transactions x WHERE x.user_id = ? AND x.refund = 1 AND x.date >= ? AND x.date <= ?)`;
+    FROM transactions x WHERE x.user_id = ? AND ${ROW.isRefund} AND x.date >= ? AND x.date <= ?)`;
 
 function spendingSourceBindings(userId: string, from: string, to: string): unknown[] {
   return [userId, from, to, userId, from, to, userId, from, to, userId, from, to];

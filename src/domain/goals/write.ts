@@ -13,6 +13,7 @@ import { parseAmountParam, requireKnownCurrency } from "../shared/amounts.js";
 import { assertNameFree, assertSameCurrency, lockRow } from "../shared/common.js";
 import { cleanText } from "../shared/text.js";
 import { getWalletRow } from "../wallets/store.js";
+import { checkNamedCurrency } from "../wallets/currency.js";
 import { recordGoalMoney } from "./funding.js";
 import {
   contributionToApi,
@@ -125,6 +126,7 @@ export interface GoalFunding {
 export async function addGoalFunds(ctx: DomainContext, params: AddGoalFundsParams): Promise<GoalFunding> {
   const userId = ctx.caller.userId;
   const goal = await lockedGoal(ctx, params.goal_id);
+  await checkNamedCurrency(ctx.db, userId, params.currency, goal.currency, `goal ${JSON.stringify(goal.name)}`);
   const amount = parseAmountParam(params.amount, goal.currency, "amount", { signed: true });
   const saved = await savedOf(ctx.db, userId, goal.id);
   const after = saved + amount;

@@ -28,6 +28,7 @@ import { sameCurrency } from "../../statements/cell-currency.js";
 import { listRules } from "../rules/store.js";
 import { firstMatch } from "../rules/match.js";
 import { assertRunningTotals } from "../wallets/ceiling.js";
+import { walletsIn } from "../wallets/currency.js";
 import { balanceOf, getWalletRow, ledgerSums, type WalletRow } from "../wallets/store.js";
 import { coerceTransactionRow, transactionFromRow } from "../transactions/store.js";
 import { markRefunds } from "../transactions/parts.js";
@@ -119,7 +120,7 @@ export async function importStatement(db: Knex, userId: string, input: ImportInp
     throw invalidParams(
       "wallet_id",
       `a wallet in ${parsed.currency}`,
-      `wallet_id: the statement is in ${parsed.currency} but the wallet ${JSON.stringify(wallet.name)} holds ${wallet.currency}. Import it into a wallet in ${parsed.currency}.`,
+      `wallet_id: the statement is in ${parsed.currency} but the wallet ${JSON.stringify(wallet.name)} holds ${wallet.currency}. ${await walletsIn(db, userId, parsed.currency)}`,
     );
   if (parsed.rows.length === 0)
     throw invalidParams("statement", "a statement with at least one transaction", "statement: the statement holds no transactions.");

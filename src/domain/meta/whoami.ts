@@ -13,5 +13,8 @@ export function whoAmI(ctx: ToolContext): WhoamiResult {
     timezone: ctx.caller.timezone,
     today: todayOf(ctx),
     default_currency: ctx.caller.defaultCurrency,
+    // Where the help articles send the person (/account): the configured origin, else the one this request
+    // reached (a direct call from inside the process has neither: the loopback default).
+    account_url: `${ctx.config.publicUrl || ctx.origin || "http://127.0.0.1"}/account`,
   };
 }

@@ -13,6 +13,7 @@ import { toMinorBigInt, toMoney, type MinorLike } from "../../money/amount.js";
 import { decodeCursor, encodeCursor, pageSize, queryFingerprint, splitPage } from "../paging.js";
 import { partTagsJoinSql } from "../../db/dialect.js";
 import { checkDateRange, LINE, linesQuery, type TransactionFilter } from "./query.js";
+import { SPENDING } from "./spending.js";
 
 /** How many transactions use a label (distinct: a split row's parts are lines of one transaction). */
 const COUNT = "COUNT(DISTINCT t.id)";
@@ -84,15 +85,10 @@ export async function listLabels(
   if (after) q.havingRaw(`${COUNT} < ? OR (${COUNT} = ? AND ${key} > ?)`, [after.n, after.n, after.k]);
   q.orderByRaw(`${COUNT} DESC, ${key} ASC`).limit(size + 1);
   const sums = source(db, kind, userId, p)
-    .q.andWhereRaw(`(t.direction = 'expense' OR ${LINE.refund} = 1)`)
+    .q.andWhereRaw(SPENDING.isSpending)
     .andWhere("t.date", "<=", today)
     .whereRaw(`${key} IN (SELECT lp.k FROM label_page lp)`)
-    .select(
-      db.raw(`${key} AS k`),
-      "t.currency",
-      db.raw(`SUM(-${LINE.amount}) AS spent`),
-      db.raw(`SUM(CASE WHEN ${LINE.refund} = 1 THEN ${LINE.amount} ELSE 0 END) AS refunds`),
-    )
+    .select(db.raw(`${key} AS k`), "t.currency", db.raw(`${SPENDING.spent} AS spent`), db.raw(`${SPENDING.refunds} AS refunds`))
     .groupByRaw(`${key}, t.currency`);
   const joined = (await db
     .withMaterialized("label_page", q)

@@ -40,7 +40,7 @@
 import type { Knex } from "knex";
 import type { Direction, Part, Transaction, Warning } from "../../../generated/types.js";
 import { randomIds, type IdSource } from "../../db/ids.js";
-import { AppError, invalidParams, notFound } from "../../errors.js";
+import { AppError, invalidParams } from "../../errors.js";
 import { formatMinor, toMinorBigInt, toMoney, type MinorLike } from "../../money/amount.js";
 import { addDays } from "../../calendar/days.js";
 import { isUniqueViolation } from "../../db/errors.js";
@@ -385,29 +385,4 @@ function duplicateWarning(matches: readonly TransactionRow[], currency: string):
     code: "possible_duplicate",
     message: `This wallet already has ${matches.length === 1 ? "a transaction" : `${matches.length} transactions`} of ${what} within ${DUPLICATE_WINDOW_DAYS} days of this date (${ids}). It was recorded anyway; if it is the same payment, delete one with delete_transaction.`,
   };
-}
-
-/**
- * Deletes a transaction, and the other leg of a transfer, with their tags; answers what went. Taking an
- * income out can leave a balance beyond the bound the income offset, which is refused (conflict).
- */
-export async function deleteTransaction(db: Knex, userId: string, transactionId: string): Promise<TransactionPair> {
-  await lockTransactionLegs(db, userId, transactionId);
-  const row = await findTransactionRow(db, userId, transactionId);
-  if (!row) throw notFound("transaction", "transaction_id", transactionId);
-  const pair = await loadPair(db, row);
-  const legs = [pair.transaction, ...(pair.counterpart ? [pair.counterpart] : [])];
-  const ids = legs.map((t) => t.id);
-  // Both legs in one statement; their tags and parts go with them (ON DELETE CASCADE, and explicitly,
-  // before the row: the audit captures them first, so an undo puts the row back before them).
-  await db("transaction_tags").whereIn("transaction_id", ids).delete();
-  await db("transaction_parts").whereIn("transaction_id", ids).delete();
-  await db("transactions").where({ user_id: userId }).whereIn("id", ids).delete();
-  await assertRunningTotalsOf(
-    db,
-    userId,
-    legs.map((t) => t.wallet_id),
-    "transaction_id",
-  );
-  return pair;
 }

@@ -12,7 +12,8 @@ import { toMinorBigInt, toMoney, type MinorLike } from "../../money/amount.js";
 import { getWalletRow } from "../wallets/store.js";
 import { foldKey, normalizeTags } from "../shared/text.js";
 import { partTagsJoinSql } from "../../db/dialect.js";
-import { checkDateRange, LINE, linesQuery, type TransactionFilter } from "./query.js";
+import { checkDateRange, LINE, type TransactionFilter } from "./query.js";
+import { moneyLinesQuery, SPENDING } from "./spending.js";
 
 interface Figures {
   currency: string;
@@ -22,10 +23,10 @@ interface Figures {
   count: number;
 }
 
-// Over lines (query.ts): a refund is taken off expenses and left out of income, and shown apart.
-const INCOME = `SUM(CASE WHEN t.direction = 'income' AND ${LINE.refund} = 0 THEN ${LINE.amount} ELSE 0 END)`;
-const EXPENSES = `SUM(CASE WHEN t.direction = 'expense' OR ${LINE.refund} = 1 THEN -${LINE.amount} ELSE 0 END)`;
-const REFUNDS = `SUM(CASE WHEN t.direction = 'income' AND ${LINE.refund} = 1 THEN ${LINE.amount} ELSE 0 END)`;
+// Spending net of refunds, refunds apart, income without them: the one rule of spending.ts.
+const INCOME = SPENDING.income;
+const EXPENSES = SPENDING.spent;
+const REFUNDS = SPENDING.refunds;
 
 function figures(raw: Record<string, unknown>): Figures {
   return {
@@ -52,19 +53,15 @@ const byCode = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 export async function transactionSummary(db: Knex, userId: string, p: GetTransactionSummaryParams): Promise<GetTransactionSummaryResult> {
   checkDateRange(p.date_from, p.date_to);
-  const filter: TransactionFilter = {
-    userId,
-    dateFrom: p.date_from,
-    dateTo: p.date_to,
-    // Transfers move money between the user's own wallets: neither income nor spending.
-    direction: p.direction ?? ["income", "expense"],
-  };
+  // Transfers move money between the user's own wallets: neither income nor spending. direction picks
+  // a side (spending.ts): "expense" keeps the refunds taken off it, so it never says more was spent.
+  const filter: Omit<TransactionFilter, "direction"> = { userId, dateFrom: p.date_from, dateTo: p.date_to };
   if (p.wallet_id !== undefined) filter.walletId = (await getWalletRow(db, userId, p.wallet_id, "wallet_id")).id;
   if (p.currency !== undefined) filter.currency = p.currency;
   if (p.category !== undefined) filter.categoryKey = foldKey(p.category);
   if (p.tags_any !== undefined) filter.tagsAny = normalizeTags(p.tags_any, "tags_any");
   // The same filters, with the same meanings, as list_transactions.
-  const base = () => linesQuery(db, filter);
+  const base = () => moneyLinesQuery(db, filter, p.direction);
   const sums = [db.raw(`${INCOME} AS income`), db.raw(`${EXPENSES} AS expenses`), db.raw(`${REFUNDS} AS refunds`), db.raw("COUNT(*) AS n")];
 
   let groups: SummaryGroup[] = [];

@@ -12,6 +12,7 @@ import type { Knex } from "knex";
 import type { UpdateTransactionParams, Warning } from "../../../generated/types.js";
 import { invalidParams, notFound } from "../../errors.js";
 import { getWalletRow } from "../wallets/store.js";
+import { checkNamedCurrency } from "../wallets/currency.js";
 import { parseAmountParam } from "../shared/amounts.js";
 import { assertRunningTotalsOf } from "../wallets/ceiling.js";
 import {
@@ -95,6 +96,7 @@ export async function updateTransaction(db: Knex, userId: string, params: Update
     if (other) otherPatch.counterpart_wallet_id = target.id;
   }
 
+  await checkNamedCurrency(db, userId, params.currency, row.currency, `the transaction (its wallet)`);
   const magnitude =
     params.amount !== undefined ? parseAmountParam(params.amount, row.currency, "amount") : row.amount_minor < 0n ? -row.amount_minor : row.amount_minor;
   const direction = isTransfer ? row.direction : (params.direction ?? row.direction);

@@ -1,7 +1,7 @@
 /**
  * create_transaction's rules: the amount read in the wallet's currency, today by default (the caller's
  * day), the person's categorisation rule when no category is given, and after the insert, in the same transaction, the budgets this expense pushed over their limit.
- * Updates are update.ts; deletes are store.ts's deleteTransaction. Both lock the legs first.
+ * Updates are update.ts; deletes are delete.ts. Both lock the legs first.
  */
 import type { CreateTransactionParams, Transaction, Warning } from "../../../generated/types.js";
 import type { DomainContext } from "../../context.js";
@@ -9,6 +9,7 @@ import { todayOf } from "../../calendar/time-zones.js";
 import { budgetsPushedOverLimit } from "../budgets/over-limit.js";
 import { parseAmountParam } from "../shared/amounts.js";
 import { getWalletRow } from "../wallets/store.js";
+import { checkNamedCurrency } from "../wallets/currency.js";
 import { findTransactionRow, insertTransaction, transactionsFromRows } from "./store.js";
 import { checkRefundOf, markRefunds, planParts, tagsOfParts, writeParts } from "./parts.js";
 import { normalizeTags } from "../shared/text.js";
@@ -36,6 +37,7 @@ export async function createTransaction(
   const userId = ctx.caller.userId;
   // The wallet first: its currency decides how many decimals the amount may have.
   const wallet = await getWalletRow(ctx.db, userId, params.wallet_id, "wallet_id");
+  await checkNamedCurrency(ctx.db, userId, params.currency, wallet.currency, `the wallet ${JSON.stringify(wallet.name)}`);
   const amountMinor = parseAmountParam(params.amount, wallet.currency, "amount");
   // A refund's money goes back where it was spent: its category defaults to the refunded expense's.
   const refundedCategory = params.refund_of !== undefined ? await checkRefundOf(ctx.db, userId, params.refund_of, params.direction) : null;
