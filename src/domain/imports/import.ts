@@ -159,7 +159,15 @@ export async function importStatement(db: Knex, userId: string, input: ImportInp
   // A preview writes nothing, even inside the rolled-back transaction: 5,000 inserts (and their totals
   // triggers) would be most of its time. It adds the rows it would create to the balance instead.
   const created = input.dryRun ? [] : await record(db, userId, wallet, toCreate, input);
-  return { importId, wallet, parsed, rows, created, toCreate: toCreate.length, reconciliation: await reconcile(db, userId, wallet, parsed, rows, toCreate, input.dryRun) };
+  return {
+    importId,
+    wallet,
+    parsed,
+    rows,
+    created,
+    toCreate: toCreate.length,
+    reconciliation: await reconcile(db, userId, wallet, parsed, rows, toCreate, input.dryRun),
+  };
 }
 
 const PAYEE_MAX = stringMaxLengths.Payee;

@@ -29,7 +29,13 @@ export async function importTransactions(ctx: WriteContext, params: ImportTransa
   return {
     // Warnings and the reconciliation first: a model reads the answer's start (docs/import.md, "Reconciliation").
     result: {
-      warnings: importWarnings(counts, outcome.reconciliation, params.skip_invalid ?? false, outcome.parsed, outcome.rows.filter((r) => r.descriptionCut).length),
+      warnings: importWarnings(
+        counts,
+        outcome.reconciliation,
+        params.skip_invalid ?? false,
+        outcome.parsed,
+        outcome.rows.filter((r) => r.descriptionCut).length,
+      ),
       reconciliation: reconciliationToApi(outcome.reconciliation),
       format: outcome.parsed.format,
       currency: outcome.wallet.currency,

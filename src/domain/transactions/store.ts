@@ -46,7 +46,7 @@ import { addDays } from "../../calendar/days.js";
 import { isUniqueViolation } from "../../db/errors.js";
 import { forUpdate } from "../../db/dialect.js";
 import { getWalletRow, type WalletRow } from "../wallets/store.js";
-import { assertRunningTotals, assertRunningTotalsOf } from "../wallets/ceiling.js";
+import { assertRunningTotals } from "../wallets/ceiling.js";
 import { cleanText, foldedKeys, foldKey, normalizeTags, nullableText } from "../shared/text.js";
 import { partsOf } from "./parts.js";
 
