@@ -31,7 +31,8 @@ describe(`protocol: lifecycle and revisions (${engine})`, () => {
       it(`echoes ${version}, with serverInfo, capabilities.tools and instructions`, async () => {
         const a = await initialize(version);
         expect(a.status).to.equal(200);
-        expect(a.headers.get("mcp-session-id"), "stateless: no session").to.equal(null);
+        // A session names where the client's declared capabilities are kept (docs/decisions.md#capabilities-per-session).
+        expect(a.headers.get("mcp-session-id"), "the initialize answer names a session").to.match(/^[A-Za-z0-9_-]{20,}$/);
         const r = a.body.result;
         expect(r.protocolVersion).to.equal(version);
         expect(r.serverInfo).to.include({ name: "finance-mcp" });

@@ -88,7 +88,7 @@ describe(`statement corpus: every layout imports right the first time (${engine}
 
       const preview = await importFile(me.token, w, text, { dry_run: true });
       expect(preview.format, l.layout).to.equal(l.format);
-      expect(preview.counts, l.layout).to.deep.equal({ rows: l.rows, new: l.rows - 2, duplicate: 0, possible_duplicate: 2, invalid: 0, created: 0 });
+      expect(preview.counts, l.layout).to.deep.equal({ rows: l.rows, new: l.rows - 2, duplicate: 0, possible_duplicate: 2, invalid: 0, created: 0, to_create: l.rows - 2 });
       const flagged = preview.rows.filter((r: { status: string }) => r.status.startsWith("possible duplicate of "));
       expect(flagged.map((r: { status: string }) => r.status.slice("possible duplicate of ".length)).sort(), l.layout).to.deep.equal([...typed].sort());
       if (l.states_balance) {
