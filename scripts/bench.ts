@@ -23,8 +23,10 @@
  *   --no-baselines       skip the echo and SDK servers (for profiling runs; no ratios then).
  *   --report FILE        measure nothing: evaluate the targets of an earlier results.json again and
  *                        rewrite results.{md,json} and chart.svg (next to it, or into --out).
- * Exits non-zero only when the instrument itself fails (a server that does not start, seeding that
- * fails, a load generator error); missed targets and unimplemented tools are results, not failures.
+ * Exits non-zero when the instrument itself fails (a server that does not start, seeding that fails, a
+ * load generator error: 1 or 2), and with 3 when the server left requests without an answer within the
+ * client's 10 s (a stalled server is a failure, not a result); other missed targets and unimplemented
+ * tools are results, not failures.
  */
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -52,6 +54,7 @@ import {
   type Sustained,
   type ToolRun,
   type WriteCheck,
+  UNANSWERED_TARGET,
 } from "./bench/results.js";
 import { seedPostgres, seedSqlite } from "./bench/seed.js";
 import { autocannonRequests, buildTargets, isRpcResult, type Target, type TargetContext } from "./bench/targets.js";
@@ -585,7 +588,10 @@ async function postgresReachable(): Promise<string | undefined> {
   }
 }
 
-async function main(): Promise<void> {
+/** The exit code of a run in which the server left requests without an answer (issue 43): a failure, not a result. */
+const UNANSWERED_EXIT = 3;
+
+async function main(): Promise<number> {
   const meta = machineInfo();
   say(
     `finance-mcp benchmark${quick ? " (quick)" : ""}: ${meta.cpuModel}, ${meta.nproc} cores, ${meta.memTotalGB} GB, Node ${meta.node}, load average ${meta.loadAvgStart.join(" ")}`,
@@ -700,6 +706,12 @@ async function main(): Promise<void> {
   console.log("\nTargets:");
   for (const t of full.targets) console.log(`  ${t.met === null ? "n/a " : t.met ? "met " : "MISS"}  ${t.subject}: ${t.measured} (${t.threshold})`);
   say(`results in ${outDir}/results.{md,json} and chart.svg`);
+  const unanswered = full.targets.filter((t) => t.id === UNANSWERED_TARGET && t.met === false);
+  if (unanswered.length > 0) {
+    console.error(`bench: FAILED: requests left without an answer: ${unanswered.map((t) => t.measured).join("; ")}`);
+    return UNANSWERED_EXIT;
+  }
+  return 0;
 }
 
 /** --report: the targets and the rendering of an earlier run, redone without measuring. */
@@ -734,10 +746,10 @@ if (args.report) {
 }
 
 try {
-  await main();
+  const code = await main();
   await cleanup();
   clearTimeout(watchdog);
-  process.exit(0);
+  process.exit(code);
 } catch (err) {
   console.error(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
   await cleanup().catch(() => undefined);

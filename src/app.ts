@@ -38,6 +38,7 @@ import { createResourceRegistry } from "./resources/registry.js";
 import { createDispatch, type Dispatch } from "./rpc/dispatch.js";
 import { handlers } from "../generated/tool-modules.js";
 import { createWritePipeline } from "./writes/pipeline.js";
+import { createDbWatch } from "./db/watch.js";
 import { ensureRowCapture } from "./db/row-capture.js";
 import { packagePath } from "./package-root.js";
 import { MCP_PATH } from "./oauth/urls.js";
@@ -77,12 +78,14 @@ export async function createServices(config: Config, db: Knex, options: { now?: 
   const streams = new SseStreams();
   // Metrics off: nothing is wrapped, so the per-call path is exactly what it is without them.
   const tokenCache = dialect(db) === "postgres" && config.tokenCache === "on" ? createTokenCache(bus, { db }) : undefined;
-  const metrics = config.metrics === "on" ? await createMetrics({ db, openStreams: () => streams.size, tokenCache }) : undefined;
+  // What requests hold and wait for in the database: /metrics, and the log line of a bound reached.
+  const watch = createDbWatch();
+  const metrics = config.metrics === "on" ? await createMetrics({ db, openStreams: () => streams.size, tokenCache, watch }) : undefined;
   let limits = createRateLimits(db, config);
   await limits.ready?.();
   if (metrics) limits = metrics.instrumentLimits(limits);
-  const runWrite = createWritePipeline({ bus });
-  let dispatch = createDispatch({ db, config, handlers, runWrite, log, now, ids: options.ids });
+  const runWrite = createWritePipeline({ bus, watch });
+  let dispatch = createDispatch({ db, config, handlers, runWrite, log, now, ids: options.ids, watch });
   if (metrics) dispatch = metrics.instrumentDispatch(dispatch);
   const openrpc = JSON.parse(readFileSync(OPENRPC_PATH, "utf8")) as unknown;
   return { config, db, log, bus, limits, dispatch, openrpc, now, lifecycle: { draining: false }, streams, metrics, webKey: key, tokenCache };

@@ -13,6 +13,8 @@ export interface Config {
   databaseUrl: string;
   /** Postgres: the most connections this process's request pool holds (its listener holds one more). */
   databasePoolMax: number;
+  /** How long request work may wait or run in the database before it answers `unavailable` (src/db/knex.ts#RequestBounds). */
+  databaseBounds: { acquireMs: number; lockMs: number; statementMs: number; idleInTransactionMs: number };
   writeTools: "enabled" | "disabled";
   validateResults: boolean;
   allowedHosts: string[];
@@ -315,6 +317,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host,
     databaseUrl,
     databasePoolMax: r.int("DATABASE_POOL_MAX", 10, 1, 1000),
+    // Bounded waits (docs/operations.md, "When requests wait on the database"): a request that cannot get a
+    // connection or a lock in time answers `unavailable` with Retry-After instead of hanging.
+    databaseBounds: {
+      acquireMs: r.int("DATABASE_ACQUIRE_TIMEOUT_MS", 5000, 100, 600_000),
+      lockMs: r.int("DATABASE_LOCK_TIMEOUT_MS", 5000, 100, 600_000),
+      statementMs: r.int("DATABASE_STATEMENT_TIMEOUT_MS", 30_000, 100, 3_600_000),
+      idleInTransactionMs: r.int("DATABASE_IDLE_TRANSACTION_TIMEOUT_MS", 60_000, 1000, 3_600_000),
+    },
     writeTools: r.oneOf("WRITE_TOOLS", ["enabled", "disabled"] as const, "enabled"),
     validateResults: r.oneOf("VALIDATE_RESULTS", ["true", "false"] as const, "true") === "true",
     // DNS-rebinding protection: Host must name this server. "*" turns the check off (behind a trusted proxy).

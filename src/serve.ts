@@ -65,11 +65,19 @@ export async function startServer(config: Config, options: { log?: Logger; app?:
 }
 
 async function startLocked(config: Config, options: { log?: Logger; app?: AppOptions }, lock: ServerLock | undefined): Promise<RunningServer> {
-  const db = createDb(config.databaseUrl, { poolMax: config.databasePoolMax });
-  await withStartupLock(db, async () => {
-    await migrateLatest(db);
-    await seedKnowledgeBase(db);
-  });
+  const db = createDb(config.databaseUrl, { poolMax: config.databasePoolMax, bounds: config.databaseBounds });
+  // Postgres: start-up work (a migration may rewrite a large table) runs on a pool of its own, without
+  // the bounds of request work (src/db/knex.ts#RequestBounds). SQLite's only bound is the wait for its
+  // one connection, and an in-memory database exists only on that connection.
+  const setup = dialectOf(config.databaseUrl) === "postgres" ? createDb(config.databaseUrl) : db;
+  try {
+    await withStartupLock(setup, async () => {
+      await migrateLatest(setup);
+      await seedKnowledgeBase(setup);
+    });
+  } finally {
+    if (setup !== db) await setup.destroy();
+  }
   const services = await createServices(config, db, { log: options.log });
   const server = createServer(createApp(services, options.app));
   // Expired idempotency keys, and the used requestStates' nonces once their states have expired.

@@ -195,6 +195,9 @@ export function writeCheckOk(w: WriteCheck, clientGaveUp: number): boolean {
   return w.lost === 0 && w.duplicated === 0 && w.inFlightAtStop >= 0 && w.inFlightAtStop <= clientGaveUp;
 }
 
+/** The target that fails the whole benchmark when missed: requests left without an answer. */
+export const UNANSWERED_TARGET = "every-request-answered";
+
 export function evaluateTargets(r: Omit<BenchResults, "targets">): TargetCheck[] {
   const out: TargetCheck[] = [];
   const echo = echoReference(r, "sqlite");
@@ -333,6 +336,26 @@ export function evaluateTargets(r: Omit<BenchResults, "targets">): TargetCheck[]
       measured: `${fmt(b.latency.p50, 2)} ms vs ${fmt(a.latency.p50, 2)} ms = ${fmt(ratio, 2)} ×`,
       threshold: "≤ 2 ×",
       met: ratio <= 2,
+    });
+  }
+
+  // Issue 43: a run whose requests went unanswered (Postgres writes queued past the client's 10 s) was
+  // reported as met by every other target. A request without an answer is a failure of the server,
+  // whatever the throughput: the benchmark exits non-zero on it (scripts/bench.ts, UNANSWERED_EXIT).
+  for (const e of [sqlite, pg]) {
+    if (!e || e.status !== "ok") continue;
+    const runs = e.scales.flatMap((sc) => sc.tools.filter((t) => t.load).map((t) => ({ sc, t })));
+    if (runs.length === 0) continue;
+    const unanswered = runs.filter(({ t }) => t.load!.timeouts > 0);
+    out.push({
+      id: UNANSWERED_TARGET,
+      text: `Every request answered: none left without an answer within the client's 10 s (${e.engine})`,
+      subject: `${runs.length} rows under load (${e.engine})`,
+      measured: unanswered.length
+        ? unanswered.map(({ sc, t }) => `${t.label} at ${fmt(sc.mainTransactions)}: ${fmt(t.load!.timeouts)} without an answer`).join("; ")
+        : "every request answered",
+      threshold: "0 requests without an answer",
+      met: unanswered.length === 0,
     });
   }
 

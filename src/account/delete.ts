@@ -14,7 +14,7 @@
  */
 import type { Knex } from "knex";
 import { beginAccountErasure } from "../db/account-erasure.js";
-import { forUpdate } from "../db/dialect.js";
+import { allowAccountSizedStatements, forUpdate } from "../db/dialect.js";
 import { personLimitKeys } from "../limits/account-keys.js";
 import { lockUserWrites } from "../writes/pipeline.js";
 import { liveAccountTables, rowsOf, USERS_TABLE, type AccountTable } from "./tables.js";
@@ -55,6 +55,7 @@ export async function countAccountRows(db: Knex, userId: string): Promise<Accoun
 /** Deletes the person and every row of theirs in one transaction; answers how many rows each table held. */
 export async function deleteAccount(db: Knex, userId: string): Promise<AccountRows[]> {
   return db.transaction(async (trx) => {
+    await allowAccountSizedStatements(trx);
     await lockUserWrites(trx, userId);
     const user = (await forUpdate(trx, trx(USERS_TABLE).where({ id: userId }).select("id", "email")).first()) as { id: string; email: string } | undefined;
     if (!user) throw new AccountNotFoundError("no such account");

@@ -10,6 +10,8 @@ import type { Knex } from "knex";
  * row below does the same on SQLite.
  */
 export const CAPTURE_SETTING = "finance_mcp.capture_user";
+/** Postgres: the write's audit id, set beside CAPTURE_SETTING; the triggers store it with each row (migration 20261128120000). */
+export const CAPTURE_AUDIT_SETTING = "finance_mcp.capture_audit";
 
 /** Marks the start of a write: the capture triggers record the user's rows from here on (same transaction). */
 export async function startCapture(trx: Knex.Transaction, userId: string): Promise<void> {

@@ -89,3 +89,16 @@ export function jsonRowsSql(db: Knex, fields: Readonly<Record<string, string>>, 
 export function jsonValue(value: unknown): unknown {
   return typeof value === "string" ? (JSON.parse(value) as unknown) : (value ?? null);
 }
+
+/** The statement bound of a transaction doing a whole account's work at once (an account's deletion). */
+const ACCOUNT_STATEMENT_TIMEOUT_MS = 10 * 60_000;
+
+/**
+ * Raises the request pool's statement bound (src/db/knex.ts#RequestBounds) for the rest of this
+ * transaction, on Postgres: deleting an account of 1,000,000 transactions is one DELETE of them, which
+ * takes minutes, and is bounded by the account's size rather than by a request's. SQLite: nothing.
+ */
+export async function allowAccountSizedStatements(trx: Knex.Transaction): Promise<void> {
+  if (dialect(trx) !== "postgres") return;
+  await trx.raw(`SELECT set_config('statement_timeout', '${ACCOUNT_STATEMENT_TIMEOUT_MS}', true)`);
+}

@@ -4,7 +4,8 @@
  * internal_error (docs/reliability.md):
  *
  * - the database is busy or unreachable (SQLITE_BUSY/SQLITE_LOCKED, a Postgres serialization failure,
- *   deadlock, lock timeout, lost connection or shutdown): `unavailable`, retryable with the same key;
+ *   deadlock, lost connection or shutdown) or a bound of request work was reached (no pooled connection,
+ *   a lock or a statement past its timeout): `unavailable`, retryable with the same key;
  * - a running total would leave BIGINT (the SQLite guard triggers' RAISE, Postgres 22003): `conflict`
  *   on `amount` (the bounds in info.x-limits normally refuse such a write before it is made);
  * - text Postgres cannot store (22021 NUL, 22P05): `invalid_params` (the input checks normally refuse it first).
@@ -21,7 +22,7 @@ interface DriverError {
   message?: unknown;
 }
 
-const PG_BUSY = new Set(["40001", "40P01", "55P03", "57P01", "57P02", "57P03", "53300"]);
+const PG_BUSY = new Set(["40001", "40P01", "55P03", "57014", "25P03", "57P01", "57P02", "57P03", "53300"]);
 
 function driverCode(err: unknown): string | undefined {
   if (err === null || typeof err !== "object") return undefined;
@@ -36,6 +37,27 @@ function driverCode(err: unknown): string | undefined {
  */
 const LOST_CONNECTION =
   /(?:^|- )(Connection terminated|Client has encountered a connection error|Client was closed|Connection ended unexpectedly)|^Knex: Timeout acquiring a connection/;
+
+/**
+ * Which bound of request work (src/db/knex.ts#RequestBounds) ended the call, if one did: no connection
+ * from the pool in time, a lock not granted in time (55P03 lock_not_available, the user's write lock
+ * included), a statement past statement_timeout (57014), or a transaction left idle past its bound
+ * (25P03: Postgres ended the session).
+ */
+export type BoundKind = "pool" | "lock" | "statement" | "idle_transaction";
+
+export function boundReached(err: unknown): BoundKind | undefined {
+  const code = driverCode(err);
+  if (code === "55P03") return "lock";
+  if (code === "57014") return "statement";
+  if (code === "25P03") return "idle_transaction";
+  const message = (err as DriverError | null)?.message;
+  if (code === undefined && typeof message === "string" && /^Knex: Timeout acquiring a connection/.test(message)) return "pool";
+  return undefined;
+}
+
+/** Seconds a caller is told to wait when a bound was reached: a wait clears as soon as the work ahead ends, a long statement less soon. */
+const RETRY_AFTER: Record<BoundKind, number> = { pool: 2, lock: 2, statement: 5, idle_transaction: 2 };
 
 /** True for the failures a retry can fix: the database was busy or could not be reached. */
 export function isBusy(err: unknown): boolean {
@@ -67,6 +89,14 @@ function overflowed(err: unknown): boolean {
 /** The AppError a driver error means, or the error itself when it means nothing a caller could act on. */
 export function translateDriverError(err: unknown): unknown {
   if (err instanceof AppError) return err;
+  const bound = boundReached(err);
+  if (bound !== undefined)
+    return unavailable(
+      RETRY_AFTER[bound],
+      bound === "statement"
+        ? "The database did not finish this call's work within the server's time bound (it may be overloaded)."
+        : "The database is busy with other work and this call could not wait longer for it.",
+    );
   if (isBusy(err)) return unavailable(1, "The database is busy with another write (or was unreachable) and this call could not finish.");
   if (overflowed(err)) {
     return conflict(

@@ -34,14 +34,52 @@ export function sqlitePath(url: string): string {
 /** Postgres: the request pool's size when none is given (DATABASE_POOL_MAX; docs/operations.md). */
 export const DEFAULT_POOL_MAX = 10;
 
-export function knexConfig(url: string, options: { poolMax?: number; breaker?: BusyBreaker } = {}): Knex.Config {
+/**
+ * How long request work may wait or run in the database (DATABASE_*_TIMEOUT_MS; docs/operations.md,
+ * "When requests wait on the database"). Only the server's request pool has them: migrations, the CLI
+ * and scripts run unbounded. Past a bound the call fails with a driver error that src/db/errors.ts turns
+ * into `unavailable` (503, Retry-After), so a request never waits for ever behind another:
+ *   acquireMs            a connection from the pool (both engines; knex's acquireConnectionTimeout);
+ *   lockMs               one lock: a row, a table or an advisory lock such as the user's write lock (Postgres lock_timeout);
+ *   statementMs          one statement, lock waits included (Postgres statement_timeout);
+ *   idleInTransactionMs  a transaction left open with nothing running, a connection held by a path that
+ *                        forgot it (Postgres idle_in_transaction_session_timeout: the session is ended).
+ * On Postgres they are startup parameters of each connection: no statement per request.
+ */
+export interface RequestBounds {
+  acquireMs: number;
+  lockMs: number;
+  statementMs: number;
+  idleInTransactionMs: number;
+}
+
+export interface DbOptions {
+  poolMax?: number;
+  bounds?: RequestBounds;
+  /** SQLite: fails writes fast after a full busy wait while a lock is held from outside (sqlite-busy.ts). */
+  breaker?: BusyBreaker;
+}
+
+export function knexConfig(url: string, options: DbOptions = {}): Knex.Config {
+  const { bounds } = options;
+  // knex's own default is 60 s.
+  const acquire = bounds ? { acquireConnectionTimeout: bounds.acquireMs } : {};
   if (dialectOf(url) === "postgres") {
-    return { client: "pg", connection: url, pool: { min: 0, max: options.poolMax ?? DEFAULT_POOL_MAX }, compileSqlOnError: false };
+    const connection = bounds
+      ? {
+          connectionString: url,
+          statement_timeout: bounds.statementMs,
+          lock_timeout: bounds.lockMs,
+          idle_in_transaction_session_timeout: bounds.idleInTransactionMs,
+        }
+      : url;
+    return { client: "pg", connection, pool: { min: 0, max: options.poolMax ?? DEFAULT_POOL_MAX }, compileSqlOnError: false, ...acquire };
   }
   const filename = sqlitePath(url);
   if (filename !== ":memory:") mkdirSync(dirname(filename), { recursive: true });
   return {
     client: "better-sqlite3",
+    ...acquire,
     connection: { filename },
     useNullAsDefault: true,
     // knex would otherwise interpolate the bindings into the error's message: values would reach logs,
@@ -66,7 +104,7 @@ export function knexConfig(url: string, options: { poolMax?: number; breaker?: B
   };
 }
 
-export function createDb(url: string, options: { poolMax?: number } = {}): Knex {
+export function createDb(url: string, options: DbOptions = {}): Knex {
   if (dialectOf(url) === "postgres") return knexFactory(knexConfig(url, options));
   // SQLite: a write lock held from outside fails writes fast after the first full wait (sqlite-busy.ts).
   const breaker = new BusyBreaker();

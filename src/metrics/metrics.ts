@@ -19,6 +19,7 @@ import { AwaitingConfirmation } from "../writes/confirm.js";
 import type { Dispatch } from "../rpc/dispatch.js";
 import type { LimitName, RateLimits } from "../limits/types.js";
 import { toolsByName } from "../../generated/registry.js";
+import { poolStats, type DbWatch } from "../db/watch.js";
 
 export interface Metrics {
   registry: Registry;
@@ -48,6 +49,7 @@ export async function createMetrics(deps: {
   db: Knex;
   openStreams: () => number;
   tokenCache?: { stats(): { size: number; hits: number; misses: number; invalidations: number } };
+  watch?: DbWatch;
 }): Promise<Metrics> {
   const { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } = await import("prom-client");
   const registry = new Registry();
@@ -99,13 +101,48 @@ export async function createMetrics(deps: {
     labelNames: ["state"] as const,
     registers: [registry],
     collect() {
-      const pool = deps.db.client.pool as { numUsed(): number; numFree(): number; numPendingAcquires(): number } | undefined;
-      if (!pool) return;
-      this.labels("used").set(pool.numUsed());
-      this.labels("idle").set(pool.numFree());
-      this.labels("pending").set(pool.numPendingAcquires());
+      const pool = poolStats(deps.db);
+      this.labels("used").set(pool.used);
+      this.labels("idle").set(pool.free);
+      this.labels("pending").set(pool.pending);
     },
   });
+  const watch = deps.watch;
+  const seen = new Map<string, number>();
+  if (watch) {
+    new Gauge({
+      name: "finance_mcp_write_locks",
+      help: "Writes of this process waiting for their user's write lock (their transaction begun) and holding it (until the transaction ends).",
+      labelNames: ["state"] as const,
+      registers: [registry],
+      collect() {
+        const locks = watch.writeLocks();
+        this.labels("waiting").set(locks.waiting);
+        this.labels("held").set(locks.holding);
+      },
+    });
+    new Gauge({
+      name: "finance_mcp_write_lock_oldest_held_seconds",
+      help: "How long the oldest write of this process has held its user's write lock (0 when none does): a stuck write shows here.",
+      registers: [registry],
+      collect() {
+        this.set(watch.writeLocks().oldestHeldMs / 1000);
+      },
+    });
+    new Counter({
+      name: "finance_mcp_db_bounds_reached_total",
+      help: "Calls answered unavailable because a bound of request work was reached: pool (no connection in time), lock, statement, idle_transaction (DATABASE_*_TIMEOUT_MS).",
+      labelNames: ["bound"] as const,
+      registers: [registry],
+      // The watch counts; the counter catches up with it at each scrape.
+      collect() {
+        for (const [bound, n] of Object.entries(watch.boundsReached())) {
+          this.labels(bound).inc(n - (seen.get(bound) ?? 0));
+          seen.set(bound, n);
+        }
+      },
+    });
+  }
   new Gauge({
     name: "finance_mcp_token_cache",
     help: "Verified tokens cached by this process (Postgres): entries now; hits, misses and invalidations (NOTIFYs of a user's token change) since start.",

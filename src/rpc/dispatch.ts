@@ -18,6 +18,7 @@ import { METHOD_NOT_FOUND, protocolError } from "./protocol-error.js";
 import { validationError } from "./describe-validation.js";
 import { checkArguments } from "./input-checks.js";
 import { translateDriverError } from "../db/errors.js";
+import { poolStats, type DbWatch } from "../db/watch.js";
 import type { Logger } from "../log.js";
 
 export interface CallInfo {
@@ -37,6 +38,8 @@ export interface DispatchDeps {
   log: Logger;
   now?: () => Date;
   ids?: IdSource;
+  /** Counts the bounds of request work reached (src/db/watch.ts); each is logged with what the process held. */
+  watch?: DbWatch;
 }
 
 export type Dispatch = (tool: string, params: unknown, call: CallInfo) => Promise<Record<string, unknown>>;
@@ -105,6 +108,16 @@ export function createDispatch(deps: DispatchDeps): Dispatch {
           ? await confirmThenWrite(deps.runWrite, tool, params, ctx, handler as unknown as WriteHandler, call.confirm)
           : await handler(params, ctx);
     } catch (err) {
+      const bound = deps.watch?.noteFailure(err);
+      // The operator's answer to "why did it stop answering": which bound, and what the process held then.
+      if (bound)
+        deps.log.error("db_bound_reached", {
+          request_id: call.requestId,
+          tool: tool.name,
+          bound,
+          pool: poolStats(deps.db),
+          write_locks: deps.watch!.writeLocks(),
+        });
       throw translateDriverError(err);
     }
 

@@ -18,6 +18,7 @@ import type { Knex } from "knex";
 import { dialect } from "../db/knex.js";
 import { provisionalIds } from "../db/ids.js";
 import type { ChangeBus } from "../events/bus.js";
+import type { DbWatch } from "../db/watch.js";
 import type { ToolContext } from "../context.js";
 import type { AuditEntry } from "../audit/log.js";
 import { changesOf, type Changes } from "../audit/diff.js";
@@ -70,6 +71,8 @@ function changesField(change: AuditChange): { changes?: Changes } {
 
 export interface WritePipelineDeps {
   bus: ChangeBus;
+  /** Counts the writes waiting for and holding their user's lock (/metrics, the bound's log line). */
+  watch?: DbWatch;
 }
 
 export function createWritePipeline(deps: WritePipelineDeps) {
@@ -103,22 +106,32 @@ export function createWritePipeline(deps: WritePipelineDeps) {
     inFlight.add(flightKey);
     try {
       let entry: AuditEntry | undefined;
-      const response = await ctx.db.transaction(async (trx) => {
-        await openWrite(trx, userId, key);
-        const at = ctx.now();
-        // Every row the handler writes is recorded with the audit row (undo_change reverses them).
-        const outcome = await handler(params as never, { ...ctx, db: trx, dryRun: false, prepared });
-        const result = { ...outcome.result, ...changesField(outcome.change), status: "committed" };
-        const closed = await closeWrite(
-          trx,
-          { userId, tokenId: ctx.caller.tokenId, tool, idempotencyKey: key, requestId: ctx.requestId, at: at.toISOString(), change: outcome.change },
-          { userId, key, tool, hash, at, retentionHours: ctx.config.idempotencyRetentionHours },
-          result,
-        );
-        if (!closed.claimed) throw new KeyAlreadyStored();
-        entry = closed.entry;
-        return { ...result, audit_id: closed.entry.id };
-      });
+      // Waiting for the user's lock from the transaction's start, holding it until the transaction ended.
+      let lock: ReturnType<DbWatch["lockWait"]> | undefined;
+      let response: Record<string, unknown>;
+      try {
+        response = await ctx.db.transaction(async (trx) => {
+          lock = deps.watch?.lockWait();
+          const auditId = await openWrite(trx, userId, key);
+          lock?.acquired();
+          const at = ctx.now();
+          // Every row the handler writes is recorded with the audit row (undo_change reverses them).
+          const outcome = await handler(params as never, { ...ctx, db: trx, dryRun: false, prepared });
+          const result = { ...outcome.result, ...changesField(outcome.change), status: "committed" };
+          const closed = await closeWrite(
+            trx,
+            { userId, tokenId: ctx.caller.tokenId, tool, idempotencyKey: key, requestId: ctx.requestId, at: at.toISOString(), change: outcome.change },
+            { userId, key, tool, hash, at, retentionHours: ctx.config.idempotencyRetentionHours },
+            result,
+            auditId,
+          );
+          if (!closed.claimed) throw new KeyAlreadyStored();
+          entry = closed.entry;
+          return { ...result, audit_id: closed.entry.id };
+        });
+      } finally {
+        lock?.released();
+      }
       // The entry is what the transaction wrote, so publishing needs no read after commit.
       if (entry) deps.bus.published(entry);
       return response;
