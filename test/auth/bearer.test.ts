@@ -282,6 +282,8 @@ describe(`bearer tokens (${engine})`, () => {
       timezone: "Asia/Tokyo",
       today,
       default_currency: "JPY",
+      // No PUBLIC_URL: the origin this request reached.
+      account_url: `${server.url}/account`,
     });
   });
 });

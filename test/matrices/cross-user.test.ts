@@ -19,6 +19,7 @@ const RESOURCE_OF: Record<string, string> = {
   move_to_wallet_id: "wallet",
   wallet_ids: "wallet",
   transaction_id: "transaction",
+  transaction_ids: "transaction",
   budget_id: "budget",
   goal_id: "goal",
   bill_reminder_id: "bill_reminder",

@@ -19,7 +19,7 @@ import type { Knex } from "knex";
 import type { UpdateTransactionsParams, UpdateTransactionsResult, Warning } from "../../../generated/types.js";
 import { toolsByName } from "../../../generated/registry.js";
 import type { DomainContext } from "../../context.js";
-import { AppError, invalidParams } from "../../errors.js";
+import { AppError, invalidParams, notFound } from "../../errors.js";
 import { byPrimaryKey, forUpdate } from "../../db/dialect.js";
 import { toMoney, type Money } from "../../money/amount.js";
 import { assertRunningTotalsOf } from "../wallets/ceiling.js";
@@ -89,7 +89,14 @@ export async function updateTransactions(ctx: DomainContext, p: UpdateTransactio
   const filter = await underFilter(() => resolveFilters(db, userId, p.filter));
   // Any of several payees, or a list of ids ("Starbucks and the café", "these three"), with the filter.
   if (p.payee !== undefined) filter.payeeKey = typeof p.payee === "string" ? foldKey(p.payee) : [...new Set(p.payee.map((x) => foldKey(x)))];
-  if (p.transaction_ids !== undefined) filter.ids = [...new Set(p.transaction_ids)];
+  if (p.transaction_ids !== undefined) {
+    filter.ids = [...new Set(p.transaction_ids)];
+    // An id that is not one of the person's transactions is not_found, as for every id param: the same
+    // answer for another person's id as for one that never existed.
+    const own = new Set((await db("transactions").where({ user_id: userId }).whereIn("id", filter.ids).select("id")).map((r: { id: string }) => r.id));
+    const missing = filter.ids.findIndex((id) => !own.has(id));
+    if (missing >= 0) throw notFound("transaction", `transaction_ids.${p.transaction_ids.indexOf(filter.ids[missing]!)}`, filter.ids[missing]);
+  }
   const target = p.move_to_wallet_id === undefined ? undefined : await getWalletRow(db, userId, p.move_to_wallet_id, "move_to_wallet_id");
 
   // The rows, locked (Postgres) for the rest of the write, newest first as list_transactions shows them.
