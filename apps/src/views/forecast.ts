@@ -30,7 +30,7 @@ interface Forecast {
 }
 
 const W = 600;
-const H = 180;
+const H = 150;
 const PAD = { left: 8, right: 8, top: 24, bottom: 22 };
 
 /** The index of a day in the series (day 0 is as_of). */
@@ -92,7 +92,10 @@ export const forecast: View = (data, { root }) => {
   );
   const marks = [...f.low_point_events, ...(f.next_income ? [f.next_income] : [])];
   root.append(line(f, `Total (${f.currency})`, f.daily.total, f.currency, f.lowest, marks, { "data-series": "total" }));
-  f.wallets.forEach((w, i) => root.append(line(f, w.name, f.daily.wallets[i] ?? [], w.currency, w.lowest, [], { "data-wallet": w.wallet_id })));
+  // Each wallet's line and the months fold away, so the view stays within a host's 500 px until opened.
+  const wallets = h("details", { class: "wallets" }, h("summary", {}, `Each wallet (${f.wallets.length})`));
+  f.wallets.forEach((w, i) => wallets.append(line(f, w.name, f.daily.wallets[i] ?? [], w.currency, w.lowest, [], { "data-wallet": w.wallet_id })));
+  if (f.wallets.length) root.append(wallets);
 
   if (f.low_point_events.length) {
     const list = h("ul", { class: "events" });
@@ -117,6 +120,6 @@ export const forecast: View = (data, { root }) => {
       ),
     );
   table.append(body);
-  root.append(h("div", { class: "scroll" }, table));
+  root.append(h("details", { class: "months" }, h("summary", {}, `By month (${f.months.length})`), h("div", { class: "scroll" }, table)));
   if (f.missing_rates.length) root.append(h("p", { class: "note" }, `No exchange rate for ${f.missing_rates.join(", ")}: left out of the total.`));
 };
