@@ -109,8 +109,9 @@ describe(`update_transactions (${engine})`, function () {
     const byPayee = await edit(me, { filter: {}, payee: ["starbucks", "CAFÉ KRANZLER"], expected_count: 2, set_category: "Dining" });
     expect(byPayee).to.deep.include({ matched: 2, changed: 1 + 1 });
     expect(byPayee.transactions.map((t: any) => t.id).sort()).to.deep.equal([sb.id, cafe.id].sort());
-    // By ids: another user's id never matches (it counts as not found among the caller's rows).
-    expect((await editError(me, { filter: {}, transaction_ids: [rewe.id, theirs.id], expected_count: 2, add_tags: ["x"] })).data).to.deep.include({ code: "conflict", transaction_count: 1 });
+    // By ids: another user's id is not_found, named by its place in the list, as an id that never existed
+    // would be (test/matrices/cross-user.test.ts), and nothing is written.
+    expect((await editError(me, { filter: {}, transaction_ids: [rewe.id, theirs.id], expected_count: 2, add_tags: ["x"] })).data).to.deep.include({ code: "not_found", field: "transaction_ids.1" });
     const byIds = await edit(me, { filter: { wallet_id: giro }, transaction_ids: [rewe.id, sb.id], expected_count: 2, add_tags: ["checked"] });
     expect(byIds.transactions.map((t: any) => t.id).sort()).to.deep.equal([rewe.id, sb.id].sort());
     expect((await server.call("list_transactions", { query: "Starbucks" }, other.token)).transactions.map((t: any) => [t.id, t.tags])).to.deep.equal([[theirs.id, []]]);
