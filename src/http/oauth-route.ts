@@ -28,7 +28,19 @@ import { sendAuthorizationErrorPage } from "../oauth/error-page.js";
 import { authorizationServerMetadata, protectedResourceMetadata } from "../oauth/metadata.js";
 import { revokeRequest } from "../oauth/revoke.js";
 import { handleTokenRequest } from "../oauth/token.js";
-import { AS_METADATA_PATH, AUTHORIZE_PATH, endpointOfResource, MCP_PATH, MCP_READ_PATH, oauthUrls, PRM_PATH, REGISTER_PATH, REVOKE_PATH, TOKEN_PATH, type OAuthUrls } from "../oauth/urls.js";
+import {
+  AS_METADATA_PATH,
+  AUTHORIZE_PATH,
+  endpointOfResource,
+  MCP_PATH,
+  MCP_READ_PATH,
+  oauthUrls,
+  PRM_PATH,
+  REGISTER_PATH,
+  REVOKE_PATH,
+  TOKEN_PATH,
+  type OAuthUrls,
+} from "../oauth/urls.js";
 
 export interface OAuthRouteDeps {
   db: Knex;
@@ -178,7 +190,12 @@ export function oauthRouter(deps: OAuthRouteDeps): Router {
       const body = (req.body ?? {}) as Record<string, unknown>;
       res.set("Cache-Control", "no-store").set("Pragma", "no-cache");
       if (body.resource !== undefined && (typeof body.resource !== "string" || !endpointOfResource(urls, body.resource))) {
-        res.status(400).json({ error: "invalid_target", error_description: `resource must be one of this server's MCP endpoints, ${urls.resource} or ${urls.readResource}` });
+        res
+          .status(400)
+          .json({
+            error: "invalid_target",
+            error_description: `resource must be one of this server's MCP endpoints, ${urls.resource} or ${urls.readResource}`,
+          });
         return;
       }
       const answer = await handleTokenRequest(oauthDeps, urls, { method: req.method, headers: req.headers as Record<string, unknown>, query: {}, body });

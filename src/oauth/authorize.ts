@@ -150,7 +150,14 @@ export async function startAuthorization(deps: OAuthDeps, urls: OAuthUrls, query
 
   await touchClient(deps.db, client.clientId, now);
   const id = randomString(32);
-  const request: PendingRequest = { redirect_uri: redirectUri, scopes, state, code_challenge: challenge, resource: endpointResource(urls, endpoint).resource, issuer: urls.issuer };
+  const request: PendingRequest = {
+    redirect_uri: redirectUri,
+    scopes,
+    state,
+    code_challenge: challenge,
+    resource: endpointResource(urls, endpoint).resource,
+    issuer: urls.issuer,
+  };
   // Expired pending requests are dropped as new ones come (no sweeper needed).
   await deps.db("oauth_pending").where("expires_at", "<=", now.toISOString()).delete();
   await deps.db("oauth_pending").insert({

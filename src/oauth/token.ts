@@ -191,7 +191,13 @@ export function tokenModel(deps: OAuthDeps, urls: OAuthUrls, requestedScope?: st
         await revokeGrant(db, String(row.grant_id), now);
         return null;
       }
-      if (row.revoked_at || String(row.grant_expires_at) <= now.toISOString() || !endpointOfResource(urls, String(row.resource)) || (requestedResource !== undefined && requestedResource !== row.resource)) return null;
+      if (
+        row.revoked_at ||
+        String(row.grant_expires_at) <= now.toISOString() ||
+        !endpointOfResource(urls, String(row.resource)) ||
+        (requestedResource !== undefined && requestedResource !== row.resource)
+      )
+        return null;
       const scope = JSON.parse(String(row.scopes)) as string[];
       // Before the token is used up (the library checks only afterwards): a wider scope leaves it valid.
       const wider = requestedScope ? requestedScope.split(" ").filter((s) => !scope.includes(s)) : [];

@@ -135,7 +135,9 @@ describe(`the read-only endpoint /api/v1/mcp/read (${engine})`, () => {
     const client = new Client({ name: "ro", version: "1.0.0" });
     await client.connect(new StreamableHTTPClientTransport(new URL(readUrl), { authProvider: provider }));
     try {
-      expect((await client.listTools()).tools.map((t) => t.name)).to.include("list_transactions").and.not.include("create_transaction");
+      expect((await client.listTools()).tools.map((t) => t.name))
+        .to.include("list_transactions")
+        .and.not.include("create_transaction");
     } finally {
       await client.close();
     }
