@@ -190,12 +190,10 @@ export function oauthRouter(deps: OAuthRouteDeps): Router {
       const body = (req.body ?? {}) as Record<string, unknown>;
       res.set("Cache-Control", "no-store").set("Pragma", "no-cache");
       if (body.resource !== undefined && (typeof body.resource !== "string" || !endpointOfResource(urls, body.resource))) {
-        res
-          .status(400)
-          .json({
-            error: "invalid_target",
-            error_description: `resource must be one of this server's MCP endpoints, ${urls.resource} or ${urls.readResource}`,
-          });
+        res.status(400).json({
+          error: "invalid_target",
+          error_description: `resource must be one of this server's MCP endpoints, ${urls.resource} or ${urls.readResource}`,
+        });
         return;
       }
       const answer = await handleTokenRequest(oauthDeps, urls, { method: req.method, headers: req.headers as Record<string, unknown>, query: {}, body });
