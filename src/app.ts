@@ -11,7 +11,7 @@ import { createTokenCache, type TokenCache } from "./auth/token-cache.js";
 import { healthRouter } from "./http/health-route.js";
 import { mcpEndpoint } from "./http/mcp-route.js";
 import { mcpCors, mcpCorsIfOrigin, publicCors } from "./http/cors.js";
-import { challengeContext, hostAndOriginGuard } from "./http/guards.js";
+import { challengeContext, hostAndOriginGuard, readEndpoint } from "./http/guards.js";
 import { DEFAULT_KEEPALIVE_MS, SSE_PATH, sseRouter } from "./http/sse-route.js";
 import { metricsRouter } from "./http/metrics-route.js";
 import { requestScope } from "./http/request-scope.js";
@@ -41,7 +41,7 @@ import { createWritePipeline } from "./writes/pipeline.js";
 import { createDbWatch } from "./db/watch.js";
 import { ensureRowCapture } from "./db/row-capture.js";
 import { packagePath } from "./package-root.js";
-import { MCP_PATH } from "./oauth/urls.js";
+import { MCP_PATH, MCP_READ_PATH } from "./oauth/urls.js";
 
 /** The published contract: openrpc.json as codegen transforms it for client generators (codegen/emit-published.ts). */
 export const OPENRPC_PATH = packagePath("clients/openrpc/openrpc.json");
@@ -129,6 +129,8 @@ export function createApp(services: Services, options: AppOptions = {}): Express
   // challenge context, then the endpoint's own): express no longer walks every router of the app for it
   // (docs/decisions.md#mcp-post-first). Nothing else answers a POST on this path.
   app.post(MCP_PATH, scope, draining, guard, mcpCorsIfOrigin(services.config), challenge, ...endpoint.post);
+  // The read-only endpoint: the same steps, the request marked first, so its token is narrowed to read scopes.
+  app.post(MCP_READ_PATH, scope, draining, guard, mcpCorsIfOrigin(services.config), readEndpoint, challenge, ...endpoint.post);
 
   // The published contract: chatbots and SDK generators read it without a token.
   app.options("/api/v1/openrpc.json", publicCors);

@@ -9,4 +9,6 @@ export interface Caller {
   readonly grantId?: string | null;
   readonly timezone: string;
   readonly defaultCurrency: string;
+  /** Reached through the read-only endpoint (/api/v1/mcp/read): scopes narrowed to read scopes, no write runs. */
+  readonly readOnly?: boolean;
 }

@@ -11,7 +11,8 @@ import { AppError } from "../errors.js";
 import type { Caller } from "../context.js";
 import { INVALID_REQUEST, protocolError } from "../rpc/protocol-error.js";
 import { sendRpcError } from "./send.js";
-import { oauthUrls, type OAuthUrls } from "../oauth/urls.js";
+import { endpointResource, oauthUrls, type McpEndpoint, type OAuthUrls } from "../oauth/urls.js";
+import { readOnlyCaller } from "../auth/tool-access.js";
 
 function hostName(hostHeader: string): string {
   if (hostHeader.startsWith("[")) return hostHeader.slice(0, hostHeader.indexOf("]") + 1);
@@ -105,25 +106,44 @@ export function requestOauthUrls(config: Config, headers: Request["headers"]): O
 /** For every MCP path: remembers the resource metadata URL the request's challenges will name. */
 export function challengeContext(config: Config) {
   return (req: Request, res: Response, next: NextFunction) => {
-    const ctx: ChallengeContext = { resourceMetadata: requestOauthUrls(config, req.headers)?.resourceMetadata };
+    const urls = requestOauthUrls(config, req.headers);
+    const ctx: ChallengeContext = { resourceMetadata: urls && endpointResource(urls, endpointOf(res)).resourceMetadata };
     res.locals.challenge = ctx;
     next();
   };
 }
 
+/** Marks a request as one to the read-only endpoint; mounted before challengeContext and the endpoint's steps. */
+export function readEndpoint(_req: Request, res: Response, next: NextFunction): void {
+  res.locals.mcpEndpoint = "read";
+  next();
+}
+
+/** The MCP endpoint a request reached (readEndpoint marks the read-only one). */
+export function endpointOf(res: Pick<Response, "locals">): McpEndpoint {
+  return res.locals.mcpEndpoint === "read" ? "read" : "full";
+}
+
+/**
+ * The caller of a request to `endpoint`. A token an OAuth client received is accepted by the endpoint
+ * (resource) it was issued for only; on the read-only endpoint every token is narrowed to read scopes.
+ */
 export async function authenticate(
   deps: { db: Knex; config: Config; now: () => Date; tokenCache?: TokenCache },
   req: Pick<Request, "headers">,
+  endpoint: McpEndpoint = "full",
 ): Promise<Caller> {
+  const urls = requestOauthUrls(deps.config, req.headers);
   // The services' clock, as every other check of time: a token expires when the service says it is time.
-  return authenticateBearer(
+  const caller = await authenticateBearer(
     deps.db,
     req.headers.authorization,
     deps.config.tokenPepper,
     deps.now(),
-    requestOauthUrls(deps.config, req.headers)?.resource,
+    urls && endpointResource(urls, endpoint).resource,
     deps.tokenCache,
   );
+  return endpoint === "read" ? readOnlyCaller(caller) : caller;
 }
 
 /**

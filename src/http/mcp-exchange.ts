@@ -19,7 +19,7 @@ import { readRevision, type Revision, type Transport } from "../mcp/revisions.js
 import { stringifyResponse } from "../mcp/serialized.js";
 import type { ClientRequests, McpContext, McpMethods } from "../mcp/types.js";
 import type { Caller } from "../context.js";
-import { authenticate, challengeHeaders, type ChallengeContext } from "./guards.js";
+import { authenticate, challengeHeaders, endpointOf, type ChallengeContext } from "./guards.js";
 import type { TurnGate } from "./turns.js";
 import type { ChangeBus } from "../events/bus.js";
 import { applyLimit } from "./rate-limit-headers.js";
@@ -68,7 +68,7 @@ export async function admit(
   if (turn) await turn;
   const msg = parseEnvelope(body);
   const revision = readRevision(msg, req.headers, transport);
-  const caller = await authenticate(deps, req);
+  const caller = await authenticate(deps, req, endpointOf(res));
   if (caller.grantId && res.locals.challenge) (res.locals.challenge as ChallengeContext).grantedScopes = [...caller.scopes];
   owner?.(caller);
   await applyLimit(deps.limits, res, "mcp", caller.tokenId);

@@ -5,7 +5,10 @@
  * protocol revision headers 400 (-32022 / -32020 / -32602) → token 401 (rpc.discover excepted: the
  * contract is public) → rate limit 429 → the method.
  *
- * GET and DELETE /api/v1/mcp answer 405: the server is stateless (no sessions, no GET stream). Change
+ * POST /api/v1/mcp/read is the same endpoint with read tools only, whatever the token's scopes
+ * (src/http/guards.ts readEndpoint; docs/decisions.md#read-only-endpoint).
+ *
+ * GET and DELETE on either answer 405: the server is stateless (no sessions, no GET stream). Change
  * events travel on GET /api/v1/mcp/sse (src/http/sse-route.ts), whose posted messages go through the
  * same admit/answer functions (src/http/mcp-exchange.ts).
  */
@@ -22,8 +25,9 @@ import { handleBatch } from "./batch.js";
 import { scopeOf, toolOf } from "./request-scope.js";
 import { AnswerStream, Questions, isClientResponse, resultOf } from "./answer-stream.js";
 import { dialect } from "../db/knex.js";
-import { authenticate } from "./guards.js";
+import { authenticate, endpointOf } from "./guards.js";
 import { applyLimit } from "./rate-limit-headers.js";
+import { MCP_PATH, MCP_READ_PATH } from "../oauth/urls.js";
 
 /** The tools whose single call may carry a body up to MAX_IMPORT_BODY_BYTES instead of MAX_BODY_BYTES. */
 const LARGE_BODY_TOOLS = new Set(["import_transactions"]);
@@ -136,7 +140,7 @@ function authenticateLargeBody(deps: McpRouteDeps): RequestHandler {
     const length = Number(req.headers["content-length"]);
     const chunked = req.headers["transfer-encoding"] !== undefined || req.headers["content-length"] === undefined;
     if (!chunked && Number.isSafeInteger(length) && length <= deps.config.maxBodyBytes) return next();
-    authenticate(deps, req).then(
+    authenticate(deps, req, endpointOf(res)).then(
       () => next(),
       (err: unknown) => {
         if (chunked) {
@@ -178,7 +182,7 @@ export function mcpEndpoint(deps: McpRouteDeps): { post: RequestHandler[]; route
   ];
 
   // Stateless Streamable HTTP: no GET stream, no sessions to delete (spec: 405 is the compliant answer).
-  router.all("/api/v1/mcp", guard, (_req, res) => {
+  router.all([MCP_PATH, MCP_READ_PATH], guard, (_req, res) => {
     res.setHeader("Allow", "POST");
     sendRpcError(
       res,
@@ -248,7 +252,7 @@ async function handleClientResponse(
   req: Request,
   res: Response,
 ): Promise<void> {
-  const caller = await authenticate(deps, req);
+  const caller = await authenticate(deps, req, endpointOf(res));
   await applyLimit(deps.limits, res, "mcp", caller.tokenId);
   const result = resultOf(body);
   if (questions.deliver(body.id, caller.tokenId, result)) {

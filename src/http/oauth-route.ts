@@ -1,6 +1,7 @@
 /**
  * The OAuth 2.1 endpoints (docs/oauth.md):
  *   GET  /.well-known/oauth-protected-resource[/api/v1/mcp]  RFC 9728 metadata of the MCP endpoint
+ *   GET  /.well-known/oauth-protected-resource/api/v1/mcp/read  the same for the read-only endpoint
  *   GET  /.well-known/oauth-authorization-server             RFC 8414 metadata of the issuer
  *   POST /oauth/register    Dynamic Client Registration (RFC 7591)
  *   GET  /oauth/authorize   checks the request, then hands over to the consent page (src/web)
@@ -27,7 +28,19 @@ import { sendAuthorizationErrorPage } from "../oauth/error-page.js";
 import { authorizationServerMetadata, protectedResourceMetadata } from "../oauth/metadata.js";
 import { revokeRequest } from "../oauth/revoke.js";
 import { handleTokenRequest } from "../oauth/token.js";
-import { AS_METADATA_PATH, AUTHORIZE_PATH, MCP_PATH, oauthUrls, PRM_PATH, REGISTER_PATH, REVOKE_PATH, TOKEN_PATH, type OAuthUrls } from "../oauth/urls.js";
+import {
+  AS_METADATA_PATH,
+  AUTHORIZE_PATH,
+  endpointOfResource,
+  MCP_PATH,
+  MCP_READ_PATH,
+  oauthUrls,
+  PRM_PATH,
+  REGISTER_PATH,
+  REVOKE_PATH,
+  TOKEN_PATH,
+  type OAuthUrls,
+} from "../oauth/urls.js";
 
 export interface OAuthRouteDeps {
   db: Knex;
@@ -99,13 +112,17 @@ export function oauthRouter(deps: OAuthRouteDeps): Router {
   const parse = (parser: express.RequestHandler) => (req: Request, res: Response, next: NextFunction) =>
     parser(req, res, (err?: unknown) => (err ? bodyError(res, err) : next()));
 
-  for (const path of [PRM_PATH, `${PRM_PATH}${MCP_PATH}`]) {
+  for (const [path, endpoint] of [
+    [PRM_PATH, "full"],
+    [`${PRM_PATH}${MCP_PATH}`, "full"],
+    [`${PRM_PATH}${MCP_READ_PATH}`, "read"],
+  ] as const) {
     router.options(path, publicCors);
     router.get(
       path,
       hostGuard,
       publicCors,
-      withUrls((urls, _req, res) => void res.json(protectedResourceMetadata(urls))),
+      withUrls((urls, _req, res) => void res.json(protectedResourceMetadata(urls, endpoint))),
     );
   }
   router.options(AS_METADATA_PATH, publicCors);
@@ -172,8 +189,11 @@ export function oauthRouter(deps: OAuthRouteDeps): Router {
     withUrls(async (urls, req, res) => {
       const body = (req.body ?? {}) as Record<string, unknown>;
       res.set("Cache-Control", "no-store").set("Pragma", "no-cache");
-      if (body.resource !== undefined && body.resource !== urls.resource) {
-        res.status(400).json({ error: "invalid_target", error_description: `resource must be this server's MCP endpoint, ${urls.resource}` });
+      if (body.resource !== undefined && (typeof body.resource !== "string" || !endpointOfResource(urls, body.resource))) {
+        res.status(400).json({
+          error: "invalid_target",
+          error_description: `resource must be one of this server's MCP endpoints, ${urls.resource} or ${urls.readResource}`,
+        });
         return;
       }
       const answer = await handleTokenRequest(oauthDeps, urls, { method: req.method, headers: req.headers as Record<string, unknown>, query: {}, body });

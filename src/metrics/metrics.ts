@@ -30,7 +30,7 @@ export interface Metrics {
 }
 
 const TOKENS_PATH = "/api/v1/mcp-tokens";
-const ROUTES = new Set(["/api/v1/mcp", "/api/v1/mcp/sse", "/api/v1/mcp/sse/messages", "/api/v1/openrpc.json", TOKENS_PATH]);
+const ROUTES = new Set(["/api/v1/mcp", "/api/v1/mcp/read", "/api/v1/mcp/sse", "/api/v1/mcp/sse/messages", "/api/v1/openrpc.json", TOKENS_PATH]);
 const KNOWN_METHODS = new Set(["GET", "POST", "DELETE", "PUT", "PATCH", "OPTIONS", "HEAD"]);
 
 /** Tool calls are fast (the median is well under 10 ms); the buckets reach the 30 s a client waits. */

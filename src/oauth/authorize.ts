@@ -16,10 +16,11 @@
 import type { Knex } from "knex";
 import type { Config } from "../config.js";
 import { KNOWN_SCOPES } from "../auth/tokens.js";
+import { READ_SCOPES } from "../auth/tool-access.js";
 import { ClientMetadataError, findClient, findStoredClient, redirectUriMatches, redirectUriProblem, touchClient, type OAuthClient } from "./clients.js";
 import { FetchBusyError } from "./fetch-gate.js";
 import { randomString, secretHash } from "./secrets.js";
-import { CONSENT_PATH, type OAuthUrls } from "./urls.js";
+import { CONSENT_PATH, endpointOfResource, endpointResource, type OAuthUrls } from "./urls.js";
 import { tokensCreatedSince } from "./quota.js";
 import { instantPlusDays } from "../calendar/days.js";
 
@@ -133,7 +134,8 @@ export async function startAuthorization(deps: OAuthDeps, urls: OAuthUrls, query
   if (single(query, "code_challenge_method") !== "S256") throw fail("invalid_request", 'code_challenge_method must be "S256"');
   if (!CHALLENGE.test(challenge)) throw fail("invalid_request", "code_challenge must be the base64url SHA-256 of the code_verifier (43 characters)");
   const resource = single(query, "resource");
-  if (resource !== undefined && resource !== urls.resource) throw fail("invalid_target", `resource must be this server's MCP endpoint, ${urls.resource}`);
+  const endpoint = resource === undefined ? "full" : endpointOfResource(urls, resource);
+  if (!endpoint) throw fail("invalid_target", `resource must be one of this server's MCP endpoints, ${urls.resource} or ${urls.readResource}`);
   const scopeParam = single(query, "scope");
   let scopes = [...KNOWN_SCOPES];
   if (scopeParam !== undefined && scopeParam.trim() !== "") {
@@ -142,10 +144,20 @@ export async function startAuthorization(deps: OAuthDeps, urls: OAuthUrls, query
     if (unknown.length) throw fail("invalid_scope", `unknown scope(s) ${unknown.join(", ")}; this server's scopes are listed in its metadata`);
     scopes = asked.sort();
   }
+  // The read-only endpoint's token can hold read scopes only: what it asks beyond them is not offered.
+  if (endpoint === "read") scopes = scopes.filter((s) => READ_SCOPES.has(s));
+  if (scopes.length === 0) throw fail("invalid_scope", `the read-only endpoint ${urls.readResource} grants read scopes only; ask for some of them`);
 
   await touchClient(deps.db, client.clientId, now);
   const id = randomString(32);
-  const request: PendingRequest = { redirect_uri: redirectUri, scopes, state, code_challenge: challenge, resource: urls.resource, issuer: urls.issuer };
+  const request: PendingRequest = {
+    redirect_uri: redirectUri,
+    scopes,
+    state,
+    code_challenge: challenge,
+    resource: endpointResource(urls, endpoint).resource,
+    issuer: urls.issuer,
+  };
   // Expired pending requests are dropped as new ones come (no sweeper needed).
   await deps.db("oauth_pending").where("expires_at", "<=", now.toISOString()).delete();
   await deps.db("oauth_pending").insert({

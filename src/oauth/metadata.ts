@@ -4,15 +4,17 @@
  * issuer the request names (src/oauth/urls.ts).
  */
 import { KNOWN_SCOPES } from "../auth/tokens.js";
-import { AUTHORIZE_PATH, REGISTER_PATH, REVOKE_PATH, TOKEN_PATH, type OAuthUrls } from "./urls.js";
+import { READ_SCOPES } from "../auth/tool-access.js";
+import { AUTHORIZE_PATH, endpointResource, REGISTER_PATH, REVOKE_PATH, TOKEN_PATH, type McpEndpoint, type OAuthUrls } from "./urls.js";
 
-export function protectedResourceMetadata(urls: OAuthUrls): Record<string, unknown> {
+/** The metadata of one endpoint: the read-only one names its own resource and the read scopes only. */
+export function protectedResourceMetadata(urls: OAuthUrls, endpoint: McpEndpoint = "full"): Record<string, unknown> {
   return {
-    resource: urls.resource,
+    resource: endpointResource(urls, endpoint).resource,
     authorization_servers: [urls.issuer],
-    scopes_supported: KNOWN_SCOPES,
+    scopes_supported: endpoint === "read" ? KNOWN_SCOPES.filter((s) => READ_SCOPES.has(s)) : KNOWN_SCOPES,
     bearer_methods_supported: ["header"],
-    resource_name: "finance-mcp",
+    resource_name: endpoint === "read" ? "finance-mcp (read-only)" : "finance-mcp",
   };
 }
 

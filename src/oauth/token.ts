@@ -29,7 +29,7 @@ import { clientSecretMatches, findStoredClient, touchClient, type OAuthClient } 
 import { secondsUntilSlot, tokensCreatedSince } from "./quota.js";
 import { randomString, secretHash } from "./secrets.js";
 import type { OAuthDeps } from "./authorize.js";
-import type { OAuthUrls } from "./urls.js";
+import { endpointOfResource, type OAuthUrls } from "./urls.js";
 
 /** An access token lives an hour; the client refreshes it. */
 export const ACCESS_TOKEN_TTL_S = 3600;
@@ -69,7 +69,8 @@ export async function revokeGrant(db: Knex, grantId: string, now: Date): Promise
   });
 }
 
-type User = { id: string; grantId?: string; codeHash?: string; refreshHash?: string };
+/** `resource`: the endpoint an authorization code was issued for (the full or the read-only one), kept by its grant. */
+type User = { id: string; grantId?: string; codeHash?: string; refreshHash?: string; resource?: string };
 
 /**
  * A code presented again after its exchange: marked, so that an exchange still running refuses to create
@@ -104,7 +105,7 @@ function inGrace(grant: { previous_refresh_hash?: unknown; previous_refresh_used
  * `requestedScope` is the request's (normalized) scope parameter: a refresh checks it before using the
  * refresh token up.
  */
-export function tokenModel(deps: OAuthDeps, urls: OAuthUrls, requestedScope?: string, codeVerifier?: string) {
+export function tokenModel(deps: OAuthDeps, urls: OAuthUrls, requestedScope?: string, codeVerifier?: string, requestedResource?: string) {
   const { db, config } = deps;
   const pepper = config.tokenPepper;
   let loaded: OAuthClient | undefined;
@@ -142,14 +143,15 @@ export function tokenModel(deps: OAuthDeps, urls: OAuthUrls, requestedScope?: st
         await codeReplayed(db, codeHash, deps.now());
         return null;
       }
-      if (request.resource !== urls.resource) return null;
+      // The code's endpoint must be one of this server's, and the one the token request names, if it names one (RFC 8707).
+      if (!endpointOfResource(urls, request.resource) || (requestedResource !== undefined && requestedResource !== request.resource)) return null;
       return {
         authorizationCode: code,
         expiresAt: new Date(String(row.expires_at)),
         redirectUri: request.redirect_uri,
         scope: request.scopes,
         client: { id: String(row.client_id) },
-        user: { id: String(row.user_id), codeHash } satisfies User,
+        user: { id: String(row.user_id), codeHash, resource: request.resource } satisfies User,
         codeChallenge: request.code_challenge,
         codeChallengeMethod: "S256",
       };
@@ -189,7 +191,13 @@ export function tokenModel(deps: OAuthDeps, urls: OAuthUrls, requestedScope?: st
         await revokeGrant(db, String(row.grant_id), now);
         return null;
       }
-      if (row.revoked_at || String(row.grant_expires_at) <= now.toISOString() || row.resource !== urls.resource) return null;
+      if (
+        row.revoked_at ||
+        String(row.grant_expires_at) <= now.toISOString() ||
+        !endpointOfResource(urls, String(row.resource)) ||
+        (requestedResource !== undefined && requestedResource !== row.resource)
+      )
+        return null;
       const scope = JSON.parse(String(row.scopes)) as string[];
       // Before the token is used up (the library checks only afterwards): a wider scope leaves it valid.
       const wider = requestedScope ? requestedScope.split(" ").filter((s) => !scope.includes(s)) : [];
@@ -271,7 +279,7 @@ export function tokenModel(deps: OAuthDeps, urls: OAuthUrls, requestedScope?: st
             user_id: user.id,
             client_id: client.id,
             scopes: JSON.stringify(scopes),
-            resource: urls.resource,
+            resource: user.resource ?? urls.resource,
             created_at: now.toISOString(),
             expires_at: new Date(now.getTime() + GRANT_TTL_MS).toISOString(),
           });
@@ -284,7 +292,7 @@ export function tokenModel(deps: OAuthDeps, urls: OAuthUrls, requestedScope?: st
             created_at: now.toISOString(),
             expires_at: accessExpires.toISOString(),
             grant_id: grantId,
-            resource: urls.resource,
+            resource: user.resource ?? urls.resource,
           });
           if (user.codeHash) await trx("oauth_codes").where({ code_hash: user.codeHash }).update({ grant_id: grantId });
           // A new grant replaces the person's earlier grants for this client (a scope step-up): they end now.
@@ -344,6 +352,7 @@ export async function handleTokenRequest(
         urls,
         typeof body.scope === "string" ? body.scope : undefined,
         typeof body.code_verifier === "string" ? body.code_verifier : undefined,
+        typeof body.resource === "string" ? body.resource : undefined,
       ) as never,
       accessTokenLifetime: ACCESS_TOKEN_TTL_S,
       refreshTokenLifetime: REFRESH_TOKEN_TTL_S,

@@ -11,6 +11,8 @@ import type { IncomingHttpHeaders } from "node:http";
 import { isLoopbackHost, type Config } from "../config.js";
 
 export const MCP_PATH = "/api/v1/mcp";
+/** The read-only MCP endpoint: the same server with its read tools only, whatever the token's scopes. */
+export const MCP_READ_PATH = "/api/v1/mcp/read";
 export const PRM_PATH = "/.well-known/oauth-protected-resource";
 export const AS_METADATA_PATH = "/.well-known/oauth-authorization-server";
 export const AUTHORIZE_PATH = "/oauth/authorize";
@@ -25,6 +27,24 @@ export interface OAuthUrls {
   resource: string;
   /** Protected Resource Metadata of the MCP endpoint (the path-suffixed form of RFC 9728 §3.1). */
   resourceMetadata: string;
+  /** The read-only endpoint's URI: a resource of its own, so a token issued for it is refused by the full one. */
+  readResource: string;
+  readResourceMetadata: string;
+}
+
+/** Which MCP endpoint a request reached: the full one, or the read-only one (MCP_READ_PATH). */
+export type McpEndpoint = "full" | "read";
+
+/** The RFC 8707 resource and its metadata URL of one endpoint. */
+export function endpointResource(urls: OAuthUrls, endpoint: McpEndpoint): { resource: string; resourceMetadata: string } {
+  return endpoint === "read"
+    ? { resource: urls.readResource, resourceMetadata: urls.readResourceMetadata }
+    : { resource: urls.resource, resourceMetadata: urls.resourceMetadata };
+}
+
+/** The endpoint a resource indicator names, or undefined when it names neither of this server's. */
+export function endpointOfResource(urls: OAuthUrls, resource: string): McpEndpoint | undefined {
+  return resource === urls.resource ? "full" : resource === urls.readResource ? "read" : undefined;
 }
 
 /** The server's OAuth URLs as seen by this request, or undefined when OAuth is off for it. */
@@ -44,5 +64,11 @@ export function oauthUrls(config: Config, headers: IncomingHttpHeaders): OAuthUr
     if (!isLoopbackHost(u.hostname)) return undefined;
     origin = u.origin;
   }
-  return { issuer: origin, resource: `${origin}${MCP_PATH}`, resourceMetadata: `${origin}${PRM_PATH}${MCP_PATH}` };
+  return {
+    issuer: origin,
+    resource: `${origin}${MCP_PATH}`,
+    resourceMetadata: `${origin}${PRM_PATH}${MCP_PATH}`,
+    readResource: `${origin}${MCP_READ_PATH}`,
+    readResourceMetadata: `${origin}${PRM_PATH}${MCP_READ_PATH}`,
+  };
 }

@@ -83,6 +83,12 @@ export function createDispatch(deps: DispatchDeps): Dispatch {
   const ids = deps.ids ?? randomIds;
   return async (name, rawParams, call) => {
     const tool = findTool(name);
+    if (tool.kind === "write" && call.caller.readOnly) {
+      throw new AppError(
+        "writes_disabled",
+        `This client is connected to the read-only endpoint (/api/v1/mcp/read), where ${tool.name} cannot run. Tell the user; writing needs a client connected to /api/v1/mcp.`,
+      );
+    }
     if (!call.caller.scopes.has(tool.scope)) {
       throw new AppError("insufficient_scope", `This token lacks the scope ${tool.scope}, which ${tool.name} needs. Ask the user for a token that has it.`, {
         scope: tool.scope,

@@ -10,7 +10,7 @@
 import express, { type Request, type Response, type Router } from "express";
 import type { Config } from "../config.js";
 import { hostAndOriginGuard } from "../http/guards.js";
-import { AS_METADATA_PATH, MCP_PATH, oauthUrls, PRM_PATH } from "../oauth/urls.js";
+import { AS_METADATA_PATH, MCP_PATH, MCP_READ_PATH, oauthUrls, PRM_PATH } from "../oauth/urls.js";
 import { packagePath } from "../package-root.js";
 import { readFileSync } from "node:fs";
 import { escapeHtml, renderPage } from "./layout.js";
@@ -45,6 +45,8 @@ export interface HomeIndex {
   version: string;
   description: string;
   mcp_endpoint: string;
+  /** The same server with read tools only, whatever the token's scopes (docs/decisions.md#read-only-endpoint). */
+  mcp_read_endpoint: string;
   openrpc: string;
   oauth: { protected_resource_metadata: string; authorization_server_metadata: string } | null;
   account: string;
@@ -59,6 +61,7 @@ export function homeIndex(config: Config, req: Request): HomeIndex {
     version: VERSION,
     description: "MCP server for one person's finance data: transactions, budgets, goals, wallets, bill reminders, help articles and exact arithmetic.",
     mcp_endpoint: urls?.resource ?? `${origin}${MCP_PATH}`,
+    mcp_read_endpoint: urls?.readResource ?? `${origin}${MCP_READ_PATH}`,
     openrpc: `${origin}${OPENRPC_DOC_PATH}`,
     oauth: urls ? { protected_resource_metadata: urls.resourceMetadata, authorization_server_metadata: `${urls.issuer}${AS_METADATA_PATH}` } : null,
     account: `${origin}/account`,
@@ -88,6 +91,8 @@ with only the permissions you give it.</p>
 ${rows}
 </tbody>
 </table></div>
+<p>For a chatbot that must never change anything, give it the read-only URL instead: it can read and never write, whatever you allow it.</p>
+<pre id="mcp-read-url">${escapeHtml(index.mcp_read_endpoint)}</pre>
 <p>${index.oauth ? "Signing in and choosing what the chatbot may do happen on a consent page it opens for you." : "This server takes tokens only: create one on your account page and give it to the chatbot as <code>Authorization: Bearer …</code>."}</p>
 <h2>Your account</h2>
 <p><a href="/account">Sign in to manage your tokens and connected clients</a>: create a token for a client that takes a header, see what each may do, revoke it.</p>

@@ -248,7 +248,8 @@ ${clientConfigs(mcpUrl, created.token)
     (c, i) =>
       `<h3>${escapeHtml(c.client)}</h3><p>${escapeHtml(c.where)}</p><pre id="config-${i}">${escapeHtml(c.text)}</pre><button type="button" class="secondary" data-copy="config-${i}">Copy</button>`,
   )
-  .join("\n")}</section>`
+  .join("\n")}
+<p>For a chatbot that must only read, put <code>${escapeHtml(mcpUrl)}/read</code> in its configuration instead: the same token then reads and never writes.</p></section>`
       : "";
     const tokenRows = tokens
       .map(

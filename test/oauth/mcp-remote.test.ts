@@ -11,6 +11,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "chai";
+import { tools } from "../../generated/registry.js";
 import { listTokens } from "../../src/auth/tokens.js";
 import { createUser } from "../../src/auth/users.js";
 import { launchBrowser } from "../helpers/browser.js";
@@ -74,10 +75,10 @@ describe(`mcp-remote through OAuth (${engine})`, function () {
   });
 
   /** Starts mcp-remote and returns the authorization URL it prints. */
-  async function startBridge(dir: string): Promise<{ url: URL; stderr: () => string }> {
+  async function startBridge(dir: string, mcpUrl = server.mcpUrl): Promise<{ url: URL; stderr: () => string }> {
     const port = await freePort();
     // BROWSER=true: xdg-open "opens" the URL with /bin/true, so no real browser starts; the URL is read from stderr.
-    child = spawn(process.execPath, [MCP_REMOTE, server.mcpUrl, String(port), "--allow-http", "--transport", "http-only"], {
+    child = spawn(process.execPath, [MCP_REMOTE, mcpUrl, String(port), "--allow-http", "--transport", "http-only"], {
       env: { ...process.env, MCP_REMOTE_CONFIG_DIR: dir, BROWSER: "true", DISPLAY: "" },
       stdio: ["pipe", "pipe", "pipe"],
     });
@@ -97,16 +98,30 @@ describe(`mcp-remote through OAuth (${engine})`, function () {
     return { url: new URL(url), stderr: () => stderr };
   }
 
-  /** initialize, tools/list and whoami over mcp-remote's stdio. */
-  async function useTools(userId: string) {
+  /** initialize, tools/list and whoami over mcp-remote's stdio; the names tools/list gave. */
+  async function useTools(userId: string): Promise<string[]> {
     const rpc = stdioClient(child!);
     const init = await rpc.request(1, "initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "stdio-test", version: "1.0.0" } });
     expect(init.result?.serverInfo, JSON.stringify(init)).to.be.an("object");
     rpc.notify("notifications/initialized");
     const list = await rpc.request(2, "tools/list");
-    expect(list.result.tools.map((t: { name: string }) => t.name)).to.include.members(["whoami", "list_wallets"]);
+    const names = list.result.tools.map((t: { name: string }) => t.name) as string[];
+    expect(names).to.include.members(["whoami", "list_wallets"]);
     const who = await rpc.request(3, "tools/call", { name: "whoami", arguments: {} });
     expect(who.result.structuredContent.user_id).to.equal(userId);
+    return names;
+  }
+
+  /** The browser's redirect to mcp-remote's callback server (it may still be starting). */
+  async function followToBridge(back: URL, stderr: string): Promise<void> {
+    let callback: Response | undefined;
+    for (let i = 0; i < 50 && !callback; i++) {
+      callback = await fetch(back).catch(async () => {
+        await new Promise((r) => setTimeout(r, 100));
+        return undefined;
+      });
+    }
+    expect(callback?.status, `${back}\n${stderr}`).to.equal(200);
   }
 
   it("completes the browser step on the real consent page in headless Chromium, then calls tools over stdio", async function () {
@@ -148,17 +163,27 @@ describe(`mcp-remote through OAuth (${engine})`, function () {
     const back = await consent(server, auth, user.id, ["meta:whoami", "read:wallets"]);
     expect(back.hostname).to.be.oneOf(["localhost", "127.0.0.1"]);
     expect(back.searchParams.get("iss")).to.equal(server.url);
-    // The browser follows the redirect to mcp-remote's callback server (it may still be starting).
-    let callback: Response | undefined;
-    for (let i = 0; i < 50 && !callback; i++) {
-      callback = await fetch(back).catch(async () => {
-        await new Promise((r) => setTimeout(r, 100));
-        return undefined;
-      });
-    }
-    expect(callback?.status, `${back}\n${stderr}`).to.equal(200);
+    await followToBridge(back, stderr);
 
     await useTools(user.id);
     expect((await listTokens(server.db, user.id)).some((t) => t.grant_id && t.name.endsWith("(OAuth)"))).to.equal(true);
+  });
+
+  it("connects to the read-only endpoint: its own resource, read tools only (docs/decisions.md#read-only-endpoint)", async () => {
+    child?.kill();
+    const dir = mkdtempSync(join(tmpdir(), "fmcp-mcp-remote-read-"));
+    try {
+      const readUrl = `${server.mcpUrl}/read`;
+      const { url: auth, stderr } = await startBridge(dir, readUrl);
+      expect(auth.searchParams.get("resource")).to.equal(readUrl);
+      await followToBridge(await consent(server, auth, user.id, ["meta:whoami", "read:wallets"]), stderr());
+      const names = await useTools(user.id);
+      const granted = new Set(["meta:whoami", "read:wallets"]);
+      expect(names).to.deep.equal(tools.filter((t) => t.kind === "read" && granted.has(t.scope)).map((t) => t.name));
+    } finally {
+      child?.kill();
+      child = undefined;
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

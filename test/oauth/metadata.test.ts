@@ -141,6 +141,8 @@ describe(`OAuth discovery (${engine})`, () => {
       issuer: "http://localhost:8080",
       resource: "http://localhost:8080/api/v1/mcp",
       resourceMetadata: "http://localhost:8080/.well-known/oauth-protected-resource/api/v1/mcp",
+      readResource: "http://localhost:8080/api/v1/mcp/read",
+      readResourceMetadata: "http://localhost:8080/.well-known/oauth-protected-resource/api/v1/mcp/read",
     });
     expect(oauthUrls(config, { host: "[::1]:9000" })?.issuer).to.equal("http://[::1]:9000");
     expect(oauthUrls(config, { host: "127.0.0.1:80" })?.issuer).to.equal("http://127.0.0.1");

@@ -70,6 +70,7 @@ describe(`GET / : the server introduces itself (${engine})`, function () {
       name: "finance-mcp",
       version: pkg.version,
       mcp_endpoint: `${server.url}/api/v1/mcp`,
+      mcp_read_endpoint: `${server.url}/api/v1/mcp/read`,
       openrpc: `${server.url}/api/v1/openrpc.json`,
     });
     expect(JSON.stringify(index).length).to.be.lessThan(1200);
