@@ -29,12 +29,15 @@ async function sqliteSection(): Promise<string> {
     await migrateLatest(db);
     const rows = rawRows(await db.raw("SELECT type, name, tbl_name, sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY tbl_name, type DESC, name"));
     // The catalogue's own statements, one per line (SQLite keeps CHECK and FOREIGN KEY clauses in them).
-    // One block for the whole engine, a comment line per table: compact enough to read in one sitting.
+    // One block for the whole engine; per table its CREATE TABLE, then its indexes on one line and its
+    // triggers on one line: compact enough to read in one sitting.
     const out: string[] = ["", "```sql"];
     const tables = [...new Set(rows.map((r) => String(r.tbl_name)))].filter((t) => !SKIP.test(t));
     for (const t of tables) {
-      out.push(`-- ${t}`);
-      for (const r of rows.filter((r) => r.tbl_name === t)) out.push(`${oneLine(String(r.sql))};`);
+      for (const type of ["table", "index", "trigger"]) {
+        const statements = rows.filter((r) => r.tbl_name === t && r.type === type).map((r) => `${oneLine(String(r.sql))};`);
+        if (statements.length > 0) out.push(statements.join(" "));
+      }
     }
     out.push("```");
     return out.join("\n");
@@ -74,7 +77,7 @@ async function postgresSection(): Promise<string> {
           (c) =>
             `\`${String(c.column_name)}\` ${String(c.data_type)}${c.length == null ? "" : `(${String(c.length)})`}${c.is_nullable === "YES" ? " null" : ""}${c.column_default == null ? "" : ` = \`${String(c.column_default)}\``}`,
         );
-      out.push("", `### ${t}`, `- columns: ${cols.join(", ")}`);
+      out.push(`### ${t}`, `- columns: ${cols.join(", ")}`);
       // Constraints, indexes and triggers: one line of each kind per table, each entry its name and definition.
       const line = (kind: string, items: string[]) => (items.length > 0 ? [`- ${kind}: ${items.join("; ")}`] : []);
       out.push(
