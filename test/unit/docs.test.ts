@@ -57,6 +57,23 @@ describe("docs: decisions and their history", () => {
     expect(broken, 'cite an anchor of docs/decisions.md\'s index, or add its line (docs/decisions.md, "Adding a decision")').to.deep.equal([]);
   });
 
+  it('every decision cited by title (docs/decisions.md, "Title") is named in the index or its anchor\'s history file', () => {
+    const sources = [
+      ...["src", "test", "scripts", "codegen", "migrations"].flatMap((d) => files(join(ROOT, d), (n) => /\.(ts|js|mjs|cjs)$/.test(n))),
+      ...currentDocs,
+    ];
+    const unknown: string[] = [];
+    for (const file of sources) {
+      for (const m of read(file).matchAll(/decisions\.md(#[A-Za-z0-9_-]+)?,? "([^"]+)"/g)) {
+        const title = m[2]!.replace(/\s*\n\s*(\*|\/\/)?\s*/g, " "); // a title wrapped in a comment
+        const history = m[1] ? join(HISTORY, `${m[1].slice(1)}.md`) : undefined;
+        const named = decisions.includes(title) || (history !== undefined && existsSync(history) && read(history).includes(title));
+        if (!named) unknown.push(`${rel(file)}: "${title}"`);
+      }
+    }
+    expect(unknown, "cite the decision by its anchor: docs/decisions.md#anchor").to.deep.equal([]);
+  });
+
   it("every index line names its anchor and links to a history file that exists", () => {
     const lines = decisions
       .slice(decisions.indexOf("\n## Index"))
