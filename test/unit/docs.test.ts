@@ -6,6 +6,7 @@
  * - every `src/…`, `test/…`, `scripts/…`, `codegen/…` and `migrations/…` path a doc outside docs/history/
  *   quotes exists (apps/ has its own src/: quote those as `apps/src/…`);
  * - docs/ outside docs/history/ is at most 3,500 lines of markdown.
+ * - every markdown link to a doc's #fragment lands on a heading or an anchor;
  * The generated pages' freshness (docs/schema.md, docs/tool-surface.md) is test/unit/docs-generated.test.ts.
  */
 import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
@@ -113,6 +114,32 @@ describe("docs: what the reference pages quote", () => {
       }
     }
     expect(missing, "a doc quotes a path that is not in the repository: correct the doc").to.deep.equal([]);
+  });
+
+  it("every markdown link to a doc's #fragment (README.md and docs/ outside history) lands on a heading or an anchor", () => {
+    /** GitHub's heading ids: lower case, punctuation dropped, spaces to hyphens; plus explicit <a id>. */
+    const anchorsOf = (file: string): Set<string> => {
+      const text = read(file);
+      const ids = [...text.matchAll(/<a id="([^"]+)"><\/a>/g)].map((m) => m[1]!);
+      const headings = [...text.matchAll(/^#+ (.*)$/gm)].map((m) =>
+        m[1]!
+          .replace(/<a id="[^"]+"><\/a>/g, "")
+          .trim()
+          .toLowerCase()
+          .replace(/[^\p{L}\p{N} _-]/gu, "")
+          .replace(/ /g, "-"),
+      );
+      return new Set([...ids, ...headings]);
+    };
+    const broken: string[] = [];
+    for (const file of [...currentDocs, join(ROOT, "README.md")]) {
+      for (const m of read(file).matchAll(/\]\(([^)\s#]*\.md)#([^)\s]+)\)/g)) {
+        const target = m[1] === "" ? file : join(file, "..", m[1]!);
+        if (!existsSync(target)) broken.push(`${rel(file)}: ${m[1]} does not exist`);
+        else if (!anchorsOf(target).has(m[2]!)) broken.push(`${rel(file)}: ${m[1]}#${m[2]}`);
+      }
+    }
+    expect(broken, "a link names a section that is not there: link the heading as it is now").to.deep.equal([]);
   });
 
   it(`docs/ outside docs/history/ is at most ${LINE_BUDGET.toLocaleString("en")} lines`, () => {
