@@ -1,12 +1,13 @@
 /**
- * The docs a newcomer reads stay true and readable in one sitting (issue 42 item 4; the rules are in
- * docs/decisions.md, "Adding a decision", and docs/adding-a-tool.md):
+ * The docs a newcomer reads stay true and readable in one sitting (issue 42 item 4; how to add a decision
+ * is the head of docs/decisions.md):
  * - every `docs/decisions.md#anchor` cited in src/, test/, scripts/, codegen/, migrations/ and docs/ is an
- *   anchor of the index, and every index line links to its file under docs/history/, which exists;
- * - every `src/…`, `test/…`, `scripts/…`, `codegen/…` and `migrations/…` path a doc outside docs/history/
- *   quotes exists (apps/ has its own src/: quote those as `apps/src/…`);
- * - docs/ outside docs/history/ is at most 3,500 lines of markdown.
+ *   anchor of the index, a decision cited by title is named there, and every index line links to its file
+ *   under docs/history/, which exists; every history file is linked;
+ * - every `src/…`, `test/…`, `scripts/…`, `codegen/…` and `migrations/…` path quoted by docs/ outside
+ *   docs/history/, README.md or a README.md under src/ exists (apps/ has its own src/: quote `apps/src/…`);
  * - every markdown link to a doc's #fragment lands on a heading or an anchor;
+ * - docs/ outside docs/history/ is at most 3,500 lines of markdown.
  * The generated pages' freshness (docs/schema.md, docs/tool-surface.md) is test/unit/docs-generated.test.ts.
  */
 import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
