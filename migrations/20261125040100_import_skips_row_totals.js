@@ -4,7 +4,7 @@
  * `finance-mcp import` does, which then rebuilds the imported user's totals with set-based statements
  * (src/portability/totals.ts) before it commits. Row by row, 100,000 imported transactions updated the
  * same few total rows 100,000 times in one transaction, each update walking the versions the ones before
- * it left: minutes instead of seconds (docs/performance.md, "Import").
+ * it left: minutes instead of seconds (docs/history/perf-import.md).
  *
  * The setting is transaction-local (SET LOCAL), so no other write of any process is affected; UPDATE and
  * DELETE triggers are unchanged. SQLite keeps its triggers as they are (its row triggers are cheap).

@@ -7,7 +7,7 @@
  *
  * The same setting lets the deletion skip the row triggers that keep derived data on DELETE (the totals,
  * a transaction's tags_key): they would rewrite, row by row, totals and transactions that the same
- * transaction deletes next (78 s for 100,000 transactions; docs/performance.md, "Deleting an account").
+ * transaction deletes next (78 s for 100,000 transactions; docs/history/perf-deleting-an-account.md).
  * Each trigger keeps its function and its condition; only the erased person's rows skip it. A trigger
  * that a later migration makes again without the condition still gives the right result, only slower.
  */

@@ -5,9 +5,10 @@
  * measured on the demo ledger (scripts/answer-measure.ts, the same measurement the answer-budgets test
  * asserts) as of a fixed moment with seeded ids, so the figures move only when the answers do.
  * Prints the tables and writes docs/tool-surface.md (committed, so a change in cost shows in review); exits
- * 1 when an answer is over its budget.
+ * 1 when an answer is over its budget. With --check it writes nothing and exits 1 when docs/tool-surface.md
+ * is not what it would write (test/unit/docs-generated.test.ts runs it).
  */
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { BUDGETS, measureSurface, surfaceReport, tokens } from "../codegen/budgets.js";
 import { instructions, tools } from "../generated/registry.js";
@@ -90,8 +91,17 @@ const doc = [
   "",
 ].join("\n");
 
-console.log(doc);
-writeFileSync(fileURLToPath(new URL("../docs/tool-surface.md", import.meta.url)), doc);
+const page = fileURLToPath(new URL("../docs/tool-surface.md", import.meta.url));
+if (process.argv.includes("--check")) {
+  if (readFileSync(page, "utf8") !== doc) {
+    console.error("docs/tool-surface.md is stale: run `npm run surface` and commit it.");
+    process.exit(1);
+  }
+  console.log("docs/tool-surface.md is what `npm run surface` writes.");
+} else {
+  console.log(doc);
+  writeFileSync(page, doc);
+}
 if (over.length > 0) {
   console.error(`Over budget:\n  ${over.join("\n  ")}`);
   process.exitCode = 1;

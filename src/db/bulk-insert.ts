@@ -1,6 +1,6 @@
 /**
  * Many rows into several tables inside one transaction, as fast as each engine takes them
- * (`finance-mcp import`; docs/performance.md, "Import").
+ * (`finance-mcp import`; docs/history/perf-import.md).
  *
  * Postgres: COPY ... FROM STDIN (pg-copy-streams), a chunk of up to PG_CHUNK_ROWS rows per COPY. Rows are
  * written into the open COPY as they are added, so the server indexes one part of a chunk while this

@@ -3,7 +3,7 @@
  *
  * knex's better-sqlite3 dialect and rate-limiter-flexible's SQLite store both call `prepare(sql)` for every
  * query they run, and compiling the SQL was the largest single cost of a cheap call (`prepare` was 14 % of
- * the server's CPU serving whoami, 5–15 % of every tool profiled; docs/performance.md). Wrapping the
+ * the server's CPU serving whoami, 5–15 % of every tool profiled; docs/history/perf-what-was-changed-for-the-misses.md). Wrapping the
  * connection's `prepare` makes both reuse the compiled statement without changing either library.
  *
  * The cache must behave exactly like a fresh `prepare`, so:

@@ -38,7 +38,7 @@ const MAX_URI = 2000;
 const MAX_NAME = 100;
 /**
  * Single-label private-use schemes of widely used MCP clients, accepted besides reverse-DNS ones
- * (docs/decisions.md "Redirect URI schemes"): Cursor registers cursor://anysphere.cursor-mcp/oauth/callback.
+ * (docs/decisions.md#oauth-under-attack, "Redirect URI schemes"): Cursor registers cursor://anysphere.cursor-mcp/oauth/callback.
  */
 const APP_SCHEMES = new Set(["cursor:", "vscode:", "vscode-insiders:"]);
 /** A reverse-DNS private-use scheme (RFC 8252 §7.1): com.example.app, at least two labels. */

@@ -40,7 +40,7 @@ export const REFRESH_PREFIX = "fmcr_";
 /**
  * The refresh token a refresh used up may be presented again for this long (a client retrying after a
  * timeout). Within it, a thief holding a copy is not caught at once; the grant is still revoked as soon
- * as any superseded token is presented (docs/decisions.md "Refresh-token grace").
+ * as any superseded token is presented (docs/decisions.md#oauth-under-attack, "Refresh-token grace").
  */
 export const REFRESH_GRACE_S = 60;
 

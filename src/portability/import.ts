@@ -7,7 +7,7 @@
  * (the first MAX_LISTED of them). Rows are read one at a time (from a file, as a stream:
  * src/portability/source.ts) and inserted as they are checked (src/db/bulk-insert.ts: COPY on Postgres,
  * batches of INSERTs on SQLite), so memory stays flat and 100,000 transactions take seconds, not minutes
- * (docs/performance.md, "Import").
+ * (docs/history/perf-import.md).
  *
  * Every id of the file is replaced by a new one, consistently wherever it appears (references, the JSON
  * lists of budgets, audit entries' before/after), so a file can be imported into the database it came

@@ -14,7 +14,7 @@ export async function rebuildTotals(trx: Knex.Transaction, userId: string): Prom
   // tags_key first: the expense totals are keyed by it. The same aggregate as the tag trigger's, built
   // once for the user and joined, and only rows whose key differs are written (none, unless the
   // database's collation orders tags otherwise than JavaScript did): rewriting every row, as a correlated
-  // UPDATE of all tagged rows did, cost 39 s for 30,000 transactions (docs/performance.md, "Import").
+  // UPDATE of all tagged rows did, cost 39 s for 30,000 transactions (docs/history/perf-import.md).
   await trx.raw(
     `UPDATE transactions t SET tags_key = k.tags_key
        FROM (SELECT transaction_id, json_agg(tag ORDER BY tag)::text AS tags_key FROM transaction_tags

@@ -24,7 +24,7 @@ import { startTestServer, type TestServer, type TestUser } from "../helpers/serv
  */
 const DEFAULT_BUDGET = 1;
 const BUDGET: Record<string, { postgres: number; sqlite: number }> = {
-  // The budgets, then their spending from the day totals (docs/performance.md, "Round trips per read tool").
+  // The budgets, then their spending from the day totals (docs/history/perf-the-fixed-path-on-postgres-token-and-limit-without-a-round-trip.md, "Round trips per read tool").
   list_budgets: { postgres: 2, sqlite: 2 },
   get_budget_status: { postgres: 2, sqlite: 2 },
   // Answered without the database (the token, the registry, arithmetic): none may creep in.
