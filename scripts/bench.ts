@@ -1,7 +1,10 @@
 /**
- * npm run bench [-- --quick] — the benchmark (docs/performance.md explains it).
+ * npm run bench [-- [--scenario] NAME] [-- options] — the one benchmark entry point (docs/performance.md
+ * explains it). `npm run bench -- --list` lists the named scenarios (scripts/bench/scenarios.ts); every
+ * one but the default runs from its module under scripts/bench/scenarios/, with its options in its
+ * header. The default, `tools`, is this file:
  *
- * In one run, on loopback: seeds a user with 10k / 100k / 1M transactions (plus budgets, goals, bills
+ * npm run bench [-- --quick] — every tool on the real server under load. In one run, on loopback: seeds a user with 10k / 100k / 1M transactions (plus budgets, goals, bills
  * and 1,000 other users with tokens) into fresh SQLite databases (and Postgres ones when reachable),
  * starts the real server as its own process with the production start command, drives it with
  * autocannon over many tokens, measures every tool, and beside them (unless --no-baselines) the bare express echo and the official SDK servers
@@ -56,8 +59,31 @@ import {
   type WriteCheck,
   UNANSWERED_TARGET,
 } from "./bench/results.js";
+import { chooseScenario, listScenarios } from "./bench/scenarios.js";
 import { seedPostgres, seedSqlite } from "./bench/seed.js";
 import { autocannonRequests, buildTargets, isRpcResult, type Target, type TargetContext } from "./bench/targets.js";
+
+// ---------------------------------------------------------------------------------------------
+// The scenario: this file's (tools), or another one's module, which runs when imported.
+
+{
+  let chosen: ReturnType<typeof chooseScenario>;
+  try {
+    if (process.argv.slice(2).some((a) => a === "--list" || a === "--scenarios")) {
+      console.log(listScenarios());
+      process.exit(0);
+    }
+    chosen = chooseScenario(process.argv.slice(2));
+  } catch (err) {
+    console.error(`bench: ${(err as Error).message}`);
+    process.exit(2);
+  }
+  process.argv.splice(2, Infinity, ...chosen.rest);
+  if (chosen.scenario.load) {
+    await chosen.scenario.load();
+    process.exit(process.exitCode ?? 0);
+  }
+}
 
 // ---------------------------------------------------------------------------------------------
 // Options
