@@ -55,6 +55,16 @@ export const SCENARIOS: readonly Scenario[] = [
     summary: "counting and deleting the heavy user's account at N transactions, the other users' rows left",
     load: () => import("./scenarios/account-delete.js"),
   },
+  {
+    name: "fixed-answer",
+    summary: "the ceiling for an answer of N bytes (and after K Postgres round trips): a bare express server under the tools scenario's load",
+    load: () => import("./scenarios/fixed-answer.js"),
+  },
+  {
+    name: "profile",
+    summary: "summarises .cpuprofile files that --profile wrote: CPU by area and by function, or by job (--areas)",
+    load: () => import("./scenarios/profile.js"),
+  },
 ];
 
 export function listScenarios(): string {
