@@ -37,31 +37,12 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { availableParallelism, loadavg, tmpdir, totalmem, type } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import Database from "better-sqlite3";
-import pg from "pg";
-import { BASELINE_KINDS, BASELINE_PATH, baselineRequests } from "./bench/baselines.js";
-import { buildData, type DataSpec, type Fixture } from "./bench/data.js";
-import { call, latencySeries, measureLoad, waitIdle, type LoadStats } from "./bench/load.js";
-import { cpuSecondsOf, installCleanup, memoryOf, ROOT, startBaselineServer, startFinanceServer, type Child } from "./bench/processes.js";
-import { renderChart, renderMarkdown } from "./bench/report.js";
-import {
-  evaluateTargets,
-  fmt,
-  writeCheckOk,
-  type BaselineRun,
-  type BenchResults,
-  type EngineRun,
-  type MachineInfo,
-  type ScaleRun,
-  type Settings,
-  type Sustained,
-  type ToolRun,
-  type WriteCheck,
-  UNANSWERED_TARGET,
-} from "./bench/results.js";
+import type { DataSpec, Fixture } from "./bench/data.js";
+import type { LoadStats } from "./bench/load.js";
+import type { Child } from "./bench/processes.js";
+import type { BaselineRun, BenchResults, EngineRun, MachineInfo, ScaleRun, Settings, Sustained, ToolRun, WriteCheck } from "./bench/results.js";
 import { chooseScenario, listScenarios } from "./bench/scenarios.js";
-import { seedPostgres, seedSqlite } from "./bench/seed.js";
-import { autocannonRequests, buildTargets, isRpcResult, type Target, type TargetContext } from "./bench/targets.js";
+import type { Target, TargetContext } from "./bench/targets.js";
 
 // ---------------------------------------------------------------------------------------------
 // The scenario: this file's (tools), or another one's module, which runs when imported.
@@ -84,6 +65,19 @@ import { autocannonRequests, buildTargets, isRpcResult, type Target, type Target
     process.exit(process.exitCode ?? 0);
   }
 }
+
+// What the tools scenario runs on, loaded only when it is the one chosen (another scenario starts without
+// loading the drivers, autocannon and the rendering: seconds on a loaded machine, and CI runs three).
+const { default: Database } = await import("better-sqlite3");
+const { default: pg } = await import("pg");
+const { BASELINE_KINDS, BASELINE_PATH, baselineRequests } = await import("./bench/baselines.js");
+const { buildData } = await import("./bench/data.js");
+const { call, latencySeries, measureLoad, waitIdle } = await import("./bench/load.js");
+const { cpuSecondsOf, installCleanup, memoryOf, ROOT, startBaselineServer, startFinanceServer } = await import("./bench/processes.js");
+const { renderChart, renderMarkdown } = await import("./bench/report.js");
+const { evaluateTargets, fmt, writeCheckOk, UNANSWERED_TARGET } = await import("./bench/results.js");
+const { seedPostgres, seedSqlite } = await import("./bench/seed.js");
+const { autocannonRequests, buildTargets, isRpcResult } = await import("./bench/targets.js");
 
 // ---------------------------------------------------------------------------------------------
 // Options
