@@ -50,11 +50,15 @@ import type { Target, TargetContext } from "./bench/targets.js";
 {
   let chosen: ReturnType<typeof chooseScenario>;
   try {
-    if (process.argv.slice(2).some((a) => a === "--list" || a === "--scenarios")) {
+    if (process.argv.includes("--list")) {
       console.log(listScenarios());
       process.exit(0);
     }
     chosen = chooseScenario(process.argv.slice(2));
+    if (!chosen.scenario.load && chosen.rest.some((a) => a === "--help" || a === "-h")) {
+      console.log(`npm run bench [-- [--scenario] NAME] [-- options]: the options of each are in the header of its module\n\n${listScenarios()}`);
+      process.exit(0);
+    }
   } catch (err) {
     console.error(`bench: ${(err as Error).message}`);
     process.exit(2);
