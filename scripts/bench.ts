@@ -1,7 +1,10 @@
 /**
- * npm run bench [-- --quick] — the benchmark (docs/performance.md explains it).
+ * npm run bench [-- [--scenario] NAME] [-- options] — the one benchmark entry point (docs/performance.md
+ * explains it). `npm run bench -- --list` lists the named scenarios (scripts/bench/scenarios.ts); every
+ * one but the default runs from its module under scripts/bench/scenarios/, with its options in its
+ * header. The default, `tools`, is this file:
  *
- * In one run, on loopback: seeds a user with 10k / 100k / 1M transactions (plus budgets, goals, bills
+ * npm run bench [-- --quick] — every tool on the real server under load. In one run, on loopback: seeds a user with 10k / 100k / 1M transactions (plus budgets, goals, bills
  * and 1,000 other users with tokens) into fresh SQLite databases (and Postgres ones when reachable),
  * starts the real server as its own process with the production start command, drives it with
  * autocannon over many tokens, measures every tool, and beside them (unless --no-baselines) the bare express echo and the official SDK servers
@@ -34,30 +37,51 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { availableParallelism, loadavg, tmpdir, totalmem, type } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import Database from "better-sqlite3";
-import pg from "pg";
-import { BASELINE_KINDS, BASELINE_PATH, baselineRequests } from "./bench/baselines.js";
-import { buildData, type DataSpec, type Fixture } from "./bench/data.js";
-import { call, latencySeries, measureLoad, waitIdle, type LoadStats } from "./bench/load.js";
-import { cpuSecondsOf, installCleanup, memoryOf, ROOT, startBaselineServer, startFinanceServer, type Child } from "./bench/processes.js";
-import { renderChart, renderMarkdown } from "./bench/report.js";
-import {
-  evaluateTargets,
-  fmt,
-  writeCheckOk,
-  type BaselineRun,
-  type BenchResults,
-  type EngineRun,
-  type MachineInfo,
-  type ScaleRun,
-  type Settings,
-  type Sustained,
-  type ToolRun,
-  type WriteCheck,
-  UNANSWERED_TARGET,
-} from "./bench/results.js";
-import { seedPostgres, seedSqlite } from "./bench/seed.js";
-import { autocannonRequests, buildTargets, isRpcResult, type Target, type TargetContext } from "./bench/targets.js";
+import type { DataSpec, Fixture } from "./bench/data.js";
+import type { LoadStats } from "./bench/load.js";
+import type { Child } from "./bench/processes.js";
+import type { BaselineRun, BenchResults, EngineRun, MachineInfo, ScaleRun, Settings, Sustained, ToolRun, WriteCheck } from "./bench/results.js";
+import { chooseScenario, listScenarios } from "./bench/scenarios.js";
+import type { Target, TargetContext } from "./bench/targets.js";
+
+// ---------------------------------------------------------------------------------------------
+// The scenario: this file's (tools), or another one's module, which runs when imported.
+
+{
+  let chosen: ReturnType<typeof chooseScenario>;
+  try {
+    if (process.argv.includes("--list")) {
+      console.log(listScenarios());
+      process.exit(0);
+    }
+    chosen = chooseScenario(process.argv.slice(2));
+    if (!chosen.scenario.load && chosen.rest.some((a) => a === "--help" || a === "-h")) {
+      console.log(`npm run bench [-- [--scenario] NAME] [-- options]: the options of each are in the header of its module\n\n${listScenarios()}`);
+      process.exit(0);
+    }
+  } catch (err) {
+    console.error(`bench: ${(err as Error).message}`);
+    process.exit(2);
+  }
+  process.argv.splice(2, Infinity, ...chosen.rest);
+  if (chosen.scenario.load) {
+    await chosen.scenario.load();
+    process.exit(process.exitCode ?? 0);
+  }
+}
+
+// What the tools scenario runs on, loaded only when it is the one chosen (another scenario starts without
+// loading the drivers, autocannon and the rendering: seconds on a loaded machine, and CI runs three).
+const { default: Database } = await import("better-sqlite3");
+const { default: pg } = await import("pg");
+const { BASELINE_KINDS, BASELINE_PATH, baselineRequests } = await import("./bench/baselines.js");
+const { buildData } = await import("./bench/data.js");
+const { call, latencySeries, measureLoad, waitIdle } = await import("./bench/load.js");
+const { cpuSecondsOf, installCleanup, memoryOf, ROOT, startBaselineServer, startFinanceServer } = await import("./bench/processes.js");
+const { renderChart, renderMarkdown } = await import("./bench/report.js");
+const { evaluateTargets, fmt, writeCheckOk, UNANSWERED_TARGET } = await import("./bench/results.js");
+const { seedPostgres, seedSqlite } = await import("./bench/seed.js");
+const { autocannonRequests, buildTargets, isRpcResult } = await import("./bench/targets.js");
 
 // ---------------------------------------------------------------------------------------------
 // Options

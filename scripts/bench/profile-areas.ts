@@ -7,10 +7,8 @@
  * frames of node's internals and V8 builtins passed over to their caller. What no frame names is "node
  * internals (event loop, sockets, timers)". docs/performance.md, "Where the time goes".
  *
- *   node --import tsx scripts/bench/profile-areas.ts FILE.cpuprofile [--from µs --to µs]
+ *   npm run bench -- profile --areas FILE.cpuprofile [--from µs --to µs]   (scripts/bench/scenarios/profile.ts)
  */
-import { readFileSync } from "node:fs";
-import { parseArgs } from "node:util";
 import type { Profile } from "./profile-summary.js";
 
 export interface Areas {
@@ -143,14 +141,4 @@ export function areasOf(profile: Profile, window?: { from: number; to: number })
     wallMs: wall,
     areas: [...areas].map(([area, ms]) => ({ area, ms, share: ms / Math.max(1e-9, cpu) })).sort((x, y) => y.ms - x.ms),
   };
-}
-
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const { values, positionals } = parseArgs({ options: { from: { type: "string" }, to: { type: "string" } }, allowPositionals: true });
-  for (const file of positionals) {
-    const window = values.from && values.to ? { from: Number(values.from), to: Number(values.to) } : undefined;
-    const a = areasOf(JSON.parse(readFileSync(file, "utf8")) as Profile, window);
-    console.log(`${file}: ${(a.cpuMs / 1000).toFixed(1)} s of CPU in ${(a.wallMs / 1000).toFixed(1)} s`);
-    for (const x of a.areas) console.log(`  ${(x.share * 100).toFixed(1).padStart(5)} %  ${x.area}`);
-  }
 }

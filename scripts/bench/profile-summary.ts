@@ -3,11 +3,9 @@
  * self time per function and per area (our src/, generated/, each dependency, node internals, GC, idle),
  * so that docs/performance.md can say where a request's time goes.
  *
- *   node --import tsx scripts/bench/profile-summary.ts DIR/*.cpuprofile [--top 25]
+ *   npm run bench -- profile DIR/*.cpuprofile [--top 25]   (scripts/bench/scenarios/profile.ts)
  */
-import { readFileSync } from "node:fs";
 import { relative } from "node:path";
-import { parseArgs } from "node:util";
 import { ROOT } from "./processes.js";
 
 /** A node of a V8 .cpuprofile (what `node --cpu-prof` writes). */
@@ -115,18 +113,4 @@ export function summarize(profile: Profile, top = 25): ProfileSummary {
       .sort((x, y) => y.ms - x.ms)
       .slice(0, top),
   };
-}
-
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const { values, positionals } = parseArgs({ options: { top: { type: "string", default: "25" } }, allowPositionals: true });
-  for (const file of positionals) {
-    const s = summarize(JSON.parse(readFileSync(file, "utf8")) as Profile, Number(values.top));
-    console.log(`\n${file}: ${(s.totalMs / 1000).toFixed(1)} s of CPU (idle excluded)`);
-    console.log("  by area:");
-    for (const a of s.byArea.slice(0, 20)) console.log(`    ${(a.share * 100).toFixed(1).padStart(5)} %  ${a.area}`);
-    console.log("  by function (self time):");
-    for (const f of s.byFunction) console.log(`    ${(f.share * 100).toFixed(1).padStart(5)} %  ${f.fn}  ${f.where}`);
-    console.log("  our functions, inclusive (with everything they call):");
-    for (const f of s.ownInclusive) console.log(`    ${(f.share * 100).toFixed(1).padStart(5)} %  ${f.fn}  ${f.where}`);
-  }
 }

@@ -1,7 +1,7 @@
 /**
  * Hostile statements of each format, any size: the shapes that made a parser's work grow faster than its
  * input (issue 41), padded to `chars` characters. Used by test/statements/bounded-work.test.ts (each at the
- * 4,000,000 allowed) and scripts/bench-statements.ts (the time at several sizes).
+ * 4,000,000 allowed) and `npm run bench -- statements` (the time at several sizes).
  */
 const fill = (head: string, unit: string, tail: string, chars: number): string =>
   head + unit.repeat(Math.max(0, Math.floor((chars - head.length - tail.length) / unit.length))) + tail;

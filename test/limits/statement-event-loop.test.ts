@@ -3,7 +3,7 @@
  * (4,000,000 characters) of each format is previewed, another user's stream of whoami calls is answered
  * within 250 ms at the 99th percentile, and the event loop's own delay (perf_hooks.monitorEventLoopDelay,
  * this process runs the server) stays under the same bound. A bound asserted, not a speed: the figures are
- * measured by scripts/bench-statements.ts. docs/reliability.md#bounded-work.
+ * measured by `npm run bench -- statements`. docs/reliability.md#bounded-work.
  */
 import { expect } from "chai";
 import { randomUUID } from "node:crypto";

@@ -2,7 +2,7 @@
  * Bounded work in the statement parsers (issue 41). Each hostile 4,000,000-character statement is read
  * within the worker's budget and answers rows or invalid_params: the shapes were quadratic (hours at this
  * size), so the budget, not a wall-clock threshold, is what a regression meets. The budget's own refusal,
- * and the nesting bounds with their messages. Speed at several sizes: scripts/bench-statements.ts.
+ * and the nesting bounds with their messages. Speed at several sizes: `npm run bench -- statements`.
  */
 import { expect } from "chai";
 import { readFileSync } from "node:fs";

@@ -68,6 +68,7 @@ describe(".ci/run and the README agree", () => {
       "npm run build",
       "npm run bench:protocol -- --quick",
       "npm run bench -- --quick",
+      "npm run bench -- scaleout --quick",
       "apt-get install -y -qq chromium",
     ])
       expect(after, check).to.include(check);

@@ -84,8 +84,8 @@ interface Statement {
   ends: string[];
 }
 
-/** The statement of readNetWorthInputs, with named bindings (exported for scripts/net-worth-bench.ts's query plans). */
-export function netWorthStatement(userId: string, days: readonly string[]): Statement {
+/** The statement of readNetWorthInputs, with named bindings. */
+function netWorthStatement(userId: string, days: readonly string[]): Statement {
   const plans = days.map(planDay);
   const cutoffs = [...new Set(plans.map((p) => p.cutoff))].sort();
   const ranges = mergeRanges(plans);

@@ -1,5 +1,5 @@
 /**
- * npm run bench:protocol [-- --quick] [-- --duration S] [-- --connections N]
+ * npm run bench:protocol [-- --quick] [-- --duration S] [-- --connections N]   (= npm run bench -- protocol …)
  *
  * Throughput and latency of one MCP tool call through the whole pipeline (Host/Origin → Accept → JSON
  * → envelope → revision → bearer token → rate limit → dispatch: scope, write switch, params, handler,
@@ -28,7 +28,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { BASELINE_PATH, baselineRequests, startBaseline, type BaselineRequest } from "./bench/baselines.js";
+import { BASELINE_PATH, baselineRequests, startBaseline, type BaselineRequest } from "../baselines.js";
 
 const require = createRequire(import.meta.url);
 
@@ -54,12 +54,12 @@ async function listen(handler: (req: IncomingMessage, res: ServerResponse) => vo
 const TRIVIAL_TOOL = "whoami";
 
 async function startFull(dbUrl: string, validateResults: boolean, token?: string): Promise<{ port: number; token: string }> {
-  const { loadConfig } = await import("../src/config.js");
-  const { createDb } = await import("../src/db/knex.js");
-  const { migrateLatest } = await import("../src/db/migrate.js");
-  const { createApp, createServices } = await import("../src/app.js");
-  const { createToken } = await import("../src/auth/tokens.js");
-  const { newId } = await import("../src/db/ids.js");
+  const { loadConfig } = await import("../../../src/config.js");
+  const { createDb } = await import("../../../src/db/knex.js");
+  const { migrateLatest } = await import("../../../src/db/migrate.js");
+  const { createApp, createServices } = await import("../../../src/app.js");
+  const { createToken } = await import("../../../src/auth/tokens.js");
+  const { newId } = await import("../../../src/db/ids.js");
   const config = loadConfig({
     DATABASE_URL: dbUrl,
     LOG_LEVEL: "silent",
@@ -394,11 +394,12 @@ if (process.argv.includes("--serve")) {
     process.exit(1);
   });
 } else {
-  main().then(
-    () => process.exit(0),
-    (err: unknown) => {
-      console.error(err);
-      process.exit(1);
-    },
-  );
+  // Awaited: scripts/bench.ts runs this scenario by importing it and exits when the import settles.
+  try {
+    await main();
+    process.exit(0);
+  } catch (err) {
+    console.error(err);
+    process.exit(1);
+  }
 }

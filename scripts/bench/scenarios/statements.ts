@@ -1,5 +1,5 @@
 /**
- * npx tsx scripts/bench-statements.ts [-- --sizes 500000,1000000,2000000,4000000]
+ * npm run bench -- statements [--sizes 500000,1000000,2000000,4000000]
  *
  * The time each statement parser takes on the hostile shapes of test/helpers/hostile-statements.ts (and
  * ordinary rows) at several sizes, in place (no worker), and the ratio of the largest size's time to the
@@ -7,9 +7,9 @@
  * squares it (issue 41). Speed is measured here; the tests only assert bounds (docs/reliability.md,
  * "Bounded work").
  */
-import { AppError } from "../src/errors.js";
-import { parseStatement } from "../src/statements/parse.js";
-import { hostileStatements, largeStatements } from "../test/helpers/hostile-statements.js";
+import { AppError } from "../../../src/errors.js";
+import { parseStatement } from "../../../src/statements/parse.js";
+import { hostileStatements, largeStatements } from "../../../test/helpers/hostile-statements.js";
 
 const arg = process.argv.indexOf("--sizes");
 const sizes = (arg > 0 ? process.argv[arg + 1]! : "500000,1000000,2000000,4000000").split(",").map(Number);

@@ -1,7 +1,7 @@
 /**
  * How undo_change's time grows with the rows it undoes (issue 41: "Undo is linear in its rows"):
  *
- *   FINANCE_TEST_ENGINE=sqlite|postgres npx tsx scripts/undo-bench.ts [--rows 1250,2500,5000]
+ *   FINANCE_TEST_ENGINE=sqlite|postgres npm run bench -- undo [--rows 1250,2500,5000]
  *
  * For each size, imports a synthetic statement of that many rows into a new wallet (one change), then
  * times the undo's dry run and its commit through the tools, and prints one JSON line per size: rows,
@@ -12,9 +12,9 @@
  */
 import { randomUUID } from "node:crypto";
 import { parseArgs } from "node:util";
-import { girokontoCsv } from "./bench/statement.js";
-import { engine } from "../test/helpers/database.js";
-import { startTestServer } from "../test/helpers/server.js";
+import { girokontoCsv } from "../statement.js";
+import { engine } from "../../../test/helpers/database.js";
+import { startTestServer } from "../../../test/helpers/server.js";
 
 const { values } = parseArgs({ options: { rows: { type: "string", default: "1250,2500,5000" } } });
 const sizes = values.rows.split(",").map(Number);

@@ -1,5 +1,5 @@
 /**
- * npx tsx scripts/account-delete-bench.ts [--scale N] [--postgres]: how long counting (the deletion
+ * npm run bench -- account-delete [--scale N] [--postgres]: how long counting (the deletion
  * page) and deleting an account (src/account/delete.ts) take for the benchmark's heavy user with N
  * transactions (default 100,000), on SQLite or Postgres, and that the other users' rows are all left.
  * The data is the benchmark's (scripts/bench/data.ts); numbers go to docs/performance.md by hand.
@@ -9,10 +9,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import pg from "pg";
-import { countAccountRows, deleteAccount } from "../src/account/delete.js";
-import { createDb } from "../src/db/knex.js";
-import { buildData } from "./bench/data.js";
-import { seedPostgres, seedSqlite } from "./bench/seed.js";
+import { countAccountRows, deleteAccount } from "../../../src/account/delete.js";
+import { createDb } from "../../../src/db/knex.js";
+import { buildData } from "../data.js";
+import { seedPostgres, seedSqlite } from "../seed.js";
 
 const { values } = parseArgs({ options: { scale: { type: "string" }, postgres: { type: "boolean" } } });
 const scale = Number(values.scale ?? 100_000);

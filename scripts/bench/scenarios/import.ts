@@ -1,7 +1,7 @@
 /**
  * How long `finance-mcp import` takes for a large account, and how much memory it holds:
  *
- *   npx tsx scripts/import-bench.ts [--engine sqlite|postgres] [--transactions N]
+ *   npm run bench -- import [--engine sqlite|postgres] [--transactions N]
  *
  * Writes an export of N transactions (default 100,000; four wallets, one or two tags each, an audit entry
  * per transaction) to a temporary file, imports it with importFile (the CLI's path: streamed, checked,
@@ -17,11 +17,11 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { randomUUID } from "node:crypto";
 import pg from "pg";
-import { createDb } from "../src/db/knex.js";
-import { migrateLatest } from "../src/db/migrate.js";
-import { newId } from "../src/db/ids.js";
-import { lastMigration } from "../src/portability/export.js";
-import { importFile } from "../src/portability/import.js";
+import { createDb } from "../../../src/db/knex.js";
+import { migrateLatest } from "../../../src/db/migrate.js";
+import { newId } from "../../../src/db/ids.js";
+import { lastMigration } from "../../../src/portability/export.js";
+import { importFile } from "../../../src/portability/import.js";
 
 const { values } = parseArgs({ options: { engine: { type: "string", default: "sqlite" }, transactions: { type: "string", default: "100000" } } });
 const engine = values.engine === "postgres" ? "postgres" : "sqlite";

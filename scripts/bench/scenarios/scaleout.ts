@@ -1,7 +1,7 @@
 /**
  * Scale-out and group commit on Postgres (docs/performance.md, "Scale-out and group commit, measured"):
  *
- *   npx tsx scripts/bench-scaleout.ts [--quick] [--processes 1,2,4] [--rows whoami,…] [--seconds 8]
+ *   npm run bench -- scaleout [--quick] [--processes 1,2,4] [--rows whoami,…] [--seconds 8]
  *       [--warmup 3] [--connections 48] [--read-tokens 100] [--limit 40] [--no-limits] [--no-redis] [--no-family]
  *       [--group-commit] [--rounds 3] [--commit-delay 1000] [--commit-siblings 5] [--gc-processes 1]
  *       [--profile DIR] [--echo] [--out FILE]
@@ -38,13 +38,13 @@ import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import autocannon, { type Request as AcRequest } from "autocannon";
 import pg from "pg";
-import { buildData, type Fixture } from "./bench/data.js";
-import { call, type HttpCall } from "./bench/load.js";
-import { BASELINE_PATH, baselineRequests } from "./bench/baselines.js";
-import { cpuSecondsOf, installCleanup, startBaselineServer, startFinanceServer, type Child } from "./bench/processes.js";
-import { areasOf, type Areas } from "./bench/profile-areas.js";
-import { seedPostgres } from "./bench/seed.js";
-import { autocannonRequests, buildTargets, isRpcResult, MCP_PATH, type Target, type TargetContext } from "./bench/targets.js";
+import { buildData, type Fixture } from "../data.js";
+import { call, type HttpCall } from "../load.js";
+import { BASELINE_PATH, baselineRequests } from "../baselines.js";
+import { cpuSecondsOf, installCleanup, startBaselineServer, startFinanceServer, type Child } from "../processes.js";
+import { areasOf, type Areas } from "../profile-areas.js";
+import { seedPostgres } from "../seed.js";
+import { autocannonRequests, buildTargets, isRpcResult, MCP_PATH, type Target, type TargetContext } from "../targets.js";
 
 const { values: args } = parseArgs({
   options: {
@@ -120,7 +120,7 @@ async function cleanup(): Promise<void> {
 }
 installCleanup(cleanup);
 const watchdog = setTimeout(() => {
-  console.error(`bench-scaleout: time limit of ${TIME_LIMIT_MS / 1000} s reached; stopping`);
+  console.error(`bench scaleout: time limit of ${TIME_LIMIT_MS / 1000} s reached; stopping`);
   void cleanup().finally(() => process.exit(2));
 }, TIME_LIMIT_MS);
 watchdog.unref();
@@ -697,7 +697,7 @@ let code = 1;
 try {
   code = await main();
 } catch (err) {
-  console.error(`bench-scaleout failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+  console.error(`bench scaleout failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
 } finally {
   await cleanup();
   clearTimeout(watchdog);

@@ -4,13 +4,14 @@
  * 3 s warm-up, 10 s measured, server in its own process). docs/performance.md uses it to show what the
  * size of the tools/list answer alone costs on this stack, and what Postgres round trips alone cost:
  *
- *   node --import tsx scripts/bench/fixed-answer.ts [--queries K] [bytes …]     (default: 100 287000)
+ *   npm run bench -- fixed-answer [--queries K] [bytes …]     (default: 100 287000)
  *
  * --queries K: before answering, run K `SELECT 1` one after the other on a pg pool of the service's size
  * (10) against DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres).
  */
 import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import express from "express";
 import pg from "pg";
@@ -33,7 +34,7 @@ async function serve(bytes: number, queries: number): Promise<void> {
 }
 
 async function measure(bytes: number, queries: number): Promise<void> {
-  const child = spawn(process.execPath, [...process.execArgv, process.argv[1] as string, "--serve", String(bytes), String(queries)], {
+  const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), "--serve", String(bytes), String(queries)], {
     stdio: ["pipe", "pipe", "inherit"],
   });
   const [port, size] = await new Promise<string[]>((resolve) => createInterface({ input: child.stdout! }).once("line", (l) => resolve(l.split(" "))));
