@@ -115,6 +115,32 @@ export async function seedExampleWorld(server: TestServer): Promise<string> {
   // update_transactions' example: this year's work travel, as the rows it tags were before.
   for (const t of exampleOf("update_transactions").transactions)
     await transaction({ ...t, category: "Travel", tags: t.changes.find((c: any) => c.field === "tags").before }, AT);
+  // The rest of the person's first quarter, which no example lists row by row but the totals count: the
+  // emergency money moved to savings, freelance income, March's salary and rent (the bill reminder's
+  // payee), the week's groceries and meals out.
+  const checking = "wal_example0000000001";
+  const rest: Record<string, unknown>[] = [
+    { date: "2026-02-01", amount: "2500.00", direction: "transfer", to_wallet_id: "wal_example0000000002", description: "Emergency fund" },
+    { date: "2026-02-10", amount: "1185.85", direction: "income", payee: "Client", category: "Freelance" },
+    { date: "2026-03-01", amount: "3200.00", direction: "income", payee: "Employer", category: "Salary" },
+    { date: "2026-03-01", amount: "900.00", direction: "expense", payee: "Oakwood Apartments", category: "Rent" },
+    ...[
+      ["03-02", "30.00"],
+      ["03-04", "31.20"],
+      ["03-05", "28.45"],
+      ["03-07", "35.00"],
+      ["03-09", "40.00"],
+      ["03-11", "33.10"],
+      ["03-12", "36.90"],
+      ["03-13", "35.00"],
+    ].map(([day, amount]) => ({ date: `2026-${day}`, amount, direction: "expense", payee: "Safeway", category: "Groceries", tags: ["household"] })),
+    ...[
+      ["03-06", "12.50"],
+      ["03-10", "10.40"],
+      ["03-12", "10.00"],
+    ].map(([day, amount]) => ({ date: `2026-${day}`, amount, direction: "expense", payee: "Diner", category: "Dining" })),
+  ];
+  for (const t of rest) await call("create_transaction", { wallet_id: checking, ...t }, `${t.date}T12:00:00Z`);
   for (const b of exampleOf("list_budgets").budgets) {
     const { id, amount, status: _status, created_at, updated_at: _u, ...fields } = b;
     await call("create_budget", { ...fields, amount: amount.value }, created_at, id);
