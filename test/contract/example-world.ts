@@ -5,8 +5,9 @@
  * chatbot's calls, like the demo person of src/demo/seed.ts), never by inserting rows. Only the ids and the
  * clock are the examples' own: each write mints the example's id (the world's id source hands it out) at
  * the example's created_at. The records are read from the examples' results, so the world and the
- * examples cannot drift apart; what no example's result shows (the coffee Claude Desktop corrected, the
- * bakery purchase undo_change takes back) is written here.
+ * examples cannot drift apart; what no example's result shows (the rest of the person's first quarter,
+ * the coffee Claude Desktop corrected, the bakery purchase undo_change takes back) is written here as
+ * tool calls too. The audit counter alone is set directly (auditIdsUpTo), standing for earlier history.
  */
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -29,10 +30,11 @@ export const EXAMPLE_USER_ID = "usr_example0000000001";
 const AT = "2026-01-02T15:04:05Z";
 
 /** The examples' ids: each write takes the id queued for its prefix, in order; anything else is random. */
-function exampleIds(): IdSource & { queue(...ids: string[]): void } {
+function exampleIds(): IdSource & { queue(...ids: string[]): void; left(): string[] } {
   const queued: string[] = [];
   return {
     queue: (...ids) => queued.push(...ids),
+    left: () => queued.splice(0),
     next(prefix: IdPrefix) {
       const i = queued.findIndex((id) => id.startsWith(`${prefix}_`));
       return i < 0 ? newId(prefix) : queued.splice(i, 1)[0]!;
@@ -84,7 +86,10 @@ export async function seedExampleWorld(server: TestServer): Promise<string> {
     clock = new Date(at);
     ids.queue(...newIds);
     const params_ = { idempotency_key: randomUUID(), ...present(params) };
-    return (await dispatch(tool, params_, { caller, requestId: `example-world-${randomUUID()}` })) as Record<string, any>;
+    const answer = await dispatch(tool, params_, { caller, requestId: `example-world-${randomUUID()}` });
+    const unused = ids.left();
+    if (unused.length > 0) throw new Error(`example world: ${tool} did not mint ${unused.join(", ")}`);
+    return answer;
   };
 
   // The wallets; the archived one without transactions is the one delete_wallet's example previews.
