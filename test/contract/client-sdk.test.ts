@@ -34,7 +34,7 @@ describe(`generated TypeScript client: build, pack, install, every tool (${engin
     execFileSync("npm", ["install", "--no-audit", "--no-fund", "--offline", join(project, packed)], { cwd: project, stdio: "pipe" });
     sdk = await import(join(project, "node_modules/@finance-mcp/client/dist/index.js"));
     server = await startTestServer({}, { now: () => new Date("2026-03-15T12:00:00Z") });
-    token = await seedExampleWorld(server.db, server.config.tokenPepper);
+    token = await seedExampleWorld(server);
   });
   after(async () => {
     await server?.close();

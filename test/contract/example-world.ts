@@ -1,225 +1,196 @@
 /**
- * The example world of openrpc.json: the user, wallets, transaction, budget, goal (with contributions)
- * and bill reminder that the spec's examples refer to, inserted with the examples' own ids, so each
- * example's params can be replayed against a real server. The rows are read from the examples' results,
- * so the world and the examples cannot drift apart.
+ * The example world of openrpc.json: the person, wallets, transactions, budget, goal (with contributions),
+ * bill reminder and rule that the spec's examples refer to, made the way a person's data is: through the
+ * tools (the service's dispatch: the same validation, write pipeline, audit and derived fields as a
+ * chatbot's calls, like the demo person of src/demo/seed.ts), never by inserting rows. Only the ids and the
+ * clock are the examples' own: each write mints the example's id (the world's id source hands it out) at
+ * the example's created_at. The records are read from the examples' results, so the world and the
+ * examples cannot drift apart; what no example's result shows (the rest of the person's first quarter,
+ * the coffee Claude Desktop corrected, the bakery purchase undo_change takes back) is written here as
+ * tool calls too. The audit counter alone is set directly (auditIdsUpTo), standing for earlier history.
  */
+import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import type { Knex } from "knex";
-import { createToken, KNOWN_SCOPES } from "../../src/auth/tokens.js";
-import { toRRule } from "../../src/domain/bills/schedule.js";
-import { foldedKeys, foldKey } from "../../src/domain/shared/text.js";
+import { handlers } from "../../generated/tool-modules.js";
+import { authenticateBearer, createToken, KNOWN_SCOPES } from "../../src/auth/tokens.js";
+import { createUser } from "../../src/auth/users.js";
+import { newId, type IdPrefix, type IdSource } from "../../src/db/ids.js";
+import { createDispatch } from "../../src/rpc/dispatch.js";
+import { createWritePipeline } from "../../src/writes/pipeline.js";
+import { engine } from "../helpers/database.js";
+import type { TestServer } from "../helpers/server.js";
 
 const spec = JSON.parse(readFileSync(new URL("../../openrpc.json", import.meta.url), "utf8"));
-const example = (method: string) => spec.methods.find((m: any) => m.name === method).examples[0].result.value;
+const firstExample = (method: string) => spec.methods.find((m: any) => m.name === method).examples[0];
+const exampleOf = (method: string) => firstExample(method).result.value;
+const paramsOf = (method: string) => Object.fromEntries(firstExample(method).params.map((p: any) => [p.name, p.value]));
 
 export const EXAMPLE_USER_ID = "usr_example0000000001";
 const AT = "2026-01-02T15:04:05Z";
 
-export async function seedExampleWorld(db: Knex, pepper: string): Promise<string> {
-  await db("users").insert({
-    id: EXAMPLE_USER_ID,
-    email: "example@example.test",
-    email_normalized: "example@example.test",
-    password_hash: "scrypt$none",
-    timezone: "UTC",
-    default_currency: "USD",
-    created_at: AT,
-    updated_at: AT,
-  });
-  // The archived wallet without transactions is the one delete_wallet's example previews.
-  const wallets = [...example("list_wallets").wallets, example("delete_wallet").wallet];
-  for (const w of wallets) {
-    await db("wallets").insert({
-      id: w.id,
-      user_id: EXAMPLE_USER_ID,
-      name: w.name,
-      name_normalized: foldKey(w.name),
-      type: w.type,
-      currency: w.currency,
-      opening_balance_minor: String(w.opening_balance.minor),
-      opening_date: w.opening_date,
-      archived: w.archived,
-      notes: w.notes,
-      created_at: w.created_at,
-      updated_at: w.updated_at,
-    });
-  }
-  for (const t of example("list_transactions").transactions) {
-    await db("transactions").insert({
-      id: t.id,
-      user_id: EXAMPLE_USER_ID,
-      wallet_id: t.wallet_id,
-      date: t.date,
-      amount_minor: String(t.amount.minor),
-      currency: t.currency,
-      direction: t.direction,
-      payee: t.payee,
-      description: t.description,
-      category: t.category,
-      ...foldedKeys({ payee: t.payee, category: t.category }),
-      notes: t.notes,
-      external_id: t.external_id,
-      transfer_id: t.transfer_id,
-      counterpart_wallet_id: t.counterpart_wallet_id,
-      created_at: t.created_at,
-      updated_at: t.updated_at,
-    });
-    for (const tag of t.tags) await db("transaction_tags").insert({ transaction_id: t.id, user_id: EXAMPLE_USER_ID, tag });
-  }
-  // update_transactions' example: this year's work travel, as the rows it tags were before.
-  for (const t of example("update_transactions").transactions as {
-    id: string;
-    date: string;
-    amount: { minor: number; currency: string };
-    payee: string;
-    changes: { field: string; before: string[] }[];
-  }[]) {
-    await db("transactions").insert({
-      id: t.id,
-      user_id: EXAMPLE_USER_ID,
-      wallet_id: "wal_example0000000001",
-      date: t.date,
-      amount_minor: String(t.amount.minor),
-      currency: t.amount.currency,
-      direction: "expense",
-      payee: t.payee,
-      category: "Travel",
-      ...foldedKeys({ payee: t.payee, category: "Travel" }),
-      created_at: AT,
-      updated_at: AT,
-    });
-    for (const tag of t.changes.find((c) => c.field === "tags")!.before)
-      await db("transaction_tags").insert({ transaction_id: t.id, user_id: EXAMPLE_USER_ID, tag });
-  }
-  for (const b of example("list_budgets").budgets) {
-    await db("budgets").insert({
-      id: b.id,
-      user_id: EXAMPLE_USER_ID,
-      name: b.name,
-      name_normalized: foldKey(b.name),
-      amount_minor: String(b.amount.minor),
-      currency: b.currency,
-      period: b.period,
-      interval: b.interval,
-      anchor_date: b.anchor_date,
-      categories: JSON.stringify(b.categories),
-      tags: JSON.stringify(b.tags),
-      wallet_ids: JSON.stringify(b.wallet_ids),
-      start_date: b.start_date,
-      end_date: b.end_date,
-      rollover: b.rollover,
-      alert_threshold: b.alert_threshold,
-      notes: b.notes,
-      created_at: b.created_at,
-      updated_at: b.updated_at,
-    });
-  }
-  for (const g of example("list_goals").goals) {
-    await db("goals").insert({
-      id: g.id,
-      user_id: EXAMPLE_USER_ID,
-      name: g.name,
-      name_normalized: foldKey(g.name),
-      target_minor: g.target_amount ? String(g.target_amount.minor) : null,
-      currency: g.currency,
-      target_date: g.target_date,
-      wallet_id: g.wallet_id,
-      status: g.status,
-      achieved_at: g.achieved_at,
-      notes: g.notes,
-      created_at: g.created_at,
-      updated_at: g.updated_at,
-    });
-  }
-  for (const c of example("get_goal_progress").goals[0].recent_contributions) {
-    await db("goal_contributions").insert({
-      id: c.id,
-      user_id: EXAMPLE_USER_ID,
-      goal_id: c.goal_id,
-      amount_minor: String(c.amount.minor),
-      date: c.date,
-      note: c.note,
-      transaction_id: c.transaction_id,
-      created_at: c.created_at,
-    });
-  }
-  for (const r of example("list_bill_reminders").reminders) {
-    await db("bill_reminders").insert({
-      id: r.id,
-      user_id: EXAMPLE_USER_ID,
-      name: r.name,
-      payee: r.payee,
-      amount_minor: r.amount ? String(r.amount.minor) : null,
-      amount_min_minor: r.amount_min ? String(r.amount_min.minor) : null,
-      amount_max_minor: r.amount_max ? String(r.amount_max.minor) : null,
-      currency: r.currency,
-      wallet_id: r.wallet_id,
-      category: r.category,
-      schedule: JSON.stringify(r.schedule),
-      rrule: toRRule(r.schedule),
-      start_date: r.schedule.start_date,
-      notice_days: r.notice_days,
-      autopay: r.autopay,
-      active: r.active,
-      notes: r.notes,
-      created_at: r.created_at,
-      updated_at: r.updated_at,
-    });
-  }
-  for (const r of example("list_rules").rules) {
-    await db("rules").insert({
-      id: r.id,
-      user_id: EXAMPLE_USER_ID,
-      position: r.position,
-      field: r.field,
-      operator: r.operator,
-      value: r.value,
-      value_key: foldKey(r.value),
-      min_amount: r.min_amount,
-      max_amount: r.max_amount,
-      direction: r.direction,
-      wallet_id: r.wallet_id,
-      set_category: r.set_category,
-      add_tags: JSON.stringify(r.add_tags),
-      rename_payee: r.rename_payee,
-      created_at: AT,
-      updated_at: AT,
-    });
-  }
-  // undo_change's example takes back audit 1050: the creation of a transaction no other example touches,
-  // with the row the audit captured for it (as it is now: nothing has changed it since).
-  const undo = example("undo_change") as { undone: { audit_id: string }; rows: { id: string }[] };
-  const undone = undo.undone;
-  const first = await db("transactions").where({ id: "txn_example0000000001" }).first();
-  await db("transactions").insert({ ...first, id: undo.rows[0]!.id, payee: "Corner Bakery", amount_minor: String(first.amount_minor), external_id: null });
-  const row = await db("transactions").where({ id: undo.rows[0]!.id }).first();
-  await db("audit_log").insert({
-    id: Number(undone.audit_id),
-    created_at: AT,
-    user_id: EXAMPLE_USER_ID,
-    token_id: null,
-    tool: "create_transaction",
-    action: "create",
-    resource_type: "transaction",
-    resource_id: row.id,
-    idempotency_key: "7c9e6679-7425-40de-944b-e07fc1f90ae7",
-    request_id: "example-world",
-  });
-  await db("audit_rows").insert({
-    audit_id: Number(undone.audit_id),
-    user_id: EXAMPLE_USER_ID,
-    table_name: "transactions",
-    row_key: JSON.stringify({ id: row.id }),
-    before_json: null,
-    after_json: JSON.stringify(row, (_k, v) => (typeof v === "bigint" ? String(v) : v)),
-  });
+/** The examples' ids: each write takes the id queued for its prefix, in order; anything else is random. */
+function exampleIds(): IdSource & { queue(...ids: string[]): void; left(): string[] } {
+  const queued: string[] = [];
+  return {
+    queue: (...ids) => queued.push(...ids),
+    left: () => queued.splice(0),
+    next(prefix: IdPrefix) {
+      const i = queued.findIndex((id) => id.startsWith(`${prefix}_`));
+      return i < 0 ? newId(prefix) : queued.splice(i, 1)[0]!;
+    },
+  };
+}
+
+/**
+ * The audit log as a person's would be at the examples' time: entries up to `id` written before. The id
+ * comes from the engine's own counter, so the next write draws `id + 1` (list_changes' and undo_change's
+ * examples name theirs).
+ */
+async function auditIdsUpTo(db: Knex, id: number): Promise<void> {
+  if (engine === "postgres") await db.raw("SELECT setval(pg_get_serial_sequence('audit_log', 'id'), ?)", [id]);
+  else await db.raw("UPDATE sqlite_sequence SET seq = ? WHERE name = 'audit_log'", [id]);
+}
+
+const money = (m: { value: string } | null | undefined) => (m ? m.value.replace(/^-/, "") : undefined);
+const present = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null && v !== undefined));
+
+/** Builds the world on the server's database and returns a token of the example person with every scope. */
+export async function seedExampleWorld(server: TestServer): Promise<string> {
+  const { db, config } = server;
+  let clock = new Date(AT);
+  const ids = exampleIds();
+  ids.queue(EXAMPLE_USER_ID);
+  await createUser(db, { email: "example@example.test", password: "example world password", timezone: "America/New_York", currency: "USD" }, clock, ids);
+  // whoami's token: the one the replay calls with, holding every scope.
+  ids.queue("tok_example0000000001");
   const { token } = await createToken(
     db,
     EXAMPLE_USER_ID,
-    { name: "example", scopes: [...KNOWN_SCOPES], expiresInDays: 365 },
-    pepper,
-    new Date("2026-03-01T00:00:00Z"),
+    { name: "Claude Desktop", scopes: [...KNOWN_SCOPES], expiresInDays: 365 },
+    config.tokenPepper,
+    clock,
+    ids,
+  );
+  const caller = await authenticateBearer(db, `Bearer ${token}`, config.tokenPepper, clock);
+  const dispatch = createDispatch({
+    db,
+    config,
+    handlers,
+    runWrite: createWritePipeline({ bus: server.services.bus }),
+    log: server.services.log,
+    now: () => clock,
+    ids,
+  });
+  const call = async (tool: string, params: Record<string, unknown>, at: string, ...newIds: string[]) => {
+    clock = new Date(at);
+    ids.queue(...newIds);
+    const params_ = { idempotency_key: randomUUID(), ...present(params) };
+    const answer = await dispatch(tool, params_, { caller, requestId: `example-world-${randomUUID()}` });
+    const unused = ids.left();
+    if (unused.length > 0) throw new Error(`example world: ${tool} did not mint ${unused.join(", ")}`);
+    return answer;
+  };
+
+  // The wallets; the archived one without transactions is the one delete_wallet's example previews.
+  for (const w of [...exampleOf("list_wallets").wallets, exampleOf("delete_wallet").wallet]) {
+    const fields = { name: w.name, type: w.type, currency: w.currency, opening_date: w.opening_date, notes: w.notes };
+    await call("create_wallet", { ...fields, opening_balance: w.opening_balance.value }, w.created_at, w.id);
+    if (w.archived) await call("update_wallet", { wallet_id: w.id, archived: true }, w.updated_at);
+  }
+  const transaction = (t: Record<string, any>, at: string) =>
+    call(
+      "create_transaction",
+      {
+        wallet_id: t.wallet_id ?? "wal_example0000000001",
+        date: t.date,
+        amount: money(t.amount),
+        direction: t.direction ?? "expense",
+        payee: t.payee,
+        description: t.description,
+        category: t.category,
+        tags: t.tags,
+        notes: t.notes,
+        external_id: t.external_id,
+      },
+      at,
+      t.id,
+    );
+  for (const t of exampleOf("list_transactions").transactions) await transaction(t, t.created_at);
+  // update_transactions' example: this year's work travel, as the rows it tags were before.
+  for (const t of exampleOf("update_transactions").transactions)
+    await transaction({ ...t, category: "Travel", tags: t.changes.find((c: any) => c.field === "tags").before }, AT);
+  // The rest of the person's first quarter, which no example lists row by row but the totals count: the
+  // emergency money moved to savings, freelance income, March's salary and rent (the bill reminder's
+  // payee), the week's groceries and meals out.
+  const checking = "wal_example0000000001";
+  const rest: Record<string, unknown>[] = [
+    { date: "2026-02-01", amount: "2500.00", direction: "transfer", to_wallet_id: "wal_example0000000002", description: "Emergency fund" },
+    { date: "2026-02-10", amount: "1185.85", direction: "income", payee: "Client", category: "Freelance" },
+    { date: "2026-03-01", amount: "3200.00", direction: "income", payee: "Employer", category: "Salary" },
+    { date: "2026-03-01", amount: "900.00", direction: "expense", payee: "Oakwood Apartments", category: "Rent" },
+    ...[
+      ["03-02", "30.00"],
+      ["03-04", "31.20"],
+      ["03-05", "28.45"],
+      ["03-07", "35.00"],
+      ["03-09", "40.00"],
+      ["03-11", "33.10"],
+      ["03-12", "36.90"],
+      ["03-13", "35.00"],
+    ].map(([day, amount]) => ({ date: `2026-${day}`, amount, direction: "expense", payee: "Safeway", category: "Groceries", tags: ["household"] })),
+    ...[
+      ["03-06", "12.50"],
+      ["03-10", "10.40"],
+      ["03-12", "10.00"],
+    ].map(([day, amount]) => ({ date: `2026-${day}`, amount, direction: "expense", payee: "Diner", category: "Dining" })),
+  ];
+  for (const t of rest) await call("create_transaction", { wallet_id: checking, ...t }, `${t.date}T12:00:00Z`);
+  for (const b of exampleOf("list_budgets").budgets) {
+    const { id, amount, status: _status, created_at, updated_at: _u, ...fields } = b;
+    await call("create_budget", { ...fields, amount: amount.value }, created_at, id);
+  }
+  for (const g of exampleOf("list_goals").goals) {
+    const fields = { name: g.name, currency: g.currency, target_date: g.target_date, wallet_id: g.wallet_id, notes: g.notes };
+    await call("create_goal", { ...fields, target_amount: money(g.target_amount) }, g.created_at, g.id);
+  }
+  // Oldest first, as they were added.
+  for (const c of [...exampleOf("get_goal_progress").goals[0].recent_contributions].reverse())
+    await call("add_goal_funds", { goal_id: c.goal_id, amount: c.amount.value, date: c.date, note: c.note }, c.created_at, c.id);
+  for (const r of exampleOf("list_bill_reminders").reminders) {
+    const { id, amount, amount_min, amount_max, schedule_text: _t, next_due_dates: _n, active: _a, created_at, updated_at: _u, ...fields } = r;
+    await call("create_bill_reminder", { ...fields, amount: money(amount), amount_min: money(amount_min), amount_max: money(amount_max) }, created_at, id);
+  }
+  for (const r of exampleOf("list_rules").rules) {
+    const { id, position: _p, ...fields } = r;
+    await call("save_rule", fields, AT, id);
+  }
+
+  // list_changes' example: a coffee Claude Desktop entered at 12.40 and corrected to 14.20 with a note,
+  // the person's 1,042nd write.
+  const corrected = exampleOf("list_changes").changes[0];
+  await call(
+    "create_transaction",
+    { wallet_id: "wal_example0000000001", date: "2026-03-14", amount: "12.40", direction: "expense", payee: "Blue Bottle Coffee", category: "Dining" },
+    "2026-03-14T16:10:00Z",
+    corrected.ids[0],
+  );
+  await auditIdsUpTo(db, Number(corrected.audit_id) - 1);
+  await call(
+    "update_transaction",
+    { transaction_id: corrected.ids[0], amount: "14.20", notes: "Oat milk, not regular", idempotency_key: paramsOf("list_changes").idempotency_key },
+    corrected.at,
+  );
+
+  // undo_change's example takes back the creation of a bakery purchase no other example touches (as it
+  // is now: nothing has changed it since).
+  const undo = exampleOf("undo_change");
+  await auditIdsUpTo(db, Number(undo.undone.audit_id) - 1);
+  await call(
+    "create_transaction",
+    { wallet_id: "wal_example0000000001", date: "2026-03-15", amount: "8.50", direction: "expense", payee: "Corner Bakery", category: "Dining" },
+    "2026-03-15T09:12:00Z",
+    undo.rows[0].id,
   );
   return token;
 }

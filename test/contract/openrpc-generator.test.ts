@@ -54,7 +54,7 @@ describe(`@open-rpc/generator's TypeScript client from the published document ($
       throw new Error(`the generated client does not compile:\n${String(err.stdout).split("\n").slice(0, 30).join("\n")}`, { cause: err });
     }
     server = await startTestServer({}, { now: () => new Date("2026-03-15T12:00:00Z") });
-    const token = await seedExampleWorld(server.db, server.config.tokenPepper);
+    const token = await seedExampleWorld(server);
     const { default: FinanceMcp } = createRequire(import.meta.url)(join(pkg, "build/index.js"));
     const { hostname, port } = new URL(server.url);
     client = new FinanceMcp({ transport: { type: "http", host: hostname, port: Number(port), path: "/api/v1/mcp" } });

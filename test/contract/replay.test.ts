@@ -32,7 +32,7 @@ describe(`contract replay of openrpc.json examples (${engine})`, () => {
   before(async () => {
     // The examples' server address (whoami's account_url), as a deployment names it.
     server = await startTestServer({ PUBLIC_URL: "https://finance.example.com" }, { now: () => new Date("2026-03-15T12:00:00Z") });
-    token = await seedExampleWorld(server.db, server.config.tokenPepper);
+    token = await seedExampleWorld(server);
   });
   after(async () => server.close());
 
@@ -82,5 +82,8 @@ describe(`contract replay of openrpc.json examples (${engine})`, () => {
 describe("test/contract/known-differences.json", () => {
   it("pins the differences of exactly the examples listed as differing", () => {
     expect(Object.keys(KNOWN_DIFFERENCES).sort()).to.deep.equal([...differing].sort());
+  });
+  it("pins at most 5 examples (issue 42): correct an example to the server's answer, or make the example world hold what it shows", () => {
+    expect([...differing]).to.have.length.at.most(5);
   });
 });

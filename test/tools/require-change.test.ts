@@ -21,7 +21,7 @@ describe(`update tools refuse an update that changes nothing (${engine})`, () =>
   const countAudit = async () => Number((await server.db("audit_log").count({ n: "*" }))[0]!.n);
   before(async () => {
     server = await startTestServer();
-    token = await seedExampleWorld(server.db, server.config.tokenPepper);
+    token = await seedExampleWorld(server);
     // The example world holds the audit entry undo_change's example takes back.
     auditRows = await countAudit();
   });
