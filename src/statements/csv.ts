@@ -29,7 +29,7 @@ interface Record_ {
   cells: string[];
 }
 
-function readRecords(text: string, delimiter: string): Record_[] {
+function readRecords(text: string, delimiter: string, fromLine = 1): Record_[] {
   const out = parse(text, {
     bom: true,
     delimiter,
@@ -37,6 +37,7 @@ function readRecords(text: string, delimiter: string): Record_[] {
     relax_quotes: true,
     skip_empty_lines: true,
     info: true,
+    from_line: fromLine,
   }) as unknown as { record: string[]; info: { lines: number } }[];
   return out.map(({ record, info }) => ({
     line: info.lines - record.reduce((n, cell) => n + (cell.match(/\n/g)?.length ?? 0), 0),
@@ -229,9 +230,31 @@ function headerCandidates(records: readonly Record_[], width: number): number[] 
 }
 
 /** The whole file with the chosen delimiter; csv-parse's refusals (an unclosed quote, a delimiter it cannot use) name the line. */
+/**
+ * Every record of the file. csv-parse takes the first record's width as the expected one, and with
+ * relax_column_count still builds an error object (a JSON copy of its options and the record) for every
+ * record of another width: after a preamble of narrower lines, that was every row, a third of a
+ * 5,000-row preview. So the lines before the first record of the rows' width are read on their own
+ * (from the first lines), and the rest from that record on (from_line keeps the file's line numbers).
+ */
+function readWhole(text: string, delimiter: string): Record_[] {
+  const sample = sampleOf(text);
+  if (sample.length === text.length) return readRecords(text, delimiter);
+  let head: Record_[];
+  try {
+    head = readRecords(sample, delimiter);
+  } catch {
+    return readRecords(text, delimiter);
+  }
+  const { width } = modeWidth(head);
+  const start = head.findIndex((r) => r.cells.length === width);
+  if (start <= 0) return readRecords(text, delimiter);
+  return [...head.slice(0, start), ...readRecords(text, delimiter, head[start]!.line)];
+}
+
 function readAll(text: string, delimiter: string): Record_[] {
   try {
-    return readRecords(text, delimiter);
+    return readWhole(text, delimiter);
   } catch (err) {
     const line = (err as { lines?: unknown }).lines;
     const where = typeof line === "number" ? ` at line ${line}` : "";
