@@ -158,6 +158,8 @@ const NAMES: Record<keyof Omit<CsvMapping, "delimiter" | "header_row" | "date_or
     "nameauftraggeberbeguenstigter",
     "namezahlungsbeteiligter",
     "payeepayer",
+    // Consorsbank's "Sender / Empfänger": the other party of either direction.
+    "senderempfaenger",
     "description",
   ],
   description_column: [
