@@ -8665,6 +8665,7 @@ export const tools: readonly ToolDefinition[] = [
       "format",
       "currency",
       "mapping",
+      "mapping_source",
       "counts",
       "rows",
       "reconciliation",
@@ -8766,6 +8767,40 @@ export const tools: readonly ToolDefinition[] = [
               },
               "negate": {
                 "type": "boolean"
+              }
+            }
+          },
+          {
+            "type": "null"
+          }
+        ]
+      },
+      "mapping_source": {
+        "oneOf": [
+          {
+            "type": "object",
+            "required": [
+              "source",
+              "saved_at"
+            ],
+            "properties": {
+              "source": {
+                "type": "string",
+                "enum": [
+                  "detected",
+                  "given",
+                  "remembered"
+                ]
+              },
+              "saved_at": {
+                "oneOf": [
+                  {
+                    "type": "string"
+                  },
+                  {
+                    "type": "null"
+                  }
+                ]
               }
             }
           },

@@ -1993,6 +1993,13 @@ export interface ImportTransactionsResult {
   format: "csv" | "ofx" | "camt" | "qif" | "mt940";
   currency: Currency;
   mapping: StatementMapping | null;
+  /**
+   * CSV only: where the mapping came from. remembered: the wallet's saved mapping for this layout (a commit saves the mapping it used), saved_at when it was saved.
+   */
+  mapping_source: {
+    source: "detected" | "given" | "remembered";
+    saved_at: string | null;
+  } | null;
   counts: {
     rows: number;
     new: number;

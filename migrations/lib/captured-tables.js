@@ -17,4 +17,7 @@ export const CAPTURED_TABLES = Object.freeze([
   // The import ledger (migration 20261125110000): undoing an import forgets its rows' keys, so the same
   // statement can be imported again.
   { table: "import_keys", key: ["user_id", "wallet_id", "key"] },
+  // A CSV mapping remembered per wallet (migration 20261128160000): undoing the import that saved or
+  // changed it restores the one before, or removes it.
+  { table: "import_mappings", key: ["user_id", "wallet_id", "fingerprint"] },
 ]);

@@ -48,6 +48,7 @@ export const ACCOUNT_TABLE_RULES: Readonly<Record<string, AccountTableRule>> = {
   transaction_tags: { label: "tags on transactions", shown: false },
   transaction_parts: { label: "parts of split transactions", shown: false },
   import_keys: { label: "statement import keys", shown: false },
+  import_mappings: { label: "statement layouts remembered per wallet", shown: false },
   idempotency_keys: { label: "stored answers of recent calls", shown: false },
   oauth_codes: { label: "OAuth authorization codes", shown: false },
   oauth_refresh_tokens: { label: "OAuth refresh tokens", shown: false },

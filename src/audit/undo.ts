@@ -120,8 +120,8 @@ async function currentRows(db: Knex, table: string, rows: readonly NetChange[]):
   return out;
 }
 
-/** Rows that belong to a transaction: counted with it, not as records of their own. */
-const DEPENDENT_TABLES = new Set(["transaction_tags", "transaction_parts", "import_keys"]);
+/** Rows that belong to a transaction (or an import's remembered mapping): counted with it, not as records of their own. */
+const DEPENDENT_TABLES = new Set(["transaction_tags", "transaction_parts", "import_keys", "import_mappings"]);
 
 /** The records an undo writes (its rows, less those that belong to a transaction), for the cap. */
 function recordCount(rows: readonly { table: string }[]): number {

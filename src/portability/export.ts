@@ -75,7 +75,9 @@ export async function exportAccount(db: Knex, userId: string, now = new Date()):
         parts.set(String(p.transaction_id), list);
       }
       for (const spec of ACCOUNT_TABLES) {
-        const rows = (await trx(spec.table).where({ user_id: userId }).orderBy(spec.orderBy)) as Row[];
+        const rows = (await trx(spec.table)
+          .where({ user_id: userId })
+          .orderBy(typeof spec.orderBy === "string" ? [spec.orderBy] : spec.orderBy)) as Row[];
         out[spec.section] = rows.map((r) => {
           const row = plainRow(r, spec.omit);
           if (spec.table === "transactions") {

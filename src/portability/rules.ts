@@ -21,6 +21,7 @@ import { amountLimitMinor } from "../money/ceilings.js";
 import { findShapeProblem } from "../rpc/input-checks.js";
 import { toRRule, validateSchedule } from "../domain/bills/schedule.js";
 import { foldedKeys, foldKey, nullableText } from "../domain/shared/text.js";
+import { storedMapping } from "../domain/imports/mappings.js";
 
 export interface RowProblem {
   column: string;
@@ -292,6 +293,12 @@ export const COLUMNS: Record<string, Record<string, Column>> = {
     date: req(day),
     // As set_exchange_rate stores it (src/domain/networth/rates.ts checkRate).
     rate: req((v) => (typeof v === "string" && RATE.test(v) && !/^0(\.0*)?$/.test(v) ? undefined : 'a positive decimal such as "1.0842"')),
+    ...stamps,
+  },
+  import_mappings: {
+    wallet_id: req(ref("wallets", "wal")),
+    fingerprint: req((v) => (typeof v === "string" && /^[0-9a-f]{64}$/.test(v) ? undefined : "a layout fingerprint: 64 hexadecimal digits")),
+    mapping: req((v) => (storedMapping(v) !== null ? undefined : "JSON text of a CSV mapping as import_transactions saves it")),
     ...stamps,
   },
   audit_log: {

@@ -14,7 +14,7 @@ export interface TableSpec {
   table: string;
   /** Columns not exported: derived, or meaningless in another account. */
   omit: string[];
-  orderBy: string;
+  orderBy: string | string[];
   /** A section added to version 1 later: an export made before it has none, which imports as empty. */
   optional?: boolean;
 }
@@ -28,6 +28,8 @@ export const ACCOUNT_TABLES: readonly TableSpec[] = [
   { section: "bill_reminders", table: "bill_reminders", omit: ["user_id"], orderBy: "id" },
   { section: "rules", table: "rules", omit: ["user_id"], orderBy: "position", optional: true },
   { section: "exchange_rates", table: "exchange_rates", omit: ["user_id"], orderBy: "id", optional: true },
+  // The CSV mappings remembered per wallet and layout (src/domain/imports/mappings.ts), after the wallets.
+  { section: "import_mappings", table: "import_mappings", omit: ["user_id"], orderBy: ["wallet_id", "fingerprint"], optional: true },
   // A token of the old account means nothing in the new one; the audit id is the new log's.
   { section: "audit_log", table: "audit_log", omit: ["user_id", "token_id"], orderBy: "id" },
 ];

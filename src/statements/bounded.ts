@@ -77,27 +77,50 @@ export async function parseStatementBounded(
   }
 }
 
+/**
+ * Workers kept between statements (at most WORKERS, the slots' count): a new worker's start (an isolate,
+ * the parsers' modules loaded and compiled, their code run cold) cost more than the parse of a
+ * 5,000-row statement (docs/performance.md, "Statement previews of 5,000 rows"). A worker that overran
+ * its budget, ran out of heap or failed is stopped and not kept. An idle worker does not keep the process
+ * alive (unref).
+ */
+const idle: Worker[] = [];
+
+function startWorker(): Worker {
+  return new Worker(WORKER_ENTRY[0], { ...WORKER_ENTRY[1], resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB } });
+}
+
 function inWorker(request: WorkerRequest, budgetMs: number): Promise<ParsedStatement> {
+  const worker = idle.pop() ?? startWorker();
+  worker.ref();
   return new Promise((resolve, reject) => {
-    const worker = new Worker(WORKER_ENTRY[0], { ...WORKER_ENTRY[1], workerData: request, resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB } });
     let settled = false;
-    const settle = (fn: () => void) => {
+    const settle = (keep: boolean, fn: () => void) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      void worker.terminate();
+      worker.off("message", onMessage);
+      worker.off("error", onError);
+      worker.off("exit", onExit);
+      if (keep && idle.length < WORKERS) {
+        worker.unref();
+        idle.push(worker);
+      } else void worker.terminate();
       fn();
     };
-    const timer = setTimeout(() => settle(() => reject(overBudget(budgetMs))), budgetMs);
-    worker.once("message", (reply: WorkerReply) =>
-      settle(() => {
+    const onMessage = (reply: WorkerReply) =>
+      settle(true, () => {
         if ("rows" in reply) resolve(reply.rows);
         else if ("refused" in reply) reject(new AppError(reply.refused.name, reply.refused.message, reply.refused.details));
         else reject(Object.assign(internalError(), { cause: reply.fault }));
-      }),
-    );
+      });
     // Out of heap (ERR_WORKER_OUT_OF_MEMORY) is the statement's size, not a fault of the server.
-    worker.once("error", (err: Error & { code?: string }) => settle(() => reject(err.code === "ERR_WORKER_OUT_OF_MEMORY" ? overBudget(budgetMs) : err)));
-    worker.once("exit", () => settle(() => reject(new Error("the statement worker stopped without an answer"))));
+    const onError = (err: Error & { code?: string }) => settle(false, () => reject(err.code === "ERR_WORKER_OUT_OF_MEMORY" ? overBudget(budgetMs) : err));
+    const onExit = () => settle(false, () => reject(new Error("the statement worker stopped without an answer")));
+    const timer = setTimeout(() => settle(false, () => reject(overBudget(budgetMs))), budgetMs);
+    worker.on("message", onMessage);
+    worker.once("error", onError);
+    worker.once("exit", onExit);
+    worker.postMessage(request);
   });
 }

@@ -48,13 +48,15 @@ export function parseCamt(input: string): ParsedStatement {
 
 function readEntry(entry: Node, index: number): StatementEntry {
   const row = emptyRow(index);
-  const details = findAll(entry, "TxDtls")[0];
+  // Where ISO 20022 puts them (Ntry/NtryDtls/TxDtls, TxDtls/RmtInf/Ustrd), else anywhere below: a walk of
+  // every entry's whole subtree was a tenth of a 5,000-entry preview.
+  const details = child(entry, "NtryDtls", "TxDtls") ?? findAll(entry, "TxDtls")[0];
   const debit = text(entry, "CdtDbtInd") === "DBIT";
   const parties = child(details, "RltdPties");
   row.payee = debit
     ? (partyName(child(parties, "Cdtr")) ?? partyName(child(parties, "UltmtCdtr")))
     : (partyName(child(parties, "Dbtr")) ?? partyName(child(parties, "UltmtDbtr")));
-  const remittance = findAll(details, "Ustrd")
+  const remittance = (children(child(details, "RmtInf"), "Ustrd").length > 0 ? children(child(details, "RmtInf"), "Ustrd") : findAll(details, "Ustrd"))
     .map((u) => (typeof u === "string" ? u : text(u)))
     .filter((u): u is string => !!u);
   row.description = remittance.length > 0 ? remittance.join(" ") : text(entry, "AddtlNtryInf");

@@ -7,6 +7,7 @@
  *   - the columns: by header name in English and German bank layouts, else by content;
  *   - the decimal mark and the date order: over the whole column, never from one row.
  */
+import { createHash } from "node:crypto";
 import { parse } from "csv-parse/sync";
 import { invalidParams } from "../errors.js";
 import { currencyInCell, withoutCurrency } from "./cell-currency.js";
@@ -28,7 +29,7 @@ interface Record_ {
   cells: string[];
 }
 
-function readRecords(text: string, delimiter: string): Record_[] {
+function readRecords(text: string, delimiter: string, fromLine = 1): Record_[] {
   const out = parse(text, {
     bom: true,
     delimiter,
@@ -36,6 +37,7 @@ function readRecords(text: string, delimiter: string): Record_[] {
     relax_quotes: true,
     skip_empty_lines: true,
     info: true,
+    from_line: fromLine,
   }) as unknown as { record: string[]; info: { lines: number } }[];
   return out.map(({ record, info }) => ({
     line: info.lines - record.reduce((n, cell) => n + (cell.match(/\n/g)?.length ?? 0), 0),
@@ -156,6 +158,8 @@ const NAMES: Record<keyof Omit<CsvMapping, "delimiter" | "header_row" | "date_or
     "nameauftraggeberbeguenstigter",
     "namezahlungsbeteiligter",
     "payeepayer",
+    // Consorsbank's "Sender / Empfänger": the other party of either direction.
+    "senderempfaenger",
     "description",
   ],
   description_column: [
@@ -228,9 +232,31 @@ function headerCandidates(records: readonly Record_[], width: number): number[] 
 }
 
 /** The whole file with the chosen delimiter; csv-parse's refusals (an unclosed quote, a delimiter it cannot use) name the line. */
+/**
+ * Every record of the file. csv-parse takes the first record's width as the expected one, and with
+ * relax_column_count still builds an error object (a JSON copy of its options and the record) for every
+ * record of another width: after a preamble of narrower lines, that was every row, a third of a
+ * 5,000-row preview. So the lines before the first record of the rows' width are read on their own
+ * (from the first lines), and the rest from that record on (from_line keeps the file's line numbers).
+ */
+function readWhole(text: string, delimiter: string): Record_[] {
+  const sample = sampleOf(text);
+  if (sample.length === text.length) return readRecords(text, delimiter);
+  let head: Record_[];
+  try {
+    head = readRecords(sample, delimiter);
+  } catch {
+    return readRecords(text, delimiter);
+  }
+  const { width } = modeWidth(head);
+  const start = head.findIndex((r) => r.cells.length === width);
+  if (start <= 0) return readRecords(text, delimiter);
+  return [...head.slice(0, start), ...readRecords(text, delimiter, head[start]!.line)];
+}
+
 function readAll(text: string, delimiter: string): Record_[] {
   try {
-    return readRecords(text, delimiter);
+    return readWhole(text, delimiter);
   } catch (err) {
     const line = (err as { lines?: unknown }).lines;
     const where = typeof line === "number" ? ` at line ${line}` : "";
@@ -251,6 +277,38 @@ export interface DetectedCsv {
   preamble: string[][];
   /** Mapping keys taken by default, not told by the file. */
   unsure: "date_order"[];
+  /** The layout's fingerprint (layoutFingerprint), null when the file does not read without a mapping. */
+  fingerprint: string | null;
+}
+
+/**
+ * A CSV layout's fingerprint, for a mapping remembered per wallet (docs/import.md, "A mapping remembered
+ * per wallet"): a SHA-256 of the delimiter, the header row's cells folded (or the column count of a file
+ * without one) and the keys of the preamble's lines (their first cell, letters only: "Kontostand vom
+ * 24.11.2026:" is "kontostandvom"), never their values. Read as the file reads without a mapping, so the
+ * same layout has the same fingerprint whatever mapping a call sends.
+ */
+function fingerprintOf(delimiter: string, records: readonly Record_[], headerIndex: number, width: number): string {
+  const header = headerIndex >= 0 ? records[headerIndex]!.cells.map(fold) : [`#${width}`];
+  const keys = records
+    .slice(0, Math.max(headerIndex, 0))
+    .map((r) => fold(r.cells.find((c) => c !== "") ?? "").replace(/[^a-z]/g, ""))
+    .filter((k) => k !== "");
+  return createHash("sha256")
+    .update(JSON.stringify({ delimiter, header, preamble: keys }))
+    .digest("hex");
+}
+
+/** The layout fingerprint of a CSV read without a mapping; null when it does not read so. */
+function layoutFingerprint(text: string): string | null {
+  try {
+    const delimiter = detectDelimiter(text);
+    const records = readAll(text, delimiter);
+    const { width } = modeWidth(records);
+    return fingerprintOf(delimiter, records, findHeader(records, width), width);
+  } catch {
+    return null;
+  }
 }
 
 export function detectMapping(text: string, given: Partial<CsvMapping> = {}, hints: CsvHints = {}): DetectedCsv {
@@ -267,6 +325,8 @@ export function detectMapping(text: string, given: Partial<CsvMapping> = {}, hin
   const columnCount = Math.max(width, header.length);
   const columns = Array.from({ length: columnCount }, (_, i) => (header[i] ? header[i]! : `#${i + 1}`));
   const preamble = records.slice(0, Math.max(headerIndex, 0)).map((r) => r.cells);
+  const fingerprint =
+    given.delimiter === undefined && given.header_row === undefined ? fingerprintOf(delimiter, records, headerIndex, width) : layoutFingerprint(text);
   const data: Record_[] = [];
   for (const r of records.slice(headerIndex + 1)) {
     if (r.cells.length < Math.min(width, 2) || !r.cells.some((c) => c !== "")) continue;
@@ -380,6 +440,8 @@ export function detectMapping(text: string, given: Partial<CsvMapping> = {}, hin
         return values.length - negative > negative;
       })());
   if (purchasesPositive) mapping.purchases_positive = true;
+  // Said false by the person: kept, so that a mapping remembered from it says so too.
+  else if (given.purchases_positive === false) mapping.purchases_positive = false;
   const dates = cellsOf(mapping.date_column);
   mapping.date_order = given.date_order ?? guessDateOrder(dates, delimiter === "," && mapping.decimal === "." ? "month_first" : "day_first");
   // No day above 12 and no ISO date: the order is the default for the file's delimiter, a guess, when it
@@ -396,11 +458,11 @@ export function detectMapping(text: string, given: Partial<CsvMapping> = {}, hin
         `mapping.${key}: there is no column ${JSON.stringify(column)}. Columns: ${columns.map((c) => JSON.stringify(c)).join(", ")}.`,
       );
   }
-  return { mapping: mapping as CsvMapping, records: data, columns, headerIndex, preamble, unsure: [...unsure] };
+  return { mapping: mapping as CsvMapping, records: data, columns, headerIndex, preamble, unsure: [...unsure], fingerprint };
 }
 
 export function parseCsv(text: string, given: Partial<CsvMapping> = {}, hints: CsvHints = {}): ParsedStatement {
-  const { mapping, records, columns, preamble, unsure } = detectMapping(text, given, hints);
+  const { mapping, records, columns, preamble, unsure, fingerprint } = detectMapping(text, given, hints);
   const at = (r: Record_, column: string | undefined): string => (column === undefined ? "" : (r.cells[columns.indexOf(column)] ?? ""));
   const rows: StatementEntry[] = [];
   const balances: { date: string; amount: string }[] = [];
@@ -459,6 +521,7 @@ export function parseCsv(text: string, given: Partial<CsvMapping> = {}, hints: C
     // A balance the preamble states wins; else the running balance on the latest row.
     closing: dated(stated.closing, latest) ?? closingOfColumn(balances, dates),
     mapping,
+    layout: fingerprint,
     ...(unsure.length === 0 || records.length === 0
       ? {}
       : { unsure: { keys: unsure, sample: Object.fromEntries(columns.map((c, i) => [c, records[0]!.cells[i] ?? ""]).filter(([, v]) => v !== "")) } }),

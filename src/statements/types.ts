@@ -70,6 +70,8 @@ export interface ParsedStatement {
   closing: StatedBalance | null;
   /** CSV only: the mapping used. */
   mapping: CsvMapping | null;
+  /** CSV only: the layout's fingerprint (header and preamble keys), for a mapping remembered per wallet. */
+  layout?: string | null;
   /**
    * CSV only: what the reader could not tell from the file and took a default for (the preview asks the
    * person to confirm it), with the first data row as the header names it, for the person to check.

@@ -6,7 +6,8 @@
  * browser (FileReader) and posted as text. The preview page shows a summary and never the file (issue 41:
  * a 200 KB statement made a 1.2 MB page): the browser keeps the text (IndexedDB, under the form's
  * idempotency key) and the confirm button sends it from there. Every form is CSRF-checked; the call acts
- * as the signed-in person with the transactions scopes only.
+ * as the signed-in person with the transactions scopes only. A CSV of a layout already imported into the
+ * wallet is read with the mapping remembered for it (the tool does that), and the preview says so.
  */
 import { randomUUID } from "node:crypto";
 import express, { type NextFunction, type Request, type Response, type Router } from "express";
@@ -44,6 +45,7 @@ type Answer = {
   counts: Record<string, number>;
   rows: Row[];
   reconciliation: { date: string; statement_balance: string; wallet_balance: string; difference: string } | null;
+  mapping_source: { source: "detected" | "given" | "remembered"; saved_at: string | null } | null;
   warnings: { message: string }[];
 };
 
@@ -197,6 +199,10 @@ function previewBody(a: Answer, p: { wallet_id: string; idempotency_key: string;
   const rec = a.reconciliation
     ? `<p>Closing balance on ${escapeHtml(a.reconciliation.date)}: statement ${escapeHtml(a.reconciliation.statement_balance)}, wallet ${escapeHtml(a.reconciliation.wallet_balance)} (difference ${escapeHtml(a.reconciliation.difference)} ${escapeHtml(a.currency)}).</p>`
     : "";
+  const remembered =
+    a.mapping_source?.source === "remembered"
+      ? `<p>Columns read as for this wallet's earlier statements of this layout (remembered ${escapeHtml((a.mapping_source.saved_at ?? "").slice(0, 10))}).</p>`
+      : "";
   const warnings = a.warnings.map((w) => `<p class="notice">${escapeHtml(w.message)}</p>`).join("");
   const rows = a.rows
     .map((r) => {
@@ -217,5 +223,5 @@ ${(c.invalid ?? 0) > 0 ? `<label><input type="checkbox" name="skip_invalid"${p.s
 <button type="submit">Confirm import</button> <a href="/account/import">Cancel</a>
 <p id="lost" class="error" role="alert" hidden>This browser no longer holds the statement. <a href="/account/import">Pick the file again</a>.</p>
 </form>`;
-  return `${summary}${rec}${warnings}${table}${confirm}`;
+  return `${summary}${rec}${remembered}${warnings}${table}${confirm}`;
 }

@@ -75,6 +75,10 @@ describe(`statement import page in a browser (${engine})`, function () {
     await page.getByLabel("Statement file").setInputFiles(fixture("checking-us.csv"));
     await page.getByRole("button", { name: "Preview" }).click();
     expect(await page.getByRole("status").textContent()).to.equal("0 new, 5 already imported, 0 possible duplicates, 0 invalid, of 5 rows.");
+    // The commit remembered the file's mapping for the wallet (issue 37): the second preview was read with it.
+    expect(await page.locator("main").textContent()).to.match(
+      /Columns read as for this wallet's earlier statements of this layout \(remembered \d{4}-\d{2}-\d{2}\)\./,
+    );
   });
 
   it("names a file that is not a statement and writes nothing", async () => {

@@ -35,6 +35,7 @@ import { markRefunds } from "../transactions/parts.js";
 import { foldedKeys, foldKey, normalizeTags } from "../shared/text.js";
 import { dateInRange, rowMinor } from "./amounts.js";
 import { usualCategories } from "./history.js";
+import { rememberedMapping, rememberMapping } from "./mappings.js";
 import { FUZZY_DAYS, bankKey, contentKey, similarPayees } from "./keys.js";
 
 export type RowStatus = "new" | "duplicate" | "possible_duplicate" | "invalid";
@@ -90,8 +91,17 @@ export interface Reconciliation {
   differenceMinor: bigint;
 }
 
+/** Where a CSV's mapping came from: detected, sent by the call, or remembered for the wallet (and when saved). */
+export interface MappingSource {
+  source: "detected" | "given" | "remembered";
+  /** When the remembered mapping this read started from was saved; null when none was. */
+  savedAt: string | null;
+}
+
 export interface ImportOutcome {
   importId: string;
+  /** CSV only. */
+  mappingSource: MappingSource | null;
   wallet: WalletRow;
   parsed: ParsedStatement;
   rows: PlannedEntry[];
@@ -115,7 +125,21 @@ export async function importStatement(db: Knex, userId: string, input: ImportInp
   // A card statement is read knowing it is one (purchases may be positive): the statement read before the
   // transaction (prepare, which knows no wallet) is read again here for a card wallet only.
   const card = wallet.type === "credit_card";
-  const parsed = input.parsed !== undefined && !card ? input.parsed : await readStatement({ ...input, hints: { card } });
+  let parsed = input.parsed !== undefined && !card ? input.parsed : await readStatement({ ...input, hints: { card } });
+  // A CSV of a layout the person already imported into this wallet is read with the mapping remembered
+  // for it; what the call's mapping names overrides it key by key (docs/import.md, "A mapping remembered
+  // per wallet").
+  const given = input.mapping ?? {};
+  const sent = Object.values(given).some((v) => v !== undefined);
+  let mappingSource: MappingSource | null = null;
+  if (parsed.format === "csv" && typeof parsed.layout === "string") {
+    const remembered = await rememberedMapping(db, userId, wallet.id, parsed.layout);
+    if (remembered !== null) {
+      const merged = { ...remembered.mapping, ...Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)) };
+      parsed = await readStatement({ statement: input.statement, format: "csv", mapping: merged, hints: { card } });
+    }
+    mappingSource = { source: sent ? "given" : remembered !== null ? "remembered" : "detected", savedAt: remembered?.savedAt ?? null };
+  }
   if (parsed.currency !== null && parsed.currency !== wallet.currency)
     throw invalidParams(
       "wallet_id",
@@ -159,8 +183,12 @@ export async function importStatement(db: Knex, userId: string, input: ImportInp
   // A preview writes nothing, even inside the rolled-back transaction: 5,000 inserts (and their totals
   // triggers) would be most of its time. It adds the rows it would create to the balance instead.
   const created = input.dryRun ? [] : await record(db, userId, wallet, toCreate, input);
+  // The commit confirms the mapping it read with: saved for the next statement of this layout.
+  if (!input.dryRun && parsed.mapping !== null && typeof parsed.layout === "string")
+    await rememberMapping(db, userId, wallet.id, parsed.layout, parsed.mapping, input.now);
   return {
     importId,
+    mappingSource,
     wallet,
     parsed,
     rows,

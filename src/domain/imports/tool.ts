@@ -40,6 +40,7 @@ export async function importTransactions(ctx: WriteContext, params: ImportTransa
       format: outcome.parsed.format,
       currency: outcome.wallet.currency,
       mapping: mappingToApi(outcome.parsed.mapping),
+      mapping_source: outcome.mappingSource === null ? null : { source: outcome.mappingSource.source, saved_at: outcome.mappingSource.savedAt },
       counts,
       rows: rowsPage(outcome, params.rows_limit ?? 20, ctx.dryRun),
     },

@@ -147,6 +147,10 @@ export async function deleteWallet(db: Knex, userId: string, walletId: string, t
     );
   }
   const wallet = (await findWallet(db, userId, row.id, today))!;
+  // The CSV mappings remembered for the wallet (src/domain/imports/mappings.ts) go first, by name rather
+  // than by the foreign key's cascade: the audit captures them before the wallet, so an undo of the delete
+  // puts the wallet back before them.
+  await db("import_mappings").where({ user_id: userId, wallet_id: row.id }).delete();
   await db("wallets").where({ user_id: userId, id: row.id }).delete();
   return wallet;
 }
