@@ -1,7 +1,7 @@
 /**
  * The layering rules of .dependency-cruiser.cjs can fail: each is run on a small fixture tree that
  * breaks it (an import cycle through a type-only import, domain code importing a transport, a tool
- * importing another tool, domain code asking for the dialect), and on the real tree, which must pass. `npm run lint` runs the same rules.
+ * importing another tool, domain code asking for the dialect, a driver imported outside src/db), and on the real tree, which must pass. `npm run lint` runs the same rules.
  * Areas (a folder of src/, or of src/domain/) must not import each other in a cycle either: module
  * cycles are dependency-cruiser's rule; area cycles are computed here from its graph.
  */
@@ -112,6 +112,8 @@ describe("architecture rules (dependency-cruiser)", function () {
       "src/http/route.ts": `export const route = 1;\n`,
       "src/db/knex.ts": `export const dialect = () => "sqlite";\n`,
       "src/domain/e/branch.ts": `import { dialect } from "../../db/knex.js";\nexport const engine = dialect();\n`,
+      // A driver outside src/db (a type-only import counts).
+      "src/events/listen.ts": `import type pg from "pg";\nexport type Session = pg.Client;\n`,
       "src/tools/area/first_tool.ts": `import { second } from "./second_tool.js";\nexport const first = second;\n`,
       "src/tools/area/second_tool.ts": `export const second = 2;\n`,
       // Infrastructure reaching into domain code.
@@ -139,6 +141,7 @@ describe("architecture rules (dependency-cruiser)", function () {
     expect(r.stdout).to.contain("tool-imports-no-tool: src/tools/area/first_tool.ts → src/tools/area/second_tool.ts");
     expect(r.stdout).to.contain("domain-has-no-dialect: src/domain/e/branch.ts → src/db/knex.ts");
     expect(r.stdout).to.contain("infrastructure-knows-no-domain: src/writes/step.ts → src/domain/c/z.ts");
+    expect(r.stdout).to.match(/engine-drivers-in-db: src\/events\/listen\.ts → (node_modules\/(@types\/)?)?pg\b/);
   });
 
   it("finds a cycle between areas that no module cycle shows, and none in the project", () => {
