@@ -3,7 +3,8 @@
  * no import cycle (type-only imports count: a cycle of types still ties modules together), domain code
  * never imports a transport or a tool, nor src/db/knex.ts (where `dialect()` is: engine differences live
  * in src/db), a tool never imports another tool, and infrastructure (transports, the call path, the write
- * pipeline, storage, auth, limits, events, metrics, the demo) never imports a tool or domain code.
+ * pipeline, storage, auth, limits, events, metrics, the demo) never imports a tool or domain code; only
+ * src/db imports a database driver (pg, better-sqlite3).
  * test/lint/architecture.test.ts shows each rule failing on a fixture.
  */
 module.exports = {
@@ -28,6 +29,14 @@ module.exports = {
       comment: "Dialect differences live in src/db (dialect.ts, full-text.ts); domain code never asks which engine it runs on.",
       from: { path: "^src/domain/" },
       to: { path: "^src/db/knex\\.ts$" },
+    },
+    {
+      name: "engine-drivers-in-db",
+      severity: "error",
+      comment:
+        "The database drivers (pg, better-sqlite3, pg-copy-streams) are src/db's: code outside it never holds a driver's connection or type, and asks src/db's named helpers for what differs between engines (ESLint's engine identity rule keeps dialect() there too).",
+      from: { path: "^src/", pathNot: "^src/db/" },
+      to: { path: "(^|node_modules/(@types/)?)(pg|better-sqlite3|pg-copy-streams)(/|$)" },
     },
     {
       name: "infrastructure-knows-no-domain",

@@ -71,6 +71,45 @@ export default tseslint.config(
       "regexp/no-super-linear-move": ["error", { report: "potential", ignoreSticky: false, ignorePartial: false }],
     },
   },
+  {
+    // Engine identity: no module of src/ outside src/db asks which engine it runs on (issue 42). Each
+    // difference is a named helper of src/db saying why the engines differ (src/db/engine.ts for what an
+    // engine can do, dialect.ts for SQL, locks.ts, …; docs/decisions.md#engine-facts-in-src-db); the
+    // layering rules (.dependency-cruiser.cjs, engine-drivers-in-db) keep the drivers there too.
+    // test/lint/engine-branch.test.ts shows each of these failing.
+    files: ["src/**/*.ts"],
+    ignores: ["src/db/**"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              group: ["**/db/knex.js"],
+              importNames: ["dialect", "dialectOf", "Dialect"],
+              message: "Engine differences live in src/db: use or add a named helper there (src/db/engine.ts, dialect.ts) instead of asking for the engine.",
+            },
+          ],
+        },
+      ],
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector: "BinaryExpression[operator=/^[!=]==?$/] > Literal[value=/^(postgres|postgresql|sqlite|pg|better-sqlite3)$/]",
+          message: "An engine branch outside src/db: name the difference in a helper of src/db (src/db/engine.ts, dialect.ts) and call it.",
+        },
+        {
+          selector: "SwitchCase > Literal[value=/^(postgres|postgresql|sqlite|pg|better-sqlite3)$/]",
+          message: "An engine branch outside src/db: name the difference in a helper of src/db (src/db/engine.ts, dialect.ts) and call it.",
+        },
+        {
+          selector:
+            "MemberExpression[property.name='client'][object.name=/^(db|trx|knex)$/], MemberExpression[property.name='client'][object.property.name=/^(db|trx|knex)$/]",
+          message: "knex's client (its driver and configuration) is src/db's: use or add a helper there.",
+        },
+      ],
+    },
+  },
   { files: ["**/*.cjs"], languageOptions: { sourceType: "commonjs", globals: { module: "writable", require: "readonly" } } },
   {
     // Tests read JSON answers as `any` on purpose, and chai's property assertions (`.to.be.empty`) are

@@ -2,7 +2,7 @@
  * Postgres: the row triggers that keep wallet_month_totals, expense_day_totals and transactions.tags_key
  * on INSERT stand aside inside a transaction that set `SET LOCAL finance_mcp.bulk = 'on'`: only
  * `finance-mcp import` does, which then rebuilds the imported user's totals with set-based statements
- * (src/portability/totals.ts) before it commits. Row by row, 100,000 imported transactions updated the
+ * (src/db/bulk-totals.ts) before it commits. Row by row, 100,000 imported transactions updated the
  * same few total rows 100,000 times in one transaction, each update walking the versions the ones before
  * it left: minutes instead of seconds (docs/history/perf-import.md).
  *

@@ -28,7 +28,7 @@ import { importPageRouter } from "./web/import-page.js";
 import { leavePageRouter } from "./web/leave-page.js";
 import { calendarRouter } from "./web/calendar-feed-route.js";
 import { turnGateFor } from "./http/turns.js";
-import { dialect } from "./db/knex.js";
+import { blocksEventLoop, sharedByProcesses } from "./db/engine.js";
 import type { IdSource } from "./db/ids.js";
 import { createRateLimits } from "./limits/limiter.js";
 import type { RateLimits } from "./limits/types.js";
@@ -77,7 +77,7 @@ export async function createServices(config: Config, db: Knex, options: { now?: 
   const bus = await createChangeBus(db, log);
   const streams = new SseStreams();
   // Metrics off: nothing is wrapped, so the per-call path is exactly what it is without them.
-  const tokenCache = dialect(db) === "postgres" && config.tokenCache === "on" ? createTokenCache(bus, { db }) : undefined;
+  const tokenCache = sharedByProcesses(db) && config.tokenCache === "on" ? createTokenCache(bus, { db }) : undefined;
   // What requests hold and wait for in the database: /metrics, and the log line of a bound reached.
   const watch = createDbWatch();
   const metrics = config.metrics === "on" ? await createMetrics({ db, openStreams: () => streams.size, tokenCache, watch }) : undefined;
@@ -119,7 +119,7 @@ export function createApp(services: Services, options: AppOptions = {}): Express
   };
   const mcp = createMcpMethods({ ...services, resources: createResourceRegistry() });
   // One gate for both transports: SQLite's synchronous work of all MCP requests shares one event loop.
-  const gate = turnGateFor(dialect(services.db));
+  const gate = turnGateFor(blocksEventLoop(services.db));
   const endpoint = mcpEndpoint({ ...services, mcp, gate });
   const guard = hostAndOriginGuard(services.config);
   const challenge = challengeContext(services.config);

@@ -7,7 +7,7 @@
  * database path that cannot be made or written is one line naming it and why, with exit code 2.
  */
 import { describeDatabase, loadConfig } from "./config.js";
-import { dialectOf } from "./db/knex.js";
+import { engineName } from "./db/engine.js";
 import { DatabasePathError } from "./db/sqlite-file.js";
 import { createLogger } from "./log.js";
 import { startServer, stopOnSignals } from "./serve.js";
@@ -22,7 +22,7 @@ async function main(): Promise<void> {
     url: `http://${host}:${running.port}/api/v1/mcp`,
     home: `http://${host}:${running.port}/`,
     database: describeDatabase(config.databaseUrl),
-    engine: dialectOf(config.databaseUrl) === "sqlite" ? "SQLite" : "Postgres",
+    engine: engineName(config.databaseUrl),
   });
 }
 

@@ -15,7 +15,8 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Config } from "./config.js";
 import { closeServices, createApp, createServices, type AppOptions, type Services } from "./app.js";
-import { createDb, dialectOf, sqlitePath } from "./db/knex.js";
+import { sqliteFileOf, startupDb } from "./db/engine.js";
+import { createDb } from "./db/knex.js";
 import { acquireServerLock, DatabaseInUseError, type ServerLock } from "./db/server-lock.js";
 import { DatabasePathError, prepareSqliteFile } from "./db/sqlite-file.js";
 import { migrateLatest } from "./db/migrate.js";
@@ -42,9 +43,8 @@ export interface RunningServer {
  * folder is made first (src/db/sqlite-file.ts); a lock file that still cannot be opened is a path problem.
  */
 function serverLock(databaseUrl: string): ServerLock | undefined {
-  if (dialectOf(databaseUrl) !== "sqlite") return undefined;
-  const path = sqlitePath(databaseUrl);
-  if (path === ":memory:") return undefined;
+  const path = sqliteFileOf(databaseUrl);
+  if (path === undefined) return undefined;
   prepareSqliteFile(path);
   try {
     return acquireServerLock(path);
@@ -66,10 +66,8 @@ export async function startServer(config: Config, options: { log?: Logger; app?:
 
 async function startLocked(config: Config, options: { log?: Logger; app?: AppOptions }, lock: ServerLock | undefined): Promise<RunningServer> {
   const db = createDb(config.databaseUrl, { poolMax: config.databasePoolMax, bounds: config.databaseBounds });
-  // Postgres: start-up work (a migration may rewrite a large table) runs on a pool of its own, without
-  // the bounds of request work (src/db/knex.ts#RequestBounds). SQLite's only bound is the wait for its
-  // one connection, and an in-memory database exists only on that connection.
-  const setup = dialectOf(config.databaseUrl) === "postgres" ? createDb(config.databaseUrl) : db;
+  // Start-up work runs without the bounds of request work, where the engine allows (src/db/engine.ts#startupDb).
+  const setup = startupDb(config.databaseUrl, db);
   try {
     await withStartupLock(setup, async () => {
       await migrateLatest(setup);

@@ -16,7 +16,7 @@ import type { Knex } from "knex";
 import { beginAccountErasure } from "../db/account-erasure.js";
 import { allowAccountSizedStatements, forUpdate } from "../db/dialect.js";
 import { personLimitKeys } from "../limits/account-keys.js";
-import { lockUserWrites } from "../writes/pipeline.js";
+import { lockUserWrites } from "../db/locks.js";
 import { liveAccountTables, rowsOf, USERS_TABLE, type AccountTable } from "./tables.js";
 
 export interface AccountRows {

@@ -4,7 +4,8 @@
 import { timingSafeEqual } from "node:crypto";
 import type { Knex } from "knex";
 import { randomIds, type IdSource } from "../db/ids.js";
-import { dialect } from "../db/knex.js";
+import { preparedFirst } from "../db/fast-paths/prepared-first.js";
+import { lockUserRow } from "../db/locks.js";
 import { AppError } from "../errors.js";
 import { scopes as knownScopes } from "../../generated/registry.js";
 import type { Caller } from "./caller.js";
@@ -140,11 +141,7 @@ export async function createTokenWithinQuota(
   ids: IdSource = randomIds,
 ): Promise<TokenRow & { token: string }> {
   return db.transaction(async (trx) => {
-    if (dialect(db) === "postgres") await trx("users").where({ id: userId }).forUpdate().first("id");
-    else
-      await trx("users")
-        .where({ id: userId })
-        .update({ updated_at: trx.ref("updated_at") }); // takes SQLite's write lock now
+    await lockUserRow(trx, userId);
     const since = new Date(now.getTime() - HOUR_MS).toISOString();
     const recent = await trx("mcp_tokens").where({ user_id: userId }).where("created_at", ">", since).orderBy("created_at", "asc").select("created_at");
     if (recent.length >= perHour) {
@@ -207,36 +204,11 @@ export const LAST_USED_GRANULARITY_MS = 60_000;
 // about 0.2 ms a call (measured: builder 208 µs, raw 65 µs per lookup on SQLite).
 const TOKEN_BY_HASH = `SELECT t.id, t.user_id, t.name, t.scopes, t.expires_at, t.revoked_at, t.last_used_at, t.token_hash, t.grant_id, t.resource,
   u.timezone, u.default_currency FROM mcp_tokens t JOIN users u ON u.id = t.user_id WHERE t.token_hash = ? LIMIT 1`;
-const TOKEN_BY_HASH_PG = TOKEN_BY_HASH.replace("?", "$1");
-/** pg prepares a named statement once per connection; the name must not be used for any other text. */
+/** pg prepares it once per connection under this name, used for no other text. */
 const TOKEN_BY_HASH_NAME = "fmcp_token_by_hash";
 
-/** The parts of knex's client used to run the lookup on a pooled connection directly. */
-interface PoolClient {
-  acquireConnection(): Promise<unknown>;
-  releaseConnection(conn: unknown): Promise<unknown>;
-  emit(event: "query", query: { sql: string; bindings: unknown[]; method: string }): boolean;
-}
-type SqliteConn = { prepare(sql: string): { get(...params: unknown[]): unknown } };
-type PgConn = { query(q: { name: string; text: string; values: unknown[] }): Promise<{ rows: Record<string, unknown>[] }> };
-
-// Even db.raw spends more CPU in knex (builder, runner, bindings formatting) than SQLite spends running
-// the query (measured in a loop: 27–46 µs a lookup through db.raw, 7–14 µs like this; on Postgres 170–220
-// against 115–120 µs of client CPU, and the server parses and plans it once per connection instead of
-// once per call). The connection still comes from knex's pool, so a transaction holding SQLite's one
-// connection is waited for as before, and knex's "query" event is still emitted, so statement counters
-// and query logs see the lookup.
 async function findTokenByHash(db: Knex, hash: string): Promise<Record<string, unknown> | undefined> {
-  const client = db.client as PoolClient;
-  client.emit("query", { sql: TOKEN_BY_HASH, bindings: [hash], method: "raw" });
-  const conn = await client.acquireConnection();
-  try {
-    if (dialect(db) === "sqlite") return (conn as SqliteConn).prepare(TOKEN_BY_HASH).get(hash) as Record<string, unknown> | undefined;
-    const result = await (conn as PgConn).query({ name: TOKEN_BY_HASH_NAME, text: TOKEN_BY_HASH_PG, values: [hash] });
-    return result.rows[0];
-  } finally {
-    await client.releaseConnection(conn);
-  }
+  return preparedFirst(db, { sql: TOKEN_BY_HASH, name: TOKEN_BY_HASH_NAME }, [hash]);
 }
 
 /**

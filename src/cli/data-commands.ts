@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import type { Knex } from "knex";
 import { findUserByEmail } from "../auth/users.js";
-import { backupSqlite } from "../portability/backup.js";
+import { backupSqlite } from "../db/sqlite-backup.js";
 import { exportAccount, exportCsv } from "../portability/export.js";
 import { ImportError, importFile } from "../portability/import.js";
 

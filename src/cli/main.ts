@@ -13,7 +13,7 @@ import { DatabasePathError } from "../db/sqlite-file.js";
 import { UserInputError } from "../auth/users.js";
 import { TokenInputError, TokenQuotaError } from "../auth/tokens.js";
 import { ImportError } from "../portability/import.js";
-import { BackupError } from "../portability/backup.js";
+import { BackupError } from "../db/sqlite-backup.js";
 import { COMMANDS, findCommand, GROUPS, type CommandSpec } from "./commands.js";
 import { CommandError } from "./data-commands.js";
 import { commandHelp, groupHelp, nearest, overview, version } from "./help.js";

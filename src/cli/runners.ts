@@ -5,7 +5,8 @@
  */
 import type { Knex } from "knex";
 import { describeConfig, loadConfig, type Config } from "../config.js";
-import { createDb, dialectOf, sqlitePath } from "../db/knex.js";
+import { sqliteFileOf } from "../db/engine.js";
+import { createDb } from "../db/knex.js";
 import { prepareSqliteFile } from "../db/sqlite-file.js";
 import { migrateLatest, rollbackAll } from "../db/migrate.js";
 import { createUser, findUserByEmail } from "../auth/users.js";
@@ -55,7 +56,8 @@ function required(values: Invocation["values"], name: string): string {
 async function withDb(body: (db: Knex, config: Config) => Promise<void>, options: { migrate?: boolean } = {}): Promise<void> {
   const config = loadConfig();
   // The same check as the server's start: a SQLite path that cannot be used is one line, exit code 2.
-  if (dialectOf(config.databaseUrl) === "sqlite" && sqlitePath(config.databaseUrl) !== ":memory:") prepareSqliteFile(sqlitePath(config.databaseUrl));
+  const file = sqliteFileOf(config.databaseUrl);
+  if (file !== undefined) prepareSqliteFile(file);
   const db = createDb(config.databaseUrl);
   try {
     if (options.migrate !== false) await migrateLatest(db);

@@ -55,6 +55,17 @@ export function partTagsJoinSql(db: Knex, column: string, alias: string): string
     : `LEFT JOIN json_each(${column}) AS ${alias}`;
 }
 
+/**
+ * A transaction's tags_key as the tag triggers write it from its sorted, folded tags: json_agg's text on
+ * Postgres (`["a", "b"]`, a space after each comma), json_group_array's on SQLite (`["a","b"]`). Should
+ * the order differ from the database's collation, the triggers still correct it.
+ */
+export function tagsKeyText(db: Knex): (tags: string[]) => string {
+  return dialect(db) === "postgres"
+    ? (tags) => (tags.length === 0 ? "[]" : `[${tags.map((t) => JSON.stringify(t)).join(", ")}]`)
+    : (tags) => JSON.stringify(tags);
+}
+
 /** The rows of a knex.raw() result: better-sqlite3 answers with the rows, pg with a result object holding them. */
 export function rawRows(result: unknown): Record<string, unknown>[] {
   return (Array.isArray(result) ? result : (result as { rows: Record<string, unknown>[] }).rows) as Record<string, unknown>[];

@@ -19,8 +19,7 @@
  */
 import { EventEmitter } from "node:events";
 import type { Knex } from "knex";
-import type pg from "pg";
-import { dialect } from "../db/knex.js";
+import { listenSession, sharedByProcesses, type ListenSession, type Notification } from "../db/engine.js";
 import type { Logger } from "../log.js";
 import { readAuditEntry, type AuditEntry } from "../audit/log.js";
 
@@ -83,13 +82,13 @@ export async function createChangeBus(db: Knex, log?: Logger): Promise<ChangeBus
     localIds.add(id);
     if (localIds.size > MAX_LOCAL_IDS) localIds.delete(localIds.values().next().value as string);
   };
-  let session: pg.Client | undefined;
-  let connected = dialect(db) !== "postgres";
+  let session: ListenSession | undefined;
+  let connected = !sharedByProcesses(db);
   let closed = false;
   let retryTimer: NodeJS.Timeout | undefined;
 
   let epoch = 0;
-  const onNotification = (msg: pg.Notification) => {
+  const onNotification = (msg: Notification) => {
     if (msg.channel === RELAY_CHANNEL && msg.payload) {
       emitter.emit(RELAY, msg.payload);
       return;
@@ -109,7 +108,7 @@ export async function createChangeBus(db: Knex, log?: Logger): Promise<ChangeBus
       .catch(() => undefined); // a stream's own read of the audit log covers a missed one
   };
 
-  const lost = (conn: pg.Client, why: string) => {
+  const lost = (conn: ListenSession, why: string) => {
     if (session !== conn) return; // an older session's late event
     session = undefined;
     connected = false;
@@ -123,7 +122,7 @@ export async function createChangeBus(db: Knex, log?: Logger): Promise<ChangeBus
 
   // A dedicated connection outside the pool: LISTEN must stay on one session.
   const listen = async (): Promise<void> => {
-    const conn = (await db.client.acquireRawConnection()) as pg.Client;
+    const conn = await listenSession(db);
     if (closed) {
       await conn.end().catch(() => undefined);
       return;
@@ -160,12 +159,12 @@ export async function createChangeBus(db: Knex, log?: Logger): Promise<ChangeBus
     );
   };
 
-  if (dialect(db) === "postgres") await listen();
+  if (sharedByProcesses(db)) await listen();
 
   return {
     published(entry) {
       if (localIds.delete(entry.id)) return; // its NOTIFY came first and delivered it
-      if (dialect(db) === "postgres") remember(entry.id);
+      if (sharedByProcesses(db)) remember(entry.id);
       deliver(entry);
     },
     subscribe(userId, listener) {
@@ -177,7 +176,7 @@ export async function createChangeBus(db: Knex, log?: Logger): Promise<ChangeBus
       return () => emitter.off(RESYNC, fn);
     },
     async relay(payload) {
-      if (dialect(db) !== "postgres") return false;
+      if (!sharedByProcesses(db)) return false;
       await db.raw("SELECT pg_notify(?, ?)", [RELAY_CHANNEL, payload]);
       return true;
     },

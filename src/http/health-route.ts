@@ -9,7 +9,7 @@ import express, { type Router } from "express";
 import type { Knex } from "knex";
 import type { ChangeBus } from "../events/bus.js";
 import { pendingMigrations } from "../db/migrate.js";
-import { dialect } from "../db/knex.js";
+import { sharedByProcesses } from "../db/engine.js";
 
 export interface HealthDeps {
   db: Knex;
@@ -50,7 +50,7 @@ export async function readiness(
   const now = Date.now();
   if (!deps.recent || now - deps.recent.at >= DATABASE_CHECK_REUSE_MS) deps.recent = { at: now, result: databaseChecks(deps.db) };
   const checks: ReadyChecks = { ...(await deps.recent.result), listener: "ok", shutdown: deps.draining() ? "draining" : "no" };
-  if (dialect(deps.db) === "sqlite") checks.listener = "not used";
+  if (!sharedByProcesses(deps.db)) checks.listener = "not used";
   else if (!deps.bus.listening()) checks.listener = "disconnected";
   const ready = checks.database === "ok" && checks.migrations === "ok" && checks.listener !== "disconnected" && checks.shutdown === "no";
   return { ready, checks };

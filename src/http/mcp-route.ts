@@ -24,7 +24,7 @@ import { admit, answer, checkNotification, errorAnswer, idOf, sendAnswer, writeJ
 import { handleBatch } from "./batch.js";
 import { scopeOf, toolOf } from "./request-scope.js";
 import { AnswerStream, Questions, isClientResponse, resultOf } from "./answer-stream.js";
-import { dialect } from "../db/knex.js";
+import { sharedByProcesses } from "../db/engine.js";
 import { authenticate, endpointOf } from "./guards.js";
 import { applyLimit } from "./rate-limit-headers.js";
 import { MCP_PATH, MCP_READ_PATH } from "../oauth/urls.js";
@@ -259,7 +259,7 @@ async function handleClientResponse(
     res.status(202).end();
     return;
   }
-  if (typeof body.id === "string" && dialect(deps.db) === "postgres" && deps.bus) {
+  if (typeof body.id === "string" && sharedByProcesses(deps.db) && deps.bus) {
     const action = result !== null && typeof result === "object" ? (result as Record<string, unknown>).action : undefined;
     await deps.bus.relay(
       JSON.stringify({ id: body.id.slice(0, 200), token_id: caller.tokenId, action: typeof action === "string" ? action.slice(0, 20) : null }),

@@ -56,7 +56,7 @@ export function createTurnGate(perTurn = PER_TURN): TurnGate {
   };
 }
 
-/** The gate for an engine: a real one for SQLite, one that never waits for Postgres. */
-export function turnGateFor(engine: "sqlite" | "postgres"): TurnGate {
-  return engine === "sqlite" ? createTurnGate() : { enter: () => undefined };
+/** The gate for a driver: a real one when statements block the event loop (SQLite), one that never waits otherwise (Postgres). */
+export function turnGateFor(blocksEventLoop: boolean): TurnGate {
+  return blocksEventLoop ? createTurnGate() : { enter: () => undefined };
 }

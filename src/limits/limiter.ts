@@ -20,43 +20,16 @@
  * SQLite's write lock in the busy handler, which sleeps on the event loop: the transaction could not go on
  * and the whole process stood still for busy_timeout (5 s) before the insurance limiter answered.
  */
-import type Database from "better-sqlite3";
 import type { Knex } from "knex";
 import { Redis } from "ioredis";
-import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRedis, RateLimiterRes, RateLimiterSQLite, type RateLimiterAbstract } from "rate-limiter-flexible";
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
 import { unavailable } from "../errors.js";
 import type { Config } from "../config.js";
-import { dialect } from "../db/knex.js";
+import { databaseLimiter } from "../db/rate-limit-store.js";
 import { createLoginThrottle, LOGIN_POLICIES, type LoginPolicies } from "./login.js";
 import type { LimitDecision, LimitName, RateLimits } from "./types.js";
 
 export const WINDOWS: Record<LimitName, number> = { mcp: 60, sse: 60, tokens: 3600, oauth: 3600 };
-
-/**
- * rate-limiter-flexible's SQLite store (11.4), with two of its hooks replaced:
- * - it runs its upsert (one INSERT … ON CONFLICT DO UPDATE … RETURNING) inside a better-sqlite3
- *   transaction built anew on every consume: BEGIN, the upsert, COMMIT and four wrapper functions, 6 % of
- *   the CPU of a whoami call. One statement is atomic on its own in autocommit mode (SQLite undoes a failed
- *   statement's changes whatever the mode), so it runs alone: the same counts, one statement instead of three;
- * - knex's connection returns integers as BigInt (src/db/knex.ts), which the library's arithmetic cannot
- *   take, so its rows are turned into numbers (milliseconds and counts, far below 2^53) before it reads them.
- * test/limits/limiter-store.test.ts fails if a new version of the library stops calling these hooks.
- */
-export class RateLimiterSQLiteAutocommit extends RateLimiterSQLite {
-  async _upsertTransactionBetterSQLite3(conn: Database.Database, upsertQuery: string, upsertParams: unknown[]): Promise<unknown> {
-    return conn.prepare(upsertQuery).get(...upsertParams);
-  }
-
-  _getRateLimiterRes(rlKey: string, changedPoints: number, result: { points: unknown; expire: unknown }): RateLimiterRes {
-    const row = { points: Number(result.points), expire: result.expire == null ? null : Number(result.expire) };
-    return (RateLimiterSQLite.prototype as unknown as { _getRateLimiterRes(k: string, c: number, r: unknown): RateLimiterRes })._getRateLimiterRes.call(
-      this,
-      rlKey,
-      changedPoints,
-      row,
-    );
-  }
-}
 
 interface LimiterSpec {
   keyPrefix: string;
@@ -108,16 +81,12 @@ export function createRateLimits(db: Knex, config: Config, options: RateLimitOpt
     tokens: config.rateLimits.tokensPerHour,
     oauth: config.rateLimits.oauthPerHour,
   };
-  const sqlite = dialect(db) === "sqlite";
-
   const make = (spec: LimiterSpec, insured = true): RateLimiterAbstract => {
     const common = { ...spec, tableName: "rate_limits", tableCreated: true };
     // The insurance limiter counts in this process's memory while the store fails: each process then
     // allows up to the full limit on its own, which is still a limit (neither fail-open nor 500s).
     const insuranceLimiter = insured ? new RateLimiterMemory({ ...spec, keyPrefix: `${spec.keyPrefix}_insurance` }) : undefined;
-    return sqlite
-      ? new RateLimiterSQLiteAutocommit({ ...common, storeClient: db, storeType: "knex", insuranceLimiter })
-      : new RateLimiterPostgres({ ...common, storeClient: db, storeType: "knex", insuranceLimiter });
+    return databaseLimiter(db, { ...common, insuranceLimiter });
   };
 
   const redis = config.redisUrl ? createRedisClient(config.redisUrl) : undefined;

@@ -19,6 +19,7 @@ import { AwaitingConfirmation } from "../writes/confirm.js";
 import type { Dispatch } from "../rpc/dispatch.js";
 import type { LimitName, RateLimits } from "../limits/types.js";
 import { toolsByName } from "../../generated/registry.js";
+import { poolMax } from "../db/engine.js";
 import { poolStats, type DbWatch } from "../db/watch.js";
 
 export interface Metrics {
@@ -162,7 +163,7 @@ export async function createMetrics(deps: {
     help: "Largest size of the database pool of this process.",
     registers: [registry],
     collect() {
-      this.set(Number((deps.db.client.config as { pool?: { max?: number } }).pool?.max ?? 0));
+      this.set(poolMax(deps.db));
     },
   });
 

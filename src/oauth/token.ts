@@ -22,7 +22,7 @@ import type { Knex } from "knex";
 import { generateToken, hashToken } from "../auth/token-format.js";
 import { newId } from "../db/ids.js";
 import { forUpdate } from "../db/dialect.js";
-import { dialect } from "../db/knex.js";
+import { lockUserRow } from "../db/locks.js";
 import { normalizeScope } from "./authorize.js";
 import { mixedClientAuthentication } from "./client-auth.js";
 import { clientSecretMatches, findStoredClient, touchClient, type OAuthClient } from "./clients.js";
@@ -255,11 +255,7 @@ export function tokenModel(deps: OAuthDeps, urls: OAuthUrls, requestedScope?: st
       await db.transaction(async (trx) => {
         // The user's row is locked (Postgres; SQLite has one writer) so that the count below and the
         // insert cannot interleave with another creation on any process (as createTokenWithinQuota).
-        if (dialect(db) === "postgres") await trx("users").where({ id: user.id }).forUpdate().first("id");
-        else
-          await trx("users")
-            .where({ id: user.id })
-            .update({ updated_at: trx.ref("updated_at") });
+        await lockUserRow(trx, user.id);
         let grantId = user.grantId;
         if (grantId === undefined) {
           if (user.codeHash) {

@@ -3,7 +3,7 @@
  * spreadsheet). Read in one transaction, so the sections agree with each other while the server writes.
  */
 import type { Knex } from "knex";
-import { dialect } from "../db/knex.js";
+import { snapshotReads } from "../db/engine.js";
 import { migratorConfig } from "../db/migrate.js";
 import { ACCOUNT_TABLES, PARTS_TABLE, TAGS_TABLE } from "./tables.js";
 
@@ -89,8 +89,8 @@ export async function exportAccount(db: Knex, userId: string, now = new Date()):
       }
       return out;
     },
-    // One snapshot for every section: REPEATABLE READ on Postgres; a SQLite transaction reads one already.
-    (dialect(db) === "postgres" ? { isolationLevel: "repeatable read", readOnly: true } : {}) as Knex.TransactionConfig,
+    // One snapshot for every section.
+    snapshotReads(db),
   );
 }
 

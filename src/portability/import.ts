@@ -13,16 +13,16 @@
  * lists of budgets, audit entries' before/after), so a file can be imported into the database it came
  * from, next to the original account. What is derived (tags_key, the totals) is set with each row and kept
  * by the triggers on SQLite; on Postgres the totals are rebuilt set-based after the rows
- * (src/portability/totals.ts). Transactions go in first, then their tags.
+ * (src/db/bulk-totals.ts). Transactions go in first, then their tags.
  */
 import type { Knex } from "knex";
 import { newId, type IdPrefix } from "../db/ids.js";
-import { dialect } from "../db/knex.js";
+import { tagsKeyText } from "../db/dialect.js";
 import { migratorConfig } from "../db/migrate.js";
 import { EXPORT_FORMAT, EXPORT_VERSION, type Row } from "./export.js";
 import { foldedKeys, foldKey } from "../domain/shared/text.js";
 import { ImportContext, checkRow } from "./rules.js";
-import { rebuildTotals, switchRowTotalsOff } from "./totals.js";
+import { rebuildTotals, switchRowTotalsOff } from "../db/bulk-totals.js";
 import { itemsOfFile, itemsOfObject, type Header, type ImportItem } from "./source.js";
 import { ACCOUNT_TABLES, PARTS_TABLE, TAGS_TABLE } from "./tables.js";
 import { bulkInsert } from "../db/bulk-insert.js";
@@ -118,18 +118,11 @@ export function importFile(db: Knex, userId: string, path: string): Promise<Impo
   return importItems(db, userId, itemsOfFile(path), path);
 }
 
-/**
- * A transaction's tags_key as the tag triggers write it (json_agg on Postgres, json_group_array on
- * SQLite). Set with the row, the triggers that follow its tags find it already right and move no totals:
- * without it each tag row moved the expense totals twice, and 100,000 tagged transactions took minutes.
- * Should the order differ from the database's collation, the triggers still correct it.
- */
-function tagsKey(tags: string[], pg: boolean): string {
-  return pg ? (tags.length === 0 ? "[]" : `[${tags.map((t) => JSON.stringify(t)).join(", ")}]`) : JSON.stringify(tags);
-}
-
 async function importItems(db: Knex, userId: string, items: AsyncIterable<ImportItem>, source: string): Promise<ImportSummary> {
-  const pg = dialect(db) === "postgres";
+  // A transaction's tags_key set with the row, as the tag triggers write it: the triggers that follow its
+  // tags find it already right and move no totals (without it each tag row moved the expense totals
+  // twice, and 100,000 tagged transactions took minutes).
+  const tagsKey = tagsKeyText(db);
   const [done] = (await db.migrate.list(migratorConfig)) as [unknown[], unknown];
   const applied = new Set((done as unknown[]).map((d) => (typeof d === "string" ? d : String((d as { name?: string }).name ?? (d as { file?: string }).file))));
   const tableOf = new Map(ACCOUNT_TABLES.map((s) => [s.section, s.table]));
@@ -146,7 +139,7 @@ async function importItems(db: Knex, userId: string, items: AsyncIterable<Import
   await db.transaction(async (trx) => {
     if (!(await isEmpty(trx, userId)))
       throw new ImportError("the account is not empty: import only into an account without wallets, transactions, budgets, goals, bills or audit entries");
-    if (pg) await switchRowTotalsOff(trx);
+    await switchRowTotalsOff(trx);
     const rows = await bulkInsert(trx);
     // A row the checks let through but the database refused (a constraint they do not know): the driver's
     // error carries a code. Anything else passes as it is (the CLI names it without its message).
@@ -181,7 +174,7 @@ async function importItems(db: Knex, userId: string, items: AsyncIterable<Import
         delete columns.parts;
         await rows.add(
           table,
-          { ...columns, user_id: userId, tags_key: tagsKey(folded, pg) },
+          { ...columns, user_id: userId, tags_key: tagsKey(folded) },
           {
             [TAGS_TABLE]: folded.map((tag) => ({ transaction_id: columns.id, user_id: userId, tag })),
             [PARTS_TABLE]: parts.map((part, position) => partRow(part, position, String(columns.id), userId)),
@@ -202,7 +195,7 @@ async function importItems(db: Knex, userId: string, items: AsyncIterable<Import
       await rows.abort();
       throw refused(err);
     }
-    if (pg) await rebuildTotals(trx, userId);
+    await rebuildTotals(trx, userId);
   });
   return { counts, ids };
 }

@@ -236,7 +236,7 @@ export function pagesRouter(deps: PagesDeps): Router {
     const now = deps.now().toISOString();
     const tokens = (await listTokens(deps.db, user.id)).filter((t) => !t.grant_id && !t.revoked_at && t.expires_at > now);
     const clients = (await listConnectedClients(deps.db, user.id)).filter((c) => !c.revoked_at);
-    const changes = (await listChanges(deps.db, user.id, new Set(KNOWN_SCOPES), { limit: 10 })).changes;
+    const changes = (await listChanges({ db: deps.db, caller: { userId: user.id, scopes: new Set(KNOWN_SCOPES), timezone: "UTC" } }, { limit: 10 })).changes;
     const hidden = `<input type="hidden" name="csrf" value="${escapeHtml(token)}">`;
     const mcpUrl = `${deps.config.publicUrl || `http://${req.headers.host ?? "127.0.0.1"}`}/api/v1/mcp`;
     const createdBlock = created

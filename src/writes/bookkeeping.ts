@@ -6,7 +6,7 @@
  * few plain statements (docs/decisions.md#write-bookkeeping-in-two-statements).
  */
 import type { Knex } from "knex";
-import { dialect } from "../db/knex.js";
+import { writesAreSerial } from "../db/engine.js";
 import { auditEntryOf, auditRowOf, writeAuditEntry, type AuditEntry, type AuditWrite } from "../audit/log.js";
 import { CAPTURE_AUDIT_SETTING, CAPTURE_SETTING, finishCapture, startCapture } from "../audit/rows.js";
 import { NOTIFY_CHANNEL, notifyPayloadSql } from "../events/bus.js";
@@ -22,7 +22,7 @@ import { keyInUse, keyRowOf, storeKey, type KeyClaim } from "./idempotency.js";
  * audit row's insert makes it).
  */
 export async function openWrite(trx: Knex.Transaction, userId: string, key: string): Promise<string | undefined> {
-  if (dialect(trx) !== "postgres") {
+  if (writesAreSerial(trx)) {
     await startCapture(trx, userId); // SQLite has one writer: its transactions are already serial
     return undefined;
   }
@@ -56,7 +56,7 @@ export async function closeWrite(
   result: Record<string, unknown>,
   auditId?: string,
 ): Promise<ClosedWrite> {
-  if (dialect(trx) !== "postgres") {
+  if (writesAreSerial(trx)) {
     const entry = await writeAuditEntry(trx, audit);
     await finishCapture(trx, audit.userId, entry.id);
     const claimed = await storeKey(trx, { ...claim, response: { ...result, audit_id: entry.id } });

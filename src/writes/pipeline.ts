@@ -14,8 +14,6 @@
  * checked against the stored keys before it is reported, so a retry gets the stored answer whatever its
  * handler did. A new key costs no extra statement; a failing call costs one read.
  */
-import type { Knex } from "knex";
-import { dialect } from "../db/knex.js";
 import { provisionalIds } from "../db/ids.js";
 import type { ChangeBus } from "../events/bus.js";
 import type { DbWatch } from "../db/watch.js";
@@ -42,15 +40,6 @@ class KeyAlreadyStored extends Error {}
 
 /** Keys being written by this process right now: a duplicate gets idempotency_key_in_use at once. */
 const inFlight = new Set<string>();
-
-/**
- * The lock every write of the user takes (Postgres; SQLite's transactions are serial already), until the
- * transaction ends. Deleting an account takes it too, so no write of the person runs beside the deletion.
- */
-export async function lockUserWrites(trx: Knex.Transaction, userId: string): Promise<void> {
-  if (dialect(trx) !== "postgres") return;
-  await trx.raw("SELECT pg_advisory_xact_lock(hashtextextended(?, 0))", [`user:${userId}`]);
-}
 
 function storedKeyWarning(stored: StoredKey, tool: string, hash: string): { code: string; message: string } {
   const same = stored.tool === tool && stored.request_hash === hash;

@@ -30,15 +30,15 @@ describe(`finance-mcp kb import (${engine})`, function () {
       const second = cli(database.url, "kb", "import", folder);
       expect(second.status, second.stderr).to.equal(0);
       expect(JSON.parse(second.stdout).imported).to.equal(1);
-      const hits = await searchKnowledge(db, "zebra", 5);
+      const hits = await searchKnowledge({ db }, { query: "zebra", limit: 5 });
       expect(hits.map((h) => h.id)).to.deep.equal(["kb_zebra-budgets"]);
-      expect(await searchKnowledge(db, "revoke token", 5)).to.deep.equal([]);
+      expect(await searchKnowledge({ db }, { query: "revoke token", limit: 5 })).to.deep.equal([]);
 
       writeFileSync(join(folder, "broken.md"), "no front matter here\n");
       const bad = cli(database.url, "kb", "import", folder);
       expect(bad.status).to.not.equal(0);
       expect(bad.stderr).to.contain("broken.md");
-      expect((await searchKnowledge(db, "zebra", 5)).length, "a failed import changes nothing").to.equal(1);
+      expect((await searchKnowledge({ db }, { query: "zebra", limit: 5 })).length, "a failed import changes nothing").to.equal(1);
     } finally {
       await db.destroy();
       await database.drop();

@@ -177,7 +177,7 @@ describe(`faults: writes after bulk edits and their undo, and a held write lock 
         idempotency_key: k,
       });
     try {
-      // What the pipeline's lock is (src/writes/pipeline.ts#lockUserWrites), held as a stuck write would hold it.
+      // What the pipeline's lock is (src/db/locks.ts#lockUserWrites), held as a stuck write would hold it.
       await holder.query("SELECT pg_advisory_lock(hashtextextended($1, 0))", [`user:${user.id}`]);
       // Twice the pool: half wait for the lock in Postgres, half for a connection in the process.
       const answers = await Promise.all(keys.map(write));

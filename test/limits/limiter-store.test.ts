@@ -1,5 +1,5 @@
 /**
- * The SQLite store of the limiter (src/limits/limiter.ts, RateLimiterSQLiteAutocommit): without the
+ * The SQLite store of the limiter (src/db/rate-limit-store.ts, RateLimiterSQLiteAutocommit): without the
  * library's per-call transaction, on knex's own connection. The library must still go through the
  * overridden hooks, the counts must be those of the library's own store, also with two connections (two
  * processes) on one file, and a consume while a knex write transaction is open must wait for it without
@@ -15,7 +15,8 @@ import { loadConfig } from "../../src/config.js";
 import { createDb } from "../../src/db/knex.js";
 import { migrateLatest } from "../../src/db/migrate.js";
 import { cacheStatements } from "../../src/db/statement-cache.js";
-import { createRateLimits, RateLimiterSQLiteAutocommit } from "../../src/limits/limiter.js";
+import { RateLimiterSQLiteAutocommit } from "../../src/db/rate-limit-store.js";
+import { createRateLimits } from "../../src/limits/limiter.js";
 
 const TABLE = "CREATE TABLE IF NOT EXISTS rate_limits (key TEXT PRIMARY KEY, points INTEGER NOT NULL DEFAULT 0, expire INTEGER)";
 

@@ -1,7 +1,7 @@
 /**
  * The layering rules of .dependency-cruiser.cjs can fail: each is run on a small fixture tree that
  * breaks it (an import cycle through a type-only import, domain code importing a transport, a tool
- * importing another tool, domain code asking for the dialect), and on the real tree, which must pass. `npm run lint` runs the same rules.
+ * importing another tool, domain code asking for the dialect, a driver imported outside src/db), and on the real tree, which must pass. `npm run lint` runs the same rules.
  * Areas (a folder of src/, or of src/domain/) must not import each other in a cycle either: module
  * cycles are dependency-cruiser's rule; area cycles are computed here from its graph.
  */
@@ -88,6 +88,62 @@ function handlerImportProblems(base: string): string[] {
   return problems;
 }
 
+/**
+ * Handlers that call their domain function in another shape than `(ctx, params)`: a handler hands the
+ * call's context and its params over whole, and the domain entry takes what it needs from them (the
+ * database, the caller, "today" as todayOf(ctx): src/domain/README.md, docs/adding-a-tool.md step 3).
+ * Every call of a name imported from src/domain that mentions ctx must read exactly `ctx, params`, at
+ * least one must, and no handler reaches into ctx for the domain (ctx.db, ctx.caller.userId, ctx.now(),
+ * todayOf). Exceptions, each with its reason: a pure function of one param needs no context.
+ */
+const CALL_SHAPE_EXCEPTIONS: Record<string, string> = {
+  "src/tools/knowledge/calculate.ts": "the calculator is a pure function of the expression: no database, caller or clock",
+  "src/tools/meta/list_capabilities.ts": "describes the server's tools from generated/ and the token's scopes: no domain call",
+  "src/tools/wallets/update_wallet.ts": "(ctx, params) and the requireSomeChange hook, run once the wallet is found (not_found first)",
+};
+
+function argsAt(text: string, open: number): string {
+  let depth = 0;
+  for (let i = open; i < text.length; i++) {
+    if (text[i] === "(") depth++;
+    else if (text[i] === ")" && --depth === 0) return text.slice(open + 1, i);
+  }
+  return text.slice(open + 1);
+}
+
+function handlerCallProblems(base: string): string[] {
+  const areas = readdirSync(join(base, "src/tools"), { withFileTypes: true }).filter((d) => d.isDirectory());
+  const problems: string[] = [];
+  for (const area of areas) {
+    for (const f of readdirSync(join(base, "src/tools", area.name))
+      .filter((n) => n.endsWith(".ts"))
+      .sort()) {
+      const file = `src/tools/${area.name}/${f}`;
+      if (file in CALL_SHAPE_EXCEPTIONS) continue;
+      const text = readFileSync(join(base, file), "utf8");
+      const names = [...text.matchAll(/^import\s+\{([^}]*)\}\s+from\s+"[./]*\/domain\/[^"]+"/gm)].flatMap((m) =>
+        m[1]!
+          .split(",")
+          .map((n) => n.trim())
+          .filter((n) => n !== "" && !n.startsWith("type ")),
+      );
+      const calls = names.flatMap((name) =>
+        [...text.matchAll(new RegExp(`\\b${name}\\(`, "g"))].map((m) =>
+          argsAt(text, m.index + name.length)
+            .replace(/\s+/g, " ")
+            .trim(),
+        ),
+      );
+      // ctx at the call's own level: ruleToApi(await removeRule(ctx, params)) is removeRule's call.
+      const withCtx = calls.filter((a) => /\bctx\b/.test(a.replace(/\([^()]*\)/g, "")));
+      const reaches = /\bctx\.(db|now\(|caller\.userId)|\btodayOf\(/.test(text);
+      if (withCtx.length === 0 || withCtx.some((a) => a !== "ctx, params") || reaches)
+        problems.push(`${file}: ${withCtx.join(" | ") || "no (ctx, params) call"}`);
+    }
+  }
+  return problems;
+}
+
 function cruiseGraph(cwd: string) {
   const r = spawnSync(process.execPath, [depcruise, "--config", join(root, ".dependency-cruiser.cjs"), "--output-type", "json", "src"], {
     cwd,
@@ -112,6 +168,8 @@ describe("architecture rules (dependency-cruiser)", function () {
       "src/http/route.ts": `export const route = 1;\n`,
       "src/db/knex.ts": `export const dialect = () => "sqlite";\n`,
       "src/domain/e/branch.ts": `import { dialect } from "../../db/knex.js";\nexport const engine = dialect();\n`,
+      // A driver outside src/db (a type-only import counts).
+      "src/events/listen.ts": `import type pg from "pg";\nexport type Session = pg.Client;\n`,
       "src/tools/area/first_tool.ts": `import { second } from "./second_tool.js";\nexport const first = second;\n`,
       "src/tools/area/second_tool.ts": `export const second = 2;\n`,
       // Infrastructure reaching into domain code.
@@ -139,6 +197,7 @@ describe("architecture rules (dependency-cruiser)", function () {
     expect(r.stdout).to.contain("tool-imports-no-tool: src/tools/area/first_tool.ts → src/tools/area/second_tool.ts");
     expect(r.stdout).to.contain("domain-has-no-dialect: src/domain/e/branch.ts → src/db/knex.ts");
     expect(r.stdout).to.contain("infrastructure-knows-no-domain: src/writes/step.ts → src/domain/c/z.ts");
+    expect(r.stdout).to.match(/engine-drivers-in-db: src\/events\/listen\.ts → (node_modules\/(@types\/)?)?pg\b/);
   });
 
   it("finds a cycle between areas that no module cycle shows, and none in the project", () => {
@@ -158,6 +217,25 @@ describe("architecture rules (dependency-cruiser)", function () {
   it("keeps rules out of handlers: a handler imports one domain module, besides generated/, errors and require-change", () => {
     expect(handlerImportProblems(dir)).to.include("src/tools/area/greedy_tool.ts: src/domain/c/z.ts, src/domain/d/y.ts");
     expect(handlerImportProblems(root)).to.deep.equal([]);
+  });
+
+  it("keeps one domain entry shape: every handler calls its domain function as (ctx, params)", () => {
+    const fixture = mkdtempSync(join(tmpdir(), "fmcp-shape-"));
+    try {
+      mkdirSync(join(fixture, "src/tools/area"), { recursive: true });
+      const handler = (call: string) =>
+        `import { entry } from "../../domain/area/read.js";\nexport const tool = async (params: { id: string }, ctx: Ctx) => ${call};\n`;
+      writeFileSync(join(fixture, "src/tools/area/good_tool.ts"), handler("entry(ctx, params)"));
+      writeFileSync(join(fixture, "src/tools/area/loose_tool.ts"), handler("entry(ctx.db, ctx.caller.userId, params.id)"));
+      writeFileSync(join(fixture, "src/tools/area/partial_tool.ts"), handler("entry(ctx, params.id)"));
+      expect(handlerCallProblems(fixture)).to.deep.equal([
+        "src/tools/area/loose_tool.ts: ctx.db, ctx.caller.userId, params.id",
+        "src/tools/area/partial_tool.ts: ctx, params.id",
+      ]);
+    } finally {
+      rmSync(fixture, { recursive: true, force: true });
+    }
+    expect(handlerCallProblems(root)).to.deep.equal([]);
   });
 
   it("passes the project's own tree", () => {

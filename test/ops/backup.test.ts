@@ -13,7 +13,7 @@ import { expect } from "chai";
 import Database from "better-sqlite3";
 import { createDb } from "../../src/db/knex.js";
 import { migrateLatest } from "../../src/db/migrate.js";
-import { BackupError, backupSqlite } from "../../src/portability/backup.js";
+import { BackupError, backupSqlite } from "../../src/db/sqlite-backup.js";
 import { createTestDatabase, engine, type TestDatabase } from "../helpers/database.js";
 import { callOver, insertUserWithToken } from "../helpers/direct-user.js";
 import { startServerProcess } from "../helpers/process.js";

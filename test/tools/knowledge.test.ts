@@ -103,8 +103,8 @@ describe(`knowledge base and calculator (${engine})`, () => {
     const tagSets = [undefined, ["budgets"], ["tokens", "security"], ["no-such-tag"]];
     for (const q of [...questions.map((x) => x.question), "token scope rate limit budget goal wallet transaction bill error money"]) {
       for (const tags of tagSets) {
-        const all = await searchKnowledge(server.db, q, 20, tags);
-        for (const limit of [1, 3, 5]) expect(await searchKnowledge(server.db, q, limit, tags), `${q} ${limit} ${tags}`).to.deep.equal(all.slice(0, limit));
+        const all = await searchKnowledge(server, { query: q, limit: 20, tags });
+        for (const limit of [1, 3, 5]) expect(await searchKnowledge(server, { query: q, limit, tags }), `${q} ${limit} ${tags}`).to.deep.equal(all.slice(0, limit));
       }
     }
   });
@@ -125,7 +125,7 @@ describe(`knowledge base and calculator (${engine})`, () => {
       for (const q of [...questions.map((x) => x.question), "budget", "token scope rate limit budget goal wallet transaction bill error money"]) {
         for (const tags of [undefined, ["budgets"], ["tokens", "security"]]) {
           for (const limit of [1, 5, 20]) {
-            const got = (await searchKnowledge(server.db, q, limit, tags)).map((h) => ({ id: h.id, snippet: h.snippet, score: h.score }));
+            const got = (await searchKnowledge(server, { query: q, limit, tags })).map((h) => ({ id: h.id, snippet: h.snippet, score: h.score }));
             expect(got, `${q} ${limit} ${tags}`).to.deep.equal(await reference(q, limit, tags));
             compared += got.length;
           }

@@ -135,7 +135,8 @@ export async function updateBill(ctx: DomainContext, params: UpdateBillReminderP
 }
 
 /** Deletes the reminder for good (transactions untouched); answers the reminder that went. */
-export async function deleteBill(ctx: DomainContext, billId: string): Promise<BillReminder> {
+export async function deleteBill(ctx: DomainContext, p: { bill_reminder_id: string }): Promise<BillReminder> {
+  const billId = p.bill_reminder_id;
   const userId = ctx.caller.userId;
   await lockRow(ctx.db, "bill_reminders", userId, billId);
   const old = await getBill(ctx.db, userId, billId);

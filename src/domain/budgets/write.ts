@@ -103,7 +103,8 @@ export async function updateBudget(ctx: DomainContext, params: UpdateBudgetParam
 }
 
 /** Deletes the definition only; transactions are never touched. Answers the budget that went. */
-export async function deleteBudget(ctx: DomainContext, budgetId: string): Promise<Budget> {
+export async function deleteBudget(ctx: DomainContext, p: { budget_id: string }): Promise<Budget> {
+  const budgetId = p.budget_id;
   const userId = ctx.caller.userId;
   await lockRow(ctx.db, "budgets", userId, budgetId);
   const old = await getBudget(ctx.db, userId, budgetId);

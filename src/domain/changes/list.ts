@@ -6,7 +6,7 @@
  * changed today?" (day, since, tool, client, area). Only areas the token may read: the tool's own scope is
  * meta:whoami, which reads no finance data, so each entry's area is checked here against read:<area>.
  */
-import type { Knex } from "knex";
+import type { Caller, DomainContext } from "../../context.js";
 import type { ChangeEntry, ListChangesParams } from "../../../generated/types.js";
 import { AREA_OF } from "../../audit/areas.js";
 import { auditEntriesQuery, auditEntryOf, type AuditEntry } from "../../audit/log.js";
@@ -45,13 +45,11 @@ function idsOf(e: AuditEntry): string[] {
 
 /** `timezone` is where a `day` starts and ends (the user's; the account page lists without a day). */
 export async function listChanges(
-  db: Knex,
-  userId: string,
-  scopes: ReadonlySet<string>,
+  ctx: Pick<DomainContext, "db"> & { caller: Pick<Caller, "userId" | "scopes" | "timezone"> },
   p: ListChangesParams,
-  timezone = "UTC",
 ): Promise<{ changes: ChangeEntry[]; next_cursor: string | null }> {
-  const caller = { scopes, timezone };
+  const { db, caller } = ctx;
+  const { userId } = caller;
   const size = pageSize(p.limit);
   const since = p.since !== undefined ? instantOf(p.since) : undefined;
   const { cursor: _c, limit: _l, ...filters } = p;

@@ -187,7 +187,8 @@ export async function addGoalFunds(ctx: DomainContext, params: AddGoalFundsParam
  * Deletes the goal and its contributions; wallet transactions recorded by add_goal_funds stay. The
  * snapshot carries every contribution, so the history stays in the audit log.
  */
-export async function deleteGoal(ctx: DomainContext, goalId: string): Promise<{ goal: Goal; contributions: GoalContribution[]; warnings: Warning[] }> {
+export async function deleteGoal(ctx: DomainContext, p: { goal_id: string }): Promise<{ goal: Goal; contributions: GoalContribution[]; warnings: Warning[] }> {
+  const goalId = p.goal_id;
   const userId = ctx.caller.userId;
   const old = await lockedGoal(ctx, goalId);
   const contributions = await listContributions(ctx.db, userId, old.id);

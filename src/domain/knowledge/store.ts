@@ -5,6 +5,7 @@
  * as syntax: it is cut into words first, and only words are passed on.
  */
 import type { Knex } from "knex";
+import type { DomainContext } from "../../context.js";
 import { clearFullTextIndex, indexForFullText, searchFullText } from "../../db/full-text.js";
 import { loadCorpus, type KbEntry } from "./corpus.js";
 import { packagePath } from "../../package-root.js";
@@ -55,7 +56,10 @@ export async function seedKnowledgeBase(db: Knex, folder = DEFAULT_KB_FOLDER): P
   await importCorpus(db, await loadCorpus(folder));
 }
 
-export async function searchKnowledge(db: Knex, query: string, limit: number, tags?: readonly string[]): Promise<KnowledgeHit[]> {
+/** search_product_knowledge: the best `limit` entries for the words of `query` (5 when not given), among those with every tag of `tags`. */
+export async function searchKnowledge(ctx: Pick<DomainContext, "db">, p: { query: string; limit?: number; tags?: readonly string[] }): Promise<KnowledgeHit[]> {
+  const { db } = ctx;
+  const { query, limit = 5, tags } = p;
   const words = queryWords(query);
   if (words.length === 0) return [];
   return (await searchFullText(db, words, limit, tags)).map((r) => hit(r, r.score));
@@ -103,9 +107,11 @@ export async function listArticles(db: Knex): Promise<{ id: string; title: strin
   return rows.map((r) => ({ id: r.id, title: r.title, tags: JSON.parse(r.tags) as string[] }));
 }
 
-/** The entry, or not_found on `field`. */
-export async function getArticle(db: Knex, id: string, field = "id"): Promise<KnowledgeArticle> {
-  const article = await findArticle(db, id);
+/** get_knowledge_article: the entry, or not_found on `id`. */
+export async function getArticle(ctx: Pick<DomainContext, "db">, p: { id: string }): Promise<KnowledgeArticle> {
+  const { id } = p;
+  const field = "id";
+  const article = await findArticle(ctx.db, id);
   if (!article) {
     throw new AppError("not_found", `${field}: no knowledge-base entry has the id ${JSON.stringify(id)}. Take ids from search_product_knowledge results.`, {
       field,

@@ -3,7 +3,7 @@ import type { Scope, WhoamiResult } from "../../../generated/types.js";
 import type { ToolContext } from "../../context.js";
 import { todayOf } from "../../calendar/time-zones.js";
 
-export function whoAmI(ctx: ToolContext): WhoamiResult {
+export function whoAmI(ctx: ToolContext, _p: object): WhoamiResult {
   return {
     user_id: ctx.caller.userId,
     token_id: ctx.caller.tokenId,

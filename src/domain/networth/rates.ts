@@ -4,13 +4,12 @@
  * and a different inverse of it). Nothing here fetches a rate: they are typed in.
  * Converting uses exact decimals: the rate is kept as its decimal string and applied with BigInt.
  */
-import type { Knex } from "knex";
-import type { IdSource } from "../../db/ids.js";
+import type { DomainContext } from "../../context.js";
 import { invalidParams } from "../../errors.js";
 import { currencyExponent } from "../../money/currencies.js";
 import { requireKnownCurrency } from "../shared/amounts.js";
 /** The caller's today, for the handlers that pass it in (one import per handler: src/domain/README.md). */
-export { todayOf } from "../../calendar/time-zones.js";
+import { todayOf } from "../../calendar/time-zones.js";
 
 export interface ExchangeRate {
   id: string;
@@ -36,11 +35,14 @@ export function checkRate(rate: string): string {
 
 /** Stores the rate of a pair on a date, replacing one of the same pair and day either way round; answers it before and after. */
 export async function setExchangeRate(
-  db: Knex,
-  userId: string,
-  input: { base: string; quote: string; rate: string; date: string },
-  clock: { now: Date; ids: IdSource },
+  ctx: DomainContext,
+  p: { base: string; quote: string; rate: string; date?: string },
 ): Promise<{ before: ExchangeRate | null; after: ExchangeRate }> {
+  const { db } = ctx;
+  const { userId } = ctx.caller;
+  const clock = { now: ctx.now(), ids: ctx.ids };
+  // The date defaults to the user's today.
+  const input = { base: p.base, quote: p.quote, rate: p.rate, date: p.date ?? todayOf(ctx) };
   requireKnownCurrency(input.base, "base");
   requireKnownCurrency(input.quote, "quote");
   if (input.base === input.quote) throw invalidParams("quote", "a currency other than base", "quote: a rate converts between two different currencies");

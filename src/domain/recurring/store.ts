@@ -6,6 +6,7 @@
  * reminder, whatever the length of the history, and is right after every write in the same transaction.
  */
 import type { Knex } from "knex";
+import { rawRows } from "../../db/dialect.js";
 
 /**
  * Enough to judge twelve intervals; older charges say nothing more about whether one still recurs. The
@@ -89,7 +90,7 @@ const byCodeUnits = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
  */
 export async function recurringInputs(db: Knex, userId: string): Promise<{ charges: Charge[]; bills: CoveringBill[] }> {
   const result: unknown = await db.raw(RECURRING_INPUTS_SQL, [userId, MAX_PAYEE_KEYS, userId, true]);
-  const rows = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as {
+  const rows = rawRows(result) as {
     kind: string;
     a: string;
     b: string | null;

@@ -5,9 +5,8 @@
  * is a conflict that names the real count, so nothing the person did not see is changed
  * (docs/decisions.md#rules-apply-to-the-past-with-expected-count).
  */
-import type { Knex } from "knex";
+import type { DomainContext } from "../../context.js";
 import type { Rule, RuleChange as ApiRuleChange, SaveRuleParams } from "../../../generated/types.js";
-import type { IdSource } from "../../db/ids.js";
 import { AppError, invalidParams } from "../../errors.js";
 import { getWalletRow } from "../wallets/store.js";
 import { cleanText, normalizeTags } from "../shared/text.js";
@@ -28,7 +27,10 @@ export interface SavedRule {
   applied: { count: number; changes: RuleChange[] } | null;
 }
 
-export async function saveRule(db: Knex, userId: string, p: SaveRuleParams, ctx: { now: Date; ids: IdSource; dryRun: boolean }): Promise<SavedRule> {
+export async function saveRule(ctx: DomainContext, p: SaveRuleParams): Promise<SavedRule> {
+  const { db } = ctx;
+  const { userId } = ctx.caller;
+  const clock = { now: ctx.now(), ids: ctx.ids, dryRun: ctx.dryRun ?? false };
   const old = p.rule_id === undefined ? null : await getRule(db, userId, p.rule_id);
   if (old === null && p.value === undefined)
     throw invalidParams(
@@ -70,8 +72,8 @@ export async function saveRule(db: Knex, userId: string, p: SaveRuleParams, ctx:
     ["rename_payee", p.rename_payee],
   ] as const)
     if (value !== undefined && cleanText(value) === "") throw invalidParams(field, "non-blank text", `${field}: must not be blank.`);
-  const at = ctx.now.toISOString();
-  const rule = old === null ? await insertRule(db, userId, fields, p.position, at, ctx.ids) : await updateRule(db, userId, old, fields, p.position, at);
+  const at = clock.now.toISOString();
+  const rule = old === null ? await insertRule(db, userId, fields, p.position, at, clock.ids) : await updateRule(db, userId, old, fields, p.position, at);
   if (p.apply_to_existing !== true) return { before: old, rule, applied: null };
 
   const changes = await changesOfRule(db, userId, rule);
@@ -82,7 +84,7 @@ export async function saveRule(db: Knex, userId: string, p: SaveRuleParams, ctx:
       `a rule that changes at most ${limits.bulkWriteRows} past transactions`,
       `apply_to_existing: applying this rule would change ${changes.length} past transactions; one call changes at most ${limits.bulkWriteRows}. Nothing was changed. Save the rule without apply_to_existing, then file the past with update_transactions over date ranges.`,
     );
-  if (!ctx.dryRun && p.expected_count !== changes.length)
+  if (!clock.dryRun && p.expected_count !== changes.length)
     throw new AppError(
       "conflict",
       p.expected_count === undefined
@@ -104,13 +106,15 @@ export function changesToApi(changes: readonly RuleChange[]): ApiRuleChange[] {
   }));
 }
 
-export async function removeRule(db: Knex, userId: string, ruleId: string): Promise<RuleRow> {
-  const rule = await getRule(db, userId, ruleId);
+export async function removeRule(ctx: DomainContext, p: { rule_id: string }): Promise<RuleRow> {
+  const { db } = ctx;
+  const { userId } = ctx.caller;
+  const rule = await getRule(db, userId, p.rule_id);
   await deleteRule(db, userId, rule);
   return rule;
 }
 
 /** list_rules: the person's rules in the order they are tried, as the tools show them. */
-export async function listRulesForApi(db: Knex, userId: string) {
-  return { rules: (await listRules(db, userId)).map(ruleToApi) };
+export async function listRulesForApi(ctx: DomainContext, _p: object) {
+  return { rules: (await listRules(ctx.db, ctx.caller.userId)).map(ruleToApi) };
 }

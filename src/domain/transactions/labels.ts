@@ -55,8 +55,18 @@ function source(db: Knex, kind: LabelKind, userId: string, p: LabelParams): { q:
  * them out. `transactions` counts every use, so the order and the paging do not move with the clock.
  */
 /** list_categories and list_tags: listLabels as of the caller's today. */
-export async function listLabelsOf(ctx: DomainContext, kind: LabelKind, p: LabelParams): Promise<{ labels: LabelUse[]; next_cursor: string | null }> {
+async function listLabelsOf(ctx: DomainContext, kind: LabelKind, p: LabelParams): Promise<{ labels: LabelUse[]; next_cursor: string | null }> {
   return listLabels(ctx.db, ctx.caller.userId, kind, p, todayOf(ctx));
+}
+
+/** list_categories. */
+export async function listCategoriesOf(ctx: DomainContext, p: LabelParams): Promise<{ labels: LabelUse[]; next_cursor: string | null }> {
+  return listLabelsOf(ctx, "category", p);
+}
+
+/** list_tags. */
+export async function listTagsOf(ctx: DomainContext, p: LabelParams): Promise<{ labels: LabelUse[]; next_cursor: string | null }> {
+  return listLabelsOf(ctx, "tag", p);
 }
 
 export async function listLabels(

@@ -12,6 +12,7 @@
  * sort is refused, so a page can never silently mix two queries.
  */
 import type { Knex } from "knex";
+import type { DomainContext } from "../../context.js";
 import type { ListTransactionsParams, ListTransactionsResult, TransactionSelection } from "../../../generated/types.js";
 import { decodeCursor, encodeCursor, pageSize, queryFingerprint, splitPage } from "../paging.js";
 import { getWalletRow } from "../wallets/store.js";
@@ -141,7 +142,9 @@ const PAGE_COLUMNS = [
 
 // ── The page ─────────────────────────────────────────────────────────────────────────────────────────
 
-export async function listTransactions(db: Knex, userId: string, p: ListTransactionsParams): Promise<ListTransactionsResult> {
+export async function listTransactions(ctx: DomainContext, p: ListTransactionsParams): Promise<ListTransactionsResult> {
+  const { db } = ctx;
+  const { userId } = ctx.caller;
   const sort: Sort = p.sort ?? "date_desc";
   const limit = pageSize(p.limit);
   // The wallet of a wallet_id is checked by the page's own statement (below), not looked up first.

@@ -6,7 +6,7 @@
  * loaded into JavaScript, only one row per (currency, group). Grouped by anything but tag, the totals are
  * the groups added up (one statement); by tag, or ungrouped, they are their own statement.
  */
-import type { Knex } from "knex";
+import type { DomainContext } from "../../context.js";
 import type { GetTransactionSummaryParams, GetTransactionSummaryResult, SummaryGroup, SummaryTotal } from "../../../generated/types.js";
 import { toMinorBigInt, toMoney, type MinorLike } from "../../money/amount.js";
 import { getWalletRow } from "../wallets/store.js";
@@ -51,7 +51,9 @@ function money(f: Figures) {
 
 const byCode = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-export async function transactionSummary(db: Knex, userId: string, p: GetTransactionSummaryParams): Promise<GetTransactionSummaryResult> {
+export async function transactionSummary(ctx: DomainContext, p: GetTransactionSummaryParams): Promise<GetTransactionSummaryResult> {
+  const { db } = ctx;
+  const { userId } = ctx.caller;
   checkDateRange(p.date_from, p.date_to);
   // Transfers move money between the user's own wallets: neither income nor spending. direction picks
   // a side (spending.ts): "expense" keeps the refunds taken off it, so it never says more was spent.

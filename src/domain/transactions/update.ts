@@ -8,7 +8,7 @@
  *   category, tags and notes belong to the leg given.
  * - null clears payee, description, category or notes; tags replaces the whole set.
  */
-import type { Knex } from "knex";
+import type { DomainContext } from "../../context.js";
 import type { UpdateTransactionParams, Warning } from "../../../generated/types.js";
 import { invalidParams, notFound } from "../../errors.js";
 import { getWalletRow } from "../wallets/store.js";
@@ -35,7 +35,10 @@ export interface UpdatedTransaction {
   warnings: Warning[];
 }
 
-export async function updateTransaction(db: Knex, userId: string, params: UpdateTransactionParams, now: Date): Promise<UpdatedTransaction> {
+export async function updateTransaction(ctx: DomainContext, params: UpdateTransactionParams): Promise<UpdatedTransaction> {
+  const { db } = ctx;
+  const { userId } = ctx.caller;
+  const now = ctx.now();
   // Locked before the first read, dry runs included: a delete of this transaction (or of its transfer's
   // other leg) at the same moment then finishes first, and this update answers not_found.
   await lockTransactionLegs(db, userId, params.transaction_id);

@@ -3,9 +3,9 @@
  * fixed, the opening balance within the running-total bounds, no delete of a wallet with transactions or
  * one a budget, goal or bill uses). Each returns the wallet as the tools answer it, before and after.
  */
-import type { Knex } from "knex";
+import type { DomainContext } from "../../context.js";
+import { todayOf } from "../../calendar/time-zones.js";
 import type { Wallet } from "../../../generated/types.js";
-import type { IdSource } from "../../db/ids.js";
 import { AppError } from "../../errors.js";
 import { parseAmountParam, requireKnownCurrency } from "../shared/amounts.js";
 import { assertRunningTotals } from "./ceiling.js";
@@ -15,7 +15,6 @@ import { assertNameFree, normalizeWalletName } from "./names.js";
 import { walletReferences } from "./references.js";
 import { findWallet, findWalletRow, getWalletRow, walletFromRow } from "./store.js";
 /** The caller's today, for the handlers that pass it in (one import per handler: src/domain/README.md). */
-export { todayOf } from "../../calendar/time-zones.js";
 
 export interface NewWallet {
   name: string;
@@ -29,7 +28,10 @@ export interface NewWallet {
 const nameTaken = (name: string) =>
   new AppError("conflict", `name: the user already has a wallet named ${JSON.stringify(name)}. Choose another name.`, { field: "name" });
 
-export async function createWallet(db: Knex, userId: string, input: NewWallet, clock: { now: Date; ids: IdSource }): Promise<Wallet> {
+export async function createWallet(ctx: DomainContext, input: NewWallet): Promise<Wallet> {
+  const { db } = ctx;
+  const { userId } = ctx.caller;
+  const clock = { now: ctx.now(), ids: ctx.ids };
   requireKnownCurrency(input.currency, "currency");
   const opening =
     input.opening_balance === undefined ? 0n : parseAmountParam(input.opening_balance, input.currency, "opening_balance", { signed: true, allowZero: true });
@@ -76,14 +78,15 @@ export interface WalletChange {
  * answer's balances are as of it (findWallet).
  */
 export async function updateWallet(
-  db: Knex,
-  userId: string,
-  walletId: string,
-  change: WalletChange,
-  now: Date,
-  today: string,
+  ctx: DomainContext,
+  change: WalletChange & { wallet_id: string },
   checkSomeChange: () => void = () => {},
 ): Promise<{ before: Wallet; after: Wallet }> {
+  const { db } = ctx;
+  const { userId } = ctx.caller;
+  const walletId = change.wallet_id;
+  const now = ctx.now();
+  const today = todayOf(ctx);
   await lockRow(db, "wallets", userId, walletId);
   const row = await getWalletRow(db, userId, walletId, "wallet_id");
   checkSomeChange();
@@ -119,7 +122,11 @@ export async function updateWallet(
 }
 
 /** Deletes a wallet that has no transactions and that nothing uses; answers the wallet that went. */
-export async function deleteWallet(db: Knex, userId: string, walletId: string, today: string): Promise<Wallet> {
+export async function deleteWallet(ctx: DomainContext, p: { wallet_id: string }): Promise<Wallet> {
+  const { db } = ctx;
+  const { userId } = ctx.caller;
+  const walletId = p.wallet_id;
+  const today = todayOf(ctx);
   // Locked before the checks: a transaction, budget, goal or bill written at the same moment for this
   // wallet then waits for this delete instead of slipping in between the checks and the delete, and a
   // delete or update of the same wallet by another call is answered after it (then not_found here).

@@ -2,5 +2,5 @@ import type { Handlers } from "../../../generated/handlers.js";
 import { searchKnowledge } from "../../domain/knowledge/store.js";
 
 export const search_product_knowledge: Handlers["search_product_knowledge"] = async (params, ctx) => ({
-  results: await searchKnowledge(ctx.db, params.query, params.limit ?? 5, params.tags),
+  results: await searchKnowledge(ctx, params),
 });

@@ -2,4 +2,4 @@ import type { Handlers } from "../../../generated/handlers.js";
 import { listChanges } from "../../domain/changes/list.js";
 
 export const list_changes: Handlers["list_changes"] = async (params, ctx) =>
-  listChanges(ctx.db, ctx.caller.userId, ctx.caller.scopes, params, ctx.caller.timezone);
+  listChanges(ctx, params);

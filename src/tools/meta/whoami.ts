@@ -1,4 +1,4 @@
 import type { Handlers } from "../../../generated/handlers.js";
 import { whoAmI } from "../../domain/meta/whoami.js";
 
-export const whoami: Handlers["whoami"] = async (_params, ctx) => whoAmI(ctx);
+export const whoami: Handlers["whoami"] = async (params, ctx) => whoAmI(ctx, params);

@@ -1,7 +1,7 @@
 import type { Handlers } from "../../../generated/handlers.js";
-import { listLabelsOf } from "../../domain/transactions/labels.js";
+import { listTagsOf } from "../../domain/transactions/labels.js";
 
 export const list_tags: Handlers["list_tags"] = async (params, ctx) => {
-  const { labels, next_cursor } = await listLabelsOf(ctx, "tag", params);
+  const { labels, next_cursor } = await listTagsOf(ctx, params);
   return { tags: labels, next_cursor };
 };

@@ -4,7 +4,7 @@ import { requireSomeChange } from "../require-change.js";
 
 export const update_transaction: Handlers["update_transaction"] = async (params, ctx) => {
   requireSomeChange("update_transaction", "transaction_id", params);
-  const { before, after, warnings } = await updateTransaction(ctx.db, ctx.caller.userId, params, ctx.now());
+  const { before, after, warnings } = await updateTransaction(ctx, params);
   return {
     result: { ...after, warnings },
     change: { action: "update", resourceType: "transaction", resourceId: params.transaction_id, before, after },

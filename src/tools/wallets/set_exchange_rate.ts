@@ -1,9 +1,8 @@
 import type { Handlers } from "../../../generated/handlers.js";
-import { setExchangeRate, todayOf } from "../../domain/networth/rates.js";
+import { setExchangeRate } from "../../domain/networth/rates.js";
 
 export const set_exchange_rate: Handlers["set_exchange_rate"] = async (params, ctx) => {
-  const input = { base: params.base, quote: params.quote, rate: params.rate, date: params.date ?? todayOf(ctx) };
-  const { before, after } = await setExchangeRate(ctx.db, ctx.caller.userId, input, { now: ctx.now(), ids: ctx.ids });
+  const { before, after } = await setExchangeRate(ctx, params);
   const { id, ...rate } = after;
   const old = before && { base: before.base, quote: before.quote, rate: before.rate, date: before.date };
   return {

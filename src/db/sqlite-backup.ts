@@ -14,7 +14,7 @@
 import { chmodSync, existsSync, linkSync, lstatSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import Database from "better-sqlite3";
-import { dialectOf, sqlitePath } from "../db/knex.js";
+import { dialectOf, sqlitePath } from "./knex.js";
 
 export class BackupError extends Error {}
 

@@ -1,16 +1,24 @@
 /**
- * After an import on Postgres, whose transaction switched the per-row INSERT triggers of the totals off
- * (SET LOCAL finance_mcp.bulk = 'on'; migrations/20261125040100_import_skips_row_totals.js): the imported
- * user's totals built in three set-based statements, the same sums the triggers would have kept (and the
- * migrations' backfills compute). The account was empty, so the user has no total to replace.
+ * An import into an empty account, its totals built after its rows rather than row by row. On Postgres
+ * the import's transaction switches the per-row INSERT triggers of the totals off (SET LOCAL
+ * finance_mcp.bulk = 'on'; migrations/20261125040100_import_skips_row_totals.js), and the imported
+ * user's totals are then built in three set-based statements, the same sums the triggers would have kept
+ * (and the migrations' backfills compute). The account was empty, so the user has no total to replace.
+ * On SQLite the triggers run in the process, each a few microseconds with no round trip, and they keep
+ * the totals as the rows go in: nothing to switch off or rebuild.
  */
 import type { Knex } from "knex";
+import { dialect } from "./knex.js";
 
+/** Switches the row triggers of the totals off for the rest of the transaction (Postgres; SQLite: nothing). */
 export async function switchRowTotalsOff(trx: Knex.Transaction): Promise<void> {
+  if (dialect(trx) !== "postgres") return;
   await trx.raw("SET LOCAL finance_mcp.bulk = 'on'");
 }
 
+/** The user's totals after switchRowTotalsOff (Postgres; SQLite: kept by the triggers already). */
 export async function rebuildTotals(trx: Knex.Transaction, userId: string): Promise<void> {
+  if (dialect(trx) !== "postgres") return;
   // tags_key first: the expense totals are keyed by it. The same aggregate as the tag trigger's, built
   // once for the user and joined, and only rows whose key differs are written (none, unless the
   // database's collation orders tags otherwise than JavaScript did): rewriting every row, as a correlated
