@@ -11,6 +11,7 @@ import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { engine } from "../helpers/database.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
+import { corpusTable, tableInDoc } from "../fixtures/statements/corpus/table.js";
 
 interface Layout {
   layout: string;
@@ -24,6 +25,7 @@ interface Layout {
   overlap_marker: string;
   rows: number;
   states_balance: boolean;
+  source: string;
 }
 
 const dir = new URL("../fixtures/statements/corpus/", import.meta.url);
@@ -62,6 +64,11 @@ describe(`statement corpus: every layout imports right the first time (${engine}
   it("holds at least 30 layouts, each named <country>-<bank>-<format>", () => {
     expect(layouts.length).to.be.at.least(30);
     for (const l of layouts) expect(l.layout).to.match(/^[a-z]{2}-[a-z0-9]+(-[a-z0-9]+)+$/);
+  });
+
+  it("is listed in docs/import.md's table, each layout with its source and the result asserted below", () => {
+    // Rewrite it with `npx tsx test/fixtures/statements/corpus/table.ts` after changing corpus.json.
+    expect(tableInDoc()).to.equal(corpusTable(layouts));
   });
 
   const wallet = async (token: string, l: Layout) =>
