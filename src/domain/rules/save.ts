@@ -8,6 +8,7 @@
 import type { Knex } from "knex";
 import type { Rule, RuleChange as ApiRuleChange, SaveRuleParams } from "../../../generated/types.js";
 import type { IdSource } from "../../db/ids.js";
+import type { DomainContext } from "../../context.js";
 import { AppError, invalidParams } from "../../errors.js";
 import { getWalletRow } from "../wallets/store.js";
 import { cleanText, normalizeTags } from "../shared/text.js";
@@ -28,7 +29,7 @@ export interface SavedRule {
   applied: { count: number; changes: RuleChange[] } | null;
 }
 
-export async function saveRule(db: Knex, userId: string, p: SaveRuleParams, ctx: { now: Date; ids: IdSource; dryRun: boolean }): Promise<SavedRule> {
+export async function saveRule(db: Knex, userId: string, p: SaveRuleParams, ctx: { now: Date; ids: IdSource; dryRun: boolean; bindPreview?: DomainContext["bindPreview"] }): Promise<SavedRule> {
   const old = p.rule_id === undefined ? null : await getRule(db, userId, p.rule_id);
   if (old === null && p.value === undefined)
     throw invalidParams(
@@ -75,6 +76,15 @@ export async function saveRule(db: Knex, userId: string, p: SaveRuleParams, ctx:
   if (p.apply_to_existing !== true) return { before: old, rule, applied: null };
 
   const changes = await changesOfRule(db, userId, rule);
+  // The preview is bound to the transactions it would change as they are, and to the rule it replaces
+  // (src/writes/preview.ts): a commit passing its preview_id is refused with stale_preview otherwise.
+  ctx.bindPreview?.({
+    noun: "transactions",
+    rows: [
+      ...(old === null ? [] : [{ id: old.id, content: old }]),
+      ...changes.map((c) => ({ id: c.before.id, content: c.before, updatedAt: c.before.updated_at })),
+    ],
+  });
   // The cap every bulk write shares (info.x-limits.bulk_write_rows), dry run or not, as update_transactions.
   if (changes.length > limits.bulkWriteRows)
     throw invalidParams(

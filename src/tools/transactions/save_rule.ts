@@ -2,7 +2,7 @@ import type { Handlers } from "../../../generated/handlers.js";
 import { changesToApi, ruleToApi, saveRule } from "../../domain/rules/save.js";
 
 export const save_rule: Handlers["save_rule"] = async (params, ctx) => {
-  const saved = await saveRule(ctx.db, ctx.caller.userId, params, { now: ctx.now(), ids: ctx.ids, dryRun: ctx.dryRun });
+  const saved = await saveRule(ctx.db, ctx.caller.userId, params, { now: ctx.now(), ids: ctx.ids, dryRun: ctx.dryRun, bindPreview: ctx.bindPreview });
   const rule = ruleToApi(saved.rule);
   const applied = saved.applied === null ? null : { count: saved.applied.count, changes: changesToApi(saved.applied.changes) };
   // One audit row for the rule and every past transaction it changed, each with its before/after snapshot.
