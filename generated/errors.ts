@@ -149,7 +149,7 @@ export const errorTable = {
     "httpStatus": 200
   },
   "stale_preview": {
-    "code": -32020,
+    "code": -32013,
     "message": "Stale preview",
     "data": {
       "code": "stale_preview",

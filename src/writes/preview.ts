@@ -23,14 +23,11 @@ export type { PreviewBasis };
 
 const VERSION = "pv1";
 
+/** What a preview id carries: the rows' count and digest, and when it was made. */
 interface Payload {
-  /** user, tool, arguments' hash, rows' digest, row count, made at (ms since the epoch) */
-  u: string;
-  t: string;
-  h: string;
-  d: string;
   n: number;
   m: number;
+  d: string;
 }
 
 const keys = new WeakMap<Knex, Promise<Buffer>>();
@@ -61,19 +58,26 @@ function argumentsHash(tool: string, params: Record<string, unknown>): string {
   return createHash("sha256").update(`${tool}\n${canonicalJson(stable(args))}`).digest("base64url");
 }
 
-/** The rows' digest: order-free (sorted by id), so a commit reading them in another order agrees. */
+/** The rows' digest (128 bits): order-free (sorted by id), so a commit reading them in another order agrees. */
 function digestOf(rows: readonly PreviewRow[]): string {
   const lines = rows.map((r) => `${r.id}\t${createHash("sha256").update(canonicalJson(stable(r.content))).digest("base64url")}`).sort();
-  return createHash("sha256").update(lines.join("\n")).digest("base64url");
+  return createHash("sha256").update(lines.join("\n")).digest().subarray(0, 16).toString("base64url");
 }
 
-const mac = (key: Buffer, body: string) => createHmac("sha256", key).update(`finance-mcp preview\n${body}`).digest();
+/**
+ * The MAC (128 bits) binds the id's body to the user, the tool and the arguments, which the commit knows
+ * itself: they are not in the id, which stays short (a model copies it into the commit).
+ */
+const mac = (key: Buffer, body: string, userId: string, tool: string, params: Record<string, unknown>) =>
+  createHmac("sha256", key)
+    .update(`finance-mcp preview\n${body}\n${userId}\n${tool}\n${argumentsHash(tool, params)}`)
+    .digest()
+    .subarray(0, 16);
 
-/** The preview id of a dry run that showed `basis`. */
+/** The preview id of a dry run that showed `basis`: "pv1.<rows>.<made at, base 36>.<digest>.<MAC>". */
 export function signPreview(key: Buffer, userId: string, tool: string, params: Record<string, unknown>, basis: PreviewBasis, now: Date): string {
-  const payload: Payload = { u: userId, t: tool, h: argumentsHash(tool, params), d: digestOf(basis.rows), n: basis.rows.length, m: now.getTime() };
-  const body = `${VERSION}.${Buffer.from(JSON.stringify(payload)).toString("base64url")}`;
-  return `${body}.${mac(key, body).toString("base64url")}`;
+  const body = `${VERSION}.${basis.total ?? basis.rows.length}.${now.getTime().toString(36)}.${digestOf(basis.rows)}`;
+  return `${body}.${mac(key, body, userId, tool, params).toString("base64url")}`;
 }
 
 function notOurs(why: string): AppError {
@@ -84,19 +88,20 @@ function notOurs(why: string): AppError {
   );
 }
 
-/** Reads a preview id this server made for this user, tool and arguments; refuses any other (invalid_params). */
+/**
+ * Reads a preview id this server made for this user, tool and arguments; refuses any other with
+ * invalid_params (it never says which part failed: an id of other arguments and an altered one look alike).
+ */
 export function readPreview(key: Buffer, previewId: unknown, userId: string, tool: string, params: Record<string, unknown>): Payload {
-  if (typeof previewId !== "string") throw notOurs("it is not a preview id");
-  const parts = previewId.split(".");
-  if (parts.length !== 3 || parts[0] !== VERSION) throw notOurs("it was not made by this server (or was altered)");
-  const body = `${parts[0]}.${parts[1]}`;
-  const given = Buffer.from(parts[2]!, "base64url");
-  const expected = mac(key, body);
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw notOurs("it was not made by this server (or was altered)");
-  const payload = JSON.parse(Buffer.from(parts[1]!, "base64url").toString("utf8")) as Payload;
-  if (payload.u !== userId || payload.t !== tool || payload.h !== argumentsHash(tool, params))
-    throw notOurs("it was made for another call (another tool or other arguments)");
-  return payload;
+  const parts = typeof previewId === "string" ? previewId.split(".") : [];
+  if (parts.length !== 5 || parts[0] !== VERSION || !/^\d{1,6}$/.test(parts[1]!) || !/^[0-9a-z]{1,12}$/.test(parts[2]!))
+    throw notOurs("it is not a preview id of this server");
+  const body = parts.slice(0, 4).join(".");
+  const given = Buffer.from(parts[4]!, "base64url");
+  const expected = mac(key, body, userId, tool, params);
+  if (given.length !== expected.length || !timingSafeEqual(given, expected))
+    throw notOurs("it was made for another call (another tool or other arguments), or altered");
+  return { n: Number(parts[1]), m: parseInt(parts[2]!, 36), d: parts[3]! };
 }
 
 /**

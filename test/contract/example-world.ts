@@ -16,7 +16,14 @@ const example = (method: string) => spec.methods.find((m: any) => m.name === met
 export const EXAMPLE_USER_ID = "usr_example0000000001";
 const AT = "2026-01-02T15:04:05Z";
 
+/**
+ * The server's preview key in the example world (src/writes/preview.ts): the spec's stale_preview example
+ * carries a preview_id signed with it, for a dry run that saw other rows than the world holds.
+ */
+const EXAMPLE_PREVIEW_KEY = Buffer.from("example-preview-key-for-the-spec").toString("base64url");
+
 export async function seedExampleWorld(db: Knex, pepper: string): Promise<string> {
+  await db("server_secrets").insert({ name: "preview", value: EXAMPLE_PREVIEW_KEY, created_at: AT });
   await db("users").insert({
     id: EXAMPLE_USER_ID,
     email: "example@example.test",

@@ -28,7 +28,7 @@ const ORDER = [
 interface Example {
   name: string;
   params: { name: string; value: unknown }[];
-  result: { value: unknown };
+  result?: { value: unknown };
 }
 
 /** Compares an answer to an example result, letting generated values through. */
@@ -179,11 +179,12 @@ describe(`openrpc.json examples of the wallet and transaction tools (${engine})`
 
   for (const name of ORDER) {
     const method = methods.find((m) => m.name === name)!;
-    for (const example of method?.examples ?? []) {
+    // Error examples (x-error, no result) are replayed in the spec's own example world (test/contract/replay.test.ts).
+    for (const example of (method?.examples ?? []).filter((e) => e.result !== undefined)) {
       it(`${name}: ${example.name}`, async () => {
         const params = Object.fromEntries(example.params.map((p) => [p.name, structuredClone(p.value)]));
         const answer = await server.call(name, params, user.token);
-        matchExample(answer, example.result.value, name, new Map());
+        matchExample(answer, example.result!.value, name, new Map());
         if (name === "create_transaction" && answer.counterpart) {
           expect(answer.counterpart.transfer_id).to.equal(answer.transaction.transfer_id);
           expect(answer.counterpart.id).to.not.equal(answer.transaction.id);

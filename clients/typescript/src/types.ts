@@ -1627,6 +1627,7 @@ export interface UpdateBudgetParams {
   budget_id: BudgetId;
   name?: Name;
   amount?: Amount;
+  currency?: Currency;
   period?: BudgetPeriod;
   /**
    * 2 with week is fortnightly.
@@ -1746,6 +1747,7 @@ export interface UpdateGoalParams {
    * null: open-ended.
    */
   target_amount?: Amount | null;
+  currency?: Currency;
   target_date?: Date | null;
   /**
    * Where the savings are kept.
@@ -1846,6 +1848,7 @@ export interface UpdateWalletParams {
   name?: Name;
   type?: WalletType;
   opening_balance?: SignedAmount;
+  currency?: Currency;
   /**
    * null: it counts on every day.
    */
@@ -1931,6 +1934,7 @@ export interface UpdateBillReminderParams {
   amount?: Amount;
   amount_min?: Amount;
   amount_max?: Amount;
+  currency?: Currency;
   /**
    * Usually paid from (same currency).
    */
