@@ -55,12 +55,21 @@ const stable = (v: unknown): unknown =>
 
 function argumentsHash(tool: string, params: Record<string, unknown>): string {
   const { dry_run: _d, preview_id: _p, idempotency_key: _k, ...args } = params;
-  return createHash("sha256").update(`${tool}\n${canonicalJson(stable(args))}`).digest("base64url");
+  return createHash("sha256")
+    .update(`${tool}\n${canonicalJson(stable(args))}`)
+    .digest("base64url");
 }
 
 /** The rows' digest (128 bits): order-free (sorted by id), so a commit reading them in another order agrees. */
 function digestOf(rows: readonly PreviewRow[]): string {
-  const lines = rows.map((r) => `${r.id}\t${createHash("sha256").update(canonicalJson(stable(r.content))).digest("base64url")}`).sort();
+  const lines = rows
+    .map(
+      (r) =>
+        `${r.id}\t${createHash("sha256")
+          .update(canonicalJson(stable(r.content)))
+          .digest("base64url")}`,
+    )
+    .sort();
   return createHash("sha256").update(lines.join("\n")).digest().subarray(0, 16).toString("base64url");
 }
 

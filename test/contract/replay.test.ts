@@ -62,7 +62,10 @@ describe(`contract replay of openrpc.json examples (${engine})`, () => {
         // code, message and data, by value; nothing else is compared.
         if (ex["x-error"] !== undefined) {
           const error = await server.callError(method.name, params, token);
-          expect(method.errors.map((e: any) => e.$ref.split("/").pop()), "an error the method declares").to.include(ex["x-error"].name);
+          expect(
+            method.errors.map((e: any) => e.$ref.split("/").pop()),
+            "an error the method declares",
+          ).to.include(ex["x-error"].name);
           expect(differences(ex["x-error"].value, error, Infinity), "the error differs from the example by value").to.deep.equal([]);
           return;
         }

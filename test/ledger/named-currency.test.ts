@@ -127,8 +127,14 @@ describe(`a named currency on writes (${engine})`, function () {
     const refused = (tool: string, params: Record<string, unknown>) => server.callError(tool, { idempotency_key: key(), ...params }, me.token);
     const budget = (await call("create_budget", { name: "Food", amount: "300.00", currency: "EUR", period: "month" })).budget;
     const goal = (await call("create_goal", { name: "Bike", target_amount: "800.00", currency: "EUR" })).goal;
-    const bill = (await call("create_bill_reminder", { name: "Rent", amount: "900.00", currency: "EUR", schedule: { frequency: "monthly", start_date: "2026-04-01", day_of_month: 1 } }))
-      .bill_reminder;
+    const bill = (
+      await call("create_bill_reminder", {
+        name: "Rent",
+        amount: "900.00",
+        currency: "EUR",
+        schedule: { frequency: "monthly", start_date: "2026-04-01", day_of_month: 1 },
+      })
+    ).bill_reminder;
     const cases: [string, Record<string, unknown>, string, string][] = [
       ["update_budget", { budget_id: budget.id, amount: "350.00" }, 'budget "Food" holds EUR, not USD', "budgets"],
       ["update_goal", { goal_id: goal.id, target_amount: "900.00" }, 'goal "Bike" holds EUR, not USD', "goals"],

@@ -131,7 +131,10 @@ export async function importStatement(db: Knex, userId: string, input: ImportInp
   const rows = await planRows(db, userId, wallet, parsed);
   // The preview is bound to each row as planned against the ledger (new, duplicate of which transaction,
   // its category): a commit passing its preview_id is refused with stale_preview when any differs now.
-  input.bindPreview?.({ noun: "statement rows, as matched against the ledger,", rows: rows.map(({ transactionId: _t, ...r }) => ({ id: `row ${r.row}`, content: r })) });
+  input.bindPreview?.({
+    noun: "statement rows, as matched against the ledger,",
+    rows: rows.map(({ transactionId: _t, ...r }) => ({ id: `row ${r.row}`, content: r })),
+  });
   const byNumber = new Map(rows.map((r) => [r.row, r]));
   for (const n of input.importRows) {
     const r = byNumber.get(n);

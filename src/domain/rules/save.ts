@@ -29,7 +29,12 @@ export interface SavedRule {
   applied: { count: number; changes: RuleChange[] } | null;
 }
 
-export async function saveRule(db: Knex, userId: string, p: SaveRuleParams, ctx: { now: Date; ids: IdSource; dryRun: boolean; bindPreview?: DomainContext["bindPreview"] }): Promise<SavedRule> {
+export async function saveRule(
+  db: Knex,
+  userId: string,
+  p: SaveRuleParams,
+  ctx: { now: Date; ids: IdSource; dryRun: boolean; bindPreview?: DomainContext["bindPreview"] },
+): Promise<SavedRule> {
   const old = p.rule_id === undefined ? null : await getRule(db, userId, p.rule_id);
   if (old === null && p.value === undefined)
     throw invalidParams(
