@@ -60,6 +60,11 @@ describe(`stale previews (${engine})`, function () {
     expect(other.data).to.deep.include({ code: "invalid_params", field: "preview_id" });
     const forged = await refused("update_transactions", { ...args, preview_id: `${preview.preview_id}x` });
     expect(forged.data).to.deep.include({ code: "invalid_params", field: "preview_id" });
+    // Another person's preview id, for the same arguments: the same answer as a forged one, nothing written.
+    const stranger = await server.createUser({ timezone: "UTC" });
+    const theirs = await server.callError("update_transactions", { ...args, preview_id: preview.preview_id, idempotency_key: key() }, stranger.token);
+    expect(theirs.data).to.deep.include({ code: "invalid_params", field: "preview_id" });
+    expect(theirs.message).to.equal(forged.message);
 
     const fresh = await call("update_transactions", { ...args, dry_run: true });
     expect(fresh.preview_id).to.not.equal(preview.preview_id);
