@@ -148,6 +148,15 @@ export const errorTable = {
     },
     "httpStatus": 200
   },
+  "stale_preview": {
+    "code": -32013,
+    "message": "Stale preview",
+    "data": {
+      "code": "stale_preview",
+      "retryable": false
+    },
+    "httpStatus": 200
+  },
   "internal_error": {
     "code": -32603,
     "message": "Internal error",

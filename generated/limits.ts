@@ -36,6 +36,15 @@ export const schemaBounds = {
     },
     "transaction_count": {
       "minimum": 0
+    },
+    "changed_count": {
+      "minimum": 1
+    },
+    "rows_then": {
+      "minimum": 0
+    },
+    "rows_now": {
+      "minimum": 0
     }
   },
   "SummaryTotal": {
@@ -150,5 +159,6 @@ export const stringMaxLengths = {
   "Description": 500,
   "Notes": 2000,
   "Category": 64,
-  "Tag": 40
+  "Tag": 40,
+  "PreviewId": 512
 } as const;

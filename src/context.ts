@@ -34,4 +34,27 @@ export interface DomainContext {
   now(): Date;
   readonly ids: IdSource;
   readonly dryRun?: boolean;
+  /**
+   * A bulk write names the rows it would touch, before it writes any (src/writes/preview.ts): a dry run's
+   * answer then carries a preview_id bound to them, and a commit passing one is refused with stale_preview
+   * when they changed since. Set by the write pipeline only.
+   */
+  readonly bindPreview?: (basis: PreviewBasis) => void;
+}
+
+/** One row a bulk write would touch: its id as the answers name it, and what it holds now. */
+export interface PreviewRow {
+  id: string;
+  /** The row's content (any JSON-able value; bigints allowed): hashed, never stored. */
+  content: unknown;
+  /** When the row last changed, if it keeps that (ISO): names the rows changed since, in the refusal. */
+  updatedAt?: string | null;
+}
+
+/** What a bulk write binds its preview to; `noun` names the rows in the refusal ("transactions"). */
+export interface PreviewBasis {
+  noun: string;
+  rows: readonly PreviewRow[];
+  /** How many rows there are when `rows` holds only the first of them (a selection larger than expected). */
+  total?: number;
 }

@@ -16,6 +16,9 @@ import { isUniqueViolation } from "../db/errors.js";
 import { laterChangeOf, rowChangesOf, type RowChange } from "./rows.js";
 import { capturedTables } from "../db/row-capture.js";
 import { limits } from "../../generated/limits.js";
+import type { DomainContext } from "../context.js";
+
+type BindPreview = DomainContext["bindPreview"];
 
 export interface Reversal {
   /** The row's id (a tag row: "<transaction id>#<tag>"). */
@@ -131,7 +134,7 @@ function recordCount(rows: readonly { table: string }[]): number {
 }
 
 /** The change as it stands: its rows, or why it cannot be undone (no rows, or a row changed since). */
-async function checkUndoable(db: Knex, userId: string, auditId: string): Promise<{ changes: RowChange[]; rows: NetChange[] }> {
+async function checkUndoable(db: Knex, userId: string, auditId: string, bindPreview?: BindPreview): Promise<{ changes: RowChange[]; rows: NetChange[] }> {
   const changes = await rowChangesOf(db, userId, auditId);
   if (changes.length === 0)
     throw invalidParams(
@@ -150,11 +153,22 @@ async function checkUndoable(db: Knex, userId: string, auditId: string): Promise
       `a change of at most ${limits.bulkWriteRows} records`,
       `audit_id: change ${auditId} changed ${records} records; one undo changes at most ${limits.bulkWriteRows}. Nothing was changed. Reverse it by hand in parts (update_transactions, delete_transaction).`,
     );
+  // The rows as they are now. The preview is bound to them (src/writes/preview.ts): a commit passing its
+  // preview_id is refused with stale_preview when one changed since, before any other check.
+  const current = new Map<string, Map<string, Record<string, unknown>>>();
+  for (const [table, ofTable] of byTable(rows)) current.set(table, await currentRows(db, table, ofTable));
+  bindPreview?.({
+    noun: "rows",
+    rows: rows.map((r) => {
+      const now = current.get(r.table)!.get(keyString(Object.keys(r.key), r.key)) ?? null;
+      return { id: rowId(r), content: { table: r.table, now }, updatedAt: now?.updated_at == null ? null : String(now.updated_at) };
+    }),
+  });
   await refuseIfUndoneOrTouchedSince(db, userId, auditId, rows);
   // Each row must still be exactly what this change left (its last state in the change).
   for (const [table, ofTable] of byTable(rows)) {
     const columns = Object.keys(ofTable[0]!.key);
-    const now = await currentRows(db, table, ofTable);
+    const now = current.get(table)!;
     for (const r of ofTable) {
       if (sameRow(now.get(keyString(columns, r.key)), r.last.after)) continue;
       const later = await laterChangeOf(db, userId, table, r.rowKey, auditId);
@@ -294,8 +308,8 @@ async function refuseIfStillReferenced(db: Knex, userId: string, auditId: string
  * before-values (rows with the same values in one statement), rows it inserted are deleted (child tables
  * first). A transaction's tags_key is left to the tag rows' triggers, which derive it.
  */
-export async function undoChange(db: Knex, userId: string, auditId: string): Promise<Reversal[]> {
-  const { changes, rows } = await checkUndoable(db, userId, auditId);
+export async function undoChange(db: Knex, userId: string, auditId: string, bindPreview?: BindPreview): Promise<Reversal[]> {
+  const { changes, rows } = await checkUndoable(db, userId, auditId, bindPreview);
   const order = (await capturedTables()).map((t) => t.table);
   const rank = (table: string) => (order.includes(table) ? order.indexOf(table) : order.length);
   const tables = [...byTable(rows).entries()].sort(([a], [b]) => rank(a) - rank(b));
@@ -382,6 +396,7 @@ export async function undoOwnChange(
   db: Knex,
   caller: { userId: string; scopes: ReadonlySet<string> },
   auditId: string,
+  bindPreview?: BindPreview,
 ): Promise<{ entry: NonNullable<Awaited<ReturnType<typeof ownAuditEntry>>>; rows: Reversal[] }> {
   const entry = await ownAuditEntry(db, caller.userId, auditId);
   if (!entry) throw notFound("change", "audit_id", auditId);
@@ -394,5 +409,5 @@ export async function undoOwnChange(
         scope,
       },
     );
-  return { entry, rows: await undoChange(db, caller.userId, entry.id) };
+  return { entry, rows: await undoChange(db, caller.userId, entry.id, bindPreview) };
 }

@@ -22,6 +22,7 @@ import type { AuditEntry } from "../audit/log.js";
 import { changesOf, type Changes } from "../audit/diff.js";
 import { closeWrite, openWrite } from "./bookkeeping.js";
 import { findKey, keyInUse, replayOrRefuse, requestHash, type StoredKey } from "./idempotency.js";
+import { assertFreshPreview, previewKey, readPreview, signPreview, type PreviewBasis } from "./preview.js";
 import type { AuditChange, WriteContext, WriteOutcome } from "./types.js";
 
 /**
@@ -72,11 +73,17 @@ export function createWritePipeline(deps: WritePipelineDeps) {
 
     if (params.dry_run === true) {
       let preview: Record<string, unknown> | undefined;
+      // A bulk write binds its preview to the rows it showed (src/writes/preview.ts); the key is read here,
+      // outside the transaction that is rolled back.
+      const signing = await previewKey(ctx.db);
+      let basis: PreviewBasis | undefined;
+      const bindPreview = (b: PreviewBasis) => void (basis = b);
       try {
         await ctx.db.transaction(async (trx) => {
           // New ids read "…_provisional…": the real call mints others, so none of these will ever exist.
-          const outcome = await handler(params as never, { ...ctx, db: trx, dryRun: true, ids: provisionalIds, prepared });
+          const outcome = await handler(params as never, { ...ctx, db: trx, dryRun: true, ids: provisionalIds, prepared, bindPreview });
           preview = { ...outcome.result, ...changesField(outcome.change), status: "dry_run", audit_id: null };
+          if (basis) preview.preview_id = signPreview(signing, userId, tool, params, basis, ctx.now());
           throw new DryRunRollback();
         });
       } catch (err) {
@@ -90,6 +97,13 @@ export function createWritePipeline(deps: WritePipelineDeps) {
     }
 
     const hash = requestHash(tool, params);
+    // A commit bound to a preview: the id is checked now (made here, for this call), the rows when the
+    // handler names them, inside the transaction and before it writes.
+    let bindPreview: ((b: PreviewBasis) => void) | undefined;
+    if (params.preview_id !== undefined) {
+      const payload = readPreview(await previewKey(ctx.db), params.preview_id, userId, tool, params);
+      bindPreview = (b) => assertFreshPreview(payload, b);
+    }
     const flightKey = `${userId}:${key}`;
     if (inFlight.has(flightKey)) throw keyInUse();
     inFlight.add(flightKey);
@@ -105,7 +119,7 @@ export function createWritePipeline(deps: WritePipelineDeps) {
           lock?.acquired();
           const at = ctx.now();
           // Every row the handler writes is recorded with the audit row (undo_change reverses them).
-          const outcome = await handler(params as never, { ...ctx, db: trx, dryRun: false, prepared });
+          const outcome = await handler(params as never, { ...ctx, db: trx, dryRun: false, prepared, bindPreview });
           const result = { ...outcome.result, ...changesField(outcome.change), status: "committed" };
           const closed = await closeWrite(
             trx,

@@ -1,6 +1,6 @@
 import type { Knex } from "knex";
 import type { AuditChange } from "../audit/log.js";
-import type { ToolContext } from "../context.js";
+import type { DomainContext, ToolContext } from "../context.js";
 
 export type { AuditChange };
 
@@ -11,6 +11,8 @@ export interface WriteContext extends ToolContext {
   readonly dryRun: boolean;
   /** What the handler's `prepare` made before the transaction opened (WriteHandler in pipeline.ts), if it has one. */
   readonly prepared?: unknown;
+  /** Binds a bulk write's preview to the rows it would touch (src/writes/preview.ts). */
+  readonly bindPreview?: DomainContext["bindPreview"];
 }
 
 /** What a write handler returns: its result without status/audit_id (the pipeline adds them) and the change. */

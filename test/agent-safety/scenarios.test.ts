@@ -163,9 +163,25 @@ describe(`agent-safety scenarios (${engine})`, function () {
       expect(done.transaction).to.deep.include({ amount: preview.transaction.amount, payee: "Preview" });
     });
 
-    // Needs preview ids (issue 39, item 5: h41b's branch): a bulk edit previewed, a row changed, the
-    // commit with the preview id refused with stale_preview and nothing written.
-    it("9. a stale preview is refused on commit (stale_preview)");
+    it("9. a stale preview is refused on commit (stale_preview), the ledger unchanged; a fresh preview commits", async () => {
+      // "Move my Starbucks visits into coffee": previewed, then one of them is edited (another client).
+      const first = (await call("create_transaction", { wallet_id: giro, amount: "3.80", direction: "expense", payee: "Starbucks", category: "Food" }))
+        .transaction;
+      await call("create_transaction", { wallet_id: giro, amount: "4.10", direction: "expense", payee: "Starbucks", category: "Food" });
+      const args = { filter: {}, payee: "Starbucks", expected_count: 2, set_category: "Coffee" };
+      const preview = await call("update_transactions", { ...args, dry_run: true });
+      expect(preview.changed).to.equal(2);
+      await call("update_transaction", { transaction_id: first.id, category: "Business lunch" });
+      const state = await ledger();
+      const err = await refused("update_transactions", { ...args, preview_id: preview.preview_id });
+      expect(err.data).to.deep.include({ code: "stale_preview", field: "preview_id", rows_then: 2, rows_now: 2 });
+      expect(await ledger()).to.deep.equal(state);
+      // The person sees the new preview (one row now says "Business lunch") and confirms it.
+      const fresh = await call("update_transactions", { ...args, dry_run: true });
+      expect(fresh.transactions.map((t: { changes: { before: unknown }[] }) => t.changes[0]!.before).sort()).to.deep.equal(["Business lunch", "Food"]);
+      const done = await call("update_transactions", { ...args, preview_id: fresh.preview_id });
+      expect(done).to.deep.include({ status: "committed", changed: 2 });
+    });
   });
 
   describe("scopes and other people", () => {

@@ -1,10 +1,10 @@
 /**
  * How an example's result compares with the server's answer by value (test/contract/replay.test.ts), as
  * execution-apis compares its recorded fixtures: every member equal, except what a replay cannot
- * reproduce. Timestamps and audit ids are minted at the call; an id minted at the call is compared by its
+ * reproduce. Timestamps, audit ids and preview ids (signed with the server's own key) are minted at the call; an id minted at the call is compared by its
  * prefix (a created goal's id is some `gol_…`, not the example's).
  */
-const MINTED_AT_THE_CALL = new Set(["created_at", "updated_at", "audit_id"]);
+const MINTED_AT_THE_CALL = new Set(["created_at", "updated_at", "audit_id", "preview_id"]);
 const ID = /^([a-z]{3}_)[A-Za-z0-9]{16,40}$/;
 
 /** The first `max` places where `actual` differs from `expected`, each as "path: expected vs actual"; empty when equal. */

@@ -29,6 +29,12 @@ const paramsOf = (method: string) => Object.fromEntries(firstExample(method).par
 export const EXAMPLE_USER_ID = "usr_example0000000001";
 const AT = "2026-01-02T15:04:05Z";
 
+/**
+ * The server's preview key in the example world (src/writes/preview.ts): the spec's stale_preview example
+ * carries a preview_id signed with it, for a dry run that saw other rows than the world holds.
+ */
+const EXAMPLE_PREVIEW_KEY = Buffer.from("example-preview-key-for-the-spec").toString("base64url");
+
 /** The examples' ids: each write takes the id queued for its prefix, in order; anything else is random. */
 function exampleIds(): IdSource & { queue(...ids: string[]): void; left(): string[] } {
   const queued: string[] = [];
@@ -58,6 +64,7 @@ const present = (o: Record<string, unknown>) => Object.fromEntries(Object.entrie
 /** Builds the world on the server's database and returns a token of the example person with every scope. */
 export async function seedExampleWorld(server: TestServer): Promise<string> {
   const { db, config } = server;
+  await db("server_secrets").insert({ name: "preview", value: EXAMPLE_PREVIEW_KEY, created_at: AT });
   let clock = new Date(AT);
   const ids = exampleIds();
   ids.queue(EXAMPLE_USER_ID);

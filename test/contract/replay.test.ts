@@ -8,6 +8,7 @@
  * pins it (every difference, per engine where the engines answer differently), so a listed example still
  * catches a wrong answer; when a change moves one on purpose, the failure shows the new list to pin. An
  * answer that lists every tool (list_capabilities) is not pinned (null): adding a tool would move it.
+ * An error example (x-error instead of result) must answer that very error, code, message and data.
  */
 import { readFileSync } from "node:fs";
 import { expect } from "chai";
@@ -55,6 +56,17 @@ describe(`contract replay of openrpc.json examples (${engine})`, () => {
           // A listed gap must still be one: when it works, take it off test/contract/known-gaps.ts.
           const answer = await server.rpc({ jsonrpc: "2.0", id: 1, method: method.name, params }, token);
           expect(answer.body.error?.data?.code, `${method.name} is listed as a known gap but answers`).to.equal("not_implemented");
+          return;
+        }
+        // An error example (x-error, docs/protocol.md "Examples"): the call answers that JSON-RPC error,
+        // code, message and data, by value; nothing else is compared.
+        if (ex["x-error"] !== undefined) {
+          const error = await server.callError(method.name, params, token);
+          expect(
+            method.errors.map((e: any) => e.$ref.split("/").pop()),
+            "an error the method declares",
+          ).to.include(ex["x-error"].name);
+          expect(differences(ex["x-error"].value, error, Infinity), "the error differs from the example by value").to.deep.equal([]);
           return;
         }
         // Not listed: a stub (not_implemented) fails here like any other error.

@@ -62,6 +62,16 @@ describe("openrpc.json", () => {
         for (const example of method.examples) {
           const params = Object.fromEntries(example.params.map((p: any) => [p.name, structuredClone(p.value)]));
           expect(tool.validateParams(params), `${example.name} params: ${JSON.stringify(tool.validateParams.errors)}`).to.equal(true);
+          if (example["x-error"] !== undefined) {
+            // An error example: no result, the JSON-RPC error of one of the method's errors.
+            expect(example.result, `${example.name}: an error example has no result`).to.equal(undefined);
+            const error = example["x-error"];
+            const declared = method.errors.map((e: any) => e.$ref.split("/").pop());
+            expect(declared, `${example.name}: x-error names an error of the method`).to.include(error.name);
+            expect(error.value.code).to.equal(spec.components.errors[error.name].code);
+            expect(error.value.data).to.deep.include({ code: error.name, retryable: spec.components.errors[error.name].data.retryable });
+            continue;
+          }
           const result = structuredClone(example.result.value);
           expect(tool.validateResult(result), `${example.name} result: ${JSON.stringify(tool.validateResult.errors)}`).to.equal(true);
         }

@@ -1,6 +1,6 @@
 /**
- * Currency on every write that takes an amount (issue 39, item 1): create_transaction, update_transaction
- * and add_goal_funds take an optional `currency`; one other than the money's own is refused with
+ * Currency on every write that takes an amount (issue 39, item 1): create_transaction, update_transaction,
+ * add_goal_funds and the updates of budgets, goals, bill reminders and wallets take an optional `currency`; one other than the money's own is refused with
  * invalid_params naming the field and the person's wallets in that currency (never another user's),
  * with nothing written; the same currency, or none, writes as before. A statement import in another
  * currency names them the same way. Runs on SQLite and Postgres (FINANCE_TEST_ENGINE).
@@ -120,5 +120,40 @@ describe(`a named currency on writes (${engine})`, function () {
     const err = await server.callError("import_transactions", { wallet_id: giro, statement, dry_run: true, idempotency_key: key() }, me.token);
     expect(err.data.field).to.equal("wallet_id");
     expect(err.message).to.contain(`"Visa USD" (${visaUsd})`);
+  });
+
+  it("the updates of a budget, a goal, a bill reminder and a wallet refuse an amount in another currency, writing nothing", async () => {
+    const call = (tool: string, params: Record<string, unknown>) => server.call(tool, { idempotency_key: key(), ...params }, me.token);
+    const refused = (tool: string, params: Record<string, unknown>) => server.callError(tool, { idempotency_key: key(), ...params }, me.token);
+    const budget = (await call("create_budget", { name: "Food", amount: "300.00", currency: "EUR", period: "month" })).budget;
+    const goal = (await call("create_goal", { name: "Bike", target_amount: "800.00", currency: "EUR" })).goal;
+    const bill = (
+      await call("create_bill_reminder", {
+        name: "Rent",
+        amount: "900.00",
+        currency: "EUR",
+        schedule: { frequency: "monthly", start_date: "2026-04-01", day_of_month: 1 },
+      })
+    ).bill_reminder;
+    const cases: [string, Record<string, unknown>, string, string][] = [
+      ["update_budget", { budget_id: budget.id, amount: "350.00" }, 'budget "Food" holds EUR, not USD', "budgets"],
+      ["update_goal", { goal_id: goal.id, target_amount: "900.00" }, 'goal "Bike" holds EUR, not USD', "goals"],
+      ["update_bill_reminder", { bill_reminder_id: bill.id, amount: "950.00" }, 'bill reminder "Rent" holds EUR, not USD', "bill_reminders"],
+      ["update_wallet", { wallet_id: giro, opening_balance: "100.00" }, 'the wallet "Girokonto" holds EUR, not USD', "wallets"],
+    ];
+    for (const [tool, params, says, table] of cases) {
+      const before = await server.db(table).where({ user_id: me.id }).orderBy("id");
+      for (const dry_run of [true, false]) {
+        const err = await refused(tool, { ...params, currency: "USD", dry_run });
+        expect(err.data, tool).to.deep.include({ code: "invalid_params", field: "currency" });
+        expect(err.message, tool).to.contain(says);
+        // The person's wallets in USD, never another person's.
+        expect(err.message, tool).to.contain(`"Visa USD" (${visaUsd})`);
+        expect(err.message, tool).to.not.contain("Stranger");
+      }
+      expect(await server.db(table).where({ user_id: me.id }).orderBy("id"), tool).to.deep.equal(before);
+      // The money's own currency writes as before.
+      expect((await call(tool, { ...params, currency: "EUR" })).status, tool).to.equal("committed");
+    }
   });
 });

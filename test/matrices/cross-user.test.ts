@@ -29,9 +29,11 @@ const RESOURCE_OF: Record<string, string> = {
 const CREATED_BY: Record<string, string> = { rule: "save_rule" };
 /**
  * *_id params that are not references to owned rows: external_id is the user's own bank reference;
- * audit_id filters list_changes, where another user's id finds nothing (test/tools/list-changes.test.ts).
+ * audit_id filters list_changes, where another user's id finds nothing (test/tools/list-changes.test.ts);
+ * preview_id is signed for its user, tool and arguments, and another user's is invalid_params on
+ * preview_id like a forged one, the same answer (test/writes/stale-preview.test.ts).
  */
-const NOT_REFERENCES = new Set(["external_id", "audit_id"]);
+const NOT_REFERENCES = new Set(["external_id", "audit_id", "preview_id"]);
 
 const ID_PARAM = /_ids?$/;
 const idParams = (t: ToolDefinition) => t.paramNames.filter((p) => ID_PARAM.test(p) && !NOT_REFERENCES.has(p));

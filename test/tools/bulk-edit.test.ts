@@ -61,7 +61,8 @@ describe(`update_transactions (${engine})`, function () {
     }
     expect(await snapshot(server.db, me.id)).to.deep.equal(before);
 
-    const preview = await edit(me, { filter, expected_count: 2, add_tags: ["Tax-2026"], dry_run: true });
+    const { preview_id, ...preview } = await edit(me, { filter, expected_count: 2, add_tags: ["Tax-2026"], dry_run: true });
+    expect(preview_id).to.match(/^pv1\./);
     expect(preview).to.deep.equal({
       status: "dry_run",
       audit_id: null,

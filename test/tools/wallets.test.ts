@@ -83,8 +83,9 @@ describe(`wallet tools (${engine})`, function () {
       const other = (await create({ name: "Piggy bank" })).wallet;
       const err = await server.callError("update_wallet", { wallet_id: w.id, name: "piggy BANK", idempotency_key: key() }, user.token);
       expect(err.data).to.include({ code: "conflict", field: "name", existing_id: other.id });
-      // The currency is fixed: the argument does not exist.
-      const cur = await server.callError("update_wallet", { wallet_id: w.id, currency: "EUR", idempotency_key: key() }, user.token);
+      // The currency is fixed: `currency` names the currency of opening_balance, and one other than the
+      // wallet's is refused (it never changes the wallet's).
+      const cur = await server.callError("update_wallet", { wallet_id: w.id, opening_balance: "5.00", currency: "EUR", idempotency_key: key() }, user.token);
       expect(cur.data).to.include({ code: "invalid_params", field: "currency" });
       const none = await server.callError("update_wallet", { wallet_id: w.id, idempotency_key: key() }, user.token);
       expect(none.data.code).to.equal("invalid_params");

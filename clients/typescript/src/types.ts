@@ -251,6 +251,13 @@ export type RuleId = string;
  */
 export type TransactionParts = TransactionPart[];
 /**
+ * Binds a commit to its dry run (docs/protocol.md, "Previews bound to what they showed"). A dry run of a bulk write answers one; passed to the commit, the commit is refused with stale_preview when a row it would touch changed since, or rows joined or left. Opaque, signed by the server.
+ *
+ * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
+ * via the `definition` "PreviewId".
+ */
+export type PreviewId = string;
+/**
  * The user's calendar day now, in their timezone: what "today" means in every tool.
  */
 export type Date1 = string;
@@ -373,6 +380,7 @@ export interface ErrorData {
     | "calculation_error"
     | "not_implemented"
     | "unavailable"
+    | "stale_preview"
     | "internal_error";
   /**
    * true when the same call may succeed later unchanged.
@@ -411,6 +419,22 @@ export interface ErrorData {
    * Id of the request, for support.
    */
   request_id?: string;
+  /**
+   * How many of the rows a commit would touch changed, joined or left since its preview (stale_preview).
+   */
+  changed_count?: number;
+  /**
+   * The first row found changed since the preview (stale_preview), when the server can name it.
+   */
+  changed_id?: string;
+  /**
+   * Rows the preview showed (stale_preview).
+   */
+  rows_then?: number;
+  /**
+   * Rows the commit would touch now (stale_preview).
+   */
+  rows_now?: number;
 }
 /**
  * A place where money is kept: a bank account, card, cash, e-wallet, investment or loan account. Each wallet has exactly one currency. The balance is derived (opening balance plus its transactions up to the user's today; later ones are in scheduled) and cannot be set directly.
@@ -775,7 +799,7 @@ export interface ServiceLimits {
   default_page_size: number;
 }
 /**
- * CSV columns by header or #n; payer: other party of money in; negate: purchases positive.
+ * CSV columns by header or #n; payer: who paid money in; negate: purchases positive.
  *
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
  * via the `definition` "StatementMapping".
@@ -1603,6 +1627,7 @@ export interface UpdateBudgetParams {
   budget_id: BudgetId;
   name?: Name;
   amount?: Amount;
+  currency?: Currency;
   period?: BudgetPeriod;
   /**
    * 2 with week is fortnightly.
@@ -1722,6 +1747,7 @@ export interface UpdateGoalParams {
    * null: open-ended.
    */
   target_amount?: Amount | null;
+  currency?: Currency;
   target_date?: Date | null;
   /**
    * Where the savings are kept.
@@ -1822,6 +1848,7 @@ export interface UpdateWalletParams {
   name?: Name;
   type?: WalletType;
   opening_balance?: SignedAmount;
+  currency?: Currency;
   /**
    * null: it counts on every day.
    */
@@ -1907,6 +1934,7 @@ export interface UpdateBillReminderParams {
   amount?: Amount;
   amount_min?: Amount;
   amount_max?: Amount;
+  currency?: Currency;
   /**
    * Usually paid from (same currency).
    */
@@ -1980,6 +2008,7 @@ export interface ImportTransactionsParams {
   import_rows?: number[];
   skip_invalid?: boolean;
   rows_limit?: number;
+  preview_id?: string;
   idempotency_key: string;
   dry_run?: boolean;
 }
@@ -1990,6 +2019,7 @@ export interface ImportTransactionsParams {
 export interface ImportTransactionsResult {
   status: WriteStatus;
   audit_id: AuditId | null;
+  preview_id?: PreviewId;
   format: "csv" | "ofx" | "camt" | "qif" | "mt940";
   currency: Currency;
   mapping: StatementMapping | null;
@@ -2173,6 +2203,7 @@ export interface SaveRuleParams {
   rename_payee?: string;
   apply_to_existing?: boolean;
   expected_count?: number;
+  preview_id?: string;
   idempotency_key: string;
   dry_run?: boolean;
 }
@@ -2183,6 +2214,7 @@ export interface SaveRuleParams {
 export interface SaveRuleResult {
   status: WriteStatus;
   audit_id: AuditId | null;
+  preview_id?: PreviewId;
   rule: Rule;
   applied: {
     count: number;
@@ -3994,6 +4026,7 @@ export interface SetExchangeRateResult {
  */
 export interface UndoChangeParams {
   audit_id: AuditId;
+  preview_id?: string;
   idempotency_key: string;
   dry_run?: boolean;
 }
@@ -4017,6 +4050,7 @@ export interface UndoChangeResult {
     changes?: Changes;
   }[];
   audit_id: AuditId | null;
+  preview_id?: PreviewId;
   warnings: Warnings;
 }
 /**
@@ -4090,6 +4124,7 @@ export interface UpdateTransactionsParams {
     | [Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag, Tag];
   set_payee?: Payee;
   move_to_wallet_id?: WalletId1;
+  preview_id?: string;
   idempotency_key: string;
   dry_run?: boolean;
 }
@@ -5622,5 +5657,6 @@ export interface UpdateTransactionsResult {
         }
       ];
   audit_id: AuditId | null;
+  preview_id?: PreviewId;
   warnings: Warnings;
 }

@@ -13,6 +13,7 @@ import { assertNameFree, assertSameCurrency, lockRow } from "../shared/common.js
 import { cleanText } from "../shared/text.js";
 import { getWalletRow } from "../wallets/store.js";
 import { billToApi, checkAmountRange, checkSchedule, deleteBillRow, getBill, insertBill, updateBillRow, type BillRecord } from "./store.js";
+import { checkNamedCurrency } from "../wallets/currency.js";
 
 export async function createBill(ctx: DomainContext, params: CreateBillReminderParams): Promise<BillReminder> {
   const userId = ctx.caller.userId;
@@ -76,6 +77,7 @@ export async function updateBill(ctx: DomainContext, params: UpdateBillReminderP
   const userId = ctx.caller.userId;
   await lockRow(ctx.db, "bill_reminders", userId, params.bill_reminder_id);
   const old = await getBill(ctx.db, userId, params.bill_reminder_id);
+  await checkNamedCurrency(ctx.db, userId, params.currency, old.currency, `bill reminder ${JSON.stringify(old.name)}`);
   const next: BillRecord = { ...old, updatedAt: ctx.now().toISOString() };
 
   if (params.name !== undefined) {

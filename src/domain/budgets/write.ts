@@ -15,6 +15,7 @@ import { calendarPeriodStart } from "./periods.js";
 import { computeBudgetStatus } from "./status.js";
 import { budgetActiveOn, budgetToApi, deleteBudgetRow, getBudget, insertBudget, updateBudgetRow, type BudgetRecord } from "./store.js";
 import { overLimitWarnings } from "./warnings.js";
+import { checkNamedCurrency } from "../wallets/currency.js";
 
 export interface BudgetWrite {
   /** The budget as the tool answers it: with its status when it is active today. */
@@ -74,6 +75,7 @@ export async function updateBudget(ctx: DomainContext, params: UpdateBudgetParam
   const userId = ctx.caller.userId;
   await lockRow(ctx.db, "budgets", userId, params.budget_id);
   const old = await getBudget(ctx.db, userId, params.budget_id);
+  await checkNamedCurrency(ctx.db, userId, params.currency, old.currency, `budget ${JSON.stringify(old.name)}`);
   const next: BudgetRecord = { ...old, updatedAt: ctx.now().toISOString() };
 
   if (params.name !== undefined) {

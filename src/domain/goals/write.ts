@@ -68,6 +68,7 @@ export async function createGoal(ctx: DomainContext, params: CreateGoalParams): 
 export async function updateGoal(ctx: DomainContext, params: UpdateGoalParams): Promise<{ before: Goal; after: Goal; warnings: Warning[] }> {
   const userId = ctx.caller.userId;
   const old = await lockedGoal(ctx, params.goal_id);
+  await checkNamedCurrency(ctx.db, userId, params.currency, old.currency, `goal ${JSON.stringify(old.name)}`);
   const saved = await savedOf(ctx.db, userId, old.id);
   const at = ctx.now().toISOString();
   const next: GoalRecord = { ...old, updatedAt: at };

@@ -15,6 +15,7 @@
  * caller's transaction (the write pipeline's), with their keys in the ledger; the caller audits them once.
  */
 import type { Knex } from "knex";
+import type { DomainContext } from "../../context.js";
 import type { Transaction } from "../../../generated/types.js";
 import type { IdSource } from "../../db/ids.js";
 import { byPrimaryKey } from "../../db/dialect.js";
@@ -77,6 +78,8 @@ export interface ImportInput {
   dryRun: boolean;
   now: Date;
   ids: IdSource;
+  /** Binds the preview to the rows as planned (src/writes/preview.ts); the write pipeline sets it. */
+  bindPreview?: DomainContext["bindPreview"];
 }
 
 export interface Reconciliation {
@@ -150,6 +153,12 @@ export async function importStatement(db: Knex, userId: string, input: ImportInp
     throw invalidParams("statement", "a statement with at least one transaction", "statement: the statement holds no transactions.");
 
   const rows = await planRows(db, userId, wallet, parsed);
+  // The preview is bound to each row as planned against the ledger (new, duplicate of which transaction,
+  // its category): a commit passing its preview_id is refused with stale_preview when any differs now.
+  input.bindPreview?.({
+    noun: "statement rows, as matched against the ledger,",
+    rows: rows.map(({ transactionId: _t, ...r }) => ({ id: `row ${r.row}`, content: r })),
+  });
   const byNumber = new Map(rows.map((r) => [r.row, r]));
   for (const n of input.importRows) {
     const r = byNumber.get(n);

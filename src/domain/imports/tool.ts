@@ -23,6 +23,7 @@ export async function importTransactions(ctx: WriteContext, params: ImportTransa
     dryRun: ctx.dryRun,
     now: ctx.now(),
     ids: ctx.ids,
+    bindPreview: ctx.bindPreview,
   });
   const counts = countsOf(outcome);
   const summary = { id: outcome.importId, wallet_id: outcome.wallet.id, format: outcome.parsed.format, counts };

@@ -77,6 +77,15 @@ export async function saveRule(ctx: DomainContext, p: SaveRuleParams): Promise<S
   if (p.apply_to_existing !== true) return { before: old, rule, applied: null };
 
   const changes = await changesOfRule(db, userId, rule);
+  // The preview is bound to the transactions it would change as they are, and to the rule it replaces
+  // (src/writes/preview.ts): a commit passing its preview_id is refused with stale_preview otherwise.
+  ctx.bindPreview?.({
+    noun: "transactions",
+    rows: [
+      ...(old === null ? [] : [{ id: old.id, content: old }]),
+      ...changes.map((c) => ({ id: c.before.id, content: c.before, updatedAt: c.before.updated_at })),
+    ],
+  });
   // The cap every bulk write shares (info.x-limits.bulk_write_rows), dry run or not, as update_transactions.
   if (changes.length > limits.bulkWriteRows)
     throw invalidParams(

@@ -110,9 +110,18 @@ export async function updateTransactions(ctx: DomainContext, p: UpdateTransactio
       ])
       .limit(p.expected_count + 1),
   )) as Record<string, unknown>[];
+  // The preview is bound to these rows as they are (src/writes/preview.ts): a commit passing its
+  // preview_id is refused with stale_preview when one changed since, or rows joined or left.
+  const bound = (total?: number) =>
+    ctx.bindPreview?.({
+      noun: "transactions",
+      rows: raw.map((r) => ({ id: String(r.id), content: r, updatedAt: r.updated_at == null ? null : String(r.updated_at) })),
+      ...(total === undefined ? {} : { total }),
+    });
   if (raw.length !== p.expected_count) {
     const counted = await transactionsQuery(db, filter).count({ n: "*" }).first();
     const n = Number((counted as { n: unknown } | undefined)?.n ?? 0);
+    bound(n);
     throw new AppError(
       "conflict",
       `expected_count: the filter matches ${n} transaction${n === 1 ? "" : "s"}, not ${p.expected_count}; nothing was changed. ${
@@ -125,6 +134,7 @@ export async function updateTransactions(ctx: DomainContext, p: UpdateTransactio
       { field: "expected_count", transaction_count: n },
     );
   }
+  bound();
   const rows = raw.map(coerceTransactionRow);
   const tags = await tagsOf(
     db,

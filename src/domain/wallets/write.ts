@@ -14,6 +14,7 @@ import { isUniqueViolation } from "../../db/errors.js";
 import { assertNameFree, normalizeWalletName } from "./names.js";
 import { walletReferences } from "./references.js";
 import { findWallet, findWalletRow, getWalletRow, walletFromRow } from "./store.js";
+import { checkNamedCurrency } from "./currency.js";
 /** The caller's today, for the handlers that pass it in (one import per handler: src/domain/README.md). */
 
 export interface NewWallet {
@@ -70,6 +71,8 @@ export interface WalletChange {
   archived?: boolean;
   in_net_worth?: boolean;
   notes?: string | null;
+  /** The currency the person named for opening_balance: refused unless the wallet's (checkNamedCurrency). */
+  currency?: string;
 }
 
 /**
@@ -90,6 +93,7 @@ export async function updateWallet(
   await lockRow(db, "wallets", userId, walletId);
   const row = await getWalletRow(db, userId, walletId, "wallet_id");
   checkSomeChange();
+  await checkNamedCurrency(db, userId, change.currency, row.currency, `the wallet ${JSON.stringify(row.name)}`);
   const before = (await findWallet(db, userId, row.id, today))!;
   const patch: Record<string, unknown> = {};
   if (change.name !== undefined) {
