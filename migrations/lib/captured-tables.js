@@ -17,4 +17,6 @@ export const CAPTURED_TABLES = Object.freeze([
   // The import ledger (migration 20261125110000): undoing an import forgets its rows' keys, so the same
   // statement can be imported again.
   { table: "import_keys", key: ["user_id", "wallet_id", "key"] },
+  // The person's decisions on their regular payments (migration 20261128170000).
+  { table: "recurring_decisions", key: ["id"] },
 ]);

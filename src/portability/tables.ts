@@ -28,6 +28,7 @@ export const ACCOUNT_TABLES: readonly TableSpec[] = [
   { section: "bill_reminders", table: "bill_reminders", omit: ["user_id"], orderBy: "id" },
   { section: "rules", table: "rules", omit: ["user_id"], orderBy: "position", optional: true },
   { section: "exchange_rates", table: "exchange_rates", omit: ["user_id"], orderBy: "id", optional: true },
+  { section: "recurring_decisions", table: "recurring_decisions", omit: ["user_id"], orderBy: "id", optional: true },
   // A token of the old account means nothing in the new one; the audit id is the new log's.
   { section: "audit_log", table: "audit_log", omit: ["user_id", "token_id"], orderBy: "id" },
 ];

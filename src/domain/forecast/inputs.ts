@@ -72,7 +72,7 @@ export async function readForecastInputs(db: Knex, userId: string, today: string
       currency: String(r.currency),
       direction: String(r.direction),
     })),
-    series: regularPayments(recurring.charges, recurring.bills, today),
+    series: regularPayments(recurring.charges, recurring.bills, today, recurring.decisions),
     bills: recurring.bills,
   };
 }

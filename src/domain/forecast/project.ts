@@ -93,17 +93,19 @@ export function projectForecast(inputs: ForecastInputs, o: ForecastOptions) {
     const k = `${payeeKey(r.payee)}\u0000${r.direction}`;
     booked.set(k, [...(booked.get(k) ?? []), toEpochDay(r.date)]);
   }
-  const alreadyBooked = (payee: string, direction: string, date: string) =>
-    (booked.get(`${payeeKey(payee)}\u0000${direction}`) ?? []).some((d) => Math.abs(d - toEpochDay(date)) <= DUE_WINDOW);
+  const alreadyBooked = (folded: string, direction: string, date: string) =>
+    (booked.get(`${folded}\u0000${direction}`) ?? []).some((d) => Math.abs(d - toEpochDay(date)) <= DUE_WINDOW);
   const represented = new Set<string>();
   for (const s of inputs.series) {
     if (s.bill) represented.add(s.bill.id);
+    // Dismissed by the person: neither the series nor its reminder is forecast (docs/decisions.md#recurring-decisions).
+    if (s.decision === "dismissed") continue;
     if (s.kind === "regular_spending" && !o.includeRegularSpending) continue;
     if (cancelled.has(s.key)) continue;
     const amount = s.kind === "regular_spending" ? s.typicalMinor : s.priceMinor;
     const signed = s.direction === "income" ? amount : -amount;
     for (const date of seriesDates(s, first, last)) {
-      if (alreadyBooked(s.payee, s.direction, date)) continue;
+      if (alreadyBooked(s.key, s.direction, date)) continue;
       events.push({
         date,
         label: s.payee,
@@ -119,7 +121,7 @@ export function projectForecast(inputs: ForecastInputs, o: ForecastOptions) {
     if (represented.has(b.id) || cancelled.has(payeeKey(b.payee ?? b.name))) continue;
     const amount = b.amountMinor ?? b.amountMaxMinor ?? 0n;
     for (const date of occurrencesBetween(b.rrule, b.startDate, first, last, 10_000)) {
-      if (alreadyBooked(b.payee ?? b.name, "expense", date)) continue;
+      if (alreadyBooked(payeeKey(b.payee ?? b.name), "expense", date)) continue;
       events.push({ date, label: b.name, amountMinor: -amount, currency: b.currency, walletId: b.walletId, source: "bill_reminder", income: false });
     }
   }

@@ -6,6 +6,7 @@
  * reminder, whatever the length of the history, and is right after every write in the same transaction.
  */
 import type { Knex } from "knex";
+import type { Decision, SeriesDecision } from "./decisions.js";
 
 /**
  * Enough to judge twelve intervals; older charges say nothing more about whether one still recurs. The
@@ -48,8 +49,9 @@ export interface CoveringBill {
 }
 
 /**
- * Bindings: user, MAX_PAYEE_KEYS, user, true. A row is a payee ('p': key, its JSON array) or an active
- * bill reminder ('b': id, payee, name, currency).
+ * Bindings: user, MAX_PAYEE_KEYS, user, true, user. A row is a payee ('p': key, its JSON array), an active
+ * bill reminder ('b': id, payee, name, currency…) or one of the person's decisions ('d': series key,
+ * decision, payee, amount range, day window; decisions.ts).
  */
 export const RECURRING_INPUTS_SQL = `SELECT 'p' AS kind, p.payee_key AS a, p.latest AS b, NULL AS c, NULL AS d,
          NULL AS e, NULL AS f, NULL AS g, NULL AS h, NULL AS i, NULL AS j, NULL AS k, NULL AS l
@@ -57,7 +59,11 @@ export const RECURRING_INPUTS_SQL = `SELECT 'p' AS kind, p.payee_key AS a, p.lat
   UNION ALL
   SELECT 'b', id, payee, name, currency, CAST(amount_minor AS TEXT), CAST(amount_min_minor AS TEXT), CAST(amount_max_minor AS TEXT),
          wallet_id, rrule, start_date, schedule, updated_at
-    FROM bill_reminders WHERE user_id = ? AND active = ?`;
+    FROM bill_reminders WHERE user_id = ? AND active = ?
+  UNION ALL
+  SELECT 'd', series_key, decision, payee, CAST(amount_min_minor AS TEXT), CAST(amount_max_minor AS TEXT), CAST(day_from AS TEXT),
+         CAST(day_to AS TEXT), NULL, NULL, NULL, NULL, NULL
+    FROM recurring_decisions WHERE user_id = ?`;
 
 const minorOrNull = (v: string | null | undefined) => (v === null || v === undefined ? null : BigInt(String(v)));
 
@@ -87,8 +93,8 @@ const byCodeUnits = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
  * charges; payee keys in code-unit order, each payee's rows newest first), and the active bill
  * reminders in list_bill_reminders' order (name folded, then id).
  */
-export async function recurringInputs(db: Knex, userId: string): Promise<{ charges: Charge[]; bills: CoveringBill[] }> {
-  const result: unknown = await db.raw(RECURRING_INPUTS_SQL, [userId, MAX_PAYEE_KEYS, userId, true]);
+export async function recurringInputs(db: Knex, userId: string): Promise<{ charges: Charge[]; bills: CoveringBill[]; decisions: SeriesDecision[] }> {
+  const result: unknown = await db.raw(RECURRING_INPUTS_SQL, [userId, MAX_PAYEE_KEYS, userId, true, userId]);
   const rows = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as {
     kind: string;
     a: string;
@@ -99,9 +105,21 @@ export async function recurringInputs(db: Knex, userId: string): Promise<{ charg
   }[];
   const payees: { key: string; latest: string }[] = [];
   const bills: CoveringBill[] = [];
+  const decisions: SeriesDecision[] = [];
+  const dayOrNull = (v: string | null | undefined) => (v === null || v === undefined ? null : Number(v));
   for (const r of rows) {
     if (r.kind === "p") payees.push({ key: String(r.a), latest: String(r.b) });
-    else bills.push(billOf(r));
+    else if (r.kind === "b") bills.push(billOf(r));
+    else
+      decisions.push({
+        key: String(r.a),
+        decision: String(r.b) as Decision,
+        payee: r.c === null ? null : String(r.c),
+        amountMinMinor: minorOrNull(r.d),
+        amountMaxMinor: minorOrNull(r.e),
+        dayFrom: dayOrNull(r.f),
+        dayTo: dayOrNull(r.g),
+      });
   }
   payees.sort((x, y) => byCodeUnits(x.key, y.key));
   bills.sort((x, y) => x.name.toLowerCase().localeCompare(y.name.toLowerCase()) || byCodeUnits(x.id, y.id));
@@ -112,5 +130,5 @@ export async function recurringInputs(db: Knex, userId: string): Promise<{ charg
       charges.push({ payee: payee!, date: date!, amountMinor: BigInt(amount!), currency: currency!, direction, walletId: walletId! });
     }
   }
-  return { charges, bills };
+  return { charges, bills, decisions };
 }
