@@ -2,7 +2,8 @@
  * npx tsx scripts/recurring-bench.ts [--scales 10000,100000,1000000] [--postgres] [--calls N] [--dir D] [--no-migrate]:
  * list_recurring's own cost (src/domain/recurring/list.ts) for the benchmark's heavy user, called in
  * this process one call at a time: p50 / p90 wall time, this process's CPU per call, and statements per
- * call. The data is the benchmark's (scripts/bench/data.ts, the same spec as `npm run bench`); the
+ * call; then the same for a 365-day get_cash_flow_forecast (src/domain/forecast: its reads and its
+ * projection apart), so the two can be held to issue 38's "within 2 × list_recurring" in one run. The data is the benchmark's (scripts/bench/data.ts, the same spec as `npm run bench`); the
  * databases are kept in --dir (SQLite files) or as fmcp_recurring_bench_<scale> (Postgres) and reused
  * by the next run (migrated to the latest first), so an A/B of two versions reads the same rows.
  * Numbers go to docs/performance.md by hand, with `uptime`.
@@ -14,6 +15,9 @@ import pg from "pg";
 import { createDb } from "../src/db/knex.js";
 import { migrateLatest } from "../src/db/migrate.js";
 import { listRecurring } from "../src/domain/recurring/list.js";
+import { readForecastInputs } from "../src/domain/forecast/inputs.js";
+import { projectForecast } from "../src/domain/forecast/project.js";
+import { plusDays } from "../src/calendar/days.js";
 import { buildData } from "./bench/data.js";
 import { seedPostgres, seedSqlite } from "./bench/seed.js";
 
@@ -111,10 +115,32 @@ for (const scale of scales) {
       const { detectRecurring } = await import("../src/domain/recurring/detect.js");
       const { charges } = await recurringInputs(db, userId);
       console.log(
-        `  of which: the statement ${await cpuOf(() => db.raw(RECURRING_INPUTS_SQL, [userId, MAX_PAYEE_KEYS, userId, true]))} ms, ` +
+        `  of which: the statement ${await cpuOf(() => db.raw(RECURRING_INPUTS_SQL, [userId, MAX_PAYEE_KEYS, userId, true, userId]))} ms, ` +
           `statement and rows to charges ${await cpuOf(() => recurringInputs(db, userId))} ms, detection of ${charges.length} charges ${await cpuOf(() => detectRecurring(charges, today))} ms`,
       );
     }
+    // The 365-day forecast (get_cash_flow_forecast's work without the dispatcher), timed the same way.
+    const options = { today, days: 365, bufferMinor: 0n, includeRegularSpending: false, whatIf: [], cancel: [] };
+    const forecast = async () => projectForecast(await readForecastInputs(db, userId, today, plusDays(today, 365)), options);
+    for (let i = 0; i < 20; i++) await forecast();
+    statements = 0;
+    const ftimes: number[] = [];
+    const fcpu0 = process.cpuUsage();
+    for (let i = 0; i < calls; i++) {
+      const t = performance.now();
+      await forecast();
+      ftimes.push(performance.now() - t);
+    }
+    const fcpu = process.cpuUsage(fcpu0);
+    ftimes.sort((a, b) => a - b);
+    const fq = (p: number) => ftimes[Math.min(ftimes.length - 1, Math.floor(p * ftimes.length))]!.toFixed(2);
+    const inputs = await readForecastInputs(db, userId, today, plusDays(today, 365));
+    console.log(
+      `  forecast 365 days: p50 ${fq(0.5)} ms (${(Number(fq(0.5)) / Number(q(0.5))).toFixed(2)} × list_recurring), p90 ${fq(0.9)} ms, ` +
+        `CPU ${((fcpu.user + fcpu.system) / 1000 / calls).toFixed(2)} ms/call, ${statements / calls} statements/call; ` +
+        `of which the reads ${await cpuOf(() => readForecastInputs(db, userId, today, plusDays(today, 365)))} ms, the projection ${await cpuOf(() => projectForecast(inputs, options))} ms ` +
+        `(${inputs.rows.length} future-dated rows, ${inputs.series.length} series, ${inputs.wallets.length} wallets)`,
+    );
   } finally {
     await db.destroy();
   }
