@@ -13,8 +13,8 @@
  * when none comes), minus the buffer: what can go today without the total dropping below the buffer
  * before the money comes in.
  */
-import { plusDays, toEpochDay } from "../../calendar/days.js";
-import { type Money, toMoney } from "../../money/amount.js";
+import { monthStart, plusDays, toEpochDay } from "../../calendar/days.js";
+import { formatMinor, type Money, toMoney } from "../../money/amount.js";
 import { convertMinor, rateFor } from "../networth/rates.js";
 import { occurrencesBetween } from "../bills/schedule.js";
 import { payeeKey } from "../recurring/detect.js";
@@ -204,14 +204,13 @@ export function projectForecast(inputs: ForecastInputs, o: ForecastOptions) {
   const flush = (endIndex: number) => {
     if (month) months.push({ month, income: toMoney(income, home), expense: toMoney(expense, home), end_balance: toMoney(total[endIndex]!, home) });
   };
-  for (let i = 0; i < points; i++) {
-    const m = dayOf(i).slice(0, 7);
-    if (m !== month) {
-      flush(i - 1);
-      month = m;
-      income = 0n;
-      expense = 0n;
-    }
+  // The months the days fall in, month by month (not day by day): index 0 opens the first.
+  month = o.today.slice(0, 7);
+  for (let first = monthStart(o.today, 1); first <= last; first = monthStart(first, 1)) {
+    flush(toEpochDay(first) - start - 1);
+    month = first.slice(0, 7);
+    income = 0n;
+    expense = 0n;
   }
   flush(o.days);
   for (const e of inRange) {
@@ -248,9 +247,10 @@ export function projectForecast(inputs: ForecastInputs, o: ForecastOptions) {
     months,
     low_point_events: behind.map(event),
     missing_rates: [...missing].sort(),
+    // Formatted straight from the exact balance (toMoney's value, without its object): 366 points a wallet.
     daily: {
-      total: total.map((v) => toMoney(v, home).value),
-      wallets: walletSeries.map((s, wi) => s.map((v) => toMoney(v, wallets[wi]!.currency).value)),
+      total: total.map((v) => formatMinor(v, home)),
+      wallets: walletSeries.map((s, wi) => s.map((v) => formatMinor(v, wallets[wi]!.currency))),
     },
   };
 }
