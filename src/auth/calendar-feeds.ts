@@ -46,7 +46,9 @@ export async function feedCarriesSeries(db: Knex, userId: string): Promise<boole
 }
 
 export async function setFeedCarriesSeries(db: Knex, userId: string, on: boolean): Promise<void> {
-  await db("users").where({ id: userId }).update({ calendar_series: on ? 1 : 0 });
+  await db("users")
+    .where({ id: userId })
+    .update({ calendar_series: on ? 1 : 0 });
 }
 
 /** The user of a live feed secret, or undefined (malformed, unknown or revoked: all answered alike). */

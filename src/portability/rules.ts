@@ -298,7 +298,9 @@ export const COLUMNS: Record<string, Record<string, Column>> = {
   recurring_decisions: {
     id: req(id("rcd")),
     // As set_recurring_series stores it (src/domain/recurring/decide.ts): a key list_recurring gives.
-    series_key: req((v) => (typeof v === "string" && [...v].length <= 400 && parseSeriesKey(v) !== undefined ? undefined : 'a series key such as "expense:EUR:netflix"')),
+    series_key: req((v) =>
+      typeof v === "string" && [...v].length <= 400 && parseSeriesKey(v) !== undefined ? undefined : 'a series key such as "expense:EUR:netflix"',
+    ),
     decision: req(oneOf("confirmed", "dismissed", "corrected")),
     payee: opt(text(255)),
     amount_min_minor: opt(minor("not negative", (row) => parseSeriesKey(String(row.series_key))?.currency)),

@@ -114,7 +114,11 @@ describe(`calendar feed of bill reminders (${engine})`, function () {
         ["Netflix", "13.99", "15"],
         ["Spotify", "9.99", "20"],
       ] as const)
-        await server.call("create_transaction", { wallet_id: wallet.id, direction: "expense", amount, payee, date: `2026-${m}-${day}`, idempotency_key: randomUUID() }, token);
+        await server.call(
+          "create_transaction",
+          { wallet_id: wallet.id, direction: "expense", amount, payee, date: `2026-${m}-${day}`, idempotency_key: randomUUID() },
+          token,
+        );
     await server.call("set_recurring_series", { series: "expense:EUR:netflix", decision: "confirm", idempotency_key: randomUUID() }, token);
     const secret = await createCalendarFeed(server.db, user.id, server.config.tokenPepper, now);
     // Off by default: the feed holds the bill reminders alone (none here).

@@ -92,7 +92,11 @@ export async function setRecurringSeries(ctx: DomainContext, p: SeriesParams): P
     const extra = CORRECTIONS.find((f) => p[f] !== undefined);
     if (extra) throw invalidParams(extra, `no ${extra} unless decision is correct`, `${extra}: only a correction (decision: correct) takes ${extra}.`);
   } else if (CORRECTIONS.every((f) => p[f] === undefined))
-    throw invalidParams("payee", "at least one of payee, amount_min, amount_max, day_from, day_to", "payee: a correction names at least one of payee, amount_min, amount_max, day_from, day_to.");
+    throw invalidParams(
+      "payee",
+      "at least one of payee, amount_min, amount_max, day_from, day_to",
+      "payee: a correction names at least one of payee, amount_min, amount_max, day_from, day_to.",
+    );
   const min = p.amount_min === undefined ? null : parseAmountParam(p.amount_min, parsed.currency, "amount_min");
   const max = p.amount_max === undefined ? null : parseAmountParam(p.amount_max, parsed.currency, "amount_max");
   if (min !== null && max !== null && min > max) throw invalidParams("amount_max", "at least amount_min", "amount_max: less than amount_min.");

@@ -14,19 +14,9 @@
  * keep the same key whatever their spelling, amounts or dates, so a decision outlives new charges.
  */
 import { payeeKey } from "./detect.js";
-import type { Charge } from "./store.js";
+import type { Charge, Decision, SeriesDecision } from "./store.js";
 
-export type Decision = "confirmed" | "dismissed" | "corrected";
-
-export interface SeriesDecision {
-  key: string;
-  decision: Decision;
-  payee: string | null;
-  amountMinMinor: bigint | null;
-  amountMaxMinor: bigint | null;
-  dayFrom: number | null;
-  dayTo: number | null;
-}
+export type { Decision, SeriesDecision };
 
 export const seriesKey = (direction: string, currency: string, folded: string) => `${direction}:${currency}:${folded}`;
 

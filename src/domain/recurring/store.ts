@@ -6,7 +6,6 @@
  * reminder, whatever the length of the history, and is right after every write in the same transaction.
  */
 import type { Knex } from "knex";
-import type { Decision, SeriesDecision } from "./decisions.js";
 
 /**
  * Enough to judge twelve intervals; older charges say nothing more about whether one still recurs. The
@@ -15,6 +14,19 @@ import type { Decision, SeriesDecision } from "./decisions.js";
 export const LATEST_PER_PAYEE = 13;
 /** A person with more payees than this has the ones after it (payee keys in order) ignored. */
 export const MAX_PAYEE_KEYS = 5000;
+
+/** The person's decision on a series (decisions.ts says what each does). */
+export type Decision = "confirmed" | "dismissed" | "corrected";
+
+export interface SeriesDecision {
+  key: string;
+  decision: Decision;
+  payee: string | null;
+  amountMinMinor: bigint | null;
+  amountMaxMinor: bigint | null;
+  dayFrom: number | null;
+  dayTo: number | null;
+}
 
 export interface Charge {
   payee: string;
