@@ -47,6 +47,7 @@ export interface Handlers {
   delete_rule(params: T.DeleteRuleParams, ctx: WriteContext): Promise<WriteOutcome<T.DeleteRuleResult>>;
   list_recurring(params: T.ListRecurringParams, ctx: ToolContext): Promise<T.ListRecurringResult>;
   get_cash_flow_forecast(params: T.GetCashFlowForecastParams, ctx: ToolContext): Promise<T.GetCashFlowForecastResult>;
+  set_recurring_series(params: T.SetRecurringSeriesParams, ctx: WriteContext): Promise<WriteOutcome<T.SetRecurringSeriesResult>>;
   get_net_worth(params: T.GetNetWorthParams, ctx: ToolContext): Promise<T.GetNetWorthResult>;
   set_exchange_rate(params: T.SetExchangeRateParams, ctx: WriteContext): Promise<WriteOutcome<T.SetExchangeRateResult>>;
   undo_change(params: T.UndoChangeParams, ctx: WriteContext): Promise<WriteOutcome<T.UndoChangeResult>>;
@@ -131,6 +132,8 @@ export type ListRecurringParams = T.ListRecurringParams;
 export type ListRecurringResult = T.ListRecurringResult;
 export type GetCashFlowForecastParams = T.GetCashFlowForecastParams;
 export type GetCashFlowForecastResult = T.GetCashFlowForecastResult;
+export type SetRecurringSeriesParams = T.SetRecurringSeriesParams;
+export type SetRecurringSeriesResult = T.SetRecurringSeriesResult;
 export type GetNetWorthParams = T.GetNetWorthParams;
 export type GetNetWorthResult = T.GetNetWorthResult;
 export type SetExchangeRateParams = T.SetExchangeRateParams;

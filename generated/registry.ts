@@ -24,7 +24,7 @@ export interface ToolDefinition {
   readonly validateResult: ValidateFunction;
 }
 
-export type ToolName = "list_transactions" | "get_transaction_summary" | "list_categories" | "list_tags" | "list_budgets" | "get_budget_status" | "list_goals" | "get_goal_progress" | "list_wallets" | "get_wallet_balance" | "search_product_knowledge" | "get_knowledge_article" | "whoami" | "list_capabilities" | "list_changes" | "list_bill_reminders" | "calculate" | "create_transaction" | "update_transaction" | "delete_transaction" | "create_budget" | "update_budget" | "delete_budget" | "create_goal" | "update_goal" | "delete_goal" | "add_goal_funds" | "create_wallet" | "update_wallet" | "delete_wallet" | "create_bill_reminder" | "update_bill_reminder" | "delete_bill_reminder" | "list_rules" | "import_transactions" | "save_rule" | "delete_rule" | "list_recurring" | "get_cash_flow_forecast" | "get_net_worth" | "set_exchange_rate" | "undo_change" | "update_transactions";
+export type ToolName = "list_transactions" | "get_transaction_summary" | "list_categories" | "list_tags" | "list_budgets" | "get_budget_status" | "list_goals" | "get_goal_progress" | "list_wallets" | "get_wallet_balance" | "search_product_knowledge" | "get_knowledge_article" | "whoami" | "list_capabilities" | "list_changes" | "list_bill_reminders" | "calculate" | "create_transaction" | "update_transaction" | "delete_transaction" | "create_budget" | "update_budget" | "delete_budget" | "create_goal" | "update_goal" | "delete_goal" | "add_goal_funds" | "create_wallet" | "update_wallet" | "delete_wallet" | "create_bill_reminder" | "update_bill_reminder" | "delete_bill_reminder" | "list_rules" | "import_transactions" | "save_rule" | "delete_rule" | "list_recurring" | "get_cash_flow_forecast" | "set_recurring_series" | "get_net_worth" | "set_exchange_rate" | "undo_change" | "update_transactions";
 
 /** Every tool, in spec order (the order of tools/list). */
 export const tools: readonly ToolDefinition[] = [
@@ -9743,6 +9743,8 @@ export const tools: readonly ToolDefinition[] = [
         "items": {
           "type": "object",
           "required": [
+            "series",
+            "decision",
             "payee",
             "direction",
             "kind",
@@ -9762,6 +9764,23 @@ export const tools: readonly ToolDefinition[] = [
             "bill_reminder_id"
           ],
           "properties": {
+            "series": {
+              "type": "string"
+            },
+            "decision": {
+              "oneOf": [
+                {
+                  "type": "string",
+                  "enum": [
+                    "confirmed",
+                    "corrected"
+                  ]
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
             "payee": {
               "type": "string",
               "maxLength": 140
@@ -10280,6 +10299,299 @@ export const tools: readonly ToolDefinition[] = [
   },
   "validateParams": validators.get_cash_flow_forecast__params,
   "validateResult": validators.get_cash_flow_forecast__result
+},
+{
+  "name": "set_recurring_series",
+  "title": "Set recurring series",
+  "description": "Keeps the person's decision on a list_recurring series: confirm, dismiss (never listed or forecast again), or correct its payee, amount range or day-of-month window.",
+  "summary": "Confirm, dismiss or correct a regular payment list_recurring found",
+  "scope": "write:transactions",
+  "kind": "write",
+  "paramNames": [
+    "series",
+    "decision",
+    "payee",
+    "amount_min",
+    "amount_max",
+    "day_from",
+    "day_to",
+    "idempotency_key",
+    "dry_run"
+  ],
+  "positionalNames": [
+    "series",
+    "decision",
+    "idempotency_key",
+    "payee",
+    "amount_min",
+    "amount_max",
+    "day_from",
+    "day_to",
+    "dry_run"
+  ],
+  "errors": [
+    "invalid_params",
+    "unauthorized",
+    "insufficient_scope",
+    "not_found",
+    "writes_disabled",
+    "idempotency_key_reused",
+    "idempotency_key_in_use",
+    "rate_limited",
+    "internal_error"
+  ],
+  "annotations": {
+    "readOnlyHint": false,
+    "destructiveHint": true,
+    "idempotentHint": true,
+    "openWorldHint": false
+  },
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "series": {
+        "type": "string"
+      },
+      "decision": {
+        "type": "string",
+        "enum": [
+          "confirm",
+          "dismiss",
+          "correct"
+        ]
+      },
+      "payee": {
+        "type": "string"
+      },
+      "amount_min": {
+        "type": "string"
+      },
+      "amount_max": {
+        "type": "string"
+      },
+      "day_from": {
+        "type": "integer"
+      },
+      "day_to": {
+        "type": "integer"
+      },
+      "idempotency_key": {
+        "type": "string"
+      },
+      "dry_run": {
+        "type": "boolean"
+      }
+    },
+    "required": [
+      "series",
+      "decision",
+      "idempotency_key"
+    ],
+    "additionalProperties": false
+  },
+  "outputSchema": {
+    "type": "object",
+    "required": [
+      "status",
+      "series",
+      "audit_id",
+      "warnings"
+    ],
+    "properties": {
+      "status": {
+        "type": "string",
+        "enum": [
+          "committed",
+          "replayed",
+          "dry_run"
+        ]
+      },
+      "series": {
+        "type": "object",
+        "required": [
+          "series",
+          "decision",
+          "payee",
+          "amount_min",
+          "amount_max",
+          "day_from",
+          "day_to"
+        ],
+        "properties": {
+          "series": {
+            "type": "string"
+          },
+          "decision": {
+            "type": "string",
+            "enum": [
+              "confirmed",
+              "dismissed",
+              "corrected"
+            ]
+          },
+          "payee": {
+            "oneOf": [
+              {
+                "type": "string",
+                "maxLength": 140
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "amount_min": {
+            "oneOf": [
+              {
+                "$ref": "#/$defs/Money"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "amount_max": {
+            "oneOf": [
+              {
+                "$ref": "#/$defs/Money"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "day_from": {
+            "oneOf": [
+              {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 31
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "day_to": {
+            "oneOf": [
+              {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 31
+              },
+              {
+                "type": "null"
+              }
+            ]
+          }
+        }
+      },
+      "audit_id": {
+        "oneOf": [
+          {
+            "type": "string"
+          },
+          {
+            "type": "null"
+          }
+        ]
+      },
+      "warnings": {
+        "type": "array",
+        "items": {
+          "type": "object",
+          "required": [
+            "code",
+            "message"
+          ],
+          "properties": {
+            "code": {
+              "type": "string"
+            },
+            "message": {
+              "type": "string"
+            }
+          }
+        }
+      },
+      "changes": {
+        "type": "array",
+        "items": {
+          "type": "object",
+          "required": [
+            "field",
+            "before",
+            "after"
+          ],
+          "properties": {
+            "field": {
+              "type": "string"
+            },
+            "before": {
+              "$ref": "#/$defs/ChangeValue"
+            },
+            "after": {
+              "$ref": "#/$defs/ChangeValue"
+            }
+          }
+        }
+      }
+    },
+    "$defs": {
+      "ChangeValue": {
+        "anyOf": [
+          {
+            "type": "string"
+          },
+          {
+            "type": "integer"
+          },
+          {
+            "type": "boolean"
+          },
+          {
+            "type": "null"
+          },
+          {
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
+          },
+          {
+            "type": "object"
+          },
+          {
+            "type": "array",
+            "items": {
+              "type": "object"
+            }
+          }
+        ]
+      },
+      "Money": {
+        "type": "object",
+        "required": [
+          "value",
+          "currency",
+          "minor"
+        ],
+        "properties": {
+          "value": {
+            "type": "string"
+          },
+          "currency": {
+            "type": "string"
+          },
+          "minor": {
+            "type": "integer"
+          }
+        }
+      }
+    }
+  },
+  "validateParams": validators.set_recurring_series__params,
+  "validateResult": validators.set_recurring_series__result
 },
 {
   "name": "get_net_worth",

@@ -39,6 +39,7 @@ import { save_rule } from "../src/tools/transactions/save_rule.js";
 import { delete_rule } from "../src/tools/transactions/delete_rule.js";
 import { list_recurring } from "../src/tools/transactions/list_recurring.js";
 import { get_cash_flow_forecast } from "../src/tools/transactions/get_cash_flow_forecast.js";
+import { set_recurring_series } from "../src/tools/transactions/set_recurring_series.js";
 import { get_net_worth } from "../src/tools/wallets/get_net_worth.js";
 import { set_exchange_rate } from "../src/tools/wallets/set_exchange_rate.js";
 import { undo_change } from "../src/tools/transactions/undo_change.js";
@@ -85,6 +86,7 @@ export const handlers = {
   delete_rule,
   list_recurring,
   get_cash_flow_forecast,
+  set_recurring_series,
   get_net_worth,
   set_exchange_rate,
   undo_change,

@@ -78,6 +78,8 @@ export declare const list_recurring__params: ValidateFunction;
 export declare const list_recurring__result: ValidateFunction;
 export declare const get_cash_flow_forecast__params: ValidateFunction;
 export declare const get_cash_flow_forecast__result: ValidateFunction;
+export declare const set_recurring_series__params: ValidateFunction;
+export declare const set_recurring_series__result: ValidateFunction;
 export declare const get_net_worth__params: ValidateFunction;
 export declare const get_net_worth__result: ValidateFunction;
 export declare const set_exchange_rate__params: ValidateFunction;

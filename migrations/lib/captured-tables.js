@@ -20,4 +20,6 @@ export const CAPTURED_TABLES = Object.freeze([
   // A CSV mapping remembered per wallet (migration 20261128160000): undoing the import that saved or
   // changed it restores the one before, or removes it.
   { table: "import_mappings", key: ["user_id", "wallet_id", "fingerprint"] },
+  // The person's decisions on their regular payments (migration 20261128170000).
+  { table: "recurring_decisions", key: ["id"] },
 ]);

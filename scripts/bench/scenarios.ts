@@ -51,6 +51,11 @@ export const SCENARIOS: readonly Scenario[] = [
     load: () => import("./scenarios/undo.js"),
   },
   {
+    name: "recurring",
+    summary: "list_recurring and a 365-day get_cash_flow_forecast in-process at 10k/100k/1M transactions: p50, CPU, statements (issue 38's 2x)",
+    load: () => import("./scenarios/recurring.js"),
+  },
+  {
     name: "account-delete",
     summary: "counting and deleting the heavy user's account at N transactions, the other users' rows left",
     load: () => import("./scenarios/account-delete.js"),

@@ -40,6 +40,7 @@ export const ACCOUNT_TABLE_RULES: Readonly<Record<string, AccountTableRule>> = {
   bill_reminders: { label: "bill reminders", shown: true },
   rules: { label: "categorisation rules", shown: true },
   exchange_rates: { label: "exchange rates", shown: true },
+  recurring_decisions: { label: "decisions on regular payments", shown: true },
   mcp_tokens: { label: "tokens (active, expired and revoked)", shown: true },
   oauth_grants: { label: "connected clients (OAuth grants)", shown: true },
   calendar_feeds: { label: "calendar feed links", shown: true },

@@ -8,4 +8,5 @@ export const AREA_OF: Readonly<Record<string, string>> = Object.freeze({
   exchange_rate: "wallets",
   rule: "transactions",
   import: "transactions",
+  recurring_series: "transactions",
 });

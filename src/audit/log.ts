@@ -6,7 +6,17 @@ import type { Knex } from "knex";
 
 /** What a write did, and to what kind of record (an account import checks an export's entries against these). */
 export const AUDIT_ACTIONS = ["create", "update", "delete", "add_funds", "undo", "bulk_update"] as const;
-export const AUDIT_RESOURCE_TYPES = ["wallet", "transaction", "budget", "goal", "bill_reminder", "exchange_rate", "rule", "import"] as const;
+export const AUDIT_RESOURCE_TYPES = [
+  "wallet",
+  "transaction",
+  "budget",
+  "goal",
+  "bill_reminder",
+  "exchange_rate",
+  "rule",
+  "import",
+  "recurring_series",
+] as const;
 
 /** The one audit row a committed write produces. before/after are resource snapshots, never secrets. */
 export interface AuditChange {

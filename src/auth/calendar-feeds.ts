@@ -39,16 +39,28 @@ export async function liveCalendarFeed(db: Knex, userId: string): Promise<FeedSt
   return row ? { created_at: String(row.created_at), last_fetched_at: row.last_fetched_at == null ? null : String(row.last_fetched_at) } : undefined;
 }
 
+/** Whether the person chose on /account that their feed carries their confirmed regular payments too (issue 38 item 4). */
+export async function feedCarriesSeries(db: Knex, userId: string): Promise<boolean> {
+  const row = (await db("users").where({ id: userId }).first("calendar_series")) as { calendar_series: unknown } | undefined;
+  return Number(row?.calendar_series ?? 0) === 1;
+}
+
+export async function setFeedCarriesSeries(db: Knex, userId: string, on: boolean): Promise<void> {
+  await db("users")
+    .where({ id: userId })
+    .update({ calendar_series: on ? 1 : 0 });
+}
+
 /** The user of a live feed secret, or undefined (malformed, unknown or revoked: all answered alike). */
-export async function feedOwner(db: Knex, secret: string, pepper: string, now: Date): Promise<{ id: string; timezone: string } | undefined> {
+export async function feedOwner(db: Knex, secret: string, pepper: string, now: Date): Promise<{ id: string; timezone: string; series: boolean } | undefined> {
   if (!SECRET.test(secret)) return undefined;
   const hash = hashToken(secret, pepper);
   const row = await db("calendar_feeds as f")
     .join("users as u", "u.id", "f.user_id")
     .where("f.secret_hash", hash)
     .whereNull("f.revoked_at")
-    .first("u.id", "u.timezone");
+    .first("u.id", "u.timezone", "u.calendar_series");
   if (!row) return undefined;
   await db("calendar_feeds").where({ secret_hash: hash }).update({ last_fetched_at: now.toISOString() });
-  return { id: String(row.id), timezone: String(row.timezone) };
+  return { id: String(row.id), timezone: String(row.timezone), series: Number(row.calendar_series) === 1 };
 }

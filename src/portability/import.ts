@@ -48,7 +48,7 @@ export interface ImportSummary {
 export const MAX_LISTED = 20;
 
 /** The ids this project makes, as the spec's id patterns allow them: prefix, underscore, 16 to 40 letters or digits. */
-const ANY_ID = /\b(wal|txn|trf|bud|gol|gct|bil|rul|xrt|imp|blk)_[0-9A-Za-z]{16,40}\b/g;
+const ANY_ID = /\b(wal|txn|trf|bud|gol|gct|bil|rul|xrt|imp|blk|rcd)_[0-9A-Za-z]{16,40}\b/g;
 
 /** The shortest id ANY_ID matches: a string shorter than that holds none. */
 const SHORTEST_ID = "wal_".length + 16;

@@ -22,6 +22,7 @@ import { findShapeProblem } from "../rpc/input-checks.js";
 import { toRRule, validateSchedule } from "../domain/bills/schedule.js";
 import { foldedKeys, foldKey, nullableText } from "../domain/shared/text.js";
 import { storedMapping } from "../domain/imports/mappings.js";
+import { parseSeriesKey } from "../domain/recurring/decisions.js";
 
 export interface RowProblem {
   column: string;
@@ -141,8 +142,8 @@ const decimal: Check = (v) => (typeof v === "string" && /^-?\d{1,15}(\.\d{1,18})
 const RATE = /^(0|[1-9][0-9]{0,11})(?:\.([0-9]{1,12}))?$/;
 const notes = opt(text(2000, { blank: true }));
 const stamps = { created_at: req(timestamp), updated_at: req(timestamp) };
-/** The id of what an audit entry names (src/db/ids.ts: rul rules, xrt exchange rates, imp imports, blk bulk edits). */
-const AUDITED_ID = /^(wal|txn|trf|bud|gol|gct|bil|rul|xrt|imp|blk)_[A-Za-z0-9]{16,40}$/;
+/** The id of what an audit entry names (src/db/ids.ts: rul rules, xrt exchange rates, imp imports, blk bulk edits, rcd decisions on regular payments). */
+const AUDITED_ID = /^(wal|txn|trf|bud|gol|gct|bil|rul|xrt|imp|blk|rcd)_[A-Za-z0-9]{16,40}$/;
 const WRITE_TOOLS = [...toolsByName.values()].filter((t) => t.kind === "write").map((t) => t.name);
 
 /** The columns of each table as an export holds them (without user_id). */
@@ -299,6 +300,20 @@ export const COLUMNS: Record<string, Record<string, Column>> = {
     wallet_id: req(ref("wallets", "wal")),
     fingerprint: req((v) => (typeof v === "string" && /^[0-9a-f]{64}$/.test(v) ? undefined : "a layout fingerprint: 64 hexadecimal digits")),
     mapping: req((v) => (storedMapping(v) !== null ? undefined : "JSON text of a CSV mapping as import_transactions saves it")),
+    ...stamps,
+  },
+  recurring_decisions: {
+    id: req(id("rcd")),
+    // As set_recurring_series stores it (src/domain/recurring/decide.ts): a key list_recurring gives.
+    series_key: req((v) =>
+      typeof v === "string" && [...v].length <= 400 && parseSeriesKey(v) !== undefined ? undefined : 'a series key such as "expense:EUR:netflix"',
+    ),
+    decision: req(oneOf("confirmed", "dismissed", "corrected")),
+    payee: opt(text(255)),
+    amount_min_minor: opt(minor("not negative", (row) => parseSeriesKey(String(row.series_key))?.currency)),
+    amount_max_minor: opt(minor("not negative", (row) => parseSeriesKey(String(row.series_key))?.currency)),
+    day_from: opt(int(1, 31)),
+    day_to: opt(int(1, 31)),
     ...stamps,
   },
   audit_log: {

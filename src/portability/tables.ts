@@ -30,6 +30,7 @@ export const ACCOUNT_TABLES: readonly TableSpec[] = [
   { section: "exchange_rates", table: "exchange_rates", omit: ["user_id"], orderBy: "id", optional: true },
   // The CSV mappings remembered per wallet and layout (src/domain/imports/mappings.ts), after the wallets.
   { section: "import_mappings", table: "import_mappings", omit: ["user_id"], orderBy: ["wallet_id", "fingerprint"], optional: true },
+  { section: "recurring_decisions", table: "recurring_decisions", omit: ["user_id"], orderBy: "id", optional: true },
   // A token of the old account means nothing in the new one; the audit id is the new log's.
   { section: "audit_log", table: "audit_log", omit: ["user_id", "token_id"], orderBy: "id" },
 ];

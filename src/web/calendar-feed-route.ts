@@ -1,5 +1,6 @@
 /**
- * GET /api/v1/calendar/<secret>.ics: the private iCalendar feed of the person's bill reminders
+ * GET /api/v1/calendar/<secret>.ics: the private iCalendar feed of the person's bill reminders (and their
+ * confirmed regular payments, when they chose so on /account)
  * (src/domain/bills/feed.ts) that phone and desktop calendars subscribe to. Calendar apps send no
  * headers, so the secret in the path is the credential (made and revoked on /account,
  * src/auth/calendar-feeds.ts); it is never logged (src/http/request-scope.ts). An unknown, revoked or
@@ -25,7 +26,7 @@ export function calendarRouter(deps: { db: Knex; config: Config; now: () => Date
         res.status(404).type("text/plain").send("No such calendar feed (the URL was revoked or mistyped). Make a new one on your account page.");
         return;
       }
-      const body = await billsCalendar(deps.db, owner.id, todayInTimeZone(owner.timezone, deps.now()));
+      const body = await billsCalendar(deps.db, owner.id, todayInTimeZone(owner.timezone, deps.now()), { series: owner.series });
       res.setHeader("Cache-Control", "private, max-age=300");
       res.setHeader("Referrer-Policy", "no-referrer");
       res.status(200).type("text/calendar; charset=utf-8").send(body);

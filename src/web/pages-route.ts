@@ -34,7 +34,7 @@ import {
   SESSION_COOKIE,
   setSessionCookie,
 } from "./security.js";
-import { createCalendarFeed, liveCalendarFeed, revokeCalendarFeed } from "../auth/calendar-feeds.js";
+import { createCalendarFeed, feedCarriesSeries, liveCalendarFeed, revokeCalendarFeed, setFeedCarriesSeries } from "../auth/calendar-feeds.js";
 import { calendarFeedSection, feedUrl } from "./calendar-feed.js";
 import { yourDataSection } from "./leave-page.js";
 import { asyncPage as wrap, pageErrors } from "./page-errors.js";
@@ -285,7 +285,7 @@ ${scopeFieldsets(KNOWN_SCOPES)}
 </form>
 <h2 id="import">Import a statement</h2>
 <p><a href="/account/import">Import a bank statement</a> (CSV, OFX, CAMT, QIF) with a preview first.</p>
-${calendarFeedSection(await liveCalendarFeed(deps.db, user.id), hidden, createdFeedUrl)}
+${calendarFeedSection(await liveCalendarFeed(deps.db, user.id), hidden, createdFeedUrl, await feedCarriesSeries(deps.db, user.id))}
 <h2 id="changes">Latest changes</h2>
 ${changes.length ? `<div class="scroll"><table aria-labelledby="changes">${head(["When", "Tool", "What"])}<tbody>${changeRows}</tbody></table></div>` : "<p>No changes yet.</p>"}
 <h2 id="security">Sign-in and password</h2>
@@ -357,6 +357,18 @@ ${yourDataSection(hidden)}`;
   accountAction("/account/tokens/:id/revoke", "tokens", (userId, id) => revokeToken(deps.db, userId, id, deps.now()));
   accountAction("/account/clients/:grant/revoke", "clients", (userId, grant) => revokeConnectedClient(deps.db, userId, grant, deps.now()));
   accountAction("/account/calendar-feed/revoke", "calendar", (userId) => revokeCalendarFeed(deps.db, userId, deps.now()));
+  router.post(
+    "/account/calendar-feed/series",
+    guard,
+    form,
+    csrf,
+    wrap(async (req, res) => {
+      const user = await signedInUser(req);
+      if (!user) return showSignIn(req, res, "/account", 401, "Your session ended: sign in again.");
+      await setFeedCarriesSeries(deps.db, user.id, (req.body as Record<string, unknown>).series === "1");
+      res.redirect(303, "/account#calendar");
+    }),
+  );
   router.post(
     "/account/calendar-feed",
     guard,

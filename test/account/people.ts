@@ -1,7 +1,7 @@
 /**
  * People with a full account for the account-deletion tests: a password, the demo ledger (wallets,
  * transactions with tags, budgets, a goal with contributions, bills: every write audited, with its
- * captured rows and stored answer), a categorisation rule, an exchange rate, an imported statement (its
+ * captured rows and stored answer), a categorisation rule, an exchange rate, a confirmed regular payment, an imported statement (its
  * import keys), a calendar feed, an OAuth client connected (code, grant, refresh token, access token)
  * and a web session; so that each of the person's tables holds rows before a deletion.
  */
@@ -80,6 +80,7 @@ export async function makePerson(server: TestServer, email = `leave-${randomByte
   const key = () => randomUUID();
   await server.call("save_rule", { operator: "contains", value: "blue bottle", set_category: "Dining", add_tags: ["coffee"], idempotency_key: key() }, token);
   await server.call("set_exchange_rate", { base: "USD", quote: "EUR", rate: "0.9215", date: "2026-11-20", idempotency_key: key() }, token);
+  await server.call("set_recurring_series", { series: "expense:EUR:netflix", decision: "confirm", idempotency_key: key() }, token);
   const { wallet } = await server.call("create_wallet", { name: "Imported", type: "checking", currency: "USD", idempotency_key: key() }, token);
   await server.call(
     "import_transactions",

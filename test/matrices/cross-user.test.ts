@@ -39,7 +39,18 @@ const ID_PARAM = /_ids?$/;
 const idParams = (t: ToolDefinition) => t.paramNames.filter((p) => ID_PARAM.test(p) && !NOT_REFERENCES.has(p));
 
 /** Tables holding users' data: compared before and after B's calls. */
-const DATA_TABLES = ["wallets", "transactions", "transaction_tags", "budgets", "goals", "goal_contributions", "bill_reminders", "rules", "import_keys"];
+const DATA_TABLES = [
+  "wallets",
+  "transactions",
+  "transaction_tags",
+  "budgets",
+  "goals",
+  "goal_contributions",
+  "bill_reminders",
+  "rules",
+  "import_keys",
+  "recurring_decisions",
+];
 
 /** The first example of a method that uses the param, else its first example. */
 function paramsFor(tool: string, param: string): Record<string, unknown> {

@@ -130,6 +130,11 @@ describe(`export and import (${engine})`, function () {
     const { wallet } = await server.call("create_wallet", { name: "Giro", type: "checking", currency: "EUR", idempotency_key: key() }, kim.token);
     const statement = "Date,Description,Amount\n2026-11-02,REWE Markt,-23.40\n2026-11-03,Bakery,-4.10\n";
     await server.call("import_transactions", { wallet_id: wallet.id, statement, idempotency_key: key() }, kim.token);
+    await server.call(
+      "set_recurring_series",
+      { series: "expense:EUR:rewe markt", decision: "correct", amount_max: "30.00", idempotency_key: key() },
+      kim.token,
+    );
     const bulk = await server.call(
       "update_transactions",
       { filter: { wallet_id: wallet.id }, expected_count: 2, add_tags: ["november"], idempotency_key: key() },
@@ -138,14 +143,27 @@ describe(`export and import (${engine})`, function () {
     await server.call("undo_change", { audit_id: bulk.audit_id, idempotency_key: key() }, kim.token);
     const exported = await exportAccount(server.db, kim.id);
     const actions = (exported.audit_log as { action: string; resource_type: string }[]).map((e) => `${e.action} ${e.resource_type}`);
-    expect(actions).to.include.members(["create rule", "create exchange_rate", "create import", "bulk_update transaction", "undo transaction"]);
+    expect(actions).to.include.members([
+      "create rule",
+      "create exchange_rate",
+      "create import",
+      "create recurring_series",
+      "bulk_update transaction",
+      "undo transaction",
+    ]);
 
     const lee = await server.createUser({ email: "lee.history@example.test", timezone: "Europe/Berlin", currency: "EUR" });
     const { counts } = await importAccount(server.db, lee.id, JSON.parse(JSON.stringify(exported)));
     expect(counts.audit_log).to.equal(actions.length);
     expect(counts.transactions).to.equal(2);
     // The rule and the rate come along: the person's filing and conversions are their data too.
-    expect([counts.rules, counts.exchange_rates]).to.deep.equal([1, 1]);
+    expect([counts.rules, counts.exchange_rates, counts.recurring_decisions]).to.deep.equal([1, 1, 1]);
+    const decided = await server.db("recurring_decisions").where({ user_id: lee.id }).first("series_key", "decision", "amount_max_minor");
+    expect({ ...decided, amount_max_minor: Number(decided.amount_max_minor) }).to.deep.equal({
+      series_key: "expense:EUR:rewe markt",
+      decision: "corrected",
+      amount_max_minor: 3000,
+    });
     const rules = (await server.call("list_rules", {}, lee.token)).rules as { value: string; set_category: string | null }[];
     expect(rules.map((r) => [r.value, r.set_category])).to.deep.equal([["rewe", "Groceries"]]);
 

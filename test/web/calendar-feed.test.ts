@@ -8,7 +8,9 @@ import { expect } from "chai";
 import { randomUUID } from "node:crypto";
 import ICAL from "ical.js";
 import { createCalendarFeed, revokeCalendarFeed } from "../../src/auth/calendar-feeds.js";
-import { authenticateBearer } from "../../src/auth/tokens.js";
+import { authenticateBearer, createToken, KNOWN_SCOPES } from "../../src/auth/tokens.js";
+import { createUser } from "../../src/auth/users.js";
+import { WebClient } from "../helpers/web-client.js";
 import { isUniqueViolation } from "../../src/db/errors.js";
 import { seedDemoPerson } from "../../src/demo/seed.js";
 import { FEED_DAYS_AHEAD } from "../../src/domain/bills/feed.js";
@@ -99,6 +101,45 @@ describe(`calendar feed of bill reminders (${engine})`, function () {
     const months = ["2026-12", "2027-01", "2027-02", "2027-03", "2027-04", "2027-05", "2027-06", "2027-07", "2027-08", "2027-09", "2027-10", "2027-11"];
     expect(named("Gym due: 29.90 EUR").map((e) => [e.date, e.alarms[0]!.seconds])).to.deep.equal(months.map((m) => [`${m}-03`, 32_400]));
     expect(named("Car insurance due: 412.80 EUR").map((e) => [e.date, e.alarms[0]!.seconds])).to.deep.equal([["2026-12-01", -1_177_200]]);
+  });
+
+  it("carries the confirmed regular payments too when the person chooses so on /account (issue 38 item 4), and the choice is kept", async () => {
+    const email = `feed-series-${randomUUID().slice(0, 8)}@example.test`;
+    const password = "correct horse battery staple";
+    const user = await createUser(server.db, { email, password, currency: "EUR", timezone: "Europe/Berlin" });
+    const token = (await createToken(server.db, user.id, { name: "t", scopes: [...KNOWN_SCOPES], expiresInDays: 1 }, server.config.tokenPepper)).token;
+    const { wallet } = await server.call("create_wallet", { name: "Giro", type: "checking", currency: "EUR", idempotency_key: randomUUID() }, token);
+    for (const m of ["08", "09", "10", "11"])
+      for (const [payee, amount, day] of [
+        ["Netflix", "13.99", "15"],
+        ["Spotify", "9.99", "20"],
+      ] as const)
+        await server.call(
+          "create_transaction",
+          { wallet_id: wallet.id, direction: "expense", amount, payee, date: `2026-${m}-${day}`, idempotency_key: randomUUID() },
+          token,
+        );
+    await server.call("set_recurring_series", { series: "expense:EUR:netflix", decision: "confirm", idempotency_key: randomUUID() }, token);
+    const secret = await createCalendarFeed(server.db, user.id, server.config.tokenPepper, now);
+    // Off by default: the feed holds the bill reminders alone (none here).
+    expect(parseFeed(await (await feed(secret)).text())).to.deep.equal([]);
+
+    const client = new WebClient(server.url);
+    expect((await client.signIn(email, password)).status).to.equal(303);
+    expect((await client.get("/account")).text).to.match(/name="series" value="1">/);
+    const saved = await client.post("/account/calendar-feed/series", { series: "1" });
+    expect([saved.status, saved.location]).to.deep.equal([303, "/account#calendar"]);
+    expect((await client.get("/account")).text).to.match(/name="series" value="1" checked>/);
+    const body = await (await feed(secret)).text();
+    expect(body.endsWith("END:VCALENDAR\r\n")).to.equal(true);
+    const events = parseFeed(body);
+    // Netflix, confirmed, on every 15th for a year from today (2026-11-25); Spotify, not confirmed, never.
+    const months = ["2026-12", "2027-01", "2027-02", "2027-03", "2027-04", "2027-05", "2027-06", "2027-07", "2027-08", "2027-09", "2027-10", "2027-11"];
+    expect(events.map((e) => [e.date, e.summary, e.alarms.length])).to.deep.equal(months.map((m) => [`${m}-15`, "Netflix due: 13.99 EUR", 0]));
+    expect(new Set(events.map((e) => e.uid)).size).to.equal(12);
+    // Unchecked: the form sends no field, and the series leave the feed.
+    await client.post("/account/calendar-feed/series", {});
+    expect(parseFeed(await (await feed(secret)).text())).to.deep.equal([]);
   });
 
   it("answers 404 for a revoked, replaced or unknown URL, and shows only the owner's bills", async () => {

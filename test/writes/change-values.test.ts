@@ -228,6 +228,14 @@ describe(`the typed before and after of changes in real answers (${engine})`, fu
     await write("save_rule", { rule_id: rule.id, set_category: "Food", add_tags: ["weekly"], apply_to_existing: true, expected_count: 1 });
     await call("set_exchange_rate", { base: "EUR", quote: "USD", rate: "1.08", date: "2026-03-01" });
     await write("set_exchange_rate", { base: "EUR", quote: "USD", rate: "1.09", date: "2026-03-01" });
+    await call("set_recurring_series", { series: "expense:USD:market stall", decision: "confirm" });
+    await write("set_recurring_series", {
+      series: "expense:USD:market stall",
+      decision: "correct",
+      payee: "Saturday market",
+      amount_max: "20.00",
+      day_from: 10,
+    });
 
     await write("delete_rule", { rule_id: rule.id });
     await write("delete_bill_reminder", { bill_reminder_id: bill.id });

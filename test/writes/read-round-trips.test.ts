@@ -31,9 +31,9 @@ const BUDGET: Record<string, { postgres: number; sqlite: number }> = {
   whoami: { postgres: 0, sqlite: 0 },
   list_capabilities: { postgres: 0, sqlite: 0 },
   calculate: { postgres: 0, sqlite: 0 },
-  // Today's balances with the rates (get_net_worth's statement), the wallets' names, the future-dated rows
-  // up to the horizon, and list_recurring's statement, sent at once (docs/decisions.md#cash-flow-forecast).
-  get_cash_flow_forecast: { postgres: 4, sqlite: 4 },
+  // Today's balances with the rates (get_net_worth's statement), and list_recurring's statement with the
+  // wallets' names and the future-dated rows up to the horizon, sent at once (docs/decisions.md#cash-flow-forecast).
+  get_cash_flow_forecast: { postgres: 2, sqlite: 2 },
 };
 
 /** What a read tool may send on this engine: its entry, or one statement. */

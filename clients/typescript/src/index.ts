@@ -249,6 +249,11 @@ export class FinanceMcpClient {
     return this.call("get_cash_flow_forecast", params);
   }
 
+  /** Confirm, dismiss or correct a regular payment list_recurring found Pass an idempotency key (newIdempotencyKey()) and reuse it when retrying. */
+  setRecurringSeries(params: T.SetRecurringSeriesParams): Promise<T.SetRecurringSeriesResult> {
+    return this.call("set_recurring_series", params);
+  }
+
   /** Net worth (assets minus credit cards and loans) on a day, or over time */
   getNetWorth(params: T.GetNetWorthParams = {}): Promise<T.GetNetWorthResult> {
     return this.call("get_net_worth", params);

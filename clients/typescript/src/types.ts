@@ -894,12 +894,14 @@ export interface RuleChange {
   };
 }
 /**
- * A regular payment. kind: subscription (fixed amount), bill (varying amount, steady day or a reminder), income, or regular_spending (a shop visited often; never in totals). price: the latest charge, or the covering reminder's amount when the reminder is newer. yearly_cost: its expected charges from as_of for 365 days at price (what get_cash_flow_forecast counts). status: active; late (the expected charge is overdue by a grace of 2 days for weekly up to 20 for yearly); ended (two missed); planned (a bill reminder with no charge yet).
+ * A regular payment. kind: subscription (fixed amount), bill (varying amount, steady day or a reminder), income, or regular_spending (a shop visited often; never in totals). price: the latest charge, or the covering reminder's amount when the reminder is newer. yearly_cost: its expected charges from as_of for 365 days at price (what get_cash_flow_forecast counts). status: active; late (the expected charge is overdue by a grace of 2 days for weekly up to 20 for yearly); ended (two missed); planned (a bill reminder with no charge yet). series: its key for set_recurring_series; decision: the person's (dismissed ones are never listed).
  *
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
  * via the `definition` "RecurringCharge".
  */
 export interface RecurringCharge {
+  series: string;
+  decision: ("confirmed" | "corrected") | null;
   payee: Payee;
   direction: "expense" | "income";
   kind: "subscription" | "bill" | "income" | "regular_spending";
@@ -1032,6 +1034,19 @@ export interface ForecastEvent {
 export interface ForecastLow {
   date: Date;
   balance: Money;
+}
+/**
+ * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
+ * via the `definition` "RecurringSeriesDecision".
+ */
+export interface RecurringSeriesDecision {
+  series: string;
+  decision: "confirmed" | "dismissed" | "corrected";
+  payee: Payee | null;
+  amount_min: Money | null;
+  amount_max: Money | null;
+  day_from: number | null;
+  day_to: number | null;
 }
 /**
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
@@ -3953,6 +3968,32 @@ export interface Money3 {
   value: string;
   currency: Currency;
   minor: number;
+}
+/**
+ * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
+ * via the `definition` "SetRecurringSeriesParams".
+ */
+export interface SetRecurringSeriesParams {
+  series: string;
+  decision: "confirm" | "dismiss" | "correct";
+  payee?: Payee;
+  amount_min?: string;
+  amount_max?: string;
+  day_from?: number;
+  day_to?: number;
+  idempotency_key: string;
+  dry_run?: boolean;
+}
+/**
+ * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
+ * via the `definition` "SetRecurringSeriesResult".
+ */
+export interface SetRecurringSeriesResult {
+  status: WriteStatus;
+  series: RecurringSeriesDecision;
+  audit_id: AuditId | null;
+  warnings: Warnings;
+  changes?: Changes;
 }
 /**
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema

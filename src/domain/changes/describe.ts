@@ -65,6 +65,8 @@ function resourceLine(type: string, r: Obj, wallet: (id: string) => string): str
       return `bill reminder ${name}${money(r.amount) ? ` ${money(r.amount)}` : ""}`;
     case "exchange_rate":
       return `rate 1 ${String(r.base)} = ${String(r.rate)} ${String(r.quote)} on ${String(r.date)}`;
+    case "recurring_series":
+      return `regular payment ${String(r.series)} ${String(r.decision)}`;
     default:
       return `${type.replace("_", " ")} ${name}`;
   }

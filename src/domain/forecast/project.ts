@@ -13,8 +13,8 @@
  * when none comes), minus the buffer: what can go today without the total dropping below the buffer
  * before the money comes in.
  */
-import { plusDays, toEpochDay } from "../../calendar/days.js";
-import { type Money, toMoney } from "../../money/amount.js";
+import { monthStart, plusDays, toEpochDay } from "../../calendar/days.js";
+import { formatMinor, type Money, toMoney } from "../../money/amount.js";
 import { convertMinor, rateFor } from "../networth/rates.js";
 import { occurrencesBetween } from "../bills/schedule.js";
 import { payeeKey } from "../recurring/detect.js";
@@ -93,17 +93,19 @@ export function projectForecast(inputs: ForecastInputs, o: ForecastOptions) {
     const k = `${payeeKey(r.payee)}\u0000${r.direction}`;
     booked.set(k, [...(booked.get(k) ?? []), toEpochDay(r.date)]);
   }
-  const alreadyBooked = (payee: string, direction: string, date: string) =>
-    (booked.get(`${payeeKey(payee)}\u0000${direction}`) ?? []).some((d) => Math.abs(d - toEpochDay(date)) <= DUE_WINDOW);
+  const alreadyBooked = (folded: string, direction: string, date: string) =>
+    (booked.get(`${folded}\u0000${direction}`) ?? []).some((d) => Math.abs(d - toEpochDay(date)) <= DUE_WINDOW);
   const represented = new Set<string>();
   for (const s of inputs.series) {
     if (s.bill) represented.add(s.bill.id);
+    // Dismissed by the person: neither the series nor its reminder is forecast (docs/decisions.md#recurring-decisions).
+    if (s.decision === "dismissed") continue;
     if (s.kind === "regular_spending" && !o.includeRegularSpending) continue;
     if (cancelled.has(s.key)) continue;
     const amount = s.kind === "regular_spending" ? s.typicalMinor : s.priceMinor;
     const signed = s.direction === "income" ? amount : -amount;
     for (const date of seriesDates(s, first, last)) {
-      if (alreadyBooked(s.payee, s.direction, date)) continue;
+      if (alreadyBooked(s.key, s.direction, date)) continue;
       events.push({
         date,
         label: s.payee,
@@ -119,7 +121,7 @@ export function projectForecast(inputs: ForecastInputs, o: ForecastOptions) {
     if (represented.has(b.id) || cancelled.has(payeeKey(b.payee ?? b.name))) continue;
     const amount = b.amountMinor ?? b.amountMaxMinor ?? 0n;
     for (const date of occurrencesBetween(b.rrule, b.startDate, first, last, 10_000)) {
-      if (alreadyBooked(b.payee ?? b.name, "expense", date)) continue;
+      if (alreadyBooked(payeeKey(b.payee ?? b.name), "expense", date)) continue;
       events.push({ date, label: b.name, amountMinor: -amount, currency: b.currency, walletId: b.walletId, source: "bill_reminder", income: false });
     }
   }
@@ -202,14 +204,13 @@ export function projectForecast(inputs: ForecastInputs, o: ForecastOptions) {
   const flush = (endIndex: number) => {
     if (month) months.push({ month, income: toMoney(income, home), expense: toMoney(expense, home), end_balance: toMoney(total[endIndex]!, home) });
   };
-  for (let i = 0; i < points; i++) {
-    const m = dayOf(i).slice(0, 7);
-    if (m !== month) {
-      flush(i - 1);
-      month = m;
-      income = 0n;
-      expense = 0n;
-    }
+  // The months the days fall in, month by month (not day by day): index 0 opens the first.
+  month = o.today.slice(0, 7);
+  for (let first = monthStart(o.today, 1); first <= last; first = monthStart(first, 1)) {
+    flush(toEpochDay(first) - start - 1);
+    month = first.slice(0, 7);
+    income = 0n;
+    expense = 0n;
   }
   flush(o.days);
   for (const e of inRange) {
@@ -246,9 +247,10 @@ export function projectForecast(inputs: ForecastInputs, o: ForecastOptions) {
     months,
     low_point_events: behind.map(event),
     missing_rates: [...missing].sort(),
+    // Formatted straight from the exact balance (toMoney's value, without its object): 366 points a wallet.
     daily: {
-      total: total.map((v) => toMoney(v, home).value),
-      wallets: walletSeries.map((s, wi) => s.map((v) => toMoney(v, wallets[wi]!.currency).value)),
+      total: total.map((v) => formatMinor(v, home)),
+      wallets: walletSeries.map((s, wi) => s.map((v) => formatMinor(v, wallets[wi]!.currency))),
     },
   };
 }

@@ -12,6 +12,8 @@ import { type Confidence, type Kind, regularPayments, type Series, seriesDates, 
 import { recurringInputs } from "./store.js";
 
 export interface RecurringItem {
+  series: string;
+  decision: "confirmed" | "corrected" | null;
   payee: string;
   direction: "expense" | "income";
   kind: Kind;
@@ -60,8 +62,9 @@ export async function listRecurring(
   today: string,
   includeEnded: boolean,
 ): Promise<{ as_of: string; recurring: RecurringItem[]; totals: RecurringTotal[]; next_step: string }> {
-  const { charges, bills } = await recurringInputs(db, userId);
-  const found = regularPayments(charges, bills, today).filter((r) => includeEnded || r.status !== "ended");
+  const { charges, bills, decisions } = await recurringInputs(db, userId);
+  // A dismissed series never comes back (docs/decisions.md#recurring-decisions).
+  const found = regularPayments(charges, bills, today, decisions).filter((r) => r.decision !== "dismissed" && (includeEnded || r.status !== "ended"));
 
   const totals = new Map<string, { currency: string; direction: "expense" | "income"; monthly: bigint; yearly: bigint }>();
   const items = found.map((r) => {
@@ -77,6 +80,8 @@ export async function listRecurring(
     }
     const money = (minor: bigint) => toMoney(minor, r.currency);
     return {
+      series: r.seriesKey,
+      decision: r.decision === "dismissed" ? null : r.decision,
       payee: r.payee,
       direction: r.direction,
       kind: r.kind,

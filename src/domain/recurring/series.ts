@@ -18,6 +18,7 @@
 import { plusDays, toEpochDay } from "../../calendar/days.js";
 import { occurrencesBetween } from "../bills/schedule.js";
 import { detectRecurring, type Interval, nextExpected, payeeKey, type Recurring, type Status } from "./detect.js";
+import { chargesOfCorrections, type Decision, type SeriesDecision, seriesKey } from "./decisions.js";
 import type { Charge, CoveringBill } from "./store.js";
 
 export type Kind = "subscription" | "bill" | "income" | "regular_spending";
@@ -32,6 +33,10 @@ export interface PriceChange {
 export interface Series {
   payee: string;
   key: string;
+  /** The stable key decisions are kept by (decisions.ts): direction, currency and folded payee. */
+  seriesKey: string;
+  /** The person's decision on it (decisions.ts), or null while they have made none. */
+  decision: Decision | null;
   direction: "expense" | "income";
   currency: string;
   walletId: string | null;
@@ -122,6 +127,8 @@ function fromCharges(r: Recurring, bills: readonly CoveringBill[], today: string
   return {
     payee: r.payee,
     key: r.key,
+    seriesKey: seriesKey(r.direction, r.currency, r.key),
+    decision: null,
     direction: r.direction as "expense" | "income",
     currency: r.currency,
     walletId: r.walletId,
@@ -150,6 +157,8 @@ function planned(b: CoveringBill, today: string): Series | undefined {
   return {
     payee,
     key: payeeKey(payee),
+    seriesKey: seriesKey("expense", b.currency, payeeKey(payee)),
+    decision: null,
     direction: "expense",
     currency: b.currency,
     walletId: b.walletId,
@@ -177,13 +186,31 @@ export const YEAR_DAYS = 365;
 
 /**
  * The user's regular payments as of `today`: detected ones (costliest first, as detect.ts orders them,
- * regular spending after the rest), then the planned ones in reminder order.
+ * regular spending after the rest), then the planned ones in reminder order, each with the person's
+ * decision (decisions.ts): a correction's charges alone are detected, its payee shown, and a confirmed or
+ * corrected series has confidence high. Dismissed series are kept in the answer (marked) so that a
+ * forecast knows their reminders are dismissed too; every reader leaves them out.
  */
-export function regularPayments(charges: readonly Charge[], bills: readonly CoveringBill[], today: string): Series[] {
-  const found = detectRecurring(charges, today).map((r) => fromCharges(r, bills, today));
+export function regularPayments(
+  charges: readonly Charge[],
+  bills: readonly CoveringBill[],
+  today: string,
+  decisions: readonly SeriesDecision[] = [],
+): Series[] {
+  const found = detectRecurring(chargesOfCorrections(charges, decisions), today).map((r) => fromCharges(r, bills, today));
   const used = new Set(found.flatMap((s) => (s.bill ? [s.bill.id] : [])));
   const plans = bills.filter((b) => !used.has(b.id)).flatMap((b) => planned(b, today) ?? []);
-  return [...found.filter((s) => s.kind !== "regular_spending"), ...plans, ...found.filter((s) => s.kind === "regular_spending")];
+  const all = [...found.filter((s) => s.kind !== "regular_spending"), ...plans, ...found.filter((s) => s.kind === "regular_spending")];
+  if (decisions.length === 0) return all;
+  const byKey = new Map(decisions.map((d) => [d.key, d]));
+  for (const s of all) {
+    const d = byKey.get(s.seriesKey);
+    if (!d) continue;
+    s.decision = d.decision;
+    if (d.decision !== "dismissed") s.confidence = "high";
+    if (d.payee !== null) s.payee = d.payee;
+  }
+  return all;
 }
 
 /**

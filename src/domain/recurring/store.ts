@@ -16,6 +16,19 @@ export const LATEST_PER_PAYEE = 13;
 /** A person with more payees than this has the ones after it (payee keys in order) ignored. */
 export const MAX_PAYEE_KEYS = 5000;
 
+/** The person's decision on a series (decisions.ts says what each does). */
+export type Decision = "confirmed" | "dismissed" | "corrected";
+
+export interface SeriesDecision {
+  key: string;
+  decision: Decision;
+  payee: string | null;
+  amountMinMinor: bigint | null;
+  amountMaxMinor: bigint | null;
+  dayFrom: number | null;
+  dayTo: number | null;
+}
+
 export interface Charge {
   payee: string;
   date: string;
@@ -49,8 +62,9 @@ export interface CoveringBill {
 }
 
 /**
- * Bindings: user, MAX_PAYEE_KEYS, user, true. A row is a payee ('p': key, its JSON array) or an active
- * bill reminder ('b': id, payee, name, currency).
+ * Bindings: user, MAX_PAYEE_KEYS, user, true, user. A row is a payee ('p': key, its JSON array), an active
+ * bill reminder ('b': id, payee, name, currency…) or one of the person's decisions ('d': series key,
+ * decision, payee, amount range, day window; decisions.ts).
  */
 export const RECURRING_INPUTS_SQL = `SELECT 'p' AS kind, p.payee_key AS a, p.latest AS b, NULL AS c, NULL AS d,
          NULL AS e, NULL AS f, NULL AS g, NULL AS h, NULL AS i, NULL AS j, NULL AS k, NULL AS l
@@ -58,7 +72,36 @@ export const RECURRING_INPUTS_SQL = `SELECT 'p' AS kind, p.payee_key AS a, p.lat
   UNION ALL
   SELECT 'b', id, payee, name, currency, CAST(amount_minor AS TEXT), CAST(amount_min_minor AS TEXT), CAST(amount_max_minor AS TEXT),
          wallet_id, rrule, start_date, schedule, updated_at
-    FROM bill_reminders WHERE user_id = ? AND active = ?`;
+    FROM bill_reminders WHERE user_id = ? AND active = ?
+  UNION ALL
+  SELECT 'd', series_key, decision, payee, CAST(amount_min_minor AS TEXT), CAST(amount_max_minor AS TEXT), CAST(day_from AS TEXT),
+         CAST(day_to AS TEXT), NULL, NULL, NULL, NULL, NULL
+    FROM recurring_decisions WHERE user_id = ?`;
+
+/**
+ * The forecast's reads beside the recurring ones, in the same statement (docs/performance.md, "The
+ * forecast in two statements"): the user's wallets' names ('n': id, name) and the rows dated in the
+ * forecast's days ('t': wallet, payee, date, amount, currency, direction, id; transfers too, each leg a
+ * row of its own wallet), over transactions' (user_id, date) index. Bindings: RECURRING_INPUTS_SQL's,
+ * then user, user, first day, last day.
+ */
+export const FORECAST_INPUTS_SQL = `${RECURRING_INPUTS_SQL}
+  UNION ALL
+  SELECT 'n', id, name, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM wallets WHERE user_id = ?
+  UNION ALL
+  SELECT 't', wallet_id, payee, CAST(date AS TEXT), CAST(amount_minor AS TEXT), currency, direction, id, NULL, NULL, NULL, NULL, NULL
+    FROM transactions WHERE user_id = ? AND date >= ? AND date <= ?`;
+
+/** A row dated after today, as the forecast reads it. */
+export interface DatedRow {
+  date: string;
+  walletId: string;
+  payee: string | null;
+  /** Signed: an expense is negative. */
+  amountMinor: bigint;
+  currency: string;
+  direction: string;
+}
 
 const minorOrNull = (v: string | null | undefined) => (v === null || v === undefined ? null : BigInt(String(v)));
 
@@ -88,8 +131,23 @@ const byCodeUnits = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
  * charges; payee keys in code-unit order, each payee's rows newest first), and the active bill
  * reminders in list_bill_reminders' order (name folded, then id).
  */
-export async function recurringInputs(db: Knex, userId: string): Promise<{ charges: Charge[]; bills: CoveringBill[] }> {
-  const result: unknown = await db.raw(RECURRING_INPUTS_SQL, [userId, MAX_PAYEE_KEYS, userId, true]);
+export async function recurringInputs(db: Knex, userId: string): Promise<{ charges: Charge[]; bills: CoveringBill[]; decisions: SeriesDecision[] }> {
+  const result: unknown = await db.raw(RECURRING_INPUTS_SQL, [userId, MAX_PAYEE_KEYS, userId, true, userId]);
+  return inputsOf(result);
+}
+
+/** recurringInputs, and the wallets' names and the rows dated from `first` through `last` (by date, then id), in one statement. */
+export async function forecastInputs(
+  db: Knex,
+  userId: string,
+  first: string,
+  last: string,
+): Promise<{ charges: Charge[]; bills: CoveringBill[]; decisions: SeriesDecision[]; names: Map<string, string>; rows: DatedRow[] }> {
+  const result: unknown = await db.raw(FORECAST_INPUTS_SQL, [userId, MAX_PAYEE_KEYS, userId, true, userId, userId, userId, first, last]);
+  return inputsOf(result);
+}
+
+function inputsOf(result: unknown) {
   const rows = rawRows(result) as {
     kind: string;
     a: string;
@@ -100,12 +158,38 @@ export async function recurringInputs(db: Knex, userId: string): Promise<{ charg
   }[];
   const payees: { key: string; latest: string }[] = [];
   const bills: CoveringBill[] = [];
+  const decisions: SeriesDecision[] = [];
+  const names = new Map<string, string>();
+  const dated: (DatedRow & { id: string })[] = [];
+  const dayOrNull = (v: string | null | undefined) => (v === null || v === undefined ? null : Number(v));
   for (const r of rows) {
     if (r.kind === "p") payees.push({ key: String(r.a), latest: String(r.b) });
-    else bills.push(billOf(r));
+    else if (r.kind === "b") bills.push(billOf(r));
+    else if (r.kind === "n") names.set(String(r.a), String(r.b));
+    else if (r.kind === "t")
+      dated.push({
+        walletId: String(r.a),
+        payee: r.b === null ? null : String(r.b),
+        date: String(r.c),
+        amountMinor: BigInt(String(r.d)),
+        currency: String(r.e),
+        direction: String(r.f),
+        id: String(r.g),
+      });
+    else
+      decisions.push({
+        key: String(r.a),
+        decision: String(r.b) as Decision,
+        payee: r.c === null ? null : String(r.c),
+        amountMinMinor: minorOrNull(r.d),
+        amountMaxMinor: minorOrNull(r.e),
+        dayFrom: dayOrNull(r.f),
+        dayTo: dayOrNull(r.g),
+      });
   }
   payees.sort((x, y) => byCodeUnits(x.key, y.key));
   bills.sort((x, y) => x.name.toLowerCase().localeCompare(y.name.toLowerCase()) || byCodeUnits(x.id, y.id));
+  dated.sort((x, y) => byCodeUnits(x.date, y.date) || byCodeUnits(x.id, y.id));
   const charges: Charge[] = [];
   for (const p of payees) {
     for (const [payee, date, amount, currency, direction, walletId] of JSON.parse(p.latest) as string[][]) {
@@ -113,5 +197,5 @@ export async function recurringInputs(db: Knex, userId: string): Promise<{ charg
       charges.push({ payee: payee!, date: date!, amountMinor: BigInt(amount!), currency: currency!, direction, walletId: walletId! });
     }
   }
-  return { charges, bills };
+  return { charges, bills, decisions, names, rows: dated.map(({ id: _id, ...row }) => row) };
 }
