@@ -1,31 +1,49 @@
 /**
  * How long `finance-mcp import` takes for a large account, and how much memory it holds:
  *
- *   npx tsx scripts/import-bench.ts [--engine sqlite|postgres] [--transactions N]
+ *   npx tsx scripts/import-bench.ts [--engine sqlite|postgres] [--transactions N] [--payees P] [--alongside]
  *
  * Writes an export of N transactions (default 100,000; four wallets, one or two tags each, an audit entry
- * per transaction) to a temporary file, imports it with importFile (the CLI's path: streamed, checked,
- * batched, one database transaction) into a new database, and prints one JSON line: seconds, rows per
- * second, the CPU seconds of this process and (Postgres on this machine) of the database's server
- * processes, the file's size and the process's peak RSS before and after. Postgres: a scratch database on
- * BENCH_PG_URL (default postgres://postgres@127.0.0.1:5432/postgres), dropped afterwards. Results:
- * docs/performance.md, "Import".
+ * per transaction; P distinct payees, default 500) to a temporary file, imports it with importFile (the
+ * CLI's path: streamed, checked, batched, one database transaction) into a new database, and prints one
+ * JSON line: seconds, rows per second, the CPU seconds of this process and (Postgres on this machine) of
+ * the database's server processes, the file's size and the process's peak RSS before and after. Postgres:
+ * a scratch database on BENCH_PG_URL (default postgres://postgres@127.0.0.1:5432/postgres), dropped
+ * afterwards. Results: docs/performance.md, "Import".
+ *
+ * --alongside (issue 41: "other users' writes unaffected"): the import runs as the real CLI in a process of
+ * its own (`node bin/finance-mcp.js import --email … FILE`, the compiled build), while the real server
+ * (`node bin/finance-mcp.js serve`) on the same database answers another person's create_transaction
+ * calls, two at a time, from before the import starts until it ends. The line adds their count, how many
+ * were answered with a result, with an error, or not at all within 30 s, and their latency p50/p99/max.
+ * The writes wait for the server's first answer before the import starts.
  */
 import { createWriteStream, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { randomUUID } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
+import { spawn } from "node:child_process";
 import pg from "pg";
 import { createDb } from "../src/db/knex.js";
 import { migrateLatest } from "../src/db/migrate.js";
 import { newId } from "../src/db/ids.js";
 import { lastMigration } from "../src/portability/export.js";
 import { importFile } from "../src/portability/import.js";
+import { createToken, KNOWN_SCOPES } from "../src/auth/tokens.js";
+import { ROOT, startFinanceServer } from "./bench/processes.js";
 
-const { values } = parseArgs({ options: { engine: { type: "string", default: "sqlite" }, transactions: { type: "string", default: "100000" } } });
+const { values } = parseArgs({
+  options: {
+    engine: { type: "string", default: "sqlite" },
+    transactions: { type: "string", default: "100000" },
+    payees: { type: "string", default: "500" },
+    alongside: { type: "boolean", default: false },
+  },
+});
 const engine = values.engine === "postgres" ? "postgres" : "sqlite";
 const n = Number(values.transactions);
+const payees = Number(values.payees);
 const folder = mkdtempSync(join(tmpdir(), "fmcp-import-bench-"));
 const adminUrl = process.env.BENCH_PG_URL || "postgres://postgres@127.0.0.1:5432/postgres";
 const dbName = `fmcp_import_bench_${process.pid}`;
@@ -68,7 +86,7 @@ async function writeExport(path: string, schema: string): Promise<void> {
       amount_minor: income ? 250000 : -(100 + (i % 9000)),
       currency: "EUR",
       direction: income ? "income" : "expense",
-      payee: `Shop ${i % 500}`,
+      payee: `Shop ${i % payees}`,
       description: null,
       category: ["Groceries", "Rent", "Travel", "Fun"][i % 4],
       notes: null,
@@ -119,6 +137,108 @@ async function backendCpu(db: ReturnType<typeof createDb>): Promise<Map<number, 
   return cpu;
 }
 
+interface Alongside {
+  stop(): Promise<Record<string, unknown>>;
+}
+
+/** Another person's writes through the real server, two at a time, until stopped. */
+async function writesAlongside(db: ReturnType<typeof createDb>, url: string): Promise<Alongside> {
+  const pepper = randomBytes(24).toString("hex");
+  const other = newId("usr");
+  const at = new Date().toISOString();
+  await db("users").insert({
+    id: other,
+    email: "other@example.test",
+    email_normalized: "other@example.test",
+    password_hash: "x",
+    timezone: "UTC",
+    default_currency: "EUR",
+    created_at: at,
+    updated_at: at,
+  });
+  const { token } = await createToken(db, other, { name: "bench", scopes: [...KNOWN_SCOPES], expiresInDays: 1 }, pepper);
+  const server = await startFinanceServer({ databaseUrl: url, env: { TOKEN_PEPPER: pepper, LOG_LEVEL: "info", RATE_LIMIT_MCP_PER_MINUTE: "100000000" } });
+  const mcp = `http://127.0.0.1:${server.port}/api/v1/mcp`;
+  let id = 1;
+  const call = async (method: string, params: Record<string, unknown>) => {
+    const res = await fetch(mcp, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${token}` },
+      body: JSON.stringify({ jsonrpc: "2.0", id: id++, method, params }),
+      signal: AbortSignal.timeout(30_000),
+    });
+    return (await res.json()) as { result?: any; error?: { code: number; message: string } };
+  };
+  const wallet = (await call("create_wallet", { name: "Other", type: "checking", currency: "EUR", idempotency_key: randomUUID() })).result.wallet.id as string;
+  const latencies: number[] = [];
+  let answered = 0;
+  let errors = 0;
+  const errorKinds = new Set<string>();
+  let unanswered = 0;
+  let running = true;
+  const loop = async () => {
+    for (let i = 0; running; i++) {
+      const started = performance.now();
+      try {
+        const answer = await call("create_transaction", {
+          wallet_id: wallet,
+          date: "2026-03-01",
+          amount: "2.50",
+          direction: "expense",
+          payee: `Bakery ${i % 50}`,
+          idempotency_key: randomUUID(),
+        });
+        latencies.push(performance.now() - started);
+        if (answer.result) answered++;
+        else {
+          errors++;
+          errorKinds.add(`${answer.error?.code} ${answer.error?.message}`);
+        }
+      } catch {
+        unanswered++;
+      }
+    }
+  };
+  const loops = [loop(), loop()];
+  await new Promise((r) => setTimeout(r, 1000)); // the writes run before the import starts
+  return {
+    async stop() {
+      running = false;
+      await Promise.all(loops);
+      await server.stop();
+      const sorted = [...latencies].sort((a, b) => a - b);
+      const at = (q: number) => +(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0).toFixed(0);
+      return {
+        other_writes: answered + errors + unanswered,
+        other_answered: answered,
+        other_errors: errors,
+        ...(errorKinds.size > 0 ? { other_error_kinds: [...errorKinds].slice(0, 5) } : {}),
+        other_unanswered: unanswered,
+        other_p50_ms: at(0.5),
+        other_p99_ms: at(0.99),
+        other_max_ms: +(sorted.at(-1) ?? 0).toFixed(0),
+      };
+    },
+  };
+}
+
+/** `finance-mcp import --email E FILE`, the compiled CLI in a process of its own; its standard output. */
+function cliImport(url: string, email: string, file: string): Promise<string> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, ["bin/finance-mcp.js", "import", "--email", email, file], {
+      cwd: ROOT,
+      env: { ...process.env, DATABASE_URL: url },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (c: Buffer) => (out += c.toString()));
+    child.stderr.on("data", (c: Buffer) => (err += c.toString()));
+    child.once("error", reject);
+    child.once("exit", (code) => (code === 0 ? resolvePromise(out) : reject(new Error(`finance-mcp import exited ${code}: ${err.slice(-2000)}`))));
+  });
+}
+
 async function main(): Promise<void> {
   let url = `sqlite:${join(folder, "bench.sqlite")}`;
   if (engine === "postgres") {
@@ -152,9 +272,13 @@ async function main(): Promise<void> {
     const cpuBefore = process.cpuUsage();
     let peakHeap = 0;
     const sampler = setInterval(() => (peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed)), 50);
+    const alongside = values.alongside ? await writesAlongside(db, url) : undefined;
     const started = process.hrtime.bigint();
-    const { counts } = await importFile(db, userId, file);
+    const counts: Record<string, number> = alongside
+      ? (JSON.parse((await cliImport(url, "bench@example.test", file)).trim().split("\n").at(-1)!) as { imported: Record<string, number> }).imported
+      : (await importFile(db, userId, file)).counts;
     clearInterval(sampler);
+    const others = await alongside?.stop();
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     const cpu = process.cpuUsage(cpuBefore);
     const serverAfter = await backendCpu(db);
@@ -164,16 +288,24 @@ async function main(): Promise<void> {
       JSON.stringify({
         engine,
         transactions: counts.transactions,
+        payees: Math.min(payees, counts.transactions ?? 0),
+        ...(alongside ? { through: "the CLI process" } : {}),
         audit_entries: counts.audit_log,
         file_mb: +(statSync(file).size / 1048576).toFixed(1),
         seconds: +seconds.toFixed(1),
         rows_per_second: Math.round(((counts.transactions ?? 0) + (counts.audit_log ?? 0)) / seconds),
         // CPU, comparable across runs on a loaded machine where the wall time is not
-        client_cpu_s: +((cpu.user + cpu.system) / 1e6).toFixed(1),
+        // (--alongside: the import is another process; these are the bench's own and left out)
+        ...(alongside ? {} : { client_cpu_s: +((cpu.user + cpu.system) / 1e6).toFixed(1) }),
         ...(engine === "postgres" ? { server_cpu_s: +serverCpu.toFixed(1) } : {}),
-        rss_before_import_mb: +(rssBefore / 1048576).toFixed(0),
-        peak_rss_mb: +(peakRss / 1048576).toFixed(0),
-        peak_heap_used_mb: +(peakHeap / 1048576).toFixed(0), // sampled every 50 ms: what the heap held, garbage included
+        ...(alongside
+          ? {}
+          : {
+              rss_before_import_mb: +(rssBefore / 1048576).toFixed(0),
+              peak_rss_mb: +(peakRss / 1048576).toFixed(0),
+              peak_heap_used_mb: +(peakHeap / 1048576).toFixed(0), // sampled every 50 ms: what the heap held, garbage included
+            }),
+        ...others,
       }),
     );
   } finally {
