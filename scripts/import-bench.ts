@@ -18,21 +18,34 @@
  * were answered with a result, with an error, or not at all within 30 s, and their latency p50/p99/max.
  * The writes run alone for --baseline S seconds first (default 20), reported as other_alone_p50_ms/p99,
  * so the figures during the import have the same machine's figures without it beside them.
+ *
+ * --summary-ab (Postgres): no export; the recurring summary's insert trigger alone, A/B. N rows of P
+ * distinct payees inserted by SQL in statements of 5,000 (the restore's COPY size) in one transaction
+ * with the totals' row triggers off (as the restore has them), rolled back, three ways, twice: the
+ * set-based refresh (migration 20261128150000), the per-payee refresh it replaced, and no summary
+ * trigger at all. One JSON line per run; the summary's cost is a run's seconds minus the last.
  */
 import { createWriteStream, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { randomBytes, randomUUID } from "node:crypto";
 import { spawn } from "node:child_process";
 import pg from "pg";
 import { createDb } from "../src/db/knex.js";
-import { migrateLatest } from "../src/db/migrate.js";
+import { migrateLatest, migrationsDirectory } from "../src/db/migrate.js";
+import { pathToFileURL } from "node:url";
 import { newId } from "../src/db/ids.js";
 import { lastMigration } from "../src/portability/export.js";
 import { importFile } from "../src/portability/import.js";
 import { createToken, KNOWN_SCOPES } from "../src/auth/tokens.js";
 import { ROOT, startFinanceServer } from "./bench/processes.js";
+
+/** The set-based summary's migration, for --summary-ab (down: the per-payee refresh; up: set-based). */
+const setBased = (await import(pathToFileURL(join(migrationsDirectory, "20261128150000_recurring_payees_set_based.js")).href)) as {
+  up(db: ReturnType<typeof createDb>): Promise<void>;
+  down(db: ReturnType<typeof createDb>): Promise<void>;
+};
 
 const { values } = parseArgs({
   options: {
@@ -40,6 +53,7 @@ const { values } = parseArgs({
     transactions: { type: "string", default: "100000" },
     payees: { type: "string", default: "500" },
     alongside: { type: "boolean", default: false },
+    "summary-ab": { type: "boolean", default: false },
     baseline: { type: "string", default: "20" },
   },
 });
@@ -251,6 +265,51 @@ function cliImport(url: string, email: string, file: string): Promise<string> {
   });
 }
 
+/** --summary-ab: the insert trigger's cost, three ways, on the scratch database (user and wallet made here). */
+async function summaryAb(db: ReturnType<typeof createDb>, userId: string): Promise<void> {
+  const at = "2026-01-01T00:00:00.000Z";
+  const walletId = newId("wal");
+  await db("wallets").insert({
+    id: walletId,
+    user_id: userId,
+    name: "W",
+    name_normalized: "w",
+    type: "checking",
+    currency: "EUR",
+    opening_balance_minor: 0,
+    archived: false,
+    created_at: at,
+    updated_at: at,
+  });
+  const run = async (label: string) => {
+    const trx = await db.transaction();
+    await trx.raw("SET LOCAL finance_mcp.bulk = 'on'");
+    const started = performance.now();
+    for (let i = 0; i < n; i += 5000) {
+      await trx.raw(
+        `INSERT INTO transactions (id, user_id, wallet_id, date, amount_minor, currency, direction, payee, created_at, updated_at, tags_key)
+         SELECT 'txn_summaryab' || lpad(g::text, 12, '0'), ?, ?, '2026-01-' || lpad((1 + g % 28)::text, 2, '0'), -100, 'EUR', 'expense',
+                'Shop ' || (g % ?), ?, ?, '[]'
+           FROM generate_series(?::int, ?::int) g`,
+        [userId, walletId, payees, at, at, i, Math.min(n, i + 5000) - 1],
+      );
+    }
+    const seconds = (performance.now() - started) / 1000;
+    const summarised = Number((await trx("recurring_payees").count({ n: "*" }))[0]!.n);
+    await trx.rollback();
+    console.log(JSON.stringify({ run: label, transactions: n, payees, seconds: +seconds.toFixed(2), summarised, load: +loadavg()[0]!.toFixed(1) }));
+  };
+  for (let round = 0; round < 2; round++) {
+    await run("set-based refresh (20261128150000)");
+    await setBased.down(db);
+    await run("per-payee refresh (20261128130000)");
+    await setBased.up(db);
+    await db.raw("ALTER TABLE transactions DISABLE TRIGGER recurring_payees_insert");
+    await run("no summary trigger");
+    await db.raw("ALTER TABLE transactions ENABLE TRIGGER recurring_payees_insert");
+  }
+}
+
 async function main(): Promise<void> {
   let url = `sqlite:${join(folder, "bench.sqlite")}`;
   if (engine === "postgres") {
@@ -276,6 +335,11 @@ async function main(): Promise<void> {
       created_at: "2026-01-01T00:00:00.000Z",
       updated_at: "2026-01-01T00:00:00.000Z",
     });
+    if (values["summary-ab"]) {
+      if (engine !== "postgres") throw new Error("--summary-ab measures the Postgres trigger: add --engine postgres");
+      await summaryAb(db, userId);
+      return;
+    }
     const file = join(folder, "export.json");
     await writeExport(file, await lastMigration(db));
     global.gc?.();
@@ -309,7 +373,8 @@ async function main(): Promise<void> {
         // CPU, comparable across runs on a loaded machine where the wall time is not
         // (--alongside: the import is another process; these are the bench's own and left out)
         ...(alongside ? {} : { client_cpu_s: +((cpu.user + cpu.system) / 1e6).toFixed(1) }),
-        ...(engine === "postgres" ? { server_cpu_s: +serverCpu.toFixed(1) } : {}),
+        // (--alongside: the import's server process comes and goes with the CLI, out of this sample)
+        ...(engine === "postgres" && !alongside ? { server_cpu_s: +serverCpu.toFixed(1) } : {}),
         ...(alongside
           ? {}
           : {
