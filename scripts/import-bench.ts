@@ -19,6 +19,10 @@
  * The writes run alone for --baseline S seconds first (default 20), reported as other_alone_p50_ms/p99,
  * so the figures during the import have the same machine's figures without it beside them.
  *
+ * --through-tools: instead of the CLI, the same N transactions of P payees through the real server's
+ * import_transactions, one Girokonto CSV statement of at most x-limits.bulk_write_rows rows per call,
+ * while another person writes as with --alongside (implied).
+ *
  * --summary-ab (Postgres): no export; the recurring summary's insert trigger alone, A/B. N rows of P
  * distinct payees inserted by SQL in statements of 5,000 (the restore's COPY size) in one transaction
  * with the totals' row triggers off (as the restore has them), rolled back, three ways, twice: the
@@ -40,6 +44,8 @@ import { lastMigration } from "../src/portability/export.js";
 import { importFile } from "../src/portability/import.js";
 import { createToken, KNOWN_SCOPES } from "../src/auth/tokens.js";
 import { ROOT, startFinanceServer } from "./bench/processes.js";
+import { girokontoCsv } from "./bench/statement.js";
+import { limits } from "../generated/limits.js";
 
 /** The set-based summary's migration, for --summary-ab (down: the per-payee refresh; up: set-based). */
 const setBased = (await import(pathToFileURL(join(migrationsDirectory, "20261128150000_recurring_payees_set_based.js")).href)) as {
@@ -54,6 +60,7 @@ const { values } = parseArgs({
     payees: { type: "string", default: "500" },
     alongside: { type: "boolean", default: false },
     "summary-ab": { type: "boolean", default: false },
+    "through-tools": { type: "boolean", default: false },
     baseline: { type: "string", default: "20" },
   },
 });
@@ -155,6 +162,9 @@ async function backendCpu(db: ReturnType<typeof createDb>): Promise<Map<number, 
 
 interface Alongside {
   stop(): Promise<Record<string, unknown>>;
+  /** A tool call to the same server with another token (--through-tools: the bench user's). */
+  callAs(token: string, method: string, params: Record<string, unknown>): Promise<{ result?: any; error?: { code: number; message: string } }>;
+  pepper: string;
 }
 
 /** Another person's writes through the real server, two at a time, until stopped. */
@@ -176,15 +186,16 @@ async function writesAlongside(db: ReturnType<typeof createDb>, url: string): Pr
   const server = await startFinanceServer({ databaseUrl: url, env: { TOKEN_PEPPER: pepper, LOG_LEVEL: "info", RATE_LIMIT_MCP_PER_MINUTE: "100000000" } });
   const mcp = `http://127.0.0.1:${server.port}/api/v1/mcp`;
   let id = 1;
-  const call = async (method: string, params: Record<string, unknown>) => {
+  const callAs = async (as: string, method: string, params: Record<string, unknown>, timeoutMs = 30_000) => {
     const res = await fetch(mcp, {
       method: "POST",
-      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${token}` },
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${as}` },
       body: JSON.stringify({ jsonrpc: "2.0", id: id++, method, params }),
-      signal: AbortSignal.timeout(30_000),
+      signal: AbortSignal.timeout(timeoutMs),
     });
     return (await res.json()) as { result?: any; error?: { code: number; message: string } };
   };
+  const call = (method: string, params: Record<string, unknown>) => callAs(token, method, params);
   const wallet = (await call("create_wallet", { name: "Other", type: "checking", currency: "EUR", idempotency_key: randomUUID() })).result.wallet.id as string;
   let latencies: number[] = [];
   let answered = 0;
@@ -225,6 +236,8 @@ async function writesAlongside(db: ReturnType<typeof createDb>, url: string): Pr
     return +(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0).toFixed(0);
   };
   return {
+    pepper,
+    callAs: (as, method, params) => callAs(as, method, params, 600_000),
     async stop() {
       running = false;
       await Promise.all(loops);
@@ -310,6 +323,45 @@ async function summaryAb(db: ReturnType<typeof createDb>, userId: string): Promi
   }
 }
 
+/**
+ * --through-tools: the same N transactions of P distinct payees through import_transactions, in
+ * statements of at most the cap (x-limits.bulk_write_rows), each one call, while another person writes.
+ */
+async function throughTools(db: ReturnType<typeof createDb>, userId: string, url: string): Promise<void> {
+  const others = await writesAlongside(db, url);
+  const { token } = await createToken(db, userId, { name: "bench import", scopes: [...KNOWN_SCOPES], expiresInDays: 1 }, others.pepper);
+  const wallet = (await others.callAs(token, "create_wallet", { name: "Giro", type: "checking", currency: "EUR", idempotency_key: randomUUID() })).result.wallet
+    .id as string;
+  const calls: number[] = [];
+  let imported = 0;
+  const started = performance.now();
+  for (let offset = 0; offset < n; offset += limits.bulkWriteRows) {
+    const rows = Math.min(limits.bulkWriteRows, n - offset);
+    const statement = girokontoCsv(rows, "2026-11-24", (i) => `Shop ${(offset + i) % payees}`);
+    const t = performance.now();
+    const answer = await others.callAs(token, "import_transactions", { wallet_id: wallet, statement, idempotency_key: randomUUID() });
+    calls.push((performance.now() - t) / 1000);
+    if (!answer.result) throw new Error(`import_transactions at row ${offset}: ${answer.error?.code} ${answer.error?.message}`);
+    imported += Number(answer.result.counts?.created ?? 0);
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const summarised = Number((await db("recurring_payees").where({ user_id: userId }).count({ n: "*" }))[0]!.n);
+  console.log(
+    JSON.stringify({
+      engine,
+      through: "import_transactions",
+      transactions: imported,
+      payees: summarised,
+      calls: calls.length,
+      rows_per_call: limits.bulkWriteRows,
+      seconds: +seconds.toFixed(1),
+      call_seconds_max: +Math.max(...calls).toFixed(1),
+      load: +loadavg()[0]!.toFixed(1),
+      ...(await others.stop()),
+    }),
+  );
+}
+
 async function main(): Promise<void> {
   let url = `sqlite:${join(folder, "bench.sqlite")}`;
   if (engine === "postgres") {
@@ -338,6 +390,10 @@ async function main(): Promise<void> {
     if (values["summary-ab"]) {
       if (engine !== "postgres") throw new Error("--summary-ab measures the Postgres trigger: add --engine postgres");
       await summaryAb(db, userId);
+      return;
+    }
+    if (values["through-tools"]) {
+      await throughTools(db, userId, url);
       return;
     }
     const file = join(folder, "export.json");

@@ -16,7 +16,8 @@ const PAYEES = [
   "Hausverwaltung Nord",
 ];
 
-export function girokontoCsv(rows: number, lastDay = "2026-11-24"): string {
+/** `payeeOf` names row i's payee instead of the ten above (import-bench's statements of distinct payees). */
+export function girokontoCsv(rows: number, lastDay = "2026-11-24", payeeOf?: (i: number) => string): string {
   const lines = ['"Kontonummer:";"DE02 1203 0000 0000 2020 51";', '"Von:";"01.01.2025";', '"Bis:";"24.11.2026";', ""];
   lines.push(
     '"Buchungstag";"Wertstellung";"Buchungstext";"Auftraggeber / Begünstigter";"Verwendungszweck";"Kontonummer";"BLZ";"Betrag (EUR)";"Gläubiger-ID";"Mandatsreferenz";"Kundenreferenz";',
@@ -27,7 +28,8 @@ export function girokontoCsv(rows: number, lastDay = "2026-11-24"): string {
   for (let i = 0; i < rows; i++) {
     const day = new Date(end - Math.floor((i * 540) / rows) * 86_400_000);
     const d = `${String(day.getUTCDate()).padStart(2, "0")}.${String(day.getUTCMonth() + 1).padStart(2, "0")}.${day.getUTCFullYear()}`;
-    const payee = PAYEES[Math.floor(rnd() * PAYEES.length)]!;
+    const listed = PAYEES[Math.floor(rnd() * PAYEES.length)]!;
+    const payee = payeeOf ? payeeOf(i) : listed;
     const income = payee === "Muster AG";
     const cents = Math.floor(rnd() * (income ? 400000 : 15000)) + 100;
     const amount = `${income ? "" : "-"}${Math.floor(cents / 100).toLocaleString("de-DE")},${String(cents % 100).padStart(2, "0")}`;
