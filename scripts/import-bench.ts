@@ -337,7 +337,7 @@ async function throughTools(db: ReturnType<typeof createDb>, userId: string, url
   const started = performance.now();
   for (let offset = 0; offset < n; offset += limits.bulkWriteRows) {
     const rows = Math.min(limits.bulkWriteRows, n - offset);
-    const statement = girokontoCsv(rows, "2026-11-24", (i) => `Shop ${(offset + i) % payees}`);
+    const statement = girokontoCsv(rows, "2026-11-24", { payee: (i) => `Shop ${(offset + i) % payees}`, cents: (i) => 100 + offset + i });
     const t = performance.now();
     const answer = await others.callAs(token, "import_transactions", { wallet_id: wallet, statement, idempotency_key: randomUUID() });
     calls.push((performance.now() - t) / 1000);
