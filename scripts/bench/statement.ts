@@ -16,7 +16,11 @@ const PAYEES = [
   "Hausverwaltung Nord",
 ];
 
-export function girokontoCsv(rows: number, lastDay = "2026-11-24"): string {
+/**
+ * `distinct` (import-bench's statements of distinct payees): row i's payee and amount in cents instead of
+ * the ten payees above and a random amount, so that no row of one statement is a possible duplicate of another's.
+ */
+export function girokontoCsv(rows: number, lastDay = "2026-11-24", distinct?: { payee(i: number): string; cents(i: number): number }): string {
   const lines = ['"Kontonummer:";"DE02 1203 0000 0000 2020 51";', '"Von:";"01.01.2025";', '"Bis:";"24.11.2026";', ""];
   lines.push(
     '"Buchungstag";"Wertstellung";"Buchungstext";"Auftraggeber / Begünstigter";"Verwendungszweck";"Kontonummer";"BLZ";"Betrag (EUR)";"Gläubiger-ID";"Mandatsreferenz";"Kundenreferenz";',
@@ -27,9 +31,11 @@ export function girokontoCsv(rows: number, lastDay = "2026-11-24"): string {
   for (let i = 0; i < rows; i++) {
     const day = new Date(end - Math.floor((i * 540) / rows) * 86_400_000);
     const d = `${String(day.getUTCDate()).padStart(2, "0")}.${String(day.getUTCMonth() + 1).padStart(2, "0")}.${day.getUTCFullYear()}`;
-    const payee = PAYEES[Math.floor(rnd() * PAYEES.length)]!;
+    const listed = PAYEES[Math.floor(rnd() * PAYEES.length)]!;
+    const payee = distinct ? distinct.payee(i) : listed;
     const income = payee === "Muster AG";
-    const cents = Math.floor(rnd() * (income ? 400000 : 15000)) + 100;
+    const random = Math.floor(rnd() * (income ? 400000 : 15000)) + 100;
+    const cents = distinct ? distinct.cents(i) : random;
     const amount = `${income ? "" : "-"}${Math.floor(cents / 100).toLocaleString("de-DE")},${String(cents % 100).padStart(2, "0")}`;
     const ref = `${payee.toUpperCase().slice(0, 10)} SAGT DANKE ${String(10000000 + i)}`;
     lines.push(`"${d}";"${d}";"${income ? "Gutschrift" : "Lastschrift"}";"${payee}";"${ref}";"DE12500105170648489890";"50010517";"${amount}";"";"";"";`);

@@ -20,11 +20,17 @@ import { once } from "node:events";
 import { finished } from "node:stream/promises";
 import { from as copyFrom, type CopyStreamQuery } from "pg-copy-streams";
 import { dialect } from "./knex.js";
+import { limits } from "../../generated/limits.js";
 
 export type BulkRow = Record<string, unknown>;
 
-/** Rows per COPY on Postgres: a chunk's children wait in memory until it ends. */
-export const PG_CHUNK_ROWS = 5000;
+/**
+ * Rows per COPY on Postgres: a chunk's children wait in memory until it ends. The spec's bulk-write cap
+ * (x-limits.bulk_write_rows), so that no statement of a restore does more than a capped tool write: each
+ * COPY fires the statement triggers (the recurring summary's set-based refresh) over at most this many rows
+ * (docs/decisions.md#restore-and-the-cap).
+ */
+export const PG_CHUNK_ROWS = limits.bulkWriteRows;
 /** Rows per INSERT on SQLite: well under its bound on bound parameters (about 20 columns a row). */
 export const SQLITE_BATCH_ROWS = 500;
 /** Text gathered before it is handed to the COPY stream (one CopyData message). */
