@@ -134,6 +134,14 @@ function recordCount(rows: readonly { table: string }[]): number {
 }
 
 /** The change as it stands: its rows, or why it cannot be undone (no rows, or a row changed since). */
+/**
+ * Tables whose rows an undo restores only while they are as the change left them, and otherwise leaves:
+ * a CSV mapping remembered per wallet is shared by the wallet's later imports, so undoing an earlier
+ * import keeps the mapping a later one saved, and is not refused for it
+ * (docs/decisions.md#mapping-remembered-per-wallet).
+ */
+const RESTORED_ONLY_IF_UNCHANGED = new Set(["import_mappings"]);
+
 async function checkUndoable(db: Knex, userId: string, auditId: string, bindPreview?: BindPreview): Promise<{ changes: RowChange[]; rows: NetChange[] }> {
   const changes = await rowChangesOf(db, userId, auditId);
   if (changes.length === 0)
@@ -142,11 +150,11 @@ async function checkUndoable(db: Knex, userId: string, auditId: string, bindPrev
       "a change recorded with its rows",
       `audit_id: change ${auditId} changed no rows that can be restored (it was recorded before undo existed, or changed nothing). Undo it by hand with the tool that made it.`,
     );
-  const rows = netRows(changes);
+  const all = netRows(changes);
   // The cap every bulk write shares (info.x-limits.bulk_write_rows), counted in records as the writes
   // count them: a transaction's tags, parts and import keys go with it. Only a change made before the cap
   // existed can be larger.
-  const records = recordCount(rows);
+  const records = recordCount(all);
   if (records > limits.bulkWriteRows)
     throw invalidParams(
       "audit_id",
@@ -156,11 +164,15 @@ async function checkUndoable(db: Knex, userId: string, auditId: string, bindPrev
   // The rows as they are now. The preview is bound to them (src/writes/preview.ts): a commit passing its
   // preview_id is refused with stale_preview when one changed since, before any other check.
   const current = new Map<string, Map<string, Record<string, unknown>>>();
-  for (const [table, ofTable] of byTable(rows)) current.set(table, await currentRows(db, table, ofTable));
+  for (const [table, ofTable] of byTable(all)) current.set(table, await currentRows(db, table, ofTable));
+  const nowOf = (r: NetChange) => current.get(r.table)!.get(keyString(Object.keys(r.key), r.key));
+  const left = new Set(all.filter((r) => RESTORED_ONLY_IF_UNCHANGED.has(r.table) && !sameRow(nowOf(r), r.last.after)).map((r) => `${r.table} ${r.rowKey}`));
+  const rows = all.filter((r) => !left.has(`${r.table} ${r.rowKey}`));
+  const kept = left.size === 0 ? changes : changes.filter((c) => !left.has(`${c.table} ${c.rowKey}`));
   bindPreview?.({
     noun: "rows",
     rows: rows.map((r) => {
-      const now = current.get(r.table)!.get(keyString(Object.keys(r.key), r.key)) ?? null;
+      const now = nowOf(r) ?? null;
       return { id: rowId(r), content: { table: r.table, now }, updatedAt: now?.updated_at == null ? null : String(now.updated_at) };
     }),
   });
@@ -181,8 +193,8 @@ async function checkUndoable(db: Knex, userId: string, auditId: string, bindPrev
       );
     }
   }
-  await refuseIfStillReferenced(db, userId, auditId, changes);
-  return { changes, rows };
+  await refuseIfStillReferenced(db, userId, auditId, kept);
+  return { changes: kept, rows };
 }
 
 /** The user's undos after `auditId`: the change each undid → the undo (one undo per change, below). */

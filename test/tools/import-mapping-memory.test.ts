@@ -89,6 +89,39 @@ describe(`import_transactions remembers a CSV mapping per wallet (${engine})`, f
     expect(fresh.mapping_source.source).to.equal("detected");
   });
 
+  it("undoing an earlier import keeps the mapping a later import saved, and is not refused for it", async () => {
+    const me = await server.createUser();
+    const w = await wallet(me.token);
+    const first = await importFile(me.token, w, october, { mapping: { date_order: "month_first" } });
+    await importFile(me.token, w, november, { mapping: { date_order: "day_first" } });
+    const undone = await server.call("undo_change", { audit_id: first.audit_id, idempotency_key: randomUUID() }, me.token);
+    expect(undone).to.be.an("object");
+    // October's rows are gone, November's and the mapping November's import saved stay.
+    expect(Number((await server.db("transactions").where({ user_id: me.id }).count({ n: "*" }).first())!.n)).to.equal(2);
+    expect(JSON.parse((await stored(me.id))[0].mapping).date_order).to.equal("day_first");
+  });
+
+  it("finds the header again in each file: a blank preamble line more or less reads the same", async () => {
+    const me = await server.createUser();
+    const w = await wallet(me.token);
+    const withBlank = "Kontonummer:;DE123;\n\nBuchungstag;Empfänger;Betrag\n24.10.2026;Rent;-50,00\n25.10.2026;Grocer;-20,00\n";
+    const withoutBlank = "Kontonummer:;DE123;\nBuchungstag;Empfänger;Betrag\n24.11.2026;Rent;-50,00\n25.11.2026;Cafe;-3,20\n";
+    await importFile(me.token, w, withBlank);
+    expect(JSON.parse((await stored(me.id))[0].mapping)).to.not.have.any.keys("header_row", "delimiter");
+    const next = await importFile(me.token, w, withoutBlank, { dry_run: true });
+    expect(next.mapping_source.source).to.equal("remembered");
+    expect(next.counts).to.include({ rows: 2, invalid: 0 });
+    expect(next.rows.map((r: any) => r.date).sort()).to.deep.equal(["2026-11-24", "2026-11-25"]);
+  });
+
+  it("remembers only what the account's export can restore: a column name over 500 characters is not remembered", async () => {
+    const me = await server.createUser();
+    const w = await wallet(me.token);
+    const long = `Verwendungszweck ${"x".repeat(600)}`;
+    await importFile(me.token, w, `Datum;Empfänger;${long};Betrag\n24.11.2026;Rent;Miete;-50,00\n`, { mapping: { description: long } });
+    expect(await stored(me.id)).to.deep.equal([]);
+  });
+
   it("goes with the account's export and import, with the wallet's deletion and with the account's", async () => {
     const me = await server.createUser();
     const w = await wallet(me.token, "Giro");

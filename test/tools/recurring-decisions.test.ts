@@ -135,6 +135,8 @@ describe(`set_recurring_series (${engine})`, function () {
     expect(await err({ series: "expense:EUR:netflix", decision: "correct", day_from: 32 })).to.include({ code: "invalid_params", field: "day_from" });
     expect(await err({ series: "netflix", decision: "confirm" })).to.include({ code: "not_found", field: "series" });
     expect(await err({ series: "expense:EUR:spotify", decision: "dismiss" })).to.include({ code: "not_found", field: "series" });
+    // A key in a currency that does not exist names no series, whatever amounts come with it (never a "currency" field the tool has not).
+    expect(await err({ series: "expense:ZZZ:netflix", decision: "correct", amount_min: "5" })).to.include({ code: "not_found", field: "series" });
     expect(await server.db("recurring_decisions").where({ user_id: user.id })).to.have.length(0);
   });
 

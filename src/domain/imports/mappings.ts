@@ -56,12 +56,22 @@ export function storedMapping(text: unknown): Partial<CsvMapping> | null {
   return out;
 }
 
+/**
+ * Where the header is and what separates the cells are found again in each file, never remembered: the
+ * fingerprint leaves out blank preamble lines and lines without letters, so next month's file of the same
+ * layout may hold its header on another line, and a remembered line number would read a row as the header.
+ */
+function withoutPlacement(m: Partial<CsvMapping>): Partial<CsvMapping> {
+  const { header_row: _row, delimiter: _delimiter, ...kept } = m;
+  return kept;
+}
+
 export async function rememberedMapping(db: Knex, userId: string, walletId: string, fingerprint: string): Promise<RememberedMapping | null> {
   const row = (await db("import_mappings").where({ user_id: userId, wallet_id: walletId, fingerprint }).first("mapping", "updated_at")) as
     { mapping: string; updated_at: string } | undefined;
   if (row === undefined) return null;
   const mapping = storedMapping(row.mapping);
-  return mapping === null ? null : { mapping, savedAt: String(row.updated_at) };
+  return mapping === null ? null : { mapping: withoutPlacement(mapping), savedAt: String(row.updated_at) };
 }
 
 /** Keys in a fixed order, so that the same mapping is the same text (and an unchanged one is not written again). */
@@ -79,7 +89,10 @@ const canonical = (m: CsvMapping): string =>
  * unchanged mapping keeps its row, its time and writes nothing for the audit to capture).
  */
 export async function rememberMapping(db: Knex, userId: string, walletId: string, fingerprint: string, mapping: CsvMapping, now: Date): Promise<void> {
-  const text = canonical(mapping);
+  const text = canonical(withoutPlacement(mapping) as CsvMapping);
+  // Only what a restore of the account's export takes back (a column name of at most 500 characters):
+  // a mapping the server could not restore is not remembered at all.
+  if (storedMapping(text) === null) return;
   const key = { user_id: userId, wallet_id: walletId, fingerprint };
   const found = (await db("import_mappings").where(key).first("mapping")) as { mapping: string } | undefined;
   const at = now.toISOString();

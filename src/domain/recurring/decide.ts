@@ -8,6 +8,7 @@
  * detection did not take for a series (a correction's amount range may make one of them): a key of
  * nothing would keep a decision the person never sees. Amounts are in the series' currency (its key names it).
  */
+import { isKnownCurrency } from "../../money/currencies.js";
 import type { DomainContext } from "../../context.js";
 import { invalidParams, AppError } from "../../errors.js";
 import { todayOf } from "../../calendar/time-zones.js";
@@ -86,7 +87,8 @@ const notASeries = (key: string) =>
 export async function setRecurringSeries(ctx: DomainContext, p: SeriesParams): Promise<{ id: string; before: DecisionView | null; after: DecisionView }> {
   const userId = ctx.caller.userId;
   const parsed = parseSeriesKey(p.series);
-  if (!parsed) throw notASeries(p.series);
+  // A key in a currency no money is in names no series: not_found on series, before any amount is read in it.
+  if (!parsed || !isKnownCurrency(parsed.currency)) throw notASeries(p.series);
   const decision = DECISION[p.decision];
   if (decision !== "corrected") {
     const extra = CORRECTIONS.find((f) => p[f] !== undefined);
