@@ -17,6 +17,8 @@
  *   `either` reads a missing optional param by name off the array (`sort` is Array.prototype.sort). By
  *   position it validates each value by its index and sends an array, which the server maps in this
  *   order. The server still takes named params as well.
+ * - Examples of a refusal (no `result`, an `x-error`) are left out: OpenRPC 1.3 makes an example's result
+ *   optional, but the generator's 1.2.6 meta-schema requires it. The spec keeps them (docs/protocol.md, "Examples").
  */
 import type { Json, JsonObject } from "./load.js";
 import { pascal } from "./schemas.js";
@@ -68,6 +70,7 @@ export function publishedDocument(raw: JsonObject): JsonObject {
     const required = (p: Param) => (p.$ref ? resolve(raw, p.$ref).required === true : p.required === true);
     method.params = positionalOrder(method.params as Param[] as Json[], (p) => required(p as Param)) as Json;
     method.paramStructure = "by-position";
+    if (Array.isArray(method.examples)) method.examples = (method.examples as JsonObject[]).filter((e) => e.result !== undefined) as Json;
   }
   return doc;
 }

@@ -223,7 +223,11 @@ export async function withDemoLedger<T>(at: Date, fn: (call: CallTool, today: st
     await migrateLatest(db);
     await seedKnowledgeBase(db);
     // A fixed preview key (src/writes/preview.ts), so a dry run's preview_id, and so its tokens, are the same every run.
-    await db("server_secrets").insert({ name: "preview", value: Buffer.from("answer-measure-preview-key").toString("base64url"), created_at: at.toISOString() });
+    await db("server_secrets").insert({
+      name: "preview",
+      value: Buffer.from("answer-measure-preview-key").toString("base64url"),
+      created_at: at.toISOString(),
+    });
     const services = await createServices(config, db, { now, ids });
     try {
       const user = await createUser(db, { email: DEMO_EMAIL, password: "surface-measure-only", timezone: DEMO_TIMEZONE, currency: DEMO_CURRENCY }, at, ids);

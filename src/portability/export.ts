@@ -119,7 +119,8 @@ export async function exportCsv(data: AccountExport): Promise<Record<string, str
   const files: Record<string, string> = {};
   files["user.csv"] = stringify([data.user], options);
   for (const spec of ACCOUNT_TABLES) {
-    const rows = data[spec.section] as Row[];
+    // An optional section (a table newer than the export's format) may be absent: an empty file.
+    const rows = (data[spec.section] as Row[] | undefined) ?? [];
     const columns = rows.length > 0 ? Object.keys(rows[0]!) : [];
     const cells = rows.map((r) => Object.fromEntries(columns.map((c) => [c, cell(c, r[c])])));
     files[`${spec.section}.csv`] = stringify(cells, { ...options, columns: columns.length > 0 ? columns : undefined });

@@ -1,7 +1,7 @@
 /**
  * GET /api/v1/calendar/<secret>.ics: the private iCalendar feed of the person's bill reminders (and their
  * confirmed regular payments, when they chose so on /account)
- * (src/domain/bills/feed.ts) that phone and desktop calendars subscribe to. Calendar apps send no
+ * (src/domain/calendar-feed/feed.ts) that phone and desktop calendars subscribe to. Calendar apps send no
  * headers, so the secret in the path is the credential (made and revoked on /account,
  * src/auth/calendar-feeds.ts); it is never logged (src/http/request-scope.ts). An unknown, revoked or
  * malformed secret is one 404, so secrets cannot be probed.
@@ -11,7 +11,7 @@ import type { Knex } from "knex";
 import { feedOwner } from "../auth/calendar-feeds.js";
 import { todayInTimeZone } from "../calendar/time-zones.js";
 import type { Config } from "../config.js";
-import { billsCalendar } from "../domain/bills/feed.js";
+import { billsCalendar } from "../domain/calendar-feed/feed.js";
 import { hostAndOriginGuard } from "../http/guards.js";
 
 export const CALENDAR_ROUTE = "/api/v1/calendar/:file";

@@ -66,7 +66,7 @@ describe(`@open-rpc/generator's TypeScript client from the published document ($
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it("the published document is the spec with the three fixes, and keeps every HTTP status", () => {
+  it("the published document is the spec with its fixes (version, statuses, titles, positional params, examples with results), and keeps every HTTP status", () => {
     expect(published.openrpc).to.equal("1.2.6");
     expect(JSON.stringify(published)).not.to.include('"x-http-status":4');
     const statuses = Object.fromEntries(
@@ -80,6 +80,8 @@ describe(`@open-rpc/generator's TypeScript client from the published document ($
       );
       expect(required.indexOf(false) === -1 || required.lastIndexOf(true) < required.indexOf(false), `${m.name}: required params first`).to.equal(true);
       expect(m.result.schema.title ?? m.result.schema.$ref, `${m.name}: a named result`).to.be.a("string");
+      // The meta-schema 1.2.6 requires an example's result: refusals (x-error) stay in the spec only.
+      for (const e of m.examples ?? []) expect(e.result, `${m.name}: ${e.name} has a result`).to.not.equal(undefined);
     }
   });
 

@@ -56,12 +56,12 @@ describe(`recurring detection is index-backed (${engine})`, function () {
     }
   });
 
-  it("reads the user's payees and active reminders by key", async () => {
-    const read = await plan(RECURRING_INPUTS_SQL, ["usr_x", MAX_PAYEE_KEYS, "usr_x", true]);
+  it("reads the user's payees, active reminders and decisions by key", async () => {
+    const read = await plan(RECURRING_INPUTS_SQL, ["usr_x", MAX_PAYEE_KEYS, "usr_x", true, "usr_x"]);
     if (engine === "sqlite") {
       expect(read).to.match(/SEARCH recurring_payees USING (COVERING )?INDEX \S+ \(user_id=\?\)/);
       expect(read).to.match(/SEARCH bill_reminders USING (COVERING )?INDEX bill_reminders_user_active \(user_id=\? AND active=\?\)/);
-      expect(read).to.not.match(/SCAN (recurring_payees|bill_reminders)|TEMP B-TREE/);
+      expect(read).to.not.match(/SCAN (recurring_payees|bill_reminders|recurring_decisions)|TEMP B-TREE/);
     } else {
       expect(read).to.match(/Index (Only )?Scan using recurring_payees_pkey on recurring_payees[^\n]*\n\s+Index Cond: \(\(?user_id\)?(::text)? = 'usr_x'/);
       expect(read).to.match(

@@ -13,7 +13,7 @@ import { createUser } from "../../src/auth/users.js";
 import { WebClient } from "../helpers/web-client.js";
 import { isUniqueViolation } from "../../src/db/errors.js";
 import { seedDemoPerson } from "../../src/demo/seed.js";
-import { FEED_DAYS_AHEAD } from "../../src/domain/bills/feed.js";
+import { FEED_DAYS_AHEAD } from "../../src/domain/calendar-feed/feed.js";
 import { engine } from "../helpers/database.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 

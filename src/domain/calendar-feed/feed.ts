@@ -19,7 +19,7 @@ import { plusDays } from "../../calendar/days.js";
 import { toMoney } from "../../money/amount.js";
 import { regularPayments, seriesDates } from "../recurring/series.js";
 import { recurringInputs } from "../recurring/store.js";
-import { listBills, upcomingOccurrences } from "./store.js";
+import { listBills, upcomingOccurrences } from "../bills/store.js";
 
 /** How far ahead the feed reaches: a year, so that yearly bills appear once. */
 export const FEED_DAYS_AHEAD = 366;
