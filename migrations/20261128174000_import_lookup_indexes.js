@@ -1,0 +1,25 @@
+/**
+ * The indexes an import's planning reads by (issue 41: a call's work grows with its input, not with the
+ * wallet's history; docs/history/perf-import-growth.md):
+ *   - transactions (user_id, wallet_id, amount_minor, date): the possible-duplicate search reads only the
+ *     wallet's transactions of the statement's amounts within its dates (src/domain/imports/import.ts
+ *     markPossible), not every transaction of those dates;
+ *   - import_keys (user_id, wallet_id, transaction_id): which of those candidates an import created, by
+ *     id, where the primary key (user_id, wallet_id, key) made each look-up read the wallet's whole ledger;
+ *   - transactions (user_id, payee_key): the category a payee usually gets (src/domain/imports/history.ts)
+ *     reads that payee's rows, not every row of the person.
+ */
+
+/** @param {import('knex').Knex} knex */
+export async function up(knex) {
+  await knex.raw("CREATE INDEX transactions_user_wallet_amount_date ON transactions (user_id, wallet_id, amount_minor, date)");
+  await knex.raw("CREATE INDEX import_keys_user_wallet_transaction ON import_keys (user_id, wallet_id, transaction_id)");
+  await knex.raw("CREATE INDEX transactions_user_payee_key ON transactions (user_id, payee_key)");
+}
+
+/** @param {import('knex').Knex} knex */
+export async function down(knex) {
+  await knex.raw("DROP INDEX IF EXISTS transactions_user_payee_key");
+  await knex.raw("DROP INDEX IF EXISTS import_keys_user_wallet_transaction");
+  await knex.raw("DROP INDEX IF EXISTS transactions_user_wallet_amount_date");
+}
