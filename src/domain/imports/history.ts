@@ -11,8 +11,9 @@ export async function usualCategories(db: Knex, userId: string, payees: Iterable
   const out = new Map<string, string>();
   const best = new Map<string, { n: number; last: string }>();
   for (let i = 0; i < keys.length; i += 500) {
-    // By payee (index transactions_user_payee_key): the person's other payees are never read (issue 41).
-    const rows = await fromWithIndex(db, "transactions", "transactions_user_payee_key")
+    // By payee (the partial index transactions_user_payee_key_filed): the person's other payees are never
+    // read (issue 41).
+    const rows = await fromWithIndex(db, "transactions", "transactions_user_payee_key_filed")
       .where({ user_id: userId })
       .whereIn("payee_key", keys.slice(i, i + 500))
       .whereNotNull("category")
