@@ -4,8 +4,9 @@
  *   - transactions (user_id, wallet_id, amount_minor, date): the possible-duplicate search reads only the
  *     wallet's transactions of the statement's amounts within its dates (src/domain/imports/import.ts
  *     markPossible), not every transaction of those dates;
- *   - import_keys (user_id, wallet_id, transaction_id): which of those candidates an import created, by
- *     id, where the primary key (user_id, wallet_id, key) made each look-up read the wallet's whole ledger;
+ *   - import_keys (transaction_id): which of those candidates an import created, by id, where the primary
+ *     key (user_id, wallet_id, key) made each look-up read the wallet's whole ledger. Not led by
+ *     (user_id, wallet_id): Postgres without statistics took such an index for the look-up by key too;
  *   - transactions (user_id, payee_key, category, date) of the rows with a category and no transfer: the
  *     category a payee usually gets (src/domain/imports/history.ts) reads that payee's filed rows, not every
  *     row of the person. Partial, so that no other read takes it for its (user_id, payee_key) prefix: a
@@ -16,7 +17,7 @@
 /** @param {import('knex').Knex} knex */
 export async function up(knex) {
   await knex.raw("CREATE INDEX transactions_user_wallet_amount_date ON transactions (user_id, wallet_id, amount_minor, date)");
-  await knex.raw("CREATE INDEX import_keys_user_wallet_transaction ON import_keys (user_id, wallet_id, transaction_id)");
+  await knex.raw("CREATE INDEX import_keys_transaction ON import_keys (transaction_id)");
   await knex.raw(
     "CREATE INDEX transactions_user_payee_key_filed ON transactions (user_id, payee_key, category, date) WHERE category IS NOT NULL AND transfer_id IS NULL",
   );
@@ -25,6 +26,6 @@ export async function up(knex) {
 /** @param {import('knex').Knex} knex */
 export async function down(knex) {
   await knex.raw("DROP INDEX IF EXISTS transactions_user_payee_key_filed");
-  await knex.raw("DROP INDEX IF EXISTS import_keys_user_wallet_transaction");
+  await knex.raw("DROP INDEX IF EXISTS import_keys_transaction");
   await knex.raw("DROP INDEX IF EXISTS transactions_user_wallet_amount_date");
 }

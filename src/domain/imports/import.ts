@@ -423,7 +423,7 @@ async function markPossible(db: Knex, userId: string, wallet: WalletRow, rows: P
 async function importedIds(db: Knex, userId: string, walletId: string, ids: readonly string[]): Promise<Set<string>> {
   const out = new Set<string>();
   for (let i = 0; i < ids.length; i += 500) {
-    const found = await fromWithIndex(db, "import_keys", "import_keys_user_wallet_transaction")
+    const found = await fromWithIndex(db, "import_keys", "import_keys_transaction")
       .where({ user_id: userId, wallet_id: walletId })
       .whereIn("transaction_id", ids.slice(i, i + 500))
       .distinct("transaction_id");
