@@ -356,6 +356,8 @@ async function throughTools(db: ReturnType<typeof createDb>, userId: string, url
       rows_per_call: limits.bulkWriteRows,
       seconds: +seconds.toFixed(1),
       call_seconds_max: +Math.max(...calls).toFixed(1),
+      // Each call's seconds in order: a call's work must not grow with the wallet's history (issue 41).
+      call_seconds: calls.map((s) => +s.toFixed(1)),
       load: +loadavg()[0]!.toFixed(1),
       ...(await others.stop()),
     }),

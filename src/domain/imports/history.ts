@@ -3,6 +3,7 @@
  * transactions with that payee (ties: the most recent use). Used for imported rows no rule files.
  */
 import type { Knex } from "knex";
+import { fromWithIndex } from "../../db/dialect.js";
 import { foldKey } from "../shared/text.js";
 
 export async function usualCategories(db: Knex, userId: string, payees: Iterable<string>): Promise<Map<string, string>> {
@@ -10,7 +11,9 @@ export async function usualCategories(db: Knex, userId: string, payees: Iterable
   const out = new Map<string, string>();
   const best = new Map<string, { n: number; last: string }>();
   for (let i = 0; i < keys.length; i += 500) {
-    const rows = await db("transactions")
+    // By payee (the partial index transactions_user_payee_key_filed): the person's other payees are never
+    // read (issue 41).
+    const rows = await fromWithIndex(db, "transactions", "transactions_user_payee_key_filed")
       .where({ user_id: userId })
       .whereIn("payee_key", keys.slice(i, i + 500))
       .whereNotNull("category")
