@@ -340,7 +340,7 @@ ${yourDataSection(hidden)}`;
   );
 
   /** A signed-in POST of the account page that changes one thing, then shows the page again at `anchor`. */
-  function accountAction(path: string, anchor: string, act: (userId: string, param: string) => Promise<unknown>) {
+  function accountAction(path: string, anchor: string, act: (userId: string, param: string, body: Record<string, unknown>) => Promise<unknown>) {
     router.post(
       path,
       guard,
@@ -349,7 +349,7 @@ ${yourDataSection(hidden)}`;
       wrap(async (req, res) => {
         const user = await signedInUser(req);
         if (!user) return showSignIn(req, res, "/account", 401, "Your session ended: sign in again.");
-        await act(user.id, String(Object.values(req.params)[0]));
+        await act(user.id, String(Object.values(req.params)[0]), (req.body ?? {}) as Record<string, unknown>);
         res.redirect(303, `/account#${anchor}`);
       }),
     );
@@ -357,18 +357,7 @@ ${yourDataSection(hidden)}`;
   accountAction("/account/tokens/:id/revoke", "tokens", (userId, id) => revokeToken(deps.db, userId, id, deps.now()));
   accountAction("/account/clients/:grant/revoke", "clients", (userId, grant) => revokeConnectedClient(deps.db, userId, grant, deps.now()));
   accountAction("/account/calendar-feed/revoke", "calendar", (userId) => revokeCalendarFeed(deps.db, userId, deps.now()));
-  router.post(
-    "/account/calendar-feed/series",
-    guard,
-    form,
-    csrf,
-    wrap(async (req, res) => {
-      const user = await signedInUser(req);
-      if (!user) return showSignIn(req, res, "/account", 401, "Your session ended: sign in again.");
-      await setFeedCarriesSeries(deps.db, user.id, (req.body as Record<string, unknown>).series === "1");
-      res.redirect(303, "/account#calendar");
-    }),
-  );
+  accountAction("/account/calendar-feed/series", "calendar", (userId, _param, body) => setFeedCarriesSeries(deps.db, userId, body.series === "1"));
   router.post(
     "/account/calendar-feed",
     guard,
