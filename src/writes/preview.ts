@@ -16,7 +16,7 @@ import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import type { Knex } from "knex";
 import { canonicalJson } from "../json.js";
 import { AppError, invalidParams } from "../errors.js";
-import { storedSecret } from "../db/server-secret.js";
+import { rememberedSecret } from "../db/server-secret.js";
 import type { PreviewBasis, PreviewRow } from "../context.js";
 
 export type { PreviewBasis };
@@ -30,16 +30,9 @@ interface Payload {
   d: string;
 }
 
-const keys = new WeakMap<Knex, Promise<Buffer>>();
 /** The signing key, read (or made) outside any write's transaction, so a rolled-back dry run never loses it. */
 export function previewKey(db: Knex): Promise<Buffer> {
-  let key = keys.get(db);
-  if (!key) {
-    key = storedSecret(db, "preview");
-    key.catch(() => keys.delete(db));
-    keys.set(db, key);
-  }
-  return key;
+  return rememberedSecret(db, "preview");
 }
 
 const stable = (v: unknown): unknown =>

@@ -11,7 +11,7 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypt
 import type { Knex } from "knex";
 import { canonicalJson } from "../json.js";
 import { AppError } from "../errors.js";
-import { storedSecret } from "../db/server-secret.js";
+import { rememberedSecret } from "../db/server-secret.js";
 import type { Caller } from "../context.js";
 
 /** How long the person has to answer, and the client to retry. */
@@ -28,15 +28,8 @@ interface StatePayload {
   e: number;
 }
 
-const keys = new WeakMap<Knex, Promise<Buffer>>();
 function stateKey(db: Knex): Promise<Buffer> {
-  let key = keys.get(db);
-  if (!key) {
-    key = storedSecret(db, "request-state");
-    key.catch(() => keys.delete(db));
-    keys.set(db, key);
-  }
-  return key;
+  return rememberedSecret(db, "request-state");
 }
 
 function argumentsHash(tool: string, params: Record<string, unknown>): string {
