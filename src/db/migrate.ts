@@ -22,9 +22,12 @@ export async function migrateLatest(db: Knex): Promise<void> {
     await dropRowCapture(db);
     try {
       await db.migrate.latest(migratorConfig);
-    } finally {
-      await ensureRowCapture(db);
+    } catch (err) {
+      // The schema as far as it got is captured too; the migration's own error is the one reported.
+      await ensureRowCapture(db).catch(() => undefined);
+      throw err;
     }
+    await ensureRowCapture(db);
     return;
   }
   await repairRowCapture(db);

@@ -92,7 +92,8 @@ export async function ensureRowCapture(db: Knex): Promise<void> {
 async function ensurePgCapture(db: Knex): Promise<void> {
   const missing = new Set(await pgCaptureGaps(db));
   for (const { table, key } of await capturedTables()) {
-    if (!missing.has(table)) continue;
+    // A table a later migration makes has no trigger yet (a run that stopped before it).
+    if (!missing.has(table) || !(await db.schema.hasTable(table))) continue;
     await db.transaction(async (trx) => {
       await trx.raw(`DROP TRIGGER IF EXISTS ${table}_audit_rows ON ${table}`);
       await trx.raw(
