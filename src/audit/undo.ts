@@ -149,7 +149,7 @@ async function checkUndoable(db: Knex, userId: string, auditId: string, bindPrev
     const why =
       (await missingRowsCause(db, userId, auditId)) === "before_capture"
         ? "it was recorded before undo existed on this server"
-        : "it changed no rows, or it was committed while the server's row capture was off (a fault of versions before 2026-11-29, when a CLI command ran beside a live SQLite server). The operator's fix: `finance-mcp migrate` or a restart makes capture whole again (GET /readyz shows \"capture\"); writes are refused while it is not";
+        : "it changed no rows, or it was committed while the server's row capture was off (a fault of earlier versions: a CLI command run beside a live SQLite server switched it off). The operator's fix: `finance-mcp migrate` or a restart makes capture whole again (GET /readyz shows \"capture\"); writes are refused while it is not";
     throw invalidParams(
       "audit_id",
       "a change recorded with its rows",
