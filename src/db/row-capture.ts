@@ -77,7 +77,9 @@ export async function ensureRowCapture(db: Knex): Promise<void> {
   if (!(await db.schema.hasTable("audit_capture"))) return; // before migration 20261125080102 (a rollback)
   if (dialect(db) === "postgres") return ensurePgCapture(db);
   await db.transaction(async (trx) => {
-    const existing = new Map(((await trx("sqlite_master").where({ type: "trigger" }).select("name", "sql")) as { name: string; sql: string }[]).map((t) => [t.name, t.sql]));
+    const existing = new Map(
+      ((await trx("sqlite_master").where({ type: "trigger" }).select("name", "sql")) as { name: string; sql: string }[]).map((t) => [t.name, t.sql]),
+    );
     for (const { triggers } of await sqliteExpected(trx))
       for (const t of triggers) {
         const found = existing.get(t.name);
@@ -132,7 +134,9 @@ async function pgCaptureGaps(db: Knex): Promise<string[]> {
 /** The captured tables whose capture is missing or out of date (none: capture is whole). */
 export async function rowCaptureGaps(db: Knex): Promise<string[]> {
   if (dialect(db) === "postgres") return pgCaptureGaps(db);
-  const existing = new Map(((await db("sqlite_master").where({ type: "trigger" }).select("name", "sql")) as { name: string; sql: string }[]).map((t) => [t.name, t.sql]));
+  const existing = new Map(
+    ((await db("sqlite_master").where({ type: "trigger" }).select("name", "sql")) as { name: string; sql: string }[]).map((t) => [t.name, t.sql]),
+  );
   const gaps: string[] = [];
   for (const { table, triggers } of await sqliteExpected(db)) if (triggers.some((t) => existing.get(t.name) !== t.sql)) gaps.push(table);
   return gaps;

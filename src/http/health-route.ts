@@ -63,7 +63,8 @@ export async function readiness(
   const checks: ReadyChecks = { ...(await deps.recent.result), listener: "ok", shutdown: deps.draining() ? "draining" : "no" };
   if (!sharedByProcesses(deps.db)) checks.listener = "not used";
   else if (!deps.bus.listening()) checks.listener = "disconnected";
-  const ready = checks.database === "ok" && checks.migrations === "ok" && checks.capture === "ok" && checks.listener !== "disconnected" && checks.shutdown === "no";
+  const ready =
+    checks.database === "ok" && checks.migrations === "ok" && checks.capture === "ok" && checks.listener !== "disconnected" && checks.shutdown === "no";
   return { ready, checks };
 }
 

@@ -82,7 +82,9 @@ async function captureRefusal(ctx: ToolContext, tool: string, err: RowCaptureMis
   return unavailable(
     repair.repaired ? 1 : 30,
     "The audit's row capture (what undo_change restores) was missing, so this write was refused and nothing was changed" +
-      (repair.repaired ? "; it has been made whole again." : "; the operator must run `finance-mcp migrate` or restart the server (GET /readyz shows \"capture\")."),
+      (repair.repaired
+        ? "; it has been made whole again."
+        : '; the operator must run `finance-mcp migrate` or restart the server (GET /readyz shows "capture").'),
   );
 }
 

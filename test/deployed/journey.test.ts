@@ -124,7 +124,12 @@ describe(`as deployed: npm start, the CLI beside it, a person's journey over MCP
     await journey(again, "Giro");
     const sam = await session(next, JSON.parse(await run("token", "create", "--email", "sam@example.com", "--scopes", SCOPES, "--name", "after")).token);
     const undoImport = await sam("undo_change", { audit_id: first.importAuditId, dry_run: true });
-    expect(undoImport.rows.filter((r: { table: string }) => r.table === "transactions").map((r: { id: string }) => r.id).sort()).to.deep.equal(first.importedIds);
+    expect(
+      undoImport.rows
+        .filter((r: { table: string }) => r.table === "transactions")
+        .map((r: { id: string }) => r.id)
+        .sort(),
+    ).to.deep.equal(first.importedIds);
     if (engine === "postgres") await writeThenUndoPreview(first.call, first.walletId); // the first process still serves
     neverMissing();
     expect(readFileSync(join(dir, "alex.json"), "utf8")).to.include("alex@example.com");

@@ -92,17 +92,38 @@ export async function journey(call: Call, walletName: string): Promise<JourneyOu
   expect(shown.preview_id).to.be.a("string");
   const bulk = await call("update_transactions", { ...edit, preview_id: shown.preview_id });
   expect(bulk).to.include({ status: "committed", matched: 2, changed: 2 });
-  const reweIds = [...afterImport].filter(([, [, payee]]) => payee === "REWE Markt").map(([id]) => id).sort();
-  expect([...(await ledger(call, wallet.id))].filter(([, [, , category]]) => category === "Groceries").map(([id]) => id).sort()).to.deep.equal(reweIds);
+  const reweIds = [...afterImport]
+    .filter(([, [, payee]]) => payee === "REWE Markt")
+    .map(([id]) => id)
+    .sort();
+  expect(
+    [...(await ledger(call, wallet.id))]
+      .filter(([, [, , category]]) => category === "Groceries")
+      .map(([id]) => id)
+      .sort(),
+  ).to.deep.equal(reweIds);
   const undoBulkPreview = await call("undo_change", { audit_id: bulk.audit_id, dry_run: true });
-  expect(undoBulkPreview.rows.filter((r: { table: string }) => r.table === "transactions").map((r: { id: string }) => r.id).sort()).to.deep.equal(reweIds);
+  expect(
+    undoBulkPreview.rows
+      .filter((r: { table: string }) => r.table === "transactions")
+      .map((r: { id: string }) => r.id)
+      .sort(),
+  ).to.deep.equal(reweIds);
   const undoBulk = await call("undo_change", { audit_id: bulk.audit_id });
   expect(await ledger(call, wallet.id)).to.deep.equal(afterImport);
 
   // A purchase refunded in part; the delete takes the refund along, and its undo brings both back, linked.
-  const purchase = (await call("create_transaction", { wallet_id: wallet.id, amount: "139.99", direction: "expense", payee: "IKEA", date: daysAgo(2) })).transaction;
+  const purchase = (await call("create_transaction", { wallet_id: wallet.id, amount: "139.99", direction: "expense", payee: "IKEA", date: daysAgo(2) }))
+    .transaction;
   const refund = (
-    await call("create_transaction", { wallet_id: wallet.id, amount: "60.00", direction: "income", payee: "Flatmate", refund_of: purchase.id, date: daysAgo(1) })
+    await call("create_transaction", {
+      wallet_id: wallet.id,
+      amount: "60.00",
+      direction: "income",
+      payee: "Flatmate",
+      refund_of: purchase.id,
+      date: daysAgo(1),
+    })
   ).transaction;
   const deleted = await call("delete_transaction", { transaction_id: purchase.id, refunds: "delete" });
   expect(deleted.refunds.map((t: { id: string }) => t.id)).to.deep.equal([refund.id]);
@@ -125,6 +146,8 @@ export async function journey(call: Call, walletName: string): Promise<JourneyOu
   const day = await call("list_changes", { limit: 10 });
   const summaries = new Map(day.changes.map((c: { audit_id: string; summary: string }) => [c.audit_id, c.summary]));
   expect(summaries.get(imported.audit_id)).to.equal(`imported 4 transactions into ${walletName} from a CSV statement`);
-  expect(summaries.get(deleted.audit_id)).to.equal(`deleted expense -139.99 EUR IKEA on ${daysAgo(2)}, ${walletName}, with its refund 60.00 EUR Flatmate on ${daysAgo(1)}`);
+  expect(summaries.get(deleted.audit_id)).to.equal(
+    `deleted expense -139.99 EUR IKEA on ${daysAgo(2)}, ${walletName}, with its refund 60.00 EUR Flatmate on ${daysAgo(1)}`,
+  );
   return { walletId: wallet.id, importAuditId: imported.audit_id, importedIds };
 }

@@ -136,7 +136,8 @@ function sentenceOf(e: Described, wallet: (id: string) => string): string {
   if (e.action === "bulk_update" && after) return bulkLine(after, wallet);
   if (e.action === "create" && e.resource_type === "import" && after) return importLine(after, wallet) ?? `import ${e.resource_id}`;
   if (e.action === "create" && after) return resourceLine(e.resource_type, after, wallet);
-  if (e.action === "delete" && before) return `deleted ${resourceLine(e.resource_type, before, wallet)}${e.resource_type === "transaction" ? refundsLine(before) : ""}`;
+  if (e.action === "delete" && before)
+    return `deleted ${resourceLine(e.resource_type, before, wallet)}${e.resource_type === "transaction" ? refundsLine(before) : ""}`;
   if (e.action === "update" && after) {
     const fields = (changesOf({ action: "update", resourceType: e.resource_type, resourceId: e.resource_id, before: e.before, after: e.after }) ?? []).map(
       (c) =>
