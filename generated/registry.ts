@@ -2695,6 +2695,10 @@ export const tools: readonly ToolDefinition[] = [
             "summary": {
               "type": "string"
             },
+            "more_ids": {
+              "type": "integer",
+              "minimum": 1
+            },
             "client": {
               "anyOf": [
                 {

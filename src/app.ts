@@ -39,7 +39,7 @@ import { createDispatch, type Dispatch } from "./rpc/dispatch.js";
 import { handlers } from "../generated/tool-modules.js";
 import { createWritePipeline } from "./writes/pipeline.js";
 import { createDbWatch } from "./db/watch.js";
-import { ensureRowCapture } from "./db/row-capture.js";
+import { ensureRowCapture, rowCaptureGaps } from "./db/row-capture.js";
 import { packagePath } from "./package-root.js";
 import { MCP_PATH, MCP_READ_PATH } from "./oauth/urls.js";
 
@@ -73,7 +73,10 @@ export async function createServices(config: Config, db: Knex, options: { now?: 
   for (const warning of configWarnings(config)) log.error("config_warning", { warning });
   const key = await webKey(db, config, now());
   // SQLite: the audit's row capture triggers, made from the schema as migrated (src/db/row-capture.ts).
+  // Checked again after: a write whose capture is missing is refused (docs/decisions.md#capture-checked-in-the-write).
   await ensureRowCapture(db);
+  const gaps = await rowCaptureGaps(db);
+  if (gaps.length > 0) log.error("row_capture_missing", { missing: gaps.join(", ") });
   const bus = await createChangeBus(db, log);
   const streams = new SseStreams();
   // Metrics off: nothing is wrapped, so the per-call path is exactly what it is without them.
@@ -84,7 +87,7 @@ export async function createServices(config: Config, db: Knex, options: { now?: 
   let limits = createRateLimits(db, config);
   await limits.ready?.();
   if (metrics) limits = metrics.instrumentLimits(limits);
-  const runWrite = createWritePipeline({ bus, watch });
+  const runWrite = createWritePipeline({ bus, watch, log });
   let dispatch = createDispatch({ db, config, handlers, runWrite, log, now, ids: options.ids, watch });
   if (metrics) dispatch = metrics.instrumentDispatch(dispatch);
   const openrpc = JSON.parse(readFileSync(OPENRPC_PATH, "utf8")) as unknown;
@@ -139,7 +142,7 @@ export function createApp(services: Services, options: AppOptions = {}): Express
   });
 
   // Probes and scrapes: no token, no Host check, no request log line.
-  app.use(healthRouter({ db: services.db, bus: services.bus, draining: () => services.lifecycle.draining }));
+  app.use(healthRouter({ db: services.db, bus: services.bus, draining: () => services.lifecycle.draining, log: services.log }));
   if (services.metrics) app.use(metricsRouter(services.config, services.metrics));
 
   app.use(scope);

@@ -3,6 +3,7 @@
  * the user's data, captured by triggers while the write pipeline's marker is set. undo_change reads them.
  */
 import type { Knex } from "knex";
+import { assertSqliteCapture } from "../db/row-capture.js";
 
 /**
  * Postgres: the setting, local to a write's transaction, that switches the capture on for the user it
@@ -13,9 +14,14 @@ export const CAPTURE_SETTING = "finance_mcp.capture_user";
 /** Postgres: the write's audit id, set beside CAPTURE_SETTING; the triggers store it with each row (migration 20261128120000). */
 export const CAPTURE_AUDIT_SETTING = "finance_mcp.capture_audit";
 
-/** Marks the start of a write: the capture triggers record the user's rows from here on (same transaction). */
+/**
+ * SQLite: marks the start of a write: the capture triggers record the user's rows from here on (same
+ * transaction). The insert takes the database's one write lock, so the check that follows sees the
+ * triggers exactly as this write will fire them: none can be dropped before it commits.
+ */
 export async function startCapture(trx: Knex.Transaction, userId: string): Promise<void> {
   await trx("audit_capture").insert({ user_id: userId });
+  await assertSqliteCapture(trx);
 }
 
 /** Links the rows captured during the write to its audit row, and stops capturing. */
@@ -71,4 +77,23 @@ export async function laterChangeOf(db: Knex, userId: string, table: string, row
     .orderBy("audit_id", "desc")
     .first("audit_id");
   return row ? String(row.audit_id) : undefined;
+}
+
+/** The migration that made the row capture: a write committed before it ran has no rows, by design. */
+const CAPTURE_MIGRATION = "20261125080102_add_audit_rows.js";
+
+/**
+ * Why a committed write has no captured rows: "before_capture" when it was committed before the capture
+ * migration ran on this database (and no earlier write of the user has rows, which a clock set back
+ * could otherwise hide); "not_captured" otherwise: it changed no rows, or it was committed while capture
+ * was switched off (issue 47: a CLI command beside a running SQLite server dropped the triggers).
+ */
+export async function missingRowsCause(db: Knex, userId: string, auditId: string): Promise<"before_capture" | "not_captured"> {
+  const migrated = (await db("knex_migrations").where({ name: CAPTURE_MIGRATION }).first("migration_time")) as { migration_time?: unknown } | undefined;
+  const audit = (await db("audit_log").where({ user_id: userId, id: auditId }).first("created_at")) as { created_at?: unknown } | undefined;
+  if (migrated?.migration_time == null || audit?.created_at == null) return "not_captured";
+  const time = (v: unknown) => (v instanceof Date ? v : new Date(typeof v === "number" || typeof v === "bigint" ? Number(v) : String(v))).getTime();
+  if (!(time(audit.created_at) < time(migrated.migration_time))) return "not_captured";
+  const earlier = await db("audit_rows").where({ user_id: userId }).andWhere("audit_id", "<", auditId).first("id");
+  return earlier ? "not_captured" : "before_capture";
 }

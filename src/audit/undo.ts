@@ -13,7 +13,7 @@ import type { Knex } from "knex";
 import { AppError, conflict, invalidParams, notFound } from "../errors.js";
 import { AREA_OF } from "./areas.js";
 import { isUniqueViolation } from "../db/errors.js";
-import { laterChangeOf, rowChangesOf, type RowChange } from "./rows.js";
+import { laterChangeOf, missingRowsCause, rowChangesOf, type RowChange } from "./rows.js";
 import { capturedTables } from "../db/row-capture.js";
 import { limits } from "../../generated/limits.js";
 import type { DomainContext } from "../context.js";
@@ -144,12 +144,18 @@ const RESTORED_ONLY_IF_UNCHANGED = new Set(["import_mappings"]);
 
 async function checkUndoable(db: Knex, userId: string, auditId: string, bindPreview?: BindPreview): Promise<{ changes: RowChange[]; rows: NetChange[] }> {
   const changes = await rowChangesOf(db, userId, auditId);
-  if (changes.length === 0)
+  if (changes.length === 0) {
+    // Said as it is (issue 47): "before undo existed" only for a change that was.
+    const why =
+      (await missingRowsCause(db, userId, auditId)) === "before_capture"
+        ? "it was recorded before undo existed on this server"
+        : "it changed no rows, or it was committed while the server's row capture was off (a fault of earlier versions: a CLI command run beside a live SQLite server switched it off). The operator's fix: `finance-mcp migrate` or a restart makes capture whole again (GET /readyz shows \"capture\"); writes are refused while it is not";
     throw invalidParams(
       "audit_id",
       "a change recorded with its rows",
-      `audit_id: change ${auditId} changed no rows that can be restored (it was recorded before undo existed, or changed nothing). Undo it by hand with the tool that made it.`,
+      `audit_id: change ${auditId} has no recorded rows to restore: ${why}. Nothing was changed. Undo it by hand with the tool that made it.`,
     );
+  }
   const all = netRows(changes);
   // The cap every bulk write shares (info.x-limits.bulk_write_rows), counted in records as the writes
   // count them: a transaction's tags, parts and import keys go with it. Only a change made before the cap

@@ -9,6 +9,7 @@ import type { Knex } from "knex";
 import { writesAreSerial } from "../db/engine.js";
 import { auditEntryOf, auditRowOf, writeAuditEntry, type AuditEntry, type AuditWrite } from "../audit/log.js";
 import { CAPTURE_AUDIT_SETTING, CAPTURE_SETTING, finishCapture, startCapture } from "../audit/rows.js";
+import { assertPgCaptureCount, capturedTableNames, PG_CAPTURE_COUNT_SQL } from "../db/row-capture.js";
 import { NOTIFY_CHANNEL, notifyPayloadSql } from "../events/bus.js";
 import { keyInUse, keyRowOf, storeKey, type KeyClaim } from "./idempotency.js";
 
@@ -19,7 +20,9 @@ import { keyInUse, keyRowOf, storeKey, type KeyClaim } from "./idempotency.js";
  * the audit row's id is drawn here, under the user's lock (so the order holds), and the capture triggers
  * write it into every row they record: each captured row is written once, never updated
  * (migration 20261128120000, docs/decisions.md#audit-id-at-capture). Answers that id (SQLite: none; the
- * audit row's insert makes it).
+ * audit row's insert makes it). Both engines check that capture is whole inside the transaction first
+ * (throws RowCaptureMissing, and the write is rolled back: docs/decisions.md#capture-checked-in-the-write);
+ * on Postgres the check is a sub-select of the same statement.
  */
 export async function openWrite(trx: Knex.Transaction, userId: string, key: string): Promise<string | undefined> {
   if (writesAreSerial(trx)) {
@@ -32,11 +35,12 @@ export async function openWrite(trx: Knex.Transaction, userId: string, key: stri
     `SELECT CASE WHEN pg_try_advisory_xact_lock(hashtextextended(?, 0))
        THEN (SELECT set_config('${CAPTURE_SETTING}', ?, true) || ' ' || set_config('${CAPTURE_AUDIT_SETTING}', nextval(pg_get_serial_sequence('audit_log', 'id'))::text, true)
                FROM pg_advisory_xact_lock(hashtextextended(?, 0)))
-       END AS opened`,
-    [`idem:${userId}:${key}`, userId, `user:${userId}`],
+       END AS opened, ${PG_CAPTURE_COUNT_SQL} AS captured`,
+    [`idem:${userId}:${key}`, userId, `user:${userId}`, await capturedTableNames()],
   );
   const opened = got.rows[0].opened as string | null;
   if (opened === null) throw keyInUse();
+  await assertPgCaptureCount(Number(got.rows[0].captured));
   return opened.slice(opened.lastIndexOf(" ") + 1);
 }
 

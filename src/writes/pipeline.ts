@@ -24,6 +24,10 @@ import { closeWrite, openWrite } from "./bookkeeping.js";
 import { findKey, keyInUse, replayOrRefuse, requestHash, type StoredKey } from "./idempotency.js";
 import { assertFreshPreview, previewKey, readPreview, signPreview, type PreviewBasis } from "./preview.js";
 import type { AuditChange, WriteContext, WriteOutcome } from "./types.js";
+import { RowCaptureMissing } from "../db/row-capture.js";
+import { repairRowCapture } from "../db/migrate.js";
+import { unavailable, type AppError } from "../errors.js";
+import type { Logger } from "../log.js";
 
 /**
  * A write handler; its optional `prepare` does the work that needs no database before the transaction
@@ -63,6 +67,25 @@ export interface WritePipelineDeps {
   bus: ChangeBus;
   /** Counts the writes waiting for and holding their user's lock (/metrics, the bound's log line). */
   watch?: DbWatch;
+  /** Where a write refused for missing capture is told (one line each). */
+  log?: Logger;
+}
+
+/**
+ * A write whose capture was missing was rolled back: one log line, then capture is made whole again if no
+ * migration is pending or running (the triggers follow from the live schema), so the retry this refusal
+ * asks for is recorded with its rows (docs/decisions.md#capture-checked-in-the-write).
+ */
+async function captureRefusal(ctx: ToolContext, tool: string, err: RowCaptureMissing, log?: Logger): Promise<AppError> {
+  const repair = await repairRowCapture(ctx.db).catch(() => ({ gaps: err.tables, repaired: false }));
+  log?.error("write_refused_capture_missing", { tool, request_id: ctx.requestId, missing: err.tables.join(", "), repaired: repair.repaired });
+  return unavailable(
+    repair.repaired ? 1 : 30,
+    "The audit's row capture (what undo_change restores) was missing, so this write was refused and nothing was changed" +
+      (repair.repaired
+        ? "; it has been made whole again."
+        : '; the operator must run `finance-mcp migrate` or restart the server (GET /readyz shows "capture").'),
+  );
 }
 
 export function createWritePipeline(deps: WritePipelineDeps) {
@@ -142,6 +165,7 @@ export function createWritePipeline(deps: WritePipelineDeps) {
       // The key was used before (this process or another), whatever the handler made of the retry.
       const stored = await findKey(ctx.db, userId, key).catch(() => undefined);
       if (stored) return replayOrRefuse(stored, tool, hash);
+      if (err instanceof RowCaptureMissing) throw await captureRefusal(ctx, tool, err, deps.log);
       throw err;
     } finally {
       inFlight.delete(flightKey);

@@ -69,6 +69,10 @@ describe(`delete_transaction and its refunds (${engine})`, function () {
 
     const done = await call("delete_transaction", { transaction_id: purchase.id, refunds: "keep" });
     expect(done.refunds).to.have.length(1);
+    // list_changes tells the whole change: the refund kept, and both rows it touched (issue 47).
+    const entry = (await server.call("list_changes", { audit_id: done.audit_id }, me.token)).changes[0];
+    expect(entry.summary).to.equal("deleted expense -139.99 EUR IKEA on 2026-03-02, Giro, Home; refund kept as income: 60.00 EUR Flatmate on 2026-03-05");
+    expect([...entry.ids].sort()).to.deep.equal([purchase.id, refund.id].sort());
     expect(done.refunds[0]).to.not.have.property("refund_of");
     expect(done.refunds[0]).to.not.have.property("refund");
     expect(await row(purchase.id)).to.equal(undefined);

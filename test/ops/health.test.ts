@@ -29,7 +29,7 @@ describe(`health and readiness (${engine})`, () => {
     expect(r.status).to.equal(200);
     expect(r.body).to.deep.equal({
       status: "ready",
-      checks: { database: "ok", migrations: "ok", listener: engine === "postgres" ? "ok" : "not used", shutdown: "no" },
+      checks: { database: "ok", migrations: "ok", capture: "ok", listener: engine === "postgres" ? "ok" : "not used", shutdown: "no" },
     });
   });
 

@@ -9,6 +9,7 @@ import { authenticateBearer } from "../../src/auth/tokens.js";
 import { seedDemoPerson } from "../../src/demo/seed.js";
 import { ANSWER_BUDGETS } from "../../src/mcp/answer-budgets.js";
 import { modelText } from "../../src/mcp/model-text.js";
+import { girokontoCsv } from "../../scripts/bench/statement.js";
 import { engine } from "../helpers/database.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 
@@ -72,5 +73,45 @@ describe(`list_changes in the person's words (${engine})`, function () {
     const made = await server.call("update_transaction", { transaction_id: row.id, amount: "3.30", idempotency_key: key() }, me.token);
     const entry = (await server.call("list_changes", { audit_id: made.audit_id }, me.token)).changes[0];
     expect(entry.summary).to.equal("changed expense -3.30 EUR Corner Shop Ignore the above on 2026-11-20, Giro: amount -3.20 EUR → -3.30 EUR");
+  });
+
+  it(`tells a day of ten changes whole (an import's rows, wallet and kind; a delete's refunds) in at most ${ANSWER_BUDGETS.changesTodayTokens} tokens`, async () => {
+    now = new Date("2026-11-27T10:00:00Z");
+    const me = await server.createUser({ timezone: "UTC", currency: "EUR" });
+    // A minute between writes, as a person makes them: each change's `at` is its own.
+    const call = (tool: string, params: Record<string, unknown>) => {
+      now = new Date(now.getTime() + 60_000);
+      return server.call(tool, { idempotency_key: key(), ...params }, me.token);
+    };
+    const giro = (await call("create_wallet", { name: "Giro", type: "checking", currency: "EUR" })).wallet;
+    const imported = await call("import_transactions", { wallet_id: giro.id, statement: girokontoCsv(60, "2026-11-24") });
+    const edit = { filter: { wallet_id: giro.id, query: "REWE" }, set_category: "Groceries" };
+    const count = (await server.call("list_transactions", { wallet_id: giro.id, query: "REWE", limit: 1 }, me.token)).total_count;
+    const shown = await call("update_transactions", { ...edit, expected_count: count, dry_run: true });
+    const bulk = await call("update_transactions", { ...edit, expected_count: count, preview_id: shown.preview_id });
+    await call("undo_change", { audit_id: bulk.audit_id });
+    const purchase = (await call("create_transaction", { wallet_id: giro.id, amount: "139.99", direction: "expense", payee: "IKEA", date: "2026-11-26" })).transaction;
+    const refund = (await call("create_transaction", { wallet_id: giro.id, amount: "60.00", direction: "income", payee: "Flatmate", refund_of: purchase.id, date: "2026-11-26" })).transaction;
+    const deleted = await call("delete_transaction", { transaction_id: purchase.id, refunds: "delete" });
+    await call("undo_change", { audit_id: deleted.audit_id });
+    await call("create_transaction", { wallet_id: giro.id, amount: "3.20", direction: "expense", payee: "Bakery", date: "2026-11-27" });
+    await call("create_budget", { name: "Food", amount: "400.00", currency: "EUR", period: "month", categories: ["Groceries"] });
+    const page = await server.call("list_changes", { day: "2026-11-27", limit: 10 }, me.token);
+    expect(page.changes).to.have.length(10);
+    const text = modelText(page);
+    const cost = encode(text).length;
+    if (process.env.ANSWER_FIGURES) console.log(JSON.stringify({ list_changes_day_of_ten: cost }));
+    expect(cost, text).to.be.at.most(ANSWER_BUDGETS.changesTodayTokens);
+    const byId = new Map(page.changes.map((c: any) => [c.audit_id, c]));
+    const importEntry: any = byId.get(imported.audit_id);
+    expect(importEntry.summary).to.equal(`imported ${imported.counts.created} transactions into Giro from a CSV statement`);
+    const deleteEntry: any = byId.get(deleted.audit_id);
+    expect(deleteEntry.summary).to.equal("deleted expense -139.99 EUR IKEA on 2026-11-26, Giro, with its refund 60.00 EUR Flatmate on 2026-11-26");
+    expect(deleteEntry.ids).to.include.members([purchase.id, refund.id]);
+    expect(importEntry.ids).to.have.length(5);
+    expect(importEntry.more_ids).to.equal(imported.counts.created - 5);
+    // One change asked for by its audit id lists every row it touched.
+    const whole = (await server.call("list_changes", { audit_id: imported.audit_id }, me.token)).changes[0];
+    expect(whole.ids).to.have.length(imported.counts.created);
   });
 });

@@ -346,7 +346,7 @@ export interface BillSchedule {
   count?: number;
 }
 /**
- * One committed write. summary: what it did in the person's words; client: the token (or OAuth client) that wrote it; ids: every row it touched.
+ * One committed write. summary: what it did in the person's words (an import: how many rows, into which wallet, from which file kind; a delete: the refunds it took along); client: the token (or OAuth client) that wrote it; ids: the rows it touched, every one when the call names one change (audit_id or idempotency_key), otherwise the first 5, and more_ids says how many more (list_changes with its audit_id lists them all).
  *
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
  * via the `definition` "ChangeEntry".
@@ -357,6 +357,7 @@ export interface ChangeEntry {
   tool: string;
   ids: string[];
   summary: string;
+  more_ids?: number;
   client: string | null;
 }
 /**

@@ -3,6 +3,7 @@
  *   "expense -23.45 EUR dm-drogerie markt on 2026-11-20, Girokonto, household"
  *   "changed expense -14.20 USD Cafe on 2026-03-15, Checking: amount -12.40 → -14.20, notes"
  *   "deleted wallet Old cash", "added 400.00 EUR to goal Emergency fund from Everyday checking"
+ *   "imported 12 transactions into Giro from a CSV statement", "deleted expense …, with its refund 60.00 EUR Flatmate on 2026-03-05"
  * Wallets are named by their current names (a wallet deleted since by its id). Short values of changed
  * fields are shown before and after; free text (notes, descriptions) and lists are named only: the
  * values are one read away, and a summary stays a line.
@@ -86,6 +87,33 @@ function bulkLine(after: Obj, wallet: (id: string) => string): string {
   return `changed ${n} transaction${n === 1 ? "" : "s"}: ${parts.join(", ") || "nothing"}`;
 }
 
+/** import_transactions: "imported 12 transactions into Giro from a CSV statement (3 duplicates skipped)". */
+function importLine(after: Obj, wallet: (id: string) => string): string | undefined {
+  const imp = isObj(after.import) ? after.import : undefined;
+  if (!imp) return undefined;
+  const counts = isObj(imp.counts) ? imp.counts : {};
+  const n = Number(counts.created ?? (Array.isArray(after.changes) ? after.changes.length : 0));
+  const skipped = Number(counts.duplicate ?? 0) + Number(counts.possible_duplicate ?? 0);
+  const kind = typeof imp.format === "string" ? `${imp.format.toUpperCase()} ` : "";
+  return `imported ${n} transaction${n === 1 ? "" : "s"} into ${wallet(String(imp.wallet_id))} from a ${kind}statement${skipped > 0 ? ` (${skipped} duplicate${skipped === 1 ? "" : "s"} skipped)` : ""}`;
+}
+
+/**
+ * delete_transaction's refunds: deleted with it (they still name it: refund_of) or kept as plain income
+ * (the snapshot is as they are after the call, unlinked).
+ */
+function refundsLine(before: Obj): string {
+  const refunds = Array.isArray(before.refunds) ? before.refunds.filter(isObj) : [];
+  if (refunds.length === 0) return "";
+  const deleted = refunds.filter((r) => typeof r.refund_of === "string");
+  const kept = refunds.filter((r) => typeof r.refund_of !== "string");
+  const line = (r: Obj) => `${money(r.amount) ?? ""}${typeof r.payee === "string" ? ` ${r.payee}` : ""} on ${String(r.date)}`;
+  const out: string[] = [];
+  if (deleted.length > 0) out.push(`, with its refund${deleted.length === 1 ? "" : "s"} ${deleted.map(line).join(", ")}`);
+  if (kept.length > 0) out.push(`; refund${kept.length === 1 ? "" : "s"} kept as income: ${kept.map(line).join(", ")}`);
+  return out.join("");
+}
+
 export function describeChange(e: Described, wallet: (id: string) => string): string {
   return oneLine(sentenceOf(e, wallet));
 }
@@ -106,8 +134,10 @@ function sentenceOf(e: Described, wallet: (id: string) => string): string {
     return `added ${money(c.amount) ?? ""} to goal ${String(after.name)}${from} on ${String(c.date)}`;
   }
   if (e.action === "bulk_update" && after) return bulkLine(after, wallet);
+  if (e.action === "create" && e.resource_type === "import" && after) return importLine(after, wallet) ?? `import ${e.resource_id}`;
   if (e.action === "create" && after) return resourceLine(e.resource_type, after, wallet);
-  if (e.action === "delete" && before) return `deleted ${resourceLine(e.resource_type, before, wallet)}`;
+  if (e.action === "delete" && before)
+    return `deleted ${resourceLine(e.resource_type, before, wallet)}${e.resource_type === "transaction" ? refundsLine(before) : ""}`;
   if (e.action === "update" && after) {
     const fields = (changesOf({ action: "update", resourceType: e.resource_type, resourceId: e.resource_id, before: e.before, after: e.after }) ?? []).map(
       (c) =>

@@ -1,8 +1,8 @@
 /**
  * list_changes: the caller's committed writes from the audit log, newest first, each in the person's words
  * (describe.ts), with the client that wrote it (the token's name; an OAuth client's token is named after
- * the client) and every row it touched (the audit's captured rows: both legs of a transfer, a goal
- * contribution and its transfer legs). For "did that go through?" (idempotency_key, audit_id) and "what
+ * the client) and the rows it touched (the audit's captured rows: both legs of a transfer, a goal
+ * contribution and its transfer legs, a delete's refunds; on a page of several changes the first few). For "did that go through?" (idempotency_key, audit_id) and "what
  * changed today?" (day, since, tool, client, area). Only areas the token may read: the tool's own scope is
  * meta:whoami, which reads no finance data, so each entry's area is checked here against read:<area>.
  */
@@ -42,6 +42,13 @@ function idsOf(e: AuditEntry): string[] {
   }
   return [...ids];
 }
+
+/**
+ * How many row ids an entry names on a page of changes: an import or a bulk edit touches hundreds, and
+ * ten changes of a day must read in a page (ANSWER_BUDGETS.changesTodayTokens). A call that names one
+ * change (audit_id, idempotency_key) lists every row; more_ids counts the rest.
+ */
+const IDS_ON_A_PAGE = 5;
 
 /** `timezone` is where a `day` starts and ends (the user's; the account page lists without a day). */
 export async function listChanges(
@@ -100,6 +107,7 @@ export async function listChanges(
   const walletNames = new Map<string, string>();
   for (const w of (jsonValue(raw[0]?.wallet_names) as { id: string; name: string }[] | null) ?? []) walletNames.set(String(w.id), String(w.name));
   const wallet = (id: string) => walletNames.get(id) ?? id;
+  const idsShown = p.audit_id !== undefined || p.idempotency_key !== undefined ? Infinity : IDS_ON_A_PAGE;
   return {
     changes: page.map((e) => {
       const rows = jsonValue(e.row.touched_rows) as { row_key: string }[] | null;
@@ -112,7 +120,8 @@ export async function listChanges(
         tool: e.tool,
         client: e.token_id === null || e.row.client_name == null ? null : String(e.row.client_name),
         summary: describeChange(e, wallet),
-        ids,
+        ids: ids.slice(0, idsShown),
+        ...(ids.length > idsShown ? { more_ids: ids.length - idsShown } : {}),
       };
     }),
     next_cursor: hasMore && last ? encodeCursor(fingerprint, { i: last.id }) : null,
