@@ -118,13 +118,18 @@ async function demoIds(call: CallTool): Promise<Map<string, string>> {
  * needs no entry in largestArgs (which stays for what an example does not show: the largest choice).
  */
 async function requiredFromExample(tool: string, required: string[], call: CallTool): Promise<Record<string, unknown>> {
-  const spec = JSON.parse(readFileSync(join(packagePath("."), "openrpc.json"), "utf8")) as { methods: { name: string; examples?: { params: { name: string; value: unknown }[] }[] }[] };
+  const spec = JSON.parse(readFileSync(join(packagePath("."), "openrpc.json"), "utf8")) as {
+    methods: { name: string; examples?: { params: { name: string; value: unknown }[] }[] }[];
+  };
   const params = spec.methods.find((m) => m.name === tool)?.examples?.[0]?.params ?? [];
   const ids = await demoIds(call);
   const out: Record<string, unknown> = {};
   for (const name of required) {
     const value = params.find((p) => p.name === name)?.value;
-    if (value === undefined) throw new Error(`${tool} requires ${name} and its first example gives none: give one in its example, or its largest arguments in largestArgs in scripts/answer-measure.ts`);
+    if (value === undefined)
+      throw new Error(
+        `${tool} requires ${name} and its first example gives none: give one in its example, or its largest arguments in largestArgs in scripts/answer-measure.ts`,
+      );
     const prefix = typeof value === "string" ? ID.exec(value)?.[1] : undefined;
     out[name] = prefix ? (ids.get(prefix) ?? value) : value;
   }

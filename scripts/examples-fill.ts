@@ -46,7 +46,8 @@ const areaOf = (method: { "x-scope": string }) => {
 
 async function main(): Promise<void> {
   const spec = JSON.parse(readFileSync(join(root, "openrpc.json"), "utf8"));
-  if (only && !spec.methods.some((m: { name: string }) => m.name === only)) throw new Error(`--tool ${only}: no such tool in openrpc.json (run npm run codegen after adding it)`);
+  if (only && !spec.methods.some((m: { name: string }) => m.name === only))
+    throw new Error(`--tool ${only}: no such tool in openrpc.json (run npm run codegen after adding it)`);
   const skipped = new Set(KNOWN_GAPS.map((g) => (g.example === undefined ? g.tool : `${g.tool}: ${g.example}`)));
   const changed = new Map<string, Map<string, unknown>>(); // tool → example name → recorded value
   const { server, token } = await startExampleServer();

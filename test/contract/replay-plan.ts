@@ -6,7 +6,6 @@
 import { startTestServer, type TestServer } from "../helpers/server.js";
 import { seedExampleWorld } from "./example-world.js";
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Any = any;
 
 export interface PlannedExample {

@@ -151,7 +151,9 @@ describe("docs: what the reference pages quote", () => {
   });
 
   it(`docs/ outside docs/history/ is at most ${LINE_BUDGET.toLocaleString("en")} lines of prose (generated pages left out)`, () => {
-    const sizes = currentDocs.filter((f) => !GENERATED_PAGES.includes(rel(f))).map((f) => ({ file: rel(f), lines: read(f).split("\n").length - (read(f).endsWith("\n") ? 1 : 0) }));
+    const sizes = currentDocs
+      .filter((f) => !GENERATED_PAGES.includes(rel(f)))
+      .map((f) => ({ file: rel(f), lines: read(f).split("\n").length - (read(f).endsWith("\n") ? 1 : 0) }));
     const total = sizes.reduce((a, s) => a + s.lines, 0);
     const biggest = [...sizes]
       .sort((a, b) => b.lines - a.lines)

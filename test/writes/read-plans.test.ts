@@ -34,7 +34,16 @@ describe(`read tools: no per-row read of the ledger in any plan (${engine})`, fu
       const payee = ["Blue Bottle", "Rent Co", "Grocer"][i % 3];
       await server.call(
         "create_transaction",
-        { wallet_id: ids.wallet, date: `2026-03-${String(1 + i).padStart(2, "0")}`, amount: `${10 + i}.40`, direction: "expense", payee, category: "Dining", tags: ["food"], idempotency_key: key() },
+        {
+          wallet_id: ids.wallet,
+          date: `2026-03-${String(1 + i).padStart(2, "0")}`,
+          amount: `${10 + i}.40`,
+          direction: "expense",
+          payee,
+          category: "Dining",
+          tags: ["food"],
+          idempotency_key: key(),
+        },
         u.token,
       );
     }
