@@ -1,13 +1,14 @@
 /**
- * Reads openrpc.json, validates it with @open-rpc/schema-utils-js and applies the project's own rules,
+ * Reads the contract (assembled from contract/ by codegen/contract.ts, or one document file), validates it with @open-rpc/schema-utils-js and applies the project's own rules,
  * which the OpenRPC meta-schema cannot express (object results, closed objects, scope/kind present,
  * an example per method). Every later stage works from the `Spec` this returns.
  */
 import { readFile } from "node:fs/promises";
 import { validateOpenRPCDocument } from "@open-rpc/schema-utils-js";
+import { assembleContract, parseStrict } from "./contract.js";
 
-export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-export type JsonObject = { [key: string]: Json };
+import type { Json, JsonObject } from "./contract.js";
+export type { Json, JsonObject };
 
 export interface ContentDescriptor {
   name: string;
@@ -97,8 +98,17 @@ export function isOneSentence(text: string): boolean {
   return true;
 }
 
+/** A whole document from one file (tests check an edited copy this way), duplicate keys refused. */
 export async function loadSpec(path: string): Promise<Spec> {
-  const raw = JSON.parse(await readFile(path, "utf8")) as JsonObject;
+  return checkSpec(parseStrict(await readFile(path, "utf8"), path) as JsonObject);
+}
+
+/** The contract as its parts assemble it (codegen/contract.ts). */
+export async function loadContract(root: string): Promise<Spec> {
+  return checkSpec(await assembleContract(root));
+}
+
+function checkSpec(raw: JsonObject): Spec {
   const valid = validateOpenRPCDocument(structuredClone(raw) as never);
   if (valid !== true) throw new Error(`openrpc.json is not a valid OpenRPC document: ${(valid as Error).message}`);
 

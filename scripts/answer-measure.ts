@@ -5,7 +5,7 @@
  * (calls over HTTP), and `npm run surface` writes it into docs/tool-surface.md (a fixed day and seeded
  * ids, so the figures change only when the answers do).
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { seededRandom } from "../src/random.js";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -23,6 +23,7 @@ import { loadCorpus } from "../src/domain/knowledge/corpus.js";
 import { DEFAULT_KB_FOLDER, seedKnowledgeBase } from "../src/domain/knowledge/store.js";
 import { modelData, modelText } from "../src/mcp/model-text.js";
 import { tools } from "../generated/registry.js";
+import { packagePath } from "../src/package-root.js";
 import { girokontoCsv } from "./bench/statement.js";
 
 export const tokens = (s: string): number => encode(s).length;
@@ -92,13 +93,56 @@ const EARLIEST_DAY = "1900-01-01";
 
 type PropertySchema = { type?: string; maximum?: number; enum?: unknown[] };
 
+const ID = /^([a-z]{3}_)[A-Za-z0-9]{16,40}$/;
+let demoIdsMemo: Map<string, string> | undefined;
+
+/** One id of the demo person per kind (its prefix), as the list_ read tools answer them. */
+async function demoIds(call: CallTool): Promise<Map<string, string>> {
+  if (demoIdsMemo) return demoIdsMemo;
+  const ids = new Map<string, string>();
+  const visit = (v: unknown): void => {
+    if (typeof v === "string") {
+      const prefix = ID.exec(v)?.[1];
+      if (prefix && !ids.has(prefix)) ids.set(prefix, v);
+    } else if (Array.isArray(v)) v.forEach(visit);
+    else if (v && typeof v === "object") Object.values(v).forEach(visit);
+  };
+  for (const t of tools.filter((t) => t.kind === "read" && t.name.startsWith("list_"))) visit(await call(t.name, {}).catch(() => undefined));
+  demoIdsMemo = ids;
+  return ids;
+}
+
+/**
+ * A required argument has no largest value the schema could give: it is taken from the tool's first
+ * example in openrpc.json, an id in it replaced by the demo person's id of the same kind, so a new tool
+ * needs no entry in largestArgs (which stays for what an example does not show: the largest choice).
+ */
+async function requiredFromExample(tool: string, required: string[], call: CallTool): Promise<Record<string, unknown>> {
+  const spec = JSON.parse(readFileSync(join(packagePath("."), "openrpc.json"), "utf8")) as {
+    methods: { name: string; examples?: { params: { name: string; value: unknown }[] }[] }[];
+  };
+  const params = spec.methods.find((m) => m.name === tool)?.examples?.[0]?.params ?? [];
+  const ids = await demoIds(call);
+  const out: Record<string, unknown> = {};
+  for (const name of required) {
+    const value = params.find((p) => p.name === name)?.value;
+    if (value === undefined)
+      throw new Error(
+        `${tool} requires ${name} and its first example gives none: give one in its example, or its largest arguments in largestArgs in scripts/answer-measure.ts`,
+      );
+    const prefix = typeof value === "string" ? ID.exec(value)?.[1] : undefined;
+    out[name] = prefix ? (ids.get(prefix) ?? value) : value;
+  }
+  return out;
+}
+
 /**
  * The arguments a read tool's schema makes largest, for a tool largestArgs does not name, so that a new
  * tool is measured at its largest answer and not at its defaults (a default date range is often this
  * month): every optional integer at its maximum (a page, days ahead), every `include_…` flag on, a range
  * (`from`/`…_from`, `to`/`…_to`) from EARLIEST_DAY to a year after today; then each enum value in turn
- * on top of that (a grouping, a kind), the largest answer kept. A required argument has no largest value
- * the schema could give: measureAnswers refuses the tool until largestArgs names it.
+ * on top of that (a grouping, a kind), the largest answer kept. A required argument comes from the tool's
+ * example (requiredFromExample).
  */
 export function schemaLargestArgs(schema: { properties?: Record<string, PropertySchema> }, today: string): Record<string, unknown>[] {
   const yearAfter = new Date(Date.parse(`${today}T00:00:00Z`) + 366 * 86_400_000).toISOString().slice(0, 10);
@@ -150,11 +194,8 @@ export async function measureAnswers(call: CallTool, today: string): Promise<Ans
     let argsList = special[tool.name];
     if (!argsList) {
       const schema = tool.inputSchema as { properties?: Record<string, PropertySchema>; required?: string[] };
-      if (schema.required?.length)
-        throw new Error(
-          `${tool.name} requires ${schema.required.join(", ")}: give its largest arguments in largestArgs in scripts/answer-measure.ts (docs/adding-a-tool.md, "What every tool must meet")`,
-        );
-      argsList = schemaLargestArgs(schema, today);
+      const required = schema.required?.length ? await requiredFromExample(tool.name, schema.required, call) : {};
+      argsList = schemaLargestArgs(schema, today).map((args) => ({ ...args, ...required }));
     }
     let best = { tool: tool.name, args: argsList[0]!, tokens: -1 };
     for (const args of argsList) {

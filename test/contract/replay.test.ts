@@ -14,8 +14,8 @@ import { readFileSync } from "node:fs";
 import { expect } from "chai";
 import { toolsByName } from "../../generated/registry.js";
 import { engine } from "../helpers/database.js";
-import { startTestServer, type TestServer } from "../helpers/server.js";
-import { seedExampleWorld } from "./example-world.js";
+import type { TestServer } from "../helpers/server.js";
+import { replayPlan, startExampleServer } from "./replay-plan.js";
 import { differences } from "./by-value.js";
 import { KNOWN_GAPS } from "./known-gaps.js";
 
@@ -31,27 +31,13 @@ describe(`contract replay of openrpc.json examples (${engine})`, () => {
   let server: TestServer;
   let token: string;
   before(async () => {
-    // The examples' server address (whoami's account_url), as a deployment names it.
-    server = await startTestServer({ PUBLIC_URL: "https://finance.example.com" }, { now: () => new Date("2026-03-15T12:00:00Z") });
-    token = await seedExampleWorld(server);
+    ({ server, token } = await startExampleServer());
   });
   after(async () => server.close());
 
-  // Reads first, then the dry runs (a delete's preview shows the record as the world has it), then the
-  // writes that commit, so that no example sees another's change; otherwise in the spec's order.
-  // A preview that names what becomes of refunds lists the refund create_transaction's example commits: it
-  // runs with the commits, in spec order (after it).
-  const afterCommits = (ex: any) => ex.params.some((p: any) => p.name === "refunds");
-  const stage = (method: any, ex: any) =>
-    method["x-kind"] === "read" ? 0 : ex.params.some((p: any) => p.name === "dry_run" && p.value === true) && !afterCommits(ex) ? 1 : 2;
-  const ordered = spec.methods
-    .flatMap((method: any) => method.examples.map((ex: any) => ({ method, ex })))
-    .map((e: any, i: number) => ({ ...e, i }))
-    .sort((a: any, b: any) => stage(a.method, a.ex) - stage(b.method, b.ex) || a.i - b.i);
-  for (const { method, ex } of ordered) {
+  for (const { method, ex, params } of replayPlan(spec)) {
     {
       it(`${method.name}: ${ex.name}`, async function () {
-        const params = Object.fromEntries(ex.params.map((p: any) => [p.name, p.value]));
         if (gaps.has(method.name)) {
           // A listed gap must still be one: when it works, take it off test/contract/known-gaps.ts.
           const answer = await server.rpc({ jsonrpc: "2.0", id: 1, method: method.name, params }, token);
@@ -85,7 +71,11 @@ describe(`contract replay of openrpc.json examples (${engine})`, () => {
             expect(found, `the differences pinned for ${id} in test/contract/known-differences.json`).to.deep.equal(
               Array.isArray(pinned) ? pinned : pinned?.[engine],
             );
-        } else expect(differences(ex.result.value, result), "the answer differs from the example by value").to.deep.equal([]);
+        } else
+          expect(
+            differences(ex.result.value, result),
+            `the answer differs from the example by value. If the server is right, record its answer into the contract with \`npm run examples:fill\` (it rewrites this example in contract/methods/*.json), read the diff and commit; the answer was:\n${JSON.stringify(result, null, 2)}\n`,
+          ).to.deep.equal([]);
       });
     }
   }

@@ -1,6 +1,6 @@
 /**
  * docs/adding-a-tool.md, followed to the letter in a temporary copy of the repository: its
- * `openrpc-method` block is added to openrpc.json, each `file=…` block is written (the handler's block
+ * `contract-method` block is added at the end of its area's part (contract/methods/<area>.json), each `file=…` block is written (the handler's block
  * replaces the stub codegen creates), and each `run` block is executed. The walkthrough cannot rot: when
  * the code it describes changes, this fails. The page's commands run on the engine of this run
  * (FINANCE_TEST_ENGINE), so its test is proven on SQLite and on Postgres.
@@ -60,6 +60,7 @@ function fileHashes(dir: string, base = ""): Map<string, string> {
 
 /** What a newcomer adding a read tool may touch: the spec, generated code (generated/, the typed client, the published document, the ChatGPT submission, the token table), one handler, one domain module, one test. */
 const MAY_TOUCH = [
+  /^contract\/methods\/[a-z]+\.json$/,
   /^openrpc\.json$/,
   /^docs\/tool-surface\.md$/,
   /^generated\//,
@@ -83,13 +84,13 @@ describe("docs/adding-a-tool.md, followed in a temporary copy", function () {
   after(() => dir && rmSync(dir, { recursive: true, force: true }));
 
   it("has the blocks a walkthrough needs: one method, the files it creates, the commands", () => {
-    expect(blocks.filter((b) => b.info === "openrpc-method")).to.have.length(1);
+    expect(blocks.filter((b) => b.info === "contract-method")).to.have.length(1);
     expect(blocks.filter((b) => b.info.startsWith("file=")).length).to.be.at.least(3);
     expect(blocks.filter((b) => b.info === "run").length).to.be.at.least(2);
   });
 
   it("names its tool and files as no real tool would, so that following it never overwrites one", () => {
-    const method = JSON.parse(blocks.find((b) => b.info === "openrpc-method")!.body).name as string;
+    const method = JSON.parse(blocks.find((b) => b.info === "contract-method")!.body).name as string;
     expect(method).to.match(/^walkthrough_/);
     const files = blocks.filter((b) => b.info.startsWith("file=")).map((b) => b.info.slice("file=".length));
     for (const file of files) {
@@ -103,16 +104,19 @@ describe("docs/adding-a-tool.md, followed in a temporary copy", function () {
     const env = { ...process.env, FINANCE_TEST_ENGINE: engine, NODE_OPTIONS: "" };
     let method = "";
     for (const block of blocks) {
-      if (block.info === "openrpc-method") {
-        method = JSON.parse(block.body).name;
-        const specPath = join(dir, "openrpc.json");
-        const spec = JSON.parse(readFileSync(specPath, "utf8"));
+      if (block.info === "contract-method") {
+        const added = JSON.parse(block.body) as { name: string; "x-scope": string };
+        method = added.name;
+        const spec = JSON.parse(readFileSync(join(dir, "openrpc.json"), "utf8"));
         expect(
           spec.methods.map((m: { name: string }) => m.name),
           "the page adds a tool the spec does not have yet",
         ).not.to.include(method);
-        spec.methods.push(JSON.parse(block.body));
-        writeFileSync(specPath, `${JSON.stringify(spec, null, 2)}\n`);
+        // The area's part, as the page says: the scope's second word.
+        const partPath = join(dir, "contract/methods", `${added["x-scope"].split(":")[1]}.json`);
+        const part = JSON.parse(readFileSync(partPath, "utf8")) as unknown[];
+        part.push(added);
+        writeFileSync(partPath, `${JSON.stringify(part, null, 2)}\n`);
       } else if (block.info.startsWith("file=")) {
         const file = join(dir, block.info.slice("file=".length));
         if (file.includes(`/src/tools/`)) expect(existsSync(file), `codegen created the stub ${file}`).to.equal(true);

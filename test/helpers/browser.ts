@@ -26,6 +26,22 @@ export function chromiumPath(): string | undefined {
 export async function launchBrowser(ctx: Mocha.Context): Promise<Browser> {
   const path = chromiumPath();
   if (!path) skipWithout(ctx, "chromium", "no chromium on PATH");
-  // --no-sandbox: CI runs as root, where Chromium's sandbox cannot start.
-  return chromium.launch({ executablePath: path, headless: true, args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"] });
+  // --no-sandbox: CI runs as root, where Chromium's sandbox cannot start. The rest keep Chromium off the
+  // network it would reach for itself (updates, sync, QUIC probes): on this closed network those
+  // connections are refused many at a time, which under load reset the page's own connection to the test
+  // server (a test that passed alone failed in the full run).
+  return chromium.launch({
+    executablePath: path,
+    headless: true,
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-dev-shm-usage",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--disable-quic",
+      "--no-first-run",
+    ],
+  });
 }

@@ -39,9 +39,12 @@ function source(db: Knex, kind: LabelKind, userId: string, p: LabelParams): { q:
   // Over lines (query.ts): a split transaction's parts each in their own category and tags.
   const q = linesQuery(db, filter);
   if (kind === "category") return { q, key: LINE.categoryKey, name: `MIN(${LINE.category})` };
-  // A line's tags: an unsplit transaction's own (transaction_tags), or a part's (its JSON list).
+  // A line's tags: an unsplit transaction's own (transaction_tags), or a part's (its JSON list). Joined by
+  // the transaction's id alone (its tags are its user's), so each line reads its own tags through the
+  // primary key; a user_id term let SQLite pick (user_id, tag) and read all the person's tags per line
+  // (test/writes/read-plans.test.ts).
   q.leftJoin({ g: "transaction_tags" }, function () {
-    this.on("g.transaction_id", "=", "t.id").andOn("g.user_id", "=", "t.user_id").andOnNull("p.transaction_id");
+    this.on("g.transaction_id", "=", "t.id").andOnNull("p.transaction_id");
   })
     .joinRaw(partTagsJoinSql(db, "p.tags", "pt"))
     .whereRaw("COALESCE(g.tag, pt.value) IS NOT NULL");
