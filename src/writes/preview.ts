@@ -28,11 +28,14 @@ const VERSION = "pv1";
 /** How long a preview id commits: a person reads a preview and answers within minutes (docs/decisions.md#preview-ids). */
 export const PREVIEW_TTL_MS = 30 * 60_000;
 /**
- * Arguments that decide nothing written, so a commit may differ from its dry run in them: the call's key
- * and mode, the preview id itself, how many rows the answer lists, and expected_count, which the dry run
- * may not carry (save_rule's documented flow) and the commit's is checked against the preview's count.
+ * Arguments a commit may send otherwise than its dry run: the call's key and mode, the preview id itself,
+ * how many rows the answer lists (rows_limit changes no row); expected_count, which the dry run may not
+ * carry (save_rule's documented flow) and which is checked against the preview's count instead; and an
+ * import's choices among the rows the preview showed, each with its status bound by the digest (the
+ * possible duplicates named in import_rows, the invalid rows skip_invalid drops): the person makes them
+ * after reading the preview (docs/decisions.md#preview-ids).
  */
-const BINDING_FREE = ["dry_run", "preview_id", "idempotency_key", "rows_limit", "expected_count"];
+const BINDING_FREE = ["dry_run", "preview_id", "idempotency_key", "rows_limit", "expected_count", "import_rows", "skip_invalid"];
 
 /** What a preview id carries: the rows' count and digest, and when it was made; `mac` names it (previews_used). */
 export interface Payload {

@@ -78,9 +78,19 @@ describe(`previews: one dry run, one commit (${engine})`, function () {
     const done = await call("import_transactions", { wallet_id: wallet, statement: CSV, rows_limit: 200, preview_id: preview.preview_id });
     expect(done.status).to.equal("committed");
     expect(done.counts.created).to.equal(3);
-    // What decides the rows written stays bound: another import_rows is not this preview's call.
-    const other = await refused("import_transactions", { wallet_id: wallet, statement: CSV, import_rows: [2], preview_id: preview.preview_id });
+    // What decides the rows stays bound: another statement is not this preview's call.
+    const other = await refused("import_transactions", { wallet_id: wallet, statement: `${CSV}\n2026-03-05,-1.00,Extra`, preview_id: preview.preview_id });
     expect(other.data).to.deep.include({ code: "invalid_params", field: "preview_id" });
+  });
+
+  it("import_transactions: the possible duplicates the person picks from the preview commit with its preview_id (import_rows after the dry run)", async () => {
+    const wallet = (await call("create_wallet", { name: "Picked", type: "checking", currency: "EUR" })).wallet.id;
+    await call("create_transaction", { wallet_id: wallet, direction: "expense", amount: "12.00", date: "2026-03-03", payee: "Film night" });
+    const preview = await call("import_transactions", { wallet_id: wallet, statement: CSV, dry_run: true });
+    expect(preview.counts).to.include({ possible_duplicate: 1, to_create: 2 });
+    const done = await call("import_transactions", { wallet_id: wallet, statement: CSV, import_rows: [3], preview_id: preview.preview_id });
+    expect(done.status).to.equal("committed");
+    expect(done.counts).to.include({ created: 3 });
   });
 
   it("undo_change: dry run, then commit with its preview_id", async () => {
