@@ -55,6 +55,10 @@ export interface PreviewRow {
 export interface PreviewBasis {
   noun: string;
   rows: readonly PreviewRow[];
-  /** How many rows there are when `rows` holds only the first of them (a selection larger than expected). */
+  /**
+   * The count the preview shows and a commit's expected_count must equal, when it is not rows.length: a
+   * selection larger than expected (`rows` holds only the first), or rows bound beside the counted ones
+   * (the rule save_rule replaces).
+   */
   total?: number;
 }

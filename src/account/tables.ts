@@ -56,6 +56,7 @@ export const ACCOUNT_TABLE_RULES: Readonly<Record<string, AccountTableRule>> = {
   audit_rows: { label: "rows kept for undoing changes", shown: false },
   mcp_sessions: { label: "what connected chatbots can ask you", shown: false },
   request_states_used: { label: "answered confirmation requests", shown: false },
+  previews_used: { label: "previews already committed", shown: false },
   audit_capture: { label: "undo capture switches", shown: false, phase: "first" },
   // Written by the deletion itself (SQLite): after the tables whose triggers read it.
   account_erasure: { label: "the deletion's own mark", shown: false, phase: "last" },

@@ -12,7 +12,7 @@
 import type { Knex } from "knex";
 import type { Caller } from "../context.js";
 import type { ConfirmAnswer, ConfirmChannel, ConfirmQuestion } from "../writes/confirm.js";
-import { AwaitingConfirmation, needsConfirmation } from "../writes/confirm.js";
+import { AwaitingConfirmation, needsConfirmation, shownPreviewOf } from "../writes/confirm.js";
 import { redeemRequestState, signRequestState } from "../writes/request-state.js";
 import { declaresFormElicitation, sessionClientElicits } from "./client-capabilities.js";
 import { modelText } from "./model-text.js";
@@ -27,7 +27,7 @@ const MESSAGE_CHARS = 1500;
 
 /** What the person reads: the tool's title, then what its dry run says it would do (ids, amounts, counts). */
 export function confirmMessage(q: ConfirmQuestion): string {
-  const { status: _s, audit_id: _a, warnings: _w, ...what } = q.preview;
+  const { status: _s, audit_id: _a, warnings: _w, preview_id: _p, ...what } = q.preview;
   const text = modelText(what);
   return `Confirm: ${q.title}?\n${text.length > MESSAGE_CHARS ? `${text.slice(0, MESSAGE_CHARS)}…` : text}`;
 }
@@ -59,11 +59,12 @@ function modernChannel(deps: ChannelDeps, caller: Caller, params: Record<string,
       const response = responses !== null && typeof responses === "object" ? (responses as Record<string, unknown>)[CONFIRM_INPUT] : undefined;
       // No answer to our question (or no state): ask afresh, with a new state.
       if (response === undefined || params.requestState === undefined) return undefined;
-      await redeemRequestState(deps.db, params.requestState, caller, tool, args, deps.now());
-      return answerOf(response);
+      const { shownPreview } = await redeemRequestState(deps.db, params.requestState, caller, tool, args, deps.now());
+      return { answer: answerOf(response), previewId: shownPreview };
     },
     async ask(q) {
-      const requestState = await signRequestState(deps.db, caller, q.tool, q.params, deps.now());
+      // The preview the person is shown travels in the signed state: the retry's commit is bound to it.
+      const requestState = await signRequestState(deps.db, caller, q.tool, q.params, deps.now(), shownPreviewOf(q.preview));
       // The call ends here; the MCP layer answers input_required with this (src/mcp/tools.ts).
       throw new AwaitingConfirmation({ inputRequests: { [CONFIRM_INPUT]: { method: "elicitation/create", params: confirmElicitation(q) } }, requestState });
     },

@@ -286,10 +286,12 @@ export interface DetectedCsv {
  * per wallet"): a SHA-256 of the delimiter, the header row's cells folded (or the column count of a file
  * without one) and the keys of the preamble's lines (their first cell, letters only: "Kontostand vom
  * 24.11.2026:" is "kontostandvom"), never their values. Read as the file reads without a mapping, so the
- * same layout has the same fingerprint whatever mapping a call sends.
+ * same layout has the same fingerprint whatever mapping a call sends. A file without a header is told by
+ * its width and what each column holds (columnKinds): two bank exports of three columns in another order
+ * are two layouts (docs/decisions.md#remembered-mapping-and-evidence).
  */
 function fingerprintOf(delimiter: string, records: readonly Record_[], headerIndex: number, width: number): string {
-  const header = headerIndex >= 0 ? records[headerIndex]!.cells.map(fold) : [`#${width}`];
+  const header = headerIndex >= 0 ? records[headerIndex]!.cells.map(fold) : [`#${width}`, ...columnKinds(records, width)];
   const keys = records
     .slice(0, Math.max(headerIndex, 0))
     .map((r) => fold(r.cells.find((c) => c !== "") ?? "").replace(/[^a-z]/g, ""))
@@ -297,6 +299,33 @@ function fingerprintOf(delimiter: string, records: readonly Record_[], headerInd
   return createHash("sha256")
     .update(JSON.stringify({ delimiter, header, preamble: keys }))
     .digest("hex");
+}
+
+/** Rows a headerless layout's column kinds are read from: enough to outvote a stray cell, bounded for a wide file. */
+const KIND_SAMPLE_ROWS = 20;
+
+/**
+ * What each column of a headerless file holds, by the most of its first full-width rows' non-empty cells:
+ * "date", "number", "text", or "empty". Values never enter the fingerprint, only these kinds.
+ */
+function columnKinds(records: readonly Record_[], width: number): string[] {
+  const sample = records.filter((r) => r.cells.length === width).slice(0, KIND_SAMPLE_ROWS);
+  const kindOf = (c: string) =>
+    parseDate(c, "day_first") !== null || parseDate(c, "month_first") !== null
+      ? "date"
+      : parseDecimal(withoutCurrency(c), ",") !== null || parseDecimal(withoutCurrency(c), ".") !== null
+        ? "number"
+        : "text";
+  return Array.from({ length: width }, (_, i) => {
+    const votes = new Map<string, number>();
+    for (const r of sample) {
+      const cell = r.cells[i]!;
+      if (cell === "") continue;
+      const kind = kindOf(cell);
+      votes.set(kind, (votes.get(kind) ?? 0) + 1);
+    }
+    return [...votes].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0]?.[0] ?? "empty";
+  });
 }
 
 /** The layout fingerprint of a CSV read without a mapping; null when it does not read so. */

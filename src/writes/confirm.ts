@@ -8,6 +8,10 @@
  *   dry run → the preview; under the rule's row threshold → commit without asking;
  *   ask (with the preview) → accept: commit; decline or cancel: confirmation_declined, nothing written.
  *
+ * The accept commits what the dialog showed: a bulk write's dry run answers a preview_id, which the commit
+ * is bound to (kept in the wait, or in the signed requestState of a 2026-07-28 retry), so rows changed
+ * while the person read are stale_preview, as for a commit passing that preview_id (issue 51).
+ *
  * A 2026-07-28 retry carries its answer (channel.carried): it was asked before, so it is not asked again.
  * Without a channel (a direct call, a client without elicitation, a revision without it) nothing changes:
  * the dry-run-then-commit flow of every write. Dry runs are never asked about.
@@ -28,10 +32,16 @@ export interface ConfirmQuestion {
   params: Record<string, unknown>;
 }
 
+/** A person's answer, and the preview_id of the dry run they were shown (bulk writes only). */
+export interface CarriedAnswer {
+  answer: ConfirmAnswer;
+  previewId?: string;
+}
+
 /** How a transport asks the person behind the client; the MCP layer makes one per call (src/mcp/confirm-channels.ts). */
 export interface ConfirmChannel {
   /** The answer this call already carries (a 2026-07-28 retry), checked and claimed; undefined when it carries none. */
-  carried?(tool: string, params: Record<string, unknown>): Promise<ConfirmAnswer | undefined>;
+  carried?(tool: string, params: Record<string, unknown>): Promise<CarriedAnswer | undefined>;
   /** Asks the person and returns their answer, or throws what ends the call until the client retries with it. */
   ask(question: ConfirmQuestion): Promise<ConfirmAnswer>;
 }
@@ -47,7 +57,19 @@ export class AwaitingConfirmation extends Error {
   }
 }
 
-export type RunWrite = (tool: string, params: Record<string, unknown>, ctx: ToolContext, handler: WriteHandler) => Promise<Record<string, unknown>>;
+/** The write pipeline (src/writes/pipeline.ts); `shownPreview` binds the commit to the preview a dialog showed. */
+export type RunWrite = (
+  tool: string,
+  params: Record<string, unknown>,
+  ctx: ToolContext,
+  handler: WriteHandler,
+  shownPreview?: string,
+) => Promise<Record<string, unknown>>;
+
+/** The preview_id a dry run answered (bulk writes), which the confirmed commit is bound to. */
+export function shownPreviewOf(preview: Record<string, unknown>): string | undefined {
+  return typeof preview.preview_id === "string" ? preview.preview_id : undefined;
+}
 
 /** The number at a JSON pointer of the preview (an array counts its items); 0 when absent. */
 function countAt(preview: Record<string, unknown>, pointer: string): number {
@@ -86,14 +108,14 @@ export async function confirmThenWrite(
 ): Promise<Record<string, unknown>> {
   const rule = confirmRules.get(tool.name);
   if (!rule || !channel || params.dry_run === true) return runWrite(tool.name, params, ctx, handler);
-  let answer = await channel.carried?.(tool.name, params);
-  if (answer === undefined) {
+  let carried = await channel.carried?.(tool.name, params);
+  if (carried === undefined) {
     // A retry of a call that committed: the pipeline answers "replayed" and writes nothing; do not ask.
     if (await findKey(ctx.db, ctx.caller.userId, String(params.idempotency_key))) return runWrite(tool.name, params, ctx, handler);
     const preview = await runWrite(tool.name, { ...params, dry_run: true }, ctx, handler);
     if (!mustConfirm(rule, preview)) return runWrite(tool.name, params, ctx, handler);
-    answer = await channel.ask({ tool: tool.name, title: tool.title, preview, params });
+    carried = { answer: await channel.ask({ tool: tool.name, title: tool.title, preview, params }), previewId: shownPreviewOf(preview) };
   }
-  if (answer === "accept") return runWrite(tool.name, params, ctx, handler);
-  throw notConfirmed(answer, tool.title);
+  if (carried.answer === "accept") return runWrite(tool.name, params, ctx, handler, carried.previewId);
+  throw notConfirmed(carried.answer, tool.title);
 }

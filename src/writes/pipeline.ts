@@ -22,7 +22,7 @@ import type { AuditEntry } from "../audit/log.js";
 import { changesOf, type Changes } from "../audit/diff.js";
 import { closeWrite, openWrite } from "./bookkeeping.js";
 import { findKey, keyInUse, replayOrRefuse, requestHash, type StoredKey } from "./idempotency.js";
-import { assertFreshPreview, previewKey, readPreview, signPreview, type PreviewBasis } from "./preview.js";
+import { assertFreshPreview, assertPreviewCount, claimPreview, previewKey, readPreview, signPreview, type Payload, type PreviewBasis } from "./preview.js";
 import type { AuditChange, WriteContext, WriteOutcome } from "./types.js";
 import { RowCaptureMissing } from "../db/row-capture.js";
 import { repairRowCapture } from "../db/migrate.js";
@@ -89,7 +89,18 @@ async function captureRefusal(ctx: ToolContext, tool: string, err: RowCaptureMis
 }
 
 export function createWritePipeline(deps: WritePipelineDeps) {
-  return async function runWrite(tool: string, params: Record<string, unknown>, ctx: ToolContext, handler: WriteHandler): Promise<Record<string, unknown>> {
+  /**
+   * `shownPreview`: the preview_id of the dry run a confirmation through the client showed the person
+   * (src/writes/confirm.ts); the commit is bound to it as to a preview_id it passes, without it entering
+   * the call's arguments (a retry with the same key replays).
+   */
+  return async function runWrite(
+    tool: string,
+    params: Record<string, unknown>,
+    ctx: ToolContext,
+    handler: WriteHandler,
+    shownPreview?: string,
+  ): Promise<Record<string, unknown>> {
     const key = String(params.idempotency_key);
     const userId = ctx.caller.userId;
     const prepared = handler.prepare ? await handler.prepare(params as never) : undefined;
@@ -120,13 +131,17 @@ export function createWritePipeline(deps: WritePipelineDeps) {
     }
 
     const hash = requestHash(tool, params);
-    // A commit bound to a preview: the id is checked now (made here, for this call), the rows when the
-    // handler names them, inside the transaction and before it writes.
-    let bindPreview: ((b: PreviewBasis) => void) | undefined;
-    if (params.preview_id !== undefined) {
-      const payload = readPreview(await previewKey(ctx.db), params.preview_id, userId, tool, params);
-      bindPreview = (b) => assertFreshPreview(payload, b);
+    // A commit bound to a preview (the one it passes, the one its confirmation showed): the id is checked
+    // now (made here, for this call, not expired; expected_count its count), claimed and the rows checked
+    // when the handler names them, inside the transaction and before it writes.
+    const previews: Payload[] = [];
+    for (const id of [params.preview_id, shownPreview]) {
+      if (id === undefined) continue;
+      const payload = readPreview(await previewKey(ctx.db), id, userId, tool, params, ctx.now());
+      assertPreviewCount(payload, params.expected_count);
+      if (!previews.some((p) => p.mac === payload.mac)) previews.push(payload);
     }
+    const bindPreview = previews.length === 0 ? undefined : (b: PreviewBasis) => previews.forEach((p) => assertFreshPreview(p, b));
     const flightKey = `${userId}:${key}`;
     if (inFlight.has(flightKey)) throw keyInUse();
     inFlight.add(flightKey);
@@ -140,6 +155,7 @@ export function createWritePipeline(deps: WritePipelineDeps) {
           lock = deps.watch?.lockWait();
           const auditId = await openWrite(trx, userId, key);
           lock?.acquired();
+          for (const p of previews) await claimPreview(trx, userId, p);
           const at = ctx.now();
           // Every row the handler writes is recorded with the audit row (undo_change reverses them).
           const outcome = await handler(params as never, { ...ctx, db: trx, dryRun: false, prepared, bindPreview });

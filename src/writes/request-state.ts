@@ -2,7 +2,8 @@
  * The requestState of a 2026-07-28 confirmation (docs/security.md, "requestState"): what the server hands
  * the client with its input_required answer and gets back on the retry. It carries no secret and no
  * argument value, only what binds it: the user, the token, the tool, a hash of the canonical arguments
- * (the idempotency_key included, dry_run left out), a random nonce and an expiry, signed with HMAC-SHA256
+ * (the idempotency_key included, dry_run left out), the preview_id of the dry run the person was shown
+ * (a bulk write's, which the accepted commit is bound to), a random nonce and an expiry, signed with HMAC-SHA256
  * under a key the server generated once (server_secrets "request-state"). So it cannot be forged, nor
  * moved to another user, token, tool or arguments; it is good for REQUEST_STATE_TTL_MS and only once
  * (its nonce is claimed in request_states_used when it is answered).
@@ -19,11 +20,12 @@ export const REQUEST_STATE_TTL_MS = 5 * 60_000;
 const VERSION = "rs1";
 
 interface StatePayload {
-  /** user, token, tool, hash of the arguments, nonce, expiry (ms since the epoch) */
+  /** user, token, tool, hash of the arguments, the preview shown (if any), nonce, expiry (ms since the epoch) */
   u: string;
   k: string;
   t: string;
   h: string;
+  p?: string;
   n: string;
   e: number;
 }
@@ -43,12 +45,20 @@ function mac(key: Buffer, body: string): Buffer {
   return createHmac("sha256", key).update(`finance-mcp requestState\n${body}`).digest();
 }
 
-export async function signRequestState(db: Knex, caller: Caller, tool: string, params: Record<string, unknown>, now: Date): Promise<string> {
+export async function signRequestState(
+  db: Knex,
+  caller: Caller,
+  tool: string,
+  params: Record<string, unknown>,
+  now: Date,
+  shownPreview?: string,
+): Promise<string> {
   const payload: StatePayload = {
     u: caller.userId,
     k: caller.tokenId,
     t: tool,
     h: argumentsHash(tool, params),
+    ...(shownPreview === undefined ? {} : { p: shownPreview }),
     n: randomBytes(32).toString("base64url"),
     e: now.getTime() + REQUEST_STATE_TTL_MS,
   };
@@ -70,10 +80,18 @@ function invalid(reason: "forged" | "other_call" | "used"): AppError {
 }
 
 /**
- * Checks a requestState against this very call and claims it (single use). Throws request_state_invalid
- * (forged, other_call, used) or request_state_expired; never says which part of a forged state failed.
+ * Checks a requestState against this very call and claims it (single use); answers the preview it was
+ * asked with. Throws request_state_invalid (forged, other_call, used) or request_state_expired; never says
+ * which part of a forged state failed.
  */
-export async function redeemRequestState(db: Knex, state: unknown, caller: Caller, tool: string, params: Record<string, unknown>, now: Date): Promise<void> {
+export async function redeemRequestState(
+  db: Knex,
+  state: unknown,
+  caller: Caller,
+  tool: string,
+  params: Record<string, unknown>,
+  now: Date,
+): Promise<{ shownPreview?: string }> {
   if (typeof state !== "string" || state.length > 1024) throw invalid("forged");
   const parts = state.split(".");
   if (parts.length !== 3 || parts[0] !== VERSION) throw invalid("forged");
@@ -97,6 +115,7 @@ export async function redeemRequestState(db: Knex, state: unknown, caller: Calle
     .ignore()
     .returning("nonce");
   if (claimed.length !== 1) throw invalid("used");
+  return typeof payload.p === "string" ? { shownPreview: payload.p } : {};
 }
 
 export async function purgeUsedRequestStates(db: Knex, now: Date): Promise<number> {

@@ -97,6 +97,10 @@ export async function makePerson(server: TestServer, email = `leave-${randomByte
   await server
     .db("request_states_used")
     .insert({ nonce: randomBytes(32).toString("base64url"), user_id: user.id, expires_at: new Date(Date.now() + 240_000).toISOString() });
+  // A preview id a commit used (src/writes/preview.ts; test/writes/preview-binding.test.ts makes them through the tools).
+  await server
+    .db("previews_used")
+    .insert({ mac: randomBytes(16).toString("base64url"), user_id: user.id, expires_at: new Date(Date.now() + 240_000).toISOString() });
   await server.call(
     "create_transaction",
     {

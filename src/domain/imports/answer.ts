@@ -7,7 +7,7 @@ import type { ImportRow, StatementMapping, Warning } from "../../../generated/ty
 import { stringMaxLengths } from "../../../generated/limits.js";
 import { formatMinor } from "../../money/amount.js";
 import type { CsvMapping, ParsedStatement } from "../../statements/parse.js";
-import type { ImportOutcome, PlannedEntry, Reconciliation, RowStatus } from "./import.js";
+import type { ImportOutcome, MappingSource, PlannedEntry, Reconciliation, RowStatus } from "./import.js";
 
 const COLUMN_KEYS = ["date", "amount", "sign", "debit", "credit", "payee", "payer", "description", "id", "balance", "currency"] as const;
 
@@ -118,6 +118,19 @@ export function importWarnings(
     });
   }
   return out;
+}
+
+/** A remembered mapping the file's own dates overruled (docs/decisions.md#remembered-mapping-and-evidence): said, with the way back. */
+export function overruledWarnings(source: MappingSource | null): Warning[] {
+  const o = source?.overruled;
+  if (!o) return [];
+  const name = (order: string) => order.replace("_", "-");
+  return [
+    {
+      code: "mapping_remembered_overruled",
+      message: `The mapping remembered for this layout reads dates ${name(o.remembered)}, but this file's dates say ${name(o.read)}: it was read ${name(o.read)} (${o.rows} ${o.rows === 1 ? "row is" : "rows are"} dated otherwise than the remembered order would). If the remembered order is right, send mapping.date_order "${o.remembered}".`,
+    },
+  ];
 }
 
 /** The reconciliation as the contract has it. */

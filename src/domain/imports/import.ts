@@ -36,7 +36,7 @@ import { markRefunds } from "../transactions/parts.js";
 import { foldedKeys, foldKey, normalizeTags } from "../shared/text.js";
 import { dateInRange, rowMinor } from "./amounts.js";
 import { usualCategories } from "./history.js";
-import { rememberedMapping, rememberMapping } from "./mappings.js";
+import { dateOrderAgainstFile, rememberedMapping, rememberMapping, type OverruledKey } from "./mappings.js";
 import { FUZZY_DAYS, bankKey, contentKey, similarPayees } from "./keys.js";
 
 export type RowStatus = "new" | "duplicate" | "possible_duplicate" | "invalid";
@@ -99,6 +99,8 @@ export interface MappingSource {
   source: "detected" | "given" | "remembered";
   /** When the remembered mapping this read started from was saved; null when none was. */
   savedAt: string | null;
+  /** A remembered key the file's own evidence overruled (importWarnings says so); null when none was. */
+  overruled: OverruledKey | null;
 }
 
 export interface ImportOutcome {
@@ -137,11 +139,17 @@ export async function importStatement(db: Knex, userId: string, input: ImportInp
   let mappingSource: MappingSource | null = null;
   if (parsed.format === "csv" && typeof parsed.layout === "string") {
     const remembered = await rememberedMapping(db, userId, wallet.id, parsed.layout);
+    let overruled: OverruledKey | null = null;
     if (remembered !== null) {
       const merged = { ...remembered.mapping, ...Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)) };
+      const detected = parsed;
       parsed = await readStatement({ statement: input.statement, format: "csv", mapping: merged, hints: { card } });
+      // Never silently over the file's own evidence: dates that decide their order are read in it (the answer says so).
+      overruled = given.date_order === undefined ? dateOrderAgainstFile(detected, parsed) : null;
+      if (overruled !== null)
+        parsed = await readStatement({ statement: input.statement, format: "csv", mapping: { ...merged, date_order: overruled.read }, hints: { card } });
     }
-    mappingSource = { source: sent ? "given" : remembered !== null ? "remembered" : "detected", savedAt: remembered?.savedAt ?? null };
+    mappingSource = { source: sent ? "given" : remembered !== null ? "remembered" : "detected", savedAt: remembered?.savedAt ?? null, overruled };
   }
   if (parsed.currency !== null && parsed.currency !== wallet.currency)
     throw invalidParams(

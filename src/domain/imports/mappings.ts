@@ -7,7 +7,7 @@
  * and undoing the import restores the mapping before it, or removes it.
  */
 import type { Knex } from "knex";
-import type { CsvMapping } from "../../statements/parse.js";
+import type { CsvMapping, ParsedStatement } from "../../statements/parse.js";
 
 export interface RememberedMapping {
   mapping: Partial<CsvMapping>;
@@ -98,4 +98,27 @@ export async function rememberMapping(db: Knex, userId: string, walletId: string
   const at = now.toISOString();
   if (found === undefined) await db("import_mappings").insert({ ...key, mapping: text, created_at: at, updated_at: at });
   else if (found.mapping !== text) await db("import_mappings").where(key).update({ mapping: text, updated_at: at });
+}
+
+/** A remembered key the file's own evidence overruled: what was remembered, what the file was read with, and how many rows it dates otherwise. */
+export interface OverruledKey {
+  key: "date_order";
+  remembered: CsvMapping["date_order"];
+  read: CsvMapping["date_order"];
+  rows: number;
+}
+
+/**
+ * The file's own evidence against a remembered mapping (docs/decisions.md#remembered-mapping-and-evidence):
+ * its date order, when its dates decide it (a day above 12, so the read was not `unsure`) and the
+ * remembered order dates some row otherwise. The import then reads the file in its own order and says so;
+ * a file that does not tell keeps the remembered order, which is what remembering is for.
+ */
+export function dateOrderAgainstFile(detected: ParsedStatement, asRemembered: ParsedStatement): OverruledKey | null {
+  const read = detected.mapping?.date_order;
+  const remembered = asRemembered.mapping?.date_order;
+  if (read === undefined || remembered === undefined || read === remembered || detected.unsure?.keys.includes("date_order")) return null;
+  const dateOf = new Map(asRemembered.rows.map((r) => [r.row, r.date]));
+  const rows = detected.rows.filter((r) => dateOf.get(r.row) !== r.date).length;
+  return rows === 0 ? null : { key: "date_order", remembered, read, rows };
 }

@@ -4,7 +4,7 @@
  */
 import type { ImportTransactionsParams } from "../../../generated/types.js";
 import type { WriteContext } from "../../writes/types.js";
-import { countsOf, importWarnings, mappingFromApi, mappingToApi, reconciliationToApi, rowsPage } from "./answer.js";
+import { countsOf, importWarnings, mappingFromApi, mappingToApi, overruledWarnings, reconciliationToApi, rowsPage } from "./answer.js";
 import { importStatement, readStatement } from "./import.js";
 import type { ParsedStatement } from "../../statements/parse.js";
 
@@ -30,13 +30,10 @@ export async function importTransactions(ctx: WriteContext, params: ImportTransa
   return {
     // Warnings and the reconciliation first: a model reads the answer's start (docs/import.md, "Reconciliation").
     result: {
-      warnings: importWarnings(
-        counts,
-        outcome.reconciliation,
-        params.skip_invalid ?? false,
-        outcome.parsed,
-        outcome.rows.filter((r) => r.descriptionCut).length,
-      ),
+      warnings: [
+        ...importWarnings(counts, outcome.reconciliation, params.skip_invalid ?? false, outcome.parsed, outcome.rows.filter((r) => r.descriptionCut).length),
+        ...overruledWarnings(outcome.mappingSource),
+      ],
       reconciliation: reconciliationToApi(outcome.reconciliation),
       format: outcome.parsed.format,
       currency: outcome.wallet.currency,

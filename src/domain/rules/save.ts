@@ -79,12 +79,14 @@ export async function saveRule(ctx: DomainContext, p: SaveRuleParams): Promise<S
   const changes = await changesOfRule(db, userId, rule);
   // The preview is bound to the transactions it would change as they are, and to the rule it replaces
   // (src/writes/preview.ts): a commit passing its preview_id is refused with stale_preview otherwise.
+  // Its count is the transactions' (applied.count, what expected_count names), the rule not counted.
   ctx.bindPreview?.({
     noun: "transactions",
     rows: [
       ...(old === null ? [] : [{ id: old.id, content: old }]),
       ...changes.map((c) => ({ id: c.before.id, content: c.before, updatedAt: c.before.updated_at })),
     ],
+    total: changes.length,
   });
   // The cap every bulk write shares (info.x-limits.bulk_write_rows), dry run or not, as update_transactions.
   if (changes.length > limits.bulkWriteRows)
