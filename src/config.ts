@@ -41,6 +41,11 @@ export interface Config {
   logLevel: "silent" | "error" | "info";
   logFormat: "json" | "pretty";
   shutdownGraceSeconds: number;
+  /**
+   * How long an idle keep-alive connection stays open (server.keepAliveTimeout), above the 60 s idle time of
+   * common proxies and clients, so the server never closes a socket a client is about to reuse.
+   */
+  keepAliveSeconds: number;
   metrics: "off" | "on";
   /** Postgres: verified tokens cached in the process, dropped on NOTIFY (src/auth/token-cache.ts). off: a lookup per call. */
   tokenCache: "on" | "off";
@@ -96,6 +101,7 @@ export const CONFIG_VARIABLES = [
   "LOG_LEVEL",
   "LOG_FORMAT",
   "SHUTDOWN_GRACE_SECONDS",
+  "KEEP_ALIVE_TIMEOUT_SECONDS",
   "METRICS",
   "METRICS_TOKEN",
   "PUBLIC_URL",
@@ -349,6 +355,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: r.oneOf("LOG_LEVEL", ["silent", "error", "info"] as const, "info"),
     logFormat: r.oneOf("LOG_FORMAT", ["json", "pretty"] as const, "json"),
     shutdownGraceSeconds: r.int("SHUTDOWN_GRACE_SECONDS", 10, 0, 3600),
+    // Node's default is 5 s: a client busy longer than that lost its next call on a socket just closed.
+    keepAliveSeconds: r.int("KEEP_ALIVE_TIMEOUT_SECONDS", 65, 1, 290),
     metrics: r.oneOf("METRICS", ["off", "on"] as const, "off"),
     tokenCache: r.oneOf("TOKEN_CACHE", ["on", "off"] as const, "on"),
     redisUrl,

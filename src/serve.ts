@@ -78,6 +78,7 @@ async function startLocked(config: Config, options: { log?: Logger; app?: AppOpt
   }
   const services = await createServices(config, db, { log: options.log });
   const server = createServer(createApp(services, options.app));
+  applyKeepAlive(server, config.keepAliveSeconds);
   // Expired idempotency keys, and the used requestStates' nonces once their states have expired.
   const purgeAll = (now: Date) => Promise.all([purgeExpiredKeys(db, now), purgeUsedRequestStates(db, now)]);
   const purge = setInterval(() => void purgeAll(new Date()).catch(() => undefined), PURGE_EVERY_MS);
@@ -95,6 +96,16 @@ async function startLocked(config: Config, options: { log?: Logger; app?: AppOpt
     return stopping;
   };
   return { services, server, port, stop };
+}
+
+/**
+ * Idle keep-alive connections stay open KEEP_ALIVE_TIMEOUT_SECONDS (default 65, above the 60 s idle time of
+ * common load balancers and clients): the side that closes an idle socket must be the client, or its next
+ * request may go out on a socket the server has just closed. headersTimeout must exceed it (Node's rule).
+ */
+export function applyKeepAlive(server: Server, seconds: number): void {
+  server.keepAliveTimeout = seconds * 1000;
+  server.headersTimeout = seconds * 1000 + 1000;
 }
 
 async function shutdown(services: Services, server: Server, purge: NodeJS.Timeout, reason: string): Promise<number> {
