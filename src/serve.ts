@@ -25,6 +25,7 @@ import { seedKnowledgeBase } from "./domain/knowledge/store.js";
 import type { Logger } from "./log.js";
 import { purgeExpiredKeys } from "./writes/idempotency.js";
 import { purgeUsedRequestStates } from "./writes/request-state.js";
+import { pruneSessions } from "./mcp/sessions.js";
 
 const PURGE_EVERY_MS = 10 * 60_000;
 /** What SSE clients are told to wait before reconnecting (the `retry:` field, milliseconds). */
@@ -79,8 +80,9 @@ async function startLocked(config: Config, options: { log?: Logger; app?: AppOpt
   const services = await createServices(config, db, { log: options.log });
   const server = createServer(createApp(services, options.app));
   applyKeepAlive(server, config.keepAliveSeconds);
-  // Expired idempotency keys, and the used requestStates' nonces once their states have expired.
-  const purgeAll = (now: Date) => Promise.all([purgeExpiredKeys(db, now), purgeUsedRequestStates(db, now)]);
+  // Expired idempotency keys, the used requestStates' nonces once their states have expired, and MCP
+  // sessions past their life (on a schedule, not only when their token initializes again: issue 51).
+  const purgeAll = (now: Date) => Promise.all([purgeExpiredKeys(db, now), purgeUsedRequestStates(db, now), pruneSessions(db, now)]);
   const purge = setInterval(() => void purgeAll(new Date()).catch(() => undefined), PURGE_EVERY_MS);
   purge.unref();
   await purgeAll(new Date());

@@ -20,7 +20,7 @@ function get(agent: Agent, port: number, path: string): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const req = request({ host: "127.0.0.1", port, path, agent }, (res) => {
       res.resume();
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, keepAlive: res.headers["keep-alive"], reusedSocket: req.reusedSocket }));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, keepAlive: res.headers["keep-alive"] as string | undefined, reusedSocket: req.reusedSocket }));
     });
     req.on("error", reject);
     req.end();
