@@ -2301,7 +2301,11 @@ export interface GetCashFlowForecastParams {
     | []
     | [
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
@@ -2310,37 +2314,22 @@ export interface GetCashFlowForecastParams {
       ]
     | [
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        }
-      ]
-    | [
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
@@ -2349,65 +2338,33 @@ export interface GetCashFlowForecastParams {
       ]
     | [
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        }
-      ]
-    | [
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
@@ -2416,93 +2373,44 @@ export interface GetCashFlowForecastParams {
       ]
     | [
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        }
-      ]
-    | [
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
@@ -2511,121 +2419,55 @@ export interface GetCashFlowForecastParams {
       ]
     | [
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        }
-      ]
-    | [
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
@@ -2634,149 +2476,66 @@ export interface GetCashFlowForecastParams {
       ]
     | [
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        }
-      ]
-    | [
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
@@ -2785,84 +2544,77 @@ export interface GetCashFlowForecastParams {
       ]
     | [
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
@@ -2871,191 +2623,88 @@ export interface GetCashFlowForecastParams {
       ]
     | [
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        }
-      ]
-    | [
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
@@ -3064,105 +2713,99 @@ export interface GetCashFlowForecastParams {
       ]
     | [
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
@@ -3171,233 +2814,110 @@ export interface GetCashFlowForecastParams {
       ]
     | [
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        }
-      ]
-    | [
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
@@ -3406,126 +2926,121 @@ export interface GetCashFlowForecastParams {
       ]
     | [
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
@@ -3534,133 +3049,132 @@ export interface GetCashFlowForecastParams {
       ]
     | [
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
@@ -3669,140 +3183,1466 @@ export interface GetCashFlowForecastParams {
       ]
     | [
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        }
+      ]
+    | [
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        }
+      ]
+    | [
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        }
+      ]
+    | [
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        }
+      ]
+    | [
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        }
+      ]
+    | [
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        }
+      ]
+    | [
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        }
+      ]
+    | [
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
