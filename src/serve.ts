@@ -26,6 +26,7 @@ import type { Logger } from "./log.js";
 import { purgeExpiredKeys } from "./writes/idempotency.js";
 import { purgeUsedRequestStates } from "./writes/request-state.js";
 import { pruneSessions } from "./mcp/sessions.js";
+import { setupCodeAtStart } from "./auth/setup-code.js";
 
 const PURGE_EVERY_MS = 10 * 60_000;
 /** What SSE clients are told to wait before reconnecting (the `retry:` field, milliseconds). */
@@ -35,6 +36,8 @@ export interface RunningServer {
   services: Services;
   server: Server;
   port: number;
+  /** The one-time setup code when the database has no user yet (src/auth/setup-code.ts): src/main.ts logs it. */
+  setupCode?: string;
   /** Graceful shutdown; resolves with the exit code (0: every connection ended within the grace period). */
   stop(reason: string): Promise<number>;
 }
@@ -78,6 +81,7 @@ async function startLocked(config: Config, options: { log?: Logger; app?: AppOpt
     if (setup !== db) await setup.destroy();
   }
   const services = await createServices(config, db, { log: options.log });
+  const setupCode = await setupCodeAtStart(db, new Date());
   const server = createServer(createApp(services, options.app));
   applyKeepAlive(server, config.keepAliveSeconds);
   // Expired idempotency keys, the used requestStates' nonces once their states have expired, and MCP
@@ -97,7 +101,7 @@ async function startLocked(config: Config, options: { log?: Logger; app?: AppOpt
     stopping ??= shutdown(services, server, purge, reason).finally(() => lock?.release());
     return stopping;
   };
-  return { services, server, port, stop };
+  return { services, server, port, stop, ...(setupCode ? { setupCode } : {}) };
 }
 
 /**
