@@ -11,6 +11,7 @@ import { createTokenCache, type TokenCache } from "./auth/token-cache.js";
 import { healthRouter } from "./http/health-route.js";
 import { mcpEndpoint } from "./http/mcp-route.js";
 import { setupRouter } from "./web/setup-page.js";
+import { directoryRouter } from "./web/directory-pages.js";
 import { mcpCors, mcpCorsIfOrigin, publicCors } from "./http/cors.js";
 import { challengeContext, hostAndOriginGuard, readEndpoint } from "./http/guards.js";
 import { DEFAULT_KEEPALIVE_MS, SSE_PATH, sseRouter } from "./http/sse-route.js";
@@ -152,6 +153,7 @@ export function createApp(services: Services, options: AppOptions = {}): Express
   app.use(setupRouter(services));
   app.use(homeRouter(services));
   app.use(privacyRouter(services));
+  app.use(directoryRouter(services));
   app.use(endpoint.router);
   app.use(sseRouter({ ...services, mcp, gate, keepAliveMs: options.sseKeepAliveMs ?? DEFAULT_KEEPALIVE_MS, streams: services.streams }));
   app.use(tokensRouter(services));
