@@ -198,10 +198,11 @@ describe("what Claude's connectors directory checks, from the generated registry
 });
 
 describe("the directory screenshots (npm run screenshots)", () => {
-  it("are 3 to 5 PNGs at least 1,000 px wide", () => {
+  it("are 3 to 5 PNGs at least 1,000 px wide, the forecast among them (issue 52)", () => {
     const dir = fileURLToPath(new URL("../../docs/screenshots/directory/", import.meta.url));
     const files = readdirSync(dir).filter((f) => f.endsWith(".png"));
     expect(files.length).to.be.within(3, 5);
+    expect(files).to.include("app-forecast.png");
     for (const f of files) {
       const head = readFileSync(join(dir, f)).subarray(0, 24);
       expect(head.subarray(1, 4).toString("latin1"), f).to.equal("PNG");
