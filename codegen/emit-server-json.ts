@@ -31,7 +31,8 @@ interface PackageJson {
 export function repositoryUrl(pkg: PackageJson): string {
   const raw = typeof pkg.repository === "string" ? pkg.repository : pkg.repository?.url;
   const url = raw?.replace(/^git\+/, "").replace(/\.git$/, "");
-  if (!url?.startsWith("https://github.com/")) throw new Error("package.json has no https://github.com/<owner>/<name> repository: the registry entry links the source");
+  if (!url?.startsWith("https://github.com/"))
+    throw new Error("package.json has no https://github.com/<owner>/<name> repository: the registry entry links the source");
   return url;
 }
 

@@ -22,11 +22,7 @@ function newCode(): string {
 
 /** The code as typed: case, spaces and dashes do not matter; O and I/L read as 0 and 1 (Crockford). */
 function normalize(code: string): string {
-  return code
-    .toUpperCase()
-    .replace(/[\s-]/g, "")
-    .replace(/O/g, "0")
-    .replace(/[IL]/g, "1");
+  return code.toUpperCase().replace(/[\s-]/g, "").replace(/O/g, "0").replace(/[IL]/g, "1");
 }
 
 async function hasUser(db: Knex): Promise<boolean> {

@@ -36,8 +36,7 @@ describe(`published examples on today's clock (${engine})`, function () {
 
   it("every published example is accepted today, and its answer is valid", async () => {
     // Reads first, then dry runs, then commits, as test/contract/replay.test.ts orders them.
-    const stage = (method: any, ex: any) =>
-      method["x-kind"] === "read" ? 0 : ex.params.some((p: any) => p.name === "dry_run" && p.value === true) ? 1 : 2;
+    const stage = (method: any, ex: any) => (method["x-kind"] === "read" ? 0 : ex.params.some((p: any) => p.name === "dry_run" && p.value === true) ? 1 : 2);
     const ordered = (discovered.methods as any[])
       .flatMap((method) => (method.examples ?? []).map((ex: any) => ({ method, ex })))
       .map((e, i) => ({ ...e, i }))
@@ -53,7 +52,9 @@ describe(`published examples on today's clock (${engine})`, function () {
         continue;
       }
       const tool = toolsByName.get(method.name)!;
-      expect(tool.validateResult(structuredClone(answer.body.result)), `${method.name}: ${ex.name}: ${JSON.stringify(tool.validateResult.errors)}`).to.equal(true);
+      expect(tool.validateResult(structuredClone(answer.body.result)), `${method.name}: ${ex.name}: ${JSON.stringify(tool.validateResult.errors)}`).to.equal(
+        true,
+      );
     }
     expect(refused, "published examples refused on today's clock").to.deep.equal([]);
   });

@@ -113,8 +113,9 @@ describe(`protocol: MCP sessions (${engine})`, function () {
   });
 
   it("an answer posted to /read does not confirm a write asked on /api/v1/mcp", async () => {
-    const wallet = (await server.call("create_wallet", { name: `W ${randomUUID().slice(0, 8)}`, type: "cash", currency: "EUR", idempotency_key: randomUUID() }, user.token))
-      .wallet.id;
+    const wallet = (
+      await server.call("create_wallet", { name: `W ${randomUUID().slice(0, 8)}`, type: "cash", currency: "EUR", idempotency_key: randomUUID() }, user.token)
+    ).wallet.id;
     const readStatuses: number[] = [];
     // Every JSON-RPC response the client posts goes first, as an accept, to the read-only endpoint; then,
     // as the person's decline, to the endpoint that asked.
@@ -161,7 +162,15 @@ describe(`protocol: sessions pruned on the server's schedule (${engine})`, funct
         created_at: at,
         updated_at: at,
       });
-      await db("mcp_tokens").insert({ id: "tok_prune", user_id: "usr_prune", name: "t", token_hash: "h".repeat(64), scopes: "[]", created_at: at, expires_at: at });
+      await db("mcp_tokens").insert({
+        id: "tok_prune",
+        user_id: "usr_prune",
+        name: "t",
+        token_hash: "h".repeat(64),
+        scopes: "[]",
+        created_at: at,
+        expires_at: at,
+      });
       const old = new Date(Date.now() - 31 * 86_400_000).toISOString();
       await db("mcp_sessions").insert([
         { id: "old-session", token_id: "tok_prune", elicitation_form: false, created_at: old },

@@ -148,7 +148,11 @@ describe(`first run: from a fresh server to a connected chatbot, in a browser al
       const other = await browser.newPage();
       await other.goto(`${server!.base}/`);
       await other.getByRole("heading", { name: "Connect your chatbot" }).waitFor();
-      const again = await fetch(`${server!.base}/setup`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "setup_code=x" });
+      const again = await fetch(`${server!.base}/setup`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: "setup_code=x",
+      });
       expect(again.status).to.be.oneOf([403, 404]);
       expect(server!.log()).to.include('"owner_created"');
     } finally {

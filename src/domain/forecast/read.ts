@@ -61,7 +61,8 @@ function whatIfDate(w: { date?: string; in_days?: number }, today: string, field
     throw invalidParams(`${field}.in_days`, "date or in_days, not both", `${field}: give the event's date or in_days, not both.`);
   }
   if (w.in_days !== undefined) return plusDays(today, w.in_days);
-  if (w.date === undefined) throw invalidParams(`${field}.date`, "a date or in_days", `${field}.date: a what-if event needs its date (or in_days after today).`);
+  if (w.date === undefined)
+    throw invalidParams(`${field}.date`, "a date or in_days", `${field}.date: a what-if event needs its date (or in_days after today).`);
   if (w.date <= today) throw invalidParams(`${field}.date`, "a day after today", `${field}.date: a what-if event is a day after today (${today}).`);
   return w.date;
 }
