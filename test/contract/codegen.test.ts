@@ -30,7 +30,7 @@ describe("codegen", function () {
     const dir = mkdtempSync(join(tmpdir(), "fmcp-codegen-"));
     try {
       cpSync(join(root, "openrpc.json"), join(dir, "openrpc.json"));
-      for (const f of ["package.json", "server.json", "chatgpt-app-submission.json"]) cpSync(join(root, f), join(dir, f));
+      for (const f of ["package.json", "server.json", "chatgpt-app-submission.json", "PRIVACY.md"]) cpSync(join(root, f), join(dir, f));
       cpSync(join(root, "generated"), join(dir, "generated"), { recursive: true });
       cpSync(join(root, "clients/typescript/src"), join(dir, "clients/typescript/src"), { recursive: true });
       cpSync(join(root, "clients/openrpc"), join(dir, "clients/openrpc"), { recursive: true });
@@ -50,7 +50,7 @@ describe("codegen", function () {
     const dir = mkdtempSync(join(tmpdir(), "fmcp-codegen-"));
     try {
       cpSync(join(root, "openrpc.json"), join(dir, "openrpc.json"));
-      for (const f of ["package.json", "server.json", "chatgpt-app-submission.json"]) cpSync(join(root, f), join(dir, f));
+      for (const f of ["package.json", "server.json", "chatgpt-app-submission.json", "PRIVACY.md"]) cpSync(join(root, f), join(dir, f));
       cpSync(join(root, "generated"), join(dir, "generated"), { recursive: true });
       cpSync(join(root, "clients/typescript/src"), join(dir, "clients/typescript/src"), { recursive: true });
       cpSync(join(root, "clients/openrpc"), join(dir, "clients/openrpc"), { recursive: true });

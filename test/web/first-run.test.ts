@@ -15,6 +15,7 @@ import { expect } from "chai";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
+import { seriousViolations } from "../helpers/axe.js";
 import { launchBrowser } from "../helpers/browser.js";
 import { createTestDatabase, engine, type TestDatabase } from "../helpers/database.js";
 import { MemoryProvider } from "../oauth/helpers.js";
@@ -90,9 +91,11 @@ describe(`first run: from a fresh server to a connected chatbot, in a browser al
     expect(server!.setupCode).to.match(/^[0-9A-Z]{4}(-[0-9A-Z]{4}){3}$/);
     const browser = await launchBrowser(this);
     try {
-      const page = await browser.newPage();
+      // bypassCSP: axe-core is injected as a script, which the page's CSP would refuse.
+      const page = await (await browser.newContext({ bypassCSP: true })).newPage();
       await page.goto(`${server!.base}/`);
       await page.getByRole("heading", { name: "Set up your finance server" }).waitFor();
+      expect(await seriousViolations(page), "the first-run page (axe-core)").to.deep.equal([]);
       await page.getByLabel("Setup code").fill("AAAA-BBBB-CCCC-DDDD");
       await page.getByLabel("Your email").fill("owner@example.test");
       await page.getByLabel(/A password/).fill("a long enough owner password");
