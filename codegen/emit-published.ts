@@ -19,9 +19,16 @@
  *   order. The server still takes named params as well.
  * - Examples of a refusal (no `result`, an `x-error`) are left out: OpenRPC 1.3 makes an example's result
  *   optional, but the generator's 1.2.6 meta-schema requires it. The spec keeps them (docs/protocol.md, "Examples").
+ * - A day an example's params give relative to the example world's today (EXAMPLE_TODAY), where the schema
+ *   offers `in_days` beside `date` (a what-if event, which must lie after today), is published as `in_days`:
+ *   a client that copies the call gets an answer on any day, not a refusal once the date has passed (issue 52).
+ *   The spec keeps the date, which test/contract/replay.test.ts replays by value on the examples' day.
  */
 import type { Json, JsonObject } from "./load.js";
 import { pascal } from "./schemas.js";
+
+/** The example world's today: every example of openrpc.json shows the answer on this day (test/contract/replay.test.ts). */
+export const EXAMPLE_TODAY = "2026-03-15";
 
 /** The version of the OpenRPC document the generator's own meta-schema types accept. */
 export const PUBLISHED_OPENRPC_VERSION = "1.2.6";
@@ -71,6 +78,26 @@ export function publishedDocument(raw: JsonObject): JsonObject {
     method.params = positionalOrder(method.params as Param[] as Json[], (p) => required(p as Param)) as Json;
     method.paramStructure = "by-position";
     if (Array.isArray(method.examples)) method.examples = (method.examples as JsonObject[]).filter((e) => e.result !== undefined) as Json;
+    for (const example of (method.examples ?? []) as JsonObject[]) relativeDays(raw, method, example);
   }
   return doc;
+}
+
+const DAY_MS = 86_400_000;
+
+/** An example's event days after EXAMPLE_TODAY as `in_days`, where the param's items take it (see above). */
+function relativeDays(raw: JsonObject, method: JsonObject, example: JsonObject): void {
+  for (const param of example.params as JsonObject[]) {
+    const spec = (method.params as JsonObject[]).find((p) => p.name === param.name);
+    const schema = spec?.schema as JsonObject | undefined;
+    const items = schema?.type === "array" ? (schema.items as JsonObject | undefined) : undefined;
+    const props = (items?.$ref ? resolve(raw, String(items.$ref)) : items)?.properties as JsonObject | undefined;
+    if (!props?.date || !props.in_days || !Array.isArray(param.value)) continue;
+    param.value = (param.value as JsonObject[]).map((event) => {
+      if (typeof event.date !== "string" || event.date <= EXAMPLE_TODAY) return event;
+      const { date, ...rest } = event;
+      const days = Math.round((Date.parse(`${date}T00:00:00Z`) - Date.parse(`${EXAMPLE_TODAY}T00:00:00Z`)) / DAY_MS);
+      return { in_days: days, ...rest };
+    }) as Json;
+  }
 }

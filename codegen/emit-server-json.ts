@@ -8,7 +8,11 @@
  * - remotes: the MCP URL of a deployment, a template whose `host` the person fills in (each person runs
  *   their own server: there is no one public address);
  * - packages: the npm package, started with `serve`, answering streamable HTTP on its PORT;
- * - the privacy page's address, as the same template, in the publisher-provided metadata.
+ * - repository and websiteUrl: package.json `repository`, the source a reader (and the registry's
+ *   namespace check for io.github.<owner>/…) can open;
+ * - the privacy policy's address: PRIVACY.md in that repository (the shipped text of /privacy, written
+ *   by codegen), a page anyone can open; the schema defines template variables only for the transports'
+ *   URLs, so `https://{host}/privacy` here was an address no reader could open (issue 52).
  */
 import type { JsonObject } from "./load.js";
 
@@ -20,9 +24,22 @@ interface PackageJson {
   name: string;
   version: string;
   mcpName?: string;
+  repository?: { type?: string; url?: string } | string;
 }
 
-export function emitServerJson(spec: JsonObject, pkg: PackageJson, paths: { mcp: string; privacy: string }): string {
+/** package.json `repository` as the https address of the repository (git+https://…/x.git → https://…/x). */
+export function repositoryUrl(pkg: PackageJson): string {
+  const raw = typeof pkg.repository === "string" ? pkg.repository : pkg.repository?.url;
+  const url = raw?.replace(/^git\+/, "").replace(/\.git$/, "");
+  if (!url?.startsWith("https://github.com/"))
+    throw new Error("package.json has no https://github.com/<owner>/<name> repository: the registry entry links the source");
+  return url;
+}
+
+/** Where the published privacy text is read: PRIVACY.md on the repository's main branch. */
+export const privacyPolicyUrl = (pkg: PackageJson) => `${repositoryUrl(pkg)}/blob/main/PRIVACY.md`;
+
+export function emitServerJson(spec: JsonObject, pkg: PackageJson, paths: { mcp: string }): string {
   const info = spec.info as JsonObject;
   const listing = (info["x-listing"] ?? {}) as JsonObject;
   const description = listing.description;
@@ -37,6 +54,8 @@ export function emitServerJson(spec: JsonObject, pkg: PackageJson, paths: { mcp:
     title: info.title,
     description,
     version: pkg.version,
+    repository: { url: repositoryUrl(pkg), source: "github" },
+    websiteUrl: repositoryUrl(pkg),
     remotes: [{ type: "streamable-http", url: `https://{host}${paths.mcp}`, variables: { host } }],
     packages: [
       {
@@ -53,7 +72,7 @@ export function emitServerJson(spec: JsonObject, pkg: PackageJson, paths: { mcp:
       },
     ],
     _meta: {
-      "io.modelcontextprotocol.registry/publisher-provided": { privacyPolicyUrl: `https://{host}${paths.privacy}` },
+      "io.modelcontextprotocol.registry/publisher-provided": { privacyPolicyUrl: privacyPolicyUrl(pkg) },
     },
   };
   return `${JSON.stringify(entry, null, 2)}\n`;

@@ -9010,13 +9010,18 @@ export const tools: readonly ToolDefinition[] = [
         "items": {
           "type": "object",
           "required": [
-            "date",
             "amount",
             "direction"
           ],
           "properties": {
             "date": {
               "type": "string"
+            },
+            "in_days": {
+              "type": "integer",
+              "minimum": 1,
+              "maximum": 365,
+              "description": "The event's day as days after today, instead of date (exactly one of the two)."
             },
             "amount": {
               "type": "string"

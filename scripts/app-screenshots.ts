@@ -1,7 +1,7 @@
 /**
  * The MCP Apps as a person sees them in a chat client with Apps (part of `npm run screenshots`): each app
  * in light and dark, at a desktop's and a phone's width, written to docs/screenshots/app-<app>-<theme>-
- * <width>.png, and the four in light at twice the desktop's pixels (1,520 px wide) for directory listings,
+ * <width>.png, and the five in light at twice the desktop's pixels (1,520 px wide) for directory listings,
  * which ask for 3 to 5 screenshots of at least 1,000 px (docs/screenshots/directory/app-<app>.png). The same host as the browser tests (test/helpers/app-host.ts: the ext-apps AppBridge, a
  * sandbox proxy under the app's CSP, the official SDK client) over a throwaway server with a half year
  * of seeded data (test/helpers/app-seed.ts); Debian's chromium through playwright-core.
@@ -31,6 +31,8 @@ const calls: [string, string, Record<string, unknown>, string][] = [
   ["spending", "get_transaction_summary", { date_from: "2026-11-01", date_to: "2026-11-30", group_by: "category" }, ".delta.up, .delta.down"],
   ["budgets", "get_budget_status", {}, "[data-budget]"],
   ["net-worth", "get_net_worth", { from: "2026-05-31", to: "2026-11-20", step: "month" }, "svg.line"],
+  // "Can I afford a trip in four weeks?": the forecast with the trip as a what-if.
+  ["forecast", "get_cash_flow_forecast", { days: 60, what_if: [{ in_days: 28, amount: "1200.00", direction: "expense", label: "Trip" }] }, "svg.line"],
   ["import", "import_transactions", { wallet_id: seed.checking, statement: APPS_STATEMENT, dry_run: true, idempotency_key: randomUUID() }, "button.primary"],
 ];
 try {
@@ -60,7 +62,7 @@ try {
     await listing.locator("#slot").screenshot({ path: `${OUT}directory/app-${name}.png` });
   }
   await listing.context().close();
-  console.log(`wrote ${OUT}app-{spending,budgets,net-worth,import}-{light,dark}-{desktop,phone}.png and ${OUT}directory/app-*.png`);
+  console.log(`wrote ${OUT}app-{spending,budgets,net-worth,forecast,import}-{light,dark}-{desktop,phone}.png and ${OUT}directory/app-*.png`);
 } finally {
   await host.close();
   await browser.close();

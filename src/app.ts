@@ -10,6 +10,8 @@ import { createChangeBus, type ChangeBus } from "./events/bus.js";
 import { createTokenCache, type TokenCache } from "./auth/token-cache.js";
 import { healthRouter } from "./http/health-route.js";
 import { mcpEndpoint } from "./http/mcp-route.js";
+import { setupRouter } from "./web/setup-page.js";
+import { directoryRouter } from "./web/directory-pages.js";
 import { mcpCors, mcpCorsIfOrigin, publicCors } from "./http/cors.js";
 import { challengeContext, hostAndOriginGuard, readEndpoint } from "./http/guards.js";
 import { DEFAULT_KEEPALIVE_MS, SSE_PATH, sseRouter } from "./http/sse-route.js";
@@ -150,8 +152,11 @@ export function createApp(services: Services, options: AppOptions = {}): Express
   // CORS for allowed origins on every MCP path (src/http/cors.ts); the guard first, so others keep their 403.
   app.use(MCP_PATH, guard, mcpCors(services.config), challenge);
   // GET / (the server introduces itself), and a page for a browser that opens the MCP URL.
+  // While the server has no user: / offers to create the owner account (src/web/setup-page.ts).
+  app.use(setupRouter(services));
   app.use(homeRouter(services));
   app.use(privacyRouter(services));
+  app.use(directoryRouter(services));
   app.use(endpoint.router);
   app.use(sseRouter({ ...services, mcp, gate, keepAliveMs: options.sseKeepAliveMs ?? DEFAULT_KEEPALIVE_MS, streams: services.streams }));
   app.use(tokensRouter(services));

@@ -41,6 +41,11 @@ export interface Config {
   logLevel: "silent" | "error" | "info";
   logFormat: "json" | "pretty";
   shutdownGraceSeconds: number;
+  /**
+   * How long an idle keep-alive connection stays open (server.keepAliveTimeout), above the 60 s idle time of
+   * common proxies and clients, so the server never closes a socket a client is about to reuse.
+   */
+  keepAliveSeconds: number;
   metrics: "off" | "on";
   /** Postgres: verified tokens cached in the process, dropped on NOTIFY (src/auth/token-cache.ts). off: a lookup per call. */
   tokenCache: "on" | "off";
@@ -56,6 +61,10 @@ export interface Config {
    * MCP resource are named from it. Empty: derived from the request's Host, on loopback hosts only.
    */
   publicUrl: string;
+  /** The operator's contact shown on /support (an email address or a URL); empty: "ask whoever runs it". */
+  supportContact: string;
+  /** The domain-verification token of ChatGPT's app directory, served at /.well-known/openai-apps-challenge; empty: 404. */
+  directoryVerificationToken: string;
   /** PRIVACY_POLICY_FILE's text, read once at start; empty: the shipped text of /privacy (src/web/privacy-page.ts). */
   privacyPolicyText: string;
   oauth: {
@@ -96,10 +105,13 @@ export const CONFIG_VARIABLES = [
   "LOG_LEVEL",
   "LOG_FORMAT",
   "SHUTDOWN_GRACE_SECONDS",
+  "KEEP_ALIVE_TIMEOUT_SECONDS",
   "METRICS",
   "METRICS_TOKEN",
   "PUBLIC_URL",
   "PRIVACY_POLICY_FILE",
+  "SUPPORT_CONTACT",
+  "DIRECTORY_VERIFICATION_TOKEN",
   "OAUTH",
   "OAUTH_CIMD_ALLOW_PRIVATE",
   "RATE_LIMIT_OAUTH_PER_HOUR",
@@ -349,12 +361,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: r.oneOf("LOG_LEVEL", ["silent", "error", "info"] as const, "info"),
     logFormat: r.oneOf("LOG_FORMAT", ["json", "pretty"] as const, "json"),
     shutdownGraceSeconds: r.int("SHUTDOWN_GRACE_SECONDS", 10, 0, 3600),
+    // Node's default is 5 s: a client busy longer than that lost its next call on a socket just closed.
+    keepAliveSeconds: r.int("KEEP_ALIVE_TIMEOUT_SECONDS", 65, 1, 290),
     metrics: r.oneOf("METRICS", ["off", "on"] as const, "off"),
     tokenCache: r.oneOf("TOKEN_CACHE", ["on", "off"] as const, "on"),
     redisUrl,
     metricsToken,
     publicUrl,
     privacyPolicyText: readPrivacyPolicy(r),
+    supportContact: (r.raw("SUPPORT_CONTACT") ?? "").slice(0, 200),
+    directoryVerificationToken: directoryToken(r),
     oauth: {
       enabled: r.oneOf("OAUTH", ["on", "off"] as const, "on") === "on",
       cimdAllowPrivate: r.oneOf("OAUTH_CIMD_ALLOW_PRIVATE", ["true", "false"] as const, "false") === "true",
@@ -362,6 +378,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   };
   if (r.problems.length > 0) throw new ConfigError(r.problems);
   return config;
+}
+
+/** DIRECTORY_VERIFICATION_TOKEN: the token the directory gives, visible ASCII only (it is served as it is). */
+function directoryToken(r: Reader): string {
+  const raw = r.raw("DIRECTORY_VERIFICATION_TOKEN")?.trim();
+  if (raw === undefined) return "";
+  return /^[\x21-\x7e]{1,512}$/.test(raw) ? raw : r.fail("DIRECTORY_VERIFICATION_TOKEN", "1 to 512 visible ASCII characters", "");
 }
 
 /** The most an operator's privacy text may hold: a page, not a file anyone could mistake for storage. */

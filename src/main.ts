@@ -24,6 +24,15 @@ async function main(): Promise<void> {
     database: describeDatabase(config.databaseUrl),
     engine: engineName(config.databaseUrl),
   });
+  // No user yet: the owner creates their account at / with this code (src/web/setup-page.ts). It is meant
+  // for whoever reads this log, and works once; `finance-mcp user create` is the other way in.
+  if (running.setupCode) {
+    log.info("first_run", {
+      setup_code: running.setupCode,
+      open: `http://${host}:${running.port}/`,
+      message: "No account yet: open the address above in a browser and enter this setup code to create the owner account.",
+    });
+  }
 }
 
 main().catch((err: unknown) => {

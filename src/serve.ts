@@ -26,6 +26,8 @@ import type { Logger } from "./log.js";
 import { purgeExpiredKeys } from "./writes/idempotency.js";
 import { purgeUsedRequestStates } from "./writes/request-state.js";
 import { purgeUsedPreviews } from "./writes/preview.js";
+import { pruneSessions } from "./mcp/sessions.js";
+import { setupCodeAtStart } from "./auth/setup-code.js";
 
 const PURGE_EVERY_MS = 10 * 60_000;
 /** What SSE clients are told to wait before reconnecting (the `retry:` field, milliseconds). */
@@ -35,6 +37,8 @@ export interface RunningServer {
   services: Services;
   server: Server;
   port: number;
+  /** The one-time setup code when the database has no user yet (src/auth/setup-code.ts): src/main.ts logs it. */
+  setupCode?: string;
   /** Graceful shutdown; resolves with the exit code (0: every connection ended within the grace period). */
   stop(reason: string): Promise<number>;
 }
@@ -78,9 +82,13 @@ async function startLocked(config: Config, options: { log?: Logger; app?: AppOpt
     if (setup !== db) await setup.destroy();
   }
   const services = await createServices(config, db, { log: options.log });
+  const setupCode = await setupCodeAtStart(db, new Date());
   const server = createServer(createApp(services, options.app));
-  // Expired idempotency keys, and the used requestStates' nonces and preview ids once they have expired.
-  const purgeAll = (now: Date) => Promise.all([purgeExpiredKeys(db, now), purgeUsedRequestStates(db, now), purgeUsedPreviews(db, now)]);
+  applyKeepAlive(server, config.keepAliveSeconds);
+  // Expired idempotency keys, the used requestStates' nonces and preview ids once they have expired, and MCP
+  // sessions past their life (on a schedule, not only when their token initializes again: issue 51).
+  const purgeAll = (now: Date) =>
+    Promise.all([purgeExpiredKeys(db, now), purgeUsedRequestStates(db, now), purgeUsedPreviews(db, now), pruneSessions(db, now)]);
   const purge = setInterval(() => void purgeAll(new Date()).catch(() => undefined), PURGE_EVERY_MS);
   purge.unref();
   await purgeAll(new Date());
@@ -95,7 +103,17 @@ async function startLocked(config: Config, options: { log?: Logger; app?: AppOpt
     stopping ??= shutdown(services, server, purge, reason).finally(() => lock?.release());
     return stopping;
   };
-  return { services, server, port, stop };
+  return { services, server, port, stop, ...(setupCode ? { setupCode } : {}) };
+}
+
+/**
+ * Idle keep-alive connections stay open KEEP_ALIVE_TIMEOUT_SECONDS (default 65, above the 60 s idle time of
+ * common load balancers and clients): the side that closes an idle socket must be the client, or its next
+ * request may go out on a socket the server has just closed. headersTimeout must exceed it (Node's rule).
+ */
+export function applyKeepAlive(server: Server, seconds: number): void {
+  server.keepAliveTimeout = seconds * 1000;
+  server.headersTimeout = seconds * 1000 + 1000;
 }
 
 async function shutdown(services: Services, server: Server, purge: NodeJS.Timeout, reason: string): Promise<number> {

@@ -57,6 +57,11 @@ export const COMMANDS: CommandSpec[] = [
       { name: "PUBLIC_URL", description: "the public https origin behind a TLS proxy (OAuth issuer)", default: () => "(empty)" },
       { name: "LOG_LEVEL", description: "silent, error or info", default: (c) => c.logLevel },
       { name: "LOG_FORMAT", description: "json or pretty", default: (c) => c.logFormat },
+      {
+        name: "KEEP_ALIVE_TIMEOUT_SECONDS",
+        description: "how long an idle connection stays open; keep it above your proxy's and clients' idle timeout",
+        default: (c) => String(c.keepAliveSeconds),
+      },
     ],
     notes: "Every variable of README's Configuration table applies; `finance-mcp config` prints the effective values. Stop with Ctrl-C or SIGTERM (graceful).",
   },

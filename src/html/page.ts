@@ -69,7 +69,7 @@ export function renderPage(p: Page): string {
 <h1>${escapeHtml(p.title)}</h1>
 ${p.body}
 </main>
-<footer><a href="/privacy">Privacy</a></footer>
+<footer><a href="/privacy">Privacy</a> · <a href="/terms">Terms</a> · <a href="/support">Support</a></footer>
 ${p.script ? `<script nonce="${p.nonce}">${p.script}</script>` : ""}
 </body>
 </html>`;

@@ -12,6 +12,7 @@ import { randomUUID } from "node:crypto";
 import type { Request, Response } from "express";
 import type { Caller } from "../context.js";
 import type { ClientRequests } from "../mcp/types.js";
+import type { McpEndpoint } from "../oauth/urls.js";
 import { REQUEST_STATE_TTL_MS } from "../writes/request-state.js";
 
 /** A comment every 15 s while the person reads, so no proxy closes an idle stream. */
@@ -19,6 +20,8 @@ const KEEPALIVE_MS = 15_000;
 
 interface Waiting {
   tokenId: string;
+  /** The endpoint whose call asked: its answer is taken there only. */
+  endpoint: McpEndpoint;
   settle: (result: unknown) => void;
 }
 
@@ -39,19 +42,20 @@ export class Questions {
    * Hands a client's response to the request waiting for it. False when none waits here under that id for
    * this token (answered already, timed out, another process's, or another token's).
    */
-  deliver(id: unknown, tokenId: string, result: unknown): boolean {
+  deliver(id: unknown, tokenId: string, endpoint: McpEndpoint, result: unknown): boolean {
     if (typeof id !== "string") return false;
     const w = this.waiting.get(id);
-    if (!w || w.tokenId !== tokenId) return false;
+    if (!w || w.tokenId !== tokenId || w.endpoint !== endpoint) return false;
     w.settle(result);
     return true;
   }
 
-  /** A response relayed from another process: `{id, token_id, action}`. */
+  /** A response relayed from another process: `{id, token_id, endpoint, action}`. */
   deliverRelayed(payload: string): void {
     try {
-      const r = JSON.parse(payload) as { id?: unknown; token_id?: unknown; action?: unknown };
-      if (typeof r.token_id === "string") this.deliver(r.id, r.token_id, typeof r.action === "string" ? { action: r.action } : undefined);
+      const r = JSON.parse(payload) as { id?: unknown; token_id?: unknown; endpoint?: unknown; action?: unknown };
+      const endpoint = r.endpoint === "read" ? "read" : "full";
+      if (typeof r.token_id === "string") this.deliver(r.id, r.token_id, endpoint, typeof r.action === "string" ? { action: r.action } : undefined);
     } catch {
       // not ours to read: ignore
     }
@@ -70,11 +74,12 @@ export class AnswerStream implements ClientRequests {
     private readonly questions: Questions,
     private readonly res: Response,
     private readonly caller: Caller,
+    private readonly endpoint: McpEndpoint,
   ) {}
 
   /** Only a client that reads event streams can be asked; others get no stream (and are never asked). */
-  static for(questions: Questions, req: Request, res: Response, caller: Caller): AnswerStream | undefined {
-    return accepts(req, "text/event-stream") ? new AnswerStream(questions, res, caller) : undefined;
+  static for(questions: Questions, req: Request, res: Response, caller: Caller, endpoint: McpEndpoint): AnswerStream | undefined {
+    return accepts(req, "text/event-stream") ? new AnswerStream(questions, res, caller, endpoint) : undefined;
   }
 
   get isOpen(): boolean {
@@ -108,7 +113,7 @@ export class AnswerStream implements ClientRequests {
         this.res.off("close", onClose);
         resolve(result);
       };
-      this.questions.add(id, { tokenId: this.caller.tokenId, settle });
+      this.questions.add(id, { tokenId: this.caller.tokenId, endpoint: this.endpoint, settle });
       this.res.on("close", onClose);
       this.event({ jsonrpc: "2.0", id, method, params });
     });

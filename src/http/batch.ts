@@ -13,7 +13,7 @@
 import type { Request, Response } from "express";
 import { DEFAULT_HEADER_VERSION } from "../mcp/revisions.js";
 import { INVALID_REQUEST, protocolError } from "../rpc/protocol-error.js";
-import { admit, answer, checkNotification, errorAnswer, idOf, writeJson, type McpRouteDeps } from "./mcp-exchange.js";
+import { admit, answer, checkNotification, checkSession, errorAnswer, idOf, writeJson, type McpRouteDeps } from "./mcp-exchange.js";
 import { authenticate, endpointOf } from "./guards.js";
 
 /** More would let one POST hold the event loop for long; MAX_BODY_BYTES bounds the bytes, this the count. */
@@ -38,7 +38,7 @@ export async function handleBatch(deps: McpRouteDeps, batch: unknown[], req: Req
       400,
     );
   }
-  await authenticate(deps, req, endpointOf(res));
+  await checkSession(deps, req, await authenticate(deps, req, endpointOf(res)));
 
   const answers: unknown[] = [];
   for (const element of batch) {

@@ -23,6 +23,7 @@ import { authenticate, challengeHeaders, endpointOf, type ChallengeContext } fro
 import type { TurnGate } from "./turns.js";
 import type { ChangeBus } from "../events/bus.js";
 import { applyLimit } from "./rate-limit-headers.js";
+import type { SessionBook } from "../mcp/sessions.js";
 
 export interface McpRouteDeps {
   db: Knex;
@@ -38,6 +39,8 @@ export interface McpRouteDeps {
   gate?: TurnGate;
   /** Relays a client's answer to the process whose question waits for it (src/http/answer-stream.ts). */
   bus?: Pick<ChangeBus, "relay" | "onRelay">;
+  /** The live MCP sessions (src/mcp/sessions.ts); none: Mcp-Session-Id is not checked (the SSE transport). */
+  sessions?: SessionBook;
 }
 
 /** A message that passed the envelope, revision, token and rate-limit checks. */
@@ -73,6 +76,8 @@ export async function admit(
   owner?.(caller);
   await applyLimit(deps.limits, res, "mcp", caller.tokenId);
   const session = req.headers["mcp-session-id"];
+  // An initialize opens a new session; whatever id it carries is not one yet. 2026-07-28 has no sessions.
+  if (transport === "streamable-http" && msg.method !== "initialize" && revision.era !== "modern") await checkSession(deps, req, caller);
   return {
     msg,
     revision,
@@ -80,6 +85,22 @@ export async function admit(
     origin: `${req.protocol}://${req.headers.host ?? "127.0.0.1"}`,
     ...(typeof session === "string" && session !== "" ? { sessionId: session } : {}),
   };
+}
+
+/**
+ * A request naming an Mcp-Session-Id that is not a live session of the caller's user answers 404, as the
+ * Streamable HTTP transport says: the client must then initialize a new session (src/mcp/sessions.ts).
+ */
+export async function checkSession(deps: Pick<McpRouteDeps, "sessions" | "now">, req: Pick<Request, "headers">, caller: Caller): Promise<void> {
+  const session = req.headers["mcp-session-id"];
+  if (!deps.sessions || typeof session !== "string" || session === "") return;
+  if (await deps.sessions.isLive(session, caller.userId, deps.now())) return;
+  throw protocolError(
+    INVALID_REQUEST,
+    "Session not found: this Mcp-Session-Id names no live session (expired, ended, or never opened here). Send initialize again, without Mcp-Session-Id, to start a new one.",
+    { code: "session_not_found", field: "Mcp-Session-Id" },
+    404,
+  );
 }
 
 /**

@@ -8,11 +8,12 @@
  * POST /api/v1/mcp/read is the same endpoint with read tools only, whatever the token's scopes
  * (src/http/guards.ts readEndpoint; docs/decisions.md#read-only-endpoint).
  *
- * GET and DELETE on either answer 405: the server is stateless (no sessions, no GET stream). Change
+ * GET and DELETE on either answer 405: no GET stream, and a session ends by itself (src/mcp/sessions.ts). Change
  * events travel on GET /api/v1/mcp/sse (src/http/sse-route.ts), whose posted messages go through the
  * same admit/answer functions (src/http/mcp-exchange.ts).
  */
 import { newSessionId } from "../mcp/client-capabilities.js";
+import { SessionBook } from "../mcp/sessions.js";
 import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from "express";
 import type { Config } from "../config.js";
 import { parseEnvelope, type JsonRpcId } from "../rpc/message.js";
@@ -156,7 +157,8 @@ function authenticateLargeBody(deps: McpRouteDeps): RequestHandler {
 }
 
 /** The endpoint's routes: POST (`post`, the path of every call, which src/app.ts mounts first) and the 405 for other methods. */
-export function mcpEndpoint(deps: McpRouteDeps): { post: RequestHandler[]; router: Router } {
+export function mcpEndpoint(routeDeps: McpRouteDeps): { post: RequestHandler[]; router: Router } {
+  const deps: McpRouteDeps = { ...routeDeps, sessions: routeDeps.sessions ?? new SessionBook(routeDeps.db) };
   const router = express.Router();
   // The questions this app's tools/calls are waiting on; answers POSTed to another process arrive relayed.
   const questions = new Questions();
@@ -225,10 +227,12 @@ async function handlePost(deps: McpRouteDeps, questions: Questions, req: Request
       return;
     }
     // A tools/call may have to ask the person (elicitation/create): its answer can become a stream.
-    const stream = admitted.msg.method === "tools/call" ? AnswerStream.for(questions, req, res, admitted.caller) : undefined;
+    const stream = admitted.msg.method === "tools/call" ? AnswerStream.for(questions, req, res, admitted.caller, endpointOf(res)) : undefined;
     // An initialize opens a session: the client's capabilities are kept under it (never per token), and
-    // the client sends its id back on every request (src/mcp/client-capabilities.ts).
-    const newSession = admitted.msg.method === "initialize" && admitted.revision.era !== "modern" ? newSessionId() : undefined;
+    // the client sends its id back on every request (src/mcp/client-capabilities.ts). The read-only
+    // endpoint never asks the person anything, so it opens none and writes nothing (issue 51).
+    const opensSession = admitted.msg.method === "initialize" && admitted.revision.era !== "modern" && endpointOf(res) === "full";
+    const newSession = opensSession ? newSessionId() : undefined;
     const a = await answer(deps, admitted, requestId, stream, newSession);
     if (newSession !== undefined && a.err === undefined && !("error" in a.body)) res.setHeader("Mcp-Session-Id", newSession);
     if (stream?.isOpen) stream.finish(a.body);
@@ -252,24 +256,27 @@ async function handleClientResponse(
   req: Request,
   res: Response,
 ): Promise<void> {
-  const caller = await authenticate(deps, req, endpointOf(res));
+  const endpoint = endpointOf(res);
+  const caller = await authenticate(deps, req, endpoint);
   await applyLimit(deps.limits, res, "mcp", caller.tokenId);
   const result = resultOf(body);
-  if (questions.deliver(body.id, caller.tokenId, result)) {
+  // Only on the endpoint that asked (issue 52): an answer posted to /read never confirms a write asked on /api/v1/mcp.
+  if (questions.deliver(body.id, caller.tokenId, endpoint, result)) {
     res.status(202).end();
     return;
   }
-  if (typeof body.id === "string" && sharedByProcesses(deps.db) && deps.bus) {
+  // The read-only endpoint never asks (it runs no write), so no process waits for an answer posted there.
+  if (endpoint === "full" && typeof body.id === "string" && sharedByProcesses(deps.db) && deps.bus) {
     const action = result !== null && typeof result === "object" ? (result as Record<string, unknown>).action : undefined;
     await deps.bus.relay(
-      JSON.stringify({ id: body.id.slice(0, 200), token_id: caller.tokenId, action: typeof action === "string" ? action.slice(0, 20) : null }),
+      JSON.stringify({ id: body.id.slice(0, 200), token_id: caller.tokenId, endpoint, action: typeof action === "string" ? action.slice(0, 20) : null }),
     );
     res.status(202).end();
     return;
   }
   throw protocolError(
     INVALID_REQUEST,
-    "No request of this server is waiting for a response with this id (answered already, timed out, or sent to another token).",
+    "No request of this server is waiting for a response with this id (answered already, timed out, or sent to another token or endpoint than the one that asked).",
     { field: "id" },
     400,
   );

@@ -9,8 +9,11 @@
 import { randomBytes } from "node:crypto";
 import type { Knex } from "knex";
 
-/** Sessions older than this are pruned at the token's next initialize: far beyond any client's session. */
-const SESSION_DAYS = 30;
+/**
+ * A session lives this long from its initialize, far beyond any client's session; past it the session is
+ * unknown (404, src/mcp/sessions.ts) and its row is pruned by the server's schedule (src/serve.ts).
+ */
+export const SESSION_DAYS = 30;
 
 /** Form-mode elicitation: `elicitation: {}` (the 2025-06-18 shape, form by default) or `elicitation: {form: …}`. */
 export function declaresFormElicitation(capabilities: unknown): boolean {
@@ -26,10 +29,8 @@ export function newSessionId(): string {
   return randomBytes(32).toString("base64url");
 }
 
-/** Records the session's capabilities, and prunes the token's sessions too old to be in use. */
+/** Records the session's capabilities (its row is what makes the session known: src/mcp/sessions.ts). */
 export async function rememberCapabilities(db: Knex, tokenId: string, sessionId: string, capabilities: unknown, now: Date): Promise<void> {
-  const cutoff = new Date(now.getTime() - SESSION_DAYS * 86_400_000).toISOString();
-  await db("mcp_sessions").where({ token_id: tokenId }).andWhere("created_at", "<", cutoff).delete();
   await db("mcp_sessions").insert({ id: sessionId, token_id: tokenId, elicitation_form: declaresFormElicitation(capabilities), created_at: now.toISOString() });
 }
 

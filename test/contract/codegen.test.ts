@@ -18,7 +18,7 @@ const spec = JSON.parse(readFileSync(join(root, "openrpc.json"), "utf8"));
 /** A copy of what codegen reads and writes, for editing. */
 function copyTree(): string {
   const dir = mkdtempSync(join(tmpdir(), "fmcp-codegen-"));
-  for (const f of ["openrpc.json", "package.json", "server.json", "chatgpt-app-submission.json"]) cpSync(join(root, f), join(dir, f));
+  for (const f of ["openrpc.json", "package.json", "server.json", "chatgpt-app-submission.json", "PRIVACY.md"]) cpSync(join(root, f), join(dir, f));
   for (const d of ["contract", "generated", "clients/typescript/src", "clients/openrpc"]) cpSync(join(root, d), join(dir, d), { recursive: true });
   return dir;
 }

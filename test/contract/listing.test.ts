@@ -22,7 +22,7 @@ import { isOneSentence, loadSpec } from "../../codegen/load.js";
 import { tools } from "../../generated/registry.js";
 import { loadConfig } from "../../src/config.js";
 import { MCP_PATH } from "../../src/oauth/urls.js";
-import { PRIVACY_PATH } from "../../src/web/privacy-page.js";
+import { defaultPrivacyText } from "../../src/web/privacy-text.js";
 
 const read = (path: string) => readFileSync(fileURLToPath(new URL(`../../${path}`, import.meta.url)));
 const json = (path: string) => JSON.parse(read(path).toString("utf8")) as Record<string, any>;
@@ -60,12 +60,49 @@ describe("server.json, the MCP registry's entry", () => {
     expect(entry.packages[0]).to.include({ registryType: "npm", identifier: pkg.name, version: pkg.version });
     expect(entry.packages[0].transport.url).to.equal(`http://localhost:{PORT}${MCP_PATH}`);
     expect(entry.remotes[0]).to.include({ type: "streamable-http", url: `https://{host}${MCP_PATH}` });
-    expect(entry._meta["io.modelcontextprotocol.registry/publisher-provided"].privacyPolicyUrl).to.equal(`https://{host}${PRIVACY_PATH}`);
+    expect(entry._meta["io.modelcontextprotocol.registry/publisher-provided"].privacyPolicyUrl).to.equal(`${entry.repository.url}/blob/main/PRIVACY.md`);
+    expect(read("PRIVACY.md").toString("utf8")).to.include(defaultPrivacyText(loadConfig({})));
     expect(entry.description).to.equal(spec.info["x-listing"].description);
   });
 
+  it("names a package the registry accepts: public, licensed, its repository in the mcpName's GitHub namespace", () => {
+    expect(pkg.private, "the registry's ownership check reads the published package").to.not.equal(true);
+    expect(pkg.license).to.equal("MIT");
+    expect(read("LICENSE").toString("utf8")).to.match(/^MIT License/);
+    const [, owner, name] = /^io\.github\.([^/]+)\/(.+)$/.exec(pkg.mcpName) ?? [];
+    expect(owner, "mcpName is io.github.<owner>/<name>").to.be.a("string");
+    expect(entry.repository).to.deep.equal({ url: `https://github.com/${owner}/${name}`, source: "github" });
+    expect(pkg.repository.url).to.equal(`git+https://github.com/${owner}/${name}.git`);
+  });
+
+  it("holds only URLs a reader can open, or a template whose variables the schema's transports define", () => {
+    const urls: { path: string; url: string }[] = [];
+    const walk = (v: unknown, path: string) => {
+      if (typeof v === "string" && /^[a-z]+:\/\//.test(v)) urls.push({ path, url: v });
+      else if (v && typeof v === "object") for (const [k, x] of Object.entries(v)) walk(x, `${path}.${k}`);
+    };
+    walk({ ...entry, $schema: undefined }, "");
+    expect(urls.length).to.be.greaterThan(3);
+    for (const { path, url } of urls) {
+      const vars = [...url.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
+      if (vars.length === 0) {
+        expect(url, path).to.match(/^https:\/\/[^\s]+$/);
+        continue;
+      }
+      // remotes[i].url: its own `variables`; packages[i].transport.url: the package's environment variables.
+      const remote = /^\.remotes\.(\d+)\.url$/.exec(path);
+      const transport = /^\.packages\.(\d+)\.transport\.url$/.exec(path);
+      const defined = remote
+        ? Object.keys(entry.remotes[Number(remote[1])].variables ?? {})
+        : transport
+          ? entry.packages[Number(transport[1])].environmentVariables.map((e: { name: string }) => e.name)
+          : [];
+      expect(defined, `${path}: ${url} uses template variables where the schema defines none`).to.include.members(vars);
+    }
+  });
+
   it("follows the spec: a new description changes it, and one past the registry's 100 characters stops codegen", () => {
-    const paths = { mcp: MCP_PATH, privacy: PRIVACY_PATH };
+    const paths = { mcp: MCP_PATH };
     const changed = structuredClone(spec);
     changed.info["x-listing"].description = "Money, for chatbots.";
     const out = JSON.parse(emitServerJson(changed, pkg as never, paths)) as Record<string, unknown>;
@@ -161,10 +198,11 @@ describe("what Claude's connectors directory checks, from the generated registry
 });
 
 describe("the directory screenshots (npm run screenshots)", () => {
-  it("are 3 to 5 PNGs at least 1,000 px wide", () => {
+  it("are 3 to 5 PNGs at least 1,000 px wide, the forecast among them (issue 52)", () => {
     const dir = fileURLToPath(new URL("../../docs/screenshots/directory/", import.meta.url));
     const files = readdirSync(dir).filter((f) => f.endsWith(".png"));
     expect(files.length).to.be.within(3, 5);
+    expect(files).to.include("app-forecast.png");
     for (const f of files) {
       const head = readFileSync(join(dir, f)).subarray(0, 24);
       expect(head.subarray(1, 4).toString("latin1"), f).to.equal("PNG");

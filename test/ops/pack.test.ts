@@ -9,7 +9,7 @@
  * the same version for the same Node, not something this package does.
  */
 import { execFile, spawn } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -114,6 +114,60 @@ describe(`npm pack installs and starts elsewhere (${engine})`, function () {
     } finally {
       const exited = new Promise((resolve) => child.once("exit", resolve));
       child.kill("SIGTERM");
+      await exited;
+    }
+  });
+
+  it("npx of the packed tarball starts the server (as the registry entry's runtimeHint says)", async () => {
+    const npmEnv = { ...process.env, npm_config_audit: "false", npm_config_fund: "false", npm_config_update_notifier: "false" };
+    let tarball = readdirSync(dir).find((f) => f.endsWith(".tgz"));
+    if (!tarball) {
+      await run("npm", ["pack", "--pack-destination", dir], { cwd: ROOT, env: npmEnv, timeout: 120_000 });
+      tarball = readdirSync(dir).find((f) => f.endsWith(".tgz"))!;
+    }
+    const spec = join(dir, tarball);
+    const work = join(dir, "npx-work");
+    mkdirSync(work, { recursive: true });
+    const npx = ["--yes", "--prefer-offline", "--ignore-scripts", "--package", spec, "--", "finance-mcp"];
+    // First run: npx installs the package into its cache; --version loads no database driver.
+    const version = await run("npx", [...npx, "--version"], { cwd: work, env: npmEnv, timeout: 180_000 });
+    expect(version.stdout.trim()).to.match(/\d+\.\d+\.\d+/);
+    // better-sqlite3's compiled addon, as in the test above (its install script was skipped): into npx's install.
+    const cache = (await run("npm", ["config", "get", "cache"], { env: npmEnv })).stdout.trim();
+    const installs = readdirSync(join(cache, "_npx"))
+      .map((d) => join(cache, "_npx", d, "node_modules"))
+      .filter((d) => existsSync(join(d, "finance-mcp")) && existsSync(join(d, "better-sqlite3")))
+      .sort((a, b) => statSync(join(b, "finance-mcp")).mtimeMs - statSync(join(a, "finance-mcp")).mtimeMs);
+    expect(installs.length, "npx installed the package").to.be.greaterThan(0);
+    const addon = join("build", "Release", "better_sqlite3.node");
+    mkdirSync(join(installs[0]!, "better-sqlite3", "build", "Release"), { recursive: true });
+    copyFileSync(join(ROOT, "node_modules", "better-sqlite3", addon), join(installs[0]!, "better-sqlite3", addon));
+
+    const databaseUrl = engine === "sqlite" ? `sqlite:${join(work, "finance.sqlite")}` : database.url;
+    const child = spawn("npx", [...npx, "serve"], {
+      cwd: work,
+      env: { ...npmEnv, PORT: "0", HOST: "127.0.0.1", DATABASE_URL: databaseUrl },
+      stdio: ["ignore", "ignore", "pipe"],
+      detached: true,
+    });
+    try {
+      const port = await new Promise<number>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error("npx finance-mcp serve did not listen within 120 s")), 120_000);
+        let text = "";
+        child.stderr!.on("data", (chunk: Buffer) => {
+          text += chunk.toString();
+          const m = /"url":"http:\/\/127\.0\.0\.1:(\d+)\//.exec(text);
+          if (m) {
+            clearTimeout(timer);
+            resolve(Number(m[1]));
+          }
+        });
+        child.once("exit", (code) => reject(new Error(`npx finance-mcp serve exited with ${code}: ${text}`)));
+      });
+      expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).to.equal(200);
+    } finally {
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      process.kill(-child.pid!, "SIGTERM");
       await exited;
     }
   });

@@ -135,6 +135,14 @@ describe(`get_cash_flow_forecast (${engine})`, function () {
     const diff = withShop.daily.total.map((v: string, i: number) => Math.round((Number(v) - Number(without.daily.total[i])) * 100));
     expect(diff).to.deep.equal(shop.map((v) => Math.round(Number(v) * 100)));
 
+    // in_days: the same event as days after today (2026-11-25 + 77 = 2027-02-10), the same answer.
+    const relative = await server.call(
+      "get_cash_flow_forecast",
+      { days: 90, buffer: "100.00", what_if: [{ in_days: 77, amount: "1200.00", direction: "expense", label: "Trip" }] },
+      me.token,
+    );
+    expect(relative).to.deep.equal(answer);
+
     // A what-if writes nothing.
     const changes = await server.call("list_changes", { limit: 5 }, me.token);
     expect(changes.changes.map((c: any) => c.tool)).to.not.include("get_cash_flow_forecast");
@@ -173,6 +181,13 @@ describe(`get_cash_flow_forecast (${engine})`, function () {
     expect(err.data).to.include({ code: "not_found", field: "what_if.0.wallet_id" });
     err = await server.callError("get_cash_flow_forecast", { what_if: [{ date: "2027-02-30", amount: "5.00", direction: "expense" }] }, me.token);
     expect(err.data).to.include({ code: "invalid_params", field: "what_if.0.date" });
+    // in_days instead of date (an example that holds on any day): exactly one of the two.
+    err = await server.callError("get_cash_flow_forecast", { what_if: [{ amount: "5.00", direction: "expense" }] }, me.token);
+    expect(err.data).to.include({ code: "invalid_params", field: "what_if.0.date" });
+    err = await server.callError("get_cash_flow_forecast", { what_if: [{ date: "2026-12-25", in_days: 3, amount: "5.00", direction: "expense" }] }, me.token);
+    expect(err.data).to.include({ code: "invalid_params", field: "what_if.0.in_days" });
+    err = await server.callError("get_cash_flow_forecast", { what_if: [{ in_days: 0, amount: "5.00", direction: "expense" }] }, me.token);
+    expect(err.data).to.include({ code: "invalid_params", field: "what_if.0.in_days" });
     err = await server.callError("get_cash_flow_forecast", { buffer: "1.234" }, me.token);
     expect(err.data).to.include({ code: "invalid_params", field: "buffer" });
     err = await server.callError("get_cash_flow_forecast", { days: 366 }, me.token);

@@ -73,7 +73,7 @@ describe(`accessibility of every page, light and dark (axe-core, ${engine})`, fu
   for (const theme of THEMES) {
     it(`the pages anyone can open have no serious or critical violation (${theme})`, async () => {
       const page = await (await context(theme)).newPage();
-      for (const path of ["/", "/privacy", "/account"]) {
+      for (const path of ["/", "/privacy", "/terms", "/support", "/account"]) {
         await page.goto(`${server.url}${path}`);
         expect(await seriousViolations(page), `${path} (${theme})`).to.deep.equal([]);
       }

@@ -49,7 +49,7 @@ describe(`GET /privacy (${engine})`, function () {
       for (const path of ["/", "/privacy", "/account", "/account/import", "/account/delete"]) {
         const res = await fetch(`${server.url}${path}`, { headers: HTML, redirect: "follow" });
         const html = await res.text();
-        expect(html, path).to.match(/<footer><a href="\/privacy">Privacy<\/a><\/footer>/);
+        expect(html, path).to.match(/<footer><a href="\/privacy">Privacy<\/a> · <a href="\/terms">Terms<\/a> · <a href="\/support">Support<\/a><\/footer>/);
       }
       const mcp = await fetch(`${server.url}/api/v1/mcp`, { headers: { accept: "text/html" } });
       expect(mcp.status).to.equal(405);

@@ -2189,7 +2189,11 @@ export interface GetCashFlowForecastParams {
     | []
     | [
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
@@ -2198,37 +2202,22 @@ export interface GetCashFlowForecastParams {
       ]
     | [
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        }
-      ]
-    | [
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
@@ -2237,65 +2226,33 @@ export interface GetCashFlowForecastParams {
       ]
     | [
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        }
-      ]
-    | [
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
@@ -2304,93 +2261,44 @@ export interface GetCashFlowForecastParams {
       ]
     | [
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        }
-      ]
-    | [
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
@@ -2399,121 +2307,55 @@ export interface GetCashFlowForecastParams {
       ]
     | [
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        }
-      ]
-    | [
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
@@ -2522,149 +2364,66 @@ export interface GetCashFlowForecastParams {
       ]
     | [
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        }
-      ]
-    | [
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
@@ -2673,84 +2432,77 @@ export interface GetCashFlowForecastParams {
       ]
     | [
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
@@ -2759,191 +2511,88 @@ export interface GetCashFlowForecastParams {
       ]
     | [
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        }
-      ]
-    | [
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
@@ -2952,105 +2601,99 @@ export interface GetCashFlowForecastParams {
       ]
     | [
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
@@ -3059,233 +2702,110 @@ export interface GetCashFlowForecastParams {
       ]
     | [
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        }
-      ]
-    | [
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
@@ -3294,126 +2814,121 @@ export interface GetCashFlowForecastParams {
       ]
     | [
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
@@ -3422,133 +2937,132 @@ export interface GetCashFlowForecastParams {
       ]
     | [
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
-          amount: Amount;
-          direction: "expense" | "income";
-          wallet_id?: WalletId;
-          label?: string;
-        },
-        {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
@@ -3557,140 +3071,1466 @@ export interface GetCashFlowForecastParams {
       ]
     | [
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        }
+      ]
+    | [
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;
           label?: string;
         },
         {
-          date: Date;
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        }
+      ]
+    | [
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        }
+      ]
+    | [
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        }
+      ]
+    | [
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        }
+      ]
+    | [
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        }
+      ]
+    | [
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        }
+      ]
+    | [
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
+          amount: Amount;
+          direction: "expense" | "income";
+          wallet_id?: WalletId;
+          label?: string;
+        },
+        {
+          date?: Date;
+          /**
+           * The event's day as days after today, instead of date (exactly one of the two).
+           */
+          in_days?: number;
           amount: Amount;
           direction: "expense" | "income";
           wallet_id?: WalletId;

@@ -15,7 +15,7 @@ export interface ForecastParams {
   days?: number;
   buffer?: string;
   include_regular_spending?: boolean;
-  what_if?: { date: string; amount: string; direction: "expense" | "income"; wallet_id?: string; label?: string }[];
+  what_if?: { date?: string; in_days?: number; amount: string; direction: "expense" | "income"; wallet_id?: string; label?: string }[];
   cancel?: string[];
 }
 
@@ -27,7 +27,7 @@ export async function forecastOf(ctx: DomainContext, params: ForecastParams) {
   const whatIf: WhatIf[] = [];
   for (const [i, w] of (params.what_if ?? []).entries()) {
     const field = `what_if.${i}`; // as the schema validator names the same fields
-    if (w.date <= today) throw invalidParams(`${field}.date`, "a day after today", `${field}.date: a what-if event is a day after today (${today}).`);
+    const date = whatIfDate(w, today, field);
     const wallet =
       w.wallet_id === undefined
         ? undefined
@@ -35,7 +35,7 @@ export async function forecastOf(ctx: DomainContext, params: ForecastParams) {
     const currency = wallet?.currency ?? inputs.home;
     const minor = parseAmountParam(w.amount, currency, `${field}.amount`);
     whatIf.push({
-      date: w.date,
+      date,
       amountMinor: w.direction === "expense" ? -minor : minor,
       currency,
       walletId: w.wallet_id ?? null,
@@ -50,4 +50,19 @@ export async function forecastOf(ctx: DomainContext, params: ForecastParams) {
     whatIf,
     cancel: params.cancel ?? [],
   });
+}
+
+/**
+ * A what-if event's day: `date` (after today), or `in_days` after today, which an example can show and
+ * still hold on any day (issue 52: the published examples never expire).
+ */
+function whatIfDate(w: { date?: string; in_days?: number }, today: string, field: string): string {
+  if (w.date !== undefined && w.in_days !== undefined) {
+    throw invalidParams(`${field}.in_days`, "date or in_days, not both", `${field}: give the event's date or in_days, not both.`);
+  }
+  if (w.in_days !== undefined) return plusDays(today, w.in_days);
+  if (w.date === undefined)
+    throw invalidParams(`${field}.date`, "a date or in_days", `${field}.date: a what-if event needs its date (or in_days after today).`);
+  if (w.date <= today) throw invalidParams(`${field}.date`, "a day after today", `${field}.date: a what-if event is a day after today (${today}).`);
+  return w.date;
 }
