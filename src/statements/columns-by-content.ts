@@ -16,7 +16,7 @@
  */
 import { invalidParams } from "../errors.js";
 import { NOT_A_BALANCE } from "./csv-preamble.js";
-import { isIndicatorColumn } from "./csv-sign.js";
+import { indicatorOf, isIndicatorColumn } from "./csv-sign.js";
 import { parseDate } from "./dates.js";
 import { guessDecimal, parseDecimal } from "./numbers.js";
 import type { CsvMapping } from "./types.js";
@@ -102,13 +102,32 @@ function profileOf(index: number, name: string, rows: readonly (readonly string[
   };
 }
 
+const CURRENCIES = new Set(Intl.supportedValuesOf("currency"));
+
 /** Every row's cell the same (three rows or more): the account holder, the own IBAN, the currency. */
 const isConstant = (p: Profile, rows: number) => rows >= 3 && p.filled === rows && p.distinct === 1;
+/** One and the same text on every row that has one (three or more): the card holder's name on card rows. */
+const isOneName = (p: Profile) => p.filled >= 3 && p.distinct === 1;
 const isDateColumn = (p: Profile) => p.filled > 0 && p.dates >= p.filled * 0.8;
 /** Numbers in every filled cell, not dates, and not only plain integers (a check number or a card's last four). */
 const isMoneyColumn = (p: Profile) => p.filled > 0 && p.numbers === p.filled && p.dates < p.filled && p.plainIntegers < p.filled;
 const isTextColumn = (p: Profile, rows: number) =>
   p.filled >= Math.max(1, rows * 0.5) && p.wordy >= p.filled * 0.5 && !isConstant(p, rows) && !isIndicatorColumn(p.cells.filter((c) => c !== ""));
+
+/** Whether p's dates are on or after q's on every row both fill, and after on one at least. */
+function isLaterThan(p: Profile, q: Profile): boolean {
+  let later = false;
+  for (let i = 0; i < p.cells.length; i++) {
+    const [a, b] = [isoOf(p.cells[i]!), isoOf(q.cells[i]!)];
+    if (a === null || b === null) continue;
+    if (a < b) return false;
+    if (a > b) later = true;
+  }
+  return later;
+}
+
+/** A date cell read in either order (the order does not change which of two dates of a row is later, for a file of one order). */
+const isoOf = (cell: string) => parseDate(cell, "day_first") ?? parseDate(cell, "month_first");
 
 /** The value of a money cell in cents (null when empty or zero), for comparing columns. */
 function cents(cell: string, decimal: "," | "."): number | null {
@@ -163,12 +182,16 @@ export function chooseColumnsByContent(input: ContentInput): ContentResult {
   for (const key of ["amount_column", "debit_column", "credit_column", "balance_column"] as const)
     keep(key, (p) => p.filled === 0 || (p.numbers === p.filled && p.dates < p.filled));
   // The account holder's own name (or account) on every row is never the other party.
-  for (const key of ["payee_column", "payer_column", "description_column"] as const) keep(key, (p) => p.filled === 0 || (!isConstant(p, n) && p.wordy > 0));
+  for (const key of ["payee_column", "payer_column", "description_column"] as const) keep(key, (p) => p.filled === 0 || (!isOneName(p) && p.wordy > 0 && !isIndicatorColumn(p.cells.filter((c) => c !== ""))));
 
   const taken = () => new Set(Object.values(mapping).filter((v): v is string => typeof v === "string"));
 
-  // 2. The date: the first column of dates.
-  if (mapping.date_column === undefined) mapping.date_column = profiles.find((p) => isDateColumn(p) && p.filled >= n * 0.8)?.name;
+  // 2. The date: of the columns of dates, the booking date, which is never before the others on a row (a
+  // card's transaction date comes before its posting, Revolut's start before its completion); else the first.
+  if (mapping.date_column === undefined) {
+    const dated = profiles.filter((p) => isDateColumn(p) && p.filled >= n * 0.8);
+    mapping.date_column = (dated.find((p) => dated.every((q) => q === p || isLaterThan(p, q))) ?? dated[0])?.name;
+  }
 
   // 3. The money.
   const money = () => profiles.filter((p) => !taken().has(p.name) && isMoneyColumn(p) && !isConstant(p, n));
@@ -191,6 +214,12 @@ export function chooseColumnsByContent(input: ContentInput): ContentResult {
       (p) => runsWith(amounts, centsOf(p)) && !NOT_A_BALANCE.some((word) => p.name.toLowerCase().replace(/[^a-z]/g, "").includes(word)),
     );
 
+  // An amount column that fills only some rows beside one that fills the others is one of a debit/credit
+  // pair: the pair and its direction are found below, as for a pair no name told.
+  if (given.amount_column === undefined && mapping.amount_column !== undefined && mapping.debit_column === undefined && mapping.credit_column === undefined) {
+    const amount = byName(mapping.amount_column)!;
+    if (amount.filled < n * 0.9 && money().some((p) => complementary(amount, p))) delete mapping.amount_column;
+  }
   // One column of a pair known by its name: its partner is the column that fills the other rows.
   if (mapping.amount_column === undefined && (mapping.debit_column === undefined) !== (mapping.credit_column === undefined)) {
     const known = byName(mapping.debit_column ?? mapping.credit_column)!;
@@ -217,14 +246,34 @@ export function chooseColumnsByContent(input: ContentInput): ContentResult {
       mapping.amount_column = amount.name;
     }
   }
-  // A running balance no name told: the numeric column that moves by each row's amount (a signed amount;
-  // a sign column is read later, so an amount with one is left to the names).
-  if (mapping.balance_column === undefined && mapping.amount_column !== undefined && given.balance_column === undefined) {
-    const amount = byName(mapping.amount_column)!;
-    if (amount.negatives > 0) {
-      const balance = balanceFor(centsOf(amount), money().filter((p) => p.filled >= n * 0.9));
-      if (balance !== undefined) mapping.balance_column = balance.name;
+  // A sign column no name told: every row S or H, Af or Bij, Debit or Credit … beside an amount.
+  if (mapping.sign_column === undefined && mapping.amount_column !== undefined && given.sign_column === undefined) {
+    const sign = profiles.find((p) => !taken().has(p.name) && p.filled > 0 && isIndicatorColumn(p.cells.filter((c) => c !== "")));
+    if (sign !== undefined) mapping.sign_column = sign.name;
+  }
+  // A running balance no name told: the numeric column that moves by each row's signed amount.
+  const signed = signedAmounts();
+  if (mapping.balance_column === undefined && given.balance_column === undefined && signed !== null) {
+    const balance = balanceFor(signed, money().filter((p) => p.filled >= n * 0.9));
+    if (balance !== undefined) mapping.balance_column = balance.name;
+  }
+  // A currency column: ISO 4217 codes on every row ("DEB" or "BGC", a booking type, is none).
+  if (mapping.currency_column === undefined && given.currency_column === undefined) {
+    const currency = profiles.find((p) => !taken().has(p.name) && p.filled >= n * 0.9 && p.cells.every((c) => c === "" || CURRENCIES.has(c)));
+    if (currency !== undefined) mapping.currency_column = currency.name;
+  }
+
+  /** Each row's amount in cents, signed as the mapping reads it; null when the mapping has no amount yet. */
+  function signedAmounts(): (number | null)[] | null {
+    if (mapping.amount_column !== undefined) {
+      const amounts = centsOf(byName(mapping.amount_column)!);
+      if (mapping.sign_column === undefined) return amounts;
+      const signs = byName(mapping.sign_column)!.cells.map(indicatorOf);
+      return amounts.map((v, i) => (v === null || signs[i] === null ? v : signedMagnitude(v, signs[i] === "out" ? -1 : 1)));
     }
+    if (mapping.debit_column === undefined || mapping.credit_column === undefined) return null;
+    const [debit, credit] = [centsOf(byName(mapping.debit_column)!), centsOf(byName(mapping.credit_column)!)];
+    return debit.map((v, i) => signedMagnitude(v, -1) ?? signedMagnitude(credit[i] ?? null, 1));
   }
 
   function isBalanceOf(p: Profile, pair: readonly [Profile, Profile]): boolean {
@@ -266,27 +315,121 @@ export function chooseColumnsByContent(input: ContentInput): ContentResult {
   }
 
   // 4. The counterparty and the purpose: varied text, not the same on every row.
-  const texts = profiles.filter((p) => !taken().has(p.name) && isTextColumn(p, n));
-  const payee = byName(mapping.payee_column ?? mapping.payer_column);
-  const purpose = byName(mapping.description_column);
-  const varied = (p: Profile, than: Profile | undefined) => than === undefined || p.distinct >= than.distinct * 0.75;
-  const longest = (ps: readonly Profile[]) => ps.reduce<Profile | undefined>((b, p) => (b === undefined || p.averageLength > b.averageLength ? p : b), undefined);
-  const mostVaried = (ps: readonly Profile[]) =>
-    ps.reduce<Profile | undefined>((b, p) => (b === undefined || p.distinct > b.distinct || (p.distinct === b.distinct && p.averageLength > b.averageLength) ? p : b), undefined);
-  if (payee === undefined && purpose === undefined) {
-    const best = mostVaried(texts);
-    const pool = texts.filter((p) => best !== undefined && varied(p, best));
-    const description = pool.length >= 2 ? longest(pool) : undefined;
-    const counterparty = mostVaried(pool.filter((p) => p !== description && (description === undefined || varied(p, description))));
-    if (counterparty !== undefined) mapping.payee_column = counterparty.name;
-    if (description !== undefined) mapping.description_column = description.name;
-  } else if (payee === undefined && purpose !== undefined) {
-    const counterparty = mostVaried(texts.filter((p) => varied(p, purpose) && p.averageLength <= purpose.averageLength));
-    if (counterparty !== undefined) mapping.payee_column = counterparty.name;
-  } else if (payee !== undefined && purpose === undefined && mapping.payer_column === undefined) {
-    // The purpose is longer than the names beside it; a category or a booking type is not.
-    const description = longest(texts.filter((p) => varied(p, payee) && p.averageLength > payee.averageLength * 1.2));
-    if (description !== undefined) mapping.description_column = description.name;
-  }
+  chooseText();
   return { unsure };
+
+  function chooseText(): void {
+    const texts = profiles.filter((p) => !taken().has(p.name) && isTextColumn(p, n) && !namesAKind(p.name));
+    // A split by direction is the counterparty even where a name took a general text, filled on rows of both
+    // directions, for the payee ("Description" beside "Payer Name"): that text is then the purpose, if it
+    // fills more rows than the purpose a name found.
+    if (given.payee_column === undefined && given.payer_column === undefined) {
+      const general = byName(mapping.payee_column);
+      const payer = byName(mapping.payer_column);
+      if (payer === undefined || (general !== undefined && filledBothWays(general))) {
+        delete mapping.payee_column;
+        delete mapping.payer_column;
+        if (splitByDirection(texts, payer)) {
+          const named = byName(mapping.description_column);
+          if (general !== undefined && !taken().has(general.name) && given.description_column === undefined && (named === undefined || general.filled > named.filled))
+            mapping.description_column = general.name;
+        } else {
+          if (general !== undefined) mapping.payee_column = general.name;
+          if (payer !== undefined) mapping.payer_column = payer.name;
+        }
+      }
+    }
+    const payee = byName(mapping.payee_column ?? mapping.payer_column);
+    const purpose = byName(mapping.description_column);
+    const rest = () => texts.filter((p) => !taken().has(p.name));
+    if (payee === undefined) {
+      // The counterparty is as varied as the most varied text; of two such, the purpose is the longer.
+      const best = mostVaried(purpose === undefined ? rest() : [...rest(), purpose]);
+      const pool = rest().filter((p) => best !== undefined && varied(p, best));
+      if (purpose === undefined && pool.length >= 2) mapping.description_column = longest(pool)!.name;
+      const counterparty = mostVaried(pool.filter((p) => p.name !== mapping.description_column));
+      if (counterparty !== undefined) mapping.payee_column = counterparty.name;
+      // A purpose a name found that is shorter than the counterparty found beside it is the name of the
+      // other party ("Naam / Omschrijving" beside "Mededelingen"): the longer text is the purpose.
+      if (counterparty !== undefined && purpose !== undefined && given.description_column === undefined && counterparty.averageLength > purpose.averageLength * 1.2)
+        [mapping.payee_column, mapping.description_column] = [purpose.name, counterparty.name];
+    }
+    // The purpose: the most varied text left (a booking type is less varied than nothing at all).
+    if (mapping.description_column === undefined && (mapping.payee_column !== undefined || mapping.payer_column !== undefined)) {
+      const description = mostVaried(rest());
+      if (description !== undefined) mapping.description_column = description.name;
+    }
+  }
+
+  /**
+   * Counterparty columns split by direction: DKB's payer and payee columns, where the account holder's own
+   * name stands in the payer column of money out and the payee column of money in; or Wise's, each filled
+   * only on the rows of one direction. The payee of money out is then the one column, of money in the other.
+   */
+  function filledBothWays(p: Profile): boolean {
+    const direction = directions();
+    return direction !== null && ["in", "out"].every((d) => p.cells.some((c, i) => c !== "" && direction[i] === d));
+  }
+
+  function directions(): ("in" | "out" | null)[] | null {
+    const signs = signedAmounts();
+    return signs === null ? null : signs.map((v) => (v === null ? null : v < 0 ? "out" : "in"));
+  }
+
+  function splitByDirection(texts: readonly Profile[], payer: Profile | undefined): boolean {
+    const direction = directions();
+    if (direction === null) return false;
+    // Names, not free text: a counterparty's name is short.
+    const all = profiles.filter((p) => !taken().has(p.name) && p.wordy > 0 && !namesAKind(p.name) && p.averageLength <= 40);
+    for (const a of payer === undefined ? all : [payer])
+      for (const b of all) {
+        if (a === b) continue;
+        // a holds the counterparty of money in (the payer), b of money out (the payee)?
+        const holder = mostCommon([...a.cells.filter((_, i) => direction[i] === "out"), ...b.cells.filter((_, i) => direction[i] === "in")]);
+        let holderRows = 0;
+        let rows = 0;
+        for (let i = 0; i < n; i++) {
+          if (direction[i] === null) continue;
+          rows++;
+          const [own, other] = direction[i] === "in" ? [b.cells[i]!, a.cells[i]!] : [a.cells[i]!, b.cells[i]!];
+          if (holder !== "" && own === holder && other !== holder) holderRows++;
+        }
+        const holderSplit = texts.includes(a) && texts.includes(b) && rows >= 3 && holderRows >= rows * 0.9;
+        // Sparse: the payer is filled only on money in, the payee only on money out, each at least once.
+        const sparse =
+          a.cells.every((c, i) => c === "" || direction[i] === "in") &&
+          b.cells.every((c, i) => c === "" || direction[i] === "out") &&
+          a.filled > 0 &&
+          b.filled > 0 &&
+          a.wordy >= a.filled * 0.5 &&
+          b.wordy >= b.filled * 0.5;
+        if (holderSplit || sparse) {
+          mapping.payer_column = a.name;
+          mapping.payee_column = b.name;
+          return true;
+        }
+      }
+    return false;
+  }
 }
+
+/** A column that names a kind (a category, a booking type, a status, a product) holds neither the counterparty nor the purpose. */
+const KINDS = ["categor", "kategor", "typ", "status", "state", "product", "produkt"];
+const namesAKind = (header: string) => {
+  const folded = header.toLowerCase();
+  return KINDS.some((k) => folded.includes(k));
+};
+
+const mostCommon = (cells: readonly string[]): string => {
+  const counts = new Map<string, number>();
+  for (const c of cells) if (c !== "") counts.set(c, (counts.get(c) ?? 0) + 1);
+  let best = "";
+  for (const [c, k] of counts) if (k > (counts.get(best) ?? 0)) best = c;
+  return best;
+}
+
+/** As varied as the other (three quarters of its distinct values at least): not a booking type beside names. */
+const varied = (p: Profile, than: Profile | undefined) => than === undefined || p.distinct >= than.distinct * 0.75;
+const longest = (ps: readonly Profile[]) => ps.reduce<Profile | undefined>((b, p) => (b === undefined || p.averageLength > b.averageLength ? p : b), undefined);
+const mostVaried = (ps: readonly Profile[]) =>
+  ps.reduce<Profile | undefined>((b, p) => (b === undefined || p.distinct > b.distinct || (p.distinct === b.distinct && p.averageLength > b.averageLength) ? p : b), undefined);

@@ -350,11 +350,14 @@ export function detectMapping(text: string, given: Partial<CsvMapping> = {}, hin
   }
 
   const used = new Set<string>();
-  const byName = (key: keyof Vocabulary): string | undefined => {
+  const byName = (key: keyof Vocabulary, within = false): string | undefined => {
     const folded = columns.map(fold);
     for (const name of vocabulary[key]) {
-      const i = folded.findIndex((f, at) => !used.has(columns[at]!) && namesColumn(f, name));
-      if (i >= 0) return columns[i];
+      // Within: a name of five letters or more inside one header only ("Withdrawal Amt.", "Closing Balance";
+      // "Libellé court" beside "Libellé opération" tells nothing).
+      const match = (f: string) => (within ? name.length >= 5 && f.includes(name) : namesColumn(f, name));
+      const i = folded.findIndex((f, at) => !used.has(columns[at]!) && match(f));
+      if (i >= 0 && (!within || folded.filter(match).length === 1)) return columns[i];
     }
     return undefined;
   };
@@ -380,6 +383,16 @@ export function detectMapping(text: string, given: Partial<CsvMapping> = {}, hin
     const named = given[key];
     const column = named ?? byName(key);
     if (named === undefined && key === "sign_column" && column !== undefined && !isIndicatorColumn(cellsOf(column))) continue;
+    if (column !== undefined) {
+      mapping[key] = column;
+      used.add(column);
+    }
+  }
+  // Then the names inside longer headers, for the keys still open (money out and in before the amount, so
+  // that "Debit Amount" is not taken for a signed amount); the cells confirm them (columns-by-content.ts).
+  for (const key of ["date_column", "debit_column", "credit_column", "amount_column", "balance_column", "payer_column", "payee_column", "description_column"] as const) {
+    if (mapping[key] !== undefined || given[key] !== undefined) continue;
+    const column = byName(key, true);
     if (column !== undefined) {
       mapping[key] = column;
       used.add(column);
