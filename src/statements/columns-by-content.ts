@@ -170,6 +170,8 @@ export function chooseColumnsByContent(input: ContentInput): ContentResult {
   const profiles = columns.map((name, i) => profileOf(i, name, rows, input.decimalFallback));
   const byName = (c: string | undefined) => (c === undefined ? undefined : profiles[columns.indexOf(c)]);
   const unsure: UnsureColumn[] = [];
+  // A column the person named that the file lacks is refused by the caller, naming it.
+  if (Object.entries(mapping).some(([key, c]) => key.endsWith("_column") && typeof c === "string" && !columns.includes(c))) return { unsure };
 
   // 1. A column chosen by its name must hold what the name says; the person's own choice stands.
   const keep = (key: keyof CsvMapping, ok: (p: Profile) => boolean) => {
@@ -180,7 +182,8 @@ export function chooseColumnsByContent(input: ContentInput): ContentResult {
   };
   keep("date_column", isDateColumn);
   for (const key of ["amount_column", "debit_column", "credit_column", "balance_column"] as const)
-    keep(key, (p) => p.filled === 0 || (p.numbers === p.filled && p.dates < p.filled));
+    // A money column of dates or words is none; one with a few cells that do not read stays, and those rows are shown invalid.
+    keep(key, (p) => p.dates <= p.filled / 2 && p.wordy <= p.filled / 2);
   // The account holder's own name (or account) on every row is never the other party.
   for (const key of ["payee_column", "payer_column", "description_column"] as const) keep(key, (p) => p.filled === 0 || (!isOneName(p) && p.wordy > 0 && !isIndicatorColumn(p.cells.filter((c) => c !== ""))));
 
