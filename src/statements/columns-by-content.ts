@@ -322,7 +322,7 @@ export function chooseColumnsByContent(input: ContentInput): ContentResult {
   return { unsure };
 
   function chooseText(): void {
-    const texts = profiles.filter((p) => !taken().has(p.name) && isTextColumn(p, n) && !namesAKind(p.name));
+    const textsNow = () => profiles.filter((p) => !taken().has(p.name) && isTextColumn(p, n) && !namesAKind(p.name));
     // A split by direction is the counterparty even where a name took a general text, filled on rows of both
     // directions, for the payee ("Description" beside "Payer Name"): that text is then the purpose, if it
     // fills more rows than the purpose a name found.
@@ -332,7 +332,8 @@ export function chooseColumnsByContent(input: ContentInput): ContentResult {
       if (payer === undefined || (general !== undefined && filledBothWays(general))) {
         delete mapping.payee_column;
         delete mapping.payer_column;
-        if (splitByDirection(texts, payer)) {
+        // The payer a name found first, then any two columns: names of such pairs are easily read backwards.
+        if (splitByDirection(textsNow(), payer) || (payer !== undefined && splitByDirection(textsNow(), undefined))) {
           const named = byName(mapping.description_column);
           if (general !== undefined && !taken().has(general.name) && given.description_column === undefined && (named === undefined || general.filled > named.filled))
             mapping.description_column = general.name;
@@ -342,6 +343,7 @@ export function chooseColumnsByContent(input: ContentInput): ContentResult {
         }
       }
     }
+    const texts = textsNow();
     const payee = byName(mapping.payee_column ?? mapping.payer_column);
     const purpose = byName(mapping.description_column);
     const rest = () => texts.filter((p) => !taken().has(p.name));

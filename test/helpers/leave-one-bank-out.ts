@@ -30,11 +30,12 @@ export const textOf = (l: CorpusLayout) =>
 /** The bank of a layout: `de-sparkasse-csv-camt` is Sparkasse's, as are its other layouts. */
 export const bankOf = (layout: string) => layout.split("-")[1]!;
 
-/** The vocabulary's words that name a column of this header (as the detector matches them). */
+/** The vocabulary's words that this header holds, as the detector matches them: a whole header, or inside one (five letters or more). */
 export function wordsInHeader(columns: readonly string[]): Set<string> {
   const folded = columns.map(fold);
   const out = new Set<string>();
-  for (const names of Object.values(VOCABULARY)) for (const name of names) if (folded.some((f) => namesColumn(f, name))) out.add(name);
+  for (const names of Object.values(VOCABULARY))
+    for (const name of names) if (folded.some((f) => namesColumn(f, name) || (name.length >= 5 && f.includes(name)))) out.add(name);
   return out;
 }
 
