@@ -306,9 +306,9 @@ export function chooseColumnsByContent(input: ContentInput): ContentResult {
       const [fa, fb] = [ca.filter((v) => v !== null).length, cb.filter((v) => v !== null).length];
       if (fa === fb)
         throw invalidParams(
-          "mapping.debit_column",
+          "mapping.debit",
           "the column of money out",
-          `mapping.debit_column: the columns ${JSON.stringify(a.name)} and ${JSON.stringify(b.name)} hold money out and money in, one each, and nothing in the file tells which is which. Send mapping.debit_column and mapping.credit_column naming them, e.g. {"debit_column":${JSON.stringify(a.name)},"credit_column":${JSON.stringify(b.name)}}.`,
+          `mapping.debit: the columns ${JSON.stringify(a.name)} and ${JSON.stringify(b.name)} hold money out and money in, one on each row, and nothing in the file tells which is which. Nothing was imported. Ask the person, then send mapping {"debit":${JSON.stringify(a.name)},"credit":${JSON.stringify(b.name)}} (or the other way round).`,
         );
       debit = fa > fb ? a : b;
       unsure.push("debit_column");
