@@ -20,6 +20,8 @@ export interface CorpusLayout {
   opening_balance: string;
   rows: number;
   states_balance: boolean;
+  /** The mapping the person sends when the preview asks (test/tools/import-corpus.test.ts). */
+  answer?: Record<string, string>;
 }
 
 const dir = new URL("../fixtures/statements/corpus/", import.meta.url);
