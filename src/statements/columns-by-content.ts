@@ -180,7 +180,8 @@ export function chooseColumnsByContent(input: ContentInput): ContentResult {
     const p = byName(column);
     if (p !== undefined && !ok(p)) delete mapping[key];
   };
-  keep("date_column", isDateColumn);
+  // A date column with a few cells that do not read stays: those rows are shown invalid.
+  keep("date_column", (p) => p.filled === 0 || p.dates > p.filled / 2);
   for (const key of ["amount_column", "debit_column", "credit_column", "balance_column"] as const)
     // A money column of dates or words is none; one with a few cells that do not read stays, and those rows are shown invalid.
     keep(key, (p) => p.dates <= p.filled / 2 && p.wordy <= p.filled / 2);
