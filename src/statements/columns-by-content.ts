@@ -57,15 +57,30 @@ interface Profile {
 const IBAN = /^[A-Z]{2}\d{2}[A-Z0-9]{10,30}$/;
 const BIC = /^[A-Z]{6}[A-Z0-9]{2}(?:[A-Z0-9]{3})?$/;
 
-function isWordy(cell: string): boolean {
+const LETTER = /\p{L}/u;
+
+/** The letters and digits of a cell, counted in one pass (every cell of the file is counted). */
+function lettersAndDigits(cell: string): { letters: number; digits: number } {
+  let letters = 0;
+  let digits = 0;
+  for (let i = 0; i < cell.length; i++) {
+    const c = cell.charCodeAt(i);
+    if (c >= 48 && c <= 57) digits++;
+    else if ((c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c > 127 && LETTER.test(cell[i]!))) letters++;
+  }
+  return { letters, digits };
+}
+
+function isWordy(cell: string, letters: number, digits: number): boolean {
+  if (letters < 2 || letters <= digits) return false;
   const compact = cell.replace(/\s+/g, "");
-  if (IBAN.test(compact) || BIC.test(compact)) return false;
-  const letters = (cell.match(/\p{L}/gu) ?? []).length;
-  const digits = (cell.match(/\d/g) ?? []).length;
-  return letters >= 2 && letters > digits;
+  return !IBAN.test(compact) && !BIC.test(compact);
 }
 
 const isDate = (cell: string) => parseDate(cell, "day_first") !== null || parseDate(cell, "month_first") !== null;
+
+/** The rows a column is judged by: the first thousand tell what a column holds as well as five thousand. */
+const MAX_ROWS = 1000;
 
 function profileOf(index: number, name: string, rows: readonly (readonly string[])[], fallback: "," | "."): Profile {
   const cells = rows.map((r) => (r[index] ?? "").trim());
@@ -77,14 +92,20 @@ function profileOf(index: number, name: string, rows: readonly (readonly string[
   let plainIntegers = 0;
   let wordy = 0;
   for (const c of filledCells) {
+    const { letters, digits } = lettersAndDigits(c);
+    // Every date and number has a digit; a number has at most a currency code's three letters.
+    if (digits === 0) {
+      if (isWordy(c, letters, digits)) wordy++;
+      continue;
+    }
     if (isDate(c)) dates++;
-    const n = parseDecimal(c, decimal);
+    const n = letters > 3 ? null : parseDecimal(c, decimal);
     if (n !== null) {
       numbers++;
       if (n.startsWith("-")) negatives++;
       if (/^\d+$/.test(c)) plainIntegers++;
     }
-    if (isWordy(c)) wordy++;
+    if (isWordy(c, letters, digits)) wordy++;
   }
   return {
     index,
@@ -165,7 +186,8 @@ export interface ContentResult {
 
 /** Completes `input.mapping` from the cells: see the module comment. */
 export function chooseColumnsByContent(input: ContentInput): ContentResult {
-  const { columns, rows, mapping, given } = input;
+  const { columns, mapping, given } = input;
+  const rows = input.rows.length > MAX_ROWS ? input.rows.slice(0, MAX_ROWS) : input.rows;
   const n = rows.length;
   const profiles = columns.map((name, i) => profileOf(i, name, rows, input.decimalFallback));
   const byName = (c: string | undefined) => (c === undefined ? undefined : profiles[columns.indexOf(c)]);
@@ -199,7 +221,13 @@ export function chooseColumnsByContent(input: ContentInput): ContentResult {
 
   // 3. The money.
   const money = () => profiles.filter((p) => !taken().has(p.name) && isMoneyColumn(p) && !isConstant(p, n));
-  const centsOf = (p: Profile) => p.cells.map((c) => cents(c, p.decimal));
+  // Each column's amounts read once: pairs and balances compare them many times.
+  const centsCache = new Map<Profile, (number | null)[]>();
+  const centsOf = (p: Profile) => {
+    let out = centsCache.get(p);
+    if (out === undefined) centsCache.set(p, (out = p.cells.map((c) => cents(c, p.decimal))));
+    return out;
+  };
   const hasMoney = () => mapping.amount_column !== undefined || mapping.debit_column !== undefined || mapping.credit_column !== undefined;
   /** Two columns of which no row fills both, and together fill most rows. */
   const complementary = (a: Profile, b: Profile) => {
@@ -387,29 +415,28 @@ export function chooseColumnsByContent(input: ContentInput): ContentResult {
     if (direction === null) return false;
     // Names, not free text: a counterparty's name is short.
     const all = profiles.filter((p) => !taken().has(p.name) && p.wordy > 0 && !namesAKind(p.name) && p.averageLength <= 40);
+    // The holder's name: the commonest text of a column on rows of money out (or, for b, in), found once per column.
+    const top = (p: Profile, d: "in" | "out") => mostCommon(p.cells.filter((c, i) => direction[i] === d));
+    const topOut = new Map(all.map((p) => [p, top(p, "out")]));
+    const topIn = new Map(all.map((p) => [p, top(p, "in")]));
+    const onlyOn = (p: Profile, d: "in" | "out") => p.filled > 0 && p.wordy >= p.filled * 0.5 && p.cells.every((c, i) => c === "" || direction[i] === d);
     for (const a of payer === undefined ? all : [payer])
       for (const b of all) {
         if (a === b) continue;
         // a holds the counterparty of money in (the payer), b of money out (the payee)?
-        const holder = mostCommon([...a.cells.filter((_, i) => direction[i] === "out"), ...b.cells.filter((_, i) => direction[i] === "in")]);
+        const [outHolder, inHolder] = [topOut.get(a) ?? top(a, "out"), topIn.get(b)!];
+        const holder = outHolder !== "" && inHolder !== "" && outHolder !== inHolder ? "" : outHolder || inHolder;
         let holderRows = 0;
         let rows = 0;
-        for (let i = 0; i < n; i++) {
+        for (let i = 0; i < n && holder !== ""; i++) {
           if (direction[i] === null) continue;
           rows++;
           const [own, other] = direction[i] === "in" ? [b.cells[i]!, a.cells[i]!] : [a.cells[i]!, b.cells[i]!];
-          if (holder !== "" && own === holder && other !== holder) holderRows++;
+          if (own === holder && other !== holder) holderRows++;
         }
         const holderSplit = texts.includes(a) && texts.includes(b) && rows >= 3 && holderRows >= rows * 0.9;
         // Sparse: the payer is filled only on money in, the payee only on money out, each at least once.
-        const sparse =
-          a.cells.every((c, i) => c === "" || direction[i] === "in") &&
-          b.cells.every((c, i) => c === "" || direction[i] === "out") &&
-          a.filled > 0 &&
-          b.filled > 0 &&
-          a.wordy >= a.filled * 0.5 &&
-          b.wordy >= b.filled * 0.5;
-        if (holderSplit || sparse) {
+        if (holderSplit || (onlyOn(a, "in") && onlyOn(b, "out"))) {
           mapping.payer_column = a.name;
           mapping.payee_column = b.name;
           return true;

@@ -16,7 +16,7 @@ import { corpus, differences, read, vocabularyWithout, withheldWords } from "../
 
 const withheld = withheldWords();
 const everyWord = Object.values(VOCABULARY).flat();
-const pick = (rows: { [k: string]: unknown }[], ...keys: string[]) => rows.map((r) => keys.map((k) => r[k]));
+const pick = (rows: readonly object[], ...keys: string[]) => rows.map((r) => keys.map((k) => (r as Record<string, unknown>)[k]));
 const layout = (name: string) => corpus.find((l) => l.layout === name)!;
 
 function refused(fn: () => unknown): AppError {
