@@ -208,7 +208,8 @@ export function chooseColumnsByContent(input: ContentInput): ContentResult {
     // A money column of dates or words is none; one with a few cells that do not read stays, and those rows are shown invalid.
     keep(key, (p) => p.dates <= p.filled / 2 && p.wordy <= p.filled / 2);
   // The account holder's own name (or account) on every row is never the other party.
-  for (const key of ["payee_column", "payer_column", "description_column"] as const) keep(key, (p) => p.filled === 0 || (!isOneName(p) && p.wordy > 0 && !isIndicatorColumn(p.cells.filter((c) => c !== ""))));
+  for (const key of ["payee_column", "payer_column", "description_column"] as const)
+    keep(key, (p) => p.filled === 0 || (!isOneName(p) && p.wordy > 0 && !isIndicatorColumn(p.cells.filter((c) => c !== ""))));
 
   const taken = () => new Set(Object.values(mapping).filter((v): v is string => typeof v === "string"));
 
@@ -243,7 +244,14 @@ export function chooseColumnsByContent(input: ContentInput): ContentResult {
   // An available balance ("Disponible", "Available") runs with the amounts too, but is not the ledger's.
   const balanceFor = (amounts: readonly (number | null)[], candidates: readonly Profile[]) =>
     (mapping.balance_column !== undefined ? [byName(mapping.balance_column)!] : candidates).find(
-      (p) => runsWith(amounts, centsOf(p)) && !NOT_A_BALANCE.some((word) => p.name.toLowerCase().replace(/[^a-z]/g, "").includes(word)),
+      (p) =>
+        runsWith(amounts, centsOf(p)) &&
+        !NOT_A_BALANCE.some((word) =>
+          p.name
+            .toLowerCase()
+            .replace(/[^a-z]/g, "")
+            .includes(word),
+        ),
     );
 
   // An amount column that fills only some rows beside one that fills the others is one of a debit/credit
@@ -260,7 +268,12 @@ export function chooseColumnsByContent(input: ContentInput): ContentResult {
   }
   if (!hasMoney()) {
     const candidates = money();
-    const pair = candidates.flatMap((a, i) => candidates.slice(i + 1).filter((b) => complementary(a, b)).map((b) => [a, b] as const))[0];
+    const pair = candidates.flatMap((a, i) =>
+      candidates
+        .slice(i + 1)
+        .filter((b) => complementary(a, b))
+        .map((b) => [a, b] as const),
+    )[0];
     const full = candidates.filter((p) => p.filled >= n * 0.9);
     if (pair !== undefined && !full.some((p) => p.negatives > 0 && p.negatives < p.filled && !isBalanceOf(p, pair))) {
       choosePair(pair[0], pair[1]);
@@ -268,7 +281,10 @@ export function chooseColumnsByContent(input: ContentInput): ContentResult {
       // A signed amount and perhaps its running balance: the amount is the column the other runs with.
       let amount = full[0]!;
       for (const a of full) {
-        const balance = balanceFor(centsOf(a), full.filter((p) => p !== a));
+        const balance = balanceFor(
+          centsOf(a),
+          full.filter((p) => p !== a),
+        );
         if (balance !== undefined) {
           amount = a;
           if (mapping.balance_column === undefined) mapping.balance_column = balance.name;
@@ -286,7 +302,10 @@ export function chooseColumnsByContent(input: ContentInput): ContentResult {
   // A running balance no name told: the numeric column that moves by each row's signed amount.
   const signed = signedAmounts();
   if (mapping.balance_column === undefined && given.balance_column === undefined && signed !== null) {
-    const balance = balanceFor(signed, money().filter((p) => p.filled >= n * 0.9));
+    const balance = balanceFor(
+      signed,
+      money().filter((p) => p.filled >= n * 0.9),
+    );
     if (balance !== undefined) mapping.balance_column = balance.name;
   }
   // A currency column: ISO 4217 codes on every row ("DEB" or "BGC", a booking type, is none).
@@ -364,7 +383,12 @@ export function chooseColumnsByContent(input: ContentInput): ContentResult {
         // The payer a name found first, then any two columns: names of such pairs are easily read backwards.
         if (splitByDirection(textsNow(), payer) || (payer !== undefined && splitByDirection(textsNow(), undefined))) {
           const named = byName(mapping.description_column);
-          if (general !== undefined && !taken().has(general.name) && given.description_column === undefined && (named === undefined || general.filled > named.filled))
+          if (
+            general !== undefined &&
+            !taken().has(general.name) &&
+            given.description_column === undefined &&
+            (named === undefined || general.filled > named.filled)
+          )
             mapping.description_column = general.name;
         } else {
           if (general !== undefined) mapping.payee_column = general.name;
@@ -385,7 +409,12 @@ export function chooseColumnsByContent(input: ContentInput): ContentResult {
       if (counterparty !== undefined) mapping.payee_column = counterparty.name;
       // A purpose a name found that is shorter than the counterparty found beside it is the name of the
       // other party ("Naam / Omschrijving" beside "Mededelingen"): the longer text is the purpose.
-      if (counterparty !== undefined && purpose !== undefined && given.description_column === undefined && counterparty.averageLength > purpose.averageLength * 1.2)
+      if (
+        counterparty !== undefined &&
+        purpose !== undefined &&
+        given.description_column === undefined &&
+        counterparty.averageLength > purpose.averageLength * 1.2
+      )
         [mapping.payee_column, mapping.description_column] = [purpose.name, counterparty.name];
     }
     // The purpose: the most varied text left (a booking type is less varied than nothing at all).
@@ -459,10 +488,13 @@ const mostCommon = (cells: readonly string[]): string => {
   let best = "";
   for (const [c, k] of counts) if (k > (counts.get(best) ?? 0)) best = c;
   return best;
-}
+};
 
 /** As varied as the other (three quarters of its distinct values at least): not a booking type beside names. */
 const varied = (p: Profile, than: Profile | undefined) => than === undefined || p.distinct >= than.distinct * 0.75;
 const longest = (ps: readonly Profile[]) => ps.reduce<Profile | undefined>((b, p) => (b === undefined || p.averageLength > b.averageLength ? p : b), undefined);
 const mostVaried = (ps: readonly Profile[]) =>
-  ps.reduce<Profile | undefined>((b, p) => (b === undefined || p.distinct > b.distinct || (p.distinct === b.distinct && p.averageLength > b.averageLength) ? p : b), undefined);
+  ps.reduce<Profile | undefined>(
+    (b, p) => (b === undefined || p.distinct > b.distinct || (p.distinct === b.distinct && p.averageLength > b.averageLength) ? p : b),
+    undefined,
+  );

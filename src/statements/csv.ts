@@ -390,7 +390,16 @@ export function detectMapping(text: string, given: Partial<CsvMapping> = {}, hin
   }
   // Then the names inside longer headers, for the keys still open (money out and in before the amount, so
   // that "Debit Amount" is not taken for a signed amount); the cells confirm them (columns-by-content.ts).
-  for (const key of ["date_column", "debit_column", "credit_column", "amount_column", "balance_column", "payer_column", "payee_column", "description_column"] as const) {
+  for (const key of [
+    "date_column",
+    "debit_column",
+    "credit_column",
+    "amount_column",
+    "balance_column",
+    "payer_column",
+    "payee_column",
+    "description_column",
+  ] as const) {
     if (mapping[key] !== undefined || given[key] !== undefined) continue;
     const column = byName(key, true);
     if (column !== undefined) {

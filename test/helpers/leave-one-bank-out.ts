@@ -101,7 +101,8 @@ function rowDates(l: CorpusLayout): Map<number, Set<string>> {
 export function differences(l: CorpusLayout, expected: ParsedStatement, got: ParsedStatement): string[] {
   const out: string[] = [];
   const dates = rowDates(l);
-  const sameDay = (row: number, a: string | null | undefined, b: string | null | undefined) => a === b || (a != null && b != null && dates.get(row)?.has(a) === true && dates.get(row)?.has(b) === true);
+  const sameDay = (row: number, a: string | null | undefined, b: string | null | undefined) =>
+    a === b || (a != null && b != null && dates.get(row)?.has(a) === true && dates.get(row)?.has(b) === true);
   if (expected.rows.length !== got.rows.length) out.push(`${got.rows.length} rows, not ${expected.rows.length}`);
   expected.rows.forEach((e, i) => {
     const g = got.rows[i];

@@ -49,7 +49,10 @@ describe("CSV columns by content (issue 48)", () => {
     for (const l of corpus) {
       it(`${l.layout}${withheld.get(l.layout)!.length === 0 ? " (no word of its own)" : ` without ${withheld.get(l.layout)!.join(", ")}`}`, () => {
         const expected = read(l);
-        expect(expected.rows.every((r) => r.error === null), `${l.layout} reads with the whole vocabulary`).to.equal(true);
+        expect(
+          expected.rows.every((r) => r.error === null),
+          `${l.layout} reads with the whole vocabulary`,
+        ).to.equal(true);
         expect(differences(l, expected, read(l, vocabularyWithout(withheld.get(l.layout)!)))).to.deep.equal([]);
       });
     }
@@ -85,7 +88,12 @@ describe("CSV columns by content (issue 48)", () => {
     });
 
     it("a running balance tells which column of an unknown pair is money out, and is the closing balance", () => {
-      const text = ["Dato;Tekst;Inn;Ut;Stand", "03.11.2026;Husleie;;900,00;2.894,94", "12.11.2026;Lønn;3.150,00;;6.044,94", "18.11.2026;Kaffe;;3,20;6.041,74"].join("\n");
+      const text = [
+        "Dato;Tekst;Inn;Ut;Stand",
+        "03.11.2026;Husleie;;900,00;2.894,94",
+        "12.11.2026;Lønn;3.150,00;;6.044,94",
+        "18.11.2026;Kaffe;;3,20;6.041,74",
+      ].join("\n");
       const s = parseStatement(text);
       expect(s.mapping).to.include({ debit_column: "Ut", credit_column: "Inn", balance_column: "Stand" });
       expect(pick(s.rows, "amount", "payee")).to.deep.equal([
@@ -121,7 +129,11 @@ describe("CSV columns by content (issue 48)", () => {
 
     it("two counterparty columns with the holder's own name in one of them, and Vorgang/Verwendungszweck (Volksbank)", () => {
       const s = read(layout("de-volksbank-csv"));
-      expect(s.mapping).to.include({ payer_column: "Auftraggeber/Zahlungsempfänger", payee_column: "Empfänger/Zahlungspflichtiger", description_column: "Vorgang/Verwendungszweck" });
+      expect(s.mapping).to.include({
+        payer_column: "Auftraggeber/Zahlungsempfänger",
+        payee_column: "Empfänger/Zahlungspflichtiger",
+        description_column: "Vorgang/Verwendungszweck",
+      });
       expect(pick(s.rows, "amount", "payee")).to.deep.equal([
         ["-42.75", "REWE Markt GmbH"],
         ["-64.00", "Stadtwerke Musterstadt"],
@@ -141,7 +153,12 @@ describe("CSV columns by content (issue 48)", () => {
     });
 
     it("the account holder's name on every row is never the payee, even in a column called Name", () => {
-      const text = ["Date,Name,Details,Amount", "03/11/2026,Jane Doe,OAKWOOD LETTINGS RENT,-900.00", "12/11/2026,Jane Doe,ACME LTD SALARY,3150.00", "18/11/2026,Jane Doe,PRET A MANGER,-3.20"].join("\n");
+      const text = [
+        "Date,Name,Details,Amount",
+        "03/11/2026,Jane Doe,OAKWOOD LETTINGS RENT,-900.00",
+        "12/11/2026,Jane Doe,ACME LTD SALARY,3150.00",
+        "18/11/2026,Jane Doe,PRET A MANGER,-3.20",
+      ].join("\n");
       const s = parseStatement(text);
       expect(s.rows.map((r) => r.payee)).to.deep.equal(["OAKWOOD LETTINGS RENT", "ACME LTD SALARY", "PRET A MANGER"]);
     });
@@ -154,7 +171,12 @@ describe("CSV columns by content (issue 48)", () => {
         "18/11/26,UPI COFFEE,0000412345680,18/11/26,3.20,,6041.74",
       ].join("\n");
       const s = parseStatement(text);
-      expect(s.mapping).to.include({ debit_column: "Withdrawal Amt.", credit_column: "Deposit Amt.", balance_column: "Closing Balance", payee_column: "Narration" });
+      expect(s.mapping).to.include({
+        debit_column: "Withdrawal Amt.",
+        credit_column: "Deposit Amt.",
+        balance_column: "Closing Balance",
+        payee_column: "Narration",
+      });
       expect(s.rows.map((r) => r.amount)).to.deep.equal(["-900.00", "3150.00", "-3.20"]);
       expect(s.closing).to.deep.equal({ date: "2026-11-18", amount: "6041.74" });
     });
@@ -167,7 +189,13 @@ describe("CSV columns by content (issue 48)", () => {
         "18.11.2026;Bäckerei Schmidt;girocard 18.11 Filiale Marktplatz;3,20;S",
       ].join("\n");
       const s = parseStatement(text);
-      expect(s.mapping).to.include({ date_column: "Tag", amount_column: "Summe", sign_column: "Kz", payee_column: "Gegenseite", description_column: "Zweck der Zahlung" });
+      expect(s.mapping).to.include({
+        date_column: "Tag",
+        amount_column: "Summe",
+        sign_column: "Kz",
+        payee_column: "Gegenseite",
+        description_column: "Zweck der Zahlung",
+      });
       expect(pick(s.rows, "amount", "payee")).to.deep.equal([
         ["-900.00", "Hausverwaltung Müller"],
         ["3150.00", "Acme GmbH"],
