@@ -458,7 +458,8 @@ export function chooseColumnsByContent(input: ContentInput): ContentResult {
         let holderRows = 0;
         let rows = 0;
         for (let i = 0; i < n && holder !== ""; i++) {
-          if (direction[i] === null) continue;
+          // A row naming neither (a balance row at the end, "Endsaldo") tells nothing of the pair.
+          if (direction[i] === null || (a.cells[i] === "" && b.cells[i] === "")) continue;
           rows++;
           const [own, other] = direction[i] === "in" ? [b.cells[i]!, a.cells[i]!] : [a.cells[i]!, b.cells[i]!];
           if (own === holder && other !== holder) holderRows++;

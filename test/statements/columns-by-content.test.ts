@@ -12,7 +12,7 @@ import { readFileSync } from "node:fs";
 import { AppError } from "../../src/errors.js";
 import { VOCABULARY } from "../../src/statements/csv.js";
 import { parseStatement } from "../../src/statements/parse.js";
-import { corpus, differences, read, vocabularyWithout, withheldWords } from "../helpers/leave-one-bank-out.js";
+import { corpus, differences, read, textOf, vocabularyWithout, withheldWords } from "../helpers/leave-one-bank-out.js";
 
 const withheld = withheldWords();
 const everyWord = Object.values(VOCABULARY).flat();
@@ -128,7 +128,7 @@ describe("CSV columns by content (issue 48)", () => {
     });
 
     it("two counterparty columns with the holder's own name in one of them, and Vorgang/Verwendungszweck (Volksbank)", () => {
-      const s = read(layout("de-volksbank-csv"));
+      const s = read(layout("de-volksbank-classic-csv"));
       expect(s.mapping).to.include({
         payer_column: "Auftraggeber/Zahlungsempfänger",
         payee_column: "Empfänger/Zahlungspflichtiger",
@@ -150,6 +150,16 @@ describe("CSV columns by content (issue 48)", () => {
         "EDEKA SAGT DANKE 0815",
         "Miete November 2026 Whg 3 links",
       ]);
+    });
+
+    it("the same, with the export's balance rows at the end (their counterparty columns empty)", () => {
+      const l = layout("de-volksbank-classic-csv");
+      const text = textOf(l).replace(
+        /;;;;;;;;;;;;\r\n$/,
+        '"01.11.2026";;;;;;;;"Anfangssaldo";;"EUR";"3.794,94";"H"\r\n"24.11.2026";;;;;;;;"Endsaldo";;"EUR";"5.911,54";"H"\r\n',
+      );
+      expect(text).to.include("Endsaldo");
+      expect(parseStatement(text).mapping).to.include({ payer_column: "Auftraggeber/Zahlungsempfänger", payee_column: "Empfänger/Zahlungspflichtiger" });
     });
 
     it("the account holder's name on every row is never the payee, even in a column called Name", () => {
