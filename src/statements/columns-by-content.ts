@@ -206,7 +206,14 @@ export function chooseColumnsByContent(input: ContentInput): ContentResult {
   keep("date_column", (p) => p.filled === 0 || p.dates > p.filled / 2);
   for (const key of ["amount_column", "debit_column", "credit_column", "balance_column"] as const)
     // A money column of dates or words is none; one with a few cells that do not read stays, and those rows are shown invalid.
-    keep(key, (p) => p.dates <= p.filled / 2 && p.wordy <= p.filled / 2);
+    keep(
+      key,
+      (p) =>
+        p.dates <= p.filled / 2 &&
+        p.wordy <= p.filled / 2 &&
+        (p.filled < 3 || p.numbers >= p.filled / 2) &&
+        !(p.filled > 0 && isIndicatorColumn(p.cells.filter((c) => c !== ""))),
+    );
   // The account holder's own name (or account) on every row is never the other party.
   for (const key of ["payee_column", "payer_column", "description_column"] as const)
     keep(key, (p) => p.filled === 0 || (!isOneName(p) && p.wordy > 0 && !isIndicatorColumn(p.cells.filter((c) => c !== ""))));
@@ -216,8 +223,9 @@ export function chooseColumnsByContent(input: ContentInput): ContentResult {
   // 2. The date: of the columns of dates, the booking date, which is never before the others on a row (a
   // card's transaction date comes before its posting, Revolut's start before its completion); else the first.
   if (mapping.date_column === undefined) {
-    const dated = profiles.filter((p) => isDateColumn(p) && p.filled >= n * 0.8);
-    mapping.date_column = (dated.find((p) => dated.every((q) => q === p || isLaterThan(p, q))) ?? dated[0])?.name;
+    // Half the rows at least: a posting date is empty on rows not posted yet (Revolut's pending rows).
+    const dated = profiles.filter((p) => isDateColumn(p) && p.filled >= n * 0.5);
+    mapping.date_column = (dated.find((p) => dated.every((q) => q === p || isLaterThan(p, q))) ?? dated.find((p) => p.filled >= n * 0.8))?.name;
   }
 
   // 3. The money.
