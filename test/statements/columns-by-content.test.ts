@@ -191,6 +191,19 @@ describe("CSV columns by content (issue 48)", () => {
       expect(s.closing).to.deep.equal({ date: "2026-11-18", amount: "6041.74" });
     });
 
+    it('a column of S/H marks named "Soll/Haben" is the sign, never money in, when its own word is withheld', () => {
+      const text = [
+        "Buchungstag;Zahlungsempfänger;Vorgang/Verwendungszweck;Umsatz;Soll/Haben",
+        "03.11.2026;Hausverwaltung Müller;Dauerauftrag Miete;900,00;S",
+        "12.11.2026;Acme GmbH;Gehalt;3.150,00;H",
+        "18.11.2026;Bäckerei Schmidt;Kartenzahlung;3,20;S",
+      ].join("\n");
+      const s = parseStatement(text, undefined, {}, {}, vocabularyWithout(["sollhaben"]));
+      expect(s.mapping).to.include({ amount_column: "Umsatz", sign_column: "Soll/Haben" });
+      expect(s.mapping).not.to.have.property("credit_column");
+      expect(s.rows.map((r) => r.amount)).to.deep.equal(["-900.00", "3150.00", "-3.20"]);
+    });
+
     it("an amount with a sign column, neither named in a known word, and the purpose beside the counterparty", () => {
       const text = [
         "Tag;Gegenseite;Zweck der Zahlung;Summe;Kz",
