@@ -22,7 +22,7 @@ const fold = (s: string): string =>
     .replace(/[^a-z]/g, "");
 
 // Folded key parts, checked in order. An available or credit-line figure is not the ledger's balance.
-const NOT_A_BALANCE = ["available", "verfuegbar", "disponible", "beschikbaar", "kreditlinie", "creditlimit", "dispo"];
+export const NOT_A_BALANCE = ["available", "verfuegbar", "disponible", "beschikbaar", "kreditlinie", "creditlimit", "dispo"];
 const OPENING = [
   "anfangssaldo",
   "alterkontostand",

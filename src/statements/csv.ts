@@ -11,6 +11,7 @@ import { createHash } from "node:crypto";
 import { parse } from "csv-parse/sync";
 import { invalidParams } from "../errors.js";
 import { currencyInCell, withoutCurrency } from "./cell-currency.js";
+import { chooseColumnsByContent, type UnsureColumn } from "./columns-by-content.js";
 import { readPreamble } from "./csv-preamble.js";
 import { indicatorOf, isIndicatorColumn } from "./csv-sign.js";
 import { guessDateOrder, parseDate } from "./dates.js";
@@ -101,8 +102,10 @@ function detectIn(sample: string): string | undefined {
 
 const looksLikeData = (cell: string): boolean => parseDate(cell, "day_first") !== null || parseDecimal(cell, ",") !== null || parseDecimal(cell, ".") !== null;
 
-// Header names of real bank exports, folded (lower case, letters and digits only). First match wins.
-const NAMES: Record<keyof Omit<CsvMapping, "delimiter" | "header_row" | "date_order" | "decimal" | "purchases_positive">, string[]> = {
+/** Header names of real bank exports per mapping key, folded (lower case, letters and digits only). First match wins. */
+export type Vocabulary = Record<keyof Omit<CsvMapping, "delimiter" | "header_row" | "date_order" | "decimal" | "purchases_positive">, readonly string[]>;
+
+const NAMES: Vocabulary = {
   date_column: [
     "date",
     "bookingdate",
@@ -197,7 +200,17 @@ const NAMES: Record<keyof Omit<CsvMapping, "delimiter" | "header_row" | "date_or
   currency_column: ["currency", "waehrung", "wahrung", "ccy", "munt", "devise", "divisa"],
 };
 
-const fold = (s: string): string =>
+/** The detector's own vocabulary; the leave-one-bank-out test (test/statements/columns-by-content.test.ts) withholds words of it. */
+export const VOCABULARY: Vocabulary = NAMES;
+
+/**
+ * Whether a folded header cell is the vocabulary's name: the name alone or followed by a currency code
+ * ("Amount (GBP)", "Betrag (EUR)", "Balance USD"), or a currency symbol, which folding drops ("Betrag (€)").
+ */
+export const namesColumn = (folded: string, name: string): boolean =>
+  folded === name || (folded.length === name.length + 3 && folded.startsWith(name) && !/\d/.test(folded.slice(-3)));
+
+export const fold = (s: string): string =>
   s
     .toLowerCase()
     .replace(/ä/g, "ae")
@@ -213,9 +226,9 @@ const fold = (s: string): string =>
  * date column, so that a preamble table ("Description,,Summary Amt." above Bank of America's rows) is not
  * taken for it.
  */
-function findHeader(records: readonly Record_[], width: number): number {
+function findHeader(records: readonly Record_[], width: number, vocabulary: Vocabulary = NAMES): number {
   const candidates = headerCandidates(records, width);
-  return candidates.find((i) => records[i]!.cells.some((c) => NAMES.date_column.includes(fold(c)))) ?? candidates[0] ?? -1;
+  return candidates.find((i) => records[i]!.cells.some((c) => vocabulary.date_column.includes(fold(c)))) ?? candidates[0] ?? -1;
 }
 
 function headerCandidates(records: readonly Record_[], width: number): number[] {
@@ -275,8 +288,8 @@ export interface DetectedCsv {
   headerIndex: number;
   /** Lines before the header and narrow undated lines after the data ("Alter Kontostand";"…"): key-value pairs. */
   preamble: string[][];
-  /** Mapping keys taken by default, not told by the file. */
-  unsure: "date_order"[];
+  /** Mapping keys taken by default or chosen by content with doubt, not told by the file. */
+  unsure: ("date_order" | UnsureColumn)[];
   /** The layout's fingerprint (layoutFingerprint), null when the file does not read without a mapping. */
   fingerprint: string | null;
 }
@@ -340,7 +353,7 @@ function layoutFingerprint(text: string): string | null {
   }
 }
 
-export function detectMapping(text: string, given: Partial<CsvMapping> = {}, hints: CsvHints = {}): DetectedCsv {
+export function detectMapping(text: string, given: Partial<CsvMapping> = {}, hints: CsvHints = {}, vocabulary: Vocabulary = NAMES): DetectedCsv {
   const delimiter = given.delimiter ?? detectDelimiter(text);
   const records = readAll(text, delimiter);
   const { width } = modeWidth(records);
@@ -349,7 +362,7 @@ export function detectMapping(text: string, given: Partial<CsvMapping> = {}, hin
     headerIndex = given.header_row === 0 ? -1 : records.findIndex((r) => r.line === given.header_row);
     if (given.header_row !== 0 && headerIndex < 0)
       throw invalidParams("mapping.header_row", "the line number of the header row", `mapping.header_row: line ${given.header_row} is not a row of this CSV.`);
-  } else headerIndex = findHeader(records, width);
+  } else headerIndex = findHeader(records, width, vocabulary);
   const header = headerIndex >= 0 ? records[headerIndex]!.cells : [];
   const columnCount = Math.max(width, header.length);
   const columns = Array.from({ length: columnCount }, (_, i) => (header[i] ? header[i]! : `#${i + 1}`));
@@ -366,15 +379,14 @@ export function detectMapping(text: string, given: Partial<CsvMapping> = {}, hin
   }
 
   const used = new Set<string>();
-  // A name matches the column's folded header alone or followed by a currency code ("Amount (GBP)",
-  // "Betrag (EUR)", "Balance USD"), or a currency symbol, which folding drops ("Betrag (€)").
-  const byName = (key: keyof typeof NAMES): string | undefined => {
+  const byName = (key: keyof Vocabulary, within = false): string | undefined => {
     const folded = columns.map(fold);
-    for (const name of NAMES[key]) {
-      const i = folded.findIndex(
-        (f, at) => !used.has(columns[at]!) && (f === name || (f.length === name.length + 3 && f.startsWith(name) && !/\d/.test(f.slice(-3)))),
-      );
-      if (i >= 0) return columns[i];
+    for (const name of vocabulary[key]) {
+      // Within: a name of five letters or more inside one header only ("Withdrawal Amt.", "Closing Balance";
+      // "Libellé court" beside "Libellé opération" tells nothing).
+      const match = (f: string) => (within ? name.length >= 5 && f.includes(name) : namesColumn(f, name));
+      const i = folded.findIndex((f, at) => !used.has(columns[at]!) && match(f));
+      if (i >= 0 && (!within || folded.filter(match).length === 1)) return columns[i];
     }
     return undefined;
   };
@@ -405,38 +417,44 @@ export function detectMapping(text: string, given: Partial<CsvMapping> = {}, hin
       used.add(column);
     }
   }
-  // Without a header, the columns come from their content: the first column of dates, the first of amounts
-  // after it, the widest text column for the payee.
-  if (mapping.date_column === undefined) {
-    mapping.date_column = columns.find((c) => {
-      const cells = cellsOf(c);
-      return cells.length > 0 && cells.filter((x) => parseDate(x, "day_first") ?? parseDate(x, "month_first")).length >= cells.length * 0.8;
-    });
-  }
-  if (mapping.amount_column === undefined && mapping.debit_column === undefined && mapping.credit_column === undefined) {
-    mapping.amount_column = columns.find((c) => {
-      if (c === mapping.date_column || c === mapping.balance_column) return false;
-      const cells = cellsOf(c);
-      return cells.length > 0 && cells.every((x) => parseDecimal(x, ",") !== null || parseDecimal(x, ".") !== null);
-    });
+  // Then the names inside longer headers, for the keys still open (money out and in before the amount, so
+  // that "Debit Amount" is not taken for a signed amount); the cells confirm them (columns-by-content.ts).
+  for (const key of [
+    "date_column",
+    "debit_column",
+    "credit_column",
+    "amount_column",
+    "balance_column",
+    "payer_column",
+    "payee_column",
+    "description_column",
+  ] as const) {
+    if (mapping[key] !== undefined || given[key] !== undefined) continue;
+    const column = byName(key, true);
+    if (column !== undefined) {
+      mapping[key] = column;
+      used.add(column);
+    }
   }
   // An amount column that the bank leaves empty (Deutsche Bank fills Soll and Haben instead) is none.
   if (given.amount_column === undefined && mapping.amount_column !== undefined && cellsOf(mapping.amount_column).length === 0) {
     used.delete(mapping.amount_column);
     delete mapping.amount_column;
   }
+  // What the names did not tell (or told wrong), the cells do: columns-by-content.ts.
+  const byContent = chooseColumnsByContent({
+    columns,
+    rows: data.map((r) => r.cells),
+    mapping,
+    given,
+    decimalFallback: given.decimal ?? (delimiter === "," ? "." : ","),
+  });
+  for (const column of Object.values(mapping)) if (typeof column === "string") used.add(column);
   // An indicator column without a telling name is found by its content (every row S or H, Af or Bij …).
   if (mapping.sign_column === undefined && mapping.amount_column !== undefined && given.sign_column === undefined) {
     mapping.sign_column = columns.find((c) => !used.has(c) && c !== mapping.date_column && isIndicatorColumn(cellsOf(c)));
     if (mapping.sign_column === undefined) delete mapping.sign_column;
     else used.add(mapping.sign_column);
-  }
-  if (mapping.payee_column === undefined && headerIndex < 0) {
-    const taken = new Set(Object.values(mapping));
-    // The column with the most text: a name, not a "*" marker or a check number.
-    const textOf = (c: string) => cellsOf(c).reduce((n, x) => n + (looksLikeData(x) ? 0 : x.length), 0);
-    const best = columns.filter((c) => !taken.has(c)).reduce<{ c?: string; n: number }>((b, c) => (textOf(c) > b.n ? { c, n: textOf(c) } : b), { n: 0 });
-    mapping.payee_column = best.c;
   }
   const missing = (field: string, what: string) =>
     invalidParams(
@@ -477,7 +495,7 @@ export function detectMapping(text: string, given: Partial<CsvMapping> = {}, hin
   // matters (a date that reads otherwise in the other order; "03 Nov 2026" and "05/05/2026" do not).
   const guessed = guessDateOrder(dates, "day_first") !== guessDateOrder(dates, "month_first");
   const matters = dates.some((d) => parseDate(d, "day_first") !== parseDate(d, "month_first"));
-  const unsure = given.date_order === undefined && guessed && matters ? (["date_order"] as const) : [];
+  const unsure = [...(given.date_order === undefined && guessed && matters ? (["date_order"] as const) : []), ...byContent.unsure];
   for (const key of keys) {
     const column = mapping[key];
     if (column !== undefined && !columns.includes(column))
@@ -490,8 +508,8 @@ export function detectMapping(text: string, given: Partial<CsvMapping> = {}, hin
   return { mapping: mapping as CsvMapping, records: data, columns, headerIndex, preamble, unsure: [...unsure], fingerprint };
 }
 
-export function parseCsv(text: string, given: Partial<CsvMapping> = {}, hints: CsvHints = {}): ParsedStatement {
-  const { mapping, records, columns, preamble, unsure, fingerprint } = detectMapping(text, given, hints);
+export function parseCsv(text: string, given: Partial<CsvMapping> = {}, hints: CsvHints = {}, vocabulary: Vocabulary = NAMES): ParsedStatement {
+  const { mapping, records, columns, preamble, unsure, fingerprint } = detectMapping(text, given, hints, vocabulary);
   const at = (r: Record_, column: string | undefined): string => (column === undefined ? "" : (r.cells[columns.indexOf(column)] ?? ""));
   const rows: StatementEntry[] = [];
   const balances: { date: string; amount: string }[] = [];

@@ -5,7 +5,7 @@
  */
 import { invalidParams } from "../errors.js";
 import { parseCamt } from "./camt.js";
-import { parseCsv, type CsvHints } from "./csv.js";
+import { parseCsv, type CsvHints, type Vocabulary } from "./csv.js";
 import { assertDecoded } from "./encoding.js";
 import { parseMt940 } from "./mt940.js";
 import { parseOfx } from "./ofx.js";
@@ -39,7 +39,13 @@ function isMt940(head: string): boolean {
   return lines.some((l) => l.startsWith(":20:")) && lines.some((l) => l.startsWith(":25:"));
 }
 
-export function parseStatement(text: string, format?: StatementFormat, mapping: Partial<CsvMapping> = {}, hints: CsvHints = {}): ParsedStatement {
+export function parseStatement(
+  text: string,
+  format?: StatementFormat,
+  mapping: Partial<CsvMapping> = {},
+  hints: CsvHints = {},
+  vocabulary?: Vocabulary,
+): ParsedStatement {
   assertDecoded(text);
   const body = text.replace(/^\uFEFF/, "");
   if (body.trim() === "") throw invalidParams("statement", "the text of a bank statement", "statement: the statement is empty.");
@@ -51,7 +57,7 @@ export function parseStatement(text: string, format?: StatementFormat, mapping: 
     case "qif":
       return parseQif(body, { date_order: mapping.date_order, decimal: mapping.decimal });
     case "csv":
-      return parseCsv(body, mapping, hints);
+      return parseCsv(body, mapping, hints, vocabulary);
     case "mt940":
       return parseMt940(body);
   }

@@ -76,7 +76,7 @@ export interface ParsedStatement {
    * CSV only: what the reader could not tell from the file and took a default for (the preview asks the
    * person to confirm it), with the first data row as the header names it, for the person to check.
    */
-  unsure?: { keys: "date_order"[]; sample: Record<string, string> };
+  unsure?: { keys: ("date_order" | "debit_column")[]; sample: Record<string, string> };
 }
 
 export const emptyRow = (row: number): StatementEntry => ({

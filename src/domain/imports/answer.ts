@@ -86,10 +86,18 @@ export function importWarnings(
       .slice(0, 8)
       .map(([k, v]) => `${JSON.stringify(k)}: ${JSON.stringify(v.slice(0, 40))}`)
       .join(", ");
-    out.push({
-      code: "mapping_unsure",
-      message: `No date in this CSV tells day-first from month-first; it was read ${parsed!.mapping.date_order.replace("_", "-")}: row ${first?.row ?? "?"} (${sample}) is dated ${first?.date ?? "?"}. Ask the person; if that is wrong, send mapping.date_order.`,
-    });
+    const m = parsed!.mapping;
+    if (unsure.keys.includes("date_order"))
+      out.push({
+        code: "mapping_unsure",
+        message: `No date in this CSV tells day-first from month-first; it was read ${m.date_order.replace("_", "-")}: row ${first?.row ?? "?"} (${sample}) is dated ${first?.date ?? "?"}. Ask the person; if that is wrong, send mapping.date_order.`,
+      });
+    // Money out and in told by content alone (columns-by-content.ts): the sign of every row hangs on it.
+    if (unsure.keys.includes("debit_column"))
+      out.push({
+        code: "mapping_unsure",
+        message: `No name or balance in this CSV tells which column is money out: ${JSON.stringify(m.debit_column)} was read as money out (it fills more rows) and ${JSON.stringify(m.credit_column)} as money in: row ${first?.row ?? "?"} (${sample}) is ${first?.amount ?? "?"}. Ask the person; if that is backwards, send mapping.debit = ${JSON.stringify(m.credit_column)} and mapping.credit = ${JSON.stringify(m.debit_column)}.`,
+      });
   }
   if (descriptionsCut > 0)
     out.push({

@@ -125,6 +125,16 @@ export const readStatement = (input: Pick<ImportInput, "statement" | "format" | 
 
 const abs = (v: bigint) => (v < 0n ? -v : v);
 
+/** The commit's refusal when the direction of a debit/credit pair was read by content with doubt (columns-by-content.ts). */
+function debitCreditUnsure(parsed: ParsedStatement) {
+  const m = parsed.mapping!;
+  return invalidParams(
+    "mapping.debit",
+    "the column of money out, named by the person",
+    `mapping.debit: nothing in this CSV tells whether ${JSON.stringify(m.debit_column)} or ${JSON.stringify(m.credit_column)} is money out; the preview read ${JSON.stringify(m.debit_column)} so. Nothing was imported. Ask the person, then send mapping {"debit":${JSON.stringify(m.debit_column)},"credit":${JSON.stringify(m.credit_column)}} (or the other way round).`,
+  );
+}
+
 export async function importStatement(db: Knex, userId: string, input: ImportInput): Promise<ImportOutcome> {
   const wallet = await getWalletRow(db, userId, input.walletId, "wallet_id");
   // A card statement is read knowing it is one (purchases may be positive): the statement read before the
@@ -186,6 +196,8 @@ export async function importStatement(db: Knex, userId: string, input: ImportInp
       `statement: row ${first.row} does not read as a transaction (its ${first.reason!.split(":")[0]})${invalid.length > 1 ? `, and ${invalid.length - 1} more ${invalid.length === 2 ? "row does" : "rows do"} not either` : ""}; a preview (dry_run: true) shows each row's reason. Nothing was imported. Correct the mapping or the file, or send skip_invalid: true to import the other rows.`,
     );
   }
+  // Which column is money out, told by content alone, decides every row's sign: the commit waits for the person.
+  if (!input.dryRun && parsed.unsure?.keys.includes("debit_column") === true) throw debitCreditUnsure(parsed);
   const accepted = new Set(input.importRows);
   const toCreate = rows.filter((r) => r.status === "new" || (r.status === "possible_duplicate" && accepted.has(r.row)));
   // One cap for every bulk write (info.x-limits.bulk_write_rows), counted as the rows written: a preview
