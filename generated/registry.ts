@@ -3607,6 +3607,7 @@ export const tools: readonly ToolDefinition[] = [
     "tags",
     "notes",
     "parts",
+    "refund_of",
     "idempotency_key",
     "dry_run"
   ],
@@ -3624,6 +3625,7 @@ export const tools: readonly ToolDefinition[] = [
     "tags",
     "notes",
     "parts",
+    "refund_of",
     "dry_run"
   ],
   "errors": [
@@ -3720,6 +3722,18 @@ export const tools: readonly ToolDefinition[] = [
       "parts": {
         "type": "array",
         "description": "As in create_transaction."
+      },
+      "refund_of": {
+        "oneOf": [
+          {
+            "type": "string",
+            "pattern": "^txn_"
+          },
+          {
+            "type": "null"
+          }
+        ],
+        "description": "The expense this income refunds; null: not a refund of one."
       },
       "idempotency_key": {
         "type": "string"

@@ -1525,6 +1525,10 @@ export interface UpdateTransactionParams {
   tags?: TagList;
   notes?: Notes | null;
   parts?: TransactionParts;
+  /**
+   * The expense this income refunds; null: not a refund of one.
+   */
+  refund_of?: TransactionId | null;
   idempotency_key: string;
   dry_run?: boolean;
 }
