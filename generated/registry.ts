@@ -9929,6 +9929,7 @@ export const tools: readonly ToolDefinition[] = [
           "required": [
             "currency",
             "direction",
+            "counts",
             "monthly",
             "yearly"
           ],
@@ -9941,6 +9942,14 @@ export const tools: readonly ToolDefinition[] = [
               "enum": [
                 "expense",
                 "income"
+              ]
+            },
+            "counts": {
+              "type": "string",
+              "enum": [
+                "subscription and bill rows not ended",
+                "regular_spending rows not ended (in no other total)",
+                "income rows not ended"
               ]
             },
             "monthly": {
