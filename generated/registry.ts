@@ -9996,12 +9996,13 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "get_cash_flow_forecast",
   "title": "Get cash flow forecast",
-  "description": "Projects each wallet's balance and their total in the home currency day by day from today's balances, future-dated rows, bill reminders and regular payments (list_recurring; regular spending only with include_regular_spending). Answers \"will it last until payday?\" and \"can I afford this?\" (what_if and cancel change the answer and write nothing).",
+  "description": "Projects each wallet's balance and their total in the home currency day by day from today's balances, future-dated rows, bill reminders and regular payments (list_recurring; regular spending only with include_regular_spending). A reminder named after a credit card and paid from another wallet settles what the card owes on its due days. Answers \"will it last until payday?\" and \"can I afford this?\" (what_if and cancel change the answer and write nothing).",
   "summary": "Daily balances ahead, the low point, the next income and what is safe to spend until then",
   "scope": "read:transactions",
   "kind": "read",
   "paramNames": [
     "days",
+    "wallet_ids",
     "buffer",
     "include_regular_spending",
     "what_if",
@@ -10009,6 +10010,7 @@ export const tools: readonly ToolDefinition[] = [
   ],
   "positionalNames": [
     "days",
+    "wallet_ids",
     "buffer",
     "include_regular_spending",
     "what_if",
@@ -10036,6 +10038,14 @@ export const tools: readonly ToolDefinition[] = [
         "minimum": 1,
         "maximum": 365,
         "default": 90
+      },
+      "wallet_ids": {
+        "type": "array",
+        "items": {
+          "type": "string",
+          "pattern": "^wal_"
+        },
+        "description": "Only these wallets: their total, low points and safe_to_spend."
       },
       "buffer": {
         "type": "string"
@@ -10094,6 +10104,7 @@ export const tools: readonly ToolDefinition[] = [
       "currency",
       "balance",
       "lowest",
+      "lowest_until_income",
       "next_income",
       "safe_to_spend",
       "safe_until",
@@ -10117,6 +10128,9 @@ export const tools: readonly ToolDefinition[] = [
         "$ref": "#/$defs/Money"
       },
       "lowest": {
+        "$ref": "#/$defs/ForecastLow"
+      },
+      "lowest_until_income": {
         "$ref": "#/$defs/ForecastLow"
       },
       "next_income": {
@@ -10145,6 +10159,7 @@ export const tools: readonly ToolDefinition[] = [
             "currency",
             "balance",
             "lowest",
+            "lowest_until_income",
             "end_balance"
           ],
           "properties": {
@@ -10161,6 +10176,9 @@ export const tools: readonly ToolDefinition[] = [
               "$ref": "#/$defs/Money"
             },
             "lowest": {
+              "$ref": "#/$defs/ForecastLow"
+            },
+            "lowest_until_income": {
               "$ref": "#/$defs/ForecastLow"
             },
             "end_balance": {

@@ -2300,6 +2300,186 @@ export interface ListRecurringResult {
  */
 export interface GetCashFlowForecastParams {
   days?: number;
+  /**
+   * Only these wallets: their total, low points and safe_to_spend.
+   *
+   * @minItems 1
+   * @maxItems 20
+   */
+  wallet_ids?:
+    | [WalletId]
+    | [WalletId, WalletId]
+    | [WalletId, WalletId, WalletId]
+    | [WalletId, WalletId, WalletId, WalletId]
+    | [WalletId, WalletId, WalletId, WalletId, WalletId]
+    | [WalletId, WalletId, WalletId, WalletId, WalletId, WalletId]
+    | [WalletId, WalletId, WalletId, WalletId, WalletId, WalletId, WalletId]
+    | [WalletId, WalletId, WalletId, WalletId, WalletId, WalletId, WalletId, WalletId]
+    | [WalletId, WalletId, WalletId, WalletId, WalletId, WalletId, WalletId, WalletId, WalletId]
+    | [WalletId, WalletId, WalletId, WalletId, WalletId, WalletId, WalletId, WalletId, WalletId, WalletId]
+    | [WalletId, WalletId, WalletId, WalletId, WalletId, WalletId, WalletId, WalletId, WalletId, WalletId, WalletId]
+    | [
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId
+      ]
+    | [
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId
+      ]
+    | [
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId
+      ]
+    | [
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId
+      ]
+    | [
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId
+      ]
+    | [
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId
+      ]
+    | [
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId
+      ]
+    | [
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId
+      ]
+    | [
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId
+      ];
   buffer?: Amount;
   include_regular_spending?: boolean;
   /**
@@ -3933,6 +4113,7 @@ export interface GetCashFlowForecastResult {
   currency: Currency;
   balance: Money;
   lowest: ForecastLow;
+  lowest_until_income: ForecastLow1;
   next_income: ForecastEvent | null;
   safe_to_spend: Money3;
   safe_until: Date;
@@ -3942,6 +4123,7 @@ export interface GetCashFlowForecastResult {
     currency: Currency;
     balance: Money;
     lowest: ForecastLow;
+    lowest_until_income: ForecastLow;
     end_balance: Money;
   }[];
   months: {
@@ -3968,6 +4150,13 @@ export interface GetCashFlowForecastResult {
      */
     wallets: string[][];
   };
+}
+/**
+ * The low point before next_income (or until).
+ */
+export interface ForecastLow1 {
+  date: Date;
+  balance: Money;
 }
 /**
  * value: signed decimal; minor: integer minor units.
