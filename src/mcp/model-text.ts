@@ -13,9 +13,10 @@
  *   {"on_every_row": {...}, "columns": [...], "rows": [[...], ...]}
  * - the field names once per list (`columns`), then one array per record, cells in column order;
  * - a field with the same value on every record is stated once, in `on_every_row`;
- * - columns most records have come first; a record lacking a field has null in its cell, and a row ends
- *   at its record's last field (a row shorter than `columns` lacks the fields after it), so that the
- *   rare fields (a transfer's two ids, a description) cost nothing on the rows without them;
+ * - columns in the records' own field order (the same for every answer of a kind, whatever its rows); a
+ *   record lacking a field has null in its cell (the instructions say so), and a row ends at its
+ *   record's last field (a row shorter than `columns` lacks the fields after it), so that the rare
+ *   trailing fields (a transfer's two ids) cost nothing on the rows without them;
  * - a `wallet_id` that repeats is stated once, in `wallet_ids`, and each row starts with its position in
  *   that list (column `wallet_ids_index`, from 0). An opaque id costs ~20 tokens, so stating it once per
  *   wallet rather than once per transaction is what brings a listed transaction under its budget
@@ -52,8 +53,18 @@ const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typ
 function table(items: unknown[]): Record<string, unknown> | undefined {
   if (items.length < 2 || !items.every((r) => isRecord(r) && Object.values(r).every(isFlat))) return undefined;
   const rows = items as Record<string, unknown>[];
+  // The records' own field order, merged: a field first seen on a later record goes right after the
+  // field before it there. So the columns of a kind of record always come in the same order, whichever
+  // records a page holds (two previews of one call read alike; issue 49), never by how many have them.
   const keys: string[] = [];
-  for (const r of rows) for (const k of Object.keys(r)) if (!keys.includes(k)) keys.push(k);
+  for (const r of rows) {
+    let at = 0;
+    for (const k of Object.keys(r)) {
+      const i = keys.indexOf(k);
+      if (i >= 0) at = i + 1;
+      else keys.splice(at++, 0, k);
+    }
+  }
   const has = (r: Record<string, unknown>, k: string) => Object.hasOwn(r, k);
 
   const same: Record<string, unknown> = {};
@@ -64,9 +75,7 @@ function table(items: unknown[]): Record<string, unknown> | undefined {
   const groupKey = GROUP_KEYS.find(
     (k) => !has(same, k) && rows.every((r) => typeof r[k] === "string") && new Set(rows.map((r) => r[k])).size * 2 <= rows.length,
   );
-  // Fields most records have come first, so that a row can stop at its last field (below).
-  const count = (k: string) => rows.filter((r) => has(r, k)).length;
-  const columns = keys.filter((k) => !has(same, k) && k !== groupKey).sort((a, b) => count(b) - count(a));
+  const columns = keys.filter((k) => !has(same, k) && k !== groupKey);
   const rowOf = (r: Record<string, unknown>): unknown[] => {
     const cells: unknown[] = columns.map((k) => (has(r, k) ? r[k] : null));
     while (cells.length > 0 && cells[cells.length - 1] === null) cells.pop();

@@ -40,10 +40,12 @@ export async function forecastOf(ctx: DomainContext, params: ForecastParams) {
   for (const [i, w] of (params.what_if ?? []).entries()) {
     const field = `what_if.${i}`; // as the schema validator names the same fields
     if (w.date <= today) throw invalidParams(`${field}.date`, "a day after today", `${field}.date: a what-if event is a day after today (${today}).`);
+    // With one wallet named, a what-if without a wallet is that wallet's (its row and the total agree).
+    const walletId = w.wallet_id ?? (chosen?.length === 1 ? chosen[0] : undefined);
     const wallet =
-      w.wallet_id === undefined
+      walletId === undefined
         ? undefined
-        : (inputs.wallets.find((x) => x.id === w.wallet_id) ?? (await getWalletRow(ctx.db, userId, w.wallet_id, `${field}.wallet_id`)));
+        : (inputs.wallets.find((x) => x.id === walletId) ?? (await getWalletRow(ctx.db, userId, walletId, `${field}.wallet_id`)));
     if (chosen && w.wallet_id !== undefined && !chosen.includes(w.wallet_id))
       throw invalidParams(`${field}.wallet_id`, "one of wallet_ids", `${field}.wallet_id: not one of wallet_ids, so it would change nothing this answer shows; leave it out or add it to wallet_ids.`);
     const currency = wallet?.currency ?? inputs.home;
@@ -52,7 +54,7 @@ export async function forecastOf(ctx: DomainContext, params: ForecastParams) {
       date: w.date,
       amountMinor: w.direction === "expense" ? -minor : minor,
       currency,
-      walletId: w.wallet_id ?? null,
+      walletId: walletId ?? null,
       label: w.label ?? "what if",
     });
   }
