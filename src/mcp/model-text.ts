@@ -49,22 +49,49 @@ const isNestedTable = (v: unknown) => v !== null && typeof v === "object" && !Ar
 const isFlat = (v: unknown) => isScalar(v) || (Array.isArray(v) && v.every((x) => isScalar(x) || (Array.isArray(x) && x.every(isScalar)))) || isNestedTable(v);
 const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
 
+/**
+ * The columns' order: the records' own field order (each record's fields come in the order its kind
+ * writes them), merged over all records, so that the columns of a kind of record come in one order
+ * whichever records a list holds and in whichever order (two previews of one call read alike; issue 49),
+ * never by how many records have a field. Two fields no record orders (never on one record) go by their
+ * earliest place in a record, then by name.
+ */
+function fieldOrder(rows: readonly Record<string, unknown>[]): string[] {
+  const after = new Map<string, Set<string>>();
+  const before = new Map<string, number>();
+  const place = new Map<string, number>();
+  for (const r of rows) {
+    const ks = Object.keys(r);
+    ks.forEach((k, i) => {
+      if (!after.has(k)) after.set(k, new Set());
+      if (!before.has(k)) before.set(k, 0);
+      place.set(k, Math.min(place.get(k) ?? i, i));
+      const next = ks[i + 1];
+      if (next !== undefined && !after.get(k)!.has(next)) {
+        after.get(k)!.add(next);
+        before.set(next, (before.get(next) ?? 0) + 1);
+      }
+    });
+  }
+  const rank = (a: string, b: string) => place.get(a)! - place.get(b)! || (a < b ? -1 : a > b ? 1 : 0);
+  const out: string[] = [];
+  const left = new Set(after.keys());
+  while (left.size > 0) {
+    // The first field nothing left comes before (or, were records ever to disagree, the first left).
+    const ready = [...left].filter((k) => before.get(k) === 0).sort(rank);
+    const k = ready[0] ?? [...left].sort(rank)[0]!;
+    left.delete(k);
+    out.push(k);
+    for (const n of after.get(k)!) before.set(n, before.get(n)! - 1);
+  }
+  return out;
+}
+
 /** The table form of a list of compacted records, or undefined when the list is not one (see above). */
 function table(items: unknown[]): Record<string, unknown> | undefined {
   if (items.length < 2 || !items.every((r) => isRecord(r) && Object.values(r).every(isFlat))) return undefined;
   const rows = items as Record<string, unknown>[];
-  // The records' own field order, merged: a field first seen on a later record goes right after the
-  // field before it there. So the columns of a kind of record always come in the same order, whichever
-  // records a page holds (two previews of one call read alike; issue 49), never by how many have them.
-  const keys: string[] = [];
-  for (const r of rows) {
-    let at = 0;
-    for (const k of Object.keys(r)) {
-      const i = keys.indexOf(k);
-      if (i >= 0) at = i + 1;
-      else keys.splice(at++, 0, k);
-    }
-  }
+  const keys = fieldOrder(rows);
   const has = (r: Record<string, unknown>, k: string) => Object.hasOwn(r, k);
 
   const same: Record<string, unknown> = {};
