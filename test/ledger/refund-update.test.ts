@@ -32,13 +32,13 @@ describe(`update_transaction sets and clears refund_of (${engine})`, function ()
   before(async () => {
     server = await startTestServer({}, { now: () => new Date("2026-03-20T12:00:00Z") });
     me = await server.createUser({ timezone: "UTC" });
-    const wallet = async (name: string, type: string, currency = "EUR") =>
-      (await mine("create_wallet", { name, type, currency })).wallet.id as string;
+    const wallet = async (name: string, type: string, currency = "EUR") => (await mine("create_wallet", { name, type, currency })).wallet.id as string;
     visa = await wallet("Visa", "credit_card");
     giro = await wallet("Girokonto", "checking");
     dollars = await wallet("Dollars", "checking", "USD");
-    shoes = (await mine("create_transaction", { wallet_id: visa, date: "2026-03-05", amount: "80.00", direction: "expense", payee: "Zalando", category: "Shopping" }))
-      .transaction;
+    shoes = (
+      await mine("create_transaction", { wallet_id: visa, date: "2026-03-05", amount: "80.00", direction: "expense", payee: "Zalando", category: "Shopping" })
+    ).transaction;
     // The credit as a statement import leaves it: plain income in another wallet, no category.
     credit = (await mine("create_transaction", { wallet_id: giro, date: "2026-03-12", amount: "80.00", direction: "income", payee: "ZALANDO SE" })).transaction;
   });

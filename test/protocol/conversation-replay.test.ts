@@ -151,11 +151,18 @@ describe(`a 20-request conversation reads at most ${CONVERSATION_TOKENS.toLocale
 
     // 7. A foreign currency purchase: 89 USD on the EUR card is refused; booked in EUR as charged.
     request = 7;
-    expect(errorCode(await write("create_transaction", { wallet_id: card, amount: "89.00", currency: "USD", direction: "expense", payee: "Thomann" }))).to.equal(
-      "invalid_params",
-    );
+    expect(
+      errorCode(await write("create_transaction", { wallet_id: card, amount: "89.00", currency: "USD", direction: "expense", payee: "Thomann" })),
+    ).to.equal("invalid_params");
     const headphones = ok(
-      await write("create_transaction", { wallet_id: card, amount: "82.40", direction: "expense", payee: "Thomann", description: "Headphones, 89.00 USD", category: "Shopping" }),
+      await write("create_transaction", {
+        wallet_id: card,
+        amount: "82.40",
+        direction: "expense",
+        payee: "Thomann",
+        description: "Headphones, 89.00 USD",
+        category: "Shopping",
+      }),
     );
     expect(headphones.transaction.amount.value).to.equal("-82.40");
 
@@ -171,10 +178,14 @@ describe(`a 20-request conversation reads at most ${CONVERSATION_TOKENS.toLocale
     request = 9;
     ok(await write("update_transaction", { transaction_id: hamburg[0], payee: "Hotel Alster" }));
     expect(
-      errorCode(await write("update_transactions", { filter: {}, transaction_ids: hamburg, expected_count: 2, add_tags: ["trip"], preview_id: tagPreview.preview_id })),
+      errorCode(
+        await write("update_transactions", { filter: {}, transaction_ids: hamburg, expected_count: 2, add_tags: ["trip"], preview_id: tagPreview.preview_id }),
+      ),
     ).to.equal("stale_preview");
     const again = ok(await write("update_transactions", { filter: {}, transaction_ids: hamburg, expected_count: 2, add_tags: ["trip"], dry_run: true }));
-    const tagged = ok(await write("update_transactions", { filter: {}, transaction_ids: hamburg, expected_count: 2, add_tags: ["trip"], preview_id: again.preview_id }));
+    const tagged = ok(
+      await write("update_transactions", { filter: {}, transaction_ids: hamburg, expected_count: 2, add_tags: ["trip"], preview_id: again.preview_id }),
+    );
     expect(tagged.status).to.equal("committed");
 
     // 10. "How are my budgets doing?"

@@ -66,7 +66,12 @@ interface ForecastEvent {
 }
 
 /** Lower case, letters and digits only, words single-spaced: names compared as a person reads them. */
-const words = (s: string) => ` ${s.normalize("NFC").toLowerCase().replace(/[^\p{L}\p{N}]+/gu, " ").trim()} `;
+const words = (s: string) =>
+  ` ${s
+    .normalize("NFC")
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, " ")
+    .trim()} `;
 
 /** A reminder that pays off a credit card: the card, the paying wallet and the reminder. */
 interface Settlement {
@@ -86,7 +91,8 @@ function cardSettlements(wallets: readonly ForecastWallet[], bills: readonly Cov
     const named = [bill.name, bill.payee ?? ""].map(words);
     const card = cards.find((c) => named.some((n) => n.includes(words(c.name))));
     const payer = wallets.find((w) => w.id === bill.walletId);
-    if (card && payer && payer.id !== card.id && payer.currency === card.currency && bill.currency === card.currency) out.push({ card, payerId: payer.id, bill });
+    if (card && payer && payer.id !== card.id && payer.currency === card.currency && bill.currency === card.currency)
+      out.push({ card, payerId: payer.id, bill });
   }
   return out;
 }

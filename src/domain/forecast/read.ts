@@ -47,7 +47,11 @@ export async function forecastOf(ctx: DomainContext, params: ForecastParams) {
         ? undefined
         : (inputs.wallets.find((x) => x.id === walletId) ?? (await getWalletRow(ctx.db, userId, walletId, `${field}.wallet_id`)));
     if (chosen && w.wallet_id !== undefined && !chosen.includes(w.wallet_id))
-      throw invalidParams(`${field}.wallet_id`, "one of wallet_ids", `${field}.wallet_id: not one of wallet_ids, so it would change nothing this answer shows; leave it out or add it to wallet_ids.`);
+      throw invalidParams(
+        `${field}.wallet_id`,
+        "one of wallet_ids",
+        `${field}.wallet_id: not one of wallet_ids, so it would change nothing this answer shows; leave it out or add it to wallet_ids.`,
+      );
     const currency = wallet?.currency ?? inputs.home;
     const minor = parseAmountParam(w.amount, currency, `${field}.amount`);
     whatIf.push({

@@ -121,7 +121,13 @@ export async function listRecurring(
     recurring: items,
     totals: [...totals.values()]
       .sort((a, b) => (a.currency === b.currency ? ORDER.indexOf(a.counts) - ORDER.indexOf(b.counts) : a.currency < b.currency ? -1 : 1))
-      .map((t) => ({ currency: t.currency, direction: t.direction, counts: t.counts, monthly: toMoney(t.monthly, t.currency), yearly: toMoney(t.yearly, t.currency) })),
+      .map((t) => ({
+        currency: t.currency,
+        direction: t.direction,
+        counts: t.counts,
+        monthly: toMoney(t.monthly, t.currency),
+        yearly: toMoney(t.yearly, t.currency),
+      })),
     next_step: TO_BILL_REMINDER,
   };
 }

@@ -170,7 +170,8 @@ export async function updateTransaction(ctx: DomainContext, params: UpdateTransa
   }
   let categoryValue: string | null | undefined = params.category === undefined ? undefined : cleanText(params.category);
   // A refund's money goes back where it was spent: an uncategorised row takes the refunded expense's category, as on create.
-  if (categoryValue === undefined && refundedCategory !== null && row.category === null && !split && params.parts === undefined) categoryValue = refundedCategory;
+  if (categoryValue === undefined && refundedCategory !== null && row.category === null && !split && params.parts === undefined)
+    categoryValue = refundedCategory;
   if (newParts !== undefined && newParts.length > 0) categoryValue = null; // a split row's categories are its parts'
   if (newParts !== undefined && newParts.length === 0 && split && categoryValue === undefined) {
     // Un-split without a category: the row keeps the category of its largest part (the first of equals).
