@@ -266,6 +266,19 @@ describe(`a 20-request conversation reads at most ${CONVERSATION_TOKENS.toLocale
     for (const r of committed) expect(r.text, r.tool).to.not.include("App view");
   });
 
+  it("has a null cell only where the instructions say what it means", async () => {
+    const init = await server.rpc(
+      { jsonrpc: "2.0", id: 2, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "replay", version: "1" } } },
+      me.token,
+    );
+    const instructions = init.body.result.instructions as string;
+    const withNullCell = read.filter((r) => /[[,]null[,\]]/.test(r.text));
+    // The demo's bills table has one (a variable bill has no expected amount): the instructions must say what it means.
+    expect(withNullCell.map((r) => r.tool)).to.include("list_bill_reminders");
+    expect(instructions).to.include("null: the row lacks it");
+    expect(instructions).to.not.match(/no null/);
+  });
+
   it("gives the same columns in the same order to two previews of one kind", () => {
     const columnsOf = (text: string) => [...text.matchAll(/"columns":(\[[^\]]*\])/g)].map((m) => m[1]);
     const previews = read.filter((r) => r.tool === "update_transactions" && r.text.includes('"status":"dry_run"') && r.text.includes("trip"));
