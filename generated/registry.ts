@@ -3733,7 +3733,7 @@ export const tools: readonly ToolDefinition[] = [
             "type": "null"
           }
         ],
-        "description": "The expense this income refunds; null: not a refund of one."
+        "description": "The expense this income refunds."
       },
       "idempotency_key": {
         "type": "string"
@@ -9996,7 +9996,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "get_cash_flow_forecast",
   "title": "Get cash flow forecast",
-  "description": "Projects each wallet's balance and their total in the home currency day by day from today's balances, future-dated rows, bill reminders and regular payments (list_recurring; regular spending only with include_regular_spending). A reminder named after a credit card and paid from another wallet settles what the card owes on its due days. Answers \"will it last until payday?\" and \"can I afford this?\" (what_if and cancel change the answer and write nothing).",
+  "description": "Projects each wallet's balance and their total in the home currency day by day from today's balances, future-dated rows, bill reminders and regular payments (list_recurring; regular spending only with include_regular_spending). A card is paid off on the due days of a reminder named after it. Answers \"will it last until payday?\" and \"can I afford this?\" (what_if and cancel change the answer and write nothing).",
   "summary": "Daily balances ahead, the low point, the next income and what is safe to spend until then",
   "scope": "read:transactions",
   "kind": "read",
@@ -10045,7 +10045,7 @@ export const tools: readonly ToolDefinition[] = [
           "type": "string",
           "pattern": "^wal_"
         },
-        "description": "Only these wallets: their total, low points and safe_to_spend."
+        "description": "Only these wallets."
       },
       "buffer": {
         "type": "string"

@@ -268,7 +268,12 @@ describe(`a 20-request conversation reads at most ${CONVERSATION_TOKENS.toLocale
 
   it("has a null cell only where the instructions say what it means", async () => {
     const init = await server.rpc(
-      { jsonrpc: "2.0", id: 2, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "replay", version: "1" } } },
+      {
+        jsonrpc: "2.0",
+        id: 2,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "replay", version: "1" } },
+      },
       me.token,
     );
     const instructions = init.body.result.instructions as string;

@@ -1526,7 +1526,7 @@ export interface UpdateTransactionParams {
   notes?: Notes | null;
   parts?: TransactionParts;
   /**
-   * The expense this income refunds; null: not a refund of one.
+   * The expense this income refunds.
    */
   refund_of?: TransactionId | null;
   idempotency_key: string;
@@ -2301,7 +2301,7 @@ export interface ListRecurringResult {
 export interface GetCashFlowForecastParams {
   days?: number;
   /**
-   * Only these wallets: their total, low points and safe_to_spend.
+   * Only these wallets.
    *
    * @minItems 1
    * @maxItems 20
