@@ -895,7 +895,7 @@ export interface RuleChange {
   };
 }
 /**
- * A regular payment. kind: subscription (fixed amount), bill (varying amount, steady day or a reminder), income, or regular_spending (a shop visited often; never in totals). price: the latest charge, or the covering reminder's amount when the reminder is newer. yearly_cost: its expected charges from as_of for 365 days at price (what get_cash_flow_forecast counts). status: active; late (the expected charge is overdue by a grace of 2 days for weekly up to 20 for yearly); ended (two missed); planned (a bill reminder with no charge yet). series: its key for set_recurring_series; decision: the person's (dismissed ones are never listed).
+ * A regular payment. kind: bill (rent, utilities, insurance, a loan or tax, by payee or reminder; or a varying amount on a steady day or with a reminder), subscription (another fixed amount), income, or regular_spending (a shop visited often; its own total). price: the latest charge, or the covering reminder's amount when the reminder is newer. yearly_cost: its expected charges from as_of for 365 days at price (what get_cash_flow_forecast counts). status: active; late (the expected charge is overdue by a grace of 2 days for weekly up to 20 for yearly); ended (two missed); planned (a bill reminder with no charge yet). series: its key for set_recurring_series; decision: the person's (dismissed ones are never listed).
  *
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
  * via the `definition` "RecurringCharge".
@@ -1841,6 +1841,10 @@ export interface UpdateTransactionParams {
   tags?: TagList;
   notes?: Notes | null;
   parts?: TransactionParts;
+  /**
+   * The expense this income refunds.
+   */
+  refund_of?: TransactionId | null;
   idempotency_key: string;
   dry_run?: boolean;
 }
@@ -2164,11 +2168,15 @@ export interface ListRecurringResult {
   as_of: Date;
   recurring: RecurringCharge[];
   /**
-   * Per currency and direction, of those active or late.
+   * Per currency and what counts says it adds up: subscriptions and bills, regular spending (its own total, in no other), income; rows not ended.
    */
   totals: {
     currency: Currency;
     direction: "expense" | "income";
+    counts:
+      | "subscription and bill rows not ended"
+      | "regular_spending rows not ended (in no other total)"
+      | "income rows not ended";
     monthly: Money;
     yearly: Money;
   }[];
@@ -4642,6 +4650,186 @@ export interface GetCashFlowForecastParams {
         Payee,
         Payee
       ];
+  /**
+   * Only these wallets.
+   *
+   * @minItems 1
+   * @maxItems 20
+   */
+  wallet_ids?:
+    | [WalletId]
+    | [WalletId, WalletId]
+    | [WalletId, WalletId, WalletId]
+    | [WalletId, WalletId, WalletId, WalletId]
+    | [WalletId, WalletId, WalletId, WalletId, WalletId]
+    | [WalletId, WalletId, WalletId, WalletId, WalletId, WalletId]
+    | [WalletId, WalletId, WalletId, WalletId, WalletId, WalletId, WalletId]
+    | [WalletId, WalletId, WalletId, WalletId, WalletId, WalletId, WalletId, WalletId]
+    | [WalletId, WalletId, WalletId, WalletId, WalletId, WalletId, WalletId, WalletId, WalletId]
+    | [WalletId, WalletId, WalletId, WalletId, WalletId, WalletId, WalletId, WalletId, WalletId, WalletId]
+    | [WalletId, WalletId, WalletId, WalletId, WalletId, WalletId, WalletId, WalletId, WalletId, WalletId, WalletId]
+    | [
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId
+      ]
+    | [
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId
+      ]
+    | [
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId
+      ]
+    | [
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId
+      ]
+    | [
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId
+      ]
+    | [
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId
+      ]
+    | [
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId
+      ]
+    | [
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId
+      ]
+    | [
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId,
+        WalletId
+      ];
 }
 /**
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
@@ -4653,6 +4841,7 @@ export interface GetCashFlowForecastResult {
   currency: Currency;
   balance: Money;
   lowest: ForecastLow;
+  lowest_until_income: ForecastLow1;
   next_income: ForecastEvent | null;
   safe_to_spend: Money3;
   safe_until: Date;
@@ -4662,6 +4851,7 @@ export interface GetCashFlowForecastResult {
     currency: Currency;
     balance: Money;
     lowest: ForecastLow;
+    lowest_until_income: ForecastLow;
     end_balance: Money;
   }[];
   months: {
@@ -4688,6 +4878,13 @@ export interface GetCashFlowForecastResult {
      */
     wallets: string[][];
   };
+}
+/**
+ * The low point before next_income (or until).
+ */
+export interface ForecastLow1 {
+  date: Date;
+  balance: Money;
 }
 /**
  * value: signed decimal; minor: integer minor units.

@@ -13,9 +13,10 @@
  *   {"on_every_row": {...}, "columns": [...], "rows": [[...], ...]}
  * - the field names once per list (`columns`), then one array per record, cells in column order;
  * - a field with the same value on every record is stated once, in `on_every_row`;
- * - columns most records have come first; a record lacking a field has null in its cell, and a row ends
- *   at its record's last field (a row shorter than `columns` lacks the fields after it), so that the
- *   rare fields (a transfer's two ids, a description) cost nothing on the rows without them;
+ * - columns in the records' own field order (the same for every answer of a kind, whatever its rows); a
+ *   record lacking a field has null in its cell (the instructions say so), and a row ends at its
+ *   record's last field (a row shorter than `columns` lacks the fields after it), so that the rare
+ *   trailing fields (a transfer's two ids) cost nothing on the rows without them;
  * - a `wallet_id` that repeats is stated once, in `wallet_ids`, and each row starts with its position in
  *   that list (column `wallet_ids_index`, from 0). An opaque id costs ~20 tokens, so stating it once per
  *   wallet rather than once per transaction is what brings a listed transaction under its budget
@@ -48,12 +49,49 @@ const isNestedTable = (v: unknown) => v !== null && typeof v === "object" && !Ar
 const isFlat = (v: unknown) => isScalar(v) || (Array.isArray(v) && v.every((x) => isScalar(x) || (Array.isArray(x) && x.every(isScalar)))) || isNestedTable(v);
 const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
 
+/**
+ * The columns' order: the records' own field order (each record's fields come in the order its kind
+ * writes them), merged over all records, so that the columns of a kind of record come in one order
+ * whichever records a list holds and in whichever order (two previews of one call read alike; issue 49),
+ * never by how many records have a field. Two fields no record orders (never on one record) go by their
+ * earliest place in a record, then by name.
+ */
+function fieldOrder(rows: readonly Record<string, unknown>[]): string[] {
+  const after = new Map<string, Set<string>>();
+  const before = new Map<string, number>();
+  const place = new Map<string, number>();
+  for (const r of rows) {
+    const ks = Object.keys(r);
+    ks.forEach((k, i) => {
+      if (!after.has(k)) after.set(k, new Set());
+      if (!before.has(k)) before.set(k, 0);
+      place.set(k, Math.min(place.get(k) ?? i, i));
+      const next = ks[i + 1];
+      if (next !== undefined && !after.get(k)!.has(next)) {
+        after.get(k)!.add(next);
+        before.set(next, (before.get(next) ?? 0) + 1);
+      }
+    });
+  }
+  const rank = (a: string, b: string) => place.get(a)! - place.get(b)! || (a < b ? -1 : a > b ? 1 : 0);
+  const out: string[] = [];
+  const left = new Set(after.keys());
+  while (left.size > 0) {
+    // The first field nothing left comes before (or, were records ever to disagree, the first left).
+    const ready = [...left].filter((k) => before.get(k) === 0).sort(rank);
+    const k = ready[0] ?? [...left].sort(rank)[0]!;
+    left.delete(k);
+    out.push(k);
+    for (const n of after.get(k)!) before.set(n, before.get(n)! - 1);
+  }
+  return out;
+}
+
 /** The table form of a list of compacted records, or undefined when the list is not one (see above). */
 function table(items: unknown[]): Record<string, unknown> | undefined {
   if (items.length < 2 || !items.every((r) => isRecord(r) && Object.values(r).every(isFlat))) return undefined;
   const rows = items as Record<string, unknown>[];
-  const keys: string[] = [];
-  for (const r of rows) for (const k of Object.keys(r)) if (!keys.includes(k)) keys.push(k);
+  const keys = fieldOrder(rows);
   const has = (r: Record<string, unknown>, k: string) => Object.hasOwn(r, k);
 
   const same: Record<string, unknown> = {};
@@ -64,9 +102,7 @@ function table(items: unknown[]): Record<string, unknown> | undefined {
   const groupKey = GROUP_KEYS.find(
     (k) => !has(same, k) && rows.every((r) => typeof r[k] === "string") && new Set(rows.map((r) => r[k])).size * 2 <= rows.length,
   );
-  // Fields most records have come first, so that a row can stop at its last field (below).
-  const count = (k: string) => rows.filter((r) => has(r, k)).length;
-  const columns = keys.filter((k) => !has(same, k) && k !== groupKey).sort((a, b) => count(b) - count(a));
+  const columns = keys.filter((k) => !has(same, k) && k !== groupKey);
   const rowOf = (r: Record<string, unknown>): unknown[] => {
     const cells: unknown[] = columns.map((k) => (has(r, k) ? r[k] : null));
     while (cells.length > 0 && cells[cells.length - 1] === null) cells.pop();

@@ -37,13 +37,16 @@ export function isTransportError(err: unknown): boolean {
   return err instanceof AppError && err.httpStatus >= 400 && err.httpStatus < 500;
 }
 
+/** The line that ends an answer an app draws; the server instructions say once what it means (APP_VIEW_MEANS). */
+export const APP_VIEW_LINE = "\n\nApp view: ";
+
 /**
  * A tool's answer: its result as text for the model, and as data. `app`: the MCP App that draws it
- * (openrpc.json x-apps), said once in the text, with what it shows, so a model can tell the person what
- * they see (and knows each call draws its own view) rather than guess.
+ * (openrpc.json x-apps), named in the text by its title, so a model can tell the person what they see
+ * rather than guess; what the line means is said once, in the server instructions, not on every answer.
  */
-export function successResult(result: Record<string, unknown>, app?: { title: string; description: string }): CallToolResult {
-  const view = app ? `\n\nApp view (hosts with MCP Apps show it under this answer, one per call): ${app.title}, ${app.description}` : "";
+export function successResult(result: Record<string, unknown>, app?: { title: string }): CallToolResult {
+  const view = app ? `${APP_VIEW_LINE}${app.title}.` : "";
   return { content: [{ type: "text", text: `${modelText(result)}${view}` }], structuredContent: result };
 }
 

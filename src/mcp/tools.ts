@@ -89,6 +89,16 @@ function staticTokenLacksScope(err: AppError): AppError {
   );
 }
 
+/**
+ * The app view an answer names: a tool's app draws a picture the model should know of under a read and
+ * under a preview (the import's boxes and button), never under a committed write, where the text alone
+ * says what happened (issue 49).
+ */
+function appViewOf(name: string, result: Record<string, unknown>): (typeof apps)[number] | undefined {
+  if (toolsByName.get(name)?.kind !== "read" && result.status !== "dry_run") return undefined;
+  return apps.find((a) => a.tools.includes(name));
+}
+
 export async function callTool(deps: CallDeps, params: unknown, ctx: McpContext): Promise<CallToolResult> {
   if (params === null || typeof params !== "object" || Array.isArray(params))
     throw malformed("name", "the name of a tool (params is an object {name, arguments})");
@@ -106,10 +116,7 @@ export async function callTool(deps: CallDeps, params: unknown, ctx: McpContext)
   try {
     const confirm = await confirmChannel(deps, name, params as Record<string, unknown>, ctx);
     const result = await deps.dispatch(name, args ?? {}, { caller: ctx.caller, requestId: ctx.requestId, origin: ctx.origin, confirm });
-    return successResult(
-      result,
-      apps.find((a) => a.tools.includes(name)),
-    );
+    return successResult(result, appViewOf(name, result));
   } catch (err) {
     // 2026-07-28: the person must confirm first; the client retries with their answer (src/mcp/confirm-channels.ts).
     if (err instanceof AwaitingConfirmation) return { resultType: "input_required", ...err.result } as unknown as CallToolResult;

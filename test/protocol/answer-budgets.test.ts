@@ -48,7 +48,7 @@ describe(`answers sized for a model (${engine})`, function () {
     const a = await server.rpc({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } }, user.token);
     expect(a.body.result?.isError ?? false, JSON.stringify(a.body)).to.equal(false);
     // The text is the result, then (for a tool with an MCP App) one line naming the view (src/mcp/tool-result.ts).
-    expect(a.body.result.content[0].text.split("\n\nApp view (")[0]).to.equal(modelText(a.body.result.structuredContent));
+    expect(a.body.result.content[0].text.split("\n\nApp view: ")[0]).to.equal(modelText(a.body.result.structuredContent));
     return a.body.result.structuredContent as Record<string, any>;
   };
   before(async () => {

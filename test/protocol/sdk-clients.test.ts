@@ -88,7 +88,7 @@ async function callEveryReadTool(client: ToolCaller, userId: string): Promise<st
     if (!result.isError) {
       expect(result.structuredContent, name).to.be.an("object");
       // The text is the model's form of the data, then the line naming an app view where the tool has one.
-      expect(result.content[0].text.split("\n\nApp view (")[0], name).to.equal(modelText(result.structuredContent));
+      expect(result.content[0].text.split("\n\nApp view: ")[0], name).to.equal(modelText(result.structuredContent));
       succeeded.push(name);
     } else if (!(code === "not_found" && Object.values(args).some((v) => typeof v === "string" && PLACEHOLDER.test(v)))) {
       problems.push(`${name}: ${result.content?.[0]?.text}`);

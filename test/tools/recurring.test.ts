@@ -60,8 +60,12 @@ describe(`list_recurring (${engine})`, function () {
     expect(netflix).to.deep.include({ kind: "subscription", confidence: "high", price_changes: [], missed: [] });
     expect(answer.recurring.find((r: any) => r.payee === "Nordlicht Software GmbH").kind).to.equal("income");
     // The yearly car insurance has a reminder and no charge yet: planned, due on the 1st of next month.
+    // Rent, utilities and insurance are bills whatever their amount: by payee, or the reminder's name or category.
+    expect(answer.recurring.find((r: any) => r.payee === "Hausverwaltung Krüger").kind).to.equal("bill");
+    expect(answer.recurring.find((r: any) => r.payee === "Telekom").kind).to.equal("bill");
+    expect(answer.recurring.find((r: any) => r.payee === "FitX").kind).to.equal("subscription");
     expect(answer.recurring.find((r: any) => r.payee === "HUK-Coburg")).to.deep.include({
-      kind: "subscription",
+      kind: "bill",
       status: "planned",
       occurrences: 0,
       last_date: null,
@@ -73,14 +77,15 @@ describe(`list_recurring (${engine})`, function () {
     // 16172.88 a year, and the car insurance once, 412.80: 16585.68 (1382.14 a month: 34.40 for the
     // insurance). In USD the domain once, 14.98 (1.25 a month).
     expect(answer.totals).to.deep.equal([
-      { currency: "EUR", direction: "expense", monthly: { value: "1382.14", currency: "EUR", minor: 138214 }, yearly: { value: "16585.68", currency: "EUR", minor: 1658568 } },
+      { currency: "EUR", direction: "expense", counts: "subscription and bill rows not ended", monthly: { value: "1382.14", currency: "EUR", minor: 138214 }, yearly: { value: "16585.68", currency: "EUR", minor: 1658568 } },
       {
         currency: "EUR",
         direction: "income",
+        counts: "income rows not ended",
         monthly: { value: "3850.00", currency: "EUR", minor: 385000 },
         yearly: { value: "46200.00", currency: "EUR", minor: 4620000 },
       },
-      { currency: "USD", direction: "expense", monthly: { value: "1.25", currency: "USD", minor: 125 }, yearly: { value: "14.98", currency: "USD", minor: 1498 } },
+      { currency: "USD", direction: "expense", counts: "subscription and bill rows not ended", monthly: { value: "1.25", currency: "USD", minor: 125 }, yearly: { value: "14.98", currency: "USD", minor: 1498 } },
     ]);
     // The answer's next step, followed word for word for Netflix, makes the reminder that covers it.
     expect(answer.next_step).to.equal(
@@ -152,7 +157,7 @@ describe(`list_recurring (${engine})`, function () {
     // 104.00 (8.67 a month): its charge due on the 20th is within its grace, so it is still expected (tomorrow),
     // then twelve more; the ended gym not at all. 4930.86 a year, 410.91 a month.
     expect(running.totals).to.deep.equal([
-      { currency: "USD", direction: "expense", monthly: { value: "410.24", currency: "USD", minor: 41024 }, yearly: { value: "4922.86", currency: "USD", minor: 492286 } },
+      { currency: "USD", direction: "expense", counts: "subscription and bill rows not ended", monthly: { value: "410.24", currency: "USD", minor: 41024 }, yearly: { value: "4922.86", currency: "USD", minor: 492286 } },
     ]);
 
     // Five days later, Paper's charge due on the 20th has not come: late.
@@ -203,9 +208,23 @@ describe(`list_recurring (${engine})`, function () {
     ]);
     expect(by("Zeit Abo")).to.deep.include({ status: "ended", confidence: "low", missed: ["2026-10-10", "2026-11-10"] });
     expect(by("Zeit Abo").yearly_cost.minor).to.equal(0);
-    // By hand: Netflix 12 × 13.99 = 167.88; Lidl and the ended magazine not at all.
+    // By hand: Netflix 12 × 13.99 = 167.88; the ended magazine not at all; Lidl in its own total, never
+    // in the other: 12 visits at its latest 52.30 = 627.60 (52.30 a month).
     expect(answer.totals).to.deep.equal([
-      { currency: "EUR", direction: "expense", monthly: { value: "13.99", currency: "EUR", minor: 1399 }, yearly: { value: "167.88", currency: "EUR", minor: 16788 } },
+      {
+        currency: "EUR",
+        direction: "expense",
+        counts: "subscription and bill rows not ended",
+        monthly: { value: "13.99", currency: "EUR", minor: 1399 },
+        yearly: { value: "167.88", currency: "EUR", minor: 16788 },
+      },
+      {
+        currency: "EUR",
+        direction: "expense",
+        counts: "regular_spending rows not ended (in no other total)",
+        monthly: { value: "52.30", currency: "EUR", minor: 5230 },
+        yearly: { value: "627.60", currency: "EUR", minor: 62760 },
+      },
     ]);
 
     // The person raises the price in a reminder after the last charge: the reminder's amount is the price.

@@ -205,7 +205,7 @@ describe(`transaction tools (${engine})`, function () {
       const t = (await create({})).transaction;
       const err = await server.callError("update_transaction", { transaction_id: t.id, idempotency_key: key(), dry_run: true }, user.token);
       // The changeable fields come from the spec's params (requireSomeChange), as for the other update tools.
-      expect(err.data).to.deep.include({ code: "invalid_params", field: "(params)", expected: "at least one of wallet_id, date, amount, direction, payee, description, category, tags, notes, parts" });
+      expect(err.data).to.deep.include({ code: "invalid_params", field: "(params)", expected: "at least one of wallet_id, date, amount, direction, payee, description, category, tags, notes, parts, refund_of" });
     });
   });
 

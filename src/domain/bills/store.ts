@@ -175,12 +175,13 @@ export function upcomingOccurrences(bills: readonly BillRecord[], today: string,
           payee: b.payee,
           due_date: due,
           days_until_due: days,
-          expected_amount: b.amountMinor === null ? null : toMoney(b.amountMinor, b.currency),
-          amount_min: b.amountMinMinor === null ? null : toMoney(b.amountMinMinor, b.currency),
-          amount_max: b.amountMaxMinor === null ? null : toMoney(b.amountMaxMinor, b.currency),
           autopay: b.autopay,
           in_notice_period: days >= 0 && days <= b.noticeDays,
           overdue: days < 0,
+          // The amounts last, the range after the fixed amount: a table's row stops at its last field (src/mcp/model-text.ts).
+          expected_amount: b.amountMinor === null ? null : toMoney(b.amountMinor, b.currency),
+          amount_min: b.amountMinMinor === null ? null : toMoney(b.amountMinMinor, b.currency),
+          amount_max: b.amountMaxMinor === null ? null : toMoney(b.amountMaxMinor, b.currency),
         },
       });
     }

@@ -19,6 +19,8 @@ export type { DatedRow };
 export interface ForecastWallet {
   id: string;
   name: string;
+  /** The wallet's type: a credit_card may be settled by a reminder named after it (project.ts, cardSettlements). */
+  type: string;
   currency: string;
   balanceMinor: bigint;
 }
@@ -44,6 +46,7 @@ export async function readForecastInputs(db: Knex, userId: string, today: string
       .map((w) => ({
         id: w.id,
         name: nameOf.get(w.id) ?? w.id,
+        type: w.type,
         currency: w.currency,
         balanceMinor: openingOn(w, today) + (worth.sums[0]!.get(w.id) ?? 0n),
       }))

@@ -17,6 +17,7 @@ export interface ForecastParams {
   include_regular_spending?: boolean;
   what_if?: { date?: string; in_days?: number; amount: string; direction: "expense" | "income"; wallet_id?: string; label?: string }[];
   cancel?: string[];
+  wallet_ids?: string[];
 }
 
 export async function forecastOf(ctx: DomainContext, params: ForecastParams) {
@@ -24,21 +25,40 @@ export async function forecastOf(ctx: DomainContext, params: ForecastParams) {
   const days = params.days ?? 90;
   const userId = ctx.caller.userId;
   const inputs = await readForecastInputs(ctx.db, userId, today, plusDays(today, days));
+  // The wallets the answer is about: the person's, each counted in the forecast (not archived, in net worth).
+  const chosen = params.wallet_ids === undefined ? null : [...new Set(params.wallet_ids)];
+  for (const [i, id] of (chosen ?? []).entries()) {
+    if (inputs.wallets.some((w) => w.id === id)) continue;
+    const wallet = await getWalletRow(ctx.db, userId, id, `wallet_ids.${i}`);
+    throw invalidParams(
+      `wallet_ids.${i}`,
+      "a wallet counted in the forecast",
+      `wallet_ids.${i}: the wallet ${JSON.stringify(wallet.name)} is ${wallet.archived ? "archived" : "left out of net worth"}, so the forecast does not count it; name a wallet list_wallets shows counted.`,
+    );
+  }
   const whatIf: WhatIf[] = [];
   for (const [i, w] of (params.what_if ?? []).entries()) {
     const field = `what_if.${i}`; // as the schema validator names the same fields
     const date = whatIfDate(w, today, field);
+    // With one wallet named, a what-if without a wallet is that wallet's (its row and the total agree).
+    const walletId = w.wallet_id ?? (chosen?.length === 1 ? chosen[0] : undefined);
     const wallet =
-      w.wallet_id === undefined
+      walletId === undefined
         ? undefined
-        : (inputs.wallets.find((x) => x.id === w.wallet_id) ?? (await getWalletRow(ctx.db, userId, w.wallet_id, `${field}.wallet_id`)));
+        : (inputs.wallets.find((x) => x.id === walletId) ?? (await getWalletRow(ctx.db, userId, walletId, `${field}.wallet_id`)));
+    if (chosen && w.wallet_id !== undefined && !chosen.includes(w.wallet_id))
+      throw invalidParams(
+        `${field}.wallet_id`,
+        "one of wallet_ids",
+        `${field}.wallet_id: not one of wallet_ids, so it would change nothing this answer shows; leave it out or add it to wallet_ids.`,
+      );
     const currency = wallet?.currency ?? inputs.home;
     const minor = parseAmountParam(w.amount, currency, `${field}.amount`);
     whatIf.push({
       date,
       amountMinor: w.direction === "expense" ? -minor : minor,
       currency,
-      walletId: w.wallet_id ?? null,
+      walletId: walletId ?? null,
       label: w.label ?? "what if",
     });
   }
@@ -49,6 +69,7 @@ export async function forecastOf(ctx: DomainContext, params: ForecastParams) {
     includeRegularSpending: params.include_regular_spending === true,
     whatIf,
     cancel: params.cancel ?? [],
+    walletIds: chosen,
   });
 }
 

@@ -55,17 +55,19 @@ export function countsOf(o: ImportOutcome) {
 
 export function rowsPage(o: ImportOutcome, limit: number, dryRun: boolean): ImportRow[] {
   const sorted = [...o.rows].sort((a, b) => ORDER[a.status] - ORDER[b.status] || a.row - b.row);
+  // Fields every row has first, the rarer last: the model's table orders its columns as a row orders
+  // its fields, and a row stops at its last one (src/mcp/model-text.ts).
   return sorted.slice(0, limit).map((r) => ({
     row: r.row,
+    status: statusText(r),
+    // A dry run's ids are never committed: none is shown.
+    transaction_id: dryRun ? null : r.transactionId,
     date: r.date,
     amount: r.minor === null ? null : formatMinor(r.minor, o.wallet.currency),
     payee: r.payee,
     description: r.description,
     category: r.category,
     category_from: r.categoryFrom,
-    status: statusText(r),
-    // A dry run's ids are never committed: none is shown.
-    transaction_id: dryRun ? null : r.transactionId,
   }));
 }
 

@@ -1,7 +1,7 @@
 /**
  * list_recurring: the recurring charges and income of the user's ledger (detect.ts over store.ts's
- * newest charges per payee), each with the bill reminder that covers it, and totals per currency and
- * direction of the ones still running (active or late). One statement (store.ts) reads both.
+ * newest charges per payee), each with the bill reminder that covers it, and totals per currency of the
+ * ones not ended (active, late or planned): subscriptions and bills, regular spending, income (TOTAL_COUNTS). One statement (store.ts) reads both.
  */
 import type { DomainContext } from "../../context.js";
 import { todayOf } from "../../calendar/time-zones.js";
@@ -33,15 +33,29 @@ export interface RecurringItem {
   bill_reminder_id: string | null;
 }
 
+/**
+ * What a total adds up (said in the answer, so that a reader neither misses regular spending nor counts
+ * it twice): the rows of these kinds that have not ended. Regular spending has its own total, never in another.
+ */
+export const TOTAL_COUNTS = {
+  bills: "subscription and bill rows not ended",
+  income: "income rows not ended",
+  regular: "regular_spending rows not ended (in no other total)",
+} as const;
+type Counts = (typeof TOTAL_COUNTS)[keyof typeof TOTAL_COUNTS];
+
 export interface RecurringTotal {
   currency: string;
   direction: "expense" | "income";
+  counts: Counts;
   monthly: Money;
   yearly: Money;
 }
 
 export const TO_BILL_REMINDER =
   "To be reminded of one without bill_reminder_id: create_bill_reminder with name and payee its payee, amount and currency its typical_amount's, its wallet_id, and schedule {frequency: its interval, start_date: its next_date}.";
+
+const ORDER: readonly Counts[] = [TOTAL_COUNTS.bills, TOTAL_COUNTS.regular, TOTAL_COUNTS.income];
 
 /** list_recurring: as of the caller's today. */
 export async function listRecurringOf(ctx: DomainContext, params: { include_ended?: boolean }) {
@@ -66,14 +80,15 @@ export async function listRecurring(
   // A dismissed series never comes back (docs/decisions.md#recurring-decisions).
   const found = regularPayments(charges, bills, today, decisions).filter((r) => r.decision !== "dismissed" && (includeEnded || r.status !== "ended"));
 
-  const totals = new Map<string, { currency: string; direction: "expense" | "income"; monthly: bigint; yearly: bigint }>();
+  const totals = new Map<string, { currency: string; direction: "expense" | "income"; counts: Counts; monthly: bigint; yearly: bigint }>();
   const items = found.map((r) => {
     const yearly = yearlyCostMinor(r, today);
     const monthly = divRound(yearly, 12n);
-    // Regular spending is shown apart and never counted with subscriptions and bills.
-    if (r.status !== "ended" && r.kind !== "regular_spending") {
-      const key = `${r.currency} ${r.direction}`;
-      const t = totals.get(key) ?? { currency: r.currency, direction: r.direction, monthly: 0n, yearly: 0n };
+    // Regular spending has its own total, never counted with subscriptions and bills.
+    if (r.status !== "ended") {
+      const counts = r.kind === "regular_spending" ? TOTAL_COUNTS.regular : r.direction === "income" ? TOTAL_COUNTS.income : TOTAL_COUNTS.bills;
+      const key = `${r.currency} ${counts}`;
+      const t = totals.get(key) ?? { currency: r.currency, direction: r.direction, counts, monthly: 0n, yearly: 0n };
       t.monthly += monthly;
       t.yearly += yearly;
       totals.set(key, t);
@@ -105,8 +120,14 @@ export async function listRecurring(
     as_of: today,
     recurring: items,
     totals: [...totals.values()]
-      .sort((a, b) => (a.currency === b.currency ? (a.direction < b.direction ? -1 : 1) : a.currency < b.currency ? -1 : 1))
-      .map((t) => ({ currency: t.currency, direction: t.direction, monthly: toMoney(t.monthly, t.currency), yearly: toMoney(t.yearly, t.currency) })),
+      .sort((a, b) => (a.currency === b.currency ? ORDER.indexOf(a.counts) - ORDER.indexOf(b.counts) : a.currency < b.currency ? -1 : 1))
+      .map((t) => ({
+        currency: t.currency,
+        direction: t.direction,
+        counts: t.counts,
+        monthly: toMoney(t.monthly, t.currency),
+        yearly: toMoney(t.yearly, t.currency),
+      })),
     next_step: TO_BILL_REMINDER,
   };
 }

@@ -5,11 +5,12 @@
  * (`seriesDates`) are the one source of both list_recurring's 12-month cost and the forecast's events,
  * so that the two always agree.
  *
- * - Kind: income; a subscription when its amounts are fixed (equal, apart from a price change now and
- *   then, never back to an earlier price); otherwise a bill when a reminder covers it or it comes on a
- *   steady day (a day-of-month spread of at most 3: a debit moved past a weekend or a holiday) with no visits in
- *   between; otherwise regular spending (a shop visited often with varying amounts), which is shown
- *   but never counted in the totals or in the forecast unless asked.
+ * - Kind: income; with fixed amounts (equal, apart from a price change now and then, never back to an
+ *   earlier price) a bill when it is housing, utilities, insurance, a loan or a tax (billLike, by its
+ *   payee or its reminder's name or category), else a subscription; otherwise a bill when a reminder
+ *   covers it or it comes on a steady day (a day-of-month spread of at most 3: a debit moved past a
+ *   weekend or a holiday) with no visits in between; otherwise regular spending (a shop visited often
+ *   with varying amounts), which has its own total and is left out of the forecast unless asked.
  * - Price: the latest charge, or the covering reminder's fixed amount when the reminder was written
  *   after that charge (a raised price is typed into the reminder before the bank shows it).
  * - A planned series (a reminder with no charge yet) costs its fixed amount, or its highest amount for
@@ -82,10 +83,27 @@ function steadyDay(r: Recurring): boolean {
   return Math.max(...dom) - Math.min(...dom) <= 3;
 }
 
-function kindOf(r: Recurring, covered: boolean): Kind {
+/**
+ * What a person calls a bill rather than a subscription, a fixed amount too: housing, utilities,
+ * insurance, loans and taxes, named in the payee or in the covering reminder's name or category
+ * (English and German, the languages of the shipped demo and statements; docs/decisions.md#issue-49-choices).
+ */
+const BILL_WORDS = new RegExp(
+  [
+    // whole words (a prefix would catch "taxi", "rental car"; "gas" and "power" are fuel and gyms as often as utilities)
+    "\\b(?:rent|miete|housing|mortgage|hypothek|water|wasser|strom|energy|energie|heating|heizung|internet|broadband|phone|loan|kredit|darlehen|tax|council|hoa|rundfunk)\\b",
+    // word starts, and the tails of German compounds (Hausratversicherung, Warmmiete)
+    "\\b(?:utilit|electric|insuranc|hausverwaltung|stadtwerke|nebenkosten|telekom|steuer)",
+    "(?:versicherung|miete)\\b",
+  ].join("|"),
+  "iu",
+);
+export const billLike = (...names: readonly (string | null | undefined)[]): boolean => names.some((n) => typeof n === "string" && BILL_WORDS.test(n));
+
+function kindOf(r: Recurring, bill: CoveringBill | null): Kind {
   if (r.direction === "income") return "income";
-  if (isFixed(r.runAmounts)) return "subscription";
-  if (covered || (!r.extraVisits && steadyDay(r))) return "bill";
+  if (isFixed(r.runAmounts)) return billLike(r.payee, bill?.name, bill?.category) ? "bill" : "subscription";
+  if (bill !== null || (!r.extraVisits && steadyDay(r))) return "bill";
   return "regular_spending";
 }
 
@@ -111,10 +129,10 @@ function covering(r: Recurring, bills: readonly CoveringBill[]): CoveringBill | 
 
 function fromCharges(r: Recurring, bills: readonly CoveringBill[], today: string): Series {
   const bill = covering(r, bills);
-  const kind = kindOf(r, bill !== null);
+  const kind = kindOf(r, bill);
   const latest = r.runAmounts[r.runAmounts.length - 1]!;
   const priceChanges: PriceChange[] = [];
-  if (kind === "subscription") {
+  if (isFixed(r.runAmounts)) {
     r.runAmounts.forEach((a, i) => {
       if (i > 0 && a !== r.runAmounts[i - 1]) priceChanges.push({ date: r.runDays[i]!, fromMinor: r.runAmounts[i - 1]!, toMinor: a });
     });
@@ -163,7 +181,7 @@ function planned(b: CoveringBill, today: string): Series | undefined {
     currency: b.currency,
     walletId: b.walletId,
     interval,
-    kind: b.amountMinor === null ? "bill" : "subscription",
+    kind: b.amountMinor === null || billLike(payee, b.name, b.category) ? "bill" : "subscription",
     confidence: "high",
     typicalMinor: price,
     priceMinor: price,

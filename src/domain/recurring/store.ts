@@ -59,23 +59,25 @@ export interface CoveringBill {
   interval: number;
   /** The day the reminder was last written (its updated_at's date). */
   updatedDay: string;
+  /** Its category: what it is for (rent, utilities…), read by series.ts to tell a bill from a subscription. */
+  category: string | null;
 }
 
 /**
  * Bindings: user, MAX_PAYEE_KEYS, user, true, user. A row is a payee ('p': key, its JSON array), an active
- * bill reminder ('b': id, payee, name, currency…) or one of the person's decisions ('d': series key,
+ * bill reminder ('b': id, payee, name, currency…, category) or one of the person's decisions ('d': series key,
  * decision, payee, amount range, day window; decisions.ts).
  */
 export const RECURRING_INPUTS_SQL = `SELECT 'p' AS kind, p.payee_key AS a, p.latest AS b, NULL AS c, NULL AS d,
-         NULL AS e, NULL AS f, NULL AS g, NULL AS h, NULL AS i, NULL AS j, NULL AS k, NULL AS l
+         NULL AS e, NULL AS f, NULL AS g, NULL AS h, NULL AS i, NULL AS j, NULL AS k, NULL AS l, NULL AS m
     FROM (SELECT payee_key, latest FROM recurring_payees WHERE user_id = ? ORDER BY payee_key LIMIT ?) AS p
   UNION ALL
   SELECT 'b', id, payee, name, currency, CAST(amount_minor AS TEXT), CAST(amount_min_minor AS TEXT), CAST(amount_max_minor AS TEXT),
-         wallet_id, rrule, start_date, schedule, updated_at
+         wallet_id, rrule, start_date, schedule, updated_at, category
     FROM bill_reminders WHERE user_id = ? AND active = ?
   UNION ALL
   SELECT 'd', series_key, decision, payee, CAST(amount_min_minor AS TEXT), CAST(amount_max_minor AS TEXT), CAST(day_from AS TEXT),
-         CAST(day_to AS TEXT), NULL, NULL, NULL, NULL, NULL
+         CAST(day_to AS TEXT), NULL, NULL, NULL, NULL, NULL, NULL
     FROM recurring_decisions WHERE user_id = ?`;
 
 /**
@@ -87,9 +89,9 @@ export const RECURRING_INPUTS_SQL = `SELECT 'p' AS kind, p.payee_key AS a, p.lat
  */
 export const FORECAST_INPUTS_SQL = `${RECURRING_INPUTS_SQL}
   UNION ALL
-  SELECT 'n', id, name, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM wallets WHERE user_id = ?
+  SELECT 'n', id, name, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM wallets WHERE user_id = ?
   UNION ALL
-  SELECT 't', wallet_id, payee, CAST(date AS TEXT), CAST(amount_minor AS TEXT), currency, direction, id, NULL, NULL, NULL, NULL, NULL
+  SELECT 't', wallet_id, payee, CAST(date AS TEXT), CAST(amount_minor AS TEXT), currency, direction, id, NULL, NULL, NULL, NULL, NULL, NULL
     FROM transactions WHERE user_id = ? AND date >= ? AND date <= ?`;
 
 /** A row dated after today, as the forecast reads it. */
@@ -121,6 +123,7 @@ function billOf(r: Record<string, string | null>): CoveringBill {
     frequency: schedule.frequency,
     interval: schedule.interval ?? 1,
     updatedDay: String(r.l).slice(0, 10),
+    category: r.m === null || r.m === undefined ? null : String(r.m),
   };
 }
 

@@ -246,21 +246,37 @@ export async function markRefunds(db: Knex, userId: string, transactionIds: read
 
 /**
  * refund_of: only an income refunds, and only one of the user's expenses (another user's id is
- * not_found, like a missing one). Answers the refunded expense's category (the refund's default: its
- * money goes back where it was spent), null when it had none or is split.
+ * not_found, like a missing one) in the income's currency (a refund is taken off its expense's category
+ * spending, which is counted per currency), never itself. Answers the refunded expense's category (the
+ * refund's default: its money goes back where it was spent), null when it had none or is split.
+ * No chain can form: a refund is an income and only an expense is refunded (update.ts keeps a refunded
+ * expense from becoming an income, and a refund from becoming an expense).
  */
-export async function checkRefundOf(db: Knex, userId: string, refundOf: string, direction: Direction): Promise<string | null> {
-  if (direction !== "income") {
+export async function checkRefundOf(
+  db: Knex,
+  userId: string,
+  refundOf: string,
+  refund: { direction: Direction; currency: string; id?: string },
+): Promise<string | null> {
+  if (refund.direction !== "income") {
     throw invalidParams("refund_of", "only on an income", "refund_of: a refund is money coming back; record it as direction income (or leave refund_of out).");
   }
-  const row = (await db("transactions").where({ user_id: userId, id: refundOf }).first("direction", "category")) as
-    { direction: string; category: unknown } | undefined;
+  if (refundOf === refund.id) throw invalidParams("refund_of", "the id of another transaction, an expense", "refund_of: a transaction cannot refund itself.");
+  const row = (await db("transactions").where({ user_id: userId, id: refundOf }).first("direction", "category", "currency")) as
+    { direction: string; category: unknown; currency: string } | undefined;
   if (!row) throw notFound("transaction", "refund_of", refundOf);
   if (row.direction !== "expense") {
     throw invalidParams(
       "refund_of",
       "the id of an expense",
       `refund_of: ${refundOf} is ${row.direction === "income" ? "an income" : "a transfer leg"}; only an expense can be refunded.`,
+    );
+  }
+  if (row.currency !== refund.currency) {
+    throw invalidParams(
+      "refund_of",
+      `an expense in ${refund.currency}`,
+      `refund_of: ${refundOf} was spent in ${row.currency} and this income is in ${refund.currency}; a refund comes back in the currency it was spent in. Record the money as plain income (no refund_of), or in a wallet of ${row.currency}.`,
     );
   }
   return nullableText(row.category);

@@ -104,9 +104,11 @@ export function transactionFromRow(row: TransactionRow, tags: readonly string[],
     amount: toMoney(row.amount_minor, row.currency),
     direction: row.direction,
     payee: row.payee,
-    description: row.description,
+    // The common fields before the rare ones: a page's table (src/mcp/model-text.ts) orders its columns
+    // as a record orders its fields, and a row stops at its last field, so rare ones cost least last.
     category: row.category,
     tags: [...tags],
+    description: row.description,
     notes: row.notes,
     external_id: row.external_id,
     transfer_id: row.transfer_id,

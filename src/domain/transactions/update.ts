@@ -7,9 +7,13 @@
  * - date, amount and description of a transfer leg change both legs (each keeps its sign); payee,
  *   category, tags and notes belong to the leg given.
  * - null clears payee, description, category or notes; tags replaces the whole set.
+ * - refund_of marks an income as the refund of an expense (the checks of create, parts.ts checkRefundOf),
+ *   null makes it plain income again (still a refund if filed in a spending category, markRefunds); a
+ *   refund cannot become an expense, nor a refunded expense an income, while the link stands.
  */
 import type { DomainContext } from "../../context.js";
-import type { UpdateTransactionParams, Warning } from "../../../generated/types.js";
+import type { Knex } from "knex";
+import type { Direction, UpdateTransactionParams, Warning } from "../../../generated/types.js";
 import { invalidParams, notFound } from "../../errors.js";
 import { getWalletRow } from "../wallets/store.js";
 import { checkNamedCurrency } from "../wallets/currency.js";
@@ -20,14 +24,43 @@ import {
   findCounterpartRow,
   findTransactionRow,
   loadPair,
+  type TransactionRow,
   lockTransactionLegs,
   possibleDuplicates,
   type TransactionPair,
 } from "./store.js";
 import { cleanText, foldedKeys, normalizeTags } from "../shared/text.js";
-import { markRefunds, negateParts, planParts, storedParts, tagsOfParts, writeParts, type PlannedPart } from "./parts.js";
+import { checkRefundOf, markRefunds, negateParts, planParts, storedParts, tagsOfParts, writeParts, type PlannedPart } from "./parts.js";
 
 const abs = (v: bigint) => (v < 0n ? -v : v);
+
+/**
+ * The refund link after this update, checked: refund_of given (an expense in this currency, checkRefundOf)
+ * or kept; a direction switch may not break a link (a refund turned expense, a refunded expense turned
+ * income), so that every refund_of names an expense and no chain or cycle forms. Answers the refunded
+ * expense's category when refund_of is set now (null otherwise).
+ */
+async function planRefundOf(db: Knex, userId: string, row: TransactionRow, direction: string, refundOf: string | null | undefined): Promise<string | null> {
+  if (direction !== row.direction && refundOf === undefined && row.refund_of !== null) {
+    throw invalidParams(
+      "direction",
+      "income while refund_of is set",
+      `direction: this income is the refund of ${row.refund_of}; give refund_of: null too to make it an expense.`,
+    );
+  }
+  if (direction !== row.direction && row.direction === "expense") {
+    const refunds = (await db("transactions").where({ user_id: userId, refund_of: row.id }).orderBy("id").pluck("id")) as string[];
+    if (refunds.length > 0) {
+      throw invalidParams(
+        "direction",
+        "expense while refunds name it",
+        `direction: ${refunds.join(", ")} ${refunds.length === 1 ? "is a refund" : "are refunds"} of this expense; clear their refund_of first (update_transaction with refund_of: null) to make it an income.`,
+      );
+    }
+  }
+  if (typeof refundOf !== "string") return null;
+  return checkRefundOf(db, userId, refundOf, { direction: direction as Direction, currency: row.currency, id: row.id });
+}
 
 export interface UpdatedTransaction {
   before: TransactionPair;
@@ -120,6 +153,8 @@ export async function updateTransaction(ctx: DomainContext, params: UpdateTransa
       { category: params.category === undefined ? null : cleanText(params.category), tags: params.tags ?? [] },
     );
   }
+  const refundedCategory = await planRefundOf(db, userId, row, direction, params.refund_of);
+  if (params.refund_of !== undefined) patch.refund_of = params.refund_of;
   if (params.date !== undefined) {
     patch.date = params.date;
     if (other) otherPatch.date = params.date;
@@ -134,6 +169,9 @@ export async function updateTransaction(ctx: DomainContext, params: UpdateTransa
     Object.assign(patch, { payee, ...foldedKeys({ payee }) });
   }
   let categoryValue: string | null | undefined = params.category === undefined ? undefined : cleanText(params.category);
+  // A refund's money goes back where it was spent: an uncategorised row takes the refunded expense's category, as on create.
+  if (categoryValue === undefined && refundedCategory !== null && row.category === null && !split && params.parts === undefined)
+    categoryValue = refundedCategory;
   if (newParts !== undefined && newParts.length > 0) categoryValue = null; // a split row's categories are its parts'
   if (newParts !== undefined && newParts.length === 0 && split && categoryValue === undefined) {
     // Un-split without a category: the row keeps the category of its largest part (the first of equals).

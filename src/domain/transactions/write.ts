@@ -40,7 +40,8 @@ export async function createTransaction(
   await checkNamedCurrency(ctx.db, userId, params.currency, wallet.currency, `the wallet ${JSON.stringify(wallet.name)}`);
   const amountMinor = parseAmountParam(params.amount, wallet.currency, "amount");
   // A refund's money goes back where it was spent: its category defaults to the refunded expense's.
-  const refundedCategory = params.refund_of !== undefined ? await checkRefundOf(ctx.db, userId, params.refund_of, params.direction) : null;
+  const refundedCategory =
+    params.refund_of !== undefined ? await checkRefundOf(ctx.db, userId, params.refund_of, { direction: params.direction, currency: wallet.currency }) : null;
   const category = params.category ?? (params.parts === undefined ? refundedCategory : null) ?? undefined;
   // A split names each part's category and tags; the call's category and tags are the parts' defaults
   // (docs/ledger.md, "Split transactions"), and the row itself has no category.
