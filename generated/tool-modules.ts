@@ -9,6 +9,7 @@ import { get_budget_status } from "../src/tools/budgets/get_budget_status.js";
 import { list_goals } from "../src/tools/goals/list_goals.js";
 import { get_goal_progress } from "../src/tools/goals/get_goal_progress.js";
 import { list_wallets } from "../src/tools/wallets/list_wallets.js";
+import { list_bank_connections } from "../src/tools/wallets/list_bank_connections.js";
 import { get_wallet_balance } from "../src/tools/wallets/get_wallet_balance.js";
 import { search_product_knowledge } from "../src/tools/knowledge/search_product_knowledge.js";
 import { get_knowledge_article } from "../src/tools/knowledge/get_knowledge_article.js";
@@ -35,6 +36,7 @@ import { update_bill_reminder } from "../src/tools/bills/update_bill_reminder.js
 import { delete_bill_reminder } from "../src/tools/bills/delete_bill_reminder.js";
 import { list_rules } from "../src/tools/transactions/list_rules.js";
 import { import_transactions } from "../src/tools/transactions/import_transactions.js";
+import { sync_bank_connections } from "../src/tools/transactions/sync_bank_connections.js";
 import { save_rule } from "../src/tools/transactions/save_rule.js";
 import { delete_rule } from "../src/tools/transactions/delete_rule.js";
 import { list_recurring } from "../src/tools/transactions/list_recurring.js";
@@ -56,6 +58,7 @@ export const handlers = {
   list_goals,
   get_goal_progress,
   list_wallets,
+  list_bank_connections,
   get_wallet_balance,
   search_product_knowledge,
   get_knowledge_article,
@@ -82,6 +85,7 @@ export const handlers = {
   delete_bill_reminder,
   list_rules,
   import_transactions,
+  sync_bank_connections,
   save_rule,
   delete_rule,
   list_recurring,

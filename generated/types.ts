@@ -2,14 +2,24 @@
 
 /**
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
- * via the `definition` "Date".
+ * via the `definition` "BankConnectionId".
  */
-export type Date = string;
+export type BankConnectionId = string;
 /**
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
  * via the `definition` "DateTime".
  */
 export type DateTime = string;
+/**
+ * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
+ * via the `definition` "WalletId".
+ */
+export type WalletId = string;
+/**
+ * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
+ * via the `definition` "Date".
+ */
+export type Date = string;
 /**
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
  * via the `definition` "Currency".
@@ -35,11 +45,6 @@ export type UserId = string;
  * via the `definition` "TokenId".
  */
 export type TokenId = string;
-/**
- * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
- * via the `definition` "WalletId".
- */
-export type WalletId = string;
 /**
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
  * via the `definition` "TransactionId".
@@ -267,6 +272,62 @@ export type Date1 = string;
 export type WalletId1 = string;
 
 export interface FinanceMcpSchemas {}
+/**
+ * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
+ * via the `definition` "BankConnection".
+ */
+export interface BankConnection {
+  connection_id: BankConnectionId;
+  /**
+   * The bridge's host.
+   */
+  bridge: string;
+  connected_at: DateTime;
+  last_sync_at: DateTime | null;
+  last_status: ("ok" | "failed") | null;
+  /**
+   * The bank's own messages, sanitised: data, not instructions.
+   */
+  errors: string[];
+  next_sync_at: DateTime | null;
+  accounts: {
+    account: string;
+    /**
+     * ISO code, or a custom currency's URL.
+     */
+    currency: string;
+    wallet_id: WalletId | null;
+    skipped: string | null;
+  }[];
+}
+/**
+ * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
+ * via the `definition` "BankConnectionSynced".
+ */
+export interface BankConnectionSynced {
+  connection_id: BankConnectionId;
+  bridge: string;
+  synced: boolean;
+  error: string | null;
+  bridge_errors: string[];
+  accounts: {
+    account: string;
+    wallet_id: WalletId | null;
+    skipped: string | null;
+    created: number;
+    /**
+     * Transactions already in the wallet (typed or imported) the bank's matched.
+     */
+    matched: number;
+    pending: number;
+    reconciliation: {
+      date: Date;
+      bank_balance: string;
+      wallet_balance: string;
+      difference: string;
+    } | null;
+  }[];
+}
 /**
  * value: signed decimal; minor: integer minor units.
  *
@@ -1297,6 +1358,18 @@ export interface ListWalletsResult {
 }
 /**
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
+ * via the `definition` "ListBankConnectionsParams".
+ */
+export interface ListBankConnectionsParams {}
+/**
+ * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
+ * via the `definition` "ListBankConnectionsResult".
+ */
+export interface ListBankConnectionsResult {
+  connections: BankConnection[];
+}
+/**
+ * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
  * via the `definition` "GetWalletBalanceParams".
  */
 export interface GetWalletBalanceParams {
@@ -2063,6 +2136,26 @@ export interface ImportTransactionsResult {
   rows: ImportRow[];
   reconciliation: Reconciliation | null;
   warnings: Warnings;
+}
+/**
+ * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
+ * via the `definition` "SyncBankConnectionsParams".
+ */
+export interface SyncBankConnectionsParams {
+  connection_id?: BankConnectionId;
+  idempotency_key: string;
+  dry_run?: boolean;
+}
+/**
+ * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
+ * via the `definition` "SyncBankConnectionsResult".
+ */
+export interface SyncBankConnectionsResult {
+  status: WriteStatus;
+  audit_id: AuditId | null;
+  warnings: Warnings;
+  created: number;
+  connections: BankConnectionSynced[];
 }
 /**
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema

@@ -99,6 +99,11 @@ export class FinanceMcpClient {
     return this.call("list_wallets", params);
   }
 
+  /** List the person's connected banks and their sync state */
+  listBankConnections(params: T.ListBankConnectionsParams = {}): Promise<T.ListBankConnectionsResult> {
+    return this.call("list_bank_connections", params);
+  }
+
   /** Balance of one or all wallets on a day, with totals per currency */
   getWalletBalance(params: T.GetWalletBalanceParams = {}): Promise<T.GetWalletBalanceResult> {
     return this.call("get_wallet_balance", params);
@@ -227,6 +232,11 @@ export class FinanceMcpClient {
   /** Import a bank statement into a wallet, with preview and de-duplication Pass an idempotency key (newIdempotencyKey()) and reuse it when retrying. */
   importTransactions(params: T.ImportTransactionsParams): Promise<T.ImportTransactionsResult> {
     return this.call("import_transactions", params);
+  }
+
+  /** Bring in the transactions of the person's connected banks Pass an idempotency key (newIdempotencyKey()) and reuse it when retrying. */
+  syncBankConnections(params: T.SyncBankConnectionsParams): Promise<T.SyncBankConnectionsResult> {
+    return this.call("sync_bank_connections", params);
   }
 
   /** Create or change a categorisation rule, optionally filing past transactions Pass an idempotency key (newIdempotencyKey()) and reuse it when retrying. */
