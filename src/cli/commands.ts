@@ -118,6 +118,37 @@ export const COMMANDS: CommandSpec[] = [
     ],
   },
   {
+    name: "bank connect",
+    summary: "connect a bank over SimpleFIN with a setup token (claimed once; the credential is stored sealed)",
+    example: "finance-mcp bank connect --email me@example.com --setup-token aHR0cHM6Ly9icmlkZ2Uu...",
+    options: [
+      EMAIL,
+      { name: "setup-token", type: "string", value: "TOKEN", description: "the SimpleFIN setup token from the bridge (never paste it into a chat)", required: true },
+      { name: "days", type: "string", value: "N", description: "how many days back the first sync reads", default: "90" },
+      {
+        name: "link",
+        type: "string",
+        value: "ACCOUNT=WALLET,…",
+        description: "where each bank account syncs: a wallet id of its currency, new, or skip (accounts not named: new)",
+      },
+    ],
+    env: [
+      DATABASE_URL,
+      PASSWORD,
+      { name: "BANK_CREDENTIALS_KEY", description: "the key sealing Access URLs, the same as the server's", default: () => "(a key kept in the database)" },
+      { name: "BANK_BRIDGE_ALLOW_PRIVATE", description: "true allows a bridge on a private or loopback address", default: () => "false" },
+    ],
+    notes: "Prints the connection and each account's wallet (or why it is skipped), never the Access URL.",
+  },
+  {
+    name: "bank sync",
+    summary: "sync the user's bank connections now (audited and undoable like the tool sync_bank_connections)",
+    example: "finance-mcp bank sync --email me@example.com",
+    options: [EMAIL],
+    env: [DATABASE_URL, PASSWORD],
+    notes: "Prints the sync's answer as JSON: per account the transactions created, matched and pending, and the reconciliation.",
+  },
+  {
     name: "token list",
     summary: "list a user's tokens, one JSON line each, never the secret",
     example: "finance-mcp token list --email me@example.com",
