@@ -329,7 +329,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
   const bankKeys = [env.BANK_CREDENTIALS_KEY ?? "", ...(env.BANK_CREDENTIALS_PREVIOUS_KEYS ?? "").split(",")].map((k) => k.trim()).filter(Boolean);
   if (bankKeys.some((k) => !/^[A-Za-z0-9+/_-]{43}=?$/.test(k) || Buffer.from(k, "base64").length !== 32))
-    r.problems.push("BANK_CREDENTIALS_KEY and BANK_CREDENTIALS_PREVIOUS_KEYS must be 32 random bytes in base64 each (openssl rand -base64 32; values not shown)");
+    r.problems.push(
+      "BANK_CREDENTIALS_KEY and BANK_CREDENTIALS_PREVIOUS_KEYS must be 32 random bytes in base64 each (openssl rand -base64 32; values not shown)",
+    );
 
   const config: Config = {
     port: r.int("PORT", 8080, 0, 65535),
@@ -400,7 +402,8 @@ function readInterval(r: Reader): number {
   const m = /^(\d{1,7})([smhd]?)$/.exec(raw.trim());
   const seconds = m ? Number(m[1]) * { "": 1, s: 1, m: 60, h: 3600, d: 86_400 }[m[2] as "" | "s" | "m" | "h" | "d"] : NaN;
   if (seconds === 0) return 0;
-  if (!(seconds >= 3600 && seconds <= 30 * 86_400)) return r.fail("BANK_SYNC_INTERVAL", "a duration from 1h to 30d (3600, 90m, 6h, 1d) or 0 for no schedule", 6 * 3600);
+  if (!(seconds >= 3600 && seconds <= 30 * 86_400))
+    return r.fail("BANK_SYNC_INTERVAL", "a duration from 1h to 30d (3600, 90m, 6h, 1d) or 0 for no schedule", 6 * 3600);
   return seconds;
 }
 

@@ -32,7 +32,8 @@ export const SCHEDULED_SYNC_TOKEN = "scheduled-bank-sync";
 /** Claims and syncs the connections due now; answers the ids this process synced. */
 export async function runDueSyncs(deps: ScheduleDeps): Promise<string[]> {
   const now = (deps.now ?? (() => new Date()))();
-  const due = await deps.db("bank_connections")
+  const due = await deps
+    .db("bank_connections")
     .where("next_sync_at", "<=", now.toISOString())
     .orderBy("next_sync_at")
     .limit(PER_TICK)
@@ -40,9 +41,7 @@ export async function runDueSyncs(deps: ScheduleDeps): Promise<string[]> {
   const next = new Date(now.getTime() + deps.intervalSeconds * 1000).toISOString();
   const synced: string[] = [];
   for (const row of due) {
-    const claimed = await deps.db("bank_connections")
-      .where({ id: row.id, next_sync_at: row.next_sync_at })
-      .update({ next_sync_at: next });
+    const claimed = await deps.db("bank_connections").where({ id: row.id, next_sync_at: row.next_sync_at }).update({ next_sync_at: next });
     if (claimed !== 1) continue;
     const user = await findUserById(deps.db, String(row.user_id));
     if (!user) continue;

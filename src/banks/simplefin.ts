@@ -123,7 +123,10 @@ export async function readAccounts(accessUrl: string, window: { start: number; e
   if (window.pending) url.searchParams.set("pending", "1");
   const res = await request(url, { method: "GET", authorization }, options);
   if (res.status === 403)
-    throw new BankError("access_revoked", `the bridge ${host} refused access (HTTP 403): the access was revoked or expired. Connect the bank again with a new setup token.`);
+    throw new BankError(
+      "access_revoked",
+      `the bridge ${host} refused access (HTTP 403): the access was revoked or expired. Connect the bank again with a new setup token.`,
+    );
   if (res.status !== 200) throw new BankError("bridge_unavailable", `the bridge ${host} answered HTTP ${res.status}; the next sync tries again`);
   let body: unknown;
   try {
@@ -191,7 +194,11 @@ function request(url: URL, how: { method: "GET" | "POST"; authorization?: string
     return Promise.reject(new BankError("bad_token", `the bridge ${host} is a private or loopback address (BANK_BRIDGE_ALLOW_PRIVATE=true allows it)`));
   const timeoutMs = options.timeoutMs ?? BRIDGE_TIMEOUT_MS;
   const maxBytes = options.maxBytes ?? BRIDGE_MAX_BYTES;
-  const lookup = (hostname: string, opts: object, callback: (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void) => {
+  const lookup = (
+    hostname: string,
+    opts: object,
+    callback: (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void,
+  ) => {
     dnsLookup(hostname, { ...opts, all: true }, (err, addresses) => {
       if (err) return callback(err, "", 0);
       const list = addresses as LookupAddress[];
@@ -226,12 +233,20 @@ function request(url: URL, how: { method: "GET" | "POST"; authorization?: string
       res.on("error", () => reject(new BankError("bridge_unavailable", `the bridge ${host} broke off its answer; the next sync tries again`)));
     });
     req.on("error", (err: NodeJS.ErrnoException) => {
-      if (signal.aborted) return reject(new BankError("bridge_unavailable", `the bridge ${host} did not answer within ${Math.round(timeoutMs / 1000)} s; the next sync tries again`));
+      if (signal.aborted)
+        return reject(
+          new BankError("bridge_unavailable", `the bridge ${host} did not answer within ${Math.round(timeoutMs / 1000)} s; the next sync tries again`),
+        );
       if (err.code === "EPRIVATE")
         return reject(new BankError("bad_token", `the bridge ${host} resolves to a private or loopback address (BANK_BRIDGE_ALLOW_PRIVATE=true allows it)`));
       // A TLS failure says which check failed; the message holds no URL.
       const tls = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS/.test(err.code ?? "");
-      reject(new BankError("bridge_unavailable", tls ? `the bridge ${host}'s certificate is not trusted (${err.code})` : `the bridge ${host} could not be reached (${err.code ?? "network error"})`));
+      reject(
+        new BankError(
+          "bridge_unavailable",
+          tls ? `the bridge ${host}'s certificate is not trusted (${err.code})` : `the bridge ${host} could not be reached (${err.code ?? "network error"})`,
+        ),
+      );
     });
     req.end();
   });

@@ -12,7 +12,13 @@ import { randomIds } from "../db/ids.js";
 import { connectBank, linkAccounts, type LinkChoice } from "../domain/banks/connect.js";
 
 export async function bankConnectCommand(db: Knex, config: Config, user: User, input: { setupToken: string; days?: number; link?: string }): Promise<void> {
-  const ctx = { db, config, caller: { userId: user.id, timezone: user.timezone, defaultCurrency: user.default_currency }, now: () => new Date(), ids: randomIds };
+  const ctx = {
+    db,
+    config,
+    caller: { userId: user.id, timezone: user.timezone, defaultCurrency: user.default_currency },
+    now: () => new Date(),
+    ids: randomIds,
+  };
   const connected = await connectBank(ctx, { setupToken: input.setupToken, days: input.days });
   const named = new Map<string, LinkChoice>();
   for (const part of (input.link ?? "").split(",").filter((p) => p.trim() !== "")) {

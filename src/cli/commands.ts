@@ -123,7 +123,13 @@ export const COMMANDS: CommandSpec[] = [
     example: "finance-mcp bank connect --email me@example.com --setup-token aHR0cHM6Ly9icmlkZ2Uu...",
     options: [
       EMAIL,
-      { name: "setup-token", type: "string", value: "TOKEN", description: "the SimpleFIN setup token from the bridge (never paste it into a chat)", required: true },
+      {
+        name: "setup-token",
+        type: "string",
+        value: "TOKEN",
+        description: "the SimpleFIN setup token from the bridge (never paste it into a chat)",
+        required: true,
+      },
       { name: "days", type: "string", value: "N", description: "how many days back the first sync reads", default: "90" },
       {
         name: "link",

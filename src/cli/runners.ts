@@ -147,7 +147,11 @@ export const RUNNERS: Record<string, (inv: Invocation) => Promise<void>> = {
       const user = await signedInUser(db, required(values, "email"));
       const days = text(values, "days");
       if (days !== undefined && !/^\d{1,4}$/.test(days)) throw new UsageError("--days must be a whole number of days");
-      await bankConnectCommand(db, config, user, { setupToken: required(values, "setup-token"), days: days === undefined ? undefined : Number(days), link: text(values, "link") });
+      await bankConnectCommand(db, config, user, {
+        setupToken: required(values, "setup-token"),
+        days: days === undefined ? undefined : Number(days),
+        link: text(values, "link"),
+      });
     }),
   "bank sync": ({ values }) =>
     withDb(async (db, config) => {

@@ -97,7 +97,14 @@ describe(`bank connection journey, and the Access URL in no log, answer, export 
     };
     // A wallet with the rent typed by hand, which the bank's row must match, not double.
     const { wallet } = await call("create_wallet", { name: "Checking", type: "checking", currency: "USD", idempotency_key: randomUUID() });
-    await call("create_transaction", { wallet_id: wallet.id, amount: "120.00", direction: "expense", payee: "Landlord", date: addDays(today, -4), idempotency_key: randomUUID() });
+    await call("create_transaction", {
+      wallet_id: wallet.id,
+      amount: "120.00",
+      direction: "expense",
+      payee: "Landlord",
+      date: addDays(today, -4),
+      idempotency_key: randomUUID(),
+    });
 
     const connect = await cli(["bank", "connect", "--email", "bank@example.test", "--setup-token", bridge.setupToken(), "--link", `chk=${wallet.id}`], env);
     texts.push(connect.stdout, connect.stderr);

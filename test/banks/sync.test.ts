@@ -51,7 +51,12 @@ describe(`bank connections over SimpleFIN (${engine})`, function () {
   }
   const sync = (token: string, extra: Record<string, unknown> = {}) => server.call("sync_bank_connections", { idempotency_key: randomUUID(), ...extra }, token);
   const txns = async (token: string, walletId: string) =>
-    (await server.call("list_transactions", { wallet_id: walletId, limit: 100 }, token)).transactions as { id: string; amount: { value: string }; date: string; payee: string | null }[];
+    (await server.call("list_transactions", { wallet_id: walletId, limit: 100 }, token)).transactions as {
+      id: string;
+      amount: { value: string };
+      date: string;
+      payee: string | null;
+    }[];
 
   function checking(): SfinAccount {
     return {
@@ -218,7 +223,14 @@ describe(`bank connections over SimpleFIN (${engine})`, function () {
 
   it("skips an account in a custom currency, with the reason", async () => {
     const me = await server.createUser();
-    const miles: SfinAccount = { id: "miles", name: "Air Miles", currency: "https://bank.example/miles", balance: "1200", "balance-date": unixOf(today, 0), transactions: [] };
+    const miles: SfinAccount = {
+      id: "miles",
+      name: "Air Miles",
+      currency: "https://bank.example/miles",
+      balance: "1200",
+      "balance-date": unixOf(today, 0),
+      transactions: [],
+    };
     bridge.accounts.splice(0, bridge.accounts.length, checking(), miles);
     const c = await connectBank(ctxOf(me), { setupToken: bridge.setupToken() });
     const skipped = c.accounts.find((a) => a.account_id === "miles");

@@ -50,7 +50,11 @@ export async function connectBank(ctx: BankContext, input: { setupToken: string;
     throw invalidParams("days", `a whole number of days from 1 to ${MAX_WINDOW_DAYS}`, `days: the first sync reads 1 to ${MAX_WINDOW_DAYS} days back.`);
   const held = await db("bank_connections").where({ user_id: userId }).count({ n: "*" }).first();
   if (Number(held?.n ?? 0) >= MAX_CONNECTIONS)
-    throw invalidParams("setup_token", `at most ${MAX_CONNECTIONS} connections`, `setup_token: you already have ${MAX_CONNECTIONS} bank connections; disconnect one first.`);
+    throw invalidParams(
+      "setup_token",
+      `at most ${MAX_CONNECTIONS} connections`,
+      `setup_token: you already have ${MAX_CONNECTIONS} bank connections; disconnect one first.`,
+    );
   let claimUrl: URL;
   try {
     claimUrl = decodeSetupToken(input.setupToken);
@@ -104,7 +108,8 @@ export async function connectBank(ctx: BankContext, input: { setupToken: string;
 export function currencyProblem(currency: string): string | null {
   if (/^https?:\/\//i.test(currency))
     return `its currency is a custom one (${currency.slice(0, 100)}), such as points or miles; the service keeps ISO 4217 currencies only, so it is not synced`;
-  if (!isKnownCurrency(currency)) return `its currency ${JSON.stringify(String(currency).slice(0, 20))} is not an ISO 4217 code the service knows, so it is not synced`;
+  if (!isKnownCurrency(currency))
+    return `its currency ${JSON.stringify(String(currency).slice(0, 20))} is not an ISO 4217 code the service knows, so it is not synced`;
   return null;
 }
 
@@ -157,7 +162,10 @@ export type LinkChoice = "new" | "skip" | string;
  * A wallet must be the person's and in the account's currency; a new wallet is named after the account
  * and opens with the balance before the first window.
  */
-export async function linkAccounts(ctx: BankContext, input: { connectionId: string; choices: Readonly<Record<string, LinkChoice>> }): Promise<BankAccountRow[]> {
+export async function linkAccounts(
+  ctx: BankContext,
+  input: { connectionId: string; choices: Readonly<Record<string, LinkChoice>> },
+): Promise<BankAccountRow[]> {
   const { db } = ctx;
   const userId = ctx.caller.userId;
   const [connection] = await connectionsOf(db, userId, input.connectionId);
@@ -166,8 +174,14 @@ export async function linkAccounts(ctx: BankContext, input: { connectionId: stri
   const byId = new Map(accounts.map((a) => [a.account_id, a]));
   for (const [accountId, choice] of Object.entries(input.choices)) {
     const a = byId.get(accountId);
-    if (a === undefined) throw invalidParams("account_id", "an account of this connection", `account_id: the connection has no account ${JSON.stringify(accountId.slice(0, 60))}.`);
-    if (a.skip_reason !== null && choice !== "skip") throw invalidParams("account_id", "an account that can be synced", `account_id: ${a.name} cannot be synced: ${a.skip_reason}.`);
+    if (a === undefined)
+      throw invalidParams(
+        "account_id",
+        "an account of this connection",
+        `account_id: the connection has no account ${JSON.stringify(accountId.slice(0, 60))}.`,
+      );
+    if (a.skip_reason !== null && choice !== "skip")
+      throw invalidParams("account_id", "an account that can be synced", `account_id: ${a.name} cannot be synced: ${a.skip_reason}.`);
     let walletId: string | null = null;
     if (choice === "new") walletId = await newWalletFor(ctx, a, connection.sync_from);
     else if (choice !== "skip") {
@@ -178,8 +192,16 @@ export async function linkAccounts(ctx: BankContext, input: { connectionId: stri
           `a wallet in ${a.currency}`,
           `wallet_id: the account ${a.name} is in ${a.currency} but the wallet ${JSON.stringify(wallet.name)} holds ${wallet.currency}; pick a wallet in ${a.currency} or a new one.`,
         );
-      const taken = await db("bank_accounts").where({ user_id: userId, wallet_id: wallet.id }).whereNot({ connection_id: connection.id, account_id: a.account_id }).first("name");
-      if (taken) throw invalidParams("wallet_id", "a wallet no other bank account syncs into", `wallet_id: the wallet ${JSON.stringify(wallet.name)} already receives the account ${String(taken.name)}.`);
+      const taken = await db("bank_accounts")
+        .where({ user_id: userId, wallet_id: wallet.id })
+        .whereNot({ connection_id: connection.id, account_id: a.account_id })
+        .first("name");
+      if (taken)
+        throw invalidParams(
+          "wallet_id",
+          "a wallet no other bank account syncs into",
+          `wallet_id: the wallet ${JSON.stringify(wallet.name)} already receives the account ${String(taken.name)}.`,
+        );
       walletId = wallet.id;
     }
     await db("bank_accounts").where({ user_id: userId, connection_id: connection.id, account_id: a.account_id }).update({ wallet_id: walletId });
@@ -210,7 +232,11 @@ async function newWalletFor(ctx: BankContext, a: BankAccountRow, syncFrom: strin
     });
     return wallet.id;
   }
-  throw invalidParams("account_id", "an account whose name is free", `account_id: wallets named ${JSON.stringify(a.name)} 1 to 9 exist already; rename one and try again.`);
+  throw invalidParams(
+    "account_id",
+    "an account whose name is free",
+    `account_id: wallets named ${JSON.stringify(a.name)} 1 to 9 exist already; rename one and try again.`,
+  );
 }
 
 /** Disconnects a connection: its credential and accounts are deleted; the wallets and their transactions stay. */

@@ -52,7 +52,9 @@ export async function fetchBankData(ctx: Pick<ToolContext, "db" | "config" | "ca
   const { db, config } = ctx;
   const rows = await connectionsOf(db, ctx.caller.userId, params.connection_id);
   if (params.connection_id !== undefined && rows.length === 0)
-    throw new AppError("not_found", `connection_id: no bank connection ${params.connection_id}; list_bank_connections shows yours.`, { field: "connection_id" });
+    throw new AppError("not_found", `connection_id: no bank connection ${params.connection_id}; list_bank_connections shows yours.`, {
+      field: "connection_id",
+    });
   const deadline = Date.now() + SYNC_READ_BUDGET_MS;
   const end = Math.floor(ctx.now().getTime() / 1000) + 1;
   const out: FetchedConnection[] = [];
@@ -121,7 +123,8 @@ export async function syncFetched(ctx: BankContext, fetched: FetchedBanks): Prom
   if (fetched.connections.length === 0)
     warnings.push({
       code: "no_bank_connection",
-      message: "No bank is connected. The person connects one on the account page (/account) or with finance-mcp bank connect; a setup token never goes through a chat.",
+      message:
+        "No bank is connected. The person connects one on the account page (/account) or with finance-mcp bank connect; a setup token never goes through a chat.",
     });
   for (const f of fetched.connections) {
     const c = f.connection;
@@ -153,7 +156,9 @@ export async function syncFetched(ctx: BankContext, fetched: FetchedBanks): Prom
     for (const e of bridgeErrors) warnings.push({ code: "bridge_says", message: `${c.bridge} says (its words, sanitised): ${e}` });
     // A key rotated since the last sync: the credential is sealed again under the current key.
     const keys = await sealingKeys(db, ctx.config);
-    const resealed = sealedWithCurrent(keys, c.access_sealed) ? {} : { access_sealed: await sealAccess(db, ctx.config, userId, c.id, await openAccess(db, ctx.config, c)) };
+    const resealed = sealedWithCurrent(keys, c.access_sealed)
+      ? {}
+      : { access_sealed: await sealAccess(db, ctx.config, userId, c.id, await openAccess(db, ctx.config, c)) };
     await db("bank_connections")
       .where({ user_id: userId, id: c.id })
       .update({
@@ -224,10 +229,19 @@ async function syncAccount(db: Knex, ctx: BankContext, row: BankAccountRow, acco
   const warnings: SyncWarning[] = [];
   const name = `${row.name} (${row.wallet_id})`;
   if (cutAt !== null)
-    warnings.push({ code: "row_cap", message: `${name}: the bridge sent more new transactions than one sync books (${limits.bulkWriteRows}); the oldest were booked, the next sync books the rest.` });
+    warnings.push({
+      code: "row_cap",
+      message: `${name}: the bridge sent more new transactions than one sync books (${limits.bulkWriteRows}); the oldest were booked, the next sync books the rest.`,
+    });
   const twins = outcome.rows.filter((r) => r.status === "possible_duplicate" && r.of !== null);
   // The bridge id is remembered for the transaction it matched: the next sync knows it by id.
-  const twinKeys = twins.map((r) => ({ user_id: ctx.caller.userId, wallet_id: row.wallet_id!, key: r.keys[0]!, transaction_id: r.of!, created_at: ctx.now().toISOString() }));
+  const twinKeys = twins.map((r) => ({
+    user_id: ctx.caller.userId,
+    wallet_id: row.wallet_id!,
+    key: r.keys[0]!,
+    transaction_id: r.of!,
+    created_at: ctx.now().toISOString(),
+  }));
   for (let i = 0; i < twinKeys.length; i += 200)
     await db("import_keys")
       .insert(twinKeys.slice(i, i + 200))
@@ -236,10 +250,16 @@ async function syncAccount(db: Knex, ctx: BankContext, row: BankAccountRow, acco
   warnings.push(...(await changedAmounts(db, ctx.caller.userId, outcome, account.currency, name)));
   const invalid = outcome.rows.filter((r) => r.status === "invalid");
   if (invalid.length > 0)
-    warnings.push({ code: "rows_left_out", message: `${name}: ${invalid.length} transaction${invalid.length === 1 ? "" : "s"} of the bridge could not be read and ${invalid.length === 1 ? "was" : "were"} left out (first: ${invalid[0]!.reason}).` });
+    warnings.push({
+      code: "rows_left_out",
+      message: `${name}: ${invalid.length} transaction${invalid.length === 1 ? "" : "s"} of the bridge could not be read and ${invalid.length === 1 ? "was" : "were"} left out (first: ${invalid[0]!.reason}).`,
+    });
   if (pending.length > 0) {
     const sum = pending.reduce((s, t) => s + Number(t.amount), 0);
-    warnings.push({ code: "pending_not_booked", message: `${name}: ${pending.length} pending transaction${pending.length === 1 ? "" : "s"} (${sum.toFixed(2)} ${account.currency}) ${pending.length === 1 ? "is" : "are"} not booked until posted.` });
+    warnings.push({
+      code: "pending_not_booked",
+      message: `${name}: ${pending.length} pending transaction${pending.length === 1 ? "" : "s"} (${sum.toFixed(2)} ${account.currency}) ${pending.length === 1 ? "is" : "are"} not booked until posted.`,
+    });
   }
   const rec = outcome.reconciliation;
   if (rec !== null && rec.differenceMinor !== 0n && cutAt === null) {

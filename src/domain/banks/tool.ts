@@ -16,7 +16,11 @@ export async function syncBankConnections(ctx: WriteContext, params: SyncBankCon
   const outcome = await syncFetched(ctx, fetched);
   const created = outcome.created.length;
   return {
-    result: { warnings: outcome.warnings, created: ctx.dryRun ? outcome.connections.reduce((n, c) => n + c.accounts.reduce((m, a) => m + a.created, 0), 0) : created, connections: outcome.connections },
+    result: {
+      warnings: outcome.warnings,
+      created: ctx.dryRun ? outcome.connections.reduce((n, c) => n + c.accounts.reduce((m, a) => m + a.created, 0), 0) : created,
+      connections: outcome.connections,
+    },
     // One audit row for the whole sync, holding each created transaction's own create snapshot (as an import).
     change: {
       action: "create" as const,
@@ -39,7 +43,8 @@ export async function syncBankConnections(ctx: WriteContext, params: SyncBankCon
 
 /** The person's connections with their accounts, in one statement. */
 export async function listBankConnections(ctx: ToolContext, _params: ListBankConnectionsParams) {
-  const rows: Record<string, unknown>[] = await ctx.db("bank_connections as c")
+  const rows: Record<string, unknown>[] = await ctx
+    .db("bank_connections as c")
     .leftJoin("bank_accounts as a", function () {
       this.on("a.connection_id", "=", "c.id").andOn("a.user_id", "=", "c.user_id");
     })
@@ -85,7 +90,12 @@ export async function listBankConnections(ctx: ToolContext, _params: ListBankCon
       out.set(id, c);
     }
     if (r.account_id != null)
-      c.accounts.push({ account: String(r.name), currency: String(r.currency).slice(0, 200), wallet_id: text(r.wallet_id), skipped: text(r.skip_reason) ?? (r.wallet_id == null ? "not linked to a wallet" : null) });
+      c.accounts.push({
+        account: String(r.name),
+        currency: String(r.currency).slice(0, 200),
+        wallet_id: text(r.wallet_id),
+        skipped: text(r.skip_reason) ?? (r.wallet_id == null ? "not linked to a wallet" : null),
+      });
   }
   return { connections: [...out.values()] };
 }
