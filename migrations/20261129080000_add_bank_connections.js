@@ -1,5 +1,5 @@
 /**
- * Bank connections over the SimpleFIN protocol (issue 50; docs/banks.md). One row per connection, holding
+ * Bank connections over the SimpleFIN protocol (issue 50; docs/history/bank-connections.md). One row per connection, holding
  * the Access URL sealed with AES-256-GCM (src/banks/credentials.ts), never in clear; one row per account
  * the bridge reported, linked to a wallet or skipped with the reason. A sync's transactions are written
  * through the import ledger (import_keys), so they are captured for undo there; these rows hold the

@@ -64,7 +64,7 @@ export interface Config {
     /** Tests only: Client ID Metadata Documents may be fetched from loopback and private addresses, over http. */
     cimdAllowPrivate: boolean;
   };
-  /** Bank connections over SimpleFIN (src/banks, docs/banks.md). */
+  /** Bank connections over SimpleFIN (src/banks, docs/history/bank-connections.md). */
   banks: {
     /** BANK_CREDENTIALS_KEY: 32 bytes (base64) sealing Access URLs; empty: a key kept in the database. */
     credentialsKey: string;

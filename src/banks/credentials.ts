@@ -2,7 +2,7 @@
  * An Access URL sealed at rest with AES-256-GCM (node:crypto). The key is BANK_CREDENTIALS_KEY when set
  * (then a copy of the database, a backup included, holds nothing that opens it), else a random key the
  * server keeps in server_secrets (src/db/server-secret.ts; a database backup then holds the key beside
- * the sealed URL: docs/banks.md says to set the variable). The sealed text names its key by a short id,
+ * the sealed URL: docs/history/bank-connections.md says to set the variable). The sealed text names its key by a short id,
  * so a rotation is: set the new key, move the old one to BANK_CREDENTIALS_PREVIOUS_KEYS; each connection
  * is sealed again with the new key at its next sync, after which the old key can go.
  * The connection's id and owner are the cipher's associated data: a sealed URL copied onto another row

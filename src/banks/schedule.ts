@@ -1,5 +1,5 @@
 /**
- * The scheduled bank sync (docs/banks.md): every BANK_SYNC_INTERVAL (default 6 h; the public bridge allows
+ * The scheduled bank sync (docs/history/bank-connections.md): every BANK_SYNC_INTERVAL (default 6 h; the public bridge allows
  * about 24 requests a day per connection) each connection is synced once, by exactly one process however
  * many serve the database. A process claims a due connection by moving its next_sync_at on in one
  * conditional UPDATE (WHERE next_sync_at is still what it read): of several processes reading the same

@@ -1,5 +1,5 @@
 /**
- * `finance-mcp bank connect` and `bank sync` (docs/banks.md): the setup token is typed into a terminal,
+ * `finance-mcp bank connect` and `bank sync` (docs/history/bank-connections.md): the setup token is typed into a terminal,
  * never into a chat; the sync runs the tool sync_bank_connections through the same dispatcher and write
  * pipeline as a chatbot's call (audited, undoable), as the user whose password was given.
  */

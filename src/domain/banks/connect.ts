@@ -1,5 +1,5 @@
 /**
- * Connecting a bank over SimpleFIN (docs/banks.md): the person pastes a setup token on /account or to
+ * Connecting a bank over SimpleFIN (docs/history/bank-connections.md): the person pastes a setup token on /account or to
  * `finance-mcp bank connect`, never into a chat. The server decodes it, claims the Access URL once (the
  * claim cannot be repeated, so the connection is stored, sealed, before anything else can fail), reads the
  * accounts of the first window, and the person links each account to a wallet of its currency, a new

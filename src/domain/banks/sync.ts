@@ -1,5 +1,5 @@
 /**
- * sync_bank_connections (docs/banks.md): each connection's Account Set is read from its bridge before the
+ * sync_bank_connections (docs/history/bank-connections.md): each connection's Account Set is read from its bridge before the
  * write's transaction opens (fetchBankData, the handler's prepare: no connection waits on a bank), then
  * each linked account's posted transactions go through the statement import (src/domain/imports), so a
  * sync is the same truth as a statement:

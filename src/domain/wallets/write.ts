@@ -163,7 +163,7 @@ export async function deleteWallet(ctx: DomainContext, p: { wallet_id: string })
   // puts the wallet back before them.
   await db("import_mappings").where({ user_id: userId, wallet_id: row.id }).delete();
   // A bank connection syncing into the wallet goes with it, its sealed credential included: a person
-  // deleting the wallet stops that bank's access here (docs/banks.md). Not captured: an undo of the
+  // deleting the wallet stops that bank's access here (docs/history/bank-connections.md). Not captured: an undo of the
   // delete brings the wallet back, never the credential.
   const linked = (await db("bank_accounts").where({ user_id: userId, wallet_id: row.id }).select("connection_id")).map((r) => String(r.connection_id));
   if (linked.length > 0) {
