@@ -72,8 +72,6 @@ export interface SimplefinServer {
   close(): Promise<void>;
 }
 
-const DAY = 86_400;
-
 /** Unix seconds of the start of an ISO day (UTC). */
 export const unixOf = (isoDay: string, hour = 12): number => Date.parse(`${isoDay}T00:00:00Z`) / 1000 + hour * 3600;
 
@@ -149,10 +147,3 @@ export async function startSimplefinServer(accounts: SfinAccount[] = []): Promis
   state.origin = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return state;
 }
-
-/** A checking account whose balance at `balanceDay` is `balance`, with these transactions. */
-export function account(id: string, balance: string, balanceDay: string, transactions: SfinTransaction[], currency = "USD"): SfinAccount {
-  return { id, name: `Checking ${id}`, currency, balance, "balance-date": unixOf(balanceDay, 23), transactions };
-}
-
-export const days = (n: number) => n * DAY;

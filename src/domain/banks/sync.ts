@@ -143,7 +143,7 @@ export async function syncFetched(ctx: BankContext, fetched: FetchedBanks): Prom
     for (const account of f.set.accounts) {
       const row = linked.get(account.id.slice(0, 255));
       if (row === undefined) continue;
-      const done = await syncAccount(db, ctx, row, account, importId);
+      const done = await syncAccount(db, ctx, row, account);
       accounts.push(done.synced);
       warnings.push(...done.warnings);
       created.push(...done.created);
@@ -182,7 +182,7 @@ interface AccountDone {
   cutAt: number | null;
 }
 
-async function syncAccount(db: Knex, ctx: BankContext, row: BankAccountRow, account: SfinAccount, importId: string): Promise<AccountDone> {
+async function syncAccount(db: Knex, ctx: BankContext, row: BankAccountRow, account: SfinAccount): Promise<AccountDone> {
   const base: AccountSynced = { account: row.name, wallet_id: row.wallet_id, skipped: null, created: 0, matched: 0, pending: 0, reconciliation: null };
   if (row.skip_reason !== null) return { synced: { ...base, skipped: row.skip_reason }, warnings: [], created: [], cutAt: null };
   if (row.wallet_id === null)
