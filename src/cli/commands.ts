@@ -135,7 +135,8 @@ export const COMMANDS: CommandSpec[] = [
         name: "link",
         type: "string",
         value: "ACCOUNT=WALLET,…",
-        description: "where each bank account syncs: a wallet id of its currency, new, or skip (accounts not named: new)",
+        description: "where each bank account syncs: a wallet id of its currency, new, or skip",
+        default: "new for every account",
       },
     ],
     env: [
