@@ -29,20 +29,29 @@ export interface ScheduleDeps {
 /** The id of the audit entries a scheduled sync writes, in place of a token's (no token made it). */
 export const SCHEDULED_SYNC_TOKEN = "scheduled-bank-sync";
 
+export interface DueConnection {
+  id: string;
+  user_id: string;
+  next_sync_at: string;
+}
+
+/** The connections due at `now`, as read (another process may read the same rows). */
+export const dueConnections = (db: Knex, now: Date): Promise<DueConnection[]> =>
+  db("bank_connections").where("next_sync_at", "<=", now.toISOString()).orderBy("next_sync_at").limit(PER_TICK).select("id", "user_id", "next_sync_at");
+
+/** Whether this process won the due row: its next_sync_at is still what was read, and is now `next`. */
+export async function claimDue(db: Knex, row: DueConnection, next: string): Promise<boolean> {
+  return (await db("bank_connections").where({ id: row.id, next_sync_at: row.next_sync_at }).update({ next_sync_at: next })) === 1;
+}
+
 /** Claims and syncs the connections due now; answers the ids this process synced. */
 export async function runDueSyncs(deps: ScheduleDeps): Promise<string[]> {
   const now = (deps.now ?? (() => new Date()))();
-  const due = await deps
-    .db("bank_connections")
-    .where("next_sync_at", "<=", now.toISOString())
-    .orderBy("next_sync_at")
-    .limit(PER_TICK)
-    .select("id", "user_id", "next_sync_at");
+  const due = await dueConnections(deps.db, now);
   const next = new Date(now.getTime() + deps.intervalSeconds * 1000).toISOString();
   const synced: string[] = [];
   for (const row of due) {
-    const claimed = await deps.db("bank_connections").where({ id: row.id, next_sync_at: row.next_sync_at }).update({ next_sync_at: next });
-    if (claimed !== 1) continue;
+    if (!(await claimDue(deps.db, row, next))) continue;
     const user = await findUserById(deps.db, String(row.user_id));
     if (!user) continue;
     try {

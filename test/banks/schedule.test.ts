@@ -4,12 +4,13 @@
  * BANK_SYNC_INTERVAL has passed.
  */
 import https from "node:https";
+import { randomUUID } from "node:crypto";
 import { expect } from "chai";
 import { engine } from "../helpers/database.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 import { startSimplefinServer, unixOf, type SimplefinServer } from "../helpers/simplefin-server.js";
 import { connectBank, linkAccounts } from "../../src/domain/banks/connect.js";
-import { runDueSyncs } from "../../src/banks/schedule.js";
+import { claimDue, dueConnections, runDueSyncs } from "../../src/banks/schedule.js";
 import { randomIds } from "../../src/db/ids.js";
 
 describe(`scheduled bank sync (${engine})`, function () {
@@ -51,6 +52,17 @@ describe(`scheduled bank sync (${engine})`, function () {
     const reads = () => bridge.requests.filter((r) => r.path.endsWith("/accounts")).length;
     const before = reads();
     const deps = { db: server.db, dispatch: server.services.dispatch, log: server.services.log, intervalSeconds: 6 * 3600 };
+    // Three processes read the same due row before any claims it: exactly one claim wins.
+    const seen = await Promise.all([0, 1, 2].map(() => dueConnections(server.db, new Date())));
+    expect(seen.map((rows) => rows.map((r) => r.id))).to.deep.equal([[c.connection_id], [c.connection_id], [c.connection_id]]);
+    const later = new Date(Date.now() + 6 * 3600_000).toISOString();
+    const wins = await Promise.all(seen.map((rows) => claimDue(server.db, rows[0]!, later)));
+    expect(wins.filter(Boolean)).to.have.length(1);
+    // Put it back due, and let three schedulers run at once: one sync, one read at the bridge.
+    await server
+      .db("bank_connections")
+      .where({ id: c.connection_id })
+      .update({ next_sync_at: new Date(Date.now() - 1000).toISOString() });
     const runs = await Promise.all([runDueSyncs(deps), runDueSyncs(deps), runDueSyncs(deps)]);
     expect(runs.flat()).to.deep.equal([c.connection_id]);
     expect(reads() - before).to.equal(1);
@@ -91,7 +103,7 @@ describe(`deleting a linked wallet deletes the bank connection (${engine})`, fun
     };
     const c = await connectBank(ctx, { setupToken: bridge.setupToken() });
     const [a] = await linkAccounts(ctx, { connectionId: c.connection_id, choices: { a: "new" } });
-    await server.call("delete_wallet", { wallet_id: a!.wallet_id, idempotency_key: crypto.randomUUID() }, me.token);
+    await server.call("delete_wallet", { wallet_id: a!.wallet_id, idempotency_key: randomUUID() }, me.token);
     expect(await server.db("bank_connections").where({ id: c.connection_id }).first()).to.equal(undefined);
     expect((await server.call("list_bank_connections", {}, me.token)).connections).to.deep.equal([]);
   });
