@@ -45,6 +45,7 @@ export interface Handlers {
   set_recurring_series(params: T.SetRecurringSeriesParams, ctx: WriteContext): Promise<WriteOutcome<T.SetRecurringSeriesResult>>;
   undo_change(params: T.UndoChangeParams, ctx: WriteContext): Promise<WriteOutcome<T.UndoChangeResult>>;
   update_transactions(params: T.UpdateTransactionsParams, ctx: WriteContext): Promise<WriteOutcome<T.UpdateTransactionsResult>>;
+  sync_bank_connections(params: T.SyncBankConnectionsParams, ctx: WriteContext): Promise<WriteOutcome<T.SyncBankConnectionsResult>>;
   list_wallets(params: T.ListWalletsParams, ctx: ToolContext): Promise<T.ListWalletsResult>;
   get_wallet_balance(params: T.GetWalletBalanceParams, ctx: ToolContext): Promise<T.GetWalletBalanceResult>;
   create_wallet(params: T.CreateWalletParams, ctx: WriteContext): Promise<WriteOutcome<T.CreateWalletResult>>;
@@ -52,6 +53,7 @@ export interface Handlers {
   delete_wallet(params: T.DeleteWalletParams, ctx: WriteContext): Promise<WriteOutcome<T.DeleteWalletResult>>;
   get_net_worth(params: T.GetNetWorthParams, ctx: ToolContext): Promise<T.GetNetWorthResult>;
   set_exchange_rate(params: T.SetExchangeRateParams, ctx: WriteContext): Promise<WriteOutcome<T.SetExchangeRateResult>>;
+  list_bank_connections(params: T.ListBankConnectionsParams, ctx: ToolContext): Promise<T.ListBankConnectionsResult>;
 }
 
 export type ListBillRemindersParams = T.ListBillRemindersParams;
@@ -128,6 +130,8 @@ export type UndoChangeParams = T.UndoChangeParams;
 export type UndoChangeResult = T.UndoChangeResult;
 export type UpdateTransactionsParams = T.UpdateTransactionsParams;
 export type UpdateTransactionsResult = T.UpdateTransactionsResult;
+export type SyncBankConnectionsParams = T.SyncBankConnectionsParams;
+export type SyncBankConnectionsResult = T.SyncBankConnectionsResult;
 export type ListWalletsParams = T.ListWalletsParams;
 export type ListWalletsResult = T.ListWalletsResult;
 export type GetWalletBalanceParams = T.GetWalletBalanceParams;
@@ -142,3 +146,5 @@ export type GetNetWorthParams = T.GetNetWorthParams;
 export type GetNetWorthResult = T.GetNetWorthResult;
 export type SetExchangeRateParams = T.SetExchangeRateParams;
 export type SetExchangeRateResult = T.SetExchangeRateResult;
+export type ListBankConnectionsParams = T.ListBankConnectionsParams;
+export type ListBankConnectionsResult = T.ListBankConnectionsResult;

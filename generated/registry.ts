@@ -24,7 +24,7 @@ export interface ToolDefinition {
   readonly validateResult: ValidateFunction;
 }
 
-export type ToolName = "list_bill_reminders" | "create_bill_reminder" | "update_bill_reminder" | "delete_bill_reminder" | "list_budgets" | "get_budget_status" | "create_budget" | "update_budget" | "delete_budget" | "list_goals" | "get_goal_progress" | "create_goal" | "update_goal" | "delete_goal" | "add_goal_funds" | "search_product_knowledge" | "get_knowledge_article" | "calculate" | "whoami" | "list_capabilities" | "list_changes" | "list_transactions" | "get_transaction_summary" | "list_categories" | "list_tags" | "create_transaction" | "update_transaction" | "delete_transaction" | "list_rules" | "import_transactions" | "save_rule" | "delete_rule" | "list_recurring" | "get_cash_flow_forecast" | "set_recurring_series" | "undo_change" | "update_transactions" | "list_wallets" | "get_wallet_balance" | "create_wallet" | "update_wallet" | "delete_wallet" | "get_net_worth" | "set_exchange_rate";
+export type ToolName = "list_bill_reminders" | "create_bill_reminder" | "update_bill_reminder" | "delete_bill_reminder" | "list_budgets" | "get_budget_status" | "create_budget" | "update_budget" | "delete_budget" | "list_goals" | "get_goal_progress" | "create_goal" | "update_goal" | "delete_goal" | "add_goal_funds" | "search_product_knowledge" | "get_knowledge_article" | "calculate" | "whoami" | "list_capabilities" | "list_changes" | "list_transactions" | "get_transaction_summary" | "list_categories" | "list_tags" | "create_transaction" | "update_transaction" | "delete_transaction" | "list_rules" | "import_transactions" | "save_rule" | "delete_rule" | "list_recurring" | "get_cash_flow_forecast" | "set_recurring_series" | "undo_change" | "update_transactions" | "sync_bank_connections" | "list_wallets" | "get_wallet_balance" | "create_wallet" | "update_wallet" | "delete_wallet" | "get_net_worth" | "set_exchange_rate" | "list_bank_connections";
 
 /** Every tool, in spec order (the order of tools/list). */
 export const tools: readonly ToolDefinition[] = [
@@ -10139,6 +10139,237 @@ export const tools: readonly ToolDefinition[] = [
   "validateResult": validators.update_transactions__result
 },
 {
+  "name": "sync_bank_connections",
+  "title": "Sync bank connections",
+  "description": "Reads each connected bank (SimpleFIN) and books its new posted transactions like a statement import: known ids never twice, a transaction typed by hand is matched, pending ones wait until posted. Reconciles each wallet with the bank's balance; warnings name differences and the bank's errors. Banks are connected on the account page, never in chat.",
+  "summary": "Bring in the transactions of the person's connected banks",
+  "scope": "write:transactions",
+  "kind": "write",
+  "paramNames": [
+    "connection_id",
+    "idempotency_key",
+    "dry_run"
+  ],
+  "positionalNames": [
+    "idempotency_key",
+    "connection_id",
+    "dry_run"
+  ],
+  "errors": [
+    "invalid_params",
+    "unauthorized",
+    "insufficient_scope",
+    "writes_disabled",
+    "not_found",
+    "idempotency_key_reused",
+    "idempotency_key_in_use",
+    "rate_limited",
+    "internal_error"
+  ],
+  "annotations": {
+    "readOnlyHint": false,
+    "destructiveHint": false,
+    "idempotentHint": true,
+    "openWorldHint": false
+  },
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "connection_id": {
+        "type": "string",
+        "pattern": "^bnk_"
+      },
+      "idempotency_key": {
+        "type": "string"
+      },
+      "dry_run": {
+        "type": "boolean"
+      }
+    },
+    "required": [
+      "idempotency_key"
+    ],
+    "additionalProperties": false
+  },
+  "outputSchema": {
+    "type": "object",
+    "required": [
+      "status",
+      "audit_id",
+      "warnings",
+      "created",
+      "connections"
+    ],
+    "properties": {
+      "status": {
+        "type": "string",
+        "enum": [
+          "committed",
+          "replayed",
+          "dry_run"
+        ]
+      },
+      "audit_id": {
+        "oneOf": [
+          {
+            "type": "string"
+          },
+          {
+            "type": "null"
+          }
+        ]
+      },
+      "warnings": {
+        "type": "array",
+        "items": {
+          "type": "object",
+          "required": [
+            "code",
+            "message"
+          ],
+          "properties": {
+            "code": {
+              "type": "string"
+            },
+            "message": {
+              "type": "string"
+            }
+          }
+        }
+      },
+      "created": {
+        "type": "integer",
+        "minimum": 0
+      },
+      "connections": {
+        "type": "array",
+        "items": {
+          "type": "object",
+          "required": [
+            "connection_id",
+            "bridge",
+            "synced",
+            "error",
+            "bridge_errors",
+            "accounts"
+          ],
+          "properties": {
+            "connection_id": {
+              "type": "string"
+            },
+            "bridge": {
+              "type": "string"
+            },
+            "synced": {
+              "type": "boolean"
+            },
+            "error": {
+              "oneOf": [
+                {
+                  "type": "string"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "bridge_errors": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "accounts": {
+              "type": "array",
+              "items": {
+                "type": "object",
+                "required": [
+                  "account",
+                  "wallet_id",
+                  "skipped",
+                  "created",
+                  "matched",
+                  "pending",
+                  "reconciliation"
+                ],
+                "properties": {
+                  "account": {
+                    "type": "string"
+                  },
+                  "wallet_id": {
+                    "oneOf": [
+                      {
+                        "type": "string"
+                      },
+                      {
+                        "type": "null"
+                      }
+                    ]
+                  },
+                  "skipped": {
+                    "oneOf": [
+                      {
+                        "type": "string"
+                      },
+                      {
+                        "type": "null"
+                      }
+                    ]
+                  },
+                  "created": {
+                    "type": "integer",
+                    "minimum": 0
+                  },
+                  "matched": {
+                    "type": "integer",
+                    "minimum": 0
+                  },
+                  "pending": {
+                    "type": "integer",
+                    "minimum": 0
+                  },
+                  "reconciliation": {
+                    "oneOf": [
+                      {
+                        "type": "object",
+                        "required": [
+                          "date",
+                          "bank_balance",
+                          "wallet_balance",
+                          "difference"
+                        ],
+                        "properties": {
+                          "date": {
+                            "type": "string"
+                          },
+                          "bank_balance": {
+                            "type": "string"
+                          },
+                          "wallet_balance": {
+                            "type": "string"
+                          },
+                          "difference": {
+                            "type": "string"
+                          }
+                        }
+                      },
+                      {
+                        "type": "null"
+                      }
+                    ]
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  },
+  "validateParams": validators.sync_bank_connections__params,
+  "validateResult": validators.sync_bank_connections__result
+},
+{
   "name": "list_wallets",
   "title": "List wallets",
   "description": "Lists wallets with type, currency, opening balance and balance as of today; future-dated transactions are apart, in scheduled. Use it to find a wallet_id.",
@@ -11579,6 +11810,151 @@ export const tools: readonly ToolDefinition[] = [
   },
   "validateParams": validators.set_exchange_rate__params,
   "validateResult": validators.set_exchange_rate__result
+},
+{
+  "name": "list_bank_connections",
+  "title": "List bank connections",
+  "description": "Lists bank connections (SimpleFIN bridges): each account and the wallet it syncs into or why it is skipped, the last sync, its status and the bank's own errors, and the next scheduled sync. Credentials are never shown.",
+  "summary": "List the person's connected banks and their sync state",
+  "scope": "read:wallets",
+  "kind": "read",
+  "paramNames": [],
+  "positionalNames": [],
+  "errors": [
+    "invalid_params",
+    "unauthorized",
+    "insufficient_scope",
+    "rate_limited",
+    "internal_error"
+  ],
+  "annotations": {
+    "readOnlyHint": true,
+    "destructiveHint": false,
+    "idempotentHint": true,
+    "openWorldHint": false
+  },
+  "inputSchema": {
+    "type": "object",
+    "properties": {},
+    "additionalProperties": false
+  },
+  "outputSchema": {
+    "type": "object",
+    "required": [
+      "connections"
+    ],
+    "properties": {
+      "connections": {
+        "type": "array",
+        "items": {
+          "type": "object",
+          "required": [
+            "connection_id",
+            "bridge",
+            "connected_at",
+            "last_sync_at",
+            "last_status",
+            "errors",
+            "next_sync_at",
+            "accounts"
+          ],
+          "properties": {
+            "connection_id": {
+              "type": "string"
+            },
+            "bridge": {
+              "type": "string"
+            },
+            "connected_at": {
+              "type": "string"
+            },
+            "last_sync_at": {
+              "oneOf": [
+                {
+                  "type": "string"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "last_status": {
+              "oneOf": [
+                {
+                  "type": "string",
+                  "enum": [
+                    "ok",
+                    "failed"
+                  ]
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "errors": {
+              "type": "array",
+              "items": {
+                "type": "string"
+              }
+            },
+            "next_sync_at": {
+              "oneOf": [
+                {
+                  "type": "string"
+                },
+                {
+                  "type": "null"
+                }
+              ]
+            },
+            "accounts": {
+              "type": "array",
+              "items": {
+                "type": "object",
+                "required": [
+                  "account",
+                  "currency",
+                  "wallet_id",
+                  "skipped"
+                ],
+                "properties": {
+                  "account": {
+                    "type": "string"
+                  },
+                  "currency": {
+                    "type": "string"
+                  },
+                  "wallet_id": {
+                    "oneOf": [
+                      {
+                        "type": "string"
+                      },
+                      {
+                        "type": "null"
+                      }
+                    ]
+                  },
+                  "skipped": {
+                    "oneOf": [
+                      {
+                        "type": "string"
+                      },
+                      {
+                        "type": "null"
+                      }
+                    ]
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  },
+  "validateParams": validators.list_bank_connections__params,
+  "validateResult": validators.list_bank_connections__result
 },
 ];
 

@@ -37,6 +37,7 @@ import { get_cash_flow_forecast } from "../src/tools/transactions/get_cash_flow_
 import { set_recurring_series } from "../src/tools/transactions/set_recurring_series.js";
 import { undo_change } from "../src/tools/transactions/undo_change.js";
 import { update_transactions } from "../src/tools/transactions/update_transactions.js";
+import { sync_bank_connections } from "../src/tools/transactions/sync_bank_connections.js";
 import { list_wallets } from "../src/tools/wallets/list_wallets.js";
 import { get_wallet_balance } from "../src/tools/wallets/get_wallet_balance.js";
 import { create_wallet } from "../src/tools/wallets/create_wallet.js";
@@ -44,6 +45,7 @@ import { update_wallet } from "../src/tools/wallets/update_wallet.js";
 import { delete_wallet } from "../src/tools/wallets/delete_wallet.js";
 import { get_net_worth } from "../src/tools/wallets/get_net_worth.js";
 import { set_exchange_rate } from "../src/tools/wallets/set_exchange_rate.js";
+import { list_bank_connections } from "../src/tools/wallets/list_bank_connections.js";
 
 /** The hand-written handler of every spec method; `satisfies` makes a missing or extra one a compile error. */
 export const handlers = {
@@ -84,6 +86,7 @@ export const handlers = {
   set_recurring_series,
   undo_change,
   update_transactions,
+  sync_bank_connections,
   list_wallets,
   get_wallet_balance,
   create_wallet,
@@ -91,4 +94,5 @@ export const handlers = {
   delete_wallet,
   get_net_worth,
   set_exchange_rate,
+  list_bank_connections,
 } satisfies Handlers;

@@ -27,6 +27,7 @@ import { homeRouter } from "./web/home-page.js";
 import { privacyRouter } from "./web/privacy-page.js";
 import { webKey } from "./web/secret.js";
 import { importPageRouter } from "./web/import-page.js";
+import { bankPageRouter } from "./web/bank-page.js";
 import { leavePageRouter } from "./web/leave-page.js";
 import { calendarRouter } from "./web/calendar-feed-route.js";
 import { turnGateFor } from "./http/turns.js";
@@ -164,6 +165,7 @@ export function createApp(services: Services, options: AppOptions = {}): Express
   app.use(calendarRouter(services));
   app.use(pagesRouter(services));
   app.use(importPageRouter(services));
+  app.use(bankPageRouter(services));
   app.use(leavePageRouter(services));
 
   app.use((_req, res) => {

@@ -73,6 +73,17 @@ export interface Config {
     /** Tests only: Client ID Metadata Documents may be fetched from loopback and private addresses, over http. */
     cimdAllowPrivate: boolean;
   };
+  /** Bank connections over SimpleFIN (src/banks, docs/history/bank-connections.md). */
+  banks: {
+    /** BANK_CREDENTIALS_KEY: 32 bytes (base64) sealing Access URLs; empty: a key kept in the database. */
+    credentialsKey: string;
+    /** BANK_CREDENTIALS_PREVIOUS_KEYS: keys sealed with before a rotation, still opened (comma-separated). */
+    previousKeys: string[];
+    /** Tests and home servers only: a bridge on a private or loopback address. */
+    allowPrivate: boolean;
+    /** Seconds between scheduled syncs of a connection (BANK_SYNC_INTERVAL, default 6 h); 0: no schedule. */
+    syncIntervalSeconds: number;
+  };
 }
 
 /** Every problem of the environment, one line each. */
@@ -115,6 +126,10 @@ export const CONFIG_VARIABLES = [
   "OAUTH",
   "OAUTH_CIMD_ALLOW_PRIVATE",
   "RATE_LIMIT_OAUTH_PER_HOUR",
+  "BANK_CREDENTIALS_KEY",
+  "BANK_CREDENTIALS_PREVIOUS_KEYS",
+  "BANK_BRIDGE_ALLOW_PRIVATE",
+  "BANK_SYNC_INTERVAL",
 ] as const;
 
 class Reader {
@@ -324,6 +339,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     if (problem) r.problems.push(`PUBLIC_URL must be ${problem}, got ${JSON.stringify(publicUrl.slice(0, 80))}`);
   }
 
+  const bankKeys = [env.BANK_CREDENTIALS_KEY ?? "", ...(env.BANK_CREDENTIALS_PREVIOUS_KEYS ?? "").split(",")].map((k) => k.trim()).filter(Boolean);
+  if (bankKeys.some((k) => !/^[A-Za-z0-9+/_-]{43}=?$/.test(k) || Buffer.from(k, "base64").length !== 32))
+    r.problems.push(
+      "BANK_CREDENTIALS_KEY and BANK_CREDENTIALS_PREVIOUS_KEYS must be 32 random bytes in base64 each (openssl rand -base64 32; values not shown)",
+    );
+
   const config: Config = {
     port: r.int("PORT", 8080, 0, 65535),
     host,
@@ -375,6 +396,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       enabled: r.oneOf("OAUTH", ["on", "off"] as const, "on") === "on",
       cimdAllowPrivate: r.oneOf("OAUTH_CIMD_ALLOW_PRIVATE", ["true", "false"] as const, "false") === "true",
     },
+    banks: {
+      credentialsKey: (env.BANK_CREDENTIALS_KEY ?? "").trim(),
+      previousKeys: (env.BANK_CREDENTIALS_PREVIOUS_KEYS ?? "")
+        .split(",")
+        .map((k) => k.trim())
+        .filter(Boolean),
+      allowPrivate: r.oneOf("BANK_BRIDGE_ALLOW_PRIVATE", ["true", "false"] as const, "false") === "true",
+      // The public bridge allows about 24 requests a day per connection: at least an hour between syncs.
+      syncIntervalSeconds: readInterval(r),
+    },
   };
   if (r.problems.length > 0) throw new ConfigError(r.problems);
   return config;
@@ -385,6 +416,18 @@ function directoryToken(r: Reader): string {
   const raw = r.raw("DIRECTORY_VERIFICATION_TOKEN")?.trim();
   if (raw === undefined) return "";
   return /^[\x21-\x7e]{1,512}$/.test(raw) ? raw : r.fail("DIRECTORY_VERIFICATION_TOKEN", "1 to 512 visible ASCII characters", "");
+}
+
+/** BANK_SYNC_INTERVAL: seconds, or 30m / 6h / 1d; at least an hour; 0 turns the schedule off. */
+function readInterval(r: Reader): number {
+  const raw = r.raw("BANK_SYNC_INTERVAL");
+  if (raw === undefined) return 6 * 3600;
+  const m = /^(\d{1,7})([smhd]?)$/.exec(raw.trim());
+  const seconds = m ? Number(m[1]) * { "": 1, s: 1, m: 60, h: 3600, d: 86_400 }[m[2] as "" | "s" | "m" | "h" | "d"] : NaN;
+  if (seconds === 0) return 0;
+  if (!(seconds >= 3600 && seconds <= 30 * 86_400))
+    return r.fail("BANK_SYNC_INTERVAL", "a duration from 1h to 30d (3600, 90m, 6h, 1d) or 0 for no schedule", 6 * 3600);
+  return seconds;
 }
 
 /** The most an operator's privacy text may hold: a page, not a file anyone could mistake for storage. */
@@ -437,6 +480,11 @@ export function describeConfig(config: Config): Record<string, unknown> {
     metricsToken: config.metricsToken ? "(set)" : "(not set)",
     // A Redis URL may hold a password (redis://:secret@host): shown only as set or not.
     redisUrl: config.redisUrl ? "(set)" : "(not set)",
+    banks: {
+      ...config.banks,
+      credentialsKey: config.banks.credentialsKey ? "(set)" : "(not set: a random key kept in the database)",
+      previousKeys: `(${config.banks.previousKeys.length} set)`,
+    },
     privacyPolicyText: config.privacyPolicyText ? `(from PRIVACY_POLICY_FILE, ${config.privacyPolicyText.length} characters)` : "(the shipped text)",
   };
 }

@@ -12,6 +12,7 @@
  *      listener, the rate limiter and the pool close and the process exits (0 clean, 1 forced).
  */
 import { createServer, type Server } from "node:http";
+import { startBankSchedule } from "./banks/schedule.js";
 import type { AddressInfo } from "node:net";
 import type { Config } from "./config.js";
 import { closeServices, createApp, createServices, type AppOptions, type Services } from "./app.js";
@@ -92,6 +93,8 @@ async function startLocked(config: Config, options: { log?: Logger; app?: AppOpt
   const purge = setInterval(() => void purgeAll(new Date()).catch(() => undefined), PURGE_EVERY_MS);
   purge.unref();
   await purgeAll(new Date());
+  // Bank connections synced every BANK_SYNC_INTERVAL, each by one process only (src/banks/schedule.ts).
+  const stopBanks = startBankSchedule({ db, dispatch: services.dispatch, log: services.log, intervalSeconds: config.banks.syncIntervalSeconds });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(config.port, config.host, () => resolve());
@@ -100,6 +103,7 @@ async function startLocked(config: Config, options: { log?: Logger; app?: AppOpt
 
   let stopping: Promise<number> | undefined;
   const stop = (reason: string) => {
+    stopBanks();
     stopping ??= shutdown(services, server, purge, reason).finally(() => lock?.release());
     return stopping;
   };

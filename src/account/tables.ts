@@ -44,6 +44,8 @@ export const ACCOUNT_TABLE_RULES: Readonly<Record<string, AccountTableRule>> = {
   mcp_tokens: { label: "tokens (active, expired and revoked)", shown: true },
   oauth_grants: { label: "connected clients (OAuth grants)", shown: true },
   calendar_feeds: { label: "calendar feed links", shown: true },
+  bank_connections: { label: "bank connections (their sealed credentials)", shown: true },
+  bank_accounts: { label: "bank accounts linked to wallets", shown: false },
   audit_log: { label: "change-history entries", shown: true },
   web_sessions: { label: "sign-in sessions (this one included)", shown: true },
   transaction_tags: { label: "tags on transactions", shown: false },

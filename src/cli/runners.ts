@@ -17,6 +17,7 @@ import { loadCorpus } from "../domain/knowledge/corpus.js";
 import { DEFAULT_KB_FOLDER, importCorpus } from "../domain/knowledge/store.js";
 import { demoCommand } from "./demo.js";
 import { backupCommand, exportCommand, importCommand } from "./data-commands.js";
+import { bankConnectCommand, bankSyncCommand } from "./bank-commands.js";
 
 /** A mistake in how the command was called: printed as one line, exit code 2. */
 export class UsageError extends Error {}
@@ -140,6 +141,22 @@ export const RUNNERS: Record<string, (inv: Invocation) => Promise<void>> = {
       const limit = raw === undefined ? 50 : Number(raw);
       if (!Number.isInteger(limit) || limit < 1 || limit > 10000) throw new UsageError("--limit must be an integer from 1 to 10000");
       for (const entry of await latestAuditEntries(db, user.id, limit)) console.log(JSON.stringify(entry));
+    }),
+  "bank connect": ({ values }) =>
+    withDb(async (db, config) => {
+      const user = await signedInUser(db, required(values, "email"));
+      const days = text(values, "days");
+      if (days !== undefined && !/^\d{1,4}$/.test(days)) throw new UsageError("--days must be a whole number of days");
+      await bankConnectCommand(db, config, user, {
+        setupToken: required(values, "setup-token"),
+        days: days === undefined ? undefined : Number(days),
+        link: text(values, "link"),
+      });
+    }),
+  "bank sync": ({ values }) =>
+    withDb(async (db, config) => {
+      const user = await signedInUser(db, required(values, "email"));
+      await bankSyncCommand(db, config, user);
     }),
   "kb import": ({ positionals }) =>
     withDb(async (db) => {

@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 
 const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
-export type IdPrefix = "usr" | "tok" | "wal" | "txn" | "trf" | "bud" | "gol" | "gct" | "bil" | "req" | "imp" | "rul" | "xrt" | "blk" | "rcd";
+export type IdPrefix = "usr" | "tok" | "wal" | "txn" | "trf" | "bud" | "gol" | "gct" | "bil" | "req" | "imp" | "rul" | "xrt" | "blk" | "rcd" | "bnk";
 
 /**
  * Where new ids come from: handlers and domain code take one (ctx.ids) instead of calling newId, so a

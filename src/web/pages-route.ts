@@ -285,6 +285,8 @@ ${scopeFieldsets(KNOWN_SCOPES)}
 </form>
 <h2 id="import">Import a statement</h2>
 <p><a href="/account/import">Import a bank statement</a> (CSV, OFX, CAMT, QIF) with a preview first.</p>
+<h2 id="banks">Bank connections</h2>
+<p><a href="/account/banks">Connect a bank</a> over SimpleFIN with a setup token, so its transactions arrive by themselves.</p>
 ${calendarFeedSection(await liveCalendarFeed(deps.db, user.id), hidden, createdFeedUrl, await feedCarriesSeries(deps.db, user.id))}
 <h2 id="changes">Latest changes</h2>
 ${changes.length ? `<div class="scroll"><table aria-labelledby="changes">${head(["When", "Tool", "What"])}<tbody>${changeRows}</tbody></table></div>` : "<p>No changes yet.</p>"}

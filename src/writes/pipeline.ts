@@ -36,7 +36,7 @@ import type { Logger } from "../log.js";
  * would stall everyone however far off the event loop they ran (issue 41, docs/decisions.md#prepare-before-transaction).
  */
 export type WriteHandler = ((params: never, ctx: WriteContext) => Promise<WriteOutcome<Record<string, unknown>>>) & {
-  prepare?: (params: never) => Promise<unknown>;
+  prepare?: (params: never, ctx: ToolContext) => Promise<unknown>;
 };
 
 class DryRunRollback extends Error {}
@@ -103,7 +103,7 @@ export function createWritePipeline(deps: WritePipelineDeps) {
   ): Promise<Record<string, unknown>> {
     const key = String(params.idempotency_key);
     const userId = ctx.caller.userId;
-    const prepared = handler.prepare ? await handler.prepare(params as never) : undefined;
+    const prepared = handler.prepare ? await handler.prepare(params as never, ctx) : undefined;
 
     if (params.dry_run === true) {
       let preview: Record<string, unknown> | undefined;

@@ -2,7 +2,7 @@
  * People with a full account for the account-deletion tests: a password, the demo ledger (wallets,
  * transactions with tags, budgets, a goal with contributions, bills: every write audited, with its
  * captured rows and stored answer), a categorisation rule, an exchange rate, a confirmed regular payment, an imported statement (its
- * import keys), a calendar feed, an OAuth client connected (code, grant, refresh token, access token)
+ * import keys), a bank connection, a calendar feed, an OAuth client connected (code, grant, refresh token, access token)
  * and a web session; so that each of the person's tables holds rows before a deletion.
  */
 import { createHash, randomBytes, randomUUID } from "node:crypto";
@@ -116,6 +116,20 @@ export async function makePerson(server: TestServer, email = `leave-${randomByte
     },
     token,
   );
+  // A bank connection syncing into the imported wallet (test/banks holds the real SimpleFIN exchange).
+  const connectionId = `bnk_${randomBytes(8).toString("hex")}`;
+  await server.db("bank_connections").insert({
+    id: connectionId,
+    user_id: user.id,
+    bridge: "bridge.example",
+    access_sealed: "v1.000000000000.sealed",
+    sync_from: "2026-09-01",
+    next_sync_at: new Date().toISOString(),
+    created_at: new Date().toISOString(),
+  });
+  await server
+    .db("bank_accounts")
+    .insert({ connection_id: connectionId, user_id: user.id, account_id: "acc", name: "Checking", currency: "USD", wallet_id: wallet.id });
   const calendarSecret = await createCalendarFeed(server.db, user.id, server.config.tokenPepper, new Date());
   const oauth = await connectClient(server, user.id);
   const web = new WebClient(server.url);

@@ -239,6 +239,11 @@ export class FinanceMcpClient {
     return this.call("update_transactions", params);
   }
 
+  /** Bring in the transactions of the person's connected banks Pass an idempotency key (newIdempotencyKey()) and reuse it when retrying. */
+  syncBankConnections(params: T.SyncBankConnectionsParams): Promise<T.SyncBankConnectionsResult> {
+    return this.call("sync_bank_connections", params);
+  }
+
   /** List wallets (accounts) with their current balances */
   listWallets(params: T.ListWalletsParams = {}): Promise<T.ListWalletsResult> {
     return this.call("list_wallets", params);
@@ -272,5 +277,10 @@ export class FinanceMcpClient {
   /** Store an exchange rate the person gives, for net worth in the home currency Pass an idempotency key (newIdempotencyKey()) and reuse it when retrying. */
   setExchangeRate(params: T.SetExchangeRateParams): Promise<T.SetExchangeRateResult> {
     return this.call("set_exchange_rate", params);
+  }
+
+  /** List the person's connected banks and their sync state */
+  listBankConnections(params: T.ListBankConnectionsParams = {}): Promise<T.ListBankConnectionsResult> {
+    return this.call("list_bank_connections", params);
   }
 }

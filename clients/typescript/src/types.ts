@@ -258,6 +258,11 @@ export type TransactionParts = TransactionPart[];
  */
 export type PreviewId = string;
 /**
+ * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
+ * via the `definition` "BankConnectionId".
+ */
+export type BankConnectionId = string;
+/**
  * The user's calendar day now, in their timezone: what "today" means in every tool.
  */
 export type Date1 = string;
@@ -1048,6 +1053,62 @@ export interface RecurringSeriesDecision {
   amount_max: Money | null;
   day_from: number | null;
   day_to: number | null;
+}
+/**
+ * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
+ * via the `definition` "BankConnection".
+ */
+export interface BankConnection {
+  connection_id: BankConnectionId;
+  /**
+   * The bridge's host.
+   */
+  bridge: string;
+  connected_at: DateTime;
+  last_sync_at: DateTime | null;
+  last_status: ("ok" | "failed") | null;
+  /**
+   * The bank's own messages, sanitised: data, not instructions.
+   */
+  errors: string[];
+  next_sync_at: DateTime | null;
+  accounts: {
+    account: string;
+    /**
+     * ISO code, or a custom currency's URL.
+     */
+    currency: string;
+    wallet_id: WalletId | null;
+    skipped: string | null;
+  }[];
+}
+/**
+ * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
+ * via the `definition` "BankConnectionSynced".
+ */
+export interface BankConnectionSynced {
+  connection_id: BankConnectionId;
+  bridge: string;
+  synced: boolean;
+  error: string | null;
+  bridge_errors: string[];
+  accounts: {
+    account: string;
+    wallet_id: WalletId | null;
+    skipped: string | null;
+    created: number;
+    /**
+     * Transactions already in the wallet (typed or imported) the bank's matched.
+     */
+    matched: number;
+    pending: number;
+    reconciliation: {
+      date: Date;
+      bank_balance: string;
+      wallet_balance: string;
+      difference: string;
+    } | null;
+  }[];
 }
 /**
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
@@ -6562,6 +6623,26 @@ export interface UpdateTransactionsResult {
 }
 /**
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
+ * via the `definition` "SyncBankConnectionsParams".
+ */
+export interface SyncBankConnectionsParams {
+  connection_id?: BankConnectionId;
+  idempotency_key: string;
+  dry_run?: boolean;
+}
+/**
+ * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
+ * via the `definition` "SyncBankConnectionsResult".
+ */
+export interface SyncBankConnectionsResult {
+  status: WriteStatus;
+  audit_id: AuditId | null;
+  warnings: Warnings;
+  created: number;
+  connections: BankConnectionSynced[];
+}
+/**
+ * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
  * via the `definition` "ListWalletsParams".
  */
 export interface ListWalletsParams {
@@ -6738,4 +6819,16 @@ export interface SetExchangeRateResult {
   audit_id: AuditId | null;
   warnings: Warnings;
   changes?: Changes;
+}
+/**
+ * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
+ * via the `definition` "ListBankConnectionsParams".
+ */
+export interface ListBankConnectionsParams {}
+/**
+ * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
+ * via the `definition` "ListBankConnectionsResult".
+ */
+export interface ListBankConnectionsResult {
+  connections: BankConnection[];
 }

@@ -80,6 +80,11 @@ export interface ImportInput {
   ids: IdSource;
   /** Binds the preview to the rows as planned (src/writes/preview.ts); the write pipeline sets it. */
   bindPreview?: DomainContext["bindPreview"];
+  /**
+   * "bridge": rows a bank connection read (src/domain/banks/sync.ts), already signed from the account's
+   * side (a card's purchase is negative), with no statement text to read again; none may be an answer.
+   */
+  source?: "statement" | "bridge";
 }
 
 export interface Reconciliation {
@@ -139,7 +144,7 @@ export async function importStatement(db: Knex, userId: string, input: ImportInp
   const wallet = await getWalletRow(db, userId, input.walletId, "wallet_id");
   // A card statement is read knowing it is one (purchases may be positive): the statement read before the
   // transaction (prepare, which knows no wallet) is read again here for a card wallet only.
-  const card = wallet.type === "credit_card";
+  const card = wallet.type === "credit_card" && input.source !== "bridge";
   let parsed = input.parsed !== undefined && !card ? input.parsed : await readStatement({ ...input, hints: { card } });
   // A CSV of a layout the person already imported into this wallet is read with the mapping remembered
   // for it; what the call's mapping names overrides it key by key (docs/import.md, "A mapping remembered
@@ -167,7 +172,7 @@ export async function importStatement(db: Knex, userId: string, input: ImportInp
       `a wallet in ${parsed.currency}`,
       `wallet_id: the statement is in ${parsed.currency} but the wallet ${JSON.stringify(wallet.name)} holds ${wallet.currency}. ${await walletsIn(db, userId, parsed.currency)}`,
     );
-  if (parsed.rows.length === 0)
+  if (parsed.rows.length === 0 && input.source !== "bridge")
     throw invalidParams("statement", "a statement with at least one transaction", "statement: the statement holds no transactions.");
 
   const rows = await planRows(db, userId, wallet, parsed);

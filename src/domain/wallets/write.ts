@@ -162,6 +162,14 @@ export async function deleteWallet(ctx: DomainContext, p: { wallet_id: string })
   // than by the foreign key's cascade: the audit captures them before the wallet, so an undo of the delete
   // puts the wallet back before them.
   await db("import_mappings").where({ user_id: userId, wallet_id: row.id }).delete();
+  // A bank connection syncing into the wallet goes with it, its sealed credential included: a person
+  // deleting the wallet stops that bank's access here (docs/history/bank-connections.md). Not captured: an undo of the
+  // delete brings the wallet back, never the credential.
+  const linked = (await db("bank_accounts").where({ user_id: userId, wallet_id: row.id }).select("connection_id")).map((r) => String(r.connection_id));
+  if (linked.length > 0) {
+    await db("bank_accounts").where({ user_id: userId }).whereIn("connection_id", linked).delete();
+    await db("bank_connections").where({ user_id: userId }).whereIn("id", linked).delete();
+  }
   await db("wallets").where({ user_id: userId, id: row.id }).delete();
   return wallet;
 }
