@@ -146,7 +146,9 @@ export function importWarnings(
     // The statement's own rows agree and the wallet already differed before them: said so, not blamed on them.
     const cause =
       gate !== undefined && !gate.notReached && gate.openingDifference === r.differenceMinor
-        ? ` The wallet already differed by ${r.difference} from the statement's opening balance on ${gate.openingDate}: this statement's rows agree; the wallet's opening balance or earlier transactions differ.`
+        ? gate.openingStated
+          ? ` The wallet already differed by ${r.difference} from the statement's opening balance on ${gate.openingDate}: this statement's rows agree; the wallet's opening balance or earlier transactions differ.`
+          : ` The wallet already differed by ${r.difference} on ${gate.openingDate} from the closing balance less this statement's rows: the wallet's opening balance or earlier transactions differ, or the statement lacks rows.`
         : " Otherwise transactions are missing or the opening balance differs.";
     // First: an answer that starts with "moves the wallet further" cannot be misread (issue 37).
     out.unshift({

@@ -27,6 +27,8 @@ export interface BalanceGate {
   /** The wallet's difference from the statement's opening balance before its first row (statement minus wallet). */
   openingDifference: bigint | null;
   openingDate: string | null;
+  /** The opening balance is the statement's (stated or its running balance's), not the closing less its rows. */
+  openingStated: boolean;
 }
 
 const minorOf = (amount: string | null, currency: string): bigint | null => {
@@ -85,10 +87,10 @@ export async function balanceGate(
   const moneyRows = rows.filter((r) => r.status === "invalid" && r.holdsMoney).map((r) => r.row);
   const issueRows = (parsed.balanceIssues?.issues ?? []).map((i) => i.row);
   const opening = reconciliation === null ? null : await openingDifference(db, userId, wallet, parsed, rows);
-  // Where the statement states its opening balance, a wallet that already differed by as much before the
-  // first row is not this import's doing; without one, its rows cannot be told complete, so any difference asks.
-  const notReached =
-    reconciliation !== null && reconciliation.differenceMinor !== 0n && (opening === null || !opening.stated || opening.difference !== reconciliation.differenceMinor);
+  // A wallet that already differed by as much before the statement's first row (from its stated or running
+  // opening balance, else from the closing balance less its rows) is not this import's doing: the warning
+  // says so, and the commit goes ahead. A difference this import makes waits for the person.
+  const notReached = reconciliation !== null && reconciliation.differenceMinor !== 0n && (opening === null || opening.difference !== reconciliation.differenceMinor);
   let date: string;
   let after: bigint;
   if (reconciliation !== null) {
@@ -107,7 +109,8 @@ export async function balanceGate(
     moneyRows,
     issueRows,
     notReached,
-    openingDifference: opening?.stated === true ? opening.difference : null,
+    openingDifference: opening?.difference ?? null,
+    openingStated: opening?.stated ?? false,
     openingDate: opening?.date ?? null,
   };
 }
