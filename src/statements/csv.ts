@@ -102,7 +102,10 @@ function detectIn(sample: string): string | undefined {
   return best.score === 0 ? undefined : best.delimiter;
 }
 
-const looksLikeData = (cell: string): boolean => parseDate(cell, "day_first") !== null || parseDecimal(cell, ",") !== null || parseDecimal(cell, ".") !== null;
+// A date in either order: "11/18/2026" is no header word (read day-first only, a row of it was taken for the
+// header and the rows above it dropped, issue 48).
+const looksLikeData = (cell: string): boolean =>
+  parseDate(cell, "day_first") !== null || parseDate(cell, "month_first") !== null || parseDecimal(cell, ",") !== null || parseDecimal(cell, ".") !== null;
 
 // Header names of real bank exports, folded (lower case, letters and digits only). First match wins.
 const NAMES: Record<keyof Omit<CsvMapping, "delimiter" | "header_row" | "date_order" | "decimal" | "purchases_positive">, string[]> = {
