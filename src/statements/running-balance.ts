@@ -67,19 +67,28 @@ export function checkRunningBalance(rows: readonly RunningRow[], dayBefore: (dat
     return { issues: [], feeColumn: null, opening: null };
   const ordered = chronological(rows);
   const first = ordered[0]!;
-  const opening = { date: dayBefore(first.date), amount: decimalOf(units(first.balance) - units(first.amount)) };
-  // Each day's change as a whole: a day whose rows add up to it is right, whatever their order in the file.
-  const dayEnd = new Map<string, bigint>();
-  const daySum = new Map<string, bigint>();
-  let before = units(opening.amount);
-  const dayStart = new Map<string, bigint>();
-  for (const r of ordered) {
-    if (!dayStart.has(r.date)) dayStart.set(r.date, before);
-    daySum.set(r.date, (daySum.get(r.date) ?? 0n) + units(r.amount));
-    dayEnd.set(r.date, units(r.balance));
-    before = units(r.balance);
+  // The balance before the first day: before one of its rows, the one from which all the day's amounts lead
+  // to a balance the day shows (its end); the first row's, when none does.
+  const firstDay = ordered.filter((r) => r.date === first.date);
+  const daySum = firstDay.reduce((n, r) => n + units(r.amount), 0n);
+  const before =
+    firstDay.map((r) => units(r.balance) - units(r.amount)).find((c) => firstDay.some((r) => units(r.balance) === c + daySum)) ??
+    units(first.balance) - units(first.amount);
+  const opening = { date: dayBefore(first.date), amount: decimalOf(before) };
+  // Each day as a whole: it agrees when one of its rows shows the day's start plus all its amounts (the
+  // day's end, wherever the bank lists it among the day's rows); its end is the next day's start.
+  const days = new Map<string, RunningRow[]>();
+  for (const r of ordered) days.set(r.date, [...(days.get(r.date) ?? []), r]);
+  const agrees = new Set<string>();
+  let start = units(opening.amount);
+  for (const [date, list] of days) {
+    const end = start + list.reduce((n, r) => n + units(r.amount), 0n);
+    if (list.some((r) => units(r.balance) === end)) {
+      agrees.add(date);
+      start = end;
+    } else start = units(list[list.length - 1]!.balance);
   }
-  const dayAgrees = (date: string) => dayEnd.get(date)! - dayStart.get(date)! === daySum.get(date)!;
+  const dayAgrees = (date: string) => agrees.has(date);
   const issues: BalanceIssue[] = [];
   const differences: { row: RunningRow; difference: bigint }[] = [];
   for (let i = 1; i < ordered.length; i++) {
