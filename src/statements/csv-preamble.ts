@@ -79,7 +79,12 @@ export function readPreamble(lines: readonly string[][], decimal: "," | ".", ord
         .map((c) => parseDate(c, order))
         .find((d) => d !== null) ??
       null;
-    found.push({ kind, date, amount, named: kind === "opening" || balanceKindOf(filled[0]!) === "closing" || /ending|closing|endsaldo|eindsaldo|neuer/.test(key) });
+    found.push({
+      kind,
+      date,
+      amount,
+      named: kind === "opening" || balanceKindOf(filled[0]!) === "closing" || /ending|closing|endsaldo|eindsaldo|neuer/.test(key),
+    });
   }
   const pick = (kind: "opening" | "closing"): StatedBalance | null => {
     const f = found.find((x) => x.kind === kind);

@@ -32,14 +32,28 @@ export function rowKindsOf(records: readonly Cells[], columns: readonly string[]
   const index = (c: string | undefined) => (c === undefined ? -1 : columns.indexOf(c));
   const money = [mapping.amount_column, mapping.debit_column, mapping.credit_column, mapping.fee_column].map(index).filter((i) => i >= 0);
   const mapped = new Set(
-    [mapping.date_column, mapping.amount_column, mapping.debit_column, mapping.credit_column, mapping.fee_column, mapping.balance_column, mapping.sign_column, mapping.currency_column, mapping.id_column]
+    [
+      mapping.date_column,
+      mapping.amount_column,
+      mapping.debit_column,
+      mapping.credit_column,
+      mapping.fee_column,
+      mapping.balance_column,
+      mapping.sign_column,
+      mapping.currency_column,
+      mapping.id_column,
+    ]
       .map(index)
       .filter((i) => i >= 0),
   );
   const cellsAt = (i: number) => records.map((r) => r.cells[i] ?? "");
   const status = columns.findIndex((c, i) => !mapped.has(i) && c !== mapping.payee_column && c !== mapping.payer_column && isStatusColumn(cellsAt(i)));
   const isData = (c: string) =>
-    parseDate(c, "day_first") !== null || parseDate(c, "month_first") !== null || parseDecimal(c, mapping.decimal) !== null || indicatorOf(c) !== null || /^[A-Z]{3}$/.test(c);
+    parseDate(c, "day_first") !== null ||
+    parseDate(c, "month_first") !== null ||
+    parseDecimal(c, mapping.decimal) !== null ||
+    indicatorOf(c) !== null ||
+    /^[A-Z]{3}$/.test(c);
   const fee = index(mapping.fee_column);
   const feeSigned = fee >= 0 && records.some((r) => (parseDecimal(r.cells[fee] ?? "", mapping.decimal) ?? "").startsWith("-"));
   return {

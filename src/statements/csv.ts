@@ -588,7 +588,7 @@ function closingOfColumn(balances: readonly StatedBalance[], dates: readonly str
 type Amount = { value: string; currency: string | null } | { error: string };
 
 /**
- * The row's signed amount, with a fee column netted in (docs/decisions.md#fees-netted): a fee column of
+ * The row's signed amount, with a fee column netted in (docs/decisions.md#statement-rows-and-balances): a fee column of
  * non-negative values is deducted (Revolut: balance = previous + amount − fee), one with negative values is
  * added as it stands (PayPal's "-0.59").
  */

@@ -88,9 +88,78 @@ export function isStatusColumn(cells: readonly string[]): boolean {
 // the words that say which one, and filler ("as of", "am", "vom"). A text of these words only names a
 // balance; "Balance transfer" or "Saldo-Ausgleich Kreditkarte" does not.
 const BALANCE = ["saldo", "kontostand", "balance", "solde", "stand"];
-const OPENING = ["anfangs", "opening", "beginning", "begin", "start", "alter", "alt", "old", "previous", "initial", "ancien", "vortrag", "brought", "inngaende", "ingaende", "primo", "anterior", "iniziale", "inicial", "vorheriger"];
-const CLOSING = ["end", "ending", "schluss", "closing", "neuer", "neu", "new", "final", "current", "aktueller", "aktuell", "nouveau", "utgaende", "ultimo", "finale", "carried", "actual", "tages"];
-const FILLER = ["as", "of", "at", "on", "am", "vom", "per", "au", "du", "al", "the", "statement", "account", "konto", "forward", "date", "datum", "zum", "des", "der", "del", "de", "van", "op", "eur", "usd", "gbp", "chf"];
+const OPENING = [
+  "anfangs",
+  "opening",
+  "beginning",
+  "begin",
+  "start",
+  "alter",
+  "alt",
+  "old",
+  "previous",
+  "initial",
+  "ancien",
+  "vortrag",
+  "brought",
+  "inngaende",
+  "ingaende",
+  "primo",
+  "anterior",
+  "iniziale",
+  "inicial",
+  "vorheriger",
+];
+const CLOSING = [
+  "end",
+  "ending",
+  "schluss",
+  "closing",
+  "neuer",
+  "neu",
+  "new",
+  "final",
+  "current",
+  "aktueller",
+  "aktuell",
+  "nouveau",
+  "utgaende",
+  "ultimo",
+  "finale",
+  "carried",
+  "actual",
+  "tages",
+];
+const FILLER = [
+  "as",
+  "of",
+  "at",
+  "on",
+  "am",
+  "vom",
+  "per",
+  "au",
+  "du",
+  "al",
+  "the",
+  "statement",
+  "account",
+  "konto",
+  "forward",
+  "date",
+  "datum",
+  "zum",
+  "des",
+  "der",
+  "del",
+  "de",
+  "van",
+  "op",
+  "eur",
+  "usd",
+  "gbp",
+  "chf",
+];
 
 export type BalanceKind = "opening" | "closing" | "stated";
 

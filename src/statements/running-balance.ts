@@ -30,7 +30,11 @@ export function decimalOf(n: bigint): string {
   const negative = n < 0n;
   const abs = negative ? -n : n;
   const base = 10n ** BigInt(SCALE);
-  const fraction = (abs % base).toString().padStart(SCALE, "0").replace(/0+$/, "").padEnd(2, "0");
+  const fraction = (abs % base)
+    .toString()
+    .padStart(SCALE, "0")
+    .replace(/(?<!0)0+$/, "")
+    .padEnd(2, "0");
   return `${negative ? "-" : ""}${abs / base}.${fraction}`;
 }
 

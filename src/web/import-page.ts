@@ -179,7 +179,11 @@ export function importPageRouter(deps: ImportPageDeps): Router {
         // A commit that waits for the person's word on the balance: the preview again, with the rows they
         // ticked, the reason and a box to confirm that balance. A failed write claims no key: the same one commits.
         if (confirm && err.details.field === "expected_balance") {
-          const again = (await deps.dispatch("import_transactions", { ...params, dry_run: true }, { caller, requestId: `web-import-${randomUUID()}` })) as unknown as Answer;
+          const again = (await deps.dispatch(
+            "import_transactions",
+            { ...params, dry_run: true },
+            { caller, requestId: `web-import-${randomUUID()}` },
+          )) as unknown as Answer;
           return send(res, 200, "Import preview", previewBody(again, { ...params, listed }, token, false), { email: me.email, csrf: token }, CONFIRM);
         }
         const body = `<p class="error" role="alert">${escapeHtml(err.message)}</p><p><a href="/account/import">Pick another file</a></p>`;

@@ -51,7 +51,8 @@ describe("statement rows: balances, rows not booked, a running balance (issue 48
   });
 
   it("marks rows a status column says are pending, scheduled or declined, whatever its header", () => {
-    const text = "Date,Payee,Amount,Whatever\n2026-11-03,Rent,-900.00,Posted\n2026-11-30,Gym,-30.00,Scheduled\n2026-11-24,Cafe,-3.20,Pending\n2026-11-20,Steam,-9.99,Declined\n";
+    const text =
+      "Date,Payee,Amount,Whatever\n2026-11-03,Rent,-900.00,Posted\n2026-11-30,Gym,-30.00,Scheduled\n2026-11-24,Cafe,-3.20,Pending\n2026-11-20,Steam,-9.99,Declined\n";
     const p = parseStatement(text);
     expect(p.rows.map((r) => [r.payee, r.notBooked ?? "booked"])).to.deep.equal([
       ["Rent", "booked"],
@@ -101,9 +102,7 @@ describe("statement rows: balances, rows not booked, a running balance (issue 48
     expect(p.opening).to.deep.equal({ date: "2026-10-31", amount: "3794.94" });
     expect(p.closing).to.deep.equal({ date: "2026-11-24", amount: "5911.54" });
     // Undated, with a period line: the first "Saldo" was the closing balance at the period's end, 2,116.60 off.
-    const undated = parseStatement(
-      ["Zeitraum;01.11.2026 - 24.11.2026", "Saldo;3.794,94", "Saldo;5.911,54", "", ...text.split("\n").slice(3)].join("\n"),
-    );
+    const undated = parseStatement(["Zeitraum;01.11.2026 - 24.11.2026", "Saldo;3.794,94", "Saldo;5.911,54", "", ...text.split("\n").slice(3)].join("\n"));
     expect(undated.opening).to.deep.equal({ date: "2026-11-03", amount: "3794.94" });
     expect(undated.closing).to.deep.equal({ date: "2026-11-24", amount: "5911.54" });
   });

@@ -114,7 +114,10 @@ export function importWarnings(
   if (notBooked.length > 0) {
     const byKind = new Map<string, number[]>();
     for (const r of notBooked) byKind.set(r.reason!, [...(byKind.get(r.reason!) ?? []), r.row]);
-    const kinds = [...byKind].map(([kind, list]) => `${kind}: ${list.length > 6 ? `rows ${list.slice(0, 6).join(", ")} and ${list.length - 6} more` : `row${list.length > 1 ? "s" : ""} ${list.join(", ")}`}`);
+    const kinds = [...byKind].map(
+      ([kind, list]) =>
+        `${kind}: ${list.length > 6 ? `rows ${list.slice(0, 6).join(", ")} and ${list.length - 6} more` : `row${list.length > 1 ? "s" : ""} ${list.join(", ")}`}`,
+    );
     out.push({
       code: "not_booked",
       message: `${notBooked.length} rows are not booked by the bank (${kinds.join("; ")}) and are not imported; a later statement brings the ones the bank books.`,
@@ -122,13 +125,15 @@ export function importWarnings(
   }
   const issues = parsed?.balanceIssues;
   if (issues !== undefined && issues.issues.length > 0) {
-    const shown = issues.issues.slice(0, 5).map((i) =>
-      i.kind === "sign"
-        ? `row ${i.row} (the balance changes by ${i.change}, the amount is ${i.amount}: the sign is reversed)`
-        : i.kind === "fee"
-          ? `row ${i.row} (the balance changes by ${i.change}, the amount is ${i.amount}: column ${JSON.stringify(issues.feeColumn)} holds the difference, a fee)`
-          : `row ${i.row} (the balance changes by ${i.change}, the amount is ${i.amount}: rows are missing before it, or the amount is wrong)`,
-    );
+    const shown = issues.issues
+      .slice(0, 5)
+      .map((i) =>
+        i.kind === "sign"
+          ? `row ${i.row} (the balance changes by ${i.change}, the amount is ${i.amount}: the sign is reversed)`
+          : i.kind === "fee"
+            ? `row ${i.row} (the balance changes by ${i.change}, the amount is ${i.amount}: column ${JSON.stringify(issues.feeColumn)} holds the difference, a fee)`
+            : `row ${i.row} (the balance changes by ${i.change}, the amount is ${i.amount}: rows are missing before it, or the amount is wrong)`,
+      );
     const more = issues.issues.length > 5 ? ` and ${issues.issues.length - 5} more` : "";
     out.push({ code: "balance_column_mismatch", message: `The balance column does not follow the amounts at ${shown.join(", ")}${more}.` });
   }
@@ -142,7 +147,9 @@ export function importWarnings(
     const abs = (v: bigint) => (v < 0n ? -v : v);
     const further = abs(r.differenceMinor) > abs(r.differenceBefore) ? "This import moves the wallet further from the statement. " : "";
     const likely = r.likely_rows.length === 0 ? "" : ` Rows ${r.likely_rows.join(" and ")} add up to the difference: check them first.`;
-    const fee = issues?.feeColumn ? ` Column ${JSON.stringify(issues.feeColumn)} holds the difference on the rows the balance column does not follow: a fee the amounts leave out; send mapping.fee: ${JSON.stringify(issues.feeColumn)}.` : "";
+    const fee = issues?.feeColumn
+      ? ` Column ${JSON.stringify(issues.feeColumn)} holds the difference on the rows the balance column does not follow: a fee the amounts leave out; send mapping.fee: ${JSON.stringify(issues.feeColumn)}.`
+      : "";
     // The statement's own rows agree and the wallet already differed before them: said so, not blamed on them.
     const cause =
       gate !== undefined && !gate.notReached && gate.openingDifference === r.differenceMinor

@@ -12,7 +12,22 @@ import { addDays } from "../../calendar/days.js";
 import type { ParsedStatement } from "../../statements/parse.js";
 import { balanceOf, ledgerSums, type WalletRow } from "../wallets/store.js";
 import { rowMinor } from "./amounts.js";
-import type { PlannedEntry, Reconciliation } from "./import.js";
+
+/** What the gate reads of a planned row and of the reconciliation (import.ts's PlannedEntry and Reconciliation). */
+interface PlannedEntry {
+  row: number;
+  status: string;
+  date: string | null;
+  minor: bigint | null;
+  holdsMoney: boolean;
+}
+interface Reconciliation {
+  date: string;
+  statement_balance: string;
+  difference: string;
+  differenceMinor: bigint;
+  walletMinor: bigint;
+}
 
 export interface BalanceGate {
   /** The wallet's balance after the import on `date` (the closing balance's day, else the latest row's). */
@@ -90,7 +105,8 @@ export async function balanceGate(
   // A wallet that already differed by as much before the statement's first row (from its stated or running
   // opening balance, else from the closing balance less its rows) is not this import's doing: the warning
   // says so, and the commit goes ahead. A difference this import makes waits for the person.
-  const notReached = reconciliation !== null && reconciliation.differenceMinor !== 0n && (opening === null || opening.difference !== reconciliation.differenceMinor);
+  const notReached =
+    reconciliation !== null && reconciliation.differenceMinor !== 0n && (opening === null || opening.difference !== reconciliation.differenceMinor);
   let date: string;
   let after: bigint;
   if (reconciliation !== null) {
