@@ -80,6 +80,7 @@ export function importWarnings(
   descriptionsCut = 0,
   rows: readonly PlannedEntry[] = [],
   gate?: BalanceGate,
+  preview = true,
 ): Warning[] {
   const out: Warning[] = [];
   // Low confidence asks (issue 37): what the file does not tell is shown with a row to check against.
@@ -164,7 +165,7 @@ export function importWarnings(
     });
   }
   // Before everything: the commit waits for the person (balance-gate.ts).
-  if (gate !== undefined && parsed !== undefined && decisionNeeded(gate, skipInvalid || gate.moneyRows.length > 0))
+  if (preview && gate !== undefined && parsed !== undefined && decisionNeeded(gate, skipInvalid || gate.moneyRows.length > 0))
     out.unshift({ code: "decision_needed", message: `The commit is refused until the person decides. ${decisionText(gate, reconciliation, parsed)}` });
   return out;
 }

@@ -39,6 +39,8 @@ export async function importTransactions(ctx: WriteContext, params: ImportTransa
         outcome.rows.filter((r) => r.descriptionCut).length,
         outcome.rows,
         outcome.gate,
+        // A commit that went ahead needs no decision: its warnings say what the balance is.
+        ctx.dryRun,
       ),
       reconciliation: reconciliationToApi(outcome.reconciliation),
       format: outcome.parsed.format,
