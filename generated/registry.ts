@@ -7534,7 +7534,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "import_transactions",
   "title": "Import transactions",
-  "description": "Imports a statement (CSV, MT940, OFX/QFX, CAMT, QIF) into a wallet. dry_run shows counts, row statuses, CSV mapping, reconciliation; commit with its preview_id (skip_invalid drops bad rows). Known rows never return; possible duplicates via import_rows.",
+  "description": "Imports a bank statement (CSV, MT940, OFX, CAMT, QIF) into a wallet. dry_run previews; commit with preview_id. Possible duplicates: import_rows. decision_needed: expected_balance.",
   "summary": "Import a bank statement into a wallet, with preview and de-duplication",
   "scope": "write:transactions",
   "kind": "write",
@@ -7544,6 +7544,7 @@ export const tools: readonly ToolDefinition[] = [
     "mapping",
     "import_rows",
     "skip_invalid",
+    "expected_balance",
     "rows_limit",
     "preview_id",
     "idempotency_key",
@@ -7556,6 +7557,7 @@ export const tools: readonly ToolDefinition[] = [
     "mapping",
     "import_rows",
     "skip_invalid",
+    "expected_balance",
     "rows_limit",
     "preview_id",
     "dry_run"
@@ -7645,6 +7647,9 @@ export const tools: readonly ToolDefinition[] = [
           "balance": {
             "type": "string"
           },
+          "fee": {
+            "type": "string"
+          },
           "currency": {
             "type": "string"
           },
@@ -7662,6 +7667,9 @@ export const tools: readonly ToolDefinition[] = [
       },
       "skip_invalid": {
         "type": "boolean"
+      },
+      "expected_balance": {
+        "type": "string"
       },
       "rows_limit": {
         "type": "integer",
@@ -7795,6 +7803,9 @@ export const tools: readonly ToolDefinition[] = [
               "balance": {
                 "type": "string"
               },
+              "fee": {
+                "type": "string"
+              },
               "currency": {
                 "type": "string"
               },
@@ -7850,6 +7861,7 @@ export const tools: readonly ToolDefinition[] = [
           "duplicate",
           "possible_duplicate",
           "invalid",
+          "not_booked",
           "created",
           "to_create"
         ],
@@ -7871,6 +7883,10 @@ export const tools: readonly ToolDefinition[] = [
             "minimum": 0
           },
           "invalid": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "not_booked": {
             "type": "integer",
             "minimum": 0
           },

@@ -74,7 +74,8 @@ function readEntry(entry: Node, index: number): StatementEntry {
   }
   row.amount = signed(entry);
   if (row.amount === null) row.error = { field: "amount", reason: `Amt ${JSON.stringify((text(entry, "Amt") ?? "").slice(0, 30))} is not a number` };
+  // An entry the bank has not booked (PDNG, INFO, FUTR) is shown and counted, never imported (issue 48).
   else if (status !== null && status !== "BOOK")
-    row.error = { field: "status", reason: `entry status ${status.slice(0, 10)}: not booked yet; import it once the bank books it` };
+    row.notBooked = status === "FUTR" ? "scheduled" : status === "PDNG" ? "pending" : status.slice(0, 10).toLowerCase();
   return row;
 }

@@ -6,11 +6,16 @@
  */
 import { parseDate } from "./dates.js";
 import { parseDecimal } from "./numbers.js";
+import { balanceKindOf } from "./row-kinds.js";
+import type { FoundBalance } from "./stated-balances.js";
 import type { DateOrder, StatedBalance } from "./types.js";
 
 export interface Preamble {
   opening: StatedBalance | null;
   closing: StatedBalance | null;
+  /** Every balance found, with what its name says of it ("stated" when it does not say opening or closing). */
+  found: FoundBalance[];
+  periodEnd: string | null;
 }
 
 const fold = (s: string): string =>
@@ -52,7 +57,7 @@ function lastDate(text: string, order: DateOrder): string | null {
 
 export function readPreamble(lines: readonly string[][], decimal: "," | ".", order: DateOrder): Preamble {
   let periodEnd: string | null = null;
-  const found: { kind: "opening" | "closing"; date: string | null; amount: string }[] = [];
+  const found: { kind: "opening" | "closing"; date: string | null; amount: string; named: boolean }[] = [];
   for (const cells of lines) {
     const filled = cells.filter((c) => c !== "");
     if (filled.length === 0) continue;
@@ -74,12 +79,22 @@ export function readPreamble(lines: readonly string[][], decimal: "," | ".", ord
         .map((c) => parseDate(c, order))
         .find((d) => d !== null) ??
       null;
-    found.push({ kind, date, amount });
+    found.push({
+      kind,
+      date,
+      amount,
+      named: kind === "opening" || balanceKindOf(filled[0]!) === "closing" || /ending|closing|endsaldo|eindsaldo|neuer/.test(key),
+    });
   }
   const pick = (kind: "opening" | "closing"): StatedBalance | null => {
     const f = found.find((x) => x.kind === kind);
     const date = f?.date ?? (kind === "closing" ? periodEnd : null);
     return f === undefined ? null : { date: date ?? "", amount: f.amount };
   };
-  return { opening: pick("opening"), closing: pick("closing") };
+  return {
+    opening: pick("opening"),
+    closing: pick("closing"),
+    found: found.map((f) => ({ kind: f.named ? f.kind : "stated", date: f.date, amount: f.amount })),
+    periodEnd,
+  };
 }

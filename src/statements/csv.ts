@@ -13,6 +13,9 @@ import { invalidParams } from "../errors.js";
 import { currencyInCell, withoutCurrency } from "./cell-currency.js";
 import { chooseColumnsByContent, type UnsureColumn } from "./columns-by-content.js";
 import { readPreamble } from "./csv-preamble.js";
+import { rowKindsOf } from "./csv-row-kinds.js";
+import { checkRunningBalance, decimalOf, units, type RunningRow } from "./running-balance.js";
+import { resolveBalances, type FoundBalance } from "./stated-balances.js";
 import { indicatorOf, isIndicatorColumn } from "./csv-sign.js";
 import { guessDateOrder, parseDate } from "./dates.js";
 import { guessDecimal, parseDecimal } from "./numbers.js";
@@ -100,7 +103,10 @@ function detectIn(sample: string): string | undefined {
   return best.score === 0 ? undefined : best.delimiter;
 }
 
-const looksLikeData = (cell: string): boolean => parseDate(cell, "day_first") !== null || parseDecimal(cell, ",") !== null || parseDecimal(cell, ".") !== null;
+// A date in either order: "11/18/2026" is no header word (read day-first only, a row of it was taken for the
+// header and the rows above it dropped, issue 48).
+const looksLikeData = (cell: string): boolean =>
+  parseDate(cell, "day_first") !== null || parseDate(cell, "month_first") !== null || parseDecimal(cell, ",") !== null || parseDecimal(cell, ".") !== null;
 
 /** Header names of real bank exports per mapping key, folded (lower case, letters and digits only). First match wins. */
 export type Vocabulary = Record<keyof Omit<CsvMapping, "delimiter" | "header_row" | "date_order" | "decimal" | "purchases_positive">, readonly string[]>;
@@ -198,6 +204,8 @@ const NAMES: Vocabulary = {
     "accountbalance",
   ],
   currency_column: ["currency", "waehrung", "wahrung", "ccy", "munt", "devise", "divisa"],
+  // A fee beside the amount (Revolut's "Fee", PayPal's "Fee"): balance = previous + amount − fee.
+  fee_column: ["fee", "fees", "gebuehr", "gebuehren", "entgelt", "frais", "comision", "commissione", "commission", "charges"],
 };
 
 /** The detector's own vocabulary; the leave-one-bank-out test (test/statements/columns-by-content.test.ts) withholds words of it. */
@@ -403,6 +411,7 @@ export function detectMapping(text: string, given: Partial<CsvMapping> = {}, hin
     "debit_column",
     "credit_column",
     "balance_column",
+    "fee_column",
     "currency_column",
     "payer_column",
     "payee_column",
@@ -511,22 +520,39 @@ export function detectMapping(text: string, given: Partial<CsvMapping> = {}, hin
 export function parseCsv(text: string, given: Partial<CsvMapping> = {}, hints: CsvHints = {}, vocabulary: Vocabulary = NAMES): ParsedStatement {
   const { mapping, records, columns, preamble, unsure, fingerprint } = detectMapping(text, given, hints, vocabulary);
   const at = (r: Record_, column: string | undefined): string => (column === undefined ? "" : (r.cells[columns.indexOf(column)] ?? ""));
+  const kinds = rowKindsOf(records, columns, mapping);
   const rows: StatementEntry[] = [];
   const balances: { date: string; amount: string }[] = [];
+  const running: RunningRow[] = [];
+  const statedRows: FoundBalance[] = [];
   for (const r of records) {
     const row = emptyRow(r.line);
-    rows.push(row);
     const dateText = at(r, mapping.date_column);
+    // A row that names a balance ("Anfangssaldo", "Endsaldo", "Beginning balance as of …") and nothing else
+    // states it; it is no transaction (issue 48).
+    const named = kinds.balanceNamed(r);
+    if (named !== null) {
+      const read = readAmount(r, mapping, at);
+      const amount = "value" in read ? read.value : mapping.balance_column === undefined ? null : parseDecimal(at(r, mapping.balance_column), mapping.decimal);
+      if (amount !== null) {
+        statedRows.push({ kind: named, date: parseDate(dateText, mapping.date_order), amount });
+        continue;
+      }
+    }
+    rows.push(row);
     row.date = parseDate(dateText, mapping.date_order);
     row.description = mapping.description_column === mapping.payee_column ? null : at(r, mapping.description_column) || null;
     row.bankId = at(r, mapping.id_column) || null;
     row.currency = at(r, mapping.currency_column).toUpperCase() || null;
+    const notBooked = kinds.notBooked(r);
+    if (notBooked !== null) row.notBooked = notBooked;
     if (row.date === null) {
       row.payee = at(r, mapping.payee_column) || at(r, mapping.payer_column) || null;
       row.error = {
         field: "date",
         reason: dateText === "" ? "no date" : `date ${JSON.stringify(dateText.slice(0, 40))} does not read as ${mapping.date_order.replace("_", "-")}`,
       };
+      row.holdsMoney = kinds.holdsMoney(r);
       continue;
     }
     // A line with a balance and no amount ("Beginning balance as of 11/01/2026" in Bank of America's rows) states
@@ -536,7 +562,7 @@ export function parseCsv(text: string, given: Partial<CsvMapping> = {}, hints: C
       rows.pop();
       continue;
     }
-    const amount = readAmount(r, mapping, at);
+    const amount = readAmount(r, mapping, at, kinds.feeSigned);
     // The counterparty: the payer of money in, the payee of money out, where the bank splits them.
     const out = "value" in amount && amount.value.startsWith("-");
     // Where both are mapped, the other column names the account holder: an empty one falls back to the purpose.
@@ -546,34 +572,50 @@ export function parseCsv(text: string, given: Partial<CsvMapping> = {}, hints: C
     if (row.payee === null && row.description !== null) [row.payee, row.description] = [row.description, null];
     if ("error" in amount) {
       row.error = { field: "amount", reason: amount.error };
+      row.holdsMoney = kinds.holdsMoney(r);
       continue;
     }
     row.amount = amount.value;
+    if (amount.fee !== null) row.description = row.description === null ? `fee ${amount.fee} included` : `${row.description} (fee ${amount.fee} included)`;
     // A currency in the amount cell is read like a currency column (issue 41: "USD 5.00" in a EUR wallet).
     row.currency ??= amount.currency;
     const balance = mapping.balance_column === undefined ? null : parseDecimal(at(r, mapping.balance_column), mapping.decimal);
-    if (balance !== null) balances.push({ date: row.date, amount: balance });
+    // A row whose amount is the running total itself, with no counterparty and no purpose, states the balance.
+    if (balance !== null && notBooked === null && row.payee === null && row.description === null && balance === amount.value) {
+      rows.pop();
+      statedRows.push({ kind: "stated", date: row.date, amount: balance });
+      continue;
+    }
+    if (balance !== null && notBooked === null) {
+      balances.push({ date: row.date, amount: balance });
+      running.push({ row: row.row, date: row.date, amount: amount.value, balance, others: kinds.numbersOf(r) });
+    }
   }
-  const dates = rows.map((r) => r.date).filter((d): d is string => d !== null);
+  const booked = rows.filter((r) => r.notBooked === undefined);
+  const dates = booked.map((r) => r.date).filter((d): d is string => d !== null);
   const latest = dates.reduce<string | null>((m, d) => (m === null || d > m ? d : m), null);
-  const stated = readPreamble(preamble, mapping.decimal, mapping.date_order);
-  const dated = (b: StatedBalance | null, fallback: string | null): StatedBalance | null =>
-    b === null ? null : b.date !== "" ? b : fallback === null ? null : { date: fallback, amount: b.amount };
   const earliest = dates.reduce<string | null>((m, d) => (m === null || d < m ? d : m), null);
+  const stated = readPreamble(preamble, mapping.decimal, mapping.date_order);
+  const check = checkRunningBalance(running, dayBefore);
+  const sum = decimalOf(booked.reduce((n, r) => n + (r.amount === null ? 0n : units(r.amount)), 0n));
+  const resolved = resolveBalances([...stated.found, ...statedRows], { earliest, latest, periodEnd: stated.periodEnd, sum });
   return {
     format: "csv",
     rows,
     currency: null,
-    opening: dated(stated.opening, earliest),
-    // A balance the preamble states wins; else the running balance on the latest row.
-    closing: dated(stated.closing, latest) ?? closingOfColumn(balances, dates),
+    opening: resolved.opening ?? check.opening,
+    // A balance the file states wins; else the running balance on the latest row.
+    closing: resolved.closing ?? closingOfColumn(balances, dates),
     mapping,
     layout: fingerprint,
+    ...(check.issues.length === 0 ? {} : { balanceIssues: { issues: check.issues, feeColumn: check.feeColumn } }),
     ...(unsure.length === 0 || records.length === 0
       ? {}
       : { unsure: { keys: unsure, sample: Object.fromEntries(columns.map((c, i) => [c, records[0]!.cells[i] ?? ""]).filter(([, v]) => v !== "")) } }),
   };
 }
+
+const dayBefore = (date: string): string => new Date(Date.parse(`${date}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
 
 /**
  * The running balance on the statement's latest row: of the rows of the latest day, the last in the
@@ -592,7 +634,26 @@ function closingOfColumn(balances: readonly StatedBalance[], dates: readonly str
 
 type Amount = { value: string; currency: string | null } | { error: string };
 
-function readAmount(r: Record_, mapping: CsvMapping, at: (r: Record_, c: string | undefined) => string): Amount {
+/**
+ * The row's signed amount, with a fee column netted in (docs/decisions.md#statement-rows-and-balances): a fee column of
+ * non-negative values is deducted (Revolut: balance = previous + amount − fee), one with negative values is
+ * added as it stands (PayPal's "-0.59").
+ */
+function readAmount(
+  r: Record_,
+  mapping: CsvMapping,
+  at: (r: Record_, c: string | undefined) => string,
+  feeSigned = false,
+): { value: string; currency: string | null; fee: string | null } | { error: string } {
+  const read = readSigned(r, mapping, at);
+  if ("error" in read || mapping.fee_column === undefined) return "error" in read ? read : { ...read, fee: null };
+  const fee = parseDecimal(at(r, mapping.fee_column), mapping.decimal);
+  if (fee === null || units(fee) === 0n) return { ...read, fee: null };
+  const net = units(read.value) + (feeSigned ? units(fee) : -units(fee));
+  return { value: decimalOf(net), currency: read.currency, fee: fee.replace(/^-/, "") };
+}
+
+function readSigned(r: Record_, mapping: CsvMapping, at: (r: Record_, c: string | undefined) => string): Amount {
   const read = readMagnitude(r, mapping, at);
   if ("error" in read) return read;
   let value = read.value;

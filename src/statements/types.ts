@@ -26,11 +26,28 @@ export interface StatementEntry {
   /** ISO 4217 code stated for the row, when the file states one. */
   currency: string | null;
   error: RowError | null;
+  /**
+   * Not booked by the bank (yet, or ever): "pending", "scheduled", "reverted", "declined" … as the row's
+   * status says (src/statements/row-kinds.ts). Such a row is shown and counted, never imported.
+   */
+  notBooked?: string;
+  /** An invalid row that still holds an amount: leaving it out changes the balance (docs/import.md, "No silent balance"). */
+  holdsMoney?: boolean;
 }
 
 /** A balance the statement states (OFX LEDGERBAL, CAMT OPBD/CLBD, a CSV balance column). */
 export interface StatedBalance {
   date: string;
+  amount: string;
+}
+
+/** A row whose amount is not the change of a running balance column (src/statements/running-balance.ts). */
+export interface BalanceIssue {
+  row: number;
+  /** sign: the amount has the wrong sign; fee: a fee column holds the difference; gap: rows are missing before it. */
+  kind: "sign" | "fee" | "gap";
+  /** The balance column's change at this row, and the row's amount, signed decimals. */
+  change: string;
   amount: string;
 }
 
@@ -56,6 +73,8 @@ export interface CsvMapping {
   description_column?: string;
   id_column?: string;
   balance_column?: string;
+  /** A fee the bank writes beside the amount (balance = previous + amount − fee): netted into the row's amount. */
+  fee_column?: string;
   currency_column?: string;
 }
 
@@ -68,6 +87,8 @@ export interface ParsedStatement {
   currency: string | null;
   opening: StatedBalance | null;
   closing: StatedBalance | null;
+  /** CSV only: rows whose amount is not the change of the balance column, and a column that explains them. */
+  balanceIssues?: { issues: BalanceIssue[]; feeColumn: string | null };
   /** CSV only: the mapping used. */
   mapping: CsvMapping | null;
   /** CSV only: the layout's fingerprint (header and preamble keys), for a mapping remembered per wallet. */

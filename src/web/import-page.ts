@@ -46,7 +46,7 @@ type Answer = {
   rows: Row[];
   reconciliation: { date: string; statement_balance: string; wallet_balance: string; difference: string } | null;
   mapping_source: { source: "detected" | "given" | "remembered"; saved_at: string | null } | null;
-  warnings: { message: string }[];
+  warnings: { code?: string; message: string }[];
 };
 
 // The statement is kept in this browser (one at a time) between the preview and the confirmation.
@@ -156,6 +156,8 @@ export function importPageRouter(deps: ImportPageDeps): Router {
         rows_limit: 200,
         import_rows: listed,
         skip_invalid: f.skip_invalid === "on",
+        // The balance the person ticked to confirm, as a decision_needed warning offered it (issue 48).
+        ...(typeof f.expected_balance === "string" && f.expected_balance !== "" ? { expected_balance: f.expected_balance } : {}),
         // The preview's key is the commit's too: a double click or a reload of the confirm commits once.
         idempotency_key: /^[0-9a-f-]{36}$/.test(String(f.key)) ? String(f.key) : randomUUID(),
         dry_run: !confirm,
@@ -174,6 +176,16 @@ export function importPageRouter(deps: ImportPageDeps): Router {
         answer = (await deps.dispatch("import_transactions", params, { caller, requestId: `web-import-${randomUUID()}` })) as unknown as Answer;
       } catch (err) {
         if (!(err instanceof AppError)) throw err;
+        // A commit that waits for the person's word on the balance: the preview again, with the rows they
+        // ticked, the reason and a box to confirm that balance. A failed write claims no key: the same one commits.
+        if (confirm && err.details.field === "expected_balance") {
+          const again = (await deps.dispatch(
+            "import_transactions",
+            { ...params, dry_run: true },
+            { caller, requestId: `web-import-${randomUUID()}` },
+          )) as unknown as Answer;
+          return send(res, 200, "Import preview", previewBody(again, { ...params, listed }, token, false), { email: me.email, csrf: token }, CONFIRM);
+        }
         const body = `<p class="error" role="alert">${escapeHtml(err.message)}</p><p><a href="/account/import">Pick another file</a></p>`;
         return send(res, 400, "Import a statement", body, { email: me.email, csrf: token });
       }
@@ -191,7 +203,12 @@ export function importPageRouter(deps: ImportPageDeps): Router {
   return router;
 }
 
-function previewBody(a: Answer, p: { wallet_id: string; idempotency_key: string; skip_invalid: boolean }, token: string, committed: boolean): string {
+function previewBody(
+  a: Answer,
+  p: { wallet_id: string; idempotency_key: string; skip_invalid: boolean; listed?: number[] },
+  token: string,
+  committed: boolean,
+): string {
   const c = a.counts;
   const summary = committed
     ? `<p role="status">Imported ${c.created} rows.</p>`
@@ -208,7 +225,9 @@ function previewBody(a: Answer, p: { wallet_id: string; idempotency_key: string;
     .map((r) => {
       const possible = r.status.startsWith("possible duplicate");
       const box =
-        possible && !committed ? `<input type="checkbox" name="import_rows" value="${r.row}" form="confirm" aria-label="Import row ${r.row} anyway">` : "";
+        possible && !committed
+          ? `<input type="checkbox" name="import_rows" value="${r.row}" form="confirm" aria-label="Import row ${r.row} anyway"${p.listed?.includes(r.row) ? " checked" : ""}>`
+          : "";
       const kind = r.status.split(" ")[0];
       return `<tr class="${escapeHtml(kind)}"><td>${r.row}</td><td>${escapeHtml(r.date ?? "")}</td><td>${escapeHtml(r.amount ?? "")}</td><td>${escapeHtml(r.payee ?? "")}</td><td>${escapeHtml(r.category ?? "")}${r.category_from ? ` <small>(${escapeHtml(r.category_from)})</small>` : ""}</td><td>${escapeHtml(r.status)}</td><td>${box}</td></tr>`;
     })
@@ -220,8 +239,16 @@ function previewBody(a: Answer, p: { wallet_id: string; idempotency_key: string;
 <input type="hidden" name="csrf" value="${escapeHtml(token)}"><input type="hidden" name="key" value="${escapeHtml(p.idempotency_key)}">
 <input type="hidden" name="wallet_id" value="${escapeHtml(p.wallet_id)}"><input type="hidden" name="action" value="confirm"><textarea name="statement" hidden></textarea>
 ${(c.invalid ?? 0) > 0 ? `<label><input type="checkbox" name="skip_invalid"${p.skip_invalid ? " checked" : ""}> Leave out the invalid rows</label>` : ""}
-<button type="submit">Confirm import</button> <a href="/account/import">Cancel</a>
+${confirmBalance(a)}<button type="submit">Confirm import</button> <a href="/account/import">Cancel</a>
 <p id="lost" class="error" role="alert" hidden>This browser no longer holds the statement. <a href="/account/import">Pick the file again</a>.</p>
 </form>`;
   return `${summary}${rec}${remembered}${warnings}${table}${confirm}`;
+}
+
+/** The box that confirms the balance a decision_needed warning names (the commit is refused without it). */
+function confirmBalance(a: Answer): string {
+  const decision = a.warnings.find((w) => w.code === "decision_needed");
+  const balance = decision === undefined ? null : /expected_balance: "(-?\d+(?:\.\d+)?)"/.exec(decision.message);
+  if (!balance) return "";
+  return `<label><input type="checkbox" name="expected_balance" value="${escapeHtml(balance[1]!)}"> Import anyway: the wallet's balance will be ${escapeHtml(balance[1]!)} ${escapeHtml(a.currency)}</label>\n`;
 }

@@ -24,6 +24,10 @@ interface Layout {
   typed: "checking" | "card";
   overlap_marker: string;
   rows: number;
+  /** Rows the bank has not booked (pending, declined …): shown, never imported. */
+  not_booked?: number;
+  /** The signed sum of the booked rows: the wallet ends at opening_balance + net (issue 48). */
+  net?: string;
   states_balance: boolean;
   source: string;
   /** The mapping the person sends when the preview asks (mapping_unsure on money out and in): the commit waits for it. */
@@ -90,6 +94,13 @@ describe(`statement corpus: every layout imports right the first time (${engine}
   const count = async (token: string, walletId: string) =>
     (await server.call("list_transactions", { wallet_id: walletId, limit: 200 }, token)).transactions.length as number;
 
+  const minor = (amount: string) => BigInt(amount.replace(".", ""));
+  /** The wallet's balance from its transactions (signed by direction) and its opening balance, in cents. */
+  const balance = async (token: string, walletId: string) => {
+    const { wallets } = await server.call("get_wallet_balance", { wallet_id: walletId, as_of: "2026-12-31" }, token);
+    return BigInt(wallets[0].balance.minor);
+  };
+
   for (const l of layouts) {
     it(`${l.layout}: hand-typed rows are possible duplicates, a re-import and an overlap create only what is missing, the balance reconciles`, async () => {
       const me = await server.createUser();
@@ -109,31 +120,58 @@ describe(`statement corpus: every layout imports right the first time (${engine}
       const answered = l.answer === undefined ? {} : { mapping: l.answer };
       const importFile = (token: string, walletId: string, statement: string, extra: Record<string, unknown> = {}) =>
         importPlain(token, walletId, statement, { ...answered, ...extra });
+      const nb = l.not_booked ?? 0;
       const preview = await importFile(me.token, w, text, { dry_run: true });
       expect(preview.format, l.layout).to.equal(l.format);
-      expect(preview.counts, l.layout).to.deep.equal({ rows: l.rows, new: l.rows - 2, duplicate: 0, possible_duplicate: 2, invalid: 0, created: 0, to_create: l.rows - 2 });
+      expect(preview.counts, l.layout).to.deep.equal({
+        rows: l.rows + nb,
+        new: l.rows - 2,
+        duplicate: 0,
+        possible_duplicate: 2,
+        invalid: 0,
+        not_booked: nb,
+        created: 0,
+        to_create: l.rows - 2,
+      });
       const flagged = preview.rows.filter((r: { status: string }) => r.status.startsWith("possible duplicate of "));
       expect(flagged.map((r: { status: string }) => r.status.slice("possible duplicate of ".length)).sort(), l.layout).to.deep.equal([...typed].sort());
       if (l.states_balance) {
         expect(preview.reconciliation, l.layout).to.include({ difference: l.currency === "JPY" ? "0" : "0.00" });
-        expect(preview.warnings.map((x: { code: string }) => x.code), l.layout).to.deep.equal(["possible_duplicates"]);
+        expect(preview.warnings.map((x: { code: string }) => x.code), l.layout).to.deep.equal([...(nb > 0 ? ["not_booked"] : []), "possible_duplicates"]);
       } else expect(preview.reconciliation, l.layout).to.equal(null);
 
       const committed = await importFile(me.token, w, text);
       expect(committed.counts.created, l.layout).to.equal(l.rows - 2);
       expect(await count(me.token, w)).to.equal(l.rows);
       if (l.states_balance) expect(committed.reconciliation, l.layout).to.deep.equal(preview.reconciliation);
+      // The money, by value: the wallet ends at its opening balance plus the booked rows, signs included.
+      if (l.net !== undefined) expect(await balance(me.token, w), l.layout).to.equal(minor(l.opening_balance) + minor(l.net));
 
       const again = await importFile(me.token, w, text);
-      expect(again.counts, l.layout).to.include({ created: 0, new: 0, duplicate: l.rows - 2, possible_duplicate: 2 });
+      expect(again.counts, l.layout).to.include({ created: 0, new: 0, duplicate: l.rows - 2, possible_duplicate: 2, not_booked: nb });
       expect(await count(me.token, w)).to.equal(l.rows);
 
       // An overlapping statement: the same file lacking one row first, then the whole file.
       const w2 = await wallet(me.token, l);
-      const partial = await importFile(me.token, w2, withoutRow(text, l));
-      expect(partial.counts, l.layout).to.include({ rows: l.rows - 1, created: l.rows - 1 });
+      // Where the layout states a balance, the statement lacking a row never passes silently (issue 48): the
+      // preview leads with the difference, and where the statement's opening balance shows the row missing,
+      // the commit waits for the person to confirm the balance it leads to.
+      const lacking = withoutRow(text, l);
+      const asked = await importFile(me.token, w2, lacking, { dry_run: true });
+      const blocked = asked.warnings[0]?.code === "decision_needed";
+      if (l.states_balance) {
+        expect(asked.warnings[0]?.code, l.layout).to.be.oneOf(["decision_needed", "balance_mismatch"]);
+        expect(asked.reconciliation.difference, l.layout).to.not.equal("0.00");
+      } else expect(blocked, l.layout).to.equal(false);
+      const confirm = blocked ? { expected_balance: asked.reconciliation.wallet_balance } : {};
+      if (blocked) {
+        const refused = await server.callError("import_transactions", { wallet_id: w2, statement: lacking, idempotency_key: randomUUID() }, me.token);
+        expect(refused.data, l.layout).to.include({ field: "expected_balance" });
+      }
+      const partial = await importFile(me.token, w2, lacking, confirm);
+      expect(partial.counts, l.layout).to.include({ rows: l.rows + nb - 1, created: l.rows - 1 });
       const whole = await importFile(me.token, w2, text);
-      expect(whole.counts, l.layout).to.include({ rows: l.rows, created: 1, duplicate: l.rows - 1, possible_duplicate: 0 });
+      expect(whole.counts, l.layout).to.include({ rows: l.rows + nb, created: 1, duplicate: l.rows - 1, possible_duplicate: 0 });
       if (l.states_balance) expect(whole.reconciliation, l.layout).to.include({ difference: "0.00" });
     });
   }

@@ -65,6 +65,13 @@ describe(`statement import page in a browser (${engine})`, function () {
 
     await page.getByLabel("Import row 2 anyway").check();
     await page.getByRole("button", { name: "Confirm import" }).click();
+    // Imported anyway, the row would count twice against the statement's balance: the page asks the person to
+    // confirm the balance it leads to, keeping the ticked row (issue 48).
+    await page.getByRole("heading", { name: "Import preview" }).waitFor();
+    expect(await page.getByLabel("Import row 2 anyway").isChecked()).to.equal(true);
+    expect((await server.call("list_transactions", { wallet_id: wallet.id }, token)).transactions).to.have.length(1);
+    await page.getByLabel("Import anyway: the wallet's balance will be 1910.91 USD").check();
+    await page.getByRole("button", { name: "Confirm import" }).click();
     // The button's script reads the statement back from IndexedDB before it submits: wait for the answer's page.
     await page.getByRole("heading", { name: "Statement imported" }).waitFor();
     expect(await page.getByRole("status").textContent()).to.equal("Imported 5 rows.");

@@ -825,6 +825,7 @@ export interface StatementMapping {
   description?: string;
   id?: string;
   balance?: string;
+  fee?: string;
   currency?: string;
   negate?: boolean;
 }
@@ -1975,6 +1976,7 @@ export interface ImportTransactionsParams {
    */
   import_rows?: number[];
   skip_invalid?: boolean;
+  expected_balance?: string;
   rows_limit?: number;
   preview_id?: string;
   idempotency_key: string;
@@ -2004,6 +2006,10 @@ export interface ImportTransactionsResult {
     duplicate: number;
     possible_duplicate: number;
     invalid: number;
+    /**
+     * Rows the bank has not booked (pending, scheduled, reverted, declined): shown, never imported.
+     */
+    not_booked: number;
     /**
      * Transactions written: 0 in a preview; a commit writes the new rows and the possible duplicates named in import_rows.
      */

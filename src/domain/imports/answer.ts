@@ -8,8 +8,9 @@ import { stringMaxLengths } from "../../../generated/limits.js";
 import { formatMinor } from "../../money/amount.js";
 import type { CsvMapping, ParsedStatement } from "../../statements/parse.js";
 import type { ImportOutcome, MappingSource, PlannedEntry, Reconciliation, RowStatus } from "./import.js";
+import { decisionNeeded, decisionText, type BalanceGate } from "./balance-gate.js";
 
-const COLUMN_KEYS = ["date", "amount", "sign", "debit", "credit", "payee", "payer", "description", "id", "balance", "currency"] as const;
+const COLUMN_KEYS = ["date", "amount", "sign", "debit", "credit", "payee", "payer", "description", "id", "balance", "fee", "currency"] as const;
 
 export function mappingFromApi(m: StatementMapping | undefined): Partial<CsvMapping> {
   if (m === undefined) return {};
@@ -37,17 +38,18 @@ export function mappingToApi(m: CsvMapping | null): StatementMapping | null {
   return out;
 }
 
-const ORDER: Record<RowStatus, number> = { possible_duplicate: 0, invalid: 1, new: 2, duplicate: 3 };
+const ORDER: Record<RowStatus, number> = { possible_duplicate: 0, invalid: 1, not_booked: 2, new: 3, duplicate: 4 };
 
 function statusText(r: PlannedEntry): string {
   if (r.status === "invalid") return `invalid: ${r.reason}`;
   if (r.status === "duplicate") return `duplicate of ${r.of}${r.ofDeleted ? " (deleted since; not imported again)" : ""}`;
+  if (r.status === "not_booked") return `not booked (${r.reason}): not imported`;
   if (r.status === "possible_duplicate") return `possible duplicate of ${r.of}${r.transactionId ? " (imported as asked)" : ""}`;
   return "new";
 }
 
 export function countsOf(o: ImportOutcome) {
-  const counts = { rows: o.rows.length, new: 0, duplicate: 0, possible_duplicate: 0, invalid: 0, created: 0, to_create: o.toCreate };
+  const counts = { rows: o.rows.length, new: 0, duplicate: 0, possible_duplicate: 0, invalid: 0, not_booked: 0, created: 0, to_create: o.toCreate };
   for (const r of o.rows) counts[r.status]++;
   counts.created = o.rows.filter((r) => r.transactionId !== null).length;
   return counts;
@@ -78,6 +80,9 @@ export function importWarnings(
   skipInvalid: boolean,
   parsed?: ParsedStatement,
   descriptionsCut = 0,
+  rows: readonly PlannedEntry[] = [],
+  gate?: BalanceGate,
+  preview = true,
 ): Warning[] {
   const out: Warning[] = [];
   // Low confidence asks (issue 37): what the file does not tell is shown with a row to check against.
@@ -106,11 +111,43 @@ export function importWarnings(
       code: "descriptions_cut",
       message: `${descriptionsCut === 1 ? "1 row has" : `${descriptionsCut} rows have`} a description longer than ${stringMaxLengths.Description} characters; it is cut there.`,
     });
-  if (counts.invalid > 0)
+  if (counts.invalid > 0) {
+    const money = gate?.moneyRows.length ?? 0;
+    const what =
+      money > 0
+        ? `${money === counts.invalid ? "They hold" : `${money} of them hold`} amounts: the commit refuses the statement until the mapping is corrected, or the person confirms the balance without them (decision_needed).`
+        : skipInvalid
+          ? "They are left out."
+          : "The commit refuses the statement unless skip_invalid is true or the mapping is corrected.";
+    out.push({ code: "invalid_rows", message: `${counts.invalid} rows are invalid (see their status). ${what}` });
+  }
+  const notBooked = rows.filter((r) => r.status === "not_booked");
+  if (notBooked.length > 0) {
+    const byKind = new Map<string, number[]>();
+    for (const r of notBooked) byKind.set(r.reason!, [...(byKind.get(r.reason!) ?? []), r.row]);
+    const kinds = [...byKind].map(
+      ([kind, list]) =>
+        `${kind}: ${list.length > 6 ? `rows ${list.slice(0, 6).join(", ")} and ${list.length - 6} more` : `row${list.length > 1 ? "s" : ""} ${list.join(", ")}`}`,
+    );
     out.push({
-      code: "invalid_rows",
-      message: `${counts.invalid} rows are invalid (see their status). ${skipInvalid ? "They are left out." : "The commit refuses the statement unless skip_invalid is true or the mapping is corrected."}`,
+      code: "not_booked",
+      message: `${notBooked.length} rows are not booked by the bank (${kinds.join("; ")}) and are not imported; a later statement brings the ones the bank books.`,
     });
+  }
+  const issues = parsed?.balanceIssues;
+  if (issues !== undefined && issues.issues.length > 0) {
+    const shown = issues.issues
+      .slice(0, 5)
+      .map((i) =>
+        i.kind === "sign"
+          ? `row ${i.row} (the balance changes by ${i.change}, the amount is ${i.amount}: the sign is reversed)`
+          : i.kind === "fee"
+            ? `row ${i.row} (the balance changes by ${i.change}, the amount is ${i.amount}: column ${JSON.stringify(issues.feeColumn)} holds the difference, a fee)`
+            : `row ${i.row} (the balance changes by ${i.change}, the amount is ${i.amount}: rows are missing before it, or the amount is wrong)`,
+      );
+    const more = issues.issues.length > 5 ? ` and ${issues.issues.length - 5} more` : "";
+    out.push({ code: "balance_column_mismatch", message: `The balance column does not follow the amounts at ${shown.join(", ")}${more}.` });
+  }
   if (counts.possible_duplicate > 0)
     out.push({
       code: "possible_duplicates",
@@ -120,13 +157,26 @@ export function importWarnings(
     const r = reconciliation;
     const abs = (v: bigint) => (v < 0n ? -v : v);
     const further = abs(r.differenceMinor) > abs(r.differenceBefore) ? "This import moves the wallet further from the statement. " : "";
-    const rows = r.likely_rows.length === 0 ? "" : ` Rows ${r.likely_rows.join(" and ")} add up to the difference: check them first.`;
+    const likely = r.likely_rows.length === 0 ? "" : ` Rows ${r.likely_rows.join(" and ")} add up to the difference: check them first.`;
+    const fee = issues?.feeColumn
+      ? ` Column ${JSON.stringify(issues.feeColumn)} holds the difference on the rows the balance column does not follow: a fee the amounts leave out; send mapping.fee: ${JSON.stringify(issues.feeColumn)}.`
+      : "";
+    // The statement's own rows agree and the wallet already differed before them: said so, not blamed on them.
+    const cause =
+      gate !== undefined && !gate.notReached && gate.openingDifference === r.differenceMinor
+        ? gate.openingStated
+          ? ` The wallet already differed by ${r.difference} from the statement's opening balance on ${gate.openingDate}: this statement's rows agree; the wallet's opening balance or earlier transactions differ.`
+          : ` The wallet already differed by ${r.difference} on ${gate.openingDate} from the closing balance less this statement's rows: the wallet's opening balance or earlier transactions differ, or the statement lacks rows.`
+        : " Otherwise transactions are missing or the opening balance differs.";
     // First: an answer that starts with "moves the wallet further" cannot be misread (issue 37).
     out.unshift({
       code: "balance_mismatch",
-      message: `${further}After the import the wallet's balance on ${r.date} is ${r.wallet_balance}, the statement says ${r.statement_balance} (difference ${r.difference}).${rows} Otherwise transactions are missing or the opening balance differs.`,
+      message: `${further}After the import the wallet's balance on ${r.date} is ${r.wallet_balance}, the statement says ${r.statement_balance} (difference ${r.difference}).${likely}${fee}${cause}`,
     });
   }
+  // Before everything: the commit waits for the person (balance-gate.ts).
+  if (preview && gate !== undefined && parsed !== undefined && decisionNeeded(gate, skipInvalid || gate.moneyRows.length > 0))
+    out.unshift({ code: "decision_needed", message: `The commit is refused until the person decides. ${decisionText(gate, reconciliation, parsed)}` });
   return out;
 }
 

@@ -38,8 +38,9 @@ import { dateInRange, rowMinor } from "./amounts.js";
 import { usualCategories } from "./history.js";
 import { dateOrderAgainstFile, rememberedMapping, rememberMapping, type OverruledKey } from "./mappings.js";
 import { FUZZY_DAYS, bankKey, contentKey, similarPayees } from "./keys.js";
+import { balanceGate, decisionNeeded, refuseUnconfirmed, type BalanceGate } from "./balance-gate.js";
 
-export type RowStatus = "new" | "duplicate" | "possible_duplicate" | "invalid";
+export type RowStatus = "new" | "duplicate" | "possible_duplicate" | "invalid" | "not_booked";
 
 export interface PlannedEntry {
   row: number;
@@ -56,8 +57,10 @@ export interface PlannedEntry {
   /** duplicate / possible_duplicate: the transaction (or "row N" of this file) it matches. */
   of: string | null;
   ofDeleted: boolean;
-  /** invalid: "field: reason". */
+  /** invalid: "field: reason"; not_booked: the row's status ("pending", "declined" …). */
   reason: string | null;
+  /** invalid: the row still holds an amount, so leaving it out changes the balance. */
+  holdsMoney: boolean;
   keys: string[];
   transactionId: string | null;
   /** The statement's description was longer than a description may be and was cut there. */
@@ -74,6 +77,8 @@ export interface ImportInput {
   /** Possible duplicates (by row number) the person wants recorded anyway. */
   importRows: readonly number[];
   skipInvalid: boolean;
+  /** The wallet's balance the person confirmed, where the import would leave out money or miss the statement's balance. */
+  expectedBalance?: string;
   /** A preview: invalid rows are shown, not refused (the commit refuses them unless skipInvalid). */
   dryRun: boolean;
   now: Date;
@@ -97,6 +102,7 @@ export interface Reconciliation {
   /** The difference before this import: an import that grows it says so (importWarnings). */
   differenceBefore: bigint;
   differenceMinor: bigint;
+  walletMinor: bigint;
 }
 
 /** Where a CSV's mapping came from: detected, sent by the call, or remembered for the wallet (and when saved). */
@@ -119,6 +125,7 @@ export interface ImportOutcome {
   /** The transactions the commit writes (new rows and the possible duplicates in import_rows), in a preview too. */
   toCreate: number;
   reconciliation: Reconciliation | null;
+  gate: BalanceGate;
 }
 
 /**
@@ -214,6 +221,11 @@ export async function importStatement(db: Knex, userId: string, input: ImportInp
       `statement: it would create ${toCreate.length} transactions; one import creates at most ${limits.bulkWriteRows}. Nothing was imported. Split the statement by date and import the parts one after another (known rows are recognised, so overlapping parts are safe).`,
     );
   const importId = input.ids.next("imp");
+  // The balance after the import, reckoned before anything is written: a commit that would leave out money
+  // or miss the statement's balance waits for the person's word (balance-gate.ts).
+  const reconciliation = await reconcile(db, userId, wallet, parsed, rows, toCreate);
+  const gate = await balanceGate(db, userId, wallet, parsed, rows, toCreate, reconciliation);
+  if (!input.dryRun && decisionNeeded(gate, input.skipInvalid)) refuseUnconfirmed(gate, reconciliation, parsed, input.expectedBalance, wallet.currency);
   // A preview writes nothing, even inside the rolled-back transaction: 5,000 inserts (and their totals
   // triggers) would be most of its time. It adds the rows it would create to the balance instead.
   const created = input.dryRun ? [] : await record(db, userId, wallet, toCreate, input);
@@ -228,7 +240,8 @@ export async function importStatement(db: Knex, userId: string, input: ImportInp
     rows,
     created,
     toCreate: toCreate.length,
-    reconciliation: await reconcile(db, userId, wallet, parsed, rows, toCreate, input.dryRun),
+    reconciliation,
+    gate,
   };
 }
 
@@ -281,10 +294,21 @@ async function planRows(db: Knex, userId: string, wallet: WalletRow, parsed: Par
       of: null,
       ofDeleted: false,
       reason: null,
+      holdsMoney: false,
       keys: [],
       transactionId: null,
     };
-    const fail = (field: string, reason: string) => Object.assign(planned, { status: "invalid", reason: `${field}: ${reason}` });
+    // Not booked by the bank: shown with its amount, never imported, whatever else the row holds.
+    if (r.notBooked !== undefined) {
+      const shown = r.amount === null ? null : rowMinor(r.amount, wallet.currency);
+      return Object.assign(planned, { status: "not_booked", reason: r.notBooked, minor: shown !== null && "minor" in shown ? shown.minor : null });
+    }
+    const fail = (field: string, reason: string) =>
+      Object.assign(planned, {
+        status: "invalid",
+        reason: `${field}: ${reason}`,
+        holdsMoney: r.holdsMoney ?? (r.amount !== null && !/^-?0*(\.0*)?$/.test(r.amount)),
+      });
     if (r.error) return fail(r.error.field, r.error.reason);
     if (r.currency !== null && !sameCurrency(r.currency, wallet.currency))
       return fail("currency", `${r.currency.slice(0, 3)} differs from the wallet's ${wallet.currency}`);
@@ -318,7 +342,7 @@ async function planRows(db: Knex, userId: string, wallet: WalletRow, parsed: Par
     return planned;
   });
 
-  const valid = rows.filter((r) => r.status !== "invalid");
+  const valid = rows.filter((r) => r.status !== "invalid" && r.status !== "not_booked");
   await markKnown(db, userId, wallet, valid);
   await markPossible(db, userId, wallet, valid);
 
@@ -521,7 +545,6 @@ async function reconcile(
   parsed: ParsedStatement,
   rows: readonly PlannedEntry[],
   toCreate: readonly PlannedEntry[],
-  dryRun: boolean,
 ): Promise<Reconciliation | null> {
   if (parsed.closing === null) return null;
   const stated = rowMinor(parsed.closing.amount, wallet.currency);
@@ -532,8 +555,8 @@ async function reconcile(
   const inPeriod = (r: PlannedEntry) => r.date !== null && r.minor !== null && r.date <= closing;
   const createdSum = toCreate.filter(inPeriod).reduce((sum, r) => sum + r.minor!, 0n);
   const ledger = balanceOf(wallet, sums, closing);
-  // After a commit the ledger holds the created rows; a preview adds them.
-  const balance = dryRun ? ledger + createdSum : ledger;
+  // Reckoned before the commit writes: the ledger and the rows it creates.
+  const balance = ledger + createdSum;
   const difference = statedMinor - balance;
   const creating = new Set(toCreate.map((r) => r.row));
   return {
@@ -547,10 +570,11 @@ async function reconcile(
         : likelyRows(
             difference,
             toCreate.filter(inPeriod),
-            rows.filter((r) => inPeriod(r) && !creating.has(r.row) && r.status !== "duplicate"),
+            rows.filter((r) => inPeriod(r) && !creating.has(r.row) && r.status !== "duplicate" && r.status !== "not_booked"),
           ),
     differenceBefore: difference + createdSum,
     differenceMinor: difference,
+    walletMinor: balance,
   };
 }
 

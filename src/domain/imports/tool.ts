@@ -20,6 +20,7 @@ export async function importTransactions(ctx: WriteContext, params: ImportTransa
     mapping: mappingFromApi(params.mapping),
     importRows: params.import_rows ?? [],
     skipInvalid: params.skip_invalid ?? false,
+    ...(params.expected_balance === undefined ? {} : { expectedBalance: params.expected_balance }),
     dryRun: ctx.dryRun,
     now: ctx.now(),
     ids: ctx.ids,
@@ -31,7 +32,17 @@ export async function importTransactions(ctx: WriteContext, params: ImportTransa
     // Warnings and the reconciliation first: a model reads the answer's start (docs/import.md, "Reconciliation").
     result: {
       warnings: [
-        ...importWarnings(counts, outcome.reconciliation, params.skip_invalid ?? false, outcome.parsed, outcome.rows.filter((r) => r.descriptionCut).length),
+        ...importWarnings(
+          counts,
+          outcome.reconciliation,
+          params.skip_invalid ?? false,
+          outcome.parsed,
+          outcome.rows.filter((r) => r.descriptionCut).length,
+          outcome.rows,
+          outcome.gate,
+          // A commit that went ahead needs no decision: its warnings say what the balance is.
+          ctx.dryRun,
+        ),
         ...overruledWarnings(outcome.mappingSource),
       ],
       reconciliation: reconciliationToApi(outcome.reconciliation),

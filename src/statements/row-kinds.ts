@@ -1,0 +1,193 @@
+/**
+ * What a CSV row is, before what its columns say: a transaction, a balance the bank states as a row
+ * (Volksbank's "Anfangssaldo" and "Endsaldo" rows at the end, Bank of America's "Beginning balance"), or a
+ * transaction the bank has not booked (a Status column's "Pending", Sparkasse's Info "Umsatz vorgemerkt",
+ * Revolut's State "DECLINED"). A balance row is never a transaction and a row not booked is never imported
+ * as posted (issue 48; docs/import.md, "Balances and rows not booked").
+ */
+
+const fold = (s: string): string =>
+  s
+    .toLowerCase()
+    .replace(/ä/g, "ae")
+    .replace(/ö/g, "oe")
+    .replace(/ü/g, "ue")
+    .replace(/ß/g, "ss")
+    .normalize("NFKD")
+    .replace(/[^a-z0-9 ]/g, "");
+
+/** A row's status as banks write it, folded without spaces: the kind it is when not booked. */
+const NOT_BOOKED: Record<string, string> = {
+  pending: "pending",
+  pdng: "pending",
+  authorised: "pending",
+  authorized: "pending",
+  ausstehend: "pending",
+  vorgemerkt: "pending",
+  umsatzvorgemerkt: "pending",
+  vormerkung: "pending",
+  enattente: "pending",
+  pendiente: "pending",
+  insospeso: "pending",
+  inafwachting: "pending",
+  varaus: "pending",
+  scheduled: "scheduled",
+  geplant: "scheduled",
+  terminiert: "scheduled",
+  planned: "scheduled",
+  programme: "scheduled",
+  programado: "scheduled",
+  gepland: "scheduled",
+  reverted: "reverted",
+  declined: "declined",
+  abgelehnt: "declined",
+  rejected: "declined",
+  refused: "declined",
+  denied: "declined",
+  failed: "failed",
+  fehlgeschlagen: "failed",
+  cancelled: "cancelled",
+  canceled: "cancelled",
+};
+const BOOKED = new Set([
+  "posted",
+  "completed",
+  "complete",
+  "cleared",
+  "booked",
+  "book",
+  "gebucht",
+  "umsatzgebucht",
+  "settled",
+  "executed",
+  "ausgefuehrt",
+  "comptabilise",
+  "contabilizado",
+  "geboekt",
+  "done",
+]);
+
+const statusWord = (cell: string): string => fold(cell).replace(/ /g, "");
+
+/** The kind of a status cell when it says the row is not booked; null when it is booked or not a status. */
+export function notBookedOf(cell: string): string | null {
+  return NOT_BOOKED[statusWord(cell)] ?? null;
+}
+
+/**
+ * A status column: every filled cell of it a status word (booked or not), and at least one of them. Found
+ * by content, so that "State", "Status", "Info" or a bank's own header all work, and a payee named
+ * "Pending" in a column of names is never one.
+ */
+export function isStatusColumn(cells: readonly string[]): boolean {
+  const filled = cells.filter((c) => c !== "");
+  return filled.length > 0 && filled.every((c) => BOOKED.has(statusWord(c)) || NOT_BOOKED[statusWord(c)] !== undefined);
+}
+
+// The words of a balance's name, folded: the balance itself (alone or ending a compound, "Anfangssaldo"),
+// the words that say which one, and filler ("as of", "am", "vom"). A text of these words only names a
+// balance; "Balance transfer" or "Saldo-Ausgleich Kreditkarte" does not.
+const BALANCE = ["saldo", "kontostand", "balance", "solde", "stand"];
+const OPENING = [
+  "anfangs",
+  "opening",
+  "beginning",
+  "begin",
+  "start",
+  "alter",
+  "alt",
+  "old",
+  "previous",
+  "initial",
+  "ancien",
+  "vortrag",
+  "brought",
+  "inngaende",
+  "ingaende",
+  "primo",
+  "anterior",
+  "iniziale",
+  "inicial",
+  "vorheriger",
+];
+const CLOSING = [
+  "end",
+  "ending",
+  "schluss",
+  "closing",
+  "neuer",
+  "neu",
+  "new",
+  "final",
+  "current",
+  "aktueller",
+  "aktuell",
+  "nouveau",
+  "utgaende",
+  "ultimo",
+  "finale",
+  "carried",
+  "actual",
+  "tages",
+];
+const FILLER = [
+  "as",
+  "of",
+  "at",
+  "on",
+  "am",
+  "vom",
+  "per",
+  "au",
+  "du",
+  "al",
+  "the",
+  "statement",
+  "account",
+  "konto",
+  "forward",
+  "date",
+  "datum",
+  "zum",
+  "des",
+  "der",
+  "del",
+  "de",
+  "van",
+  "op",
+  "eur",
+  "usd",
+  "gbp",
+  "chf",
+];
+
+export type BalanceKind = "opening" | "closing" | "stated";
+
+/**
+ * Whether a text names a balance, and which: "Anfangssaldo", "Endsaldo", "Opening balance",
+ * "Kontostand am 24.11.2026", "Solde au 24/11/2026", "Beginning balance as of 11/01/2026". Null when the
+ * text says anything else.
+ */
+export function balanceKindOf(text: string): BalanceKind | null {
+  const words = fold(text)
+    .split(" ")
+    .filter((w) => w !== "" && !/^\d+$/.test(w));
+  if (words.length === 0 || words.length > 6) return null;
+  let named = false;
+  let kind: BalanceKind = "stated";
+  for (const w of words) {
+    const base = BALANCE.find((b) => w === b || (w.endsWith(b) && w.length > b.length));
+    if (base !== undefined && (base !== "stand" || w === "kontostand")) {
+      named = true;
+      const prefix = w.slice(0, w.length - base.length);
+      if (prefix !== "" && !OPENING.includes(prefix) && !CLOSING.includes(prefix) && prefix !== "konto") return null;
+      if (OPENING.includes(prefix)) kind = "opening";
+      else if (CLOSING.includes(prefix)) kind = "closing";
+      continue;
+    }
+    if (OPENING.includes(w)) kind = "opening";
+    else if (CLOSING.includes(w)) kind = "closing";
+    else if (!FILLER.includes(w)) return null;
+  }
+  return named ? kind : null;
+}

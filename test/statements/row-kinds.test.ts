@@ -1,0 +1,109 @@
+/**
+ * What each CSV row is (issue 48): balances are never transactions, rows the bank has not booked are never
+ * posted, a running balance column checks every row and names the cause, and stated balances are matched to
+ * their own dates.
+ */
+import { expect } from "chai";
+import { parseStatement } from "../../src/statements/parse.js";
+import { balanceKindOf, notBookedOf } from "../../src/statements/row-kinds.js";
+
+describe("statement rows: balances, rows not booked, a running balance (issue 48)", () => {
+  it("tells a balance's name from a transaction's text", () => {
+    const cases: [string, string | null][] = [
+      ["Anfangssaldo", "opening"],
+      ["Endsaldo", "closing"],
+      ["Schlusssaldo", "closing"],
+      ["Alter Kontostand", "opening"],
+      ["Kontostand am 24.11.2026", "stated"],
+      ["Beginning balance as of 11/01/2026", "opening"],
+      ["Closing Balance", "closing"],
+      ["Solde au 24/11/2026", "stated"],
+      ["Balance transfer", null],
+      ["Saldo-Ausgleich Kreditkarte", null],
+      ["REWE SAGT DANKE", null],
+    ];
+    for (const [text, kind] of cases) expect(balanceKindOf(text), text).to.equal(kind);
+    expect(["Pending", "PENDING", "Umsatz vorgemerkt", "Scheduled", "DECLINED", "REVERTED", "Posted", "Umsatz gebucht"].map(notBookedOf)).to.deep.equal([
+      "pending",
+      "pending",
+      "pending",
+      "scheduled",
+      "declined",
+      "reverted",
+      null,
+      null,
+    ]);
+  });
+
+  it("reads balance rows at the end (text, amount and S/H, the rest empty) as the opening and closing balances, never as rows", () => {
+    const text = [
+      '"Buchungstag";"Valuta";"Empfänger";"Vorgang";"Währung";"Umsatz";"Soll/Haben"',
+      '"05.11.2026";"05.11.2026";"Edeka";"Lastschrift";"EUR";"23,45";"S"',
+      '"03.11.2026";"03.11.2026";"Müller";"Miete";"EUR";"900,00";"S"',
+      '"01.11.2026";;;"Anfangssaldo";"EUR";"3.794,94";"H"',
+      '"05.11.2026";;;"Endsaldo";"EUR";"2.871,49";"H"',
+      "",
+    ].join("\n");
+    const p = parseStatement(text);
+    expect(p.rows.map((r) => r.amount)).to.deep.equal(["-23.45", "-900.00"]);
+    expect(p.opening).to.deep.equal({ date: "2026-11-01", amount: "3794.94" });
+    expect(p.closing).to.deep.equal({ date: "2026-11-05", amount: "2871.49" });
+  });
+
+  it("marks rows a status column says are pending, scheduled or declined, whatever its header", () => {
+    const text =
+      "Date,Payee,Amount,Whatever\n2026-11-03,Rent,-900.00,Posted\n2026-11-30,Gym,-30.00,Scheduled\n2026-11-24,Cafe,-3.20,Pending\n2026-11-20,Steam,-9.99,Declined\n";
+    const p = parseStatement(text);
+    expect(p.rows.map((r) => [r.payee, r.notBooked ?? "booked"])).to.deep.equal([
+      ["Rent", "booked"],
+      ["Gym", "scheduled"],
+      ["Cafe", "pending"],
+      ["Steam", "declined"],
+    ]);
+    // A payee called "Pending" in a column of names is a payee.
+    expect(parseStatement("Date,Payee,Amount\n2026-11-03,Pending,-1.00\n2026-11-04,Shop,-2.00\n").rows.every((r) => r.notBooked === undefined)).to.equal(true);
+  });
+
+  it("checks every row against the running balance: a wrong sign, a missing row and an unread fee column are named", () => {
+    const header = "Date,Description,Amount,Bank fee,Balance\n";
+    const rows = [
+      "2026-11-03,Rent,-900.00,0.00,2894.94",
+      "2026-11-05,Cash abroad,-40.00,1.20,2853.74", // the fee column (not a name the reader knows) holds 1.20
+      "2026-11-12,Salary,3150.00,0.00,6003.74",
+    ];
+    const fee = parseStatement(header + rows.join("\n") + "\n");
+    expect(fee.balanceIssues).to.deep.equal({ issues: [{ row: 3, kind: "fee", change: "-41.20", amount: "-40.00" }], feeColumn: "Bank fee" });
+    // Told, the fee is netted into the row and the balance follows.
+    const told = parseStatement(header + rows.join("\n") + "\n", undefined, { fee_column: "Bank fee" });
+    expect(told.balanceIssues).to.equal(undefined);
+    expect(told.rows[1]).to.include({ amount: "-41.20", description: "fee 1.20 included" });
+    const signs = parseStatement("Date,Description,Amount,Balance\n2026-11-03,Rent,-900.00,2894.94\n2026-11-05,Refund,-20.00,2914.94\n");
+    expect(signs.balanceIssues!.issues).to.deep.equal([{ row: 3, kind: "sign", change: "20.00", amount: "-20.00" }]);
+    const gap = parseStatement("Date,Description,Amount,Balance\n2026-11-03,Rent,-900.00,2894.94\n2026-11-05,Shop,-20.00,2871.74\n");
+    expect(gap.balanceIssues!.issues).to.deep.equal([{ row: 3, kind: "gap", change: "-23.20", amount: "-20.00" }]);
+    // One day's rows in another order than booked are not named: the day as a whole agrees.
+    const sameDay = parseStatement("Date,Description,Amount,Balance\n2026-11-03,A,-10.00,80.00\n2026-11-03,B,-10.00,90.00\n2026-11-04,C,-5.00,75.00\n");
+    expect(sameDay.balanceIssues).to.equal(undefined);
+  });
+
+  it("matches two balances that do not say which is which to their own dates: the rows lead from the opening to the closing", () => {
+    // Read first as the closing balance, the opening one was reconciled against the period's end: a false alarm.
+    const text = [
+      "Kontostand am 31.10.2026;3.794,94",
+      "Kontostand am 24.11.2026;5.911,54",
+      "",
+      "Buchungstag;Empfänger;Betrag",
+      "03.11.2026;Müller;-900,00",
+      "12.11.2026;Acme;3.150,00",
+      "24.11.2026;Rewe;-133,40",
+      "",
+    ].join("\n");
+    const p = parseStatement(text);
+    expect(p.opening).to.deep.equal({ date: "2026-10-31", amount: "3794.94" });
+    expect(p.closing).to.deep.equal({ date: "2026-11-24", amount: "5911.54" });
+    // Undated, with a period line: the first "Saldo" was the closing balance at the period's end, 2,116.60 off.
+    const undated = parseStatement(["Zeitraum;01.11.2026 - 24.11.2026", "Saldo;3.794,94", "Saldo;5.911,54", "", ...text.split("\n").slice(3)].join("\n"));
+    expect(undated.opening).to.deep.equal({ date: "2026-11-03", amount: "3794.94" });
+    expect(undated.closing).to.deep.equal({ date: "2026-11-24", amount: "5911.54" });
+  });
+});
