@@ -22,7 +22,7 @@ import { byPrimaryKey, fromWithIndex } from "../../db/dialect.js";
 import { limits, stringMaxLengths } from "../../../generated/limits.js";
 import { invalidParams } from "../../errors.js";
 import { formatMinor } from "../../money/amount.js";
-import { addDays, dayDiff } from "../../calendar/days.js";
+import { addDays } from "../../calendar/days.js";
 import { parseStatementBounded } from "../../statements/bounded.js";
 import type { CsvHints, CsvMapping, ParsedStatement, StatementFormat } from "../../statements/parse.js";
 import { sameCurrency } from "../../statements/cell-currency.js";
@@ -37,7 +37,8 @@ import { foldedKeys, foldKey, normalizeTags } from "../shared/text.js";
 import { dateInRange, rowMinor } from "./amounts.js";
 import { usualCategories } from "./history.js";
 import { rememberedMapping, rememberMapping } from "./mappings.js";
-import { FUZZY_DAYS, bankKey, contentKey, similarPayees } from "./keys.js";
+import { FUZZY_DAYS, bankKey, contentKey } from "./keys.js";
+import { matchPossible } from "./possible.js";
 
 export type RowStatus = "new" | "duplicate" | "possible_duplicate" | "invalid";
 
@@ -390,30 +391,15 @@ async function markPossible(db: Knex, userId: string, wallet: WalletRow, rows: P
     wallet.id,
     existing.map((e) => e.id),
   );
-  const byAmount = new Map<bigint, typeof existing>();
-  for (const e of existing) {
-    if (claimed.has(e.id)) continue;
-    const list = byAmount.get(e.minor);
-    if (list === undefined) byAmount.set(e.minor, [e]);
-    else list.push(e);
-  }
-  for (const r of open) {
-    const candidates = (byAmount.get(r.minor!) ?? [])
-      .filter(
-        (e) =>
-          !claimed.has(e.id) &&
-          Math.abs(dayDiff(e.date, r.date!)) <= FUZZY_DAYS &&
-          // Two different bank ids are two transactions by the bank's own word.
-          !(r.bankId !== null && e.externalId !== null && e.externalId !== r.bankId),
-      )
-      .map((e) => ({ e, similar: similarPayees(r.payee, e.payee), days: Math.abs(dayDiff(e.date, r.date!)) }))
-      .filter((c) => c.similar || !(imported.has(c.e.id) || c.e.externalId !== null));
-    candidates.sort((a, b) => Number(b.similar) - Number(a.similar) || a.days - b.days);
-    const match = candidates[0];
-    if (match === undefined) continue;
-    claimed.add(match.e.id);
-    Object.assign(r, { status: "possible_duplicate", of: match.e.id });
-  }
+  const { matches } = matchPossible(
+    open.map((r) => ({ date: r.date!, minor: r.minor!, payee: r.payee, bankId: r.bankId })),
+    existing.map((e) => ({ ...e, imported: imported.has(e.id) })),
+    claimed,
+  );
+  open.forEach((r, i) => {
+    const of = matches[i];
+    if (of != null) Object.assign(r, { status: "possible_duplicate", of });
+  });
 }
 
 /**
