@@ -27,6 +27,11 @@ export const schemaBounds = {
       "minimum": 1
     }
   },
+  "ChangeEntry": {
+    "ids_not_shown": {
+      "minimum": 1
+    }
+  },
   "ErrorData": {
     "retry_after_seconds": {
       "minimum": 0

@@ -2688,9 +2688,14 @@ export const tools: readonly ToolDefinition[] = [
             },
             "ids": {
               "type": "array",
+              "maxItems": 20,
               "items": {
                 "type": "string"
               }
+            },
+            "ids_not_shown": {
+              "type": "integer",
+              "minimum": 1
             },
             "summary": {
               "type": "string"
@@ -11025,6 +11030,7 @@ export const tools: readonly ToolDefinition[] = [
   "kind": "write",
   "paramNames": [
     "audit_id",
+    "rows_limit",
     "preview_id",
     "idempotency_key",
     "dry_run"
@@ -11032,6 +11038,7 @@ export const tools: readonly ToolDefinition[] = [
   "positionalNames": [
     "audit_id",
     "idempotency_key",
+    "rows_limit",
     "preview_id",
     "dry_run"
   ],
@@ -11061,6 +11068,13 @@ export const tools: readonly ToolDefinition[] = [
         "type": "string",
         "pattern": "^\\d+$"
       },
+      "rows_limit": {
+        "type": "integer",
+        "minimum": 0,
+        "maximum": 200,
+        "default": 20,
+        "description": "How many of the rows it reverses the answer lists (counts has them all)."
+      },
       "preview_id": {
         "type": "string"
       },
@@ -11082,6 +11096,7 @@ export const tools: readonly ToolDefinition[] = [
     "required": [
       "status",
       "undone",
+      "counts",
       "rows",
       "audit_id",
       "warnings"
@@ -11110,8 +11125,31 @@ export const tools: readonly ToolDefinition[] = [
           }
         }
       },
+      "counts": {
+        "type": "object",
+        "required": [
+          "delete",
+          "restore",
+          "revert"
+        ],
+        "properties": {
+          "delete": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "restore": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "revert": {
+            "type": "integer",
+            "minimum": 0
+          }
+        }
+      },
       "rows": {
         "type": "array",
+        "maxItems": 200,
         "items": {
           "type": "object",
           "required": [

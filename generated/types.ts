@@ -346,7 +346,7 @@ export interface BillSchedule {
   count?: number;
 }
 /**
- * One committed write. summary: what it did in the person's words; client: the token (or OAuth client) that wrote it; ids: every row it touched.
+ * One committed write. summary: what it did in the person's words; client: the token (or OAuth client) that wrote it; ids: the rows it touched (the first 20; ids_not_shown counts the rest).
  *
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
  * via the `definition` "ChangeEntry".
@@ -355,7 +355,146 @@ export interface ChangeEntry {
   audit_id: AuditId;
   at: DateTime;
   tool: string;
-  ids: string[];
+  /**
+   * @maxItems 20
+   */
+  ids:
+    | []
+    | [string]
+    | [string, string]
+    | [string, string, string]
+    | [string, string, string, string]
+    | [string, string, string, string, string]
+    | [string, string, string, string, string, string]
+    | [string, string, string, string, string, string, string]
+    | [string, string, string, string, string, string, string, string]
+    | [string, string, string, string, string, string, string, string, string]
+    | [string, string, string, string, string, string, string, string, string, string]
+    | [string, string, string, string, string, string, string, string, string, string, string]
+    | [string, string, string, string, string, string, string, string, string, string, string, string]
+    | [string, string, string, string, string, string, string, string, string, string, string, string, string]
+    | [string, string, string, string, string, string, string, string, string, string, string, string, string, string]
+    | [
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string
+      ]
+    | [
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string
+      ]
+    | [
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string
+      ]
+    | [
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string
+      ]
+    | [
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string
+      ]
+    | [
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string,
+        string
+      ];
+  /**
+   * Rows it touched beyond those in ids (a bulk edit, an import, an undo of one).
+   */
+  ids_not_shown?: number;
   summary: string;
   client: string | null;
 }
@@ -4067,6 +4206,10 @@ export interface SetExchangeRateResult {
  */
 export interface UndoChangeParams {
   audit_id: AuditId;
+  /**
+   * How many of the rows it reverses the answer lists (counts has them all).
+   */
+  rows_limit?: number;
   preview_id?: string;
   idempotency_key: string;
   dry_run?: boolean;
@@ -4082,7 +4225,17 @@ export interface UndoChangeResult {
     tool: string;
   };
   /**
-   * Each row the undo deletes, restores (same id) or reverts, with the fields it reverts: before is now, after once undone.
+   * Every row the undo deletes, restores or reverts, by action (tags and import keys included).
+   */
+  counts: {
+    delete: number;
+    restore: number;
+    revert: number;
+  };
+  /**
+   * The first rows_limit rows the undo deletes, restores (same id) or reverts, with the fields it reverts: before is now, after once undone.
+   *
+   * @maxItems 200
    */
   rows: {
     id: string;

@@ -36,7 +36,19 @@ export function pace(): Promise<void> | undefined {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
-/** Makes every statement of `db` (transactions included) pace itself: its client gets a subclass whose _query paces first. */
+/**
+ * For loops of CPU work between statements (a statement's 5,000 rows planned, built or read back): gives
+ * the loop a turn when this stretch has run SLICE_MS, on either engine (CPU blocks Postgres's loop too).
+ */
+export async function breathe(): Promise<void> {
+  const turn = pace();
+  if (turn !== undefined) await turn;
+}
+
+/**
+ * Makes every statement of `db` (transactions included) pace itself, and its transactions begin IMMEDIATE:
+ * its client gets a subclass whose _query does both.
+ */
 export function paceStatements(db: Knex): void {
   const client = db.client as { constructor: new (...args: never[]) => { _query(connection: unknown, query: unknown): Promise<unknown> } };
   const Base = client.constructor;
@@ -44,6 +56,12 @@ export function paceStatements(db: Knex): void {
     override async _query(connection: unknown, query: unknown): Promise<unknown> {
       const turn = pace();
       if (turn !== undefined) await turn;
+      // A transaction takes the write lock as it begins: in WAL mode a transaction that read first and
+      // writes later fails (SQLITE_BUSY_SNAPSHOT, no busy wait helps) when the side connection wrote in
+      // between (src/db/side.ts); begun IMMEDIATE it holds the lock, and the side connection's write
+      // fails at once instead and is counted in memory.
+      const q = query as { sql?: string };
+      if (q.sql === "BEGIN;") q.sql = "BEGIN IMMEDIATE;";
       return super._query(connection, query);
     }
   }

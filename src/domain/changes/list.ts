@@ -24,6 +24,9 @@ function instantOf(since: string): string {
   return new Date(ms).toISOString();
 }
 
+/** The ids of its rows one change lists (the spec's maxItems of ChangeEntry.ids). */
+const IDS_SHOWN = 20;
+
 interface Position extends Record<string, unknown> {
   i: string;
 }
@@ -112,7 +115,9 @@ export async function listChanges(
         tool: e.tool,
         client: e.token_id === null || e.row.client_name == null ? null : String(e.row.client_name),
         summary: describeChange(e, wallet),
-        ids,
+        // The first IDS_SHOWN and how many more: a 5,000-row change listed every id (300 KB; issue 51).
+        ids: ids.slice(0, IDS_SHOWN) as ChangeEntry["ids"], // the spec's maxItems, which the generated type spells as tuples
+        ...(ids.length > IDS_SHOWN ? { ids_not_shown: ids.length - IDS_SHOWN } : {}),
       };
     }),
     next_cursor: hasMore && last ? encodeCursor(fingerprint, { i: last.id }) : null,

@@ -1,0 +1,45 @@
+/**
+ * The side connection: what every call does before its own work (the token lookup, the per-call rate
+ * limits, the token's last use) runs on it, so that on SQLite another person's call never waits for a
+ * long write transaction to let go of the one request connection (issue 51: beside a 5,000-row import
+ * another user's whoami waited 4–7 s for it).
+ *
+ * SQLite: a second connection to the same file. In WAL mode its reads never wait for the writer (they
+ * see the last commit, which is what authenticating needs); its writes (a rate-limit count, a last-use
+ * time) do not wait at all (busy_timeout 0): while another connection holds the write lock they fail at
+ * once, and the rate limiter then counts in memory (its insurance limiter, src/limits/limiter.ts), the
+ * last use is written on a later call. A busy wait would stop the event loop (better-sqlite3 waits
+ * synchronously). Postgres: the request pool itself, whose connections do not wait for each other.
+ * An in-memory SQLite database has no second connection either: the request connection serves.
+ * docs/decisions.md#side-connection.
+ */
+import type Database from "better-sqlite3";
+import knexFactory, { type Knex } from "knex";
+import { dialect } from "./knex.js";
+import { cacheStatements } from "./statement-cache.js";
+
+/** The side connection of `db`: a new one on SQLite files, `db` itself otherwise. */
+export function sideConnection(db: Knex): Knex {
+  if (dialect(db) !== "sqlite") return db;
+  const filename = (db.client.config.connection as { filename?: string } | undefined)?.filename;
+  if (filename === undefined || filename === ":memory:" || filename === "") return db;
+  return knexFactory({
+    client: "better-sqlite3",
+    connection: { filename },
+    useNullAsDefault: true,
+    compileSqlOnError: false,
+    // A caller waits this long for the side connection at most (it is busy microseconds per call).
+    acquireConnectionTimeout: 5000,
+    pool: {
+      min: 1,
+      max: 1,
+      afterCreate(conn: Database.Database, done: (err: Error | null, conn: unknown) => void) {
+        cacheStatements(conn);
+        conn.pragma("foreign_keys = ON");
+        conn.pragma("busy_timeout = 0");
+        conn.defaultSafeIntegers(true);
+        done(null, conn);
+      },
+    },
+  });
+}
