@@ -9,6 +9,7 @@
  * their own triggers. The undo runs inside the write pipeline, so it is audited, captured, and can itself
  * be undone.
  */
+import { breathe } from "../db/pace.js";
 import type { Knex } from "knex";
 import { AppError, conflict, invalidParams, notFound } from "../errors.js";
 import { AREA_OF } from "./areas.js";
@@ -181,7 +182,8 @@ async function checkUndoable(db: Knex, userId: string, auditId: string, bindPrev
   for (const [table, ofTable] of byTable(rows)) {
     const columns = Object.keys(ofTable[0]!.key);
     const now = current.get(table)!;
-    for (const r of ofTable) {
+    for (const [i, r] of ofTable.entries()) {
+      if (i % 256 === 255) await breathe();
       if (sameRow(now.get(keyString(columns, r.key)), r.last.after)) continue;
       const later = await laterChangeOf(db, userId, table, r.rowKey, auditId);
       throw new AppError(
@@ -333,7 +335,8 @@ export async function undoChange(db: Knex, userId: string, auditId: string, bind
     for (const [table, ofTable] of tables) {
       const columns = Object.keys(ofTable[0]!.key);
       const groups = new Map<string, { patch: Record<string, unknown>; rows: NetChange[] }>();
-      for (const r of ofTable) {
+      for (const [i, r] of ofTable.entries()) {
+        if (i % 256 === 255) await breathe();
         if (r.first.before === null || r.last.after === null) continue;
         const patch: Record<string, unknown> = {};
         for (const [k, v] of Object.entries(r.first.before))

@@ -60,6 +60,9 @@ const overBudget = (ms: number) =>
     `statement: reading this statement took longer than ${ms / 1000} s, the limit for one statement; nothing was imported. Send it in parts (a month or a quarter each).`,
   );
 
+/** Statements read so far by this process (test/tools/import-read-once.test.ts counts them). */
+export const statementReads = { count: 0 };
+
 /** The statement's rows, read in a worker when it is large; the same answer and refusals as parseStatement. */
 export async function parseStatementBounded(
   text: string,
@@ -68,6 +71,7 @@ export async function parseStatementBounded(
   budgetMs: number = PARSE_BUDGET_MS,
   hints: CsvHints = {},
 ): Promise<ParsedStatement> {
+  statementReads.count++;
   if (text.length <= INLINE_CHARS) return parseStatement(text, format, mapping, hints);
   const release = await slot();
   try {

@@ -32,7 +32,8 @@ import type { AuditChange, WriteContext, WriteOutcome } from "./types.js";
  * would stall everyone however far off the event loop they ran (issue 41, docs/decisions.md#prepare-before-transaction).
  */
 export type WriteHandler = ((params: never, ctx: WriteContext) => Promise<WriteOutcome<Record<string, unknown>>>) & {
-  prepare?: (params: never) => Promise<unknown>;
+  /** Gets the call's context for reads outside the transaction (ctx.db is then the pool, not a transaction). */
+  prepare?: (params: never, ctx: ToolContext) => Promise<unknown>;
 };
 
 class DryRunRollback extends Error {}
@@ -69,7 +70,7 @@ export function createWritePipeline(deps: WritePipelineDeps) {
   return async function runWrite(tool: string, params: Record<string, unknown>, ctx: ToolContext, handler: WriteHandler): Promise<Record<string, unknown>> {
     const key = String(params.idempotency_key);
     const userId = ctx.caller.userId;
-    const prepared = handler.prepare ? await handler.prepare(params as never) : undefined;
+    const prepared = handler.prepare ? await handler.prepare(params as never, ctx) : undefined;
 
     if (params.dry_run === true) {
       let preview: Record<string, unknown> | undefined;

@@ -21,7 +21,7 @@ import type { IdSource } from "../../db/ids.js";
 import { byPrimaryKey, fromWithIndex } from "../../db/dialect.js";
 import { breathe } from "../../db/pace.js";
 import { limits, stringMaxLengths } from "../../../generated/limits.js";
-import { invalidParams } from "../../errors.js";
+import { AppError, invalidParams } from "../../errors.js";
 import { formatMinor } from "../../money/amount.js";
 import { addDays } from "../../calendar/days.js";
 import { parseStatementBounded } from "../../statements/bounded.js";
@@ -37,7 +37,7 @@ import { markRefunds } from "../transactions/parts.js";
 import { foldedKeys, foldKey, normalizeTags } from "../shared/text.js";
 import { dateInRange, rowMinor } from "./amounts.js";
 import { usualCategories } from "./history.js";
-import { rememberedMapping, rememberMapping } from "./mappings.js";
+import { rememberedMapping, rememberMapping, type RememberedMapping } from "./mappings.js";
 import { FUZZY_DAYS, bankKey, contentKey } from "./keys.js";
 import { matchPossible } from "./possible.js";
 
@@ -71,8 +71,8 @@ export interface ImportInput {
   statement: string;
   format?: StatementFormat;
   mapping?: Partial<CsvMapping>;
-  /** The statement already read (readStatement, before the write's transaction); read here when absent. */
-  parsed?: ParsedStatement;
+  /** The statement already read (prepareStatement, before the write's transaction); read here when absent. */
+  prepared?: PreparedStatement;
   /** Possible duplicates (by row number) the person wants recorded anyway. */
   importRows: readonly number[];
   skipInvalid: boolean;
@@ -123,28 +123,67 @@ export interface ImportOutcome {
 export const readStatement = (input: Pick<ImportInput, "statement" | "format" | "mapping"> & { hints?: CsvHints }): Promise<ParsedStatement> =>
   parseStatementBounded(input.statement, input.format, input.mapping, undefined, input.hints);
 
+/** A statement read for one wallet, with what its reading depended on (checked again inside the transaction). */
+export interface PreparedStatement {
+  parsed: ParsedStatement;
+  card: boolean;
+  remembered: RememberedMapping | null;
+}
+
+/**
+ * The statement read as the wallet needs it, before the transaction: with a card wallet's hints, then,
+ * for a CSV of a layout the person imported into this wallet before, with the mapping remembered for it
+ * (what the call's mapping names overrides it key by key). A wallet that does not exist (or is another
+ * person's) is left for the handler to refuse; the statement is then read without hints.
+ */
+export async function prepareStatement(
+  db: Knex,
+  userId: string,
+  input: Pick<ImportInput, "walletId" | "statement" | "format" | "mapping">,
+): Promise<PreparedStatement> {
+  const wallet = await db("wallets").where({ user_id: userId, id: input.walletId }).first("type");
+  const card = wallet?.type === "credit_card";
+  let parsed = await readStatement({ ...input, hints: { card } });
+  let remembered: RememberedMapping | null = null;
+  if (wallet !== undefined && parsed.format === "csv" && typeof parsed.layout === "string") {
+    remembered = await rememberedMapping(db, userId, input.walletId, parsed.layout);
+    if (remembered !== null) parsed = await readStatement({ statement: input.statement, format: "csv", mapping: withGiven(remembered.mapping, input.mapping), hints: { card } });
+  }
+  return { parsed, card, remembered };
+}
+
+/** The remembered mapping, with what the call's mapping names instead. */
+const withGiven = (remembered: Partial<CsvMapping>, given: Partial<CsvMapping> | undefined): Partial<CsvMapping> => ({
+  ...remembered,
+  ...Object.fromEntries(Object.entries(given ?? {}).filter(([, v]) => v !== undefined)),
+});
+
 const abs = (v: bigint) => (v < 0n ? -v : v);
 
 export async function importStatement(db: Knex, userId: string, input: ImportInput): Promise<ImportOutcome> {
   const wallet = await getWalletRow(db, userId, input.walletId, "wallet_id");
-  // A card statement is read knowing it is one (purchases may be positive): the statement read before the
-  // transaction (prepare, which knows no wallet) is read again here for a card wallet only.
+  // The statement was read before the transaction (prepareStatement) as this wallet needs it: a card
+  // statement knowing it is one (purchases may be positive), a CSV of a layout the person already imported
+  // into this wallet with the mapping remembered for it (docs/import.md, "A mapping remembered per
+  // wallet"). What that reading depended on is checked here, inside the transaction: changed in between
+  // (the wallet's type, the remembered mapping), the call is refused to be sent again, never read again
+  // here, where a large statement would hold the database for seconds (issue 51).
   const card = wallet.type === "credit_card";
-  let parsed = input.parsed !== undefined && !card ? input.parsed : await readStatement({ ...input, hints: { card } });
-  // A CSV of a layout the person already imported into this wallet is read with the mapping remembered
-  // for it; what the call's mapping names overrides it key by key (docs/import.md, "A mapping remembered
-  // per wallet").
+  const prepared = input.prepared ?? (await prepareStatement(db, userId, input));
+  const { parsed } = prepared;
   const given = input.mapping ?? {};
   const sent = Object.values(given).some((v) => v !== undefined);
   let mappingSource: MappingSource | null = null;
-  if (parsed.format === "csv" && typeof parsed.layout === "string") {
-    const remembered = await rememberedMapping(db, userId, wallet.id, parsed.layout);
-    if (remembered !== null) {
-      const merged = { ...remembered.mapping, ...Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)) };
-      parsed = await readStatement({ statement: input.statement, format: "csv", mapping: merged, hints: { card } });
-    }
+  const layout = prepared.remembered !== null || (parsed.format === "csv" && typeof parsed.layout === "string") ? parsed.layout : null;
+  const remembered = typeof layout === "string" ? await rememberedMapping(db, userId, wallet.id, layout) : null;
+  if (prepared.card !== card || (remembered?.savedAt ?? null) !== (prepared.remembered?.savedAt ?? null))
+    throw new AppError(
+      "conflict",
+      "wallet_id: the wallet's type or its remembered mapping changed while the statement was being read; nothing was imported. Send the call again.",
+      { field: "wallet_id" },
+    );
+  if (parsed.format === "csv" && typeof parsed.layout === "string")
     mappingSource = { source: sent ? "given" : remembered !== null ? "remembered" : "detected", savedAt: remembered?.savedAt ?? null };
-  }
   if (parsed.currency !== null && parsed.currency !== wallet.currency)
     throw invalidParams(
       "wallet_id",
@@ -428,7 +467,12 @@ async function importedIds(db: Knex, userId: string, walletId: string, ids: read
 async function record(db: Knex, userId: string, wallet: WalletRow, rows: PlannedEntry[], input: ImportInput): Promise<Transaction[]> {
   if (rows.length === 0) return [];
   const at = input.now.toISOString();
-  const inserted = rows.map((r) => {
+  const inserted: ReturnType<typeof row>[] = [];
+  for (const r of rows) {
+    if (inserted.length % 256 === 255) await breathe();
+    inserted.push(row(r));
+  }
+  function row(r: PlannedEntry) {
     const id = input.ids.next("txn");
     r.transactionId = id;
     const payee = r.payee === null ? null : r.payee.normalize("NFC").trim() || null;
@@ -451,7 +495,7 @@ async function record(db: Knex, userId: string, wallet: WalletRow, rows: Planned
       created_at: at,
       updated_at: at,
     };
-  });
+  }
   for (let i = 0; i < inserted.length; i += 100) await db("transactions").insert(inserted.slice(i, i + 100));
   await assertRunningTotals(db, userId, [wallet], "statement");
   const tags = rows.flatMap((r) => normalizeTags(r.tags).map((tag) => ({ transaction_id: r.transactionId!, user_id: userId, tag })));
