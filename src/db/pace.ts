@@ -32,7 +32,6 @@ export function pace(): Promise<void> | undefined {
     return undefined;
   }
   if (now - stretchStart < SLICE_MS) return undefined;
-  if (process.env.PACE_DEBUG && now - stretchStart > 60) { Error.stackTraceLimit = 80; console.log("PACE", Math.round(now - stretchStart), new Error().stack!.split("\n").filter((l) => l.includes("/src/") && !l.includes("pace.ts")).slice(0, 4).map((l) => l.trim().replace(/\(.*\/src\//, "(")).join(" | ")); }
   paceCounters.turns++;
   return new Promise((resolve) => setImmediate(resolve));
 }

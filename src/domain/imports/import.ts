@@ -120,8 +120,8 @@ export interface ImportOutcome {
  * The statement's rows, read off the event loop when it is large (src/statements/bounded.ts). The tool
  * calls it before the write's transaction opens (WriteHandler.prepare), so no connection waits on it.
  */
-export const readStatement = (input: Pick<ImportInput, "statement" | "format" | "mapping"> & { hints?: CsvHints }): Promise<ParsedStatement> =>
-  parseStatementBounded(input.statement, input.format, input.mapping, undefined, input.hints);
+export const readStatement = (input: Pick<ImportInput, "statement" | "format" | "mapping"> & { hints?: CsvHints; owner?: string }): Promise<ParsedStatement> =>
+  parseStatementBounded(input.statement, input.format, input.mapping, undefined, input.hints, input.owner);
 
 /** A statement read for one wallet, with what its reading depended on (checked again inside the transaction). */
 export interface PreparedStatement {
@@ -143,11 +143,11 @@ export async function prepareStatement(
 ): Promise<PreparedStatement> {
   const wallet = await db("wallets").where({ user_id: userId, id: input.walletId }).first("type");
   const card = wallet?.type === "credit_card";
-  let parsed = await readStatement({ ...input, hints: { card } });
+  let parsed = await readStatement({ ...input, hints: { card }, owner: userId });
   let remembered: RememberedMapping | null = null;
   if (wallet !== undefined && parsed.format === "csv" && typeof parsed.layout === "string") {
     remembered = await rememberedMapping(db, userId, input.walletId, parsed.layout);
-    if (remembered !== null) parsed = await readStatement({ statement: input.statement, format: "csv", mapping: withGiven(remembered.mapping, input.mapping), hints: { card } });
+    if (remembered !== null) parsed = await readStatement({ statement: input.statement, format: "csv", mapping: withGiven(remembered.mapping, input.mapping), hints: { card }, owner: userId });
   }
   return { parsed, card, remembered };
 }
