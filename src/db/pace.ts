@@ -45,6 +45,11 @@ export async function breathe(): Promise<void> {
   if (turn !== undefined) await turn;
 }
 
+const writers = new WeakMap<Knex, { open: number }>();
+
+/** Whether a transaction of `db` (a paced SQLite pool) holds the write lock now (src/db/side.ts asks). */
+export const writeTransactionOpen = (db: Knex): boolean => (writers.get(db)?.open ?? 0) > 0;
+
 /**
  * Makes every statement of `db` (transactions included) pace itself, and its transactions begin IMMEDIATE:
  * its client gets a subclass whose _query does both.
@@ -52,6 +57,8 @@ export async function breathe(): Promise<void> {
 export function paceStatements(db: Knex): void {
   const client = db.client as { constructor: new (...args: never[]) => { _query(connection: unknown, query: unknown): Promise<unknown> } };
   const Base = client.constructor;
+  const state = { open: 0 };
+  writers.set(db, state);
   class PacedClient extends Base {
     override async _query(connection: unknown, query: unknown): Promise<unknown> {
       const turn = pace();
@@ -61,7 +68,13 @@ export function paceStatements(db: Knex): void {
       // between (src/db/side.ts); begun IMMEDIATE it holds the lock, and the side connection's write
       // fails at once instead and is counted in memory.
       const q = query as { sql?: string };
-      if (q.sql === "BEGIN;") q.sql = "BEGIN IMMEDIATE;";
+      if (q.sql === "BEGIN;") {
+        q.sql = "BEGIN IMMEDIATE;";
+        const begun = await super._query(connection, query);
+        state.open++;
+        return begun;
+      }
+      if (q.sql === "COMMIT;" || q.sql === "ROLLBACK") state.open = Math.max(0, state.open - 1);
       return super._query(connection, query);
     }
   }
