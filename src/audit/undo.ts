@@ -85,7 +85,9 @@ function netRows(changes: readonly RowChange[]): NetChange[] {
   return [...rows.values()];
 }
 
-const CHUNK = 300;
+// Rows per statement: on SQLite each statement (its triggers included) runs without a turn of the loop, so
+// it is kept short (src/db/pace.ts turns between statements; issue 51).
+const CHUNK = 100;
 const chunks = <T>(xs: readonly T[], size = CHUNK): T[][] => Array.from({ length: Math.ceil(xs.length / size) }, (_, i) => xs.slice(i * size, (i + 1) * size));
 const keyString = (columns: readonly string[], row: Record<string, unknown>) => JSON.stringify(columns.map((c) => norm(row[c])));
 
