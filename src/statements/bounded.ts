@@ -68,7 +68,8 @@ async function slot(owner: string): Promise<() => void> {
   if (ofOwner(owner) >= PER_OWNER)
     throw unavailable(RETRY_AFTER_S, `statement: ${PER_OWNER} of your statements are being read already; this one was not read and nothing was imported.`);
   if (running >= WORKERS) {
-    if (waiting.length >= QUEUED) throw unavailable(RETRY_AFTER_S, "statement: the server is reading as many statements as it can; this one was not read and nothing was imported.");
+    if (waiting.length >= QUEUED)
+      throw unavailable(RETRY_AFTER_S, "statement: the server is reading as many statements as it can; this one was not read and nothing was imported.");
     await new Promise<void>((start) => waiting.push({ owner, start }));
   }
   running++;

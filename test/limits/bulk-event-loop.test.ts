@@ -87,7 +87,9 @@ describe(`bulk writes at the cap beside another user's calls (${engine})`, funct
   it(`an import of ${CAP} rows, a bulk edit, a rule applied to the past and the undo of each`, async () => {
     const statement = girokontoCsv(CAP);
     const importArgs = { wallet_id: wallet, statement };
-    const preview = await beside("import preview", () => server.call("import_transactions", { ...importArgs, dry_run: true, idempotency_key: key() }, me.token));
+    const preview = await beside("import preview", () =>
+      server.call("import_transactions", { ...importArgs, dry_run: true, idempotency_key: key() }, me.token),
+    );
     expect(preview.counts).to.include({ to_create: CAP });
     const imported = await beside("import commit", () => server.call("import_transactions", { ...importArgs, idempotency_key: key() }, me.token));
     expect(imported.counts).to.include({ created: CAP });
@@ -105,7 +107,9 @@ describe(`bulk writes at the cap beside another user's calls (${engine})`, funct
 
     const rule = { field: "description", value: "sagt danke", set_category: "Filed", apply_to_existing: true };
     await beside("rule preview", () => server.call("save_rule", { ...rule, dry_run: true, idempotency_key: key() }, me.token));
-    const applied = await beside("rule applied to the past", () => server.call("save_rule", { ...rule, expected_count: CAP, idempotency_key: key() }, me.token));
+    const applied = await beside("rule applied to the past", () =>
+      server.call("save_rule", { ...rule, expected_count: CAP, idempotency_key: key() }, me.token),
+    );
     expect(applied.applied.count).to.equal(CAP);
     await beside("undo of the rule", () => server.call("undo_change", { audit_id: applied.audit_id, idempotency_key: key() }, me.token));
 

@@ -31,8 +31,8 @@ describe("possible-duplicate matching counts linear work", () => {
   ];
   for (const [name, shape, payee] of shapes) {
     it(`${name}: work at 4,000 rows is at most 2.2 × the work at 2,000`, () => {
-      const small = matchPossible(...Object.values(world(2000, shape, payee)) as [OpenRow[], Candidate[]], new Set());
-      const large = matchPossible(...Object.values(world(4000, shape, payee)) as [OpenRow[], Candidate[]], new Set());
+      const small = matchPossible(...(Object.values(world(2000, shape, payee)) as [OpenRow[], Candidate[]]), new Set());
+      const large = matchPossible(...(Object.values(world(4000, shape, payee)) as [OpenRow[], Candidate[]]), new Set());
       const work = (s: typeof small.stats) => s.groupsExamined + s.comparisons;
       expect(work(large.stats), `work ${work(small.stats)} → ${work(large.stats)}`).to.be.at.most(2.2 * work(small.stats) + 100);
       expect(large.stats.groupsExamined).to.be.at.most(4000 * GROUPS_PER_ROW);
@@ -40,7 +40,15 @@ describe("possible-duplicate matching counts linear work", () => {
   }
 
   it("ranks a similar payee first, then the nearest day, then the earlier day; a transaction is claimed once", () => {
-    const c = (id: string, date: string, payee: string | null, extra: Partial<Candidate> = {}): Candidate => ({ id, date, minor: -1000n, payee, externalId: null, imported: false, ...extra });
+    const c = (id: string, date: string, payee: string | null, extra: Partial<Candidate> = {}): Candidate => ({
+      id,
+      date,
+      minor: -1000n,
+      payee,
+      externalId: null,
+      imported: false,
+      ...extra,
+    });
     const candidates = [
       c("txn_a", "2026-03-07", "Hausverwaltung Müller"),
       c("txn_b", "2026-03-09", "Bäckerei", { imported: true, externalId: "x1" }),

@@ -147,7 +147,14 @@ export async function prepareStatement(
   let remembered: RememberedMapping | null = null;
   if (wallet !== undefined && parsed.format === "csv" && typeof parsed.layout === "string") {
     remembered = await rememberedMapping(db, userId, input.walletId, parsed.layout);
-    if (remembered !== null) parsed = await readStatement({ statement: input.statement, format: "csv", mapping: withGiven(remembered.mapping, input.mapping), hints: { card }, owner: userId });
+    if (remembered !== null)
+      parsed = await readStatement({
+        statement: input.statement,
+        format: "csv",
+        mapping: withGiven(remembered.mapping, input.mapping),
+        hints: { card },
+        owner: userId,
+      });
   }
   return { parsed, card, remembered };
 }

@@ -60,14 +60,10 @@ export function payeeProfile(normalized: string): PayeeProfile {
 }
 
 /**
- * Whether two payees plausibly name the same party: either is missing (a hand-typed row often has no
- * payee), one's first word starts the other, or their letter pairs overlap by at least half (Dice).
+ * Whether two payees (their profiles: payeeProfile of normalizePayee) plausibly name the same party:
+ * either is missing (a hand-typed row often has no payee), one's first word starts the other, or their
+ * letter pairs overlap by at least half (Dice).
  */
-export function similarPayees(a: string | null, b: string | null): boolean {
-  return similarProfiles(payeeProfile(normalizePayee(a)), payeeProfile(normalizePayee(b)));
-}
-
-/** similarPayees of two profiles (payeeProfile of normalizePayee). */
 export function similarProfiles(p: PayeeProfile, q: PayeeProfile): boolean {
   const [x, y] = [p.text, q.text];
   if (x === "" || y === "") return true;

@@ -85,7 +85,10 @@ export function matchPossible(
     const payee = normalizePayee(c.payee);
     let group = groups.get(payee);
     if (group === undefined)
-      groups.set(payee, (group = { payee: profile(payee), withBankId: { items: [], head: 0 }, imported: { items: [], head: 0 }, byHand: { items: [], head: 0 } }));
+      groups.set(
+        payee,
+        (group = { payee: profile(payee), withBankId: { items: [], head: 0 }, imported: { items: [], head: 0 }, byHand: { items: [], head: 0 } }),
+      );
     (c.externalId !== null ? group.withBankId : c.imported ? group.imported : group.byHand).items.push(c);
   }
   const similar = (a: PayeeProfile, b: PayeeProfile): boolean => {
