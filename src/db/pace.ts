@@ -10,7 +10,7 @@
  * is safe: the SQLite pool has one connection, which the transaction holds, so no other call's statement
  * can run inside it or between its statements; the transaction still commits or rolls back whole.
  * Postgres needs none of this: there each statement waits on a socket and the loop turns anyway.
- * docs/decisions.md#sqlite-paced-statements.
+ * docs/decisions.md#bounded-at-the-cap.
  */
 import type { Knex } from "knex";
 

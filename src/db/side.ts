@@ -12,7 +12,7 @@
  * synchronously) for as long as the transaction lasts. A write lock held by another process is waited
  * for FAIL_FAST_MS at most (a rate-limit count takes microseconds), then the same fallbacks apply. Postgres: the request pool itself, whose connections do not wait for each other.
  * An in-memory SQLite database has no second connection either: the request connection serves.
- * docs/decisions.md#side-connection.
+ * docs/decisions.md#bounded-at-the-cap.
  */
 import type Database from "better-sqlite3";
 import knexFactory, { type Knex } from "knex";

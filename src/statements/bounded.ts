@@ -47,7 +47,7 @@ const WORKER_ENTRY: [URL | string, { eval?: boolean }] = UNDER_TSX
  * ordinary import wait a minute behind them (issue 51). A free worker goes to the waiting statement whose
  * owner has the fewest being read, the earliest first among them. A statement that finds its owner's
  * share or the queue full is refused at once with `unavailable` and a Retry-After
- * (docs/decisions.md#parse-queue-shares).
+ * (docs/decisions.md#bounded-at-the-cap).
  */
 export const QUEUED = 8;
 export const PER_OWNER = 2;

@@ -11,7 +11,7 @@
  * are passed once, for good), and each payee is normalised once. A row examines at most GROUPS_PER_ROW groups: only a statement whose many rows of one
  * amount meet a wallet with more than that many different payees of that amount around each row's day
  * reaches it, and such a row is then compared with the first groups only
- * (docs/decisions.md#possible-duplicates-by-index).
+ * (docs/decisions.md#bounded-at-the-cap).
  */
 import { toEpochDay } from "../../calendar/days.js";
 import { FUZZY_DAYS, normalizePayee, payeeProfile, similarProfiles, type PayeeProfile } from "./keys.js";
