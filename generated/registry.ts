@@ -5292,6 +5292,7 @@ export const tools: readonly ToolDefinition[] = [
             },
             "ids": {
               "type": "array",
+              "maxItems": 200,
               "items": {
                 "type": "string"
               }
@@ -9649,6 +9650,7 @@ export const tools: readonly ToolDefinition[] = [
   "kind": "write",
   "paramNames": [
     "audit_id",
+    "rows_limit",
     "preview_id",
     "idempotency_key",
     "dry_run"
@@ -9656,6 +9658,7 @@ export const tools: readonly ToolDefinition[] = [
   "positionalNames": [
     "audit_id",
     "idempotency_key",
+    "rows_limit",
     "preview_id",
     "dry_run"
   ],
@@ -9685,6 +9688,13 @@ export const tools: readonly ToolDefinition[] = [
         "type": "string",
         "pattern": "^\\d+$"
       },
+      "rows_limit": {
+        "type": "integer",
+        "minimum": 0,
+        "maximum": 200,
+        "default": 20,
+        "description": "How many of the rows it reverses the answer lists (counts has them all)."
+      },
       "preview_id": {
         "type": "string"
       },
@@ -9706,6 +9716,7 @@ export const tools: readonly ToolDefinition[] = [
     "required": [
       "status",
       "undone",
+      "counts",
       "rows",
       "audit_id",
       "warnings"
@@ -9734,8 +9745,31 @@ export const tools: readonly ToolDefinition[] = [
           }
         }
       },
+      "counts": {
+        "type": "object",
+        "required": [
+          "delete",
+          "restore",
+          "revert"
+        ],
+        "properties": {
+          "delete": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "restore": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "revert": {
+            "type": "integer",
+            "minimum": 0
+          }
+        }
+      },
       "rows": {
         "type": "array",
+        "maxItems": 200,
         "items": {
           "type": "object",
           "required": [

@@ -351,7 +351,7 @@ export interface BillSchedule {
   count?: number;
 }
 /**
- * One committed write. summary: what it did in the person's words (an import: how many rows, into which wallet, from which file kind; a delete: the refunds it took along); client: the token (or OAuth client) that wrote it; ids: the rows it touched, every one when the call names one change (audit_id or idempotency_key), otherwise the first 5, and more_ids says how many more (list_changes with its audit_id lists them all).
+ * One committed write. summary: what it did in the person's words (an import: how many rows, into which wallet, from which file kind; a delete: the refunds it took along); client: the token (or OAuth client) that wrote it; ids: the rows it touched, the first 5 on a page, up to 200 when the call names one change (audit_id or idempotency_key); more_ids says how many more.
  *
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
  * via the `definition` "ChangeEntry".
@@ -360,6 +360,9 @@ export interface ChangeEntry {
   audit_id: AuditId;
   at: DateTime;
   tool: string;
+  /**
+   * @maxItems 200
+   */
   ids: string[];
   summary: string;
   more_ids?: number;
@@ -4993,6 +4996,10 @@ export interface SetRecurringSeriesResult {
  */
 export interface UndoChangeParams {
   audit_id: AuditId;
+  /**
+   * How many of the rows it reverses the answer lists (counts has them all).
+   */
+  rows_limit?: number;
   preview_id?: string;
   idempotency_key: string;
   dry_run?: boolean;
@@ -5008,7 +5015,17 @@ export interface UndoChangeResult {
     tool: string;
   };
   /**
-   * Each row the undo deletes, restores (same id) or reverts, with the fields it reverts: before is now, after once undone.
+   * Every row the undo deletes, restores or reverts, by action (tags and import keys included).
+   */
+  counts: {
+    delete: number;
+    restore: number;
+    revert: number;
+  };
+  /**
+   * The first rows_limit rows the undo deletes, restores (same id) or reverts, with the fields it reverts: before is now, after once undone.
+   *
+   * @maxItems 200
    */
   rows: {
     id: string;

@@ -2,6 +2,7 @@
  * Builds the HTTP application from its parts. main.ts uses it to serve; tests use it to start a server
  * on a fresh database. Nothing here knows about a particular tool.
  */
+import { sideConnection } from "./db/side.js";
 import { readFileSync } from "node:fs";
 import express, { type Express } from "express";
 import type { Knex } from "knex";
@@ -68,6 +69,8 @@ export interface Services {
   webKey: Buffer;
   /** Postgres: verified tokens kept in the process, dropped on NOTIFY (src/auth/token-cache.ts). */
   tokenCache?: TokenCache;
+  /** Where authentication and the per-call limits run: on SQLite a second connection (src/db/side.ts). */
+  side: Knex;
 }
 
 export async function createServices(config: Config, db: Knex, options: { now?: () => Date; ids?: IdSource; log?: Logger } = {}): Promise<Services> {
@@ -87,14 +90,16 @@ export async function createServices(config: Config, db: Knex, options: { now?: 
   // What requests hold and wait for in the database: /metrics, and the log line of a bound reached.
   const watch = createDbWatch();
   const metrics = config.metrics === "on" ? await createMetrics({ db, openStreams: () => streams.size, tokenCache, watch }) : undefined;
-  let limits = createRateLimits(db, config);
+  // Authentication and the limits never wait for another call's write transaction (src/db/side.ts).
+  const side = sideConnection(db);
+  let limits = createRateLimits(side, config);
   await limits.ready?.();
   if (metrics) limits = metrics.instrumentLimits(limits);
   const runWrite = createWritePipeline({ bus, watch, log });
   let dispatch = createDispatch({ db, config, handlers, runWrite, log, now, ids: options.ids, watch });
   if (metrics) dispatch = metrics.instrumentDispatch(dispatch);
   const openrpc = JSON.parse(readFileSync(OPENRPC_PATH, "utf8")) as unknown;
-  return { config, db, log, bus, limits, dispatch, openrpc, now, lifecycle: { draining: false }, streams, metrics, webKey: key, tokenCache };
+  return { config, db, log, bus, limits, dispatch, openrpc, now, lifecycle: { draining: false }, streams, metrics, webKey: key, tokenCache, side };
 }
 
 export interface AppOptions {
@@ -179,4 +184,5 @@ export async function closeServices(s: Services): Promise<void> {
   s.tokenCache?.close();
   await s.bus.close();
   await s.limits.close();
+  if (s.side !== s.db) await s.side.destroy();
 }

@@ -9,6 +9,7 @@
  * their own triggers. The undo runs inside the write pipeline, so it is audited, captured, and can itself
  * be undone.
  */
+import { breathe } from "../db/pace.js";
 import type { Knex } from "knex";
 import { AppError, conflict, invalidParams, notFound } from "../errors.js";
 import { AREA_OF } from "./areas.js";
@@ -84,7 +85,9 @@ function netRows(changes: readonly RowChange[]): NetChange[] {
   return [...rows.values()];
 }
 
-const CHUNK = 300;
+// Rows per statement: on SQLite each statement (its triggers included) runs without a turn of the loop, so
+// it is kept short (src/db/pace.ts turns between statements; issue 51).
+const CHUNK = 100;
 const chunks = <T>(xs: readonly T[], size = CHUNK): T[][] => Array.from({ length: Math.ceil(xs.length / size) }, (_, i) => xs.slice(i * size, (i + 1) * size));
 const keyString = (columns: readonly string[], row: Record<string, unknown>) => JSON.stringify(columns.map((c) => norm(row[c])));
 
@@ -187,7 +190,8 @@ async function checkUndoable(db: Knex, userId: string, auditId: string, bindPrev
   for (const [table, ofTable] of byTable(rows)) {
     const columns = Object.keys(ofTable[0]!.key);
     const now = current.get(table)!;
-    for (const r of ofTable) {
+    for (const [i, r] of ofTable.entries()) {
+      if (i % 256 === 255) await breathe();
       if (sameRow(now.get(keyString(columns, r.key)), r.last.after)) continue;
       const later = await laterChangeOf(db, userId, table, r.rowKey, auditId);
       throw new AppError(
@@ -339,7 +343,8 @@ export async function undoChange(db: Knex, userId: string, auditId: string, bind
     for (const [table, ofTable] of tables) {
       const columns = Object.keys(ofTable[0]!.key);
       const groups = new Map<string, { patch: Record<string, unknown>; rows: NetChange[] }>();
-      for (const r of ofTable) {
+      for (const [i, r] of ofTable.entries()) {
+        if (i % 256 === 255) await breathe();
         if (r.first.before === null || r.last.after === null) continue;
         const patch: Record<string, unknown> = {};
         for (const [k, v] of Object.entries(r.first.before))

@@ -1,6 +1,7 @@
 /**
  * MCP tokens: created for a user with a set of scopes, stored as a hash only, checked on every request.
  */
+import { isBusy } from "../db/errors.js";
 import { timingSafeEqual } from "node:crypto";
 import type { Knex } from "knex";
 import { randomIds, type IdSource } from "../db/ids.js";
@@ -248,11 +249,17 @@ export async function authenticateBearer(
   if (now.getTime() - lastUsed >= LAST_USED_GRANULARITY_MS) {
     // Conditional, so that parallel requests on several processes write it once per interval too.
     const before = new Date(now.getTime() - LAST_USED_GRANULARITY_MS).toISOString();
-    await db("mcp_tokens")
-      .where({ id: row.id })
-      .where((q) => q.whereNull("last_used_at").orWhere("last_used_at", "<=", before))
-      .update({ last_used_at: now.toISOString() });
-    cache?.touch(hash, now.toISOString());
+    try {
+      await db("mcp_tokens")
+        .where({ id: row.id })
+        .where((q) => q.whereNull("last_used_at").orWhere("last_used_at", "<=", before))
+        .update({ last_used_at: now.toISOString() });
+      cache?.touch(hash, now.toISOString());
+    } catch (err) {
+      // On SQLite's side connection a write fails at once while another call writes (src/db/side.ts):
+      // the last use is then written by a later call, the call itself goes on.
+      if (!isBusy(err)) throw err;
+    }
   }
   return {
     userId: String(row.user_id),

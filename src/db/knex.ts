@@ -14,6 +14,7 @@ import pg from "pg";
 import type Database from "better-sqlite3";
 import { cacheStatements } from "./statement-cache.js";
 import { BUSY_TIMEOUT_MS, BusyBreaker } from "./sqlite-busy.js";
+import { paceStatements } from "./pace.js";
 
 export type Dialect = "sqlite" | "postgres";
 
@@ -110,6 +111,8 @@ export function createDb(url: string, options: DbOptions = {}): Knex {
   const breaker = new BusyBreaker();
   const db = knexFactory(knexConfig(url, { ...options, breaker }));
   breaker.watch(db);
+  // Long statement chains give the event loop a turn every few milliseconds (src/db/pace.ts).
+  paceStatements(db);
   return db;
 }
 

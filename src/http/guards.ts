@@ -129,14 +129,15 @@ export function endpointOf(res: Pick<Response, "locals">): McpEndpoint {
  * (resource) it was issued for only; on the read-only endpoint every token is narrowed to read scopes.
  */
 export async function authenticate(
-  deps: { db: Knex; config: Config; now: () => Date; tokenCache?: TokenCache },
+  deps: { db: Knex; side?: Knex; config: Config; now: () => Date; tokenCache?: TokenCache },
   req: Pick<Request, "headers">,
   endpoint: McpEndpoint = "full",
 ): Promise<Caller> {
   const urls = requestOauthUrls(deps.config, req.headers);
   // The services' clock, as every other check of time: a token expires when the service says it is time.
   const caller = await authenticateBearer(
-    deps.db,
+    // The side connection: authenticating never waits for another call's write transaction (src/db/side.ts).
+    deps.side ?? deps.db,
     req.headers.authorization,
     deps.config.tokenPepper,
     deps.now(),

@@ -8,7 +8,7 @@
  * its budget starts. docs/security.md#bounded-work, docs/decisions.md#statement-parse-worker.
  */
 import { Worker } from "node:worker_threads";
-import { AppError, internalError, invalidParams, type ErrorDetails, type ErrorName } from "../errors.js";
+import { AppError, internalError, invalidParams, unavailable, type ErrorDetails, type ErrorName } from "../errors.js";
 import { parseStatement, type CsvHints } from "./parse.js";
 import type { CsvMapping, ParsedStatement, StatementFormat } from "./types.js";
 
@@ -41,17 +41,54 @@ const WORKER_ENTRY: [URL | string, { eval?: boolean }] = UNDER_TSX
     ]
   : [WORKER_URL, {}];
 
-let running = 0;
-const waiting: (() => void)[] = [];
+/**
+ * The parse queue: at most WORKERS statements read at once, at most QUEUED waiting, and at most PER_OWNER
+ * (reading or waiting) of one person, so one person's six large statements no longer make another's
+ * ordinary import wait a minute behind them (issue 51). A free worker goes to the waiting statement whose
+ * owner has the fewest being read, the earliest first among them. A statement that finds its owner's
+ * share or the queue full is refused at once with `unavailable` and a Retry-After
+ * (docs/decisions.md#bounded-at-the-cap).
+ */
+export const QUEUED = 8;
+export const PER_OWNER = 2;
+/** What a refused statement is told to wait: about one large statement's read. */
+const RETRY_AFTER_S = 5;
 
-async function slot(): Promise<() => void> {
-  if (running >= WORKERS) await new Promise<void>((resolve) => waiting.push(resolve));
+interface Waiter {
+  owner: string;
+  start: () => void;
+}
+const reading = new Map<string, number>();
+const waiting: Waiter[] = [];
+let running = 0;
+
+const ofOwner = (owner: string) => (reading.get(owner) ?? 0) + waiting.filter((w) => w.owner === owner).length;
+
+async function slot(owner: string): Promise<() => void> {
+  if (ofOwner(owner) >= PER_OWNER)
+    throw unavailable(RETRY_AFTER_S, `statement: ${PER_OWNER} of your statements are being read already; this one was not read and nothing was imported.`);
+  if (running >= WORKERS) {
+    if (waiting.length >= QUEUED)
+      throw unavailable(RETRY_AFTER_S, "statement: the server is reading as many statements as it can; this one was not read and nothing was imported.");
+    await new Promise<void>((start) => waiting.push({ owner, start }));
+  }
   running++;
+  reading.set(owner, (reading.get(owner) ?? 0) + 1);
   return () => {
     running--;
-    waiting.shift()?.();
+    const left = (reading.get(owner) ?? 1) - 1;
+    if (left === 0) reading.delete(owner);
+    else reading.set(owner, left);
+    if (waiting.length === 0) return;
+    // The owner with the fewest statements being read goes first; the earliest among equals.
+    let next = 0;
+    for (let i = 1; i < waiting.length; i++) if ((reading.get(waiting[i]!.owner) ?? 0) < (reading.get(waiting[next]!.owner) ?? 0)) next = i;
+    waiting.splice(next, 1)[0]!.start();
   };
 }
+
+/** The parse queue as it stands (tests). */
+export const parseQueue = () => ({ running, waiting: waiting.length });
 
 const overBudget = (ms: number) =>
   invalidParams(
@@ -60,6 +97,9 @@ const overBudget = (ms: number) =>
     `statement: reading this statement took longer than ${ms / 1000} s, the limit for one statement; nothing was imported. Send it in parts (a month or a quarter each).`,
   );
 
+/** Statements read so far by this process (test/tools/import-read-once.test.ts counts them). */
+export const statementReads = { count: 0 };
+
 /** The statement's rows, read in a worker when it is large; the same answer and refusals as parseStatement. */
 export async function parseStatementBounded(
   text: string,
@@ -67,9 +107,12 @@ export async function parseStatementBounded(
   mapping: Partial<CsvMapping> = {},
   budgetMs: number = PARSE_BUDGET_MS,
   hints: CsvHints = {},
+  /** Whose statement it is: the queue's shares are per owner (a user id; one shared share when absent). */
+  owner = "",
 ): Promise<ParsedStatement> {
+  statementReads.count++;
   if (text.length <= INLINE_CHARS) return parseStatement(text, format, mapping, hints);
-  const release = await slot();
+  const release = await slot(owner);
   try {
     return await inWorker({ text, format, mapping, hints }, budgetMs);
   } finally {

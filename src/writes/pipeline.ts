@@ -36,6 +36,7 @@ import type { Logger } from "../log.js";
  * would stall everyone however far off the event loop they ran (issue 41, docs/decisions.md#prepare-before-transaction).
  */
 export type WriteHandler = ((params: never, ctx: WriteContext) => Promise<WriteOutcome<Record<string, unknown>>>) & {
+  /** Gets the call's context for reads outside the transaction (ctx.db is then the pool, not a transaction). */
   prepare?: (params: never, ctx: ToolContext) => Promise<unknown>;
 };
 

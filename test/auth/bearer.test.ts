@@ -32,11 +32,13 @@ describe(`bearer tokens (${engine})`, () => {
   async function queriesDuring(fn: () => Promise<unknown>): Promise<string[]> {
     const seen: string[] = [];
     const listener = (q: { sql: string }) => seen.push(q.sql);
-    server.db.on("query", listener);
+    // Authentication runs on the side connection (src/db/side.ts; the request pool itself on Postgres).
+    const dbs = [...new Set([server.db, server.services.side])];
+    for (const db of dbs) db.on("query", listener);
     try {
       await fn();
     } finally {
-      server.db.off("query", listener);
+      for (const db of dbs) db.off("query", listener);
     }
     return seen;
   }

@@ -306,7 +306,8 @@ describe(`update_transactions (${engine})`, function () {
     const imported = await server.call("import_transactions", { wallet_id: giro, statement, idempotency_key: key() }, me.token);
     expect(imported.counts.created).to.equal(30);
     const afterImport = await snapshot(server.db, me.id);
-    const preview = await server.call("undo_change", { audit_id: imported.audit_id, idempotency_key: key(), dry_run: true }, me.token);
+    const preview = await server.call("undo_change", { audit_id: imported.audit_id, idempotency_key: key(), dry_run: true, rows_limit: 200 }, me.token);
+    expect(preview.counts).to.deep.equal({ delete: preview.rows.length, restore: 0, revert: 0 });
     expect(preview.rows.filter((r: any) => r.table === "transactions" && r.action === "delete")).to.have.length(30);
     expect(preview.rows.filter((r: any) => r.table === "import_keys" && r.action === "delete").length).to.be.at.least(30);
     expect(await snapshot(server.db, me.id)).to.deep.equal(afterImport);

@@ -209,7 +209,12 @@ async function syncAccount(db: Knex, ctx: BankContext, row: BankAccountRow, acco
       statement: "",
       source: "bridge",
       // A bridge's rows are in the OFX model (bank ids, a ledger balance); format is read for CSV only.
-      parsed: { format: "ofx", rows: entries(list), currency: account.currency, opening: null, closing, mapping: null },
+      prepared: {
+        parsed: { format: "ofx", rows: entries(list), currency: account.currency, opening: null, closing, mapping: null },
+        card: false,
+        remembered: null,
+        overruled: null,
+      },
       importRows: [],
       skipInvalid: true,
       dryRun: ctx.dryRun === true,

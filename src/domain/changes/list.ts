@@ -24,6 +24,9 @@ function instantOf(since: string): string {
   return new Date(ms).toISOString();
 }
 
+/** The ids of its rows one change asked for by id lists (the spec's maxItems of ChangeEntry.ids). */
+const IDS_SHOWN = 200;
+
 interface Position extends Record<string, unknown> {
   i: string;
 }
@@ -107,7 +110,7 @@ export async function listChanges(
   const walletNames = new Map<string, string>();
   for (const w of (jsonValue(raw[0]?.wallet_names) as { id: string; name: string }[] | null) ?? []) walletNames.set(String(w.id), String(w.name));
   const wallet = (id: string) => walletNames.get(id) ?? id;
-  const idsShown = p.audit_id !== undefined || p.idempotency_key !== undefined ? Infinity : IDS_ON_A_PAGE;
+  const idsShown = p.audit_id !== undefined || p.idempotency_key !== undefined ? IDS_SHOWN : IDS_ON_A_PAGE;
   return {
     changes: page.map((e) => {
       const rows = jsonValue(e.row.touched_rows) as { row_key: string }[] | null;
@@ -120,7 +123,9 @@ export async function listChanges(
         tool: e.tool,
         client: e.token_id === null || e.row.client_name == null ? null : String(e.row.client_name),
         summary: describeChange(e, wallet),
-        ids: ids.slice(0, idsShown),
+        // A page names each change's first few rows; one change asked for by id names up to IDS_SHOWN (the
+        // spec's maxItems): a 5,000-row change listed every id, 300 KB (issue 51). more_ids counts the rest.
+        ids: ids.slice(0, idsShown) as ChangeEntry["ids"], // the generated type spells maxItems as tuples
         ...(ids.length > idsShown ? { more_ids: ids.length - idsShown } : {}),
       };
     }),

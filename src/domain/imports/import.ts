@@ -19,10 +19,11 @@ import type { DomainContext } from "../../context.js";
 import type { Transaction } from "../../../generated/types.js";
 import type { IdSource } from "../../db/ids.js";
 import { byPrimaryKey, fromWithIndex } from "../../db/dialect.js";
+import { breathe } from "../../db/pace.js";
 import { limits, stringMaxLengths } from "../../../generated/limits.js";
-import { invalidParams } from "../../errors.js";
+import { AppError, invalidParams } from "../../errors.js";
 import { formatMinor } from "../../money/amount.js";
-import { addDays, dayDiff } from "../../calendar/days.js";
+import { addDays } from "../../calendar/days.js";
 import { parseStatementBounded } from "../../statements/bounded.js";
 import type { CsvHints, CsvMapping, ParsedStatement, StatementFormat } from "../../statements/parse.js";
 import { sameCurrency } from "../../statements/cell-currency.js";
@@ -36,9 +37,10 @@ import { markRefunds } from "../transactions/parts.js";
 import { foldedKeys, foldKey, normalizeTags } from "../shared/text.js";
 import { dateInRange, rowMinor } from "./amounts.js";
 import { usualCategories } from "./history.js";
-import { dateOrderAgainstFile, rememberedMapping, rememberMapping, type OverruledKey } from "./mappings.js";
-import { FUZZY_DAYS, bankKey, contentKey, similarPayees } from "./keys.js";
+import { dateOrderAgainstFile, rememberedMapping, rememberMapping, type OverruledKey, type RememberedMapping } from "./mappings.js";
+import { FUZZY_DAYS, bankKey, contentKey } from "./keys.js";
 import { balanceGate, decisionNeeded, refuseUnconfirmed, type BalanceGate } from "./balance-gate.js";
+import { matchPossible } from "./possible.js";
 
 export type RowStatus = "new" | "duplicate" | "possible_duplicate" | "invalid" | "not_booked";
 
@@ -72,8 +74,8 @@ export interface ImportInput {
   statement: string;
   format?: StatementFormat;
   mapping?: Partial<CsvMapping>;
-  /** The statement already read (readStatement, before the write's transaction); read here when absent. */
-  parsed?: ParsedStatement;
+  /** The statement already read (prepareStatement, before the write's transaction, or a bank connection's rows); read here when absent. */
+  prepared?: PreparedStatement;
   /** Possible duplicates (by row number) the person wants recorded anyway. */
   importRows: readonly number[];
   skipInvalid: boolean;
@@ -132,8 +134,54 @@ export interface ImportOutcome {
  * The statement's rows, read off the event loop when it is large (src/statements/bounded.ts). The tool
  * calls it before the write's transaction opens (WriteHandler.prepare), so no connection waits on it.
  */
-export const readStatement = (input: Pick<ImportInput, "statement" | "format" | "mapping"> & { hints?: CsvHints }): Promise<ParsedStatement> =>
-  parseStatementBounded(input.statement, input.format, input.mapping, undefined, input.hints);
+export const readStatement = (input: Pick<ImportInput, "statement" | "format" | "mapping"> & { hints?: CsvHints; owner?: string }): Promise<ParsedStatement> =>
+  parseStatementBounded(input.statement, input.format, input.mapping, undefined, input.hints, input.owner);
+
+/** A statement read for one wallet, with what its reading depended on (checked again inside the transaction). */
+export interface PreparedStatement {
+  parsed: ParsedStatement;
+  card: boolean;
+  remembered: RememberedMapping | null;
+  /** The remembered date order the file's own dates overruled (the answer warns), or null. */
+  overruled: OverruledKey | null;
+}
+
+/**
+ * The statement read as the wallet needs it, before the transaction: with a card wallet's hints, then,
+ * for a CSV of a layout the person imported into this wallet before, with the mapping remembered for it
+ * (what the call's mapping names overrides it key by key). A wallet that does not exist (or is another
+ * person's) is left for the handler to refuse; the statement is then read without hints.
+ */
+export async function prepareStatement(
+  db: Knex,
+  userId: string,
+  input: Pick<ImportInput, "walletId" | "statement" | "format" | "mapping">,
+): Promise<PreparedStatement> {
+  const wallet = await db("wallets").where({ user_id: userId, id: input.walletId }).first("type");
+  const card = wallet?.type === "credit_card";
+  const detected = await readStatement({ ...input, hints: { card }, owner: userId });
+  let parsed = detected;
+  let remembered: RememberedMapping | null = null;
+  let overruled: OverruledKey | null = null;
+  if (wallet !== undefined && parsed.format === "csv" && typeof parsed.layout === "string") {
+    remembered = await rememberedMapping(db, userId, input.walletId, parsed.layout);
+    if (remembered !== null) {
+      const merged = withGiven(remembered.mapping, input.mapping);
+      parsed = await readStatement({ statement: input.statement, format: "csv", mapping: merged, hints: { card }, owner: userId });
+      // Never silently over the file's own evidence: dates that decide their order are read in it (the answer says so).
+      overruled = input.mapping?.date_order === undefined ? dateOrderAgainstFile(detected, parsed) : null;
+      if (overruled !== null)
+        parsed = await readStatement({ statement: input.statement, format: "csv", mapping: { ...merged, date_order: overruled.read }, hints: { card }, owner: userId });
+    }
+  }
+  return { parsed, card, remembered, overruled };
+}
+
+/** The remembered mapping, with what the call's mapping names instead. */
+const withGiven = (remembered: Partial<CsvMapping>, given: Partial<CsvMapping> | undefined): Partial<CsvMapping> => ({
+  ...remembered,
+  ...Object.fromEntries(Object.entries(given ?? {}).filter(([, v]) => v !== undefined)),
+});
 
 const abs = (v: bigint) => (v < 0n ? -v : v);
 
@@ -149,30 +197,29 @@ function debitCreditUnsure(parsed: ParsedStatement) {
 
 export async function importStatement(db: Knex, userId: string, input: ImportInput): Promise<ImportOutcome> {
   const wallet = await getWalletRow(db, userId, input.walletId, "wallet_id");
-  // A card statement is read knowing it is one (purchases may be positive): the statement read before the
-  // transaction (prepare, which knows no wallet) is read again here for a card wallet only.
+  // The statement was read before the transaction (prepareStatement) as this wallet needs it: a card
+  // statement knowing it is one (purchases may be positive), a CSV of a layout the person already imported
+  // into this wallet with the mapping remembered for it (docs/import.md, "A mapping remembered per
+  // wallet"), never silently over the file's own dates. What that reading depended on is checked here,
+  // inside the transaction: changed in between (the wallet's type, the remembered mapping), the call is
+  // refused to be sent again, never read again here, where a large statement would hold the database for
+  // seconds (issue 51). A bank connection's rows (source "bridge") come read already.
   const card = wallet.type === "credit_card" && input.source !== "bridge";
-  let parsed = input.parsed !== undefined && !card ? input.parsed : await readStatement({ ...input, hints: { card } });
-  // A CSV of a layout the person already imported into this wallet is read with the mapping remembered
-  // for it; what the call's mapping names overrides it key by key (docs/import.md, "A mapping remembered
-  // per wallet").
+  const prepared = input.prepared ?? (await prepareStatement(db, userId, input));
+  const { parsed } = prepared;
   const given = input.mapping ?? {};
   const sent = Object.values(given).some((v) => v !== undefined);
   let mappingSource: MappingSource | null = null;
-  if (parsed.format === "csv" && typeof parsed.layout === "string") {
-    const remembered = await rememberedMapping(db, userId, wallet.id, parsed.layout);
-    let overruled: OverruledKey | null = null;
-    if (remembered !== null) {
-      const merged = { ...remembered.mapping, ...Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)) };
-      const detected = parsed;
-      parsed = await readStatement({ statement: input.statement, format: "csv", mapping: merged, hints: { card } });
-      // Never silently over the file's own evidence: dates that decide their order are read in it (the answer says so).
-      overruled = given.date_order === undefined ? dateOrderAgainstFile(detected, parsed) : null;
-      if (overruled !== null)
-        parsed = await readStatement({ statement: input.statement, format: "csv", mapping: { ...merged, date_order: overruled.read }, hints: { card } });
-    }
-    mappingSource = { source: sent ? "given" : remembered !== null ? "remembered" : "detected", savedAt: remembered?.savedAt ?? null, overruled };
-  }
+  const layout = prepared.remembered !== null || (parsed.format === "csv" && typeof parsed.layout === "string") ? parsed.layout : null;
+  const remembered = typeof layout === "string" ? await rememberedMapping(db, userId, wallet.id, layout) : null;
+  if (prepared.card !== card || (remembered?.savedAt ?? null) !== (prepared.remembered?.savedAt ?? null))
+    throw new AppError(
+      "conflict",
+      "wallet_id: the wallet's type or its remembered mapping changed while the statement was being read; nothing was imported. Send the call again.",
+      { field: "wallet_id" },
+    );
+  if (parsed.format === "csv" && typeof parsed.layout === "string")
+    mappingSource = { source: sent ? "given" : remembered !== null ? "remembered" : "detected", savedAt: remembered?.savedAt ?? null, overruled: prepared.overruled };
   if (parsed.currency !== null && parsed.currency !== wallet.currency)
     throw invalidParams(
       "wallet_id",
@@ -280,7 +327,13 @@ async function planRows(db: Knex, userId: string, wallet: WalletRow, parsed: Par
   const rules = await listRules(db, userId);
   const occurrences = new Map<string, number>();
   const seenBankIds = new Map<string, number>();
-  const rows: PlannedEntry[] = parsed.rows.map((r) => {
+  const rows: PlannedEntry[] = [];
+  for (const r of parsed.rows) {
+    // 5,000 rows of keys and rules are a few hundred milliseconds of CPU: the loop turns in between.
+    if (rows.length % 256 === 255) await breathe();
+    rows.push(plan(r));
+  }
+  function plan(r: ParsedStatement["rows"][number]): PlannedEntry {
     const planned: PlannedEntry = {
       row: r.row,
       date: r.date,
@@ -340,7 +393,7 @@ async function planRows(db: Knex, userId: string, wallet: WalletRow, parsed: Par
       if (effect.category !== null) Object.assign(planned, { category: effect.category, categoryFrom: `rule ${effect.ruleId}` });
     }
     return planned;
-  });
+  }
 
   const valid = rows.filter((r) => r.status !== "invalid" && r.status !== "not_booked");
   await markKnown(db, userId, wallet, valid);
@@ -439,30 +492,15 @@ async function markPossible(db: Knex, userId: string, wallet: WalletRow, rows: P
     wallet.id,
     existing.map((e) => e.id),
   );
-  const byAmount = new Map<bigint, typeof existing>();
-  for (const e of existing) {
-    if (claimed.has(e.id)) continue;
-    const list = byAmount.get(e.minor);
-    if (list === undefined) byAmount.set(e.minor, [e]);
-    else list.push(e);
-  }
-  for (const r of open) {
-    const candidates = (byAmount.get(r.minor!) ?? [])
-      .filter(
-        (e) =>
-          !claimed.has(e.id) &&
-          Math.abs(dayDiff(e.date, r.date!)) <= FUZZY_DAYS &&
-          // Two different bank ids are two transactions by the bank's own word.
-          !(r.bankId !== null && e.externalId !== null && e.externalId !== r.bankId),
-      )
-      .map((e) => ({ e, similar: similarPayees(r.payee, e.payee), days: Math.abs(dayDiff(e.date, r.date!)) }))
-      .filter((c) => c.similar || !(imported.has(c.e.id) || c.e.externalId !== null));
-    candidates.sort((a, b) => Number(b.similar) - Number(a.similar) || a.days - b.days);
-    const match = candidates[0];
-    if (match === undefined) continue;
-    claimed.add(match.e.id);
-    Object.assign(r, { status: "possible_duplicate", of: match.e.id });
-  }
+  const { matches } = matchPossible(
+    open.map((r) => ({ date: r.date!, minor: r.minor!, payee: r.payee, bankId: r.bankId })),
+    existing.map((e) => ({ ...e, imported: imported.has(e.id) })),
+    claimed,
+  );
+  open.forEach((r, i) => {
+    const of = matches[i];
+    if (of != null) Object.assign(r, { status: "possible_duplicate", of });
+  });
 }
 
 /**
@@ -484,7 +522,12 @@ async function importedIds(db: Knex, userId: string, walletId: string, ids: read
 async function record(db: Knex, userId: string, wallet: WalletRow, rows: PlannedEntry[], input: ImportInput): Promise<Transaction[]> {
   if (rows.length === 0) return [];
   const at = input.now.toISOString();
-  const inserted = rows.map((r) => {
+  const inserted: ReturnType<typeof row>[] = [];
+  for (const r of rows) {
+    if (inserted.length % 256 === 255) await breathe();
+    inserted.push(row(r));
+  }
+  function row(r: PlannedEntry) {
     const id = input.ids.next("txn");
     r.transactionId = id;
     const payee = r.payee === null ? null : r.payee.normalize("NFC").trim() || null;
@@ -507,7 +550,7 @@ async function record(db: Knex, userId: string, wallet: WalletRow, rows: Planned
       created_at: at,
       updated_at: at,
     };
-  });
+  }
   for (let i = 0; i < inserted.length; i += 100) await db("transactions").insert(inserted.slice(i, i + 100));
   await assertRunningTotals(db, userId, [wallet], "statement");
   const tags = rows.flatMap((r) => normalizeTags(r.tags).map((tag) => ({ transaction_id: r.transactionId!, user_id: userId, tag })));
@@ -531,7 +574,12 @@ async function record(db: Knex, userId: string, wallet: WalletRow, rows: Planned
       for (const r of found) refunds.add(String(r.id));
     }
   }
-  return inserted.map((row, i) => transactionFromRow(coerceTransactionRow({ ...row, refund: refunds.has(row.id) ? 1 : 0 }), normalizeTags(rows[i]!.tags)));
+  const out: Transaction[] = [];
+  for (const [i, row] of inserted.entries()) {
+    if (i % 256 === 255) await breathe();
+    out.push(transactionFromRow(coerceTransactionRow({ ...row, refund: refunds.has(row.id) ? 1 : 0 }), normalizeTags(rows[i]!.tags)));
+  }
+  return out;
 }
 
 /**

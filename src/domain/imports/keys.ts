@@ -44,21 +44,34 @@ function bigrams(s: string): Map<string, number> {
   return out;
 }
 
+/** A normalised payee with what comparing it needs, computed once (matching compares one payee with many). */
+export interface PayeeProfile {
+  text: string;
+  first: string;
+  bigrams: Map<string, number>;
+  pairs: number;
+}
+
+export function payeeProfile(normalized: string): PayeeProfile {
+  const grams = bigrams(normalized);
+  let pairs = 0;
+  for (const n of grams.values()) pairs += n;
+  return { text: normalized, first: normalized.split(" ")[0] ?? "", bigrams: grams, pairs };
+}
+
 /**
- * Whether two payees plausibly name the same party: either is missing (a hand-typed row often has no
- * payee), one's first word starts the other, or their letter pairs overlap by at least half (Dice).
+ * Whether two payees (their profiles: payeeProfile of normalizePayee) plausibly name the same party:
+ * either is missing (a hand-typed row often has no payee), one's first word starts the other, or their
+ * letter pairs overlap by at least half (Dice).
  */
-export function similarPayees(a: string | null, b: string | null): boolean {
-  const x = normalizePayee(a);
-  const y = normalizePayee(b);
+export function similarProfiles(p: PayeeProfile, q: PayeeProfile): boolean {
+  const [x, y] = [p.text, q.text];
   if (x === "" || y === "") return true;
   if (x === y) return true;
-  const [fx = "", fy = ""] = [x.split(" ")[0], y.split(" ")[0]];
-  if (fx.length >= 3 && fy.length >= 3 && (y.startsWith(fx) || x.startsWith(fy))) return true;
-  const bx = bigrams(x);
-  const by = bigrams(y);
+  if (p.first.length >= 3 && q.first.length >= 3 && (y.startsWith(p.first) || x.startsWith(q.first))) return true;
+  const [small, large] = p.bigrams.size <= q.bigrams.size ? [p.bigrams, q.bigrams] : [q.bigrams, p.bigrams];
   let both = 0;
-  for (const [g, n] of bx) both += Math.min(n, by.get(g) ?? 0);
-  const total = [...bx.values()].reduce((s, n) => s + n, 0) + [...by.values()].reduce((s, n) => s + n, 0);
+  for (const [g, n] of small) both += Math.min(n, large.get(g) ?? 0);
+  const total = p.pairs + q.pairs;
   return total > 0 && (2 * both) / total >= 0.5;
 }

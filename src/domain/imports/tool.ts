@@ -5,18 +5,22 @@
 import type { ImportTransactionsParams } from "../../../generated/types.js";
 import type { WriteContext } from "../../writes/types.js";
 import { countsOf, importWarnings, mappingFromApi, mappingToApi, overruledWarnings, reconciliationToApi, rowsPage } from "./answer.js";
-import { importStatement, readStatement } from "./import.js";
-import type { ParsedStatement } from "../../statements/parse.js";
+import { importStatement, prepareStatement, type PreparedStatement } from "./import.js";
+import type { ToolContext } from "../../context.js";
 
-/** Reads the statement before the write's transaction opens (the handler's `prepare`: src/writes/pipeline.ts). */
-export const prepareImport = (params: ImportTransactionsParams): Promise<ParsedStatement> =>
-  readStatement({ statement: params.statement, mapping: mappingFromApi(params.mapping) });
+/**
+ * Reads the statement before the write's transaction opens (the handler's `prepare`: src/writes/pipeline.ts),
+ * as the wallet needs it read: a card wallet's hints and the mapping remembered for the file's layout.
+ * Reading it again inside the transaction held SQLite's one connection 12–14 s (issue 51).
+ */
+export const prepareImport = (params: ImportTransactionsParams, ctx: ToolContext): Promise<PreparedStatement> =>
+  prepareStatement(ctx.db, ctx.caller.userId, { walletId: params.wallet_id, statement: params.statement, mapping: mappingFromApi(params.mapping) });
 
 export async function importTransactions(ctx: WriteContext, params: ImportTransactionsParams) {
   const outcome = await importStatement(ctx.db, ctx.caller.userId, {
     walletId: params.wallet_id,
     statement: params.statement,
-    parsed: ctx.prepared as ParsedStatement | undefined,
+    prepared: ctx.prepared as PreparedStatement | undefined,
     mapping: mappingFromApi(params.mapping),
     importRows: params.import_rows ?? [],
     skipInvalid: params.skip_invalid ?? false,
