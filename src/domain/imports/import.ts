@@ -171,7 +171,13 @@ export async function prepareStatement(
       // Never silently over the file's own evidence: dates that decide their order are read in it (the answer says so).
       overruled = input.mapping?.date_order === undefined ? dateOrderAgainstFile(detected, parsed) : null;
       if (overruled !== null)
-        parsed = await readStatement({ statement: input.statement, format: "csv", mapping: { ...merged, date_order: overruled.read }, hints: { card }, owner: userId });
+        parsed = await readStatement({
+          statement: input.statement,
+          format: "csv",
+          mapping: { ...merged, date_order: overruled.read },
+          hints: { card },
+          owner: userId,
+        });
     }
   }
   return { parsed, card, remembered, overruled };
@@ -219,7 +225,11 @@ export async function importStatement(db: Knex, userId: string, input: ImportInp
       { field: "wallet_id" },
     );
   if (parsed.format === "csv" && typeof parsed.layout === "string")
-    mappingSource = { source: sent ? "given" : remembered !== null ? "remembered" : "detected", savedAt: remembered?.savedAt ?? null, overruled: prepared.overruled };
+    mappingSource = {
+      source: sent ? "given" : remembered !== null ? "remembered" : "detected",
+      savedAt: remembered?.savedAt ?? null,
+      overruled: prepared.overruled,
+    };
   if (parsed.currency !== null && parsed.currency !== wallet.currency)
     throw invalidParams(
       "wallet_id",
