@@ -88,8 +88,7 @@ async function startLocked(config: Config, options: { log?: Logger; app?: AppOpt
   applyKeepAlive(server, config.keepAliveSeconds);
   // Expired idempotency keys, the used requestStates' nonces and preview ids once they have expired, and MCP
   // sessions past their life (on a schedule, not only when their token initializes again: issue 51).
-  const purgeAll = (now: Date) =>
-    Promise.all([purgeExpiredKeys(db, now), purgeUsedRequestStates(db, now), purgeUsedPreviews(db, now), pruneSessions(db, now)]);
+  const purgeAll = (now: Date) => Promise.all([purgeExpiredKeys(db, now), purgeUsedRequestStates(db, now), purgeUsedPreviews(db, now), pruneSessions(db, now)]);
   const purge = setInterval(() => void purgeAll(new Date()).catch(() => undefined), PURGE_EVERY_MS);
   purge.unref();
   await purgeAll(new Date());
