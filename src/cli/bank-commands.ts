@@ -1,5 +1,5 @@
 /**
- * `finance-mcp bank connect` and `bank sync` (docs/history/bank-connections.md): the setup token is typed into a terminal,
+ * `finance-mcp bank connect`, `bank sync` and `bank disconnect` (docs/history/bank-connections.md): the setup token is typed into a terminal,
  * never into a chat; the sync runs the tool sync_bank_connections through the same dispatcher and write
  * pipeline as a chatbot's call (audited, undoable), as the user whose password was given.
  */
@@ -9,16 +9,21 @@ import type { Config } from "../config.js";
 import type { User } from "../auth/users.js";
 import { createServices, closeServices } from "../app.js";
 import { randomIds } from "../db/ids.js";
-import { connectBank, linkAccounts, type LinkChoice } from "../domain/banks/connect.js";
+import { connectBank, disconnectBank, linkAccounts, type LinkChoice } from "../domain/banks/connect.js";
+import { connectionsOf } from "../domain/banks/store.js";
 
-export async function bankConnectCommand(db: Knex, config: Config, user: User, input: { setupToken: string; days?: number; link?: string }): Promise<void> {
-  const ctx = {
+function contextOf(db: Knex, config: Config, user: User) {
+  return {
     db,
     config,
     caller: { userId: user.id, timezone: user.timezone, defaultCurrency: user.default_currency },
     now: () => new Date(),
     ids: randomIds,
   };
+}
+
+export async function bankConnectCommand(db: Knex, config: Config, user: User, input: { setupToken: string; days?: number; link?: string }): Promise<void> {
+  const ctx = contextOf(db, config, user);
   const connected = await connectBank(ctx, { setupToken: input.setupToken, days: input.days });
   const named = new Map<string, LinkChoice>();
   for (const part of (input.link ?? "").split(",").filter((p) => p.trim() !== "")) {
@@ -66,4 +71,18 @@ export async function bankSyncCommand(db: Knex, config: Config, user: User): Pro
   } finally {
     await closeServices(services);
   }
+}
+
+/**
+ * Deletes every bank connection of the user, and so each sealed Access URL, with the same domain function
+ * as the Disconnect button on /account/banks. The wallets and their transactions stay.
+ */
+export async function bankDisconnectCommand(db: Knex, config: Config, user: User): Promise<void> {
+  const ctx = contextOf(db, config, user);
+  const disconnected: { connection_id: string; bridge: string }[] = [];
+  for (const c of await connectionsOf(db, user.id)) {
+    await disconnectBank(ctx, { connectionId: c.id });
+    disconnected.push({ connection_id: c.id, bridge: c.bridge });
+  }
+  console.log(JSON.stringify({ disconnected, wallets_kept: true }, null, 2));
 }

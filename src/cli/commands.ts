@@ -161,6 +161,14 @@ export const COMMANDS: CommandSpec[] = [
     notes: "Prints the sync's answer as JSON: per account the transactions created, matched and pending, and the reconciliation.",
   },
   {
+    name: "bank disconnect",
+    summary: "disconnect all of the user's banks: each connection and its sealed credential are deleted (wallets and transactions stay)",
+    example: "finance-mcp bank disconnect --email me@example.com",
+    options: [EMAIL],
+    env: [DATABASE_URL, PASSWORD],
+    notes: "Prints each connection disconnected; none is not an error. Revoke the access at the bridge too.",
+  },
+  {
     name: "token list",
     summary: "list a user's tokens, one JSON line each, never the secret",
     example: "finance-mcp token list --email me@example.com",

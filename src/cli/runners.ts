@@ -17,7 +17,7 @@ import { loadCorpus } from "../domain/knowledge/corpus.js";
 import { DEFAULT_KB_FOLDER, importCorpus } from "../domain/knowledge/store.js";
 import { demoCommand } from "./demo.js";
 import { backupCommand, exportCommand, importCommand } from "./data-commands.js";
-import { bankConnectCommand, bankSyncCommand } from "./bank-commands.js";
+import { bankConnectCommand, bankDisconnectCommand, bankSyncCommand } from "./bank-commands.js";
 
 /** A mistake in how the command was called: printed as one line, exit code 2. */
 export class UsageError extends Error {}
@@ -157,6 +157,11 @@ export const RUNNERS: Record<string, (inv: Invocation) => Promise<void>> = {
     withDb(async (db, config) => {
       const user = await signedInUser(db, required(values, "email"));
       await bankSyncCommand(db, config, user);
+    }),
+  "bank disconnect": ({ values }) =>
+    withDb(async (db, config) => {
+      const user = await signedInUser(db, required(values, "email"));
+      await bankDisconnectCommand(db, config, user);
     }),
   "kb import": ({ positionals }) =>
     withDb(async (db) => {

@@ -45,6 +45,7 @@ describe(`bank connection journey, and the Access URL in no log, answer, export 
   let server: ServerProcess;
   let dir: string;
   let env: Record<string, string>;
+  let userId: string;
 
   before(async () => {
     database = await migratedTestDatabase();
@@ -87,7 +88,7 @@ describe(`bank connection journey, and the Access URL in no log, answer, export 
     const texts: string[] = [];
     const made = await cli(["user", "create", "--email", "bank@example.test"], env);
     expect(made.code, made.stderr).to.equal(0);
-    const userId = JSON.parse(made.stdout).id as string;
+    userId = JSON.parse(made.stdout).id as string;
     const { token } = await createToken(db, userId, { name: "test", scopes: [...KNOWN_SCOPES], expiresInDays: 1 }, "");
     const call = async (tool: string, params: Record<string, unknown>) => {
       const res = await callOver(server.mcpUrl, token, tool, params);
@@ -148,5 +149,21 @@ describe(`bank connection journey, and the Access URL in no log, answer, export 
     // The check can fail: the sealed row is there, and a clear one would be found.
     expect(all).to.match(/v1\.[0-9a-f]{12}\./);
     expect(`${all}\n${bridge.accessUrls[0]}`.includes(access.password)).to.equal(true);
+  });
+
+  it("`bank disconnect` by the CLI deletes the connection and its sealed Access URL; the wallet and its transactions stay", async () => {
+    const rows = async (table: string) => Number((await db(table).where({ user_id: userId }).count({ n: "*" }))[0]!.n);
+    expect(await rows("bank_connections")).to.equal(1);
+    expect(await rows("bank_accounts")).to.equal(1);
+    const transactions = await rows("transactions");
+    const off = await cli(["bank", "disconnect", "--email", "bank@example.test"], env);
+    expect(off.code, off.stderr).to.equal(0);
+    expect(JSON.parse(off.stdout).disconnected).to.have.length(1);
+    expect(await rows("bank_connections")).to.equal(0);
+    expect(await rows("bank_accounts")).to.equal(0);
+    expect(await rows("transactions")).to.equal(transactions);
+    const again = await cli(["bank", "disconnect", "--email", "bank@example.test"], env);
+    expect(again.code, again.stderr).to.equal(0);
+    expect(JSON.parse(again.stdout).disconnected).to.deep.equal([]);
   });
 });

@@ -13,6 +13,7 @@ import { startSimplefinServer, unixOf, type SimplefinServer, type SfinAccount } 
 import { connectBank, linkAccounts, type BankContext } from "../../src/domain/banks/connect.js";
 import { randomIds } from "../../src/db/ids.js";
 import { addDays } from "../../src/calendar/days.js";
+import { limits } from "../../generated/limits.js";
 
 const today = new Date().toISOString().slice(0, 10);
 const ago = (n: number) => addDays(today, -n);
@@ -155,6 +156,37 @@ describe(`bank connections over SimpleFIN (${engine})`, function () {
     const done = await sync(me.token);
     const warning = done.warnings.find((w: { code: string }) => w.code === "balance_differs");
     expect(warning?.message).to.match(/difference 42\.75.*likely: txn_\w+ \(\d{4}-\d{2}-\d{2}, -42\.75\)/);
+  });
+
+  it("books at most the bulk row cap per account per sync, says so, and the next sync books the rest", async () => {
+    const cap = limits.bulkWriteRows;
+    const n = cap + 3;
+    const acc = checking();
+    // n rows over 80 days, each amount distinct (no two are twins), the last three the newest.
+    acc.transactions = Array.from({ length: n }, (_, i) => ({
+      id: `bulk-${i}`,
+      posted: unixOf(ago(80 - Math.floor((i * 80) / n))) + (i % 3600),
+      amount: `-${((i + 1) / 100).toFixed(2)}`,
+      description: `ROW ${i}`,
+    }));
+    const totalMinor = (n * (n + 1)) / 2;
+    acc.balance = `-${Math.floor(totalMinor / 100)}.${String(totalMinor % 100).padStart(2, "0")}`;
+    const { me, walletId } = await connected(acc);
+    const count = async () => Number((await server.db("transactions").where({ wallet_id: walletId }).count({ n: "*" }))[0]!.n);
+
+    const first = await sync(me.token);
+    expect(first.created).to.equal(cap);
+    expect(await count()).to.equal(cap);
+    const capped = first.warnings.find((w: { code: string }) => w.code === "row_cap");
+    expect(capped?.message).to.include(`(${cap}); the oldest were booked, the next sync books the rest`);
+
+    const second = await sync(me.token);
+    expect(second.created).to.equal(3);
+    expect(await count()).to.equal(n);
+    expect(second.warnings.map((w: { code: string }) => w.code)).to.not.include("row_cap");
+    expect(second.connections[0].accounts[0].reconciliation.difference).to.equal("0.00");
+    const newest = (await txns(me.token, walletId)).map((t) => t.amount.value);
+    for (const i of [n - 3, n - 2, n - 1]) expect(newest).to.include(`-${((i + 1) / 100).toFixed(2)}`);
   });
 
   describe("faults: none loses, duplicates or half-writes a row", () => {
