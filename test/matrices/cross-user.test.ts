@@ -24,9 +24,30 @@ const RESOURCE_OF: Record<string, string> = {
   goal_id: "goal",
   bill_reminder_id: "bill_reminder",
   rule_id: "rule",
+  connection_id: "bank_connection",
 };
 /** Resources whose create tool is not create_<resource>. */
 const CREATED_BY: Record<string, string> = { rule: "save_rule" };
+/**
+ * Resources no tool creates: a bank connection is made by claiming a bridge's setup token on /account or
+ * by the CLI (test/banks holds the real SimpleFIN exchange); here its row is written as connect writes it.
+ */
+const CREATED_IN_DB: Record<string, (server: TestServer, userId: string) => Promise<string>> = {
+  bank_connection: async (server, userId) => {
+    const id = `bnk_${randomUUID().replace(/-/g, "").slice(0, 16)}`;
+    const now = new Date().toISOString();
+    await server.db("bank_connections").insert({
+      id,
+      user_id: userId,
+      bridge: "bridge.example",
+      access_sealed: "v1.000000000000.sealed",
+      sync_from: "2026-09-01",
+      next_sync_at: now,
+      created_at: now,
+    });
+    return id;
+  },
+};
 /**
  * *_id params that are not references to owned rows: external_id is the user's own bank reference;
  * audit_id filters list_changes, where another user's id finds nothing (test/tools/list-changes.test.ts);
@@ -50,6 +71,8 @@ const DATA_TABLES = [
   "rules",
   "import_keys",
   "recurring_decisions",
+  "bank_connections",
+  "bank_accounts",
 ];
 
 /** The first example of a method that uses the param, else its first example. */
@@ -87,6 +110,11 @@ describe(`cross-user matrix (${engine})`, () => {
     const list = mine.get(resource) ?? [];
     mine.set(resource, list);
     while (list.length <= index) {
+      const direct = CREATED_IN_DB[resource];
+      if (direct) {
+        list.push(await direct(server, user.id));
+        continue;
+      }
       const create = CREATED_BY[resource] ?? `create_${resource}`;
       const params = exampleParams(create);
       if (typeof params.name === "string") params.name = `${params.name} ${list.length + 1}`;

@@ -53,7 +53,8 @@ describe(`statement corpus, leave one bank out: each layout imports right withou
       const whole = await importFile(await wallet(l), l, { dry_run: true, ...(l.answer === undefined ? {} : { mapping: l.answer }) });
       const w = await wallet(l);
       const preview = await importFile(w, l, { dry_run: true, ...lobo });
-      expect(preview.counts, l.layout).to.include({ rows: l.rows, invalid: 0, new: l.rows });
+      // Rows not booked (pending, declined …) are counted apart and never imported (issue 48).
+      expect(preview.counts, l.layout).to.include({ rows: l.rows + (l.not_booked ?? 0), invalid: 0, new: l.rows, not_booked: l.not_booked ?? 0 });
       expect(byRow(preview.rows), l.layout).to.deep.equal(byRow(whole.rows));
       if (l.states_balance) expect(preview.reconciliation, l.layout).to.include({ difference: "0.00" });
       else expect(preview.reconciliation, l.layout).to.equal(null);
@@ -61,7 +62,8 @@ describe(`statement corpus, leave one bank out: each layout imports right withou
       const committed = await importFile(w, l, lobo);
       expect(committed.counts.created, l.layout).to.equal(l.rows);
       const balance = (await server.call("get_wallet_balance", { wallet_id: w }, token)).wallets[0].balance.value as string;
-      const sum = (preview.rows as Row[]).reduce((n, r) => n + cents(r.amount), 0);
+      const booked = (preview.rows as Row[]).filter((r) => !String(r.status).startsWith("not booked"));
+      const sum = booked.reduce((n, r) => n + cents(r.amount), 0);
       expect(cents(balance), l.layout).to.equal(cents(l.opening_balance) + sum);
     });
   }
