@@ -175,6 +175,8 @@ function runsWith(amount: readonly (number | null)[], balance: readonly (number 
     pairs++;
     if (b1 - b0 !== a1) forward = false;
     if (b0 - b1 !== a0) backward = false;
+    // Neither order holds: the rest cannot help (a wide file's pairs of columns are tried many times).
+    if (!forward && !backward) return false;
   }
   return pairs >= 2 && (forward || backward);
 }

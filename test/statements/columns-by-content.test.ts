@@ -253,11 +253,17 @@ describe("CSV columns by content (issue 48)", () => {
     it("is none where the balance follows the amounts alone, where the charges change sign, or where no balance tells", () => {
       const none = (text: string) => expect(parseStatement(text).mapping, text).not.to.have.property("fee_column");
       // Small non-negative numbers the balance does not need (a points column).
-      none("Date,Description,Amount,Points,Balance\n2026-11-03,Rent,-900.00,0.00,2894.94\n2026-11-05,Shop,-40.00,1.20,2854.94\n2026-11-12,Salary,3150.00,0.00,6004.94\n");
+      none(
+        "Date,Description,Amount,Points,Balance\n2026-11-03,Rent,-900.00,0.00,2894.94\n2026-11-05,Shop,-40.00,1.20,2854.94\n2026-11-12,Salary,3150.00,0.00,6004.94\n",
+      );
       // Charges of both signs explain nothing.
-      none("Date,Description,Amount,Adj,Balance\n2026-11-03,Rent,-900.00,0.50,2894.44\n2026-11-05,Shop,-40.00,-1.20,2855.64\n2026-11-12,Salary,3150.00,0.00,6005.64\n");
+      none(
+        "Date,Description,Amount,Adj,Balance\n2026-11-03,Rent,-900.00,0.50,2894.44\n2026-11-05,Shop,-40.00,-1.20,2855.64\n2026-11-12,Salary,3150.00,0.00,6005.64\n",
+      );
       // An available balance is not the ledger's, whatever runs with it.
-      none("Date,Description,Amount,Extra,Available\n2026-11-03,Rent,-900.00,0.00,2894.94\n2026-11-05,Cash,-40.00,1.20,2853.74\n2026-11-12,Salary,3150.00,0.00,6003.74\n");
+      none(
+        "Date,Description,Amount,Extra,Available\n2026-11-03,Rent,-900.00,0.00,2894.94\n2026-11-05,Cash,-40.00,1.20,2853.74\n2026-11-12,Salary,3150.00,0.00,6003.74\n",
+      );
       // No balance column at all.
       none("Date,Description,Amount,Extra\n2026-11-03,Rent,-900.00,0.00\n2026-11-05,Cash,-40.00,1.20\n2026-11-12,Salary,3150.00,0.00\n");
     });

@@ -129,7 +129,11 @@ describe("statement rows: balances, rows not booked, a running balance (issue 48
     expect(p.opening).to.deep.equal({ date: "2026-10-31", amount: "3794.94" });
     expect(p.closing).to.deep.equal({ date: "2026-11-30", amount: "5911.54" });
     // A period on one line still ends at its last date.
-    const oneLine = parseStatement(["Von 01.11.2026 bis 24.11.2026", "Saldo;5.911,54", "", "Buchungstag;Empfänger;Betrag", "03.11.2026;Müller;-900,00", "12.11.2026;Acme;3.150,00", ""].join("\n"));
+    const oneLine = parseStatement(
+      ["Von 01.11.2026 bis 24.11.2026", "Saldo;5.911,54", "", "Buchungstag;Empfänger;Betrag", "03.11.2026;Müller;-900,00", "12.11.2026;Acme;3.150,00", ""].join(
+        "\n",
+      ),
+    );
     expect(oneLine.closing).to.deep.equal({ date: "2026-11-24", amount: "5911.54" });
   });
 });
