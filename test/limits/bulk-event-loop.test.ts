@@ -4,17 +4,24 @@
  * and commit), another user's stream of whoami calls is answered, and every answer stays within the
  * answer budget (src/mcp/answer-budgets.ts anyAnswerTokens).
  *
- * How it is measured, robustly on a loaded machine: the whoami stream runs in this process, which also runs
- * the server, so a blocked event loop delays it as it would delay any other request, and on SQLite a call
- * that waited for the write transaction's connection shows too. Asserted: the p99 of its latencies and the
- * event loop's longest block (perf_hooks.monitorEventLoopDelay) under BOUND_MS (1.5 s), a bound far above
- * scheduling noise and far below what the landed code did (1.3–7.3 s per call). The issue's 250 ms is
- * the target, not yet met by every path (docs/performance.md, "Bulk writes at the cap", has the figures;
- * `FINANCE_PRINT_BULK=1` prints them as its table's rows).
+ * Asserted, on both engines: the p99 of the whoami latencies and the event loop's longest block under the
+ * issue's 250 ms. The whoami stream runs in this process, which also runs the server, so a blocked event
+ * loop delays it as it would delay any other request, and on SQLite a call that waited for the write
+ * transaction's connection shows too.
+ *
+ * How it stays robust on a loaded machine (the suite runs on 2 shared cores at a load average of 10): both
+ * figures are taken on the process's own clock, i.e. wall time less the time the main thread was ready to
+ * run but not scheduled (its run-queue wait, the second field of Linux's /proc/thread-self/schedstat).
+ * That discounts exactly what other processes' load adds, and keeps everything this process causes:
+ * its CPU work, its waits for a lock, the disk (fsync), Postgres. Elsewhere (no schedstat) the figures are
+ * wall time. Wall figures are printed beside them. The margin comes from small slices: the work runs in
+ * stretches of about 10 ms between turns of the loop (src/db/pace.ts, statements of a few hundred rows);
+ * on a quiet machine the longest block is 30–60 ms and whoami's p99 below 100 ms. Figures:
+ * docs/performance.md "Bulk writes at the cap"; `FINANCE_PRINT_BULK=1` prints them as its table's rows.
  */
 import { expect } from "chai";
 import { randomUUID } from "node:crypto";
-import { monitorEventLoopDelay } from "node:perf_hooks";
+import { readFileSync } from "node:fs";
 import { ANSWER_BUDGETS } from "../../src/mcp/answer-budgets.js";
 import { modelText } from "../../src/mcp/model-text.js";
 import { limits } from "../../generated/limits.js";
@@ -24,8 +31,34 @@ import { engine } from "../helpers/database.js";
 import { startTestServer, type TestServer, type TestUser } from "../helpers/server.js";
 
 const CAP = limits.bulkWriteRows;
-/** No whoami p99 and no single stretch without a turn of the loop this long. */
-const BOUND_MS = 1500;
+/** No whoami p99 and no single stretch without a turn of the loop this long (issue 51's bound). */
+const BOUND_MS = 250;
+
+/** Milliseconds the main thread waited to be scheduled since it started (0 where Linux's schedstat is missing). */
+function runQueueWait(): number {
+  try {
+    return Number(readFileSync("/proc/thread-self/schedstat", "utf8").split(" ")[1]) / 1e6;
+  } catch {
+    return 0;
+  }
+}
+
+/** A clock that runs only while this thread runs or waits on its own account (not for a CPU). */
+const ownClock = () => performance.now() - runQueueWait();
+
+/** The loop's longest block, by a timer every 2 ms: the largest gap between its runs, less its period. */
+function loopBlocks() {
+  let wall = performance.now();
+  let own = ownClock();
+  const max = { wall: 0, own: 0 };
+  const timer = setInterval(() => {
+    const [w, o] = [performance.now(), ownClock()];
+    max.wall = Math.max(max.wall, w - wall - 2);
+    max.own = Math.max(max.own, o - own - 2);
+    [wall, own] = [w, o];
+  }, 2);
+  return () => (clearInterval(timer), max);
+}
 const key = () => randomUUID();
 const p99 = (values: number[]) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * 0.99))]!;
 
@@ -53,33 +86,34 @@ describe(`bulk writes at the cap beside another user's calls (${engine})`, funct
   /** Runs the call beside a stream of the other user's whoami; asserts the bounds and the answer's budget. */
   async function beside(name: string, call: () => Promise<Record<string, unknown>>): Promise<Record<string, any>> {
     const latencies: number[] = [];
-    const delay = monitorEventLoopDelay({ resolution: 10 });
+    const wallLatencies: number[] = [];
     let done = false;
     const stream = (async () => {
       while (!done || latencies.length < 10) {
-        const start = performance.now();
+        const [wall, own] = [performance.now(), ownClock()];
         const whoami = await server.call("whoami", {}, other.token);
-        latencies.push(performance.now() - start);
+        wallLatencies.push(performance.now() - wall);
+        latencies.push(ownClock() - own);
         expect(whoami.user_id).to.equal(other.id);
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
     })();
-    delay.enable();
+    const stop = loopBlocks();
     const start = performance.now();
+    let blocks = { wall: 0, own: 0 };
     const answer = await call().finally(() => {
       done = true;
-      delay.disable();
+      blocks = stop();
     });
     const took = performance.now() - start;
     await stream;
     const answerTokens = tokens(modelText(answer));
-    const loopP99 = delay.percentile(99) / 1e6;
-    const loopMax = delay.max / 1e6;
+    const r = Math.round;
     figures.push(
-      `| ${engine} | ${name} | ${Math.round(took)} | ${latencies.length} | ${Math.round(p99(latencies))} | ${Math.round(loopP99)} | ${Math.round(loopMax)} | ${answerTokens} |`,
+      `| ${engine} | ${name} | ${r(took)} | ${latencies.length} | ${r(p99(latencies))} (${r(p99(wallLatencies))}) | ${r(blocks.own)} (${r(blocks.wall)}) | ${answerTokens} |`,
     );
-    expect(p99(latencies), `${name}: whoami p99 of ${latencies.length} calls (call took ${Math.round(took)} ms)`).to.be.below(BOUND_MS);
-    expect(loopMax, `${name}: the longest event loop block`).to.be.below(BOUND_MS);
+    expect(p99(latencies), `${name}: whoami p99 of ${latencies.length} calls (call took ${r(took)} ms)`).to.be.below(BOUND_MS);
+    expect(blocks.own, `${name}: the longest event loop block`).to.be.below(BOUND_MS);
     expect(answerTokens, `${name}: answer tokens`).to.be.at.most(ANSWER_BUDGETS.anyAnswerTokens);
     return answer;
   }
