@@ -56,9 +56,10 @@ export const writeTransactionOpen = (db: Knex): boolean => (writers.get(db)?.ope
 
 /**
  * Makes every statement of `db` (transactions included) pace itself, and its transactions begin IMMEDIATE:
- * its client gets a subclass whose _query does both.
+ * its client gets a subclass whose _query does both, and calls `afterCommit` after each COMMIT (the
+ * checkpoint worker's signal, src/db/checkpoint.ts).
  */
-export function paceStatements(db: Knex): void {
+export function paceStatements(db: Knex, afterCommit?: () => void): void {
   const client = db.client as { constructor: new (...args: never[]) => { _query(connection: unknown, query: unknown): Promise<unknown> } };
   const Base = client.constructor;
   const state = { open: 0 };
@@ -79,7 +80,9 @@ export function paceStatements(db: Knex): void {
         return begun;
       }
       if (q.sql === "COMMIT;" || q.sql === "ROLLBACK") state.open = Math.max(0, state.open - 1);
-      return super._query(connection, query);
+      const done = await super._query(connection, query);
+      if (q.sql === "COMMIT;") afterCommit?.();
+      return done;
     }
   }
   // knex makes each transaction's client from the prototype of this one (makeTxClient), so they pace too.
