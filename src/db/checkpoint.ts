@@ -37,7 +37,8 @@ parentPort.on("message", (m) => {
 export interface Checkpointer {
   /** A commit happened: the worker checkpoints soon. */
   committed(): void;
-  close(): void;
+  /** Closes the worker's connection; resolves once the thread is gone (its files are let go). */
+  close(): Promise<void>;
 }
 
 /** Starts the checkpoint worker of the SQLite file `filename`. */
@@ -46,14 +47,19 @@ export function offLoopCheckpoints(filename: string): Checkpointer {
   const worker = new Worker(WORKER, { eval: true, workerData: { filename, driver } });
   worker.unref();
   let alive = true;
+  const exited = new Promise<void>((resolve) => worker.once("exit", () => resolve()));
   // A worker that fails leaves the safety net: the request connection checkpoints past SAFETY_NET_PAGES.
   worker.on("error", () => (alive = false));
-  worker.on("exit", () => (alive = false));
+  void exited.then(() => (alive = false));
   return {
     committed: () => alive && worker.postMessage("commit"),
-    close: () => {
+    close: async () => {
       if (alive) worker.postMessage("close");
       alive = false;
+      // A worker that does not finish closing within a second is stopped.
+      const timer = setTimeout(() => void worker.terminate(), 1000);
+      await exited;
+      clearTimeout(timer);
     },
   };
 }

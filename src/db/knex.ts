@@ -121,8 +121,8 @@ export function createDb(url: string, options: DbOptions = {}): Knex {
     // knex's destroy() is its client's (knex itself is read-only): the worker goes with the pool.
     const client = db.client as { destroy(callback?: unknown): Promise<void> };
     const destroy = client.destroy.bind(client);
-    client.destroy = (callback?: unknown) => {
-      checkpoints.close();
+    client.destroy = async (callback?: unknown) => {
+      await checkpoints.close();
       return destroy(callback);
     };
   }
