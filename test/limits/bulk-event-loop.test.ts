@@ -14,7 +14,8 @@
  * run but not scheduled (its run-queue wait, the second field of Linux's /proc/thread-self/schedstat).
  * That discounts exactly what other processes' load adds, and keeps everything this process causes:
  * its CPU work, its waits for a lock, the disk (fsync), Postgres. Elsewhere (no schedstat) the figures are
- * wall time. Wall figures are printed beside them. The margin comes from small slices: the work runs in
+ * wall time. Wall figures are printed beside them. And, load-free, on SQLite: no read repeated page after
+ * page sorts every page (each page is one range of an index). The margin comes from small slices: the work runs in
  * stretches of about 10 ms between turns of the loop (src/db/pace.ts, statements of a few hundred rows);
  * on a quiet machine the longest block is 30–60 ms and whoami's p99 below 100 ms. Figures:
  * docs/performance.md "Bulk writes at the cap"; `FINANCE_PRINT_BULK=1` prints them as its table's rows.
@@ -83,6 +84,34 @@ describe(`bulk writes at the cap beside another user's calls (${engine})`, funct
     await server?.close();
   });
 
+  /**
+   * SQLite: the reads a call repeats (a page at a time) whose plan sorts in a temporary b-tree, i.e. reads
+   * and sorts every remaining row for each page, work that grows with the square of the rows (the later
+   * changes' rows paged by id alone did: 30–110 ms a page). Load-free, unlike the timings: each page
+   * must be one range of an index. Postgres plans by statistics; its statements do not block the loop.
+   */
+  function pagedReads(): () => Promise<string[]> {
+    if (engine !== "sqlite") return async () => [];
+    const seen = new Map<string, { bindings: unknown[]; count: number }>();
+    const record = (q: { sql: string; bindings?: unknown[] }) => {
+      if (!/^select/i.test(q.sql) || !/ limit /i.test(q.sql)) return;
+      const found = seen.get(q.sql);
+      if (found) found.count++;
+      else seen.set(q.sql, { bindings: q.bindings ?? [], count: 1 });
+    };
+    server.db.on("query", record);
+    return async () => {
+      server.db.off("query", record);
+      const sorting: string[] = [];
+      for (const [sql, { bindings, count }] of seen) {
+        if (count < 3) continue;
+        const plan = (await server.db.raw(`EXPLAIN QUERY PLAN ${sql}`, bindings as never[])) as { detail: string }[];
+        if (plan.some((step) => /TEMP B-TREE/.test(step.detail))) sorting.push(`${sql.slice(0, 120)}… (${count} pages)`);
+      }
+      return sorting;
+    };
+  }
+
   /** Runs the call beside a stream of the other user's whoami; asserts the bounds and the answer's budget. */
   async function beside(name: string, call: () => Promise<Record<string, unknown>>): Promise<Record<string, any>> {
     const latencies: number[] = [];
@@ -98,6 +127,7 @@ describe(`bulk writes at the cap beside another user's calls (${engine})`, funct
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
     })();
+    const reads = pagedReads();
     const stop = loopBlocks();
     const start = performance.now();
     let blocks = { wall: 0, own: 0 };
@@ -115,6 +145,7 @@ describe(`bulk writes at the cap beside another user's calls (${engine})`, funct
     expect(p99(latencies), `${name}: whoami p99 of ${latencies.length} calls (call took ${r(took)} ms)`).to.be.below(BOUND_MS);
     expect(blocks.own, `${name}: the longest event loop block`).to.be.below(BOUND_MS);
     expect(answerTokens, `${name}: answer tokens`).to.be.at.most(ANSWER_BUDGETS.anyAnswerTokens);
+    expect(await reads(), `${name}: reads repeated page after page that sort every page`).to.deep.equal([]);
     return answer;
   }
 

@@ -55,10 +55,8 @@ export async function changesOfRule(db: Knex, userId: string, rule: RuleRow): Pr
   let after: { date: string; id: string } | undefined;
   for (;;) {
     const page = q.clone();
-    if (after !== undefined) {
-      const last = after;
-      page.andWhere((w) => w.where("date", ">", last.date).orWhere((same) => same.where("date", last.date).andWhere("id", ">", last.id)));
-    }
+    // A row value: one range of the index (user_id, date, id) on both engines.
+    if (after !== undefined) page.whereRaw("(date, id) > (?, ?)", [after.date, after.id]);
     const rows = await page.orderBy([{ column: "date" }, { column: "id" }]).limit(RULE_PAGE);
     for (const row of rows) {
       const r = coerceTransactionRow(row);
