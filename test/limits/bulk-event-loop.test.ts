@@ -17,7 +17,7 @@
  * wall time. Wall figures are printed beside them. And, load-free, on SQLite: no read repeated page after
  * page sorts every page (each page is one range of an index). The margin comes from small slices: the work runs in
  * stretches of about 10 ms between turns of the loop (src/db/pace.ts, statements of a few hundred rows);
- * on a quiet machine the longest block is 30–60 ms and whoami's p99 below 100 ms. Figures:
+ * at a load average of 10–12 whoami's p99 was 11–91 ms and the longest block 11–89 ms. Figures:
  * docs/performance.md "Bulk writes at the cap"; `FINANCE_PRINT_BULK=1` prints them as its table's rows.
  */
 import { expect } from "chai";
