@@ -22,44 +22,19 @@
  */
 import { expect } from "chai";
 import { randomUUID } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { ANSWER_BUDGETS } from "../../src/mcp/answer-budgets.js";
 import { modelText } from "../../src/mcp/model-text.js";
 import { limits } from "../../generated/limits.js";
 import { tokens } from "../../scripts/answer-measure.js";
 import { girokontoCsv } from "../../scripts/bench/statement.js";
 import { engine } from "../helpers/database.js";
+import { loopBlocks, ownClock } from "../helpers/own-clock.js";
 import { startTestServer, type TestServer, type TestUser } from "../helpers/server.js";
 
 const CAP = limits.bulkWriteRows;
 /** No whoami p99 and no single stretch without a turn of the loop this long (issue 51's bound). */
 const BOUND_MS = 250;
 
-/** Milliseconds the main thread waited to be scheduled since it started (0 where Linux's schedstat is missing). */
-function runQueueWait(): number {
-  try {
-    return Number(readFileSync("/proc/thread-self/schedstat", "utf8").split(" ")[1]) / 1e6;
-  } catch {
-    return 0;
-  }
-}
-
-/** A clock that runs only while this thread runs or waits on its own account (not for a CPU). */
-const ownClock = () => performance.now() - runQueueWait();
-
-/** The loop's longest block, by a timer every 2 ms: the largest gap between its runs, less its period. */
-function loopBlocks() {
-  let wall = performance.now();
-  let own = ownClock();
-  const max = { wall: 0, own: 0 };
-  const timer = setInterval(() => {
-    const [w, o] = [performance.now(), ownClock()];
-    max.wall = Math.max(max.wall, w - wall - 2);
-    max.own = Math.max(max.own, o - own - 2);
-    [wall, own] = [w, o];
-  }, 2);
-  return () => (clearInterval(timer), max);
-}
 const key = () => randomUUID();
 const p99 = (values: number[]) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * 0.99))]!;
 
