@@ -1306,12 +1306,14 @@ export const tools: readonly ToolDefinition[] = [
   "paramNames": [
     "bill_reminder_id",
     "idempotency_key",
-    "dry_run"
+    "dry_run",
+    "preview_id"
   ],
   "positionalNames": [
     "bill_reminder_id",
     "idempotency_key",
-    "dry_run"
+    "dry_run",
+    "preview_id"
   ],
   "errors": [
     "invalid_params",
@@ -1319,6 +1321,7 @@ export const tools: readonly ToolDefinition[] = [
     "insufficient_scope",
     "writes_disabled",
     "not_found",
+    "stale_preview",
     "idempotency_key_reused",
     "idempotency_key_in_use",
     "rate_limited",
@@ -1342,6 +1345,9 @@ export const tools: readonly ToolDefinition[] = [
       },
       "dry_run": {
         "type": "boolean"
+      },
+      "preview_id": {
+        "type": "string"
       }
     },
     "required": [
@@ -1366,6 +1372,10 @@ export const tools: readonly ToolDefinition[] = [
           "replayed",
           "dry_run"
         ]
+      },
+      "preview_id": {
+        "type": "string",
+        "maxLength": 512
       },
       "bill_reminder": {
         "type": "object"
@@ -2873,12 +2883,14 @@ export const tools: readonly ToolDefinition[] = [
   "paramNames": [
     "budget_id",
     "idempotency_key",
-    "dry_run"
+    "dry_run",
+    "preview_id"
   ],
   "positionalNames": [
     "budget_id",
     "idempotency_key",
-    "dry_run"
+    "dry_run",
+    "preview_id"
   ],
   "errors": [
     "invalid_params",
@@ -2886,6 +2898,7 @@ export const tools: readonly ToolDefinition[] = [
     "insufficient_scope",
     "writes_disabled",
     "not_found",
+    "stale_preview",
     "idempotency_key_reused",
     "idempotency_key_in_use",
     "rate_limited",
@@ -2909,6 +2922,9 @@ export const tools: readonly ToolDefinition[] = [
       },
       "dry_run": {
         "type": "boolean"
+      },
+      "preview_id": {
+        "type": "string"
       }
     },
     "required": [
@@ -2933,6 +2949,10 @@ export const tools: readonly ToolDefinition[] = [
           "replayed",
           "dry_run"
         ]
+      },
+      "preview_id": {
+        "type": "string",
+        "maxLength": 512
       },
       "budget": {
         "type": "object"
@@ -4039,12 +4059,14 @@ export const tools: readonly ToolDefinition[] = [
   "paramNames": [
     "goal_id",
     "idempotency_key",
-    "dry_run"
+    "dry_run",
+    "preview_id"
   ],
   "positionalNames": [
     "goal_id",
     "idempotency_key",
-    "dry_run"
+    "dry_run",
+    "preview_id"
   ],
   "errors": [
     "invalid_params",
@@ -4052,6 +4074,7 @@ export const tools: readonly ToolDefinition[] = [
     "insufficient_scope",
     "writes_disabled",
     "not_found",
+    "stale_preview",
     "idempotency_key_reused",
     "idempotency_key_in_use",
     "rate_limited",
@@ -4075,6 +4098,9 @@ export const tools: readonly ToolDefinition[] = [
       },
       "dry_run": {
         "type": "boolean"
+      },
+      "preview_id": {
+        "type": "string"
       }
     },
     "required": [
@@ -4099,6 +4125,10 @@ export const tools: readonly ToolDefinition[] = [
           "replayed",
           "dry_run"
         ]
+      },
+      "preview_id": {
+        "type": "string",
+        "maxLength": 512
       },
       "goal": {
         "type": "object"
@@ -7208,13 +7238,15 @@ export const tools: readonly ToolDefinition[] = [
     "transaction_id",
     "refunds",
     "idempotency_key",
-    "dry_run"
+    "dry_run",
+    "preview_id"
   ],
   "positionalNames": [
     "transaction_id",
     "idempotency_key",
     "refunds",
-    "dry_run"
+    "dry_run",
+    "preview_id"
   ],
   "errors": [
     "invalid_params",
@@ -7222,6 +7254,7 @@ export const tools: readonly ToolDefinition[] = [
     "insufficient_scope",
     "writes_disabled",
     "not_found",
+    "stale_preview",
     "idempotency_key_reused",
     "idempotency_key_in_use",
     "rate_limited",
@@ -7253,6 +7286,9 @@ export const tools: readonly ToolDefinition[] = [
       },
       "dry_run": {
         "type": "boolean"
+      },
+      "preview_id": {
+        "type": "string"
       }
     },
     "required": [
@@ -7278,6 +7314,10 @@ export const tools: readonly ToolDefinition[] = [
           "replayed",
           "dry_run"
         ]
+      },
+      "preview_id": {
+        "type": "string",
+        "maxLength": 512
       },
       "transaction": {
         "type": "object"
@@ -8565,12 +8605,14 @@ export const tools: readonly ToolDefinition[] = [
   "paramNames": [
     "rule_id",
     "idempotency_key",
-    "dry_run"
+    "dry_run",
+    "preview_id"
   ],
   "positionalNames": [
     "rule_id",
     "idempotency_key",
-    "dry_run"
+    "dry_run",
+    "preview_id"
   ],
   "errors": [
     "invalid_params",
@@ -8579,6 +8621,7 @@ export const tools: readonly ToolDefinition[] = [
     "writes_disabled",
     "not_found",
     "conflict",
+    "stale_preview",
     "idempotency_key_reused",
     "idempotency_key_in_use",
     "rate_limited",
@@ -8602,6 +8645,9 @@ export const tools: readonly ToolDefinition[] = [
       },
       "dry_run": {
         "type": "boolean"
+      },
+      "preview_id": {
+        "type": "string"
       }
     },
     "required": [
@@ -8626,6 +8672,10 @@ export const tools: readonly ToolDefinition[] = [
           "replayed",
           "dry_run"
         ]
+      },
+      "preview_id": {
+        "type": "string",
+        "maxLength": 512
       },
       "audit_id": {
         "oneOf": [
@@ -11296,12 +11346,14 @@ export const tools: readonly ToolDefinition[] = [
   "paramNames": [
     "wallet_id",
     "idempotency_key",
-    "dry_run"
+    "dry_run",
+    "preview_id"
   ],
   "positionalNames": [
     "wallet_id",
     "idempotency_key",
-    "dry_run"
+    "dry_run",
+    "preview_id"
   ],
   "errors": [
     "invalid_params",
@@ -11310,6 +11362,7 @@ export const tools: readonly ToolDefinition[] = [
     "writes_disabled",
     "not_found",
     "conflict",
+    "stale_preview",
     "idempotency_key_reused",
     "idempotency_key_in_use",
     "rate_limited",
@@ -11334,6 +11387,9 @@ export const tools: readonly ToolDefinition[] = [
       },
       "dry_run": {
         "type": "boolean"
+      },
+      "preview_id": {
+        "type": "string"
       }
     },
     "required": [
@@ -11358,6 +11414,10 @@ export const tools: readonly ToolDefinition[] = [
           "replayed",
           "dry_run"
         ]
+      },
+      "preview_id": {
+        "type": "string",
+        "maxLength": 512
       },
       "wallet": {
         "type": "object"
