@@ -1306,14 +1306,12 @@ export const tools: readonly ToolDefinition[] = [
   "paramNames": [
     "bill_reminder_id",
     "idempotency_key",
-    "dry_run",
-    "preview_id"
+    "dry_run"
   ],
   "positionalNames": [
     "bill_reminder_id",
     "idempotency_key",
-    "dry_run",
-    "preview_id"
+    "dry_run"
   ],
   "errors": [
     "invalid_params",
@@ -1345,9 +1343,6 @@ export const tools: readonly ToolDefinition[] = [
       },
       "dry_run": {
         "type": "boolean"
-      },
-      "preview_id": {
-        "type": "string"
       }
     },
     "required": [
@@ -1372,10 +1367,6 @@ export const tools: readonly ToolDefinition[] = [
           "replayed",
           "dry_run"
         ]
-      },
-      "preview_id": {
-        "type": "string",
-        "maxLength": 512
       },
       "bill_reminder": {
         "type": "object"
@@ -2883,14 +2874,12 @@ export const tools: readonly ToolDefinition[] = [
   "paramNames": [
     "budget_id",
     "idempotency_key",
-    "dry_run",
-    "preview_id"
+    "dry_run"
   ],
   "positionalNames": [
     "budget_id",
     "idempotency_key",
-    "dry_run",
-    "preview_id"
+    "dry_run"
   ],
   "errors": [
     "invalid_params",
@@ -2922,9 +2911,6 @@ export const tools: readonly ToolDefinition[] = [
       },
       "dry_run": {
         "type": "boolean"
-      },
-      "preview_id": {
-        "type": "string"
       }
     },
     "required": [
@@ -2949,10 +2935,6 @@ export const tools: readonly ToolDefinition[] = [
           "replayed",
           "dry_run"
         ]
-      },
-      "preview_id": {
-        "type": "string",
-        "maxLength": 512
       },
       "budget": {
         "type": "object"
@@ -4059,14 +4041,12 @@ export const tools: readonly ToolDefinition[] = [
   "paramNames": [
     "goal_id",
     "idempotency_key",
-    "dry_run",
-    "preview_id"
+    "dry_run"
   ],
   "positionalNames": [
     "goal_id",
     "idempotency_key",
-    "dry_run",
-    "preview_id"
+    "dry_run"
   ],
   "errors": [
     "invalid_params",
@@ -4098,9 +4078,6 @@ export const tools: readonly ToolDefinition[] = [
       },
       "dry_run": {
         "type": "boolean"
-      },
-      "preview_id": {
-        "type": "string"
       }
     },
     "required": [
@@ -4125,10 +4102,6 @@ export const tools: readonly ToolDefinition[] = [
           "replayed",
           "dry_run"
         ]
-      },
-      "preview_id": {
-        "type": "string",
-        "maxLength": 512
       },
       "goal": {
         "type": "object"
@@ -7238,15 +7211,13 @@ export const tools: readonly ToolDefinition[] = [
     "transaction_id",
     "refunds",
     "idempotency_key",
-    "dry_run",
-    "preview_id"
+    "dry_run"
   ],
   "positionalNames": [
     "transaction_id",
     "idempotency_key",
     "refunds",
-    "dry_run",
-    "preview_id"
+    "dry_run"
   ],
   "errors": [
     "invalid_params",
@@ -7286,9 +7257,6 @@ export const tools: readonly ToolDefinition[] = [
       },
       "dry_run": {
         "type": "boolean"
-      },
-      "preview_id": {
-        "type": "string"
       }
     },
     "required": [
@@ -7314,10 +7282,6 @@ export const tools: readonly ToolDefinition[] = [
           "replayed",
           "dry_run"
         ]
-      },
-      "preview_id": {
-        "type": "string",
-        "maxLength": 512
       },
       "transaction": {
         "type": "object"
@@ -8605,14 +8569,12 @@ export const tools: readonly ToolDefinition[] = [
   "paramNames": [
     "rule_id",
     "idempotency_key",
-    "dry_run",
-    "preview_id"
+    "dry_run"
   ],
   "positionalNames": [
     "rule_id",
     "idempotency_key",
-    "dry_run",
-    "preview_id"
+    "dry_run"
   ],
   "errors": [
     "invalid_params",
@@ -8645,9 +8607,6 @@ export const tools: readonly ToolDefinition[] = [
       },
       "dry_run": {
         "type": "boolean"
-      },
-      "preview_id": {
-        "type": "string"
       }
     },
     "required": [
@@ -8672,10 +8631,6 @@ export const tools: readonly ToolDefinition[] = [
           "replayed",
           "dry_run"
         ]
-      },
-      "preview_id": {
-        "type": "string",
-        "maxLength": 512
       },
       "audit_id": {
         "oneOf": [
@@ -11346,14 +11301,12 @@ export const tools: readonly ToolDefinition[] = [
   "paramNames": [
     "wallet_id",
     "idempotency_key",
-    "dry_run",
-    "preview_id"
+    "dry_run"
   ],
   "positionalNames": [
     "wallet_id",
     "idempotency_key",
-    "dry_run",
-    "preview_id"
+    "dry_run"
   ],
   "errors": [
     "invalid_params",
@@ -11387,9 +11340,6 @@ export const tools: readonly ToolDefinition[] = [
       },
       "dry_run": {
         "type": "boolean"
-      },
-      "preview_id": {
-        "type": "string"
       }
     },
     "required": [
@@ -11414,10 +11364,6 @@ export const tools: readonly ToolDefinition[] = [
           "replayed",
           "dry_run"
         ]
-      },
-      "preview_id": {
-        "type": "string",
-        "maxLength": 512
       },
       "wallet": {
         "type": "object"

@@ -251,7 +251,7 @@ export type RuleId = string;
  */
 export type TransactionParts = TransactionPart[];
 /**
- * Binds a commit to its dry run (docs/protocol.md, "Previews bound to what they showed"). A dry run of a bulk write or a delete answers one; passed to the commit (or bound by a confirmation dialog that showed it), the commit is refused with stale_preview when a row it would touch changed since, or rows joined or left. Opaque, signed by the server.
+ * Binds a commit to its dry run (docs/protocol.md, "Previews bound to what they showed"). A dry run of a bulk write answers one; passed to the commit, the commit is refused with stale_preview when a row it would touch changed since, or rows joined or left. Opaque, signed by the server.
  *
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
  * via the `definition` "PreviewId".
@@ -1205,7 +1205,6 @@ export interface DeleteBillReminderParams {
   bill_reminder_id: BillReminderId;
   idempotency_key: string;
   dry_run?: boolean;
-  preview_id?: string;
 }
 /**
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
@@ -1213,7 +1212,6 @@ export interface DeleteBillReminderParams {
  */
 export interface DeleteBillReminderResult {
   status: WriteStatus;
-  preview_id?: PreviewId;
   bill_reminder: BillReminder;
   audit_id: AuditId | null;
   warnings: Warnings;
@@ -1398,7 +1396,6 @@ export interface DeleteBudgetParams {
   budget_id: BudgetId;
   idempotency_key: string;
   dry_run?: boolean;
-  preview_id?: string;
 }
 /**
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
@@ -1406,7 +1403,6 @@ export interface DeleteBudgetParams {
  */
 export interface DeleteBudgetResult {
   status: WriteStatus;
-  preview_id?: PreviewId;
   budget: Budget;
   audit_id: AuditId | null;
   warnings: Warnings;
@@ -1506,7 +1502,6 @@ export interface DeleteGoalParams {
   goal_id: GoalId;
   idempotency_key: string;
   dry_run?: boolean;
-  preview_id?: string;
 }
 /**
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
@@ -1514,7 +1509,6 @@ export interface DeleteGoalParams {
  */
 export interface DeleteGoalResult {
   status: WriteStatus;
-  preview_id?: PreviewId;
   goal: Goal;
   audit_id: AuditId | null;
   warnings: Warnings;
@@ -1943,7 +1937,6 @@ export interface DeleteTransactionParams {
   refunds?: "keep" | "delete";
   idempotency_key: string;
   dry_run?: boolean;
-  preview_id?: string;
 }
 /**
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
@@ -1951,7 +1944,6 @@ export interface DeleteTransactionParams {
  */
 export interface DeleteTransactionResult {
   status: WriteStatus;
-  preview_id?: PreviewId;
   transaction: Transaction;
   counterpart: Transaction | null;
   audit_id: AuditId | null;
@@ -2216,7 +2208,6 @@ export interface DeleteRuleParams {
   rule_id: RuleId;
   idempotency_key: string;
   dry_run?: boolean;
-  preview_id?: string;
 }
 /**
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
@@ -2224,7 +2215,6 @@ export interface DeleteRuleParams {
  */
 export interface DeleteRuleResult {
   status: WriteStatus;
-  preview_id?: PreviewId;
   audit_id: AuditId | null;
   rule: Rule;
   warnings: Warnings;
@@ -6775,7 +6765,6 @@ export interface DeleteWalletParams {
   wallet_id: WalletId;
   idempotency_key: string;
   dry_run?: boolean;
-  preview_id?: string;
 }
 /**
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
@@ -6783,7 +6772,6 @@ export interface DeleteWalletParams {
  */
 export interface DeleteWalletResult {
   status: WriteStatus;
-  preview_id?: PreviewId;
   wallet: Wallet;
   audit_id: AuditId | null;
   warnings: Warnings;

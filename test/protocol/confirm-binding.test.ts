@@ -198,6 +198,8 @@ describe(`protocol: a confirmation binds the rows its dialog showed (${engine})`
     for (const d of deletes) {
       it(`${revision}: ${d.tool} of a record another client changes while the dialog is open is stale_preview, nothing deleted; unchanged, the accept deletes`, async () => {
         const { id, args, table } = await d.make();
+        // The binding is the confirmation's: a delete takes no preview_id, and its dry run answers none.
+        expect(await call(d.tool, { ...args, dry_run: true })).to.not.have.property("preview_id");
         const client = await asking(server, user.token, revision, async () => void (await d.change(id)));
         try {
           const result = await client.callTool(d.tool, { ...args, idempotency_key: randomUUID() });

@@ -70,11 +70,12 @@ export async function lockRow(
 }
 
 /**
- * A one-record write the person confirms (every delete) binds its dry run to the record as the dry run
- * shows it, as a bulk write binds its rows (src/writes/preview.ts): the dry run answers a preview_id, and
- * the commit that a confirmation dialog's accept makes, or one passing that preview_id, is stale_preview
- * when the record changed since (issue 51). Called with the record locked and read, before any write.
+ * A one-record write the person confirms (every delete) binds its confirmation to the record as the dry
+ * run shows it, as a bulk write binds its rows (src/writes/preview.ts): the commit that a confirmation
+ * dialog's accept makes is stale_preview when the record changed since the dialog showed it (issue 51).
+ * A delete takes no preview_id, so its dry run answers none (dialogOnly). Called with the record locked
+ * and read, before any write.
  */
 export function bindShownRecord(ctx: Pick<DomainContext, "bindPreview">, noun: string, id: string, shown: unknown, updatedAt?: string | null): void {
-  ctx.bindPreview?.({ noun, rows: [{ id, content: shown, updatedAt: updatedAt ?? null }] });
+  ctx.bindPreview?.({ noun, rows: [{ id, content: shown, updatedAt: updatedAt ?? null }], dialogOnly: true });
 }
