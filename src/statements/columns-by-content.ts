@@ -9,6 +9,7 @@
  *     fills one), or an unsigned column with a sign column beside it (found in csv.ts by its S/H words);
  *   - a running balance is the numeric column that moves by each row's amount, and it also tells which
  *     column of a pair is money out;
+ *   - a fee is the column of charges with which the running balance moves where the amounts alone do not;
  *   - the counterparty is varied text that is not the same on every row; the purpose the longest one.
  * What content cannot tell is not guessed silently: a pair whose direction no balance confirms is read
  * by which column fills more rows (debits outnumber credits) and reported unsure, and one whose columns
@@ -189,6 +190,8 @@ function runsWith(amount: readonly (number | null)[], balance: readonly (number 
     pairs++;
     if (b1 - b0 !== a1) forward = false;
     if (b0 - b1 !== a0) backward = false;
+    // Neither order holds: the rest cannot help (a wide file's pairs of columns are tried many times).
+    if (!forward && !backward) return false;
   }
   return pairs >= 2 && (forward || backward);
 }
@@ -268,17 +271,34 @@ export function chooseColumnsByContent(input: ContentInput): ContentResult {
   };
   /** A column of the candidates that is the running balance of the given signed amounts. */
   // An available balance ("Disponible", "Available") runs with the amounts too, but is not the ledger's.
-  const balanceFor = (amounts: readonly (number | null)[], candidates: readonly Profile[]) =>
-    (mapping.balance_column !== undefined ? [byName(mapping.balance_column)!] : candidates).find(
-      (p) =>
-        runsWith(amounts, centsOf(p)) &&
-        !NOT_A_BALANCE.some((word) =>
-          p.name
-            .toLowerCase()
-            .replace(/[^a-z]/g, "")
-            .includes(word),
-        ),
+  const isLedgerBalance = (p: Profile) =>
+    !NOT_A_BALANCE.some((word) =>
+      p.name
+        .toLowerCase()
+        .replace(/[^a-z]/g, "")
+        .includes(word),
     );
+  const balanceFor = (amounts: readonly (number | null)[], candidates: readonly Profile[]) =>
+    (mapping.balance_column !== undefined ? [byName(mapping.balance_column)!] : candidates).find((p) => runsWith(amounts, centsOf(p)) && isLedgerBalance(p));
+  /**
+   * A fee column no name told, and the running balance it explains: a column of charges of one sign (zero or
+   * empty on most rows), with which the balance follows every row (balance = previous + amount − fee; a
+   * signed fee is added as it stands) where it does not follow the amounts alone.
+   */
+  const feeFor = (amounts: readonly (number | null)[], balances: readonly Profile[]) => {
+    for (const balance of balances) {
+      if (!isLedgerBalance(balance) || runsWith(amounts, centsOf(balance))) continue;
+      for (const fee of money()) {
+        if (fee === balance) continue;
+        const charges = centsOf(fee);
+        const charged = charges.filter((v): v is number => v !== null);
+        if (charged.length === 0 || !(charged.every((v) => v > 0) || charged.every((v) => v < 0))) continue;
+        const net = amounts.map((a, i) => (a === null ? null : a - Math.abs(charges[i] ?? 0)));
+        if (runsWith(net, centsOf(balance))) return { fee, balance };
+      }
+    }
+    return undefined;
+  };
 
   // An amount column that fills only some rows beside one that fills the others is one of a debit/credit
   // pair: the pair and its direction are found below, as for a pair no name told.
@@ -331,6 +351,15 @@ export function chooseColumnsByContent(input: ContentInput): ContentResult {
   if (mapping.balance_column === undefined && given.balance_column === undefined && signed !== null) {
     const balance = balanceFor(signed, firstPaired(money().filter((p) => p.filled >= n * 0.9)));
     if (balance !== undefined) mapping.balance_column = balance.name;
+  }
+  if (mapping.fee_column === undefined && given.fee_column === undefined && signed !== null) {
+    // The balance a name found, else a numeric column on half the rows at least (rows not booked have none).
+    const balances = mapping.balance_column !== undefined ? [byName(mapping.balance_column)!] : money().filter((p) => p.filled >= n * 0.5);
+    const found = feeFor(signed, balances);
+    if (found !== undefined) {
+      mapping.fee_column = found.fee.name;
+      mapping.balance_column ??= found.balance.name;
+    }
   }
   // A currency column: ISO 4217 codes on every row ("DEB" or "BGC", a booking type, is none).
   if (mapping.currency_column === undefined && given.currency_column === undefined) {

@@ -16,6 +16,8 @@ export interface Preamble {
   /** Every balance found, with what its name says of it ("stated" when it does not say opening or closing). */
   found: FoundBalance[];
   periodEnd: string | null;
+  /** The first day of the period ("Von:;2026-11-01", "Zeitraum: 01.11.2026 - 24.11.2026"): a balance stated for the period's start is dated the day before. */
+  periodStart: string | null;
 }
 
 const fold = (s: string): string =>
@@ -44,25 +46,36 @@ const OPENING = [
 ];
 const CLOSING = ["kontostand", "saldo", "balance", "solde", "closing", "ending", "endsaldo", "eindsaldo"];
 const PERIOD = ["zeitraum", "period", "periode", "periodo", "from", "von", "du"];
+// A line that holds one end of the period only ("Von:;2026-11-01;" then "Bis:;2026-11-30;", UBS): its one date
+// is that end, never the period's end for a start (issue 48: a closing balance dated the period's first day).
+const START = ["von", "from", "du", "vanaf", "desde", "dal", "startdate", "datumvon"];
+const END = ["bis", "to", "until", "tot", "totenmet", "au", "hasta", "al", "enddate", "datumbis"];
 
-/** The last date in a text of several words ("01.11.2026 - 24.11.2026", "Kontostand vom 24.11.2026:"). */
-function lastDate(text: string, order: DateOrder): string | null {
-  let found: string | null = null;
+/** The dates in a text of several words ("01.11.2026 - 24.11.2026", "Kontostand vom 24.11.2026:"), in order. */
+function datesIn(text: string, order: DateOrder): string[] {
+  const found: string[] = [];
   for (const word of text.split(/[\s:;,()]+/)) {
     const d = word === "" ? null : parseDate(word, order);
-    if (d !== null) found = d;
+    if (d !== null) found.push(d);
   }
   return found;
 }
+const lastDate = (text: string, order: DateOrder): string | null => datesIn(text, order).at(-1) ?? null;
 
 export function readPreamble(lines: readonly string[][], decimal: "," | ".", order: DateOrder): Preamble {
   let periodEnd: string | null = null;
+  let periodStart: string | null = null;
   const found: { kind: "opening" | "closing"; date: string | null; amount: string; named: boolean }[] = [];
   for (const cells of lines) {
     const filled = cells.filter((c) => c !== "");
     if (filled.length === 0) continue;
     const key = fold(filled[0]!);
-    if (PERIOD.some((p) => key.startsWith(p))) periodEnd = lastDate(filled.join(" "), order) ?? periodEnd;
+    if (END.includes(key)) periodEnd = lastDate(filled.join(" "), order) ?? periodEnd;
+    else if (PERIOD.some((p) => key.startsWith(p))) {
+      const dates = datesIn(filled.join(" "), order);
+      if (dates.length > 0) periodStart = dates[0]!;
+      if (dates.length > 1 || !START.includes(key)) periodEnd = dates.at(-1) ?? periodEnd;
+    }
     if (NOT_A_BALANCE.some((n) => key.includes(n))) continue;
     const kind = OPENING.some((o) => key.includes(o)) ? "opening" : CLOSING.some((c) => key.includes(c)) ? "closing" : null;
     if (kind === null) continue;
@@ -96,5 +109,6 @@ export function readPreamble(lines: readonly string[][], decimal: "," | ".", ord
     closing: pick("closing"),
     found: found.map((f) => ({ kind: f.named ? f.kind : "stated", date: f.date, amount: f.amount })),
     periodEnd,
+    periodStart,
   };
 }
