@@ -286,9 +286,10 @@ export function chooseColumnsByContent(input: ContentInput): ContentResult {
    * signed fee is added as it stands) where it does not follow the amounts alone.
    */
   const feeFor = (amounts: readonly (number | null)[], balances: readonly Profile[]) => {
-    for (const balance of balances) {
+    const fees = firstPaired(money());
+    for (const balance of firstPaired(balances)) {
       if (!isLedgerBalance(balance) || runsWith(amounts, centsOf(balance))) continue;
-      for (const fee of money()) {
+      for (const fee of fees) {
         if (fee === balance) continue;
         const charges = centsOf(fee);
         const charged = charges.filter((v): v is number => v !== null);

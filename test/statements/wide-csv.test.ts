@@ -15,6 +15,9 @@ const shapes: Record<string, (row: number, col: number, rows: number) => string>
   // Each row fills one of many money columns: every pair of them is a debit/credit candidate read to the end.
   "money, one cell per row": (r, c, rows) => (c % rows === r ? `${(c % 90) + 1}.25` : ""),
   "money, full": (r, c) => `${((r * 31 + c * 17) % 9000) / 100 + 1}.25`,
+  // Charges of one sign beside columns that may be balances: every balance against every charge is a fee candidate.
+  "money beside charges": (r, c) =>
+    c % 5 === 0 ? `${((r * 31 + c * 17) % 9000) / 100 + 1}.25` : c % 5 === 1 ? (r % 3 === 0 ? "0.50" : "") : `${1000 + r * 3 + c}.00`,
   names: (r, c) => `Name ${String.fromCharCode(65 + ((r * 7 + c) % 26))}${String.fromCharCode(65 + ((r * 3 + c * 5) % 26))} ${r % 11}`,
   "dates, the same on a row": (r) => `${String((r % 28) + 1).padStart(2, "0")}.10.2026`,
   mixed: (r, c) =>
