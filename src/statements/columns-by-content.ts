@@ -83,7 +83,20 @@ const isDate = (cell: string) => parseDate(cell, "day_first") !== null || parseD
 /** The rows a column is judged by: the first thousand tell what a column holds as well as five thousand. */
 const MAX_ROWS = 1000;
 
+/**
+ * The most columns of one kind (dates, money, names) compared with each other in pairs, in file order: a bank
+ * export has at most a few dozen columns (the corpus's widest, 28), and comparing every pair of a file of
+ * thousands of columns made its detection quadratic and cubic in its width (issue 51: a wide CSV of 400,000
+ * characters took 50 s). Pair work is then at most PAIRED² × rows, and the rest is linear in cells.
+ */
+export const PAIRED = 32;
+const firstPaired = <T>(ps: readonly T[]): readonly T[] => (ps.length > PAIRED ? ps.slice(0, PAIRED) : ps);
+
+/** Row steps of the comparisons between columns, counted (test/statements/wide-csv.test.ts holds them linear in cells). */
+export const contentWork = { steps: 0 };
+
 function profileOf(index: number, name: string, rows: readonly (readonly string[])[], fallback: "," | "."): Profile {
+  contentWork.steps += rows.length;
   const cells = rows.map((r) => (r[index] ?? "").trim());
   const filledCells = cells.filter((c) => c !== "");
   const decimal = guessDecimal(filledCells, fallback);
@@ -136,12 +149,13 @@ const isMoneyColumn = (p: Profile) => p.filled > 0 && p.numbers === p.filled && 
 const isTextColumn = (p: Profile, rows: number) =>
   p.filled >= Math.max(1, rows * 0.5) && p.wordy >= p.filled * 0.5 && !isConstant(p, rows) && !isIndicatorColumn(p.cells.filter((c) => c !== ""));
 
-/** Whether p's dates are on or after q's on every row both fill, and after on one at least. */
-function isLaterThan(p: Profile, q: Profile): boolean {
+/** Whether p's dates are on or after q's on every row both fill, and after on one at least (dates as ISO, read once per column). */
+function isLaterThan(p: readonly (string | null)[], q: readonly (string | null)[]): boolean {
   let later = false;
-  for (let i = 0; i < p.cells.length; i++) {
-    const [a, b] = [isoOf(p.cells[i]!), isoOf(q.cells[i]!)];
-    if (a === null || b === null) continue;
+  for (let i = 0; i < p.length; i++) {
+    contentWork.steps++;
+    const [a, b] = [p[i], q[i]];
+    if (a === null || a === undefined || b === null || b === undefined) continue;
     if (a < b) return false;
     if (a > b) later = true;
   }
@@ -170,6 +184,7 @@ function runsWith(amount: readonly (number | null)[], balance: readonly (number 
   let forward = true;
   let backward = true;
   for (let i = 1; i < amount.length; i++) {
+    contentWork.steps++;
     const [b0, b1, a0, a1] = [balance[i - 1], balance[i], amount[i - 1] ?? 0, amount[i] ?? 0];
     if (b0 === null || b0 === undefined || b1 === null || b1 === undefined) continue;
     pairs++;
@@ -227,8 +242,10 @@ export function chooseColumnsByContent(input: ContentInput): ContentResult {
   // card's transaction date comes before its posting, Revolut's start before its completion); else the first.
   if (mapping.date_column === undefined) {
     // Half the rows at least: a posting date is empty on rows not posted yet (Revolut's pending rows).
-    const dated = profiles.filter((p) => isDateColumn(p) && p.filled >= n * 0.5);
-    mapping.date_column = (dated.find((p) => dated.every((q) => q === p || isLaterThan(p, q))) ?? dated.find((p) => p.filled >= n * 0.8))?.name;
+    const dated = firstPaired(profiles.filter((p) => isDateColumn(p) && p.filled >= n * 0.5));
+    const iso = new Map(dated.map((p) => [p, p.cells.map(isoOf)]));
+    mapping.date_column = (dated.find((p) => dated.every((q) => q === p || isLaterThan(iso.get(p)!, iso.get(q)!))) ?? dated.find((p) => p.filled >= n * 0.8))
+      ?.name;
   }
 
   // 3. The money.
@@ -246,6 +263,7 @@ export function chooseColumnsByContent(input: ContentInput): ContentResult {
     const [ca, cb] = [centsOf(a), centsOf(b)];
     let either = 0;
     for (let i = 0; i < n; i++) {
+      contentWork.steps++;
       if (ca[i] !== null && cb[i] !== null) return false;
       if (ca[i] !== null || cb[i] !== null) either++;
     }
@@ -268,9 +286,10 @@ export function chooseColumnsByContent(input: ContentInput): ContentResult {
    * signed fee is added as it stands) where it does not follow the amounts alone.
    */
   const feeFor = (amounts: readonly (number | null)[], balances: readonly Profile[]) => {
-    for (const balance of balances) {
+    const fees = firstPaired(money());
+    for (const balance of firstPaired(balances)) {
       if (!isLedgerBalance(balance) || runsWith(amounts, centsOf(balance))) continue;
-      for (const fee of money()) {
+      for (const fee of fees) {
         if (fee === balance) continue;
         const charges = centsOf(fee);
         const charged = charges.filter((v): v is number => v !== null);
@@ -295,13 +314,14 @@ export function chooseColumnsByContent(input: ContentInput): ContentResult {
     if (partner !== undefined) mapping[mapping.debit_column === undefined ? "debit_column" : "credit_column"] = partner.name;
   }
   if (!hasMoney()) {
-    const candidates = money();
-    const pair = candidates.flatMap((a, i) =>
-      candidates
-        .slice(i + 1)
-        .filter((b) => complementary(a, b))
-        .map((b) => [a, b] as const),
-    )[0];
+    const candidates = firstPaired(money());
+    let pair: readonly [Profile, Profile] | undefined;
+    for (let i = 0; i < candidates.length && pair === undefined; i++)
+      for (const b of candidates.slice(i + 1))
+        if (complementary(candidates[i]!, b)) {
+          pair = [candidates[i]!, b];
+          break;
+        }
     const full = candidates.filter((p) => p.filled >= n * 0.9);
     if (pair !== undefined && !full.some((p) => p.negatives > 0 && p.negatives < p.filled && !isBalanceOf(p, pair))) {
       choosePair(pair[0], pair[1]);
@@ -330,10 +350,7 @@ export function chooseColumnsByContent(input: ContentInput): ContentResult {
   // A running balance no name told: the numeric column that moves by each row's signed amount.
   const signed = signedAmounts();
   if (mapping.balance_column === undefined && given.balance_column === undefined && signed !== null) {
-    const balance = balanceFor(
-      signed,
-      money().filter((p) => p.filled >= n * 0.9),
-    );
+    const balance = balanceFor(signed, firstPaired(money().filter((p) => p.filled >= n * 0.9)));
     if (balance !== undefined) mapping.balance_column = balance.name;
   }
   if (mapping.fee_column === undefined && given.fee_column === undefined && signed !== null) {
@@ -375,7 +392,7 @@ export function chooseColumnsByContent(input: ContentInput): ContentResult {
     // a as money out: a row of a is negative, a row of b positive.
     const asDebit = (debit: (number | null)[], credit: (number | null)[]) =>
       debit.map((v, i) => signedMagnitude(v, -1) ?? signedMagnitude(credit[i] ?? null, 1));
-    const others = money().filter((p) => p !== a && p !== b && p.filled >= n * 0.9);
+    const others = firstPaired(money().filter((p) => p !== a && p !== b && p.filled >= n * 0.9));
     const balanceIfADebit = balanceFor(asDebit(ca, cb), others);
     const balanceIfBDebit = balanceFor(asDebit(cb, ca), others);
     let debit: Profile;
@@ -480,12 +497,16 @@ export function chooseColumnsByContent(input: ContentInput): ContentResult {
     const direction = directions();
     if (direction === null) return false;
     // Names, not free text: a counterparty's name is short.
-    const all = profiles.filter((p) => !taken().has(p.name) && p.wordy > 0 && !namesAKind(p.name) && p.averageLength <= 40);
+    const all = firstPaired(profiles.filter((p) => !taken().has(p.name) && p.wordy > 0 && !namesAKind(p.name) && p.averageLength <= 40));
+    const isText = new Set(texts);
     // The holder's name: the commonest text of a column on rows of money out (or, for b, in), found once per column.
     const top = (p: Profile, d: "in" | "out") => mostCommon(p.cells.filter((c, i) => direction[i] === d));
     const topOut = new Map(all.map((p) => [p, top(p, "out")]));
     const topIn = new Map(all.map((p) => [p, top(p, "in")]));
     const onlyOn = (p: Profile, d: "in" | "out") => p.filled > 0 && p.wordy >= p.filled * 0.5 && p.cells.every((c, i) => c === "" || direction[i] === d);
+    // Read once per column: the pairs below ask it of each column many times.
+    const onlyIn = new Map(all.map((p) => [p, onlyOn(p, "in")]));
+    const onlyOut = new Map(all.map((p) => [p, onlyOn(p, "out")]));
     for (const a of payer === undefined ? all : [payer])
       for (const b of all) {
         if (a === b) continue;
@@ -495,15 +516,16 @@ export function chooseColumnsByContent(input: ContentInput): ContentResult {
         let holderRows = 0;
         let rows = 0;
         for (let i = 0; i < n && holder !== ""; i++) {
+          contentWork.steps++;
           // A row naming neither (a balance row at the end, "Endsaldo") tells nothing of the pair.
           if (direction[i] === null || (a.cells[i] === "" && b.cells[i] === "")) continue;
           rows++;
           const [own, other] = direction[i] === "in" ? [b.cells[i]!, a.cells[i]!] : [a.cells[i]!, b.cells[i]!];
           if (own === holder && other !== holder) holderRows++;
         }
-        const holderSplit = texts.includes(a) && texts.includes(b) && rows >= 3 && holderRows >= rows * 0.9;
+        const holderSplit = isText.has(a) && isText.has(b) && rows >= 3 && holderRows >= rows * 0.9;
         // Sparse: the payer is filled only on money in, the payee only on money out, each at least once.
-        if (holderSplit || (onlyOn(a, "in") && onlyOn(b, "out"))) {
+        if (holderSplit || ((onlyIn.get(a) ?? onlyOn(a, "in")) && onlyOut.get(b)!)) {
           mapping.payer_column = a.name;
           mapping.payee_column = b.name;
           return true;
