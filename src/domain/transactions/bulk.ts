@@ -26,9 +26,9 @@ import { assertRunningTotalsOf } from "../wallets/ceiling.js";
 import { getWalletRow, type WalletRow } from "../wallets/store.js";
 import { cleanText, foldedKeys, foldKey, normalizeTags } from "../shared/text.js";
 import { resolveFilters } from "./list.js";
-import { transactionsQuery } from "./query.js";
+import { transactionsQuery, type TransactionFilter } from "./query.js";
 import { coerceTransactionRow, tagsOf, type TransactionRow } from "./store.js";
-import { markRefunds, splitPartsOf } from "./parts.js";
+import { markRefunds, splitPartsOf, type StoredPart } from "./parts.js";
 
 const tool = toolsByName.get("update_transactions")!;
 type Schema = { properties: Record<string, { maximum?: number; maxItems?: number; properties?: Record<string, { maxItems?: number }> }> };
@@ -70,10 +70,15 @@ async function underFilter<T>(fn: () => Promise<T>): Promise<T> {
 
 const chunks = <T>(xs: readonly T[]): T[][] => Array.from({ length: Math.ceil(xs.length / CHUNK) }, (_, i) => xs.slice(i * CHUNK, (i + 1) * CHUNK));
 
-// eslint-disable-next-line max-lines-per-function -- split by h51loop's branch (issue 51)
-export async function updateTransactions(ctx: DomainContext, p: UpdateTransactionsParams): Promise<BulkEdit> {
-  const { db } = ctx;
-  const userId = ctx.caller.userId;
+/** The edit as given, checked and cleaned before the first read: something to change, no tag both added and removed. */
+interface Edit {
+  add: string[];
+  remove: string[];
+  category: string | undefined;
+  payee: string | undefined;
+}
+
+function checkEdit(p: UpdateTransactionsParams): Edit {
   if (!CHANGE_PARAMS.some((k) => p[k] !== undefined))
     throw invalidParams(
       "(params)",
@@ -87,7 +92,11 @@ export async function updateTransactions(ctx: DomainContext, p: UpdateTransactio
     throw invalidParams("remove_tags", "tags not also in add_tags", "remove_tags: a tag in it is also in add_tags; a tag is either added or removed.");
   const category = p.set_category === undefined ? undefined : cleanText(p.set_category);
   const payee = p.set_payee === undefined ? undefined : cleanText(p.set_payee);
+  return { add, remove, category, payee };
+}
 
+/** The filter of list_transactions, narrowed by the payees and ids given; an id not the person's is not_found. */
+async function selection(db: Knex, userId: string, p: UpdateTransactionsParams): Promise<TransactionFilter> {
   const filter = await underFilter(() => resolveFilters(db, userId, p.filter));
   // Any of several payees, or a list of ids ("Starbucks and the café", "these three"), with the filter.
   if (p.payee !== undefined) filter.payeeKey = typeof p.payee === "string" ? foldKey(p.payee) : [...new Set(p.payee.map((x) => foldKey(x)))];
@@ -99,9 +108,16 @@ export async function updateTransactions(ctx: DomainContext, p: UpdateTransactio
     const missing = filter.ids.findIndex((id) => !own.has(id));
     if (missing >= 0) throw notFound("transaction", `transaction_ids.${p.transaction_ids.indexOf(filter.ids[missing]!)}`, filter.ids[missing]);
   }
-  const target = p.move_to_wallet_id === undefined ? undefined : await getWalletRow(db, userId, p.move_to_wallet_id, "move_to_wallet_id");
+  return filter;
+}
 
-  // The rows, locked (Postgres) for the rest of the write, newest first as list_transactions shows them.
+/**
+ * The rows, locked (Postgres) for the rest of the write, newest first as list_transactions shows them,
+ * and bound to the preview. Any number but expected_count is `conflict` with the real count, before
+ * anything is written: the person edits only what they saw counted.
+ */
+async function lockedRows(ctx: DomainContext, filter: TransactionFilter, expectedCount: number): Promise<Record<string, unknown>[]> {
+  const { db } = ctx;
   const raw = (await forUpdate(
     db,
     transactionsQuery(db, filter)
@@ -110,7 +126,7 @@ export async function updateTransactions(ctx: DomainContext, p: UpdateTransactio
         { column: "t.date", order: "desc" },
         { column: "t.id", order: "desc" },
       ])
-      .limit(p.expected_count + 1),
+      .limit(expectedCount + 1),
   )) as Record<string, unknown>[];
   // The preview is bound to these rows as they are (src/writes/preview.ts): a commit passing its
   // preview_id is refused with stale_preview when one changed since, or rows joined or left.
@@ -120,13 +136,13 @@ export async function updateTransactions(ctx: DomainContext, p: UpdateTransactio
       rows: raw.map((r) => ({ id: String(r.id), content: r, updatedAt: r.updated_at == null ? null : String(r.updated_at) })),
       ...(total === undefined ? {} : { total }),
     });
-  if (raw.length !== p.expected_count) {
+  if (raw.length !== expectedCount) {
     const counted = await transactionsQuery(db, filter).count({ n: "*" }).first();
     const n = Number((counted as { n: unknown } | undefined)?.n ?? 0);
     bound(n);
     throw new AppError(
       "conflict",
-      `expected_count: the filter matches ${n} transaction${n === 1 ? "" : "s"}, not ${p.expected_count}; nothing was changed. ${
+      `expected_count: the filter matches ${n} transaction${n === 1 ? "" : "s"}, not ${expectedCount}; nothing was changed. ${
         n > MAX_ROWS
           ? `One call changes at most ${MAX_ROWS}: narrow the filter (a date range), and edit the rest in further calls.`
           : n === 0
@@ -137,52 +153,117 @@ export async function updateTransactions(ctx: DomainContext, p: UpdateTransactio
     );
   }
   bound();
-  const rows = raw.map(coerceTransactionRow);
-  const tags = await tagsOf(
-    db,
-    rows.map((r) => r.id),
-  );
-  const warnings: Warning[] = [];
-  const others = target ? await checkMove(db, userId, rows, target, warnings) : new Map<string, TransactionRow>();
-  // A split row's own category is null: its parts hold the categories and tags (docs/decisions.md, the
-  // bulk edit's "Split transactions").
-  const split = await splitPartsOf(
-    db,
-    userId,
-    rows.map((r) => r.id),
-  );
-  const partPatches: { transactionId: string; position: number; patch: Record<string, unknown> }[] = [];
-  const recategorized: string[] = [];
-  let splitKept = 0;
+  return raw;
+}
 
-  // What changes on each row.
-  const at = ctx.now().toISOString();
-  const shown: ChangedTransaction[] = [];
-  const changedIds: string[] = [];
-  const byPatch = new Map<string, { patch: Record<string, unknown>; ids: string[] }>();
-  const tagAdds: { transaction_id: string; user_id: string; tag: string }[] = [];
-  const tagRemovals: string[] = [];
-  const moved: TransactionRow[] = [];
+/** What the edit writes, planned row by row before the first write, so that a refusal leaves nothing half done. */
+interface Plan {
+  /** The first SHOWN_ROWS changed rows, for the answer. */
+  shown: ChangedTransaction[];
+  changedIds: string[];
+  /** One UPDATE per kind of patch (its sorted column names), over the ids that take it. */
+  byPatch: Map<string, { patch: Record<string, unknown>; ids: string[] }>;
+  tagAdds: { transaction_id: string; user_id: string; tag: string }[];
+  /** Rows that lose one of remove_tags. */
+  tagRemovals: string[];
+  partPatches: { transactionId: string; position: number; patch: Record<string, unknown> }[];
+  /** Rows (or rows with a part) whose category changed: their refund marks follow. */
+  recategorized: string[];
+  moved: TransactionRow[];
+  /** Split rows whose parts keep their categories (no category filter). */
+  splitKept: number;
+}
+
+/**
+ * The category change of one row. A split row's own category is null: its parts hold the categories and
+ * tags (docs/decisions.md, the bulk edit's "Split transactions"), so only the parts in the filtered
+ * category take the new one; without a category filter, one category for the whole row would undo the
+ * split, so its parts keep theirs.
+ */
+function planCategory(
+  row: TransactionRow,
+  parts: StoredPart[] | undefined,
+  category: string,
+  filter: TransactionFilter,
+  plan: Plan,
+  changes: ChangedTransaction["changes"],
+  patch: Record<string, unknown>,
+): void {
+  if (parts) {
+    if (filter.categoryKey === undefined) plan.splitKept++;
+    else
+      for (const part of parts)
+        if (part.categoryKey === filter.categoryKey && part.category !== category) {
+          changes.push({ field: `parts[${part.position}].category`, before: part.category, after: category });
+          plan.partPatches.push({ transactionId: row.id, position: part.position, patch: { category, ...foldedKeys({ category }) } });
+          plan.recategorized.push(row.id);
+        }
+  } else if (row.category !== category) {
+    changes.push({ field: "category", before: row.category, after: category });
+    Object.assign(patch, { category, ...foldedKeys({ category }) });
+    plan.recategorized.push(row.id);
+  }
+}
+
+/** The tag change of one row, refused past MAX_TAGS; a split row's tags are the union of its parts', so each part gains and loses them too. */
+function planTags(
+  row: TransactionRow,
+  before: string[],
+  parts: StoredPart[] | undefined,
+  edit: Edit,
+  userId: string,
+  plan: Plan,
+  changes: ChangedTransaction["changes"],
+): void {
+  const { add, remove } = edit;
+  const after = [...new Set([...before.filter((t) => !remove.includes(t)), ...add])].sort();
+  if (after.join("\n") === before.join("\n")) return;
+  if (after.length > MAX_TAGS)
+    throw invalidParams(
+      "add_tags",
+      `at most ${MAX_TAGS} tags on each transaction`,
+      `add_tags: transaction ${row.id} would have ${after.length} tags; a transaction holds at most ${MAX_TAGS}. Remove some with remove_tags, or leave it out of the filter.`,
+    );
+  changes.push({ field: "tags", before, after });
+  for (const tag of add) if (!before.includes(tag)) plan.tagAdds.push({ transaction_id: row.id, user_id: userId, tag });
+  if (remove.some((t) => before.includes(t))) plan.tagRemovals.push(row.id);
+  for (const part of parts ?? []) {
+    const partTags = [...new Set([...part.tags.filter((t) => !remove.includes(t)), ...add])].sort();
+    if (partTags.join("\n") !== part.tags.join("\n"))
+      plan.partPatches.push({ transactionId: row.id, position: part.position, patch: { tags: JSON.stringify(partTags) } });
+  }
+}
+
+/**
+ * What changes on each row, in the rows' order (category, payee, wallet, tags: the order of `changes`).
+ * A row with no change is left out; the others are grouped by the columns they set, so that the writes
+ * are one UPDATE per group and chunk.
+ */
+function planEdits(
+  rows: readonly TransactionRow[],
+  inputs: { tags: Map<string, string[]>; split: Map<string, StoredPart[]>; filter: TransactionFilter; target: WalletRow | undefined },
+  edit: Edit,
+  userId: string,
+  at: string,
+): Plan {
+  const { tags, split, filter, target } = inputs;
+  const { category, payee } = edit;
+  const plan: Plan = {
+    shown: [],
+    changedIds: [],
+    byPatch: new Map(),
+    tagAdds: [],
+    tagRemovals: [],
+    partPatches: [],
+    recategorized: [],
+    moved: [],
+    splitKept: 0,
+  };
   for (const row of rows) {
     const changes: ChangedTransaction["changes"] = [];
     const patch: Record<string, unknown> = {};
     const parts = split.get(row.id);
-    if (category !== undefined && parts) {
-      // Only the parts in the filtered category take the new one; without a category filter, one
-      // category for the whole row would undo the split, so its parts keep theirs.
-      if (filter.categoryKey === undefined) splitKept++;
-      else
-        for (const part of parts)
-          if (part.categoryKey === filter.categoryKey && part.category !== category) {
-            changes.push({ field: `parts[${part.position}].category`, before: part.category, after: category });
-            partPatches.push({ transactionId: row.id, position: part.position, patch: { category, ...foldedKeys({ category }) } });
-            recategorized.push(row.id);
-          }
-    } else if (category !== undefined && row.category !== category) {
-      changes.push({ field: "category", before: row.category, after: category });
-      Object.assign(patch, { category, ...foldedKeys({ category }) });
-      recategorized.push(row.id);
-    }
+    if (category !== undefined) planCategory(row, parts, category, filter, plan, changes, patch);
     if (payee !== undefined && row.payee !== payee) {
       changes.push({ field: "payee", before: row.payee, after: payee });
       Object.assign(patch, { payee, ...foldedKeys({ payee }) });
@@ -190,82 +271,106 @@ export async function updateTransactions(ctx: DomainContext, p: UpdateTransactio
     if (target && row.wallet_id !== target.id) {
       changes.push({ field: "wallet_id", before: row.wallet_id, after: target.id });
       patch.wallet_id = target.id;
-      moved.push(row);
+      plan.moved.push(row);
     }
-    const before = tags.get(row.id) ?? [];
-    const after = [...new Set([...before.filter((t) => !remove.includes(t)), ...add])].sort();
-    if (after.join("\n") !== before.join("\n")) {
-      if (after.length > MAX_TAGS)
-        throw invalidParams(
-          "add_tags",
-          `at most ${MAX_TAGS} tags on each transaction`,
-          `add_tags: transaction ${row.id} would have ${after.length} tags; a transaction holds at most ${MAX_TAGS}. Remove some with remove_tags, or leave it out of the filter.`,
-        );
-      changes.push({ field: "tags", before, after });
-      for (const tag of add) if (!before.includes(tag)) tagAdds.push({ transaction_id: row.id, user_id: userId, tag });
-      if (remove.some((t) => before.includes(t))) tagRemovals.push(row.id);
-      // A split row's tags are the union of its parts' tags: each part gains and loses them too.
-      for (const part of parts ?? []) {
-        const partTags = [...new Set([...part.tags.filter((t) => !remove.includes(t)), ...add])].sort();
-        if (partTags.join("\n") !== part.tags.join("\n"))
-          partPatches.push({ transactionId: row.id, position: part.position, patch: { tags: JSON.stringify(partTags) } });
-      }
-    }
+    planTags(row, tags.get(row.id) ?? [], parts, edit, userId, plan, changes);
     if (changes.length === 0) continue;
-    changedIds.push(row.id);
-    if (shown.length < SHOWN_ROWS) shown.push({ id: row.id, date: row.date, amount: toMoney(row.amount_minor, row.currency), payee: row.payee, changes });
+    plan.changedIds.push(row.id);
+    if (plan.shown.length < SHOWN_ROWS)
+      plan.shown.push({ id: row.id, date: row.date, amount: toMoney(row.amount_minor, row.currency), payee: row.payee, changes });
     const key = Object.keys(patch).sort().join(",");
-    const group = byPatch.get(key) ?? { patch: { ...patch, updated_at: at }, ids: [] };
+    const group = plan.byPatch.get(key) ?? { patch: { ...patch, updated_at: at }, ids: [] };
     group.ids.push(row.id);
-    byPatch.set(key, group);
+    plan.byPatch.set(key, group);
   }
+  return plan;
+}
 
-  // Set-based writes. A row whose only change is its tags still gets its updated_at.
-  for (const { patch, ids } of byPatch.values())
+/**
+ * The set-based writes, once every row is planned: the rows' columns (a row whose only change is its tags
+ * still gets its updated_at), the tags, the parts, the refund marks; then, for a move, the other legs of
+ * moved transfer legs and the running totals of every wallet the money left or reached (a ceiling refuses
+ * naming move_to_wallet_id). Answers the other legs' ids.
+ */
+async function writeEdits(
+  db: Knex,
+  userId: string,
+  plan: Plan,
+  move: { target: WalletRow | undefined; others: Map<string, TransactionRow> },
+  remove: string[],
+  at: string,
+): Promise<string[]> {
+  for (const { patch, ids } of plan.byPatch.values())
     for (const chunk of chunks(ids)) await byPrimaryKey(db, "transactions").where("user_id", userId).whereIn("id", chunk).update(patch);
-  for (const chunk of chunks(tagRemovals))
+  for (const chunk of chunks(plan.tagRemovals))
     await db("transaction_tags").where("user_id", userId).whereIn("transaction_id", chunk).whereIn("tag", remove).delete();
-  for (const chunk of chunks(tagAdds)) await db("transaction_tags").insert(chunk);
-  for (const { transactionId, position, patch } of partPatches)
+  for (const chunk of chunks(plan.tagAdds)) await db("transaction_tags").insert(chunk);
+  for (const { transactionId, position, patch } of plan.partPatches)
     await db("transaction_parts").where({ user_id: userId, transaction_id: transactionId, position }).update(patch);
   // Whether an income (or an income's part) is a refund depends on its category (docs/ledger.md, "Refunds").
-  await markRefunds(db, userId, [...new Set(recategorized)]);
+  await markRefunds(db, userId, [...new Set(plan.recategorized)]);
   const counterpartIds: string[] = [];
-  if (target && moved.length > 0) {
+  const { target, others } = move;
+  if (target && plan.moved.length > 0) {
     // The other leg of each moved transfer leg now points at the new wallet.
-    for (const leg of moved) {
+    for (const leg of plan.moved) {
       const other = others.get(leg.id);
       if (other) counterpartIds.push(other.id);
     }
     for (const chunk of chunks(counterpartIds))
       await byPrimaryKey(db, "transactions").where("user_id", userId).whereIn("id", chunk).update({ counterpart_wallet_id: target.id, updated_at: at });
-    await assertRunningTotalsOf(db, userId, [target.id, ...new Set(moved.map((r) => r.wallet_id))], "move_to_wallet_id");
+    await assertRunningTotalsOf(db, userId, [target.id, ...new Set(plan.moved.map((r) => r.wallet_id))], "move_to_wallet_id");
   }
+  return counterpartIds;
+}
 
+/** The answer and the audit entry: counts, the rows shown, the warnings after checkMove's, and the edit as set. */
+function bulkEdit(matched: number, plan: Plan, edit: Edit, target: WalletRow | undefined, counterpartIds: string[], warnings: Warning[]): BulkEdit {
+  const { changedIds, splitKept } = plan;
   if (splitKept > 0)
     warnings.push({
       code: "split_rows_kept",
       message: `${splitKept} split transaction${splitKept === 1 ? " keeps its parts' categories" : "s keep their parts' categories"}: filter by a category to re-file only the parts in it, or change them with update_transaction.`,
     });
   if (changedIds.length === 0)
-    warnings.push({ code: "nothing_changed", message: `All ${rows.length} matching transactions already have these values; nothing was changed.` });
+    warnings.push({ code: "nothing_changed", message: `All ${matched} matching transactions already have these values; nothing was changed.` });
   const set: Record<string, unknown> = {};
-  if (category !== undefined) set.category = category;
-  if (add.length > 0) set.add_tags = add;
-  if (remove.length > 0) set.remove_tags = remove;
-  if (payee !== undefined) set.payee = payee;
+  if (edit.category !== undefined) set.category = edit.category;
+  if (edit.add.length > 0) set.add_tags = edit.add;
+  if (edit.remove.length > 0) set.remove_tags = edit.remove;
+  if (edit.payee !== undefined) set.payee = edit.payee;
   if (target) set.wallet_id = target.id;
   return {
     // At most SHOWN_ROWS (the spec's maxItems, which the generated type spells as tuples).
-    result: { matched: rows.length, changed: changedIds.length, transactions: shown as UpdateTransactionsResult["transactions"], warnings },
+    result: { matched, changed: changedIds.length, transactions: plan.shown as UpdateTransactionsResult["transactions"], warnings },
     audit: {
       set,
-      matched: rows.length,
+      matched,
       changed: changedIds.length,
       transaction_ids: changedIds,
       ...(counterpartIds.length > 0 ? { counterpart_ids: counterpartIds } : {}),
     },
   };
+}
+
+export async function updateTransactions(ctx: DomainContext, p: UpdateTransactionsParams): Promise<BulkEdit> {
+  const { db } = ctx;
+  const userId = ctx.caller.userId;
+  // Every check comes before the first write: the edit, the selection, the target wallet, the count, each
+  // row's move and tags; the writes then run set-based.
+  const edit = checkEdit(p);
+  const filter = await selection(db, userId, p);
+  const target = p.move_to_wallet_id === undefined ? undefined : await getWalletRow(db, userId, p.move_to_wallet_id, "move_to_wallet_id");
+  const rows = (await lockedRows(ctx, filter, p.expected_count)).map(coerceTransactionRow);
+  const ids = rows.map((r) => r.id);
+  const tags = await tagsOf(db, ids);
+  const warnings: Warning[] = [];
+  const others = target ? await checkMove(db, userId, rows, target, warnings) : new Map<string, TransactionRow>();
+  const split = await splitPartsOf(db, userId, ids);
+  const at = ctx.now().toISOString();
+  const plan = planEdits(rows, { tags, split, filter, target }, edit, userId, at);
+  const counterpartIds = await writeEdits(db, userId, plan, { target, others }, edit.remove, at);
+  return bulkEdit(rows.length, plan, edit, target, counterpartIds, warnings);
 }
 
 /**
