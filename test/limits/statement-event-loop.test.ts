@@ -1,15 +1,21 @@
 /**
  * One statement cannot hold up another person (issue 41): while the largest allowed statement
  * (4,000,000 characters) of each format is previewed, another user's stream of whoami calls is answered
- * within 250 ms at the 99th percentile, and the event loop's own delay (perf_hooks.monitorEventLoopDelay,
- * this process runs the server) stays under the same bound. A bound asserted, not a speed: the figures are
- * measured by `npm run bench -- statements`. docs/reliability.md#bounded-work.
+ * within 250 ms at the 99th percentile, and the event loop's longest block (this process runs the server)
+ * stays under the same bound. A bound asserted, not a speed: the figures are measured by
+ * `npm run bench -- statements`. docs/reliability.md#bounded-work.
+ *
+ * Both figures are taken on the process's own clock, as test/limits/bulk-event-loop.test.ts takes them
+ * (test/helpers/own-clock.ts): wall time less the time the main thread waited for a CPU. On the shared
+ * 2-core machine at a load average of 10 wall time alone failed once at 250.98 ms with the parse in its
+ * worker; the own clock drops what other processes' load adds and keeps all this process causes (a parse
+ * on the main thread, the 4 MB body read and checked, garbage collection). Wall figures are in the messages.
  */
 import { expect } from "chai";
 import { randomUUID } from "node:crypto";
-import { monitorEventLoopDelay } from "node:perf_hooks";
 import { engine } from "../helpers/database.js";
 import { hostileStatements } from "../helpers/hostile-statements.js";
+import { loopBlocks, ownClock } from "../helpers/own-clock.js";
 import { INLINE_CHARS, parseStatementBounded } from "../../src/statements/bounded.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 
@@ -49,7 +55,7 @@ describe(`statement parsing beside another user's calls (${engine})`, function (
     "CSV, unclosed quotes",
   ].map((name) => [name, hostileStatements[name]!(ALLOWED)]);
   for (const [name, statement] of cases) {
-    it(`${name}: another user's whoami p99 and the loop's delay stay under ${BOUND_MS} ms`, async () => {
+    it(`${name}: another user's whoami p99 and the loop's longest block stay under ${BOUND_MS} ms`, async () => {
       const importer = await server.createUser({ currency: "EUR" });
       const other = await server.createUser();
       const { wallet } = await server.call(
@@ -59,20 +65,22 @@ describe(`statement parsing beside another user's calls (${engine})`, function (
       );
       expect(statement.length).to.be.within(ALLOWED - 200, ALLOWED);
       const latencies: number[] = [];
-      const delay = monitorEventLoopDelay({ resolution: 10 });
+      const wallLatencies: number[] = [];
       let done = false;
       const stream = (async () => {
         // Until the import is answered, and at least 6 calls: a statement read in a kept worker can be
         // answered within a few calls (issue 37), and a p99 needs samples.
         while (!done || latencies.length < 6) {
-          const start = performance.now();
+          const [wall, own] = [performance.now(), ownClock()];
           const me = await server.call("whoami", {}, other.token);
-          latencies.push(performance.now() - start);
+          wallLatencies.push(performance.now() - wall);
+          latencies.push(ownClock() - own);
           expect(me.user_id ?? me.user?.id ?? me).to.not.equal(undefined);
           await new Promise((resolve) => setTimeout(resolve, 5));
         }
       })();
-      delay.enable();
+      const stop = loopBlocks();
+      let blocks = { wall: 0, own: 0 };
       const answer = await server
         .rpc(
           {
@@ -85,15 +93,16 @@ describe(`statement parsing beside another user's calls (${engine})`, function (
         )
         .finally(() => {
           done = true;
-          delay.disable();
+          blocks = stop();
         });
       await stream;
       // A hostile file is refused naming the statement, an ordinary one previewed; never internal_error.
       if (answer.body.error) expect(answer.body.error.data).to.include({ code: "invalid_params", field: "statement" });
       else expect(answer.body.result.status).to.equal("dry_run");
       expect(latencies.length).to.be.greaterThan(5);
-      expect(p99(latencies), `whoami p99 of ${latencies.length} calls`).to.be.below(BOUND_MS);
-      expect(delay.percentile(99) / 1e6, "event loop delay p99").to.be.below(BOUND_MS);
+      const r = Math.round;
+      expect(p99(latencies), `whoami p99 of ${latencies.length} calls (wall ${r(p99(wallLatencies))} ms)`).to.be.below(BOUND_MS);
+      expect(blocks.own, `the event loop's longest block (wall ${r(blocks.wall)} ms)`).to.be.below(BOUND_MS);
     });
   }
 });
