@@ -14,6 +14,7 @@ import { currencyInCell, withoutCurrency } from "./cell-currency.js";
 import { chooseColumnsByContent, type UnsureColumn } from "./columns-by-content.js";
 import { readPreamble } from "./csv-preamble.js";
 import { rowKindsOf } from "./csv-row-kinds.js";
+import { isStatusColumn } from "./row-kinds.js";
 import { checkRunningBalance, decimalOf, units, type RunningRow } from "./running-balance.js";
 import { resolveBalances, type FoundBalance } from "./stated-balances.js";
 import { indicatorOf, isIndicatorColumn } from "./csv-sign.js";
@@ -148,8 +149,47 @@ const NAMES: Vocabulary = {
   ],
   amount_column: ["amount", "betrag", "umsatz", "umsatzineur", "transactionamount", "montant", "montantoperation", "importe", "bedrag", "importo", "value"],
   sign_column: ["afbij", "sollhaben", "sh", "debitcredit", "creditdebit", "cd", "dc", "drcr", "indicator"],
-  debit_column: ["debit", "debitamount", "withdrawal", "withdrawals", "paidout", "moneyout", "addebiti", "soll", "ausgang", "belastung"],
-  credit_column: ["credit", "creditamount", "deposit", "deposits", "paidin", "moneyin", "accrediti", "haben", "eingang", "gutschrift"],
+  // Money out and in, unsigned, in the languages of the exports read (Italian Uscite/Entrate, Spanish Cargo/Abono, Polish Obciążenia/Uznania, Nordic Debet/Kredit).
+  debit_column: [
+    "debit",
+    "debitamount",
+    "withdrawal",
+    "withdrawals",
+    "paidout",
+    "moneyout",
+    "addebiti",
+    "addebito",
+    "uscite",
+    "soll",
+    "ausgang",
+    "belastung",
+    "debito",
+    "cargo",
+    "cargos",
+    "debet",
+    "obciazenia",
+    "wydatki",
+  ],
+  credit_column: [
+    "credit",
+    "creditamount",
+    "deposit",
+    "deposits",
+    "paidin",
+    "moneyin",
+    "accrediti",
+    "accredito",
+    "entrate",
+    "haben",
+    "eingang",
+    "gutschrift",
+    "credito",
+    "abono",
+    "abonos",
+    "kredit",
+    "uznania",
+    "wplywy",
+  ],
   payer_column: ["zahlungspflichtiger", "zahlungspflichtige", "payer", "payername", "debtor", "betaler"],
   payee_column: [
     "payee",
@@ -471,6 +511,13 @@ export function detectMapping(text: string, given: Partial<CsvMapping> = {}, hin
     decimalFallback: given.decimal ?? (delimiter === "," ? "." : ","),
   });
   for (const column of Object.values(mapping)) if (typeof column === "string") used.add(column);
+  // A column of status words ("Contabilizado", "Programada") is the row's state, never its counterparty or
+  // purpose: csv-row-kinds.ts reads it for the rows not booked.
+  for (const key of ["payee_column", "payer_column", "description_column"] as const)
+    if (given[key] === undefined && mapping[key] !== undefined && isStatusColumn(cellsOf(mapping[key]))) {
+      used.delete(mapping[key]!);
+      delete mapping[key];
+    }
   // An indicator column without a telling name is found by its content (every row S or H, Af or Bij …).
   if (mapping.sign_column === undefined && mapping.amount_column !== undefined && given.sign_column === undefined) {
     mapping.sign_column = columns.find((c) => !used.has(c) && c !== mapping.date_column && isIndicatorColumn(cellsOf(c)));

@@ -106,4 +106,64 @@ describe("statement rows: balances, rows not booked, a running balance (issue 48
     expect(undated.opening).to.deep.equal({ date: "2026-11-03", amount: "3794.94" });
     expect(undated.closing).to.deep.equal({ date: "2026-11-24", amount: "5911.54" });
   });
+
+  it("reads status words in the languages banks write them: Danish Venter, Italian Autorizzato, Spanish Programada are not booked; Udført, Contabilizzato are", () => {
+    const notBooked = [
+      "Venter",
+      "Afventer",
+      "Reserverat",
+      "Autorizzato",
+      "In attesa",
+      "Programada",
+      "Pendiente",
+      "En attente",
+      "Oczekująca",
+      "Zaplanowana",
+      "Rechazada",
+    ];
+    expect(notBooked.map(notBookedOf), "not booked").to.deep.equal([
+      "pending",
+      "pending",
+      "pending",
+      "pending",
+      "pending",
+      "scheduled",
+      "pending",
+      "pending",
+      "pending",
+      "scheduled",
+      "declined",
+    ]);
+    expect(["Udført", "Bokförd", "Contabilizzato", "Contabilizado", "Zaksięgowana", "Geboekt", "Comptabilisé"].map(notBookedOf), "booked").to.deep.equal(
+      new Array(7).fill(null),
+    );
+    // Danske Bank's export (Dato;Tekst;Beløb;Saldo;Status;Afstemt): the waiting card payment is shown, never booked.
+    const danske = [
+      '"Dato";"Tekst";"Beløb";"Saldo";"Status";"Afstemt"',
+      '"03.11.2026";"Husleje";"-8.500,00";"9.935,00";"Udført";"Nej"',
+      '"27.11.2026";"Irma";"-89,95";"";"Venter";"Nej"',
+      "",
+    ].join("\n");
+    expect(parseStatement(danske).rows.map((r) => [r.payee, r.notBooked ?? "booked"])).to.deep.equal([
+      ["Husleje", "booked"],
+      ["Irma", "pending"],
+    ]);
+  });
+
+  it("never reads a column of status words as the row's purpose or counterparty (a Spanish Estado column)", () => {
+    const text = [
+      "Fecha Operación;Fecha Valor;Concepto;Importe;Saldo;Estado",
+      "29/11/2026;01/12/2026;TRANSFERENCIA PROGRAMADA A JUAN PEREZ;-150,00;;Programada",
+      "21/11/2026;21/11/2026;RECIBO MOVISTAR;-35,90;4.884,30;Contabilizado",
+      "14/11/2026;14/11/2026;COMPRA TARJ. CAFETERIA LA ESQUINA;-1,80;4.920,20;Contabilizado",
+      "",
+    ].join("\n");
+    const p = parseStatement(text);
+    expect(p.mapping?.description_column).to.equal(undefined);
+    expect(p.rows.map((r) => [r.payee, r.description, r.notBooked ?? "booked"])).to.deep.equal([
+      ["TRANSFERENCIA PROGRAMADA A JUAN PEREZ", null, "scheduled"],
+      ["RECIBO MOVISTAR", null, "booked"],
+      ["COMPRA TARJ. CAFETERIA LA ESQUINA", null, "booked"],
+    ]);
+  });
 });
