@@ -64,7 +64,14 @@ export function readPreamble(lines: readonly string[][], decimal: "," | ".", ord
     const key = fold(filled[0]!);
     if (PERIOD.some((p) => key.startsWith(p))) periodEnd = lastDate(filled.join(" "), order) ?? periodEnd;
     if (NOT_A_BALANCE.some((n) => key.includes(n))) continue;
-    const kind = OPENING.some((o) => key.includes(o)) ? "opening" : CLOSING.some((c) => key.includes(c)) ? "closing" : null;
+    // A name that says which in any language the balance words know ("#Saldo początkowe", "Saldo di apertura") decides first.
+    const says = balanceKindOf(filled[0]!);
+    const kind =
+      says === "opening" || (says !== "closing" && OPENING.some((o) => key.includes(o)))
+        ? "opening"
+        : says === "closing" || CLOSING.some((c) => key.includes(c))
+          ? "closing"
+          : null;
     if (kind === null) continue;
     const amount = filled
       .slice(1)

@@ -166,4 +166,38 @@ describe("statement rows: balances, rows not booked, a running balance (issue 48
       ["COMPRA TARJ. CAFETERIA LA ESQUINA", null, "booked"],
     ]);
   });
+
+  it("reads a preamble's opening balance and a trailer's closing balance by their names in other languages (mBank's #Saldo początkowe and #Saldo końcowe)", () => {
+    for (const [text, kind] of [
+      ["#Saldo początkowe", "opening"],
+      ["Saldo końcowe", "closing"],
+      ["Eindsaldo", "closing"],
+      ["Saldo di apertura", "opening"],
+      ["Solde précédent", "opening"],
+      ["Saldo de cierre", "closing"],
+      ["Indgående saldo", "opening"],
+    ] as const)
+      expect(balanceKindOf(text), text).to.equal(kind);
+    const text = [
+      "#Klient;",
+      "JAN KOWALSKI;",
+      "#Za okres:;",
+      "01.11.2026;30.11.2026;",
+      "#Saldo początkowe;5 234,12 PLN;",
+      "",
+      "#Data operacji;#Opis operacji;#Tytuł;#Nadawca/Odbiorca;#Numer konta;#Kwota;#Saldo po operacji;",
+      "2026-11-02;PRZELEW WYCHODZĄCY;CZYNSZ LISTOPAD;SPÓŁDZIELNIA;'123';-1 800,00;3 434,12;",
+      "2026-11-05;ZAKUP PRZY UŻYCIU KARTY;ZAKUP;BIEDRONKA;'123';-89,23;3 344,89;",
+      "",
+      ";;;;#Saldo końcowe;3 344,89 PLN;",
+      "",
+    ].join("\n");
+    const p = parseStatement(text);
+    expect(p.rows.map((r) => [r.date, r.amount, r.error])).to.deep.equal([
+      ["2026-11-02", "-1800.00", null],
+      ["2026-11-05", "-89.23", null],
+    ]);
+    expect(p.opening?.amount).to.equal("5234.12");
+    expect(p.closing?.amount).to.equal("3344.89");
+  });
 });
