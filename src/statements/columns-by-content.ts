@@ -18,6 +18,7 @@ import { invalidParams } from "../errors.js";
 import { NOT_A_BALANCE } from "./csv-preamble.js";
 import { indicatorOf, isIndicatorColumn } from "./csv-sign.js";
 import { parseDate } from "./dates.js";
+import { notBookedOf } from "./row-kinds.js";
 import { guessDecimal, parseDecimal } from "./numbers.js";
 import type { CsvMapping } from "./types.js";
 
@@ -42,6 +43,8 @@ interface Profile {
   cells: string[];
   /** Rows with a cell. */
   filled: number;
+  /** Cells that say the row is not booked ("Reserverat" where Nordea writes the booking day of a booked row). */
+  statuses: number;
   dates: number;
   numbers: number;
   negatives: number;
@@ -91,7 +94,9 @@ function profileOf(index: number, name: string, rows: readonly (readonly string[
   let negatives = 0;
   let plainIntegers = 0;
   let wordy = 0;
+  let statuses = 0;
   for (const c of filledCells) {
+    if (notBookedOf(c) !== null) statuses++;
     const { letters, digits } = lettersAndDigits(c);
     // Every date and number has a digit; a number has at most a currency code's three letters.
     if (digits === 0) {
@@ -112,6 +117,7 @@ function profileOf(index: number, name: string, rows: readonly (readonly string[
     name,
     cells,
     filled: filledCells.length,
+    statuses,
     dates,
     numbers,
     negatives,
@@ -129,7 +135,7 @@ const CURRENCIES = new Set(Intl.supportedValuesOf("currency"));
 const isConstant = (p: Profile, rows: number) => rows >= 3 && p.filled === rows && p.distinct === 1;
 /** One and the same text on every row that has one (three or more): the card holder's name on card rows. */
 const isOneName = (p: Profile) => p.filled >= 3 && p.distinct === 1;
-const isDateColumn = (p: Profile) => p.filled > 0 && p.dates >= p.filled * 0.8;
+const isDateColumn = (p: Profile) => p.filled > p.statuses && p.dates >= (p.filled - p.statuses) * 0.8;
 /** Numbers in every filled cell, not dates, and not only plain integers (a check number or a card's last four). */
 const isMoneyColumn = (p: Profile) => p.filled > 0 && p.numbers === p.filled && p.dates < p.filled && p.plainIntegers < p.filled;
 const isTextColumn = (p: Profile, rows: number) =>

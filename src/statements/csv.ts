@@ -14,7 +14,7 @@ import { currencyInCell, withoutCurrency } from "./cell-currency.js";
 import { chooseColumnsByContent, type UnsureColumn } from "./columns-by-content.js";
 import { readPreamble } from "./csv-preamble.js";
 import { rowKindsOf } from "./csv-row-kinds.js";
-import { isStatusColumn } from "./row-kinds.js";
+import { isStatusColumn, notBookedOf } from "./row-kinds.js";
 import { checkRunningBalance, decimalOf, units, type RunningRow } from "./running-balance.js";
 import { resolveBalances, type FoundBalance } from "./stated-balances.js";
 import { indicatorOf, isIndicatorColumn } from "./csv-sign.js";
@@ -604,9 +604,10 @@ export function parseCsv(text: string, given: Partial<CsvMapping> = {}, hints: C
     row.description = mapping.description_column === mapping.payee_column ? null : at(r, mapping.description_column) || null;
     row.bankId = at(r, mapping.id_column) || null;
     row.currency = at(r, mapping.currency_column).toUpperCase() || null;
-    const notBooked = kinds.notBooked(r);
+    // Not booked: by the status column, or by a word where the booking day would be (Nordea's "Reserverat").
+    const notBooked = kinds.notBooked(r) ?? (row.date === null ? notBookedOf(dateText) : null);
     if (notBooked !== null) row.notBooked = notBooked;
-    if (row.date === null) {
+    if (row.date === null && notBooked === null) {
       row.payee = at(r, mapping.payee_column) || at(r, mapping.payer_column) || null;
       row.error = {
         field: "date",
@@ -646,7 +647,7 @@ export function parseCsv(text: string, given: Partial<CsvMapping> = {}, hints: C
       statedRows.push({ kind: "stated", date: row.date, amount: balance });
       continue;
     }
-    if (balance !== null && notBooked === null) {
+    if (balance !== null && notBooked === null && row.date !== null) {
       balances.push({ date: row.date, amount: balance });
       running.push({ row: row.row, date: row.date, amount: amount.value, balance, others: kinds.numbersOf(r) });
     }

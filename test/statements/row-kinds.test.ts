@@ -200,4 +200,26 @@ describe("statement rows: balances, rows not booked, a running balance (issue 48
     expect(p.opening?.amount).to.equal("5234.12");
     expect(p.closing?.amount).to.equal("3344.89");
   });
+
+  it("reads a word where the booking day would be as the row's state: Nordea's Reserverat rows are pending, and the column is still the date", () => {
+    const text = [
+      "Bokföringsdag;Belopp;Avsändare;Mottagare;Namn;Rubrik;Saldo;Valuta",
+      "Reserverat;-129,00;1234 56 78901;;Apotek Hjärtat;Kortköp;;SEK",
+      "Reserverat;-64,50;1234 56 78901;;SL Access;Kortköp;;SEK",
+      "2026/11/26;-399,00;1234 56 78901;;Telia Sverige;Autogiro;45162,00;SEK",
+      "2026/11/25;31200,00;;1234 56 78901;Arbetsgivaren AB;Lön;45561,00;SEK",
+      "2026/11/09;-45,00;1234 56 78901;;Pressbyrån;Kortköp;14361,00;SEK",
+      "",
+    ].join("\n");
+    const p = parseStatement(text);
+    expect(p.mapping?.date_column).to.equal("Bokföringsdag");
+    expect(p.rows.map((r) => [r.date, r.amount, r.payee, r.notBooked ?? "booked", r.error])).to.deep.equal([
+      [null, "-129.00", "Apotek Hjärtat", "pending", null],
+      [null, "-64.50", "SL Access", "pending", null],
+      ["2026-11-26", "-399.00", "Telia Sverige", "booked", null],
+      ["2026-11-25", "31200.00", "Arbetsgivaren AB", "booked", null],
+      ["2026-11-09", "-45.00", "Pressbyrån", "booked", null],
+    ]);
+    expect(p.closing).to.deep.equal({ date: "2026-11-26", amount: "45162.00" });
+  });
 });
