@@ -53,6 +53,8 @@ interface Profile {
   /** Cells with words (letters, not a code such as an IBAN or a BIC). */
   wordy: number;
   distinct: number;
+  /** Distinct texts with their digits set aside: 1 for a numbered reference ("Transaction no. 9930000004"). */
+  distinctWords: number;
   averageLength: number;
   decimal: "," | ".";
 }
@@ -124,6 +126,7 @@ function profileOf(index: number, name: string, rows: readonly (readonly string[
     plainIntegers,
     wordy,
     distinct: new Set(filledCells.map((c) => c.toLowerCase())).size,
+    distinctWords: new Set(filledCells.map((c) => c.toLowerCase().replace(/\d+/g, "#"))).size,
     averageLength: filledCells.length === 0 ? 0 : filledCells.reduce((n, c) => n + c.length, 0) / filledCells.length,
     decimal,
   };
@@ -139,7 +142,13 @@ const isDateColumn = (p: Profile) => p.filled > p.statuses && p.dates >= (p.fill
 /** Numbers in every filled cell, not dates, and not only plain integers (a check number or a card's last four). */
 const isMoneyColumn = (p: Profile) => p.filled > 0 && p.numbers === p.filled && p.dates < p.filled && p.plainIntegers < p.filled;
 const isTextColumn = (p: Profile, rows: number) =>
-  p.filled >= Math.max(1, rows * 0.5) && p.wordy >= p.filled * 0.5 && !isConstant(p, rows) && !isIndicatorColumn(p.cells.filter((c) => c !== ""));
+  p.filled >= Math.max(1, rows * 0.5) &&
+  p.wordy >= p.filled * 0.5 &&
+  !isConstant(p, rows) &&
+  !isNumberedReference(p) &&
+  !isIndicatorColumn(p.cells.filter((c) => c !== ""));
+/** The same words on every row but for a number (UBS's "Transaction no. 9930000004"): a reference, neither counterparty nor purpose. */
+const isNumberedReference = (p: Profile) => p.filled >= 3 && p.distinct > 1 && p.distinctWords === 1;
 
 /** Whether p's dates are on or after q's on every row both fill, and after on one at least. */
 function isLaterThan(p: Profile, q: Profile): boolean {
@@ -222,7 +231,8 @@ export function chooseColumnsByContent(input: ContentInput): ContentResult {
     );
   // The account holder's own name (or account) on every row is never the other party.
   for (const key of ["payee_column", "payer_column", "description_column"] as const)
-    keep(key, (p) => p.filled === 0 || (!isOneName(p) && p.wordy > 0 && !isIndicatorColumn(p.cells.filter((c) => c !== ""))));
+    // An empty column named so (UBS's "Footnotes" beside Description1-3) holds no text: the cells choose another.
+    keep(key, (p) => (p.filled === 0 && n === 0) || (!isOneName(p) && p.wordy > 0 && !isIndicatorColumn(p.cells.filter((c) => c !== ""))));
 
   const taken = () => new Set(Object.values(mapping).filter((v): v is string => typeof v === "string"));
 

@@ -43,7 +43,25 @@ const OPENING = [
   "previousbalance",
 ];
 const CLOSING = ["kontostand", "saldo", "balance", "solde", "closing", "ending", "endsaldo", "eindsaldo"];
-const PERIOD = ["zeitraum", "period", "periode", "periodo", "from", "von", "du"];
+const PERIOD = ["zeitraum", "period", "periode", "periodo", "from", "von", "du", "desde", "fechadesde", "datumvon", "datestart", "startdate"];
+// A line that names the period's end on its own ("Until:;2026-11-30", Fio's "dateEnd", "Datum bis:"): its date wins over a start line's.
+const PERIOD_END = [
+  "until",
+  "bis",
+  "datumbis",
+  "dateend",
+  "enddate",
+  "todate",
+  "dateto",
+  "to",
+  "hasta",
+  "fechahasta",
+  "fino",
+  "finoal",
+  "tot",
+  "totenmet",
+  "au",
+];
 
 /** The last date in a text of several words ("01.11.2026 - 24.11.2026", "Kontostand vom 24.11.2026:"). */
 function lastDate(text: string, order: DateOrder): string | null {
@@ -57,12 +75,16 @@ function lastDate(text: string, order: DateOrder): string | null {
 
 export function readPreamble(lines: readonly string[][], decimal: "," | ".", order: DateOrder): Preamble {
   let periodEnd: string | null = null;
+  let endNamed = false;
   const found: { kind: "opening" | "closing"; date: string | null; amount: string; named: boolean }[] = [];
   for (const cells of lines) {
     const filled = cells.filter((c) => c !== "");
     if (filled.length === 0) continue;
     const key = fold(filled[0]!);
-    if (PERIOD.some((p) => key.startsWith(p))) periodEnd = lastDate(filled.join(" "), order) ?? periodEnd;
+    if (PERIOD_END.includes(key)) {
+      const end = lastDate(filled.join(" "), order);
+      if (end !== null) [periodEnd, endNamed] = [end, true];
+    } else if (!endNamed && PERIOD.some((p) => key.startsWith(p))) periodEnd = lastDate(filled.join(" "), order) ?? periodEnd;
     if (NOT_A_BALANCE.some((n) => key.includes(n))) continue;
     // A name that says which in any language the balance words know ("#Saldo początkowe", "Saldo di apertura") decides first.
     const says = balanceKindOf(filled[0]!);

@@ -1,0 +1,47 @@
+/**
+ * Layouts of banks outside the corpus that read wrong before (issue 48, probed with exports written from
+ * the banks' public descriptions): each test names what its cells must tell.
+ */
+import { expect } from "chai";
+import { parseStatement } from "../../src/statements/parse.js";
+
+describe("statements of unfamiliar layouts, read by their cells (issue 48)", () => {
+  it("takes the purpose and payee from text columns, never from an empty column named so or a numbered reference (UBS Description1-3, Footnotes)", () => {
+    const text = [
+      "Account number:;0235 00123456.01",
+      "From:;2026-11-01",
+      "Until:;2026-11-30",
+      "Opening balance:;12543.90",
+      "Closing balance:;18680.95",
+      "",
+      "Trade date;Booking date;Currency;Debit;Credit;Balance;Transaction no.;Description1;Description2;Description3;Footnotes;",
+      "2026-11-25;2026-11-25;CHF;;8450.00;18680.95;9930000004;Arbeitgeber AG;Lohn November;Transaction no. 9930000004;;",
+      "2026-11-20;2026-11-20;CHF;-119.00;;10230.95;9930000003;Swisscom;eBill Rechnung;Transaction no. 9930000003;;",
+      "2026-11-12;2026-11-12;CHF;-6.50;;10349.95;9930000002;Café Schober;Zahlung Debitkarte;Transaction no. 9930000002;;",
+      "2026-11-04;2026-11-04;CHF;-87.45;;10356.45;9930000001;Coop Pronto;Zahlung Debitkarte;Transaction no. 9930000001;;",
+      "2026-11-02;2026-11-02;CHF;-2100.00;;10443.90;9930000000;Immobilien AG;Miete November;Transaction no. 9930000000;;",
+      "",
+    ].join("\n");
+    const p = parseStatement(text);
+    expect(p.rows.slice(0, 2).map((r) => [r.amount, r.payee, r.description])).to.deep.equal([
+      ["8450.00", "Arbeitgeber AG", "Lohn November"],
+      ["-119.00", "Swisscom", "eBill Rechnung"],
+    ]);
+    // The closing balance names no day: the period's end ("Until"), not its start ("From"), dates it.
+    expect(p.closing).to.deep.equal({ date: "2026-11-30", amount: "18680.95" });
+  });
+
+  it("reads an unsigned amount beside a Portuguese or Spanish Débito/Crédito column as money out and in", () => {
+    const text = [
+      "Data lançamento;Data valor;Descrição;Montante;Tipo;Saldo",
+      "02-11-2026;02-11-2026;TRF P/ SENHORIO LDA;650,00;Débito;1.115,43",
+      "05-11-2026;05-11-2026;COMPRA CONTINENTE LISBOA;34,12;Débito;1.081,31",
+      "10-11-2026;10-11-2026;TRF DE EMPRESA SA ORDENADO;1.850,00;Crédito;2.931,31",
+      "",
+    ].join("\n");
+    const p = parseStatement(text);
+    expect(p.mapping?.sign_column).to.equal("Tipo");
+    expect(p.rows.map((r) => r.amount)).to.deep.equal(["-650.00", "-34.12", "1850.00"]);
+    expect(p.balanceIssues).to.equal(undefined);
+  });
+});
