@@ -45,6 +45,8 @@ interface Profile {
   filled: number;
   /** Cells that say the row is not booked ("Reserverat" where Nordea writes the booking day of a booked row). */
   statuses: number;
+  /** Cells with digits that read as neither a number, a date nor text ("67.34x"): an amount garbled by the export. */
+  odd: number;
   dates: number;
   numbers: number;
   negatives: number;
@@ -97,6 +99,7 @@ function profileOf(index: number, name: string, rows: readonly (readonly string[
   let plainIntegers = 0;
   let wordy = 0;
   let statuses = 0;
+  let odd = 0;
   for (const c of filledCells) {
     if (notBookedOf(c) !== null) statuses++;
     const { letters, digits } = lettersAndDigits(c);
@@ -113,6 +116,7 @@ function profileOf(index: number, name: string, rows: readonly (readonly string[
       if (/^\d+$/.test(c)) plainIntegers++;
     }
     if (isWordy(c, letters, digits)) wordy++;
+    else if (n === null && !isDate(c)) odd++;
   }
   return {
     index,
@@ -120,6 +124,7 @@ function profileOf(index: number, name: string, rows: readonly (readonly string[
     cells,
     filled: filledCells.length,
     statuses,
+    odd,
     dates,
     numbers,
     negatives,
@@ -139,8 +144,18 @@ const isConstant = (p: Profile, rows: number) => rows >= 3 && p.filled === rows 
 /** One and the same text on every row that has one (three or more): the card holder's name on card rows. */
 const isOneName = (p: Profile) => p.filled >= 3 && p.distinct === 1;
 const isDateColumn = (p: Profile) => p.filled > p.statuses && p.dates >= (p.filled - p.statuses) * 0.8;
-/** Numbers in every filled cell, not dates, and not only plain integers (a check number or a card's last four). */
-const isMoneyColumn = (p: Profile) => p.filled > 0 && p.numbers === p.filled && p.dates < p.filled && p.plainIntegers < p.filled;
+/**
+ * Numbers in every filled cell but one in ten at most that does not read (that row is then shown invalid,
+ * never the column passed over for the running balance), not dates, and not only plain integers (a check
+ * number or a card's last four).
+ */
+const isMoneyColumn = (p: Profile) =>
+  p.filled > 0 &&
+  p.numbers + p.odd === p.filled &&
+  p.odd <= Math.max(1, p.filled / 10) &&
+  p.numbers > p.odd &&
+  p.dates < p.filled &&
+  p.plainIntegers < p.filled;
 const isTextColumn = (p: Profile, rows: number) =>
   p.filled >= Math.max(1, rows * 0.5) &&
   p.wordy >= p.filled * 0.5 &&
@@ -180,17 +195,24 @@ function cents(cell: string, decimal: "," | "."): number | null {
  * Every consecutive pair must agree; at least two pairs.
  */
 function runsWith(amount: readonly (number | null)[], balance: readonly (number | null)[]): boolean {
-  let pairs = 0;
+  // An amount that does not read (one garbled cell) is not compared: it tells neither way.
+  let forwardPairs = 0;
+  let backwardPairs = 0;
   let forward = true;
   let backward = true;
   for (let i = 1; i < amount.length; i++) {
-    const [b0, b1, a0, a1] = [balance[i - 1], balance[i], amount[i - 1] ?? 0, amount[i] ?? 0];
+    const [b0, b1, a0, a1] = [balance[i - 1], balance[i], amount[i - 1], amount[i]];
     if (b0 === null || b0 === undefined || b1 === null || b1 === undefined) continue;
-    pairs++;
-    if (b1 - b0 !== a1) forward = false;
-    if (b0 - b1 !== a0) backward = false;
+    if (a1 !== null && a1 !== undefined) {
+      forwardPairs++;
+      if (b1 - b0 !== a1) forward = false;
+    }
+    if (a0 !== null && a0 !== undefined) {
+      backwardPairs++;
+      if (b0 - b1 !== a0) backward = false;
+    }
   }
-  return pairs >= 2 && (forward || backward);
+  return (forward && forwardPairs >= 2) || (backward && backwardPairs >= 2);
 }
 
 const signedMagnitude = (c: number | null, sign: 1 | -1) => (c === null ? null : sign * Math.abs(c));
@@ -260,7 +282,8 @@ export function chooseColumnsByContent(input: ContentInput): ContentResult {
     let either = 0;
     for (let i = 0; i < n; i++) {
       if (ca[i] !== null && cb[i] !== null) return false;
-      if (ca[i] !== null || cb[i] !== null) either++;
+      // A filled cell that does not read (a garbled amount) still fills its row.
+      if (a.cells[i] !== "" || b.cells[i] !== "") either++;
     }
     return ca.some((v) => v !== null) && cb.some((v) => v !== null) && either >= n * 0.9;
   };

@@ -14,7 +14,7 @@ import { currencyInCell, withoutCurrency } from "./cell-currency.js";
 import { chooseColumnsByContent, type UnsureColumn } from "./columns-by-content.js";
 import { readPreamble } from "./csv-preamble.js";
 import { rowKindsOf } from "./csv-row-kinds.js";
-import { isStatusColumn, notBookedOf } from "./row-kinds.js";
+import { balanceKindOf, isStatusColumn, notBookedOf } from "./row-kinds.js";
 import { checkRunningBalance, decimalOf, units, type RunningRow } from "./running-balance.js";
 import { resolveBalances, type FoundBalance } from "./stated-balances.js";
 import { indicatorOf, isIndicatorColumn } from "./csv-sign.js";
@@ -618,8 +618,15 @@ export function parseCsv(text: string, given: Partial<CsvMapping> = {}, hints: C
     }
     // A line with a balance and no amount ("Beginning balance as of 11/01/2026" in Bank of America's rows) states
     // a balance; it is no transaction.
+    // A row with text of its own (a payee, a purpose) and no amount is a transaction that does not read, never a balance.
     const amountCells = [mapping.amount_column, mapping.debit_column, mapping.credit_column].map((c) => at(r, c));
-    if (mapping.balance_column !== undefined && amountCells.every((c) => c === "") && at(r, mapping.balance_column) !== "") {
+    const text = [mapping.payee_column, mapping.payer_column, mapping.description_column].map((c) => at(r, c)).find((c) => c !== "") ?? "";
+    if (
+      mapping.balance_column !== undefined &&
+      amountCells.every((c) => c === "") &&
+      at(r, mapping.balance_column) !== "" &&
+      (text === "" || balanceKindOf(text) !== null)
+    ) {
       rows.pop();
       continue;
     }

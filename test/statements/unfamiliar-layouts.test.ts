@@ -44,4 +44,56 @@ describe("statements of unfamiliar layouts, read by their cells (issue 48)", () 
     expect(p.rows.map((r) => r.amount)).to.deep.equal(["-650.00", "-34.12", "1850.00"]);
     expect(p.balanceIssues).to.equal(undefined);
   });
+
+  it("keeps a money column with one amount that does not read: the row is invalid, the running balance is never taken for the amount (CommBank, no header)", () => {
+    const text = [
+      '20/11/2026,"-89.00","Direct Debit 123456 TELSTRA","+7451.71"',
+      '12/11/2026,"+3850.00","Salary ACME PTY LTD","+7540.71"',
+      '06/11/2026,"-4.50","CAFE SYDNEY NS AUS","+3690.71"',
+      '04/11/2026,"-67.34x","WOOLWORTHS 1234 SYDNEY","+3695.21"',
+      '02/11/2026,"-550.00","Transfer To Real Estate Agency","+3762.55"',
+      "",
+    ].join("\n");
+    const p = parseStatement(text);
+    expect([p.mapping?.amount_column, p.mapping?.balance_column]).to.deep.equal(["#2", "#4"]);
+    expect(p.rows.map((r) => r.amount ?? r.error?.field)).to.deep.equal(["-89.00", "3850.00", "-4.50", "amount", "-550.00"]);
+  });
+
+  it("reads a row with a payee and a balance but an amount that does not read as an invalid transaction, never as a balance line (PostFinance)", () => {
+    const text = [
+      "Buchungsdatum;Avisierungstext;Gutschrift in CHF;Lastschrift in CHF;Valuta;Saldo in CHF",
+      '25.11.2026;"LASTSCHRIFT SWISSCOM (SCHWEIZ) AG";;99.00;25.11.2026;10423.45',
+      '12.11.2026;"KAUF/DIENSTLEISTUNG CAFE SPRUENGLI";;5.20;12.11.2026;10522.45',
+      '10.11.2026;"GUTSCHRIFT ARBEITGEBER AG LOHN";7120.00;;10.11.2026;10527.65',
+      '04.11.2026;"KAUF/DIENSTLEISTUNG MIGROS ZUERICH";;62.45x;04.11.2026;3407.65',
+      '02.11.2026;"E-FINANCE AUFTRAG IMMOBILIEN AG";;1850.00;02.11.2026;3470.10',
+      "",
+    ].join("\n");
+    const p = parseStatement(text);
+    expect(p.rows.map((r) => [r.payee?.slice(0, 12), r.amount ?? r.error?.field])).to.deep.equal([
+      ["LASTSCHRIFT ", "-99.00"],
+      ["KAUF/DIENSTL", "-5.20"],
+      ["GUTSCHRIFT A", "7120.00"],
+      ["KAUF/DIENSTL", "amount"],
+      ["E-FINANCE AU", "-1850.00"],
+    ]);
+  });
+
+  it("shows a row with a payee and a balance but no amount as a transaction that does not read, never as a balance line", () => {
+    const text = [
+      "Buchungsdatum;Avisierungstext;Gutschrift in CHF;Lastschrift in CHF;Valuta;Saldo in CHF",
+      '25.11.2026;"LASTSCHRIFT SWISSCOM (SCHWEIZ) AG";;99.00;25.11.2026;10423.45',
+      '12.11.2026;"KAUF/DIENSTLEISTUNG CAFE SPRUENGLI";;5.20;12.11.2026;10522.45',
+      '04.11.2026;"KAUF/DIENSTLEISTUNG MIGROS ZUERICH";;;04.11.2026;10527.65',
+      '02.11.2026;"GUTSCHRIFT ARBEITGEBER AG LOHN";7120.00;;02.11.2026;10590.10',
+      "",
+    ].join("\n");
+    const p = parseStatement(text, undefined, { debit_column: "Lastschrift in CHF", credit_column: "Gutschrift in CHF" });
+    expect(p.rows.map((r) => [r.row, r.amount ?? r.error?.field])).to.deep.equal([
+      [2, "-99.00"],
+      [3, "-5.20"],
+      [4, "amount"],
+      [5, "7120.00"],
+    ]);
+  });
 });
