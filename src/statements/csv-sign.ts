@@ -4,7 +4,7 @@
  * out or in. Found by content: a column of which every data row holds one of these words.
  */
 
-// Accents folded: Portuguese and Spanish "Débito"/"Crédito", French "Débit"/"Crédit", Italian "Addebito"/"Accredito", Polish "Obciążenie"/"Uznanie".
+// Directions too (Wise's Direction IN/OUT, a Type of Withdrawal or Deposit, Uttag/Insättning). Accents folded: Portuguese and Spanish "Débito"/"Crédito", French "Débit"/"Crédit", Italian "Addebito"/"Accredito", Polish "Obciążenie"/"Uznanie".
 const OUT = new Set([
   "s",
   "d",
@@ -21,9 +21,43 @@ const OUT = new Set([
   "cargo",
   "uscita",
   "obciazenie",
+  "out",
+  "outgoing",
+  "withdrawal",
+  "uttag",
+  "abgang",
+  "sortie",
+  "retrait",
+  "prelievo",
+  "opname",
   "-",
 ]);
-const IN = new Set(["h", "c", "cr", "credit", "bij", "haben", "crdt", "eingang", "gutschrift", "credito", "accredito", "abono", "entrata", "uznanie", "+"]);
+const IN = new Set([
+  "h",
+  "c",
+  "cr",
+  "credit",
+  "bij",
+  "haben",
+  "crdt",
+  "eingang",
+  "gutschrift",
+  "credito",
+  "accredito",
+  "abono",
+  "entrata",
+  "uznanie",
+  "in",
+  "incoming",
+  "deposit",
+  "insattning",
+  "zugang",
+  "entree",
+  "depot",
+  "versamento",
+  "storting",
+  "+",
+]);
 
 const word = (cell: string) =>
   cell

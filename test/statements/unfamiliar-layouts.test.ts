@@ -96,4 +96,24 @@ describe("statements of unfamiliar layouts, read by their cells (issue 48)", () 
       [5, "7120.00"],
     ]);
   });
+
+  it("signs unsigned amounts by a direction column (Wise's Direction IN/OUT), the holder's own name on either side never the payee", () => {
+    const text = [
+      "ID,Status,Direction,Created on,Source name,Source amount (after fees),Source currency,Target name,Target amount (after fees),Target currency,Reference",
+      "TRANSFER-1290,CANCELLED,OUT,2026-11-20 10:01:12,Jane Doe,150.00,EUR,Pieter de Vries,150.00,EUR,Concert tickets",
+      "CARD-1280,COMPLETED,OUT,2026-11-21 09:10:00,Jane Doe,19.99,EUR,Netflix,19.99,EUR,",
+      "CARD-1279,COMPLETED,OUT,2026-11-14 09:11:00,Jane Doe,4.50,EUR,Coffee Company,4.50,EUR,",
+      "TRANSFER-1278,COMPLETED,IN,2026-11-10 09:12:00,ACME BV,2400.00,EUR,Jane Doe,2400.00,EUR,",
+      "CARD-1277,COMPLETED,OUT,2026-11-05 09:13:00,Jane Doe,23.10,EUR,Albert Heijn,23.10,EUR,",
+      "",
+    ].join("\n");
+    const p = parseStatement(text);
+    expect(p.rows.map((r) => [r.amount, r.payee, r.notBooked ?? "booked"])).to.deep.equal([
+      ["-150.00", "Pieter de Vries", "cancelled"],
+      ["-19.99", "Netflix", "booked"],
+      ["-4.50", "Coffee Company", "booked"],
+      ["2400.00", "ACME BV", "booked"],
+      ["-23.10", "Albert Heijn", "booked"],
+    ]);
+  });
 });
