@@ -149,7 +149,7 @@ const NAMES: Vocabulary = {
   ],
   amount_column: ["amount", "betrag", "umsatz", "umsatzineur", "transactionamount", "montant", "montantoperation", "importe", "bedrag", "importo", "value"],
   sign_column: ["afbij", "sollhaben", "sh", "debitcredit", "creditdebit", "cd", "dc", "drcr", "indicator"],
-  // Money out and in, unsigned, in the languages of the exports read (Italian Uscite/Entrate, Spanish Cargo/Abono, Polish Obciążenia/Uznania, Nordic Debet/Kredit).
+  // Money out and in, unsigned, in the languages of the exports read (Italian Uscite/Entrate and Dare/Avere, Spanish Cargo/Abono, Polish Obciążenia/Uznania, Nordic Debet/Kredit).
   debit_column: [
     "debit",
     "debitamount",
@@ -160,6 +160,7 @@ const NAMES: Vocabulary = {
     "addebiti",
     "addebito",
     "uscite",
+    "dare",
     "soll",
     "ausgang",
     "belastung",
@@ -180,6 +181,7 @@ const NAMES: Vocabulary = {
     "accrediti",
     "accredito",
     "entrate",
+    "avere",
     "haben",
     "eingang",
     "gutschrift",
@@ -591,6 +593,8 @@ export function parseCsv(text: string, given: Partial<CsvMapping> = {}, hints: C
     // A row that names a balance ("Anfangssaldo", "Endsaldo", "Beginning balance as of …") and nothing else
     // states it; it is no transaction (issue 48).
     const named = kinds.balanceNamed(r);
+    // An available balance ("Saldo disponibile") is no transaction, and not the ledger's balance either.
+    if (named === "available") continue;
     if (named !== null) {
       const read = readAmount(r, mapping, at);
       const amount = "value" in read ? read.value : mapping.balance_column === undefined ? null : parseDecimal(at(r, mapping.balance_column), mapping.decimal);

@@ -198,7 +198,44 @@ export function isStatusColumn(cells: readonly string[]): boolean {
 // The words of a balance's name, folded: the balance itself (alone or ending a compound, "Anfangssaldo"),
 // the words that say which one, and filler ("as of", "am", "vom"). A text of these words only names a
 // balance; "Balance transfer" or "Saldo-Ausgleich Kreditkarte" does not.
-const BALANCE = ["saldo", "kontostand", "balance", "solde", "stand"];
+const BALANCE = ["saldo", "kontostand", "balance", "solde", "stand", "zustatek", "egyenleg"];
+// Which balance, without saying opening or closing: the ledger's ("Saldo contabile", "Solde comptable",
+// "Bokfört saldo") is a stated balance; an available one ("Saldo disponibile", "Available balance") is no
+// transaction either, but never reconciled against (it counts pending card payments and credit lines).
+const LEDGER = [
+  "contabile",
+  "comptable",
+  "contable",
+  "contabil",
+  "ledger",
+  "bokfort",
+  "bokfoert",
+  "bogfort",
+  "booked",
+  "gebucht",
+  "crediteur",
+  "debiteur",
+  "creditore",
+  "debitore",
+  "acreedor",
+  "deudor",
+  "credit",
+  "debit",
+];
+const AVAILABLE = [
+  "available",
+  "disponibile",
+  "disponible",
+  "verfuegbar",
+  "verfugbar",
+  "beschikbaar",
+  "disponibel",
+  "disponibelt",
+  "tillgangligt",
+  "tillganglig",
+  "dostepne",
+  "dostepny",
+];
 const OPENING = [
   "anfangs",
   "opening",
@@ -224,6 +261,8 @@ const OPENING = [
   "precedente",
   "apertura",
   "debut",
+  "pocatecni",
+  "nyito",
   "poczatkowe",
   "poczatkowy",
   "otwarcia",
@@ -257,6 +296,8 @@ const CLOSING = [
   "fin",
   "koncowe",
   "koncowy",
+  "konecny",
+  "zaro",
   "zamkniecia",
   "udgaende",
   "loppu",
@@ -297,7 +338,7 @@ const FILLER = [
   "chf",
 ];
 
-export type BalanceKind = "opening" | "closing" | "stated";
+export type BalanceKind = "opening" | "closing" | "stated" | "available";
 
 /**
  * Whether a text names a balance, and which: "Anfangssaldo", "Endsaldo", "Opening balance",
@@ -311,6 +352,7 @@ export function balanceKindOf(text: string): BalanceKind | null {
   if (words.length === 0 || words.length > 6) return null;
   let named = false;
   let kind: BalanceKind = "stated";
+  let available = false;
   for (const w of words) {
     const base = BALANCE.find((b) => w === b || (w.endsWith(b) && w.length > b.length));
     if (base !== undefined && (base !== "stand" || w === "kontostand")) {
@@ -323,7 +365,8 @@ export function balanceKindOf(text: string): BalanceKind | null {
     }
     if (OPENING.includes(w)) kind = "opening";
     else if (CLOSING.includes(w)) kind = "closing";
-    else if (!FILLER.includes(w)) return null;
+    else if (AVAILABLE.includes(w)) available = true;
+    else if (!FILLER.includes(w) && !LEDGER.includes(w)) return null;
   }
-  return named ? kind : null;
+  return !named ? null : available ? "available" : kind;
 }

@@ -222,4 +222,32 @@ describe("statement rows: balances, rows not booked, a running balance (issue 48
     ]);
     expect(p.closing).to.deep.equal({ date: "2026-11-26", amount: "45162.00" });
   });
+
+  it("reads a ledger balance row as a stated balance and an available balance row as neither a transaction nor the balance (Banco BPM's Saldo contabile, Saldo disponibile)", () => {
+    for (const [text, kind] of [
+      ["Saldo contabile", "stated"],
+      ["Solde comptable", "stated"],
+      ["Ledger balance", "stated"],
+      ["Bokfört saldo", "stated"],
+      ["Saldo disponibile", "available"],
+      ["Available balance", "available"],
+      ["Konečný zůstatek", "closing"],
+      ["Balance transfer fee", null],
+    ] as const)
+      expect(balanceKindOf(text), text).to.equal(kind);
+    const text = [
+      "Data contabile;Data valuta;Dare;Avere;Descrizione operazione",
+      "25/11/2026;25/11/2026;55,00;;ADDEBITO SDD A2A ENERGIA",
+      "14/11/2026;14/11/2026;1,80;;PAGAMENTO POS BAR DUOMO",
+      "10/11/2026;10/11/2026;;2.210,00;BONIFICO DA BETA SPA STIPENDIO",
+      "06/11/2026;06/11/2026;34,60;;PAGAMENTO POS ESSELUNGA MILANO",
+      "30/11/2026;;;4.442,05;Saldo contabile",
+      "30/11/2026;;;4.942,05;Saldo disponibile",
+      "",
+    ].join("\n");
+    const p = parseStatement(text);
+    expect(p.mapping).to.include({ debit_column: "Dare", credit_column: "Avere" });
+    expect(p.rows.map((r) => r.amount)).to.deep.equal(["-55.00", "-1.80", "2210.00", "-34.60"]);
+    expect(p.closing).to.deep.equal({ date: "2026-11-30", amount: "4442.05" });
+  });
 });
