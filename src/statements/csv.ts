@@ -14,7 +14,7 @@ import { currencyInCell, withoutCurrency } from "./cell-currency.js";
 import { chooseColumnsByContent, type UnsureColumn } from "./columns-by-content.js";
 import { readPreamble } from "./csv-preamble.js";
 import { rowKindsOf } from "./csv-row-kinds.js";
-import { balanceKindOf, isStatusColumn, notBookedOf } from "./row-kinds.js";
+import { balanceKindOf, isStatusColumn, isTotalLine, notBookedOf, sectionOf } from "./row-kinds.js";
 import { checkRunningBalance, decimalOf, units, type RunningRow } from "./running-balance.js";
 import { resolveBalances, type FoundBalance } from "./stated-balances.js";
 import { indicatorOf, isIndicatorColumn } from "./csv-sign.js";
@@ -32,6 +32,8 @@ const DELIMITERS = [",", ";", "\t", "|"] as const;
 interface Record_ {
   line: number;
   cells: string[];
+  /** The state a section heading above the row gives it ("Pending Transactions"), when not booked. */
+  section?: string;
 }
 
 function readRecords(text: string, delimiter: string, fromLine = 1): Record_[] {
@@ -429,7 +431,25 @@ export function detectMapping(text: string, given: Partial<CsvMapping> = {}, hin
   const fingerprint =
     given.delimiter === undefined && given.header_row === undefined ? fingerprintOf(delimiter, records, headerIndex, width) : layoutFingerprint(text);
   const data: Record_[] = [];
+  // A heading line of one cell gives the rows under it their state ("Pending Transactions", "Vorgemerkte
+  // Umsätze"); the last one before the header counts too. The header repeated above a section is no row.
+  const headingOf = (r: Record_) => {
+    const filled = r.cells.filter((c) => c !== "");
+    return filled.length === 1 ? sectionOf(filled[0]!) : null;
+  };
+  let section = records
+    .slice(0, Math.max(headerIndex, 0))
+    .map(headingOf)
+    .reduce<string | null>((last, h) => h ?? last, null);
+  const headerKey = header.join("\u0000");
   for (const r of records.slice(headerIndex + 1)) {
+    const heading = headingOf(r);
+    if (heading !== null) {
+      section = heading;
+      continue;
+    }
+    if (headerIndex >= 0 && r.cells.join("\u0000") === headerKey) continue;
+    if (section !== null && section !== "booked") r.section = section;
     if (r.cells.length < Math.min(width, 2) || !r.cells.some((c) => c !== "")) continue;
     // A narrow line without a date after the rows is a trailer ("Alter Kontostand";"4.000,00 EUR"), not a row.
     if (width >= 4 && r.cells.length * 2 <= width && parseDate(r.cells[0]!, "day_first") === null && parseDate(r.cells[0]!, "month_first") === null)
@@ -599,7 +619,9 @@ export function parseCsv(text: string, given: Partial<CsvMapping> = {}, hints: C
       const read = readAmount(r, mapping, at);
       const amount = "value" in read ? read.value : mapping.balance_column === undefined ? null : parseDecimal(at(r, mapping.balance_column), mapping.decimal);
       if (amount !== null) {
-        statedRows.push({ kind: named, date: parseDate(dateText, mapping.date_order), amount });
+        // Dated by its date cell, else by another date the line holds ("Kontostand;30.11.2026;…").
+        const date = parseDate(dateText, mapping.date_order) ?? r.cells.map((c) => parseDate(c, mapping.date_order)).find((d) => d !== null) ?? null;
+        statedRows.push({ kind: named, date, amount });
         continue;
       }
     }
@@ -609,8 +631,13 @@ export function parseCsv(text: string, given: Partial<CsvMapping> = {}, hints: C
     row.bankId = at(r, mapping.id_column) || null;
     row.currency = at(r, mapping.currency_column).toUpperCase() || null;
     // Not booked: by the status column, or by a word where the booking day would be (Nordea's "Reserverat").
-    const notBooked = kinds.notBooked(r) ?? (row.date === null ? notBookedOf(dateText) : null);
+    const notBooked = kinds.notBooked(r) ?? r.section ?? (row.date === null ? notBookedOf(dateText) : null);
     if (notBooked !== null) row.notBooked = notBooked;
+    // A line that sums rows up, undated ("Total Pending Check and other Credit(s)"), moves no money.
+    if (row.date === null && isTotalLine(r.cells.find((c) => c !== "") ?? "")) {
+      rows.pop();
+      continue;
+    }
     if (row.date === null && notBooked === null) {
       row.payee = at(r, mapping.payee_column) || at(r, mapping.payer_column) || null;
       row.error = {

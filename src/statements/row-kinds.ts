@@ -185,6 +185,55 @@ export function notBookedOf(cell: string): string | null {
   return NOT_BOOKED[statusWord(cell)] ?? null;
 }
 
+// The nouns of a section heading ("Pending Transactions", "Vorgemerkte Umsätze", "Gebuchte Umsätze").
+const SECTION_NOUNS = new Set([
+  "transactions",
+  "transaction",
+  "activity",
+  "items",
+  "umsaetze",
+  "umsatz",
+  "buchungen",
+  "operations",
+  "operaciones",
+  "movimientos",
+  "movimenti",
+  "operazioni",
+  "transaktioner",
+  "posteringer",
+  "transacties",
+  "transakcje",
+  "operacje",
+]);
+
+/**
+ * A line that heads a section of rows by their state (Schwab's "Pending Transactions" and "Posted
+ * Transactions", "Vorgemerkte Umsätze" above "Gebuchte Umsätze"): "booked", the kind not booked, or null
+ * when the text is anything else ("Total Pending Check and other Credit(s)" is a total, no heading).
+ */
+export function sectionOf(text: string): string | null {
+  const words = fold(text)
+    .split(" ")
+    .filter((w) => w !== "" && !SECTION_NOUNS.has(w));
+  if (
+    words.length !== 1 ||
+    words.length ===
+      fold(text)
+        .split(" ")
+        .filter((w) => w !== "").length
+  )
+    return null;
+  const w = words[0]!;
+  for (const stem of [w, w.replace(/e$/, ""), w.replace(/en$/, ""), w.replace(/s$/, "")]) {
+    if (NOT_BOOKED[stem] !== undefined) return NOT_BOOKED[stem]!;
+    if (BOOKED.has(stem)) return "booked";
+  }
+  return null;
+}
+
+/** A line that sums rows up ("Total Pending …", "Summe", "Totale"): no transaction, when it has no date. */
+export const isTotalLine = (text: string): boolean => /^(total|totals|summe|gesamt|totale|totaal|suma|somme)$/.test(fold(text).split(" ")[0] ?? "");
+
 /**
  * A status column: every filled cell of it a status word (booked or not), and at least one of them. Found
  * by content, so that "State", "Status", "Info" or a bank's own header all work, and a payee named

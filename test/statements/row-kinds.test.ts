@@ -250,4 +250,51 @@ describe("statement rows: balances, rows not booked, a running balance (issue 48
     expect(p.rows.map((r) => r.amount)).to.deep.equal(["-55.00", "-1.80", "2210.00", "-34.60"]);
     expect(p.closing).to.deep.equal({ date: "2026-11-30", amount: "4442.05" });
   });
+
+  it("gives rows the state of the section heading above them (Schwab's Pending and Posted Transactions), and a total line is no row", () => {
+    const text = [
+      '"Transactions  for Checking account XXXXXX-1234 as of 11/30/2026 10:15:22 PM ET"',
+      '"Date","Type","CheckNumber","Description","Withdrawal (-)","Deposit (+)","RunningBalance"',
+      '"Pending Transactions"',
+      '"11/28/2026","VISA","","VISA WHOLE FOODS #10234","$87.45","",""',
+      '"Total Pending Check and other Credit(s)","","","","$87.45","",""',
+      '"Posted Transactions"',
+      '"11/20/2026","ACH","","ATT PAYMENT","$89.99","","$6,316.81"',
+      '"11/12/2026","VISA","","VISA SIGHTGLASS COFFEE","$3.85","","$6,406.80"',
+      '"11/07/2026","DEPOSIT","","ACME INC DIR DEP","","$3,980.00","$6,410.65"',
+      "",
+    ].join("\n");
+    const p = parseStatement(text);
+    expect(p.rows.map((r) => [r.row, r.amount, r.notBooked ?? "booked", r.error])).to.deep.equal([
+      [4, "-87.45", "pending", null],
+      [7, "-89.99", "booked", null],
+      [8, "-3.85", "booked", null],
+      [9, "3980.00", "booked", null],
+    ]);
+    expect(p.closing).to.deep.equal({ date: "2026-11-20", amount: "6316.81" });
+  });
+
+  it("reads a heading before the header and the header repeated for the next section (Vorgemerkte Umsätze, Gebuchte Umsätze), and a balance named where the day would be", () => {
+    const text = [
+      "Umsätze Girokonto;Zeitraum: 01.11.2026 - 30.11.2026",
+      "",
+      "Vorgemerkte Umsätze",
+      "Buchungstag;Wert;Umsatzart;Begünstigter / Auftraggeber;Verwendungszweck;Soll;Haben;Währung",
+      "28.11.2026;28.11.2026;Kartenzahlung;Amazon EU;Bestellung 302;-34,99;;EUR",
+      "",
+      "Gebuchte Umsätze",
+      "Buchungstag;Wert;Umsatzart;Begünstigter / Auftraggeber;Verwendungszweck;Soll;Haben;Währung",
+      "18.11.2026;18.11.2026;Lastschrift;Bäckerei;Kartenzahlung;-3,20;;EUR",
+      "12.11.2026;12.11.2026;Gutschrift;ACME GmbH;Gehalt;;3.150,00;EUR",
+      "Kontostand;30.11.2026;;;;;6.018,29;EUR",
+      "",
+    ].join("\n");
+    const p = parseStatement(text);
+    expect(p.rows.map((r) => [r.payee, r.amount, r.notBooked ?? "booked", r.error])).to.deep.equal([
+      ["Amazon EU", "-34.99", "pending", null],
+      ["Bäckerei", "-3.20", "booked", null],
+      ["ACME GmbH", "3150.00", "booked", null],
+    ]);
+    expect(p.closing).to.deep.equal({ date: "2026-11-30", amount: "6018.29" });
+  });
 });
