@@ -1,19 +1,25 @@
 /**
  * A statement pasted into a chat rather than exported: the chat turns the bank's table into a markdown
- * table (cells between pipes, a |---| line under the header), or collapses the tabs of a table copied from
- * the bank's web page into runs of spaces. Both are given back as the delimited text they were, line for
+ * table (cells between pipes, a |---| line under the header), collapses the tabs of a table copied from
+ * the bank's web page into runs of spaces, or wraps the text in a code fence (```csv … ```). Both are given back as the delimited text they were, line for
  * line (the row numbers of the answer stay the pasted text's own), so the CSV reader sees its columns.
  */
 
 const SEPARATOR = /^\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?$/;
+/** A chat's code fence around what was pasted ("```", "```csv"): no line of the statement. */
+const FENCE = /^```\w*$/;
 
 /** The text with a markdown table's pipes and rule line, or space-aligned columns, made delimited; else unchanged. */
 export function unpasted(text: string): string {
-  const lines = text.split(/\r?\n/);
+  const all = text.split(/\r?\n/);
+  const fenced = all.some((l) => FENCE.test(l.trim()));
+  const lines = fenced ? all.map((l) => (FENCE.test(l.trim()) ? "" : l)) : all;
   const filled = lines.filter((l) => l.trim() !== "");
   if (filled.length < 2) return text;
-  if (filled.filter((l) => l.trim().startsWith("|")).length >= filled.length * 0.8) return fromMarkdown(lines);
-  return fromSpaceAligned(lines, filled) ?? text;
+  const piped = filled.filter((l) => l.trim().startsWith("|")).length;
+  // A markdown table: its rule line under the header, or (without one) pipes opening most lines.
+  if (piped >= 2 && (filled.some((l) => SEPARATOR.test(l.trim()) && l.includes("|")) || piped >= filled.length * 0.8)) return fromMarkdown(lines);
+  return fromSpaceAligned(lines, filled) ?? (fenced ? lines.join("\n") : text);
 }
 
 function fromMarkdown(lines: readonly string[]): string {

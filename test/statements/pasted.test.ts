@@ -52,4 +52,25 @@ describe("statements pasted into a chat (issue 48)", () => {
     const semicolons = "Datum;Text;Betrag\n03.11.2026;REWE  Markt  Köln;-23,56\n04.11.2026;Bäckerei  Klein;-3,20\n";
     expect(unpasted(semicolons)).to.equal(semicolons);
   });
+
+  it("reads a markdown table the chat put in a code fence below a line of its own words, row numbers as pasted", () => {
+    const text = [
+      "Here is my statement:",
+      "```",
+      "| Date | Description | Amount | Balance |",
+      "|:---|:---|---:|---:|",
+      "| 03/11/2026 | Oakwood Lettings | -900.00 | 2894.94 |",
+      "| 05/11/2026 | Tesco | -23.45 | 2871.49 |",
+      "| 12/11/2026 | Acme Ltd | 3150.00 | 6021.49 |",
+      "```",
+      "",
+    ].join("\n");
+    const p = parseStatement(text);
+    expect(p.rows.map((r) => [r.row, r.date, r.amount, r.payee, r.error])).to.deep.equal([
+      [5, "2026-11-03", "-900.00", "Oakwood Lettings", null],
+      [6, "2026-11-05", "-23.45", "Tesco", null],
+      [7, "2026-11-12", "3150.00", "Acme Ltd", null],
+    ]);
+    expect(p.closing).to.deep.equal({ date: "2026-11-12", amount: "6021.49" });
+  });
 });
