@@ -61,4 +61,9 @@ export interface PreviewBasis {
    * (the rule save_rule replaces).
    */
   total?: number;
+  /**
+   * Binds only the commit that a confirmation through the client makes after showing this dry run (a delete,
+   * which takes no preview_id): its answer does not carry the preview_id, the confirmation keeps it.
+   */
+  dialogOnly?: boolean;
 }

@@ -25,9 +25,18 @@ export async function startCapture(trx: Knex.Transaction, userId: string): Promi
   await assertSqliteCapture(trx);
 }
 
+/** Captured rows linked to their audit row per statement. */
+const LINK_CHUNK = 1000;
+
 /** Links the rows captured during the write to its audit row, and stops capturing. */
 export async function finishCapture(trx: Knex.Transaction, userId: string, auditId: string): Promise<void> {
-  await trx("audit_rows").where({ user_id: userId }).whereNull("audit_id").update({ audit_id: auditId });
+  // A chunk of rows per statement, the loop turning between them on SQLite (src/db/pace.ts): an import at
+  // the cap captured 15,000 rows, whose one UPDATE held the loop 30–45 ms (issue 51). Same transaction.
+  for (;;) {
+    const unlinked = trx("audit_rows").where({ user_id: userId }).whereNull("audit_id").limit(LINK_CHUNK).select("id");
+    const linked = await trx("audit_rows").whereIn("id", unlinked).update({ audit_id: auditId });
+    if (Number(linked) < LINK_CHUNK) break;
+  }
   await trx("audit_capture").where({ user_id: userId }).delete();
 }
 
@@ -81,8 +90,8 @@ export async function rowChangesOf(db: Knex, userId: string, auditId: string): P
   }
 }
 
-/** Captured rows read per statement by rowChangesOf. */
-const PAGE = 1000;
+/** Captured rows read per statement by rowChangesOf (a few milliseconds each). */
+const PAGE = 250;
 
 /** The newest write after `afterAuditId` that changed this row, if the log has one (the one to undo first). */
 export async function laterChangeOf(db: Knex, userId: string, table: string, rowKey: string, afterAuditId: string): Promise<string | undefined> {

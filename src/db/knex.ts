@@ -15,6 +15,7 @@ import type Database from "better-sqlite3";
 import { cacheStatements } from "./statement-cache.js";
 import { BUSY_TIMEOUT_MS, BusyBreaker } from "./sqlite-busy.js";
 import { paceStatements } from "./pace.js";
+import { offLoopCheckpoints, SAFETY_NET_PAGES } from "./checkpoint.js";
 
 export type Dialect = "sqlite" | "postgres";
 
@@ -94,6 +95,8 @@ export function knexConfig(url: string, options: DbOptions = {}): Knex.Config {
         // knex prepares every query anew; the cache makes repeated SQL texts reuse their statement.
         cacheStatements(conn);
         conn.pragma("journal_mode = WAL");
+        // The log is checkpointed by a worker thread, not inside a COMMIT (src/db/checkpoint.ts).
+        if (filename !== ":memory:") conn.pragma(`wal_autocheckpoint = ${SAFETY_NET_PAGES}`);
         conn.pragma("foreign_keys = ON");
         if (options.breaker) options.breaker.adopt(conn);
         else conn.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
@@ -111,8 +114,20 @@ export function createDb(url: string, options: DbOptions = {}): Knex {
   const breaker = new BusyBreaker();
   const db = knexFactory(knexConfig(url, { ...options, breaker }));
   breaker.watch(db);
+  // The log copied back by a worker thread, off the event loop (src/db/checkpoint.ts).
+  const filename = sqlitePath(url);
+  const checkpoints = filename === ":memory:" ? undefined : offLoopCheckpoints(filename);
+  if (checkpoints) {
+    // knex's destroy() is its client's (knex itself is read-only): the worker goes with the pool.
+    const client = db.client as { destroy(callback?: unknown): Promise<void> };
+    const destroy = client.destroy.bind(client);
+    client.destroy = async (callback?: unknown) => {
+      await checkpoints.close();
+      return destroy(callback);
+    };
+  }
   // Long statement chains give the event loop a turn every few milliseconds (src/db/pace.ts).
-  paceStatements(db);
+  paceStatements(db, checkpoints?.committed);
   return db;
 }
 

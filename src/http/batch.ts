@@ -13,7 +13,7 @@
 import type { Request, Response } from "express";
 import { DEFAULT_HEADER_VERSION } from "../mcp/revisions.js";
 import { INVALID_REQUEST, protocolError } from "../rpc/protocol-error.js";
-import { admit, answer, checkNotification, checkSession, errorAnswer, idOf, writeJson, type McpRouteDeps } from "./mcp-exchange.js";
+import { admit, answer, checkSession, errorAnswer, idOf, isNotification, writeJson, type McpRouteDeps } from "./mcp-exchange.js";
 import { authenticate, endpointOf } from "./guards.js";
 
 /** More would let one POST hold the event loop for long; MAX_BODY_BYTES bounds the bytes, this the count. */
@@ -47,10 +47,7 @@ export async function handleBatch(deps: McpRouteDeps, batch: unknown[], req: Req
       if (admitted.msg.method === "initialize") {
         throw protocolError(INVALID_REQUEST, "initialize must not be part of a batch: send it alone.", { field: "method" }, 400);
       }
-      if (admitted.msg.id === undefined) {
-        checkNotification(admitted.msg);
-        continue;
-      }
+      if (isNotification(admitted.msg)) continue;
       answers.push((await answer(deps, admitted, requestId)).body);
     } catch (err) {
       answers.push(errorAnswer(deps, idOf(element), err, requestId).body);

@@ -104,13 +104,23 @@ export async function checkSession(deps: Pick<McpRouteDeps, "sessions" | "now">,
 }
 
 /**
- * Notifications need no answer: MCP's (notifications/…) are accepted (202). Any other message without
- * an id would be a tool call or request whose outcome nobody could read, so it is refused.
+ * Whether a message is a notification (it has no id), which needs no answer. Only MCP's (notifications/…)
+ * are accepted: any other message without an id would be a tool call or request whose outcome nobody
+ * could read, so it is refused.
  */
-export function checkNotification(msg: JsonRpcRequest): void {
+export function isNotification(msg: JsonRpcRequest): boolean {
+  if (msg.id !== undefined) return false;
   if (!msg.method.startsWith("notifications/")) {
     throw protocolError(INVALID_REQUEST, `${msg.method} is a request, not a notification: send it with an "id" to get its result.`, { field: "id" }, 400);
   }
+  return true;
+}
+
+/** A POST of one notification (Streamable HTTP or the SSE transport's) is accepted: 202, no body. True when `msg` was one and so answered. */
+export function acceptedNotification(msg: JsonRpcRequest, res: Response): boolean {
+  if (!isNotification(msg)) return false;
+  res.status(202).end();
+  return true;
 }
 
 export interface Answer {

@@ -21,7 +21,7 @@ import { INVALID_REQUEST, PARSE_ERROR, protocolError } from "../rpc/protocol-err
 import { readRevision } from "../mcp/revisions.js";
 import { acceptsJsonOrSse, hasJsonContentType, hostAndOriginGuard } from "./guards.js";
 import { sendRpcError } from "./send.js";
-import { admit, answer, checkNotification, errorAnswer, idOf, sendAnswer, writeJson, type McpRouteDeps } from "./mcp-exchange.js";
+import { acceptedNotification, admit, answer, errorAnswer, idOf, sendAnswer, writeJson, type McpRouteDeps } from "./mcp-exchange.js";
 import { handleBatch } from "./batch.js";
 import { scopeOf, toolOf } from "./request-scope.js";
 import { AnswerStream, Questions, isClientResponse, resultOf } from "./answer-stream.js";
@@ -221,11 +221,7 @@ async function handlePost(deps: McpRouteDeps, questions: Questions, req: Request
     scope.user_id = admitted.caller.userId;
     scope.tool = toolOf(admitted.msg);
     id = admitted.msg.id ?? null;
-    if (admitted.msg.id === undefined) {
-      checkNotification(admitted.msg);
-      res.status(202).end();
-      return;
-    }
+    if (acceptedNotification(admitted.msg, res)) return;
     // A tools/call may have to ask the person (elicitation/create): its answer can become a stream.
     const stream = admitted.msg.method === "tools/call" ? AnswerStream.for(questions, req, res, admitted.caller, endpointOf(res)) : undefined;
     // An initialize opens a session: the client's capabilities are kept under it (never per token), and

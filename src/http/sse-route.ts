@@ -30,7 +30,7 @@ import type { JsonRpcId } from "../rpc/message.js";
 import { createChangeFeed } from "../events/change-feed.js";
 import { newestAuditId } from "../audit/log.js";
 import { authenticate, hostAndOriginGuard } from "./guards.js";
-import { admit, answer, checkNotification, errorAnswer, idOf, sendAnswer, type McpRouteDeps } from "./mcp-exchange.js";
+import { acceptedNotification, admit, answer, errorAnswer, idOf, sendAnswer, type McpRouteDeps } from "./mcp-exchange.js";
 import { jsonBodyParser } from "./mcp-route.js";
 import { applyLimit } from "./rate-limit-headers.js";
 import { scopeOf, toolOf } from "./request-scope.js";
@@ -204,11 +204,7 @@ async function postMessage(deps: SseRouteDeps, streams: SseStreams, req: Request
     });
     scope.tool = toolOf(admitted.msg);
     id = admitted.msg.id ?? null;
-    if (admitted.msg.id === undefined) {
-      checkNotification(admitted.msg);
-      res.status(202).end();
-      return;
-    }
+    if (acceptedNotification(admitted.msg, res)) return;
     res.status(202).type("text/plain").send("Accepted");
     const a = await answer(deps, admitted, requestId);
     stream!.message(a.body);

@@ -9,6 +9,7 @@
  *     fills one), or an unsigned column with a sign column beside it (found in csv.ts by its S/H words);
  *   - a running balance is the numeric column that moves by each row's amount, and it also tells which
  *     column of a pair is money out;
+ *   - a fee is the column of charges with which the running balance moves where the amounts alone do not;
  *   - the counterparty is varied text that is not the same on every row; the purpose the longest one.
  * What content cannot tell is not guessed silently: a pair whose direction no balance confirms is read
  * by which column fills more rows (debits outnumber credits) and reported unsure, and one whose columns
@@ -89,7 +90,20 @@ const isDate = (cell: string) => parseDate(cell, "day_first") !== null || parseD
 /** The rows a column is judged by: the first thousand tell what a column holds as well as five thousand. */
 const MAX_ROWS = 1000;
 
+/**
+ * The most columns of one kind (dates, money, names) compared with each other in pairs, in file order: a bank
+ * export has at most a few dozen columns (the corpus's widest, 28), and comparing every pair of a file of
+ * thousands of columns made its detection quadratic and cubic in its width (issue 51: a wide CSV of 400,000
+ * characters took 50 s). Pair work is then at most PAIRED² × rows, and the rest is linear in cells.
+ */
+export const PAIRED = 32;
+const firstPaired = <T>(ps: readonly T[]): readonly T[] => (ps.length > PAIRED ? ps.slice(0, PAIRED) : ps);
+
+/** Row steps of the comparisons between columns, counted (test/statements/wide-csv.test.ts holds them linear in cells). */
+export const contentWork = { steps: 0 };
+
 function profileOf(index: number, name: string, rows: readonly (readonly string[])[], fallback: "," | "."): Profile {
+  contentWork.steps += rows.length;
   const cells = rows.map((r) => (r[index] ?? "").trim());
   const filledCells = cells.filter((c) => c !== "");
   const decimal = guessDecimal(filledCells, fallback);
@@ -165,12 +179,13 @@ const isTextColumn = (p: Profile, rows: number) =>
 /** The same words on every row but for a number (UBS's "Transaction no. 9930000004"): a reference, neither counterparty nor purpose. */
 const isNumberedReference = (p: Profile) => p.filled >= 3 && p.distinct > 1 && p.distinctWords === 1;
 
-/** Whether p's dates are on or after q's on every row both fill, and after on one at least. */
-function isLaterThan(p: Profile, q: Profile): boolean {
+/** Whether p's dates are on or after q's on every row both fill, and after on one at least (dates as ISO, read once per column). */
+function isLaterThan(p: readonly (string | null)[], q: readonly (string | null)[]): boolean {
   let later = false;
-  for (let i = 0; i < p.cells.length; i++) {
-    const [a, b] = [isoOf(p.cells[i]!), isoOf(q.cells[i]!)];
-    if (a === null || b === null) continue;
+  for (let i = 0; i < p.length; i++) {
+    contentWork.steps++;
+    const [a, b] = [p[i], q[i]];
+    if (a === null || a === undefined || b === null || b === undefined) continue;
     if (a < b) return false;
     if (a > b) later = true;
   }
@@ -201,6 +216,7 @@ function runsWith(amount: readonly (number | null)[], balance: readonly (number 
   let forward = true;
   let backward = true;
   for (let i = 1; i < amount.length; i++) {
+    contentWork.steps++;
     const [b0, b1, a0, a1] = [balance[i - 1], balance[i], amount[i - 1], amount[i]];
     if (b0 === null || b0 === undefined || b1 === null || b1 === undefined) continue;
     if (a1 !== null && a1 !== undefined) {
@@ -211,6 +227,8 @@ function runsWith(amount: readonly (number | null)[], balance: readonly (number 
       backwardPairs++;
       if (b0 - b1 !== a0) backward = false;
     }
+    // Neither order holds: the rest cannot help (a wide file's pairs of columns are tried many times).
+    if (!forward && !backward) return false;
   }
   return (forward && forwardPairs >= 2) || (backward && backwardPairs >= 2);
 }
@@ -262,8 +280,10 @@ export function chooseColumnsByContent(input: ContentInput): ContentResult {
   // card's transaction date comes before its posting, Revolut's start before its completion); else the first.
   if (mapping.date_column === undefined) {
     // Half the rows at least: a posting date is empty on rows not posted yet (Revolut's pending rows).
-    const dated = profiles.filter((p) => isDateColumn(p) && p.filled >= n * 0.5);
-    mapping.date_column = (dated.find((p) => dated.every((q) => q === p || isLaterThan(p, q))) ?? dated.find((p) => p.filled >= n * 0.8))?.name;
+    const dated = firstPaired(profiles.filter((p) => isDateColumn(p) && p.filled >= n * 0.5));
+    const iso = new Map(dated.map((p) => [p, p.cells.map(isoOf)]));
+    mapping.date_column = (dated.find((p) => dated.every((q) => q === p || isLaterThan(iso.get(p)!, iso.get(q)!))) ?? dated.find((p) => p.filled >= n * 0.8))
+      ?.name;
   }
 
   // 3. The money.
@@ -281,6 +301,7 @@ export function chooseColumnsByContent(input: ContentInput): ContentResult {
     const [ca, cb] = [centsOf(a), centsOf(b)];
     let either = 0;
     for (let i = 0; i < n; i++) {
+      contentWork.steps++;
       if (ca[i] !== null && cb[i] !== null) return false;
       // A filled cell that does not read (a garbled amount) still fills its row.
       if (a.cells[i] !== "" || b.cells[i] !== "") either++;
@@ -289,17 +310,35 @@ export function chooseColumnsByContent(input: ContentInput): ContentResult {
   };
   /** A column of the candidates that is the running balance of the given signed amounts. */
   // An available balance ("Disponible", "Available") runs with the amounts too, but is not the ledger's.
-  const balanceFor = (amounts: readonly (number | null)[], candidates: readonly Profile[]) =>
-    (mapping.balance_column !== undefined ? [byName(mapping.balance_column)!] : candidates).find(
-      (p) =>
-        runsWith(amounts, centsOf(p)) &&
-        !NOT_A_BALANCE.some((word) =>
-          p.name
-            .toLowerCase()
-            .replace(/[^a-z]/g, "")
-            .includes(word),
-        ),
+  const isLedgerBalance = (p: Profile) =>
+    !NOT_A_BALANCE.some((word) =>
+      p.name
+        .toLowerCase()
+        .replace(/[^a-z]/g, "")
+        .includes(word),
     );
+  const balanceFor = (amounts: readonly (number | null)[], candidates: readonly Profile[]) =>
+    (mapping.balance_column !== undefined ? [byName(mapping.balance_column)!] : candidates).find((p) => runsWith(amounts, centsOf(p)) && isLedgerBalance(p));
+  /**
+   * A fee column no name told, and the running balance it explains: a column of charges of one sign (zero or
+   * empty on most rows), with which the balance follows every row (balance = previous + amount − fee; a
+   * signed fee is added as it stands) where it does not follow the amounts alone.
+   */
+  const feeFor = (amounts: readonly (number | null)[], balances: readonly Profile[]) => {
+    const fees = firstPaired(money());
+    for (const balance of firstPaired(balances)) {
+      if (!isLedgerBalance(balance) || runsWith(amounts, centsOf(balance))) continue;
+      for (const fee of fees) {
+        if (fee === balance) continue;
+        const charges = centsOf(fee);
+        const charged = charges.filter((v): v is number => v !== null);
+        if (charged.length === 0 || !(charged.every((v) => v > 0) || charged.every((v) => v < 0))) continue;
+        const net = amounts.map((a, i) => (a === null ? null : a - Math.abs(charges[i] ?? 0)));
+        if (runsWith(net, centsOf(balance))) return { fee, balance };
+      }
+    }
+    return undefined;
+  };
 
   // An amount column that fills only some rows beside one that fills the others is one of a debit/credit
   // pair: the pair and its direction are found below, as for a pair no name told.
@@ -314,13 +353,14 @@ export function chooseColumnsByContent(input: ContentInput): ContentResult {
     if (partner !== undefined) mapping[mapping.debit_column === undefined ? "debit_column" : "credit_column"] = partner.name;
   }
   if (!hasMoney()) {
-    const candidates = money();
-    const pair = candidates.flatMap((a, i) =>
-      candidates
-        .slice(i + 1)
-        .filter((b) => complementary(a, b))
-        .map((b) => [a, b] as const),
-    )[0];
+    const candidates = firstPaired(money());
+    let pair: readonly [Profile, Profile] | undefined;
+    for (let i = 0; i < candidates.length && pair === undefined; i++)
+      for (const b of candidates.slice(i + 1))
+        if (complementary(candidates[i]!, b)) {
+          pair = [candidates[i]!, b];
+          break;
+        }
     const full = candidates.filter((p) => p.filled >= n * 0.9);
     if (pair !== undefined && !full.some((p) => p.negatives > 0 && p.negatives < p.filled && !isBalanceOf(p, pair))) {
       choosePair(pair[0], pair[1]);
@@ -349,11 +389,17 @@ export function chooseColumnsByContent(input: ContentInput): ContentResult {
   // A running balance no name told: the numeric column that moves by each row's signed amount.
   const signed = signedAmounts();
   if (mapping.balance_column === undefined && given.balance_column === undefined && signed !== null) {
-    const balance = balanceFor(
-      signed,
-      money().filter((p) => p.filled >= n * 0.9),
-    );
+    const balance = balanceFor(signed, firstPaired(money().filter((p) => p.filled >= n * 0.9)));
     if (balance !== undefined) mapping.balance_column = balance.name;
+  }
+  if (mapping.fee_column === undefined && given.fee_column === undefined && signed !== null) {
+    // The balance a name found, else a numeric column on half the rows at least (rows not booked have none).
+    const balances = mapping.balance_column !== undefined ? [byName(mapping.balance_column)!] : money().filter((p) => p.filled >= n * 0.5);
+    const found = feeFor(signed, balances);
+    if (found !== undefined) {
+      mapping.fee_column = found.fee.name;
+      mapping.balance_column ??= found.balance.name;
+    }
   }
   // A currency column: ISO 4217 codes on every row ("DEB" or "BGC", a booking type, is none).
   if (mapping.currency_column === undefined && given.currency_column === undefined) {
@@ -385,7 +431,7 @@ export function chooseColumnsByContent(input: ContentInput): ContentResult {
     // a as money out: a row of a is negative, a row of b positive.
     const asDebit = (debit: (number | null)[], credit: (number | null)[]) =>
       debit.map((v, i) => signedMagnitude(v, -1) ?? signedMagnitude(credit[i] ?? null, 1));
-    const others = money().filter((p) => p !== a && p !== b && p.filled >= n * 0.9);
+    const others = firstPaired(money().filter((p) => p !== a && p !== b && p.filled >= n * 0.9));
     const balanceIfADebit = balanceFor(asDebit(ca, cb), others);
     const balanceIfBDebit = balanceFor(asDebit(cb, ca), others);
     let debit: Profile;
@@ -490,12 +536,16 @@ export function chooseColumnsByContent(input: ContentInput): ContentResult {
     const direction = directions();
     if (direction === null) return false;
     // Names, not free text: a counterparty's name is short.
-    const all = profiles.filter((p) => !taken().has(p.name) && p.wordy > 0 && !namesAKind(p.name) && p.averageLength <= 40);
+    const all = firstPaired(profiles.filter((p) => !taken().has(p.name) && p.wordy > 0 && !namesAKind(p.name) && p.averageLength <= 40));
+    const isText = new Set(texts);
     // The holder's name: the commonest text of a column on rows of money out (or, for b, in), found once per column.
     const top = (p: Profile, d: "in" | "out") => mostCommon(p.cells.filter((c, i) => direction[i] === d));
     const topOut = new Map(all.map((p) => [p, top(p, "out")]));
     const topIn = new Map(all.map((p) => [p, top(p, "in")]));
     const onlyOn = (p: Profile, d: "in" | "out") => p.filled > 0 && p.wordy >= p.filled * 0.5 && p.cells.every((c, i) => c === "" || direction[i] === d);
+    // Read once per column: the pairs below ask it of each column many times.
+    const onlyIn = new Map(all.map((p) => [p, onlyOn(p, "in")]));
+    const onlyOut = new Map(all.map((p) => [p, onlyOn(p, "out")]));
     for (const a of payer === undefined ? all : [payer])
       for (const b of all) {
         if (a === b) continue;
@@ -505,15 +555,16 @@ export function chooseColumnsByContent(input: ContentInput): ContentResult {
         let holderRows = 0;
         let rows = 0;
         for (let i = 0; i < n && holder !== ""; i++) {
+          contentWork.steps++;
           // A row naming neither (a balance row at the end, "Endsaldo") tells nothing of the pair.
           if (direction[i] === null || (a.cells[i] === "" && b.cells[i] === "")) continue;
           rows++;
           const [own, other] = direction[i] === "in" ? [b.cells[i]!, a.cells[i]!] : [a.cells[i]!, b.cells[i]!];
           if (own === holder && other !== holder) holderRows++;
         }
-        const holderSplit = texts.includes(a) && texts.includes(b) && rows >= 3 && holderRows >= rows * 0.9;
+        const holderSplit = isText.has(a) && isText.has(b) && rows >= 3 && holderRows >= rows * 0.9;
         // Sparse: the payer is filled only on money in, the payee only on money out, each at least once.
-        if (holderSplit || (onlyOn(a, "in") && onlyOn(b, "out"))) {
+        if (holderSplit || ((onlyIn.get(a) ?? onlyOn(a, "in")) && onlyOut.get(b)!)) {
           mapping.payer_column = a.name;
           mapping.payee_column = b.name;
           return true;

@@ -16,6 +16,8 @@ export interface Preamble {
   /** Every balance found, with what its name says of it ("stated" when it does not say opening or closing). */
   found: FoundBalance[];
   periodEnd: string | null;
+  /** The first day of the period ("Von:;2026-11-01", "Zeitraum: 01.11.2026 - 24.11.2026"): a balance stated for the period's start is dated the day before. */
+  periodStart: string | null;
 }
 
 const fold = (s: string): string =>
@@ -43,48 +45,54 @@ const OPENING = [
   "previousbalance",
 ];
 const CLOSING = ["kontostand", "saldo", "balance", "solde", "closing", "ending", "endsaldo", "eindsaldo"];
-const PERIOD = ["zeitraum", "period", "periode", "periodo", "from", "von", "du", "desde", "fechadesde", "datumvon", "datestart", "startdate"];
-// A line that names the period's end on its own ("Until:;2026-11-30", Fio's "dateEnd", "Datum bis:"): its date wins over a start line's.
-const PERIOD_END = [
-  "until",
+const PERIOD = ["zeitraum", "period", "periode", "periodo", "from", "von", "du", "vanaf", "desde", "fechadesde", "startdate", "datestart", "datumvon"];
+// A line that holds one end of the period only ("Von:;2026-11-01;" then "Bis:;2026-11-30;", UBS): its one date
+// is that end, never the period's end for a start (issue 48: a closing balance dated the period's first day).
+const START = ["von", "from", "du", "vanaf", "desde", "fechadesde", "dal", "startdate", "datestart", "datumvon"];
+const END = [
   "bis",
-  "datumbis",
-  "dateend",
-  "enddate",
-  "todate",
-  "dateto",
   "to",
-  "hasta",
-  "fechahasta",
-  "fino",
-  "finoal",
+  "until",
   "tot",
   "totenmet",
   "au",
+  "hasta",
+  "fechahasta",
+  "al",
+  "fino",
+  "finoal",
+  "enddate",
+  "dateend",
+  "todate",
+  "dateto",
+  "datumbis",
 ];
 
-/** The last date in a text of several words ("01.11.2026 - 24.11.2026", "Kontostand vom 24.11.2026:"). */
-function lastDate(text: string, order: DateOrder): string | null {
-  let found: string | null = null;
+/** The dates in a text of several words ("01.11.2026 - 24.11.2026", "Kontostand vom 24.11.2026:"), in order. */
+function datesIn(text: string, order: DateOrder): string[] {
+  const found: string[] = [];
   for (const word of text.split(/[\s:;,()]+/)) {
     const d = word === "" ? null : parseDate(word, order);
-    if (d !== null) found = d;
+    if (d !== null) found.push(d);
   }
   return found;
 }
+const lastDate = (text: string, order: DateOrder): string | null => datesIn(text, order).at(-1) ?? null;
 
 export function readPreamble(lines: readonly string[][], decimal: "," | ".", order: DateOrder): Preamble {
   let periodEnd: string | null = null;
-  let endNamed = false;
+  let periodStart: string | null = null;
   const found: { kind: "opening" | "closing"; date: string | null; amount: string; named: boolean }[] = [];
   for (const cells of lines) {
     const filled = cells.filter((c) => c !== "");
     if (filled.length === 0) continue;
     const key = fold(filled[0]!);
-    if (PERIOD_END.includes(key)) {
-      const end = lastDate(filled.join(" "), order);
-      if (end !== null) [periodEnd, endNamed] = [end, true];
-    } else if (!endNamed && PERIOD.some((p) => key.startsWith(p))) periodEnd = lastDate(filled.join(" "), order) ?? periodEnd;
+    if (END.includes(key)) periodEnd = lastDate(filled.join(" "), order) ?? periodEnd;
+    else if (PERIOD.some((p) => key.startsWith(p))) {
+      const dates = datesIn(filled.join(" "), order);
+      if (dates.length > 0) periodStart = dates[0]!;
+      if (dates.length > 1 || !START.includes(key)) periodEnd = dates.at(-1) ?? periodEnd;
+    }
     if (NOT_A_BALANCE.some((n) => key.includes(n))) continue;
     // A name that says which in any language the balance words know ("#Saldo początkowe", "Saldo di apertura") decides first.
     const says = balanceKindOf(filled[0]!);
@@ -125,5 +133,6 @@ export function readPreamble(lines: readonly string[][], decimal: "," | ".", ord
     closing: pick("closing"),
     found: found.map((f) => ({ kind: f.named ? f.kind : "stated", date: f.date, amount: f.amount })),
     periodEnd,
+    periodStart,
   };
 }

@@ -697,7 +697,7 @@ export function parseCsv(text: string, given: Partial<CsvMapping> = {}, hints: C
   const stated = readPreamble(preamble, mapping.decimal, mapping.date_order);
   const check = checkRunningBalance(running, dayBefore);
   const sum = decimalOf(booked.reduce((n, r) => n + (r.amount === null ? 0n : units(r.amount)), 0n));
-  const resolved = resolveBalances([...stated.found, ...statedRows], { earliest, latest, periodEnd: stated.periodEnd, sum });
+  const resolved = resolveBalances([...stated.found, ...statedRows], { earliest, latest, periodEnd: stated.periodEnd, periodStart: stated.periodStart, sum });
   return {
     format: "csv",
     rows,

@@ -23,6 +23,8 @@ export interface Period {
   latest: string | null;
   /** The end of a period line ("Zeitraum: 01.11.2026 - 24.11.2026"). */
   periodEnd: string | null;
+  /** The start of a period line ("Von:;2026-11-01"): an opening balance that names no day is the balance the day before. */
+  periodStart?: string | null;
   /** The sum of the rows that are booked, a signed decimal. */
   sum: string;
 }
@@ -50,7 +52,7 @@ export function resolveBalances(found: readonly FoundBalance[], period: Period):
     }
   }
   const closingDate = closing?.date ?? period.periodEnd ?? period.latest;
-  const openingDate = opening?.date ?? period.earliest;
+  const openingDate = opening?.date ?? (period.periodStart == null ? period.earliest : dayBefore(period.periodStart));
   return {
     opening: opening === null || openingDate === null ? null : { date: openingDate, amount: opening.amount },
     closing: closing === null || closingDate === null ? null : { date: closingDate, amount: closing.amount },
@@ -60,3 +62,5 @@ export function resolveBalances(found: readonly FoundBalance[], period: Period):
 function latestOf(list: readonly FoundBalance[]): FoundBalance {
   return list.reduce((best, f) => (f.date !== null && (best.date === null || f.date > best.date) ? f : best));
 }
+
+const dayBefore = (date: string): string => new Date(Date.parse(`${date}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);

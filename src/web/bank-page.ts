@@ -8,8 +8,7 @@
 import { randomUUID } from "node:crypto";
 import express, { type NextFunction, type Request, type Response, type Router } from "express";
 import type { Knex } from "knex";
-import { findUserById, type User } from "../auth/users.js";
-import { readSession } from "../auth/web-sessions.js";
+import type { User } from "../auth/users.js";
 import type { Config } from "../config.js";
 import { randomIds } from "../db/ids.js";
 import { connectBank, disconnectBank, linkAccounts, type LinkChoice } from "../domain/banks/connect.js";
@@ -19,7 +18,8 @@ import { AppError } from "../errors.js";
 import { hostAndOriginGuard } from "../http/guards.js";
 import type { Dispatch } from "../rpc/dispatch.js";
 import { escapeHtml, renderPage } from "./layout.js";
-import { cookies, csrfToken, newNonce, pageHeaders, requireCsrf, SESSION_COOKIE } from "./security.js";
+import { csrfToken, newNonce, pageHeaders, requireCsrf } from "./security.js";
+import { signedIn } from "./signed-in.js";
 
 export interface BankPageDeps {
   db: Knex;
@@ -35,10 +35,8 @@ export function bankPageRouter(deps: BankPageDeps): Router {
   const csrf = requireCsrf(deps.webKey);
   const form = express.urlencoded({ extended: false, limit: "64kb", parameterLimit: 200 });
 
-  async function user(req: Request) {
-    const session = await readSession(deps.db, deps.webKey, cookies(req)[SESSION_COOKIE], deps.now());
-    return session ? findUserById(deps.db, session.userId) : undefined;
-  }
+  // The same server-side session as the account page: a signed-out or expired one is nobody.
+  const user = async (req: Request) => (await signedIn(deps, req))?.user;
   const callerOf = (me: User, scopes: string[]) => ({
     userId: me.id,
     tokenId: "web",

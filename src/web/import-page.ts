@@ -12,15 +12,14 @@
 import { randomUUID } from "node:crypto";
 import express, { type NextFunction, type Request, type Response, type Router } from "express";
 import type { Knex } from "knex";
-import { findUserById } from "../auth/users.js";
-import { readSession } from "../auth/web-sessions.js";
 import type { Config } from "../config.js";
 import { listWalletRows } from "../domain/wallets/store.js";
 import { AppError } from "../errors.js";
 import { hostAndOriginGuard } from "../http/guards.js";
 import type { Dispatch } from "../rpc/dispatch.js";
 import { escapeHtml, renderPage } from "./layout.js";
-import { cookies, csrfToken, newNonce, pageHeaders, requireCsrf, SESSION_COOKIE } from "./security.js";
+import { csrfToken, newNonce, pageHeaders, requireCsrf } from "./security.js";
+import { signedIn } from "./signed-in.js";
 
 export interface ImportPageDeps {
   db: Knex;
@@ -109,11 +108,8 @@ export function importPageRouter(deps: ImportPageDeps): Router {
     res.status(status).type("html").send(renderPage({ title, body, signedIn, nonce, script }));
   }
 
-  async function user(req: Request) {
-    // The same server-side session as the account page: a signed-out or expired one is nobody.
-    const session = await readSession(deps.db, deps.webKey, cookies(req)[SESSION_COOKIE], deps.now());
-    return session ? findUserById(deps.db, session.userId) : undefined;
-  }
+  // The same server-side session as the account page: a signed-out or expired one is nobody.
+  const user = async (req: Request) => (await signedIn(deps, req))?.user;
 
   router.get("/account/import", guard, (req: Request, res: Response, next: NextFunction) => {
     void (async () => {

@@ -10,18 +10,16 @@ import express, { type Request, type Response, type Router } from "express";
 import type { Knex } from "knex";
 import { AccountNotFoundError, countAccountRows, deleteAccount, type AccountRows } from "../account/delete.js";
 import { ACCOUNT_TABLE_RULES } from "../account/tables.js";
-import { signIn } from "../auth/sign-in.js";
-import { findUserById, type User } from "../auth/users.js";
-import { readSession } from "../auth/web-sessions.js";
+import type { User } from "../auth/users.js";
 import type { Config } from "../config.js";
-import { AppError } from "../errors.js";
 import { hostAndOriginGuard } from "../http/guards.js";
 import type { RateLimits } from "../limits/types.js";
 import type { Logger } from "../log.js";
 import { exportAccount } from "../portability/export.js";
 import { escapeHtml, renderPage } from "./layout.js";
 import { asyncPage as wrap, pageErrors } from "./page-errors.js";
-import { clearSessionCookie, cookies, csrfToken, knownDevice, newNonce, pageHeaders, requireCsrf, SESSION_COOKIE } from "./security.js";
+import { clearSessionCookie, csrfToken, newNonce, pageHeaders, requireCsrf } from "./security.js";
+import { formSender, recheckPassword, sessionEnded, signedIn } from "./signed-in.js";
 
 export interface LeavePageDeps {
   db: Knex;
@@ -67,22 +65,12 @@ export function leavePageRouter(deps: LeavePageDeps): Router {
   const form = express.urlencoded({ extended: false, limit: "16kb", parameterLimit: 20 });
   const guard = hostAndOriginGuard(deps.config);
   const csrf = requireCsrf(deps.webKey);
-  const clientAddress = (req: Request) => req.ip ?? req.socket.remoteAddress ?? "unknown";
 
   function send(res: Response, status: number, title: string, body: string, signedIn?: { email: string; csrf: string }) {
     const nonce = newNonce();
     pageHeaders(res, nonce);
     res.status(status).type("html").send(renderPage({ title, body, nonce, signedIn }));
   }
-
-  /** The person of the live server-side session the cookie names, or undefined. */
-  async function person(req: Request): Promise<User | undefined> {
-    const session = await readSession(deps.db, deps.webKey, cookies(req)[SESSION_COOKIE], deps.now());
-    return session ? findUserById(deps.db, session.userId) : undefined;
-  }
-
-  const sessionEnded = (res: Response) =>
-    send(res, 401, "Sign in", `<p class="error" role="alert">Your session ended: sign in again.</p><p><a href="/account">Sign in</a></p>`);
 
   async function sendDeletePage(req: Request, res: Response, user: User, status = 200, error?: string) {
     const token = csrfToken(req, res, deps.config, deps.webKey);
@@ -110,8 +98,8 @@ ${countsTable(counts, "What will be deleted")}
     form,
     csrf,
     wrap(async (req, res) => {
-      const user = await person(req);
-      if (!user) return sessionEnded(res);
+      const user = (await formSender(deps, req, res))?.user;
+      if (!user) return;
       const now = deps.now();
       const data = await exportAccount(deps.db, user.id, now);
       deps.log.info("web_data_exported", { user_id: user.id });
@@ -128,7 +116,7 @@ ${countsTable(counts, "What will be deleted")}
     "/account/delete",
     guard,
     wrap(async (req, res) => {
-      const user = await person(req);
+      const user = (await signedIn(deps, req))?.user;
       if (!user) return res.redirect(303, "/account");
       await sendDeletePage(req, res, user);
     }),
@@ -140,32 +128,19 @@ ${countsTable(counts, "What will be deleted")}
     form,
     csrf,
     wrap(async (req, res) => {
-      const user = await person(req);
-      if (!user) return sessionEnded(res);
+      const user = (await formSender(deps, req, res))?.user;
+      if (!user) return;
       const body = req.body as Record<string, unknown>;
       if (body.confirm !== "yes") return sendDeletePage(req, res, user, 400, "Tick the box to confirm: nothing was deleted.");
-      try {
-        // Checked like a sign-in (same throttle): a borrowed session cannot delete the account without the password.
-        await signIn(
-          deps.db,
-          deps.limits,
-          user.email,
-          String(body.password ?? ""),
-          clientAddress(req),
-          () => new AppError("unauthorized", "The password is wrong: nothing was deleted."),
-          knownDevice(req, deps.webKey, user.email),
-        );
-      } catch (err) {
-        if (!(err instanceof AppError)) throw err;
-        if (err.errorName === "rate_limited") res.setHeader("Retry-After", String(err.details.retry_after_seconds ?? 60));
-        return sendDeletePage(req, res, user, err.errorName === "rate_limited" ? 429 : 401, err.message);
-      }
+      // A borrowed session cannot delete the account without the password.
+      const refused = await recheckPassword(deps, req, res, user, body.password, "The password is wrong: nothing was deleted.");
+      if (refused) return sendDeletePage(req, res, user, refused.status, refused.message);
       let deleted: AccountRows[];
       try {
         deleted = await deleteAccount(deps.db, user.id);
       } catch (err) {
         // A second click whose first one deleted the account meanwhile.
-        if (err instanceof AccountNotFoundError) return sessionEnded(res);
+        if (err instanceof AccountNotFoundError) return sessionEnded(deps, req, res);
         throw err;
       }
       // Neither the email nor the id: nothing left in the logs points at the person (the count says what happened).

@@ -10,8 +10,8 @@ import type { Knex } from "knex";
 import { changePassword } from "../auth/password-change.js";
 import { signIn } from "../auth/sign-in.js";
 import { createTokenWithinQuota, KNOWN_SCOPES, listTokens, revokeToken, TokenInputError, TokenQuotaError, validateNewToken } from "../auth/tokens.js";
-import { findUserById, passwordProblem, UserInputError } from "../auth/users.js";
-import { createSession, endAllSessions, endSession, readSession } from "../auth/web-sessions.js";
+import { passwordProblem, UserInputError } from "../auth/users.js";
+import { createSession, endAllSessions, endSession } from "../auth/web-sessions.js";
 import type { Config } from "../config.js";
 import { clientConfigs } from "../demo/client-config.js";
 import { listChanges } from "../domain/changes/list.js";
@@ -21,19 +21,9 @@ import type { RateLimits } from "../limits/types.js";
 import type { Logger } from "../log.js";
 import { completeAuthorization, describePendingAuthorization, PendingAuthorizationError } from "../oauth/authorize.js";
 import { listConnectedClients, revokeConnectedClient } from "../oauth/grants.js";
-import { escapeHtml, renderPage, scopeFieldsets, signInForm } from "./layout.js";
-import {
-  clearSessionCookie,
-  cookies,
-  csrfToken,
-  knownDevice,
-  newNonce,
-  pageHeaders,
-  rememberDevice,
-  requireCsrf,
-  SESSION_COOKIE,
-  setSessionCookie,
-} from "./security.js";
+import { escapeHtml, renderPage, scopeFieldsets } from "./layout.js";
+import { clearSessionCookie, csrfToken, knownDevice, newNonce, pageHeaders, rememberDevice, requireCsrf, setSessionCookie } from "./security.js";
+import { clientAddress, formSender, recheckPassword, showSignIn, signedIn, signInRefusal } from "./signed-in.js";
 import { createCalendarFeed, feedCarriesSeries, liveCalendarFeed, revokeCalendarFeed, setFeedCarriesSeries } from "../auth/calendar-feeds.js";
 import { calendarFeedSection, feedUrl } from "./calendar-feed.js";
 import { yourDataSection } from "./leave-page.js";
@@ -63,7 +53,6 @@ export function pagesRouter(deps: PagesDeps): Router {
   const guard = hostAndOriginGuard(deps.config);
   const csrf = requireCsrf(deps.webKey);
   const csrfFor = (req: Request, res: Response) => csrfToken(req, res, deps.config, deps.webKey);
-  const clientAddress = (req: Request) => req.ip ?? req.socket.remoteAddress ?? "unknown";
 
   // Every answer of these pages carries their security headers, error answers included (a refused Host,
   // a stale form, a body too large, a crash): send() below replaces the CSP with the page's own nonce.
@@ -84,21 +73,6 @@ export function pagesRouter(deps: PagesDeps): Router {
       .status(status)
       .type("html")
       .send(renderPage({ ...page, nonce }));
-  }
-
-  /** The person whose live server-side session the cookie names (with that session), or undefined. */
-  async function signedIn(req: Request) {
-    const session = await readSession(deps.db, deps.webKey, cookies(req)[SESSION_COOKIE], deps.now());
-    const user = session ? await findUserById(deps.db, session.userId) : undefined;
-    return user && session ? { user, session } : undefined;
-  }
-  const signedInUser = async (req: Request) => (await signedIn(req))?.user;
-
-  function showSignIn(req: Request, res: Response, next: string, status = 200, error?: string) {
-    send(res, status, {
-      title: "Sign in",
-      body: `<p>Sign in with the email and password of your finance-mcp account.</p>${signInForm(csrfFor(req, res), next, error)}`,
-    });
   }
 
   router.post(
@@ -126,9 +100,8 @@ export function pagesRouter(deps: PagesDeps): Router {
         deps.log.info("web_sign_in", { user_id: user.id });
         res.redirect(303, next);
       } catch (err) {
-        if (!(err instanceof AppError)) throw err;
-        if (err.errorName === "rate_limited") res.setHeader("Retry-After", String(err.details.retry_after_seconds ?? 60));
-        showSignIn(req, res, next, err.errorName === "rate_limited" ? 429 : 401, err.message);
+        const refused = signInRefusal(err, res);
+        showSignIn(deps, req, res, next, refused.status, refused.message);
       }
     }),
   );
@@ -140,7 +113,7 @@ export function pagesRouter(deps: PagesDeps): Router {
     csrf,
     wrap(async (req, res) => {
       // The row goes, so the cookie is dead everywhere, even where it was copied to.
-      const current = await signedIn(req);
+      const current = await signedIn(deps, req);
       if (current) await endSession(deps.db, current.session.idHash);
       clearSessionCookie(res, deps.config);
       res.redirect(303, "/account");
@@ -153,8 +126,8 @@ export function pagesRouter(deps: PagesDeps): Router {
     form,
     csrf,
     wrap(async (req, res) => {
-      const current = await signedIn(req);
-      if (!current) return showSignIn(req, res, "/account", 401, "Your session ended: sign in again.");
+      const current = await formSender(deps, req, res);
+      if (!current) return;
       const ended = await endAllSessions(deps.db, current.user.id);
       deps.log.info("web_signed_out_everywhere", { user_id: current.user.id, sessions: ended });
       clearSessionCookie(res, deps.config);
@@ -168,32 +141,21 @@ export function pagesRouter(deps: PagesDeps): Router {
     form,
     csrf,
     wrap(async (req, res) => {
-      const current = await signedIn(req);
-      if (!current) return showSignIn(req, res, "/account", 401, "Your session ended: sign in again.");
+      const current = await formSender(deps, req, res);
+      if (!current) return;
       const { user } = current;
       const token = csrfFor(req, res);
       const body = req.body as Record<string, unknown>;
-      const wrong = () => new AppError("unauthorized", "The current password is wrong: the password was not changed.");
       // An unfit new password is refused before the (slow, throttled) check of the current one.
       const unfit = passwordProblem(String(body.new_password ?? ""));
       if (unfit) return sendAccount(req, res, user, token, undefined, `New ${unfit}`, 400);
+      const refused = await recheckPassword(deps, req, res, user, body.current_password, "The current password is wrong: the password was not changed.");
+      if (refused) return sendAccount(req, res, user, token, undefined, refused.message, refused.status);
       try {
-        // Checked like a sign-in (same throttle), so a borrowed session cannot guess the password.
-        await signIn(
-          deps.db,
-          deps.limits,
-          user.email,
-          String(body.current_password ?? ""),
-          clientAddress(req),
-          wrong,
-          knownDevice(req, deps.webKey, user.email),
-        );
         await changePassword(deps.db, user.id, String(body.new_password ?? ""), deps.now());
       } catch (err) {
         if (err instanceof UserInputError) return sendAccount(req, res, user, token, undefined, `New ${err.message}`, 400);
-        if (!(err instanceof AppError)) throw err;
-        if (err.errorName === "rate_limited") res.setHeader("Retry-After", String(err.details.retry_after_seconds ?? 60));
-        return sendAccount(req, res, user, token, undefined, err.message, err.errorName === "rate_limited" ? 429 : 401);
+        throw err;
       }
       // Every session ended with the change, this one too; this browser gets a new one.
       setSessionCookie(res, deps.config, await createSession(deps.db, deps.webKey, user.id, deps.now()));
@@ -206,8 +168,8 @@ export function pagesRouter(deps: PagesDeps): Router {
     "/account",
     guard,
     wrap(async (req, res) => {
-      const user = await signedInUser(req);
-      if (!user) return showSignIn(req, res, "/account");
+      const user = (await signedIn(deps, req))?.user;
+      if (!user) return showSignIn(deps, req, res, "/account");
       const token = csrfFor(req, res);
       await sendAccount(
         req,
@@ -310,8 +272,8 @@ ${yourDataSection(hidden)}`;
     form,
     csrf,
     wrap(async (req, res) => {
-      const user = await signedInUser(req);
-      if (!user) return showSignIn(req, res, "/account", 401, "Your session ended: sign in again.");
+      const user = (await formSender(deps, req, res))?.user;
+      if (!user) return;
       const token = csrfFor(req, res);
       const body = req.body as Record<string, unknown>;
       const scopes = scopesOf(body);
@@ -349,8 +311,8 @@ ${yourDataSection(hidden)}`;
       form,
       csrf,
       wrap(async (req, res) => {
-        const user = await signedInUser(req);
-        if (!user) return showSignIn(req, res, "/account", 401, "Your session ended: sign in again.");
+        const user = (await formSender(deps, req, res))?.user;
+        if (!user) return;
         await act(user.id, String(Object.values(req.params)[0]), (req.body ?? {}) as Record<string, unknown>);
         res.redirect(303, `/account#${anchor}`);
       }),
@@ -366,8 +328,8 @@ ${yourDataSection(hidden)}`;
     form,
     csrf,
     wrap(async (req, res) => {
-      const user = await signedInUser(req);
-      if (!user) return showSignIn(req, res, "/account", 401, "Your session ended: sign in again.");
+      const user = (await formSender(deps, req, res))?.user;
+      if (!user) return;
       const secret = await createCalendarFeed(deps.db, user.id, deps.config.tokenPepper, deps.now());
       await sendAccount(req, res, user, csrfFor(req, res), undefined, undefined, 200, undefined, feedUrl(deps.config, req, secret));
     }),
@@ -385,8 +347,8 @@ ${yourDataSection(hidden)}`;
           body: "<p>The sign-in request is unknown, already used or older than ten minutes. Go back to the app you were connecting and start again.</p>",
         });
       }
-      const user = await signedInUser(req);
-      if (!user) return showSignIn(req, res, `/oauth/consent?request=${encodeURIComponent(id)}`);
+      const user = (await signedIn(deps, req))?.user;
+      if (!user) return showSignIn(deps, req, res, `/oauth/consent?request=${encodeURIComponent(id)}`);
       const token = csrfFor(req, res);
       const body = `<p><strong>${escapeHtml(pending.clientName)}</strong> wants to use your finance data through finance-mcp.</p>
 <p>Client: <code>${escapeHtml(pending.clientId)}</code><br>After you choose, your browser goes to <strong>${escapeHtml(pending.redirectHost)}</strong>.</p>
@@ -410,8 +372,8 @@ ${scopeFieldsets(pending.requestedScopes)}
     wrap(async (req, res) => {
       const body = req.body as Record<string, unknown>;
       const id = String(body.request ?? "");
-      const user = await signedInUser(req);
-      if (!user) return showSignIn(req, res, `/oauth/consent?request=${encodeURIComponent(id)}`, 401, "Your session ended: sign in again.");
+      const user = (await formSender(deps, req, res, `/oauth/consent?request=${encodeURIComponent(id)}`))?.user;
+      if (!user) return;
       const scopes = scopesOf(body);
       const pending = await describePendingAuthorization(deps, id);
       // Only an explicit Allow approves: a form without a decision (or with any other value) denies.

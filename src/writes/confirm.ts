@@ -20,6 +20,7 @@ import { confirmRules, type ConfirmRule } from "../../generated/confirm.js";
 import { AppError } from "../errors.js";
 import type { ToolContext } from "../context.js";
 import { findKey } from "./idempotency.js";
+import { dialogPreviewOf } from "./preview.js";
 import type { WriteHandler } from "./pipeline.js";
 
 export type ConfirmAnswer = "accept" | "decline" | "cancel";
@@ -66,9 +67,9 @@ export type RunWrite = (
   shownPreview?: string,
 ) => Promise<Record<string, unknown>>;
 
-/** The preview_id a dry run answered (bulk writes), which the confirmed commit is bound to. */
+/** The preview_id a dry run answered (bulk writes), or kept beside its answer (deletes), which the confirmed commit is bound to. */
 export function shownPreviewOf(preview: Record<string, unknown>): string | undefined {
-  return typeof preview.preview_id === "string" ? preview.preview_id : undefined;
+  return typeof preview.preview_id === "string" ? preview.preview_id : dialogPreviewOf(preview);
 }
 
 /** The number at a JSON pointer of the preview (an array counts its items); 0 when absent. */

@@ -22,7 +22,17 @@ import type { AuditEntry } from "../audit/log.js";
 import { changesOf, type Changes } from "../audit/diff.js";
 import { closeWrite, openWrite } from "./bookkeeping.js";
 import { findKey, keyInUse, replayOrRefuse, requestHash, type StoredKey } from "./idempotency.js";
-import { assertFreshPreview, assertPreviewCount, claimPreview, previewKey, readPreview, signPreview, type Payload, type PreviewBasis } from "./preview.js";
+import {
+  assertFreshPreview,
+  assertPreviewCount,
+  claimPreview,
+  keepDialogPreview,
+  previewKey,
+  readPreview,
+  signPreview,
+  type Payload,
+  type PreviewBasis,
+} from "./preview.js";
 import type { AuditChange, WriteContext, WriteOutcome } from "./types.js";
 import { RowCaptureMissing } from "../db/row-capture.js";
 import { repairRowCapture } from "../db/migrate.js";
@@ -118,7 +128,11 @@ export function createWritePipeline(deps: WritePipelineDeps) {
           // New ids read "…_provisional…": the real call mints others, so none of these will ever exist.
           const outcome = await handler(params as never, { ...ctx, db: trx, dryRun: true, ids: provisionalIds, prepared, bindPreview });
           preview = { ...outcome.result, ...changesField(outcome.change), status: "dry_run", audit_id: null };
-          if (basis) preview.preview_id = signPreview(signing, userId, tool, params, basis, ctx.now());
+          if (basis) {
+            const id = signPreview(signing, userId, tool, params, basis, ctx.now());
+            if (basis.dialogOnly) keepDialogPreview(preview, id);
+            else preview.preview_id = id;
+          }
           throw new DryRunRollback();
         });
       } catch (err) {

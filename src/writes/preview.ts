@@ -4,7 +4,8 @@
  * `preview_id`; a commit that passes it is refused with `stale_preview` when a row it would touch changed
  * since the preview, or rows joined or left what it would touch, when the id is older than
  * PREVIEW_TTL_MS, or when a commit already used it. A confirmation through the client binds the preview
- * its dialog showed the same way (src/writes/confirm.ts). Without preview_id nothing changes.
+ * its dialog showed the same way (src/writes/confirm.ts), a delete's too (its one record; the id is kept
+ * beside the dry run's answer, not in it: keepDialogPreview). Without preview_id nothing changes.
  *
  * The handler names the rows it would touch (their ids and a version, a hash of what each row holds),
  * the same way in the dry run and in the commit, through ctx.bindPreview. The preview id is
@@ -103,6 +104,17 @@ function notOurs(why: string): AppError {
     `preview_id: ${why}, so nothing was changed. Send dry_run true with these arguments and pass the preview_id it answers.`,
   );
 }
+
+/** The preview ids of dry runs that bind only a confirmation's commit (a delete's: PreviewBasis.dialogOnly), by their answer. */
+const dialogPreviews = new WeakMap<object, string>();
+
+/** Keeps a dry run's preview id beside its answer, not in it: the confirmation that shows the answer binds its commit to it. */
+export function keepDialogPreview(preview: Record<string, unknown>, previewId: string): void {
+  dialogPreviews.set(preview, previewId);
+}
+
+/** The preview id kept beside a dry run's answer (keepDialogPreview), if any. */
+export const dialogPreviewOf = (preview: Record<string, unknown>): string | undefined => dialogPreviews.get(preview);
 
 /** A preview id that was this call's but commits no more: dry-run again. */
 function spent(reason: "expired" | "used"): AppError {

@@ -13,6 +13,21 @@ import { connectBank, linkAccounts } from "../../src/domain/banks/connect.js";
 import { claimDue, dueConnections, runDueSyncs } from "../../src/banks/schedule.js";
 import { randomIds } from "../../src/db/ids.js";
 
+/** A new person whose bridge account "a" is connected and linked to a new wallet, as the account page does it. */
+async function connectedPerson(server: TestServer, bridge: SimplefinServer) {
+  const me = await server.createUser();
+  const ctx = {
+    db: server.db,
+    config: server.config,
+    caller: { userId: me.id, timezone: "UTC", defaultCurrency: "USD" },
+    now: () => new Date(),
+    ids: randomIds,
+  };
+  const c = await connectBank(ctx, { setupToken: bridge.setupToken() });
+  const [linked] = await linkAccounts(ctx, { connectionId: c.connection_id, choices: { a: "new" } });
+  return { me, c, linked: linked! };
+}
+
 describe(`scheduled bank sync (${engine})`, function () {
   this.timeout(120_000);
   let server: TestServer;
@@ -39,16 +54,7 @@ describe(`scheduled bank sync (${engine})`, function () {
   });
 
   it("syncs each due connection once, whichever of several processes claims it, then waits the interval", async () => {
-    const me = await server.createUser();
-    const ctx = {
-      db: server.db,
-      config: server.config,
-      caller: { userId: me.id, timezone: "UTC", defaultCurrency: "USD" },
-      now: () => new Date(),
-      ids: randomIds,
-    };
-    const c = await connectBank(ctx, { setupToken: bridge.setupToken() });
-    await linkAccounts(ctx, { connectionId: c.connection_id, choices: { a: "new" } });
+    const { me, c } = await connectedPerson(server, bridge);
     const reads = () => bridge.requests.filter((r) => r.path.endsWith("/accounts")).length;
     const before = reads();
     const deps = { db: server.db, dispatch: server.services.dispatch, log: server.services.log, intervalSeconds: 6 * 3600 };
@@ -93,17 +99,8 @@ describe(`deleting a linked wallet deletes the bank connection (${engine})`, fun
   });
 
   it("the connection and its sealed credential go with the wallet", async () => {
-    const me = await server.createUser();
-    const ctx = {
-      db: server.db,
-      config: server.config,
-      caller: { userId: me.id, timezone: "UTC", defaultCurrency: "USD" },
-      now: () => new Date(),
-      ids: randomIds,
-    };
-    const c = await connectBank(ctx, { setupToken: bridge.setupToken() });
-    const [a] = await linkAccounts(ctx, { connectionId: c.connection_id, choices: { a: "new" } });
-    await server.call("delete_wallet", { wallet_id: a!.wallet_id, idempotency_key: randomUUID() }, me.token);
+    const { me, c, linked } = await connectedPerson(server, bridge);
+    await server.call("delete_wallet", { wallet_id: linked.wallet_id, idempotency_key: randomUUID() }, me.token);
     expect(await server.db("bank_connections").where({ id: c.connection_id }).first()).to.equal(undefined);
     expect((await server.call("list_bank_connections", {}, me.token)).connections).to.deep.equal([]);
   });

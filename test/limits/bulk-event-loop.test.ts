@@ -4,28 +4,37 @@
  * and commit), another user's stream of whoami calls is answered, and every answer stays within the
  * answer budget (src/mcp/answer-budgets.ts anyAnswerTokens).
  *
- * How it is measured, robustly on a loaded machine: the whoami stream runs in this process, which also runs
- * the server, so a blocked event loop delays it as it would delay any other request, and on SQLite a call
- * that waited for the write transaction's connection shows too. Asserted: the p99 of its latencies and the
- * event loop's longest block (perf_hooks.monitorEventLoopDelay) under BOUND_MS (1.5 s), a bound far above
- * scheduling noise and far below what the landed code did (1.3–7.3 s per call). The issue's 250 ms is
- * the target, not yet met by every path (docs/performance.md, "Bulk writes at the cap", has the figures;
- * `FINANCE_PRINT_BULK=1` prints them as its table's rows).
+ * Asserted, on both engines: the p99 of the whoami latencies and the event loop's longest block under the
+ * issue's 250 ms. The whoami stream runs in this process, which also runs the server, so a blocked event
+ * loop delays it as it would delay any other request, and on SQLite a call that waited for the write
+ * transaction's connection shows too.
+ *
+ * How it stays robust on a loaded machine (the suite runs on 2 shared cores at a load average of 10): both
+ * figures are taken on the process's own clock, i.e. wall time less the time the main thread was ready to
+ * run but not scheduled (its run-queue wait, the second field of Linux's /proc/thread-self/schedstat).
+ * That discounts exactly what other processes' load adds, and keeps everything this process causes:
+ * its CPU work, its waits for a lock, the disk (fsync), Postgres. Elsewhere (no schedstat) the figures are
+ * wall time. Wall figures are printed beside them. And, load-free, on SQLite: no read repeated page after
+ * page sorts every page (each page is one range of an index). The margin comes from small slices: the work runs in
+ * stretches of about 10 ms between turns of the loop (src/db/pace.ts, statements of a few hundred rows);
+ * at a load average of 10–12 whoami's p99 was 11–91 ms and the longest block 11–89 ms. Figures:
+ * docs/performance.md "Bulk writes at the cap"; `FINANCE_PRINT_BULK=1` prints them as its table's rows.
  */
 import { expect } from "chai";
 import { randomUUID } from "node:crypto";
-import { monitorEventLoopDelay } from "node:perf_hooks";
 import { ANSWER_BUDGETS } from "../../src/mcp/answer-budgets.js";
 import { modelText } from "../../src/mcp/model-text.js";
 import { limits } from "../../generated/limits.js";
 import { tokens } from "../../scripts/answer-measure.js";
 import { girokontoCsv } from "../../scripts/bench/statement.js";
 import { engine } from "../helpers/database.js";
+import { loopBlocks, ownClock } from "../helpers/own-clock.js";
 import { startTestServer, type TestServer, type TestUser } from "../helpers/server.js";
 
 const CAP = limits.bulkWriteRows;
-/** No whoami p99 and no single stretch without a turn of the loop this long. */
-const BOUND_MS = 1500;
+/** No whoami p99 and no single stretch without a turn of the loop this long (issue 51's bound). */
+const BOUND_MS = 250;
+
 const key = () => randomUUID();
 const p99 = (values: number[]) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * 0.99))]!;
 
@@ -50,37 +59,68 @@ describe(`bulk writes at the cap beside another user's calls (${engine})`, funct
     await server?.close();
   });
 
+  /**
+   * SQLite: the reads a call repeats (a page at a time) whose plan sorts in a temporary b-tree, i.e. reads
+   * and sorts every remaining row for each page, work that grows with the square of the rows (the later
+   * changes' rows paged by id alone did: 30–110 ms a page). Load-free, unlike the timings: each page
+   * must be one range of an index. Postgres plans by statistics; its statements do not block the loop.
+   */
+  function pagedReads(): () => Promise<string[]> {
+    if (engine !== "sqlite") return async () => [];
+    const seen = new Map<string, { bindings: unknown[]; count: number }>();
+    const record = (q: { sql: string; bindings?: unknown[] }) => {
+      if (!/^select/i.test(q.sql) || !/ limit /i.test(q.sql)) return;
+      const found = seen.get(q.sql);
+      if (found) found.count++;
+      else seen.set(q.sql, { bindings: q.bindings ?? [], count: 1 });
+    };
+    server.db.on("query", record);
+    return async () => {
+      server.db.off("query", record);
+      const sorting: string[] = [];
+      for (const [sql, { bindings, count }] of seen) {
+        if (count < 3) continue;
+        const plan = (await server.db.raw(`EXPLAIN QUERY PLAN ${sql}`, bindings as never[])) as { detail: string }[];
+        if (plan.some((step) => /TEMP B-TREE/.test(step.detail))) sorting.push(`${sql.slice(0, 120)}… (${count} pages)`);
+      }
+      return sorting;
+    };
+  }
+
   /** Runs the call beside a stream of the other user's whoami; asserts the bounds and the answer's budget. */
   async function beside(name: string, call: () => Promise<Record<string, unknown>>): Promise<Record<string, any>> {
     const latencies: number[] = [];
-    const delay = monitorEventLoopDelay({ resolution: 10 });
+    const wallLatencies: number[] = [];
     let done = false;
     const stream = (async () => {
       while (!done || latencies.length < 10) {
-        const start = performance.now();
+        const [wall, own] = [performance.now(), ownClock()];
         const whoami = await server.call("whoami", {}, other.token);
-        latencies.push(performance.now() - start);
+        wallLatencies.push(performance.now() - wall);
+        latencies.push(ownClock() - own);
         expect(whoami.user_id).to.equal(other.id);
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
     })();
-    delay.enable();
+    const reads = pagedReads();
+    const stop = loopBlocks();
     const start = performance.now();
+    let blocks = { wall: 0, own: 0 };
     const answer = await call().finally(() => {
       done = true;
-      delay.disable();
+      blocks = stop();
     });
     const took = performance.now() - start;
     await stream;
     const answerTokens = tokens(modelText(answer));
-    const loopP99 = delay.percentile(99) / 1e6;
-    const loopMax = delay.max / 1e6;
+    const r = Math.round;
     figures.push(
-      `| ${engine} | ${name} | ${Math.round(took)} | ${latencies.length} | ${Math.round(p99(latencies))} | ${Math.round(loopP99)} | ${Math.round(loopMax)} | ${answerTokens} |`,
+      `| ${engine} | ${name} | ${r(took)} | ${latencies.length} | ${r(p99(latencies))} (${r(p99(wallLatencies))}) | ${r(blocks.own)} (${r(blocks.wall)}) | ${answerTokens} |`,
     );
-    expect(p99(latencies), `${name}: whoami p99 of ${latencies.length} calls (call took ${Math.round(took)} ms)`).to.be.below(BOUND_MS);
-    expect(loopMax, `${name}: the longest event loop block`).to.be.below(BOUND_MS);
+    expect(p99(latencies), `${name}: whoami p99 of ${latencies.length} calls (call took ${r(took)} ms)`).to.be.below(BOUND_MS);
+    expect(blocks.own, `${name}: the longest event loop block`).to.be.below(BOUND_MS);
     expect(answerTokens, `${name}: answer tokens`).to.be.at.most(ANSWER_BUDGETS.anyAnswerTokens);
+    expect(await reads(), `${name}: reads repeated page after page that sort every page`).to.deep.equal([]);
     return answer;
   }
 

@@ -3,7 +3,7 @@
  * the dry run the person was shown carries a preview_id, kept in the elicitation wait (2025-11-25) or in the
  * signed requestState (2026-07-28); an accept over rows that changed meanwhile is refused with stale_preview and
  * writes nothing, exactly as a commit passing that preview_id is. Another client of the same person changes the
- * rows while the dialog is open.
+ * rows while the dialog is open. A delete binds the one record its dialog showed the same way.
  */
 import { randomUUID } from "node:crypto";
 import { expect } from "chai";
@@ -129,6 +129,97 @@ describe(`protocol: a confirmation binds the rows its dialog showed (${engine})`
         await client.close();
       }
     });
+
+    // The six deletes confirm one record: each makes it, has another client change it while the dialog is
+    // open, and checks the accept is stale_preview and the record is still there (then an unchanged accept deletes).
+    const deletes: {
+      tool: string;
+      make(): Promise<{ id: string; args: Record<string, unknown>; table: string }>;
+      change(id: string): Promise<unknown>;
+    }[] = [
+      {
+        tool: "delete_transaction",
+        make: async () => {
+          const wallet = await newWallet();
+          const t = (await call("create_transaction", { wallet_id: wallet, direction: "expense", amount: "12.00", date: "2026-10-03", payee: "Bakery" }))
+            .transaction;
+          return { id: t.id, args: { transaction_id: t.id }, table: "transactions" };
+        },
+        change: (id) => call("update_transaction", { transaction_id: id, amount: "950.00" }),
+      },
+      {
+        tool: "delete_wallet",
+        make: async () => {
+          const id = await newWallet();
+          return { id, args: { wallet_id: id }, table: "wallets" };
+        },
+        change: (id) => call("update_wallet", { wallet_id: id, opening_balance: "950.00" }),
+      },
+      {
+        tool: "delete_budget",
+        make: async () => {
+          const b = (await call("create_budget", { name: `B ${randomUUID().slice(0, 8)}`, amount: "100.00", period: "month", currency: "EUR" })).budget;
+          return { id: b.id, args: { budget_id: b.id }, table: "budgets" };
+        },
+        change: (id) => call("update_budget", { budget_id: id, amount: "950.00" }),
+      },
+      {
+        tool: "delete_goal",
+        make: async () => {
+          const g = (await call("create_goal", { name: `G ${randomUUID().slice(0, 8)}`, currency: "EUR", target_amount: "1000.00" })).goal;
+          return { id: g.id, args: { goal_id: g.id }, table: "goals" };
+        },
+        change: (id) => call("update_goal", { goal_id: id, target_amount: "950.00" }),
+      },
+      {
+        tool: "delete_bill_reminder",
+        make: async () => {
+          const b = (
+            await call("create_bill_reminder", {
+              name: `Gym ${randomUUID().slice(0, 8)}`,
+              amount: "30.00",
+              currency: "EUR",
+              schedule: { frequency: "monthly", start_date: "2026-01-05", day_of_month: 5 },
+            })
+          ).bill_reminder;
+          return { id: b.id, args: { bill_reminder_id: b.id }, table: "bill_reminders" };
+        },
+        change: (id) => call("update_bill_reminder", { bill_reminder_id: id, amount: "950.00" }),
+      },
+      {
+        tool: "delete_rule",
+        make: async () => {
+          const r = (await call("save_rule", { operator: "contains", value: `shop ${randomUUID().slice(0, 6)}`, set_category: "Shops" })).rule;
+          return { id: r.id, args: { rule_id: r.id }, table: "rules" };
+        },
+        change: (id) => call("save_rule", { rule_id: id, set_category: "Never shown" }),
+      },
+    ];
+    for (const d of deletes) {
+      it(`${revision}: ${d.tool} of a record another client changes while the dialog is open is stale_preview, nothing deleted; unchanged, the accept deletes`, async () => {
+        const { id, args, table } = await d.make();
+        // The binding is the confirmation's: a delete takes no preview_id, and its dry run answers none.
+        expect(await call(d.tool, { ...args, dry_run: true })).to.not.have.property("preview_id");
+        const client = await asking(server, user.token, revision, async () => void (await d.change(id)));
+        try {
+          const result = await client.callTool(d.tool, { ...args, idempotency_key: randomUUID() });
+          expect(client.asked).to.have.length(1);
+          expect(errorData(result)).to.deep.include({ code: "stale_preview", field: "preview_id" });
+          expect(await server.db(table).where({ user_id: user.id, id })).to.have.length(1);
+        } finally {
+          await client.close();
+        }
+        const quiet = await asking(server, user.token, revision, async () => {});
+        try {
+          const done = await quiet.callTool(d.tool, { ...args, idempotency_key: randomUUID() });
+          expect(done.isError, done.content?.[0]?.text).to.not.equal(true);
+          expect(done.structuredContent.status).to.equal("committed");
+          expect(await server.db(table).where({ user_id: user.id, id })).to.deep.equal([]);
+        } finally {
+          await quiet.close();
+        }
+      });
+    }
 
     it(`${revision}: an accept over unchanged rows commits, and the same key again replays without asking`, async () => {
       const wallet = await newWallet();

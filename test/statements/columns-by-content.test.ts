@@ -228,4 +228,53 @@ describe("CSV columns by content (issue 48)", () => {
       ]);
     });
   });
+
+  describe("a fee column told by the running balance, not by its name", () => {
+    const header = "Date,Description,Amount,Charges levied,Balance\n";
+    const rows = ["2026-11-03,Rent,-900.00,0.00,2894.94", "2026-11-05,Cash abroad,-40.00,1.20,2853.74", "2026-11-12,Salary,3150.00,0.00,6003.74"];
+
+    it("is the column of charges with which the balance follows every row (balance = previous + amount − fee)", () => {
+      const s = parseStatement(header + rows.join("\n") + "\n", undefined, {}, {}, vocabularyWithout([...VOCABULARY.fee_column]));
+      expect(s.mapping).to.include({ fee_column: "Charges levied", balance_column: "Balance" });
+      expect(pick(s.rows, "amount", "description")).to.deep.equal([
+        ["-900.00", null],
+        ["-41.20", "fee 1.20 included"],
+        ["3150.00", null],
+      ]);
+      expect(s.balanceIssues).to.equal(undefined);
+      // A signed fee (charges written negative) is added as it stands; a balance column no name told is found with it.
+      const signed = parseStatement(
+        "Tag;Text;Betrag;Spesen;Stand\n03.11.2026;Miete;-900,00;;2.894,94\n05.11.2026;Bargeld;-40,00;-1,20;2.853,74\n12.11.2026;Lohn;3.150,00;;6.003,74\n",
+      );
+      expect(signed.mapping).to.include({ fee_column: "Spesen", balance_column: "Stand" });
+      expect(signed.rows.map((r) => r.amount)).to.deep.equal(["-900.00", "-41.20", "3150.00"]);
+    });
+
+    it("is none where the balance follows the amounts alone, where the charges change sign, or where no balance tells", () => {
+      const none = (text: string) => expect(parseStatement(text).mapping, text).not.to.have.property("fee_column");
+      // Small non-negative numbers the balance does not need (a points column).
+      none(
+        "Date,Description,Amount,Points,Balance\n2026-11-03,Rent,-900.00,0.00,2894.94\n2026-11-05,Shop,-40.00,1.20,2854.94\n2026-11-12,Salary,3150.00,0.00,6004.94\n",
+      );
+      // Charges of both signs explain nothing.
+      none(
+        "Date,Description,Amount,Adj,Balance\n2026-11-03,Rent,-900.00,0.50,2894.44\n2026-11-05,Shop,-40.00,-1.20,2855.64\n2026-11-12,Salary,3150.00,0.00,6005.64\n",
+      );
+      // An available balance is not the ledger's, whatever runs with it.
+      none(
+        "Date,Description,Amount,Extra,Available\n2026-11-03,Rent,-900.00,0.00,2894.94\n2026-11-05,Cash,-40.00,1.20,2853.74\n2026-11-12,Salary,3150.00,0.00,6003.74\n",
+      );
+      // No balance column at all.
+      none("Date,Description,Amount,Extra\n2026-11-03,Rent,-900.00,0.00\n2026-11-05,Cash,-40.00,1.20\n2026-11-12,Salary,3150.00,0.00\n");
+    });
+
+    it("is found in the corpus only where the bank writes one (Revolut's fee row), with every fee word withheld", () => {
+      const withoutFee = vocabularyWithout([...VOCABULARY.fee_column]);
+      const found = corpus
+        .filter((l) => l.format === "csv")
+        .map((l) => [l.layout, read(l, withoutFee).mapping?.fee_column] as const)
+        .filter(([, fee]) => fee !== undefined);
+      expect(found).to.deep.equal([["uk-revolut-fee-pending-csv", "Fee"]]);
+    });
+  });
 });

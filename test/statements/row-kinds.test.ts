@@ -66,12 +66,14 @@ describe("statement rows: balances, rows not booked, a running balance (issue 48
 
   it("checks every row against the running balance: a wrong sign, a missing row and an unread fee column are named", () => {
     const header = "Date,Description,Amount,Bank fee,Balance\n";
+    // Two rows are one step of the balance, too few for the cells to tell a fee column (columns-by-content.test.ts
+    // reads it from three): the running balance names it.
     const rows = [
       "2026-11-03,Rent,-900.00,0.00,2894.94",
       "2026-11-05,Cash abroad,-40.00,1.20,2853.74", // the fee column (not a name the reader knows) holds 1.20
-      "2026-11-12,Salary,3150.00,0.00,6003.74",
     ];
     const fee = parseStatement(header + rows.join("\n") + "\n");
+    expect(fee.mapping).not.to.have.property("fee_column");
     expect(fee.balanceIssues).to.deep.equal({ issues: [{ row: 3, kind: "fee", change: "-41.20", amount: "-40.00" }], feeColumn: "Bank fee" });
     // Told, the fee is netted into the row and the balance follows.
     const told = parseStatement(header + rows.join("\n") + "\n", undefined, { fee_column: "Bank fee" });
@@ -103,7 +105,8 @@ describe("statement rows: balances, rows not booked, a running balance (issue 48
     expect(p.closing).to.deep.equal({ date: "2026-11-24", amount: "5911.54" });
     // Undated, with a period line: the first "Saldo" was the closing balance at the period's end, 2,116.60 off.
     const undated = parseStatement(["Zeitraum;01.11.2026 - 24.11.2026", "Saldo;3.794,94", "Saldo;5.911,54", "", ...text.split("\n").slice(3)].join("\n"));
-    expect(undated.opening).to.deep.equal({ date: "2026-11-03", amount: "3794.94" });
+    // The opening balance is the period's start: the day before its first day.
+    expect(undated.opening).to.deep.equal({ date: "2026-10-31", amount: "3794.94" });
     expect(undated.closing).to.deep.equal({ date: "2026-11-24", amount: "5911.54" });
   });
 
@@ -296,5 +299,32 @@ describe("statement rows: balances, rows not booked, a running balance (issue 48
       ["ACME GmbH", "3150.00", "booked", null],
     ]);
     expect(p.closing).to.deep.equal({ date: "2026-11-30", amount: "6018.29" });
+  });
+
+  it("dates balances that name no day by the period's own lines: the opening before Von, the closing at Bis (UBS)", () => {
+    // The one date of "Von:" was read as the period's end: the closing balance dated 1 November, before
+    // every row but none, warned of the statement's whole movement on correct money.
+    const text = [
+      "Von:;2026-11-01;",
+      "Bis:;2026-11-30;",
+      "Anfangssaldo:;3794.94;",
+      "Schlusssaldo:;5911.54;",
+      "",
+      "Buchungsdatum;Belastung;Gutschrift;Saldo;Beschreibung1;",
+      "2026-11-24;-133.40;;5911.54;Coop;",
+      "2026-11-12;;3150.00;6044.94;Acme AG;",
+      "2026-11-03;-900.00;;2894.94;Huber AG;",
+      "",
+    ].join("\n");
+    const p = parseStatement(text);
+    expect(p.opening).to.deep.equal({ date: "2026-10-31", amount: "3794.94" });
+    expect(p.closing).to.deep.equal({ date: "2026-11-30", amount: "5911.54" });
+    // A period on one line still ends at its last date.
+    const oneLine = parseStatement(
+      ["Von 01.11.2026 bis 24.11.2026", "Saldo;5.911,54", "", "Buchungstag;Empfänger;Betrag", "03.11.2026;Müller;-900,00", "12.11.2026;Acme;3.150,00", ""].join(
+        "\n",
+      ),
+    );
+    expect(oneLine.closing).to.deep.equal({ date: "2026-11-24", amount: "5911.54" });
   });
 });

@@ -101,6 +101,22 @@ describe(`statement corpus: every layout imports right the first time (${engine}
     return BigInt(wallets[0].balance.minor);
   };
 
+  it("refuses each Windows-1252 or ISO-8859-1 layout read as UTF-8, naming the line and the re-read, and imports nothing", async () => {
+    const me = await server.createUser();
+    const misreadOf = (l: Layout) => new TextDecoder("utf-8").decode(readFileSync(new URL(l.file, dir)));
+    // Those with a byte above ASCII (an umlaut, a £): one all ASCII reads the same either way.
+    const legacy = layouts.filter((l) => (l.encoding === "windows-1252" || l.encoding === "iso-8859-1") && misreadOf(l).includes("\uFFFD"));
+    expect(legacy.length).to.be.at.least(3);
+    for (const l of legacy) {
+      const misread = misreadOf(l);
+      const w = await wallet(me.token, l);
+      const e = await server.callError("import_transactions", { wallet_id: w, statement: misread, idempotency_key: randomUUID() }, me.token);
+      expect(e.data, l.layout).to.include({ code: "invalid_params", field: "statement" });
+      expect(e.message, l.layout).to.match(/^statement: line \d+ holds an undecodable character .*Read it again as Windows-1252 or ISO-8859-1/);
+      expect(await count(me.token, w), l.layout).to.equal(0);
+    }
+  });
+
   for (const l of layouts) {
     it(`${l.layout}: hand-typed rows are possible duplicates, a re-import and an overlap create only what is missing, the balance reconciles`, async () => {
       const me = await server.createUser();

@@ -8,54 +8,24 @@
  * correlated subquery over the person's whole ledger.
  */
 import { expect } from "chai";
-import { randomUUID } from "node:crypto";
-import { readFileSync } from "node:fs";
-import { OPENRPC_PATH } from "../../src/app.js";
 import { toolsByName } from "../../generated/registry.js";
 import { engine } from "../helpers/database.js";
 import { capture, perRowLedgerReads } from "../helpers/query-plans.js";
+import { exampleParams, READ_NOW, seedReadLedger, type ReadLedger } from "../helpers/read-ledger.js";
 import { startTestServer, type TestServer, type TestUser } from "../helpers/server.js";
 
 const FIXED_PATH = /rate_limits|FROM mcp_tokens t JOIN users u|mcp_tokens/i;
-const SPEC = JSON.parse(readFileSync(OPENRPC_PATH, "utf8")) as { methods: { name: string; examples?: { params?: { name: string; value: unknown }[] }[] }[] };
 
 describe(`read tools: no per-row read of the ledger in any plan (${engine})`, function () {
   this.timeout(180_000);
   let server: TestServer;
   let u: TestUser;
-  const ids: Record<string, string> = {};
+  let ledger: ReadLedger;
 
   before(async () => {
-    server = await startTestServer({}, { now: () => new Date("2026-03-20T12:00:00Z") });
+    server = await startTestServer({}, { now: () => READ_NOW });
     u = await server.createUser();
-    const key = () => randomUUID();
-    ids.wallet = (await server.call("create_wallet", { name: "Checking", type: "checking", currency: "USD", idempotency_key: key() }, u.token)).wallet.id;
-    for (let i = 0; i < 12; i++) {
-      const payee = ["Blue Bottle", "Rent Co", "Grocer"][i % 3];
-      await server.call(
-        "create_transaction",
-        {
-          wallet_id: ids.wallet,
-          date: `2026-03-${String(1 + i).padStart(2, "0")}`,
-          amount: `${10 + i}.40`,
-          direction: "expense",
-          payee,
-          category: "Dining",
-          tags: ["food"],
-          idempotency_key: key(),
-        },
-        u.token,
-      );
-    }
-    ids.budget = (
-      await server.call(
-        "create_budget",
-        { name: "Dining out", amount: "150.00", currency: "USD", period: "month", categories: ["Dining"], start_date: "2026-03-01", idempotency_key: key() },
-        u.token,
-      )
-    ).budget.id;
-    ids.goal = (await server.call("create_goal", { name: "Japan trip", target_amount: "4000.00", currency: "USD", idempotency_key: key() }, u.token)).goal.id;
-    await server.call("add_goal_funds", { goal_id: ids.goal, amount: "100.00", idempotency_key: key() }, u.token);
+    ledger = await seedReadLedger(server, u.token);
   });
   after(async () => server?.close());
 
@@ -81,11 +51,7 @@ describe(`read tools: no per-row read of the ledger in any plan (${engine})`, fu
   const readTools = [...toolsByName.values()].filter((t) => t.kind === "read").map((t) => t.name);
   for (const tool of readTools) {
     it(`${tool}: no statement reads the ledger once per row`, async () => {
-      const example = SPEC.methods.find((m) => m.name === tool)?.examples?.[0];
-      const params: Record<string, unknown> = Object.fromEntries((example?.params ?? []).map((p) => [p.name, p.value]));
-      if ("budget_id" in params) params.budget_id = ids.budget;
-      if ("goal_id" in params) params.goal_id = ids.goal;
-      if ("wallet_id" in params) params.wallet_id = ids.wallet;
+      const params = exampleParams(tool, ledger);
       await server.call(tool, params, u.token);
       const statements = await capture(server.db, () => server.call(tool, params, u.token), FIXED_PATH);
       const found: string[] = [];

@@ -11,11 +11,9 @@
  */
 import { expect } from "chai";
 import type { Knex } from "knex";
-import { randomUUID } from "node:crypto";
-import { readFileSync } from "node:fs";
-import { OPENRPC_PATH } from "../../src/app.js";
 import { toolsByName } from "../../generated/registry.js";
 import { engine } from "../helpers/database.js";
+import { exampleParams, READ_NOW, seedReadLedger, type ReadLedger } from "../helpers/read-ledger.js";
 import { startTestServer, type TestServer, type TestUser } from "../helpers/server.js";
 
 /**
@@ -64,50 +62,17 @@ async function statementsOf(db: Knex, fn: () => Promise<unknown>): Promise<strin
   return seen;
 }
 
-const SPEC = JSON.parse(readFileSync(OPENRPC_PATH, "utf8")) as { methods: { name: string; examples?: { params?: { name: string; value: unknown }[] }[] }[] };
-
-function exampleParams(tool: string): Record<string, unknown> {
-  const example = SPEC.methods.find((m) => m.name === tool)?.examples?.[0];
-  return Object.fromEntries((example?.params ?? []).map((p) => [p.name, p.value]));
-}
-
 describe(`read tools: round trips (${engine})`, function () {
   this.timeout(120_000);
   let server: TestServer;
   let u: TestUser;
-  const ids: Record<string, string> = {};
+  // Empty until seeded: the shapes' titles below read their params when the file loads.
+  let ledger: ReadLedger = { wallet: "", budget: "", goal: "" };
 
   before(async () => {
-    server = await startTestServer({}, { now: () => new Date("2026-03-20T12:00:00Z") });
+    server = await startTestServer({}, { now: () => READ_NOW });
     u = await server.createUser();
-    const key = () => randomUUID();
-    ids.wallet = (await server.call("create_wallet", { name: "Checking", type: "checking", currency: "USD", idempotency_key: key() }, u.token)).wallet.id;
-    for (let i = 0; i < 5; i++) {
-      await server.call(
-        "create_transaction",
-        {
-          wallet_id: ids.wallet,
-          date: `2026-03-${10 + i}`,
-          amount: "18.40",
-          direction: "expense",
-          payee: "Blue Bottle",
-          category: "Dining",
-          tags: ["food"],
-          idempotency_key: key(),
-        },
-        u.token,
-      );
-    }
-    ids.budget = (
-      await server.call(
-        "create_budget",
-        { name: "Dining out", amount: "150.00", currency: "USD", period: "month", categories: ["Dining"], start_date: "2026-03-01", idempotency_key: key() },
-        u.token,
-      )
-    ).budget.id;
-    ids.goal = (await server.call("create_goal", { name: "Japan trip", target_amount: "4000.00", currency: "USD", idempotency_key: key() }, u.token)).goal.id;
-    // A goal with contributions: its progress shows the latest ones (one statement more per goal, before).
-    for (const amount of ["100.00", "50.00"]) await server.call("add_goal_funds", { goal_id: ids.goal, amount, idempotency_key: key() }, u.token);
+    ledger = await seedReadLedger(server, u.token);
   });
   after(async () => server?.close());
 
@@ -135,8 +100,8 @@ describe(`read tools: round trips (${engine})`, function () {
   // The benchmark's shapes, where they differ from the spec's examples: a wallet's page (the wallet checked
   // in the page's statement), a full first page (its count), a non-empty list of changes (touched rows).
   const SHAPES: { tool: string; params: () => Record<string, unknown>; budget: number }[] = [
-    { tool: "list_transactions", params: () => ({ wallet_id: ids.wallet, date_from: "2026-03-01", date_to: "2026-03-31", limit: 2 }), budget: 1 },
-    { tool: "get_wallet_balance", params: () => ({ wallet_id: ids.wallet }), budget: 1 },
+    { tool: "list_transactions", params: () => ({ wallet_id: ledger.wallet, date_from: "2026-03-01", date_to: "2026-03-31", limit: 2 }), budget: 1 },
+    { tool: "get_wallet_balance", params: () => ({ wallet_id: ledger.wallet }), budget: 1 },
     { tool: "list_changes", params: () => ({ limit: 15 }), budget: 1 },
     { tool: "get_goal_progress", params: () => ({}), budget: 1 },
   ];
@@ -153,10 +118,7 @@ describe(`read tools: round trips (${engine})`, function () {
 
   for (const tool of readTools) {
     it(`${tool} stays within its budget`, async () => {
-      const params = exampleParams(tool);
-      if ("budget_id" in params) params.budget_id = ids.budget;
-      if ("goal_id" in params) params.goal_id = ids.goal;
-      if ("wallet_id" in params) params.wallet_id = ids.wallet;
+      const params = exampleParams(tool, ledger);
       await server.call(tool, params, u.token); // warms the token cache on Postgres
       const statements = await statementsOf(server.db, () => server.call(tool, params, u.token));
       const budget = budgetOf(tool);

@@ -5,6 +5,7 @@
 import type { ListBankConnectionsParams, SyncBankConnectionsParams } from "../../../generated/types.js";
 import type { ToolContext } from "../../context.js";
 import type { WriteContext } from "../../writes/types.js";
+import { importChange } from "../imports/change.js";
 import { fetchBankData, syncFetched, type FetchedBanks } from "./sync.js";
 import { sanitizeBridgeText } from "./sanitize.js";
 
@@ -21,23 +22,12 @@ export async function syncBankConnections(ctx: WriteContext, params: SyncBankCon
       created: ctx.dryRun ? outcome.connections.reduce((n, c) => n + c.accounts.reduce((m, a) => m + a.created, 0), 0) : created,
       connections: outcome.connections,
     },
-    // One audit row for the whole sync, holding each created transaction's own create snapshot (as an import).
-    change: {
-      action: "create" as const,
-      resourceType: "import" as const,
-      resourceId: outcome.importId,
-      before: null,
-      after: {
-        import: { id: outcome.importId, source: "bank_sync", connections: outcome.connections.map((c) => c.connection_id), created },
-        changes: outcome.created.map((t) => ({
-          action: "create" as const,
-          resourceType: "transaction" as const,
-          resourceId: t.id,
-          before: null,
-          after: { transaction: t, counterpart: null },
-        })),
-      },
-    },
+    // One audit row for the whole sync, as an import's: undo takes back what it created at once.
+    change: importChange(
+      outcome.importId,
+      { id: outcome.importId, source: "bank_sync", connections: outcome.connections.map((c) => c.connection_id), created },
+      outcome.created,
+    ),
   };
 }
 

@@ -9,7 +9,7 @@ import type { DomainContext } from "../../context.js";
 import { todayOf } from "../../calendar/time-zones.js";
 import { invalidParams } from "../../errors.js";
 import { parseAmountParam, requireKnownCurrency } from "../shared/amounts.js";
-import { assertNameFree, assertSameCurrency, lockRow } from "../shared/common.js";
+import { assertNameFree, assertSameCurrency, bindShownRecord, lockRow } from "../shared/common.js";
 import { cleanText } from "../shared/text.js";
 import { getWalletRow } from "../wallets/store.js";
 import { billToApi, checkAmountRange, checkSchedule, deleteBillRow, getBill, insertBill, updateBillRow, type BillRecord } from "./store.js";
@@ -142,6 +142,8 @@ export async function deleteBill(ctx: DomainContext, p: { bill_reminder_id: stri
   const userId = ctx.caller.userId;
   await lockRow(ctx.db, "bill_reminders", userId, billId);
   const old = await getBill(ctx.db, userId, billId);
+  const shown = billToApi(old, todayOf(ctx));
+  bindShownRecord(ctx, "bill reminder", shown.id, shown, shown.updated_at);
   await deleteBillRow(ctx.db, old.userId, old.id);
-  return billToApi(old, todayOf(ctx));
+  return shown;
 }

@@ -8,7 +8,7 @@ import type { Budget, CreateBudgetParams, UpdateBudgetParams, Warning } from "..
 import type { DomainContext } from "../../context.js";
 import { todayOf } from "../../calendar/time-zones.js";
 import { parseAmountParam, requireKnownCurrency } from "../shared/amounts.js";
-import { assertNameFree, lockRow } from "../shared/common.js";
+import { assertNameFree, bindShownRecord, lockRow } from "../shared/common.js";
 import { cleanText, distinctLabels } from "../shared/text.js";
 import { checkDateOrder, checkWallets, defaultDates } from "./input.js";
 import { calendarPeriodStart } from "./periods.js";
@@ -110,6 +110,8 @@ export async function deleteBudget(ctx: DomainContext, p: { budget_id: string })
   const userId = ctx.caller.userId;
   await lockRow(ctx.db, "budgets", userId, budgetId);
   const old = await getBudget(ctx.db, userId, budgetId);
+  const shown = budgetToApi(old);
+  bindShownRecord(ctx, "budget", shown.id, shown, shown.updated_at);
   await deleteBudgetRow(ctx.db, old.userId, old.id);
-  return budgetToApi(old);
+  return shown;
 }

@@ -107,39 +107,54 @@ function bySignedAmount(a: ForecastEvent, b: ForecastEvent): number {
   return a.amountMinor < b.amountMinor ? -1 : a.amountMinor > b.amountMinor ? 1 : a.date < b.date ? -1 : a.date > b.date ? 1 : 0;
 }
 
-export function projectForecast(inputs: ForecastInputs, o: ForecastOptions) {
-  const { home, rates, wallets } = inputs;
-  const first = plusDays(o.today, 1);
-  const last = plusDays(o.today, o.days);
-  const points = o.days + 1;
-  const start = toEpochDay(o.today);
-  const cancelled = new Set(o.cancel.map(payeeKey));
+/** The forecast's days: index 0 is today (its balance), 1 the first day with events, `days` the horizon's end. */
+interface Span {
+  today: string;
+  days: number;
+  /** Tomorrow: events start here. */
+  first: string;
+  /** The horizon's last day. */
+  last: string;
+  /** Today as a day number, so an event's index is its day number minus this. */
+  start: number;
+}
 
-  const events: ForecastEvent[] = [];
-  for (const r of inputs.rows) {
-    events.push({
-      date: r.date,
-      label: r.payee ?? r.direction,
-      amountMinor: r.amountMinor,
-      currency: r.currency,
-      walletId: r.walletId,
-      source: "transaction",
-      income: r.direction === "income",
-      transfer: r.direction === "transfer",
-    });
-  }
-  // A future-dated row of the same payee within DUE_WINDOW days of an expected charge is that charge,
-  // already typed in (a reminder's due date is not moved by it): the charge is not counted twice.
+const byDate = (a: ForecastEvent, b: ForecastEvent) => (a.date < b.date ? -1 : a.date > b.date ? 1 : bySignedAmount(a, b));
+
+/**
+ * Whether a future-dated row of the same payee and direction lies within DUE_WINDOW days of an expected
+ * charge: that row is the charge, already typed in (a reminder's due date is not moved by it), so the
+ * charge is not counted twice.
+ */
+function bookedCharges(rows: ForecastInputs["rows"]): (folded: string, direction: string, date: string) => boolean {
   const booked = new Map<string, number[]>();
-  for (const r of inputs.rows) {
+  for (const r of rows) {
     if (r.payee === null) continue;
     const k = `${payeeKey(r.payee)}\u0000${r.direction}`;
     booked.set(k, [...(booked.get(k) ?? []), toEpochDay(r.date)]);
   }
-  const alreadyBooked = (folded: string, direction: string, date: string) =>
-    (booked.get(`${folded}\u0000${direction}`) ?? []).some((d) => Math.abs(d - toEpochDay(date)) <= DUE_WINDOW);
-  const settlements = cardSettlements(wallets, inputs.bills);
-  const settling = new Set(settlements.map((x) => x.bill.id));
+  return (folded, direction, date) => (booked.get(`${folded}\u0000${direction}`) ?? []).some((d) => Math.abs(d - toEpochDay(date)) <= DUE_WINDOW);
+}
+
+/**
+ * Every event of the horizon but the card settlements (which depend on the balances these make), in the
+ * order they are placed: future-dated rows, the regular payments' expected charges, the reminders no series
+ * stands for, the what-ifs. `settling` holds the reminders that settle a card.
+ */
+function forecastEvents(inputs: ForecastInputs, o: ForecastOptions, span: Span, settling: ReadonlySet<string>): ForecastEvent[] {
+  const cancelled = new Set(o.cancel.map(payeeKey));
+  const alreadyBooked = bookedCharges(inputs.rows);
+  const events: ForecastEvent[] = inputs.rows.map((r) => ({
+    date: r.date,
+    label: r.payee ?? r.direction,
+    amountMinor: r.amountMinor,
+    currency: r.currency,
+    walletId: r.walletId,
+    source: "transaction" as const,
+    income: r.direction === "income",
+    transfer: r.direction === "transfer",
+  }));
+  // A reminder some series stands for (even one not forecast below) is not forecast on its own.
   const represented = new Set<string>(settling);
   for (const s of inputs.series) {
     if (s.bill) represented.add(s.bill.id);
@@ -151,7 +166,7 @@ export function projectForecast(inputs: ForecastInputs, o: ForecastOptions) {
     if (cancelled.has(s.key)) continue;
     const amount = s.kind === "regular_spending" ? s.typicalMinor : s.priceMinor;
     const signed = s.direction === "income" ? amount : -amount;
-    for (const date of seriesDates(s, first, last)) {
+    for (const date of seriesDates(s, span.first, span.last)) {
       if (alreadyBooked(s.key, s.direction, date)) continue;
       events.push({
         date,
@@ -167,7 +182,7 @@ export function projectForecast(inputs: ForecastInputs, o: ForecastOptions) {
   for (const b of inputs.bills) {
     if (represented.has(b.id) || cancelled.has(payeeKey(b.payee ?? b.name))) continue;
     const amount = b.amountMinor ?? b.amountMaxMinor ?? 0n;
-    for (const date of occurrencesBetween(b.rrule, b.startDate, first, last, 10_000)) {
+    for (const date of occurrencesBetween(b.rrule, b.startDate, span.first, span.last, 10_000)) {
       if (alreadyBooked(payeeKey(b.payee ?? b.name), "expense", date)) continue;
       events.push({ date, label: b.name, amountMinor: -amount, currency: b.currency, walletId: b.walletId, source: "bill_reminder", income: false });
     }
@@ -183,108 +198,112 @@ export function projectForecast(inputs: ForecastInputs, o: ForecastOptions) {
       income: w.amountMinor > 0n,
     });
   }
+  return events;
+}
 
-  // Into home currency at today's rate (the newest on or before today, else the earliest after).
+/**
+ * The events within the horizon, by date, and each wallet's change per day from those in its currency.
+ * The card settlements are placed last, due day by due day: each needs what the card owes at the end of
+ * the day before (its own charges, and earlier settlements, already placed), and moves it from the paying
+ * wallet to the card.
+ */
+function placeEvents(wallets: readonly ForecastWallet[], events: readonly ForecastEvent[], settlements: readonly Settlement[], span: Span) {
+  const walletIndex = new Map(wallets.map((w, i) => [w.id, i]));
+  const perWallet = wallets.map((w) => ({ w, deltas: new Array<bigint>(span.days + 1).fill(0n) }));
+  const inRange: ForecastEvent[] = [];
+  const place = (e: ForecastEvent) => {
+    const i = toEpochDay(e.date) - span.start;
+    if (i < 1 || i > span.days) return;
+    inRange.push(e);
+    const wi = e.walletId === null ? undefined : walletIndex.get(e.walletId);
+    if (wi !== undefined && wallets[wi]!.currency === e.currency) perWallet[wi]!.deltas[i]! += e.amountMinor;
+  };
+  for (const e of events) place(e);
+  const dues = settlements
+    .flatMap((x) => occurrencesBetween(x.bill.rrule, x.bill.startDate, span.first, span.last, 10_000).map((date) => ({ ...x, date })))
+    .sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
+  for (const due of dues) {
+    const deltas = perWallet[walletIndex.get(due.card.id)!]!.deltas;
+    let owed = due.card.balanceMinor;
+    for (let i = 1; i < toEpochDay(due.date) - span.start; i++) owed += deltas[i]!;
+    if (owed >= 0n) continue;
+    const leg = { date: due.date, label: due.bill.name, currency: due.card.currency, source: "bill_reminder" as const, income: false, transfer: true };
+    place({ ...leg, amountMinor: owed, walletId: due.payerId, otherWalletId: due.card.id });
+    place({ ...leg, amountMinor: -owed, walletId: due.card.id, otherWalletId: due.payerId });
+  }
+  inRange.sort(byDate);
+  return { perWallet, inRange };
+}
+
+/**
+ * Money into the home currency at today's rate (the newest on or before today, else the earliest after),
+ * or null without a rate; `missing` collects the currencies that had none, for the answer's missing_rates.
+ */
+function homeConverter(inputs: ForecastInputs, today: string) {
+  const { home, rates } = inputs;
   const missing = new Set<string>();
   const toHome = (minor: bigint, currency: string): bigint | null => {
     if (currency === home) return minor;
-    const rate = rateFor(rates, currency, home, o.today);
+    const rate = rateFor(rates, currency, home, today);
     if (!rate) {
       missing.add(currency);
       return null;
     }
     return convertMinor(minor, currency, home, rate);
   };
+  return { toHome, missing };
+}
 
-  const walletIndex = new Map(wallets.map((w, i) => [w.id, i]));
-  const perWallet = wallets.map((w) => ({ w, deltas: new Array<bigint>(points).fill(0n) }));
-  const inRange: ForecastEvent[] = [];
-  const place = (e: ForecastEvent) => {
-    const i = toEpochDay(e.date) - start;
-    if (i < 1 || i > o.days) return;
-    inRange.push(e);
-    const wi = e.walletId === null ? undefined : walletIndex.get(e.walletId);
-    if (wi !== undefined && wallets[wi]!.currency === e.currency) perWallet[wi]!.deltas[i]! += e.amountMinor;
-  };
-  for (const e of events) place(e);
-  // Card settlements by due day: what the card owes at the end of the day before (its own charges, and
-  // earlier settlements, already placed) moves from the paying wallet to the card.
-  const dues = settlements
-    .flatMap((x) => occurrencesBetween(x.bill.rrule, x.bill.startDate, first, last, 10_000).map((date) => ({ ...x, date })))
-    .sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
-  for (const due of dues) {
-    const deltas = perWallet[walletIndex.get(due.card.id)!]!.deltas;
-    let owed = due.card.balanceMinor;
-    for (let i = 1; i < toEpochDay(due.date) - start; i++) owed += deltas[i]!;
-    if (owed >= 0n) continue;
-    const leg = { date: due.date, label: due.bill.name, currency: due.card.currency, source: "bill_reminder" as const, income: false, transfer: true };
-    place({ ...leg, amountMinor: owed, walletId: due.payerId, otherWalletId: due.card.id });
-    place({ ...leg, amountMinor: -owed, walletId: due.card.id, otherWalletId: due.payerId });
-  }
-  inRange.sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : bySignedAmount(a, b)));
+/** A running balance from its start and each day's change. */
+function cumulate(startMinor: bigint, deltas: readonly bigint[]): bigint[] {
+  let running = startMinor;
+  return deltas.map((d) => (running += d));
+}
 
-  // The wallets the answer is about, and the events that move their total: a what-if without a wallet counts too.
-  const chosen = o.walletIds ? new Set(o.walletIds) : null;
-  const inScope = (e: ForecastEvent) => chosen === null || (e.walletId === null ? e.source === "what_if" : chosen.has(e.walletId));
-  const scoped = inRange.filter(inScope);
-  const totalDeltas = new Array<bigint>(points).fill(0n);
-  for (const e of scoped) {
-    const inHome = toHome(e.amountMinor, e.currency);
-    if (inHome !== null) totalDeltas[toEpochDay(e.date) - start]! += inHome;
-  }
+/** The index of a series' lowest value (the first of equals). */
+function lowestOf(series: readonly bigint[]): number {
+  let at = 0;
+  series.forEach((v, i) => {
+    if (v < series[at]!) at = i;
+  });
+  return at;
+}
 
-  const cumulate = (startMinor: bigint, deltas: bigint[]) => {
-    let running = startMinor;
-    return deltas.map((d) => (running += d));
-  };
-  const lowestOf = (series: bigint[]) => {
-    let at = 0;
-    series.forEach((v, i) => {
-      if (v < series[at]!) at = i;
-    });
-    return at;
-  };
-
-  const shown = perWallet.filter(({ w }) => chosen === null || chosen.has(w.id));
-  let startTotal = 0n;
-  for (const { w } of shown) startTotal += toHome(w.balanceMinor, w.currency) ?? 0n;
-  const total = cumulate(startTotal, totalDeltas);
-  const walletSeries = shown.map(({ w, deltas }) => cumulate(w.balanceMinor, deltas));
-  const dayOf = (i: number) => plusDays(o.today, i);
-  const lowAt = lowestOf(total);
-
-  const nextIncome = scoped.find((e) => e.income && e.date > o.today) ?? null;
-  const untilIndex = nextIncome ? toEpochDay(nextIncome.date) - start - 1 : o.days;
-  const lowUntilIncome = lowestOf(total.slice(0, untilIndex + 1));
-  const safe = total[lowUntilIncome]! - o.bufferMinor;
-
-  // The events behind the low point: the outflows since the last income before it, largest first (a
-  // settlement whose card is among the wallets moves nothing of their total).
-  const lowDay = dayOf(lowAt);
-  const lastIncome = [...scoped].reverse().find((e) => e.income && e.date <= lowDay)?.date ?? o.today;
-  const behind = scoped
+/**
+ * The events behind the low point: the outflows since the last income before it, largest first, then
+ * by date. A settlement whose card is among the answer's wallets moves nothing of their total, so it is left out.
+ */
+function lowPointEvents(scoped: readonly ForecastEvent[], chosen: ReadonlySet<string> | null, lowDay: string, today: string): ForecastEvent[] {
+  const lastIncome = [...scoped].reverse().find((e) => e.income && e.date <= lowDay)?.date ?? today;
+  return scoped
     .filter((e) => !(e.otherWalletId !== undefined && (chosen === null || chosen.has(e.otherWalletId))))
     .filter((e) => e.amountMinor < 0n && e.date >= lastIncome && e.date <= lowDay)
     .sort(bySignedAmount)
     .slice(0, LOW_POINT_EVENTS)
-    .sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : bySignedAmount(a, b)));
+    .sort(byDate);
+}
 
+/**
+ * Each calendar month the days touch: its income and expense in the home currency (transfers move money
+ * between wallets, so they are neither) and the total at its last day within the horizon.
+ */
+function monthsOf(
+  scoped: readonly ForecastEvent[],
+  total: readonly bigint[],
+  span: Span,
+  home: string,
+  toHome: (minor: bigint, currency: string) => bigint | null,
+) {
   const months: { month: string; income: Money; expense: Money; end_balance: Money }[] = [];
-  let month = "";
-  let income = 0n;
-  let expense = 0n;
-  const flush = (endIndex: number) => {
-    if (month) months.push({ month, income: toMoney(income, home), expense: toMoney(expense, home), end_balance: toMoney(total[endIndex]!, home) });
-  };
-  // The months the days fall in, month by month (not day by day): index 0 opens the first.
-  month = o.today.slice(0, 7);
-  for (let first = monthStart(o.today, 1); first <= last; first = monthStart(first, 1)) {
-    flush(toEpochDay(first) - start - 1);
+  const open = (month: string, endIndex: number) =>
+    months.push({ month, income: toMoney(0n, home), expense: toMoney(0n, home), end_balance: toMoney(total[endIndex]!, home) });
+  // Month by month (not day by day): index 0 opens the first; each month ends the day before the next one's first.
+  let month = span.today.slice(0, 7);
+  for (let first = monthStart(span.today, 1); first <= span.last; first = monthStart(first, 1)) {
+    open(month, toEpochDay(first) - span.start - 1);
     month = first.slice(0, 7);
-    income = 0n;
-    expense = 0n;
   }
-  flush(o.days);
+  open(month, span.days);
   for (const e of scoped) {
     const inHome = toHome(e.amountMinor, e.currency);
     if (inHome === null || e.transfer) continue;
@@ -293,14 +312,48 @@ export function projectForecast(inputs: ForecastInputs, o: ForecastOptions) {
     if (inHome >= 0n) row.income = toMoney(BigInt(row.income.minor) + inHome, home);
     else row.expense = toMoney(BigInt(row.expense.minor) - inHome, home);
   }
+  return months;
+}
+
+export function projectForecast(inputs: ForecastInputs, o: ForecastOptions) {
+  const { home, wallets } = inputs;
+  const span: Span = { today: o.today, days: o.days, first: plusDays(o.today, 1), last: plusDays(o.today, o.days), start: toEpochDay(o.today) };
+  const settlements = cardSettlements(wallets, inputs.bills);
+  const events = forecastEvents(inputs, o, span, new Set(settlements.map((x) => x.bill.id)));
+  const { perWallet, inRange } = placeEvents(wallets, events, settlements, span);
+  const { toHome, missing } = homeConverter(inputs, o.today);
+
+  // The wallets the answer is about, and the events that move their total: a what-if without a wallet counts too.
+  const chosen = o.walletIds ? new Set(o.walletIds) : null;
+  const inScope = (e: ForecastEvent) => chosen === null || (e.walletId === null ? e.source === "what_if" : chosen.has(e.walletId));
+  const scoped = inRange.filter(inScope);
+  const totalDeltas = new Array<bigint>(o.days + 1).fill(0n);
+  for (const e of scoped) {
+    const inHome = toHome(e.amountMinor, e.currency);
+    if (inHome !== null) totalDeltas[toEpochDay(e.date) - span.start]! += inHome;
+  }
+  const shown = perWallet.filter(({ w }) => chosen === null || chosen.has(w.id));
+  let startTotal = 0n;
+  for (const { w } of shown) startTotal += toHome(w.balanceMinor, w.currency) ?? 0n;
+  const total = cumulate(startTotal, totalDeltas);
+  const walletSeries = shown.map(({ w, deltas }) => cumulate(w.balanceMinor, deltas));
+  const dayOf = (i: number) => plusDays(o.today, i);
+  const lowAt = lowestOf(total);
+
+  // Safe to spend: the lowest total before the next income (or through the horizon), less the buffer.
+  const nextIncome = scoped.find((e) => e.income && e.date > o.today) ?? null;
+  const untilIndex = nextIncome ? toEpochDay(nextIncome.date) - span.start - 1 : o.days;
+  const lowUntilIncome = lowestOf(total.slice(0, untilIndex + 1));
+  const safe = total[lowUntilIncome]! - o.bufferMinor;
+  const months = monthsOf(scoped, total, span, home, toHome);
 
   const event = (e: ForecastEvent) => ({ date: e.date, label: e.label, amount: toMoney(e.amountMinor, e.currency), wallet_id: e.walletId, source: e.source });
   return {
     as_of: o.today,
-    until: last,
+    until: span.last,
     currency: home,
     balance: toMoney(startTotal, home),
-    lowest: { date: lowDay, balance: toMoney(total[lowAt]!, home) },
+    lowest: { date: dayOf(lowAt), balance: toMoney(total[lowAt]!, home) },
     lowest_until_income: { date: dayOf(lowUntilIncome), balance: toMoney(total[lowUntilIncome]!, home) },
     next_income: nextIncome ? event(nextIncome) : null,
     safe_to_spend: toMoney(safe, home),
@@ -320,7 +373,7 @@ export function projectForecast(inputs: ForecastInputs, o: ForecastOptions) {
       };
     }),
     months,
-    low_point_events: behind.map(event),
+    low_point_events: lowPointEvents(scoped, chosen, dayOf(lowAt), o.today).map(event),
     missing_rates: [...missing].sort(),
     // Formatted straight from the exact balance (toMoney's value, without its object): 366 points a wallet.
     daily: {

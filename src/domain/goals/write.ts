@@ -10,7 +10,7 @@ import { todayOf } from "../../calendar/time-zones.js";
 import { invalidParams } from "../../errors.js";
 import { formatMinor } from "../../money/amount.js";
 import { parseAmountParam, requireKnownCurrency } from "../shared/amounts.js";
-import { assertNameFree, assertSameCurrency, lockRow } from "../shared/common.js";
+import { assertNameFree, assertSameCurrency, bindShownRecord, lockRow } from "../shared/common.js";
 import { cleanText } from "../shared/text.js";
 import { getWalletRow } from "../wallets/store.js";
 import { checkNamedCurrency } from "../wallets/currency.js";
@@ -194,10 +194,13 @@ export async function deleteGoal(ctx: DomainContext, p: { goal_id: string }): Pr
   const old = await lockedGoal(ctx, goalId);
   const contributions = await listContributions(ctx.db, userId, old.id);
   const saved = contributions.reduce((s, c) => s + c.amountMinor, 0n);
+  const goal = goalToApi(old, saved);
+  const shown = contributions.map((c) => contributionToApi(c, old.currency));
+  bindShownRecord(ctx, "goal", goal.id, { goal, contributions: shown }, goal.updated_at);
   await deleteGoalRows(ctx.db, userId, old.id);
   return {
-    goal: goalToApi(old, saved),
-    contributions: contributions.map((c) => contributionToApi(c, old.currency)),
+    goal,
+    contributions: shown,
     warnings: contributions.length > 0 ? [contributionsRemovedWarning(contributions.length, saved, old.currency, ctx.dryRun === true)] : [],
   };
 }

@@ -160,6 +160,8 @@ export async function prepareStatement(
   const wallet = await db("wallets").where({ user_id: userId, id: input.walletId }).first("type");
   const card = wallet?.type === "credit_card";
   const detected = await readStatement({ ...input, hints: { card }, owner: userId });
+  // Too many rows is refused on the first read: another reading (a remembered mapping) cannot make them fewer.
+  assertStatementRows(detected);
   let parsed = detected;
   let remembered: RememberedMapping | null = null;
   let overruled: OverruledKey | null = null;
@@ -181,6 +183,25 @@ export async function prepareStatement(
     }
   }
   return { parsed, card, remembered, overruled };
+}
+
+/** Statements planned against a wallet so far by this process (test/tools/import-row-bound.test.ts counts them). */
+export const statementPlans = { count: 0 };
+
+/**
+ * A statement of more rows to book than one import creates (info.x-limits.bulk_write_rows) is refused as
+ * soon as it is read, before any planning (matching against the ledger, rules, history): a 32,000-row file
+ * was planned whole before the cap refused it (issue 51). Rows the bank marks not booked do not count. A
+ * bank connection's rows are not statements: its sync books the cap's worth of new rows (banks/sync.ts).
+ */
+function assertStatementRows(parsed: ParsedStatement): void {
+  const rows = parsed.rows.reduce((n, r) => (r.notBooked === undefined ? n + 1 : n), 0);
+  if (rows <= limits.bulkWriteRows) return;
+  throw invalidParams(
+    "statement",
+    `a statement of at most ${limits.bulkWriteRows} transactions`,
+    `statement: it holds ${rows} transactions; one import reads at most ${limits.bulkWriteRows}. Nothing was imported. Split the statement by date and import the parts one after another (known rows are recognised, so overlapping parts are safe).`,
+  );
 }
 
 /** The remembered mapping, with what the call's mapping names instead. */
@@ -239,6 +260,7 @@ export async function importStatement(db: Knex, userId: string, input: ImportInp
   if (parsed.rows.length === 0 && input.source !== "bridge")
     throw invalidParams("statement", "a statement with at least one transaction", "statement: the statement holds no transactions.");
 
+  if (input.source !== "bridge") assertStatementRows(parsed);
   const rows = await planRows(db, userId, wallet, parsed);
   // The preview is bound to each row as planned against the ledger (new, duplicate of which transaction,
   // its category): a commit passing its preview_id is refused with stale_preview when any differs now.
@@ -334,6 +356,7 @@ function fitDescription(fitted: { payee: string | null; description: string | nu
 }
 
 async function planRows(db: Knex, userId: string, wallet: WalletRow, parsed: ParsedStatement): Promise<PlannedEntry[]> {
+  statementPlans.count++;
   const rules = await listRules(db, userId);
   const occurrences = new Map<string, number>();
   const seenBankIds = new Map<string, number>();

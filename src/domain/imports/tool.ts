@@ -5,6 +5,7 @@
 import type { ImportTransactionsParams } from "../../../generated/types.js";
 import type { WriteContext } from "../../writes/types.js";
 import { countsOf, importWarnings, mappingFromApi, mappingToApi, overruledWarnings, reconciliationToApi, rowsPage } from "./answer.js";
+import { importChange } from "./change.js";
 import { importStatement, prepareStatement, type PreparedStatement } from "./import.js";
 import type { ToolContext } from "../../context.js";
 
@@ -58,21 +59,6 @@ export async function importTransactions(ctx: WriteContext, params: ImportTransa
       rows: rowsPage(outcome, params.rows_limit ?? 20, ctx.dryRun),
     },
     // One audit row for the whole import, holding each created transaction's own create snapshot.
-    change: {
-      action: "create" as const,
-      resourceType: "import" as const,
-      resourceId: outcome.importId,
-      before: null,
-      after: {
-        import: summary,
-        changes: outcome.created.map((t) => ({
-          action: "create" as const,
-          resourceType: "transaction" as const,
-          resourceId: t.id,
-          before: null,
-          after: { transaction: t, counterpart: null },
-        })),
-      },
-    },
+    change: importChange(outcome.importId, summary, outcome.created),
   };
 }

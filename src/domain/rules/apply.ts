@@ -7,6 +7,7 @@
 import type { Knex } from "knex";
 import type { Transaction } from "../../../generated/types.js";
 import { byPrimaryKey } from "../../db/dialect.js";
+import { breathe } from "../../db/pace.js";
 import { coerceTransactionRow, transactionsFromRows } from "../transactions/store.js";
 import { markRefunds } from "../transactions/parts.js";
 import { foldedKeys, foldKey, normalizeTags } from "../shared/text.js";
@@ -34,6 +35,9 @@ export interface RuleChange {
   after: Transaction;
 }
 
+/** Transactions read per statement when a rule is matched against the past. */
+const RULE_PAGE = 500;
+
 const abs = (v: bigint) => (v < 0n ? -v : v);
 
 /** What applying `rule` to the person's existing transactions would change: only those it actually changes. */
@@ -45,17 +49,31 @@ export async function changesOfRule(db: Knex, userId: string, rule: RuleRow): Pr
   if (rule.field === "payee") q.whereNotNull("payee_key");
   else q.whereNotNull("description");
   if (rule.field === "payee" && rule.operator === "equals") q.andWhere("payee_key", foldKey(rule.value));
-  const rows = (await q.orderBy([{ column: "date" }, { column: "id" }])).map(coerceTransactionRow);
-  const matching = rows.filter((r) =>
-    ruleMatches(rule, {
-      payee: r.payee,
-      description: r.description,
-      amountMinor: abs(r.amount_minor),
-      currency: r.currency,
-      direction: r.direction,
-      walletId: r.wallet_id,
-    }),
-  );
+  // Read a page at a time in (date, id) order, the loop turning between pages: a person's whole history
+  // in one statement held the loop for as long as it took to read (issue 51).
+  const matching: ReturnType<typeof coerceTransactionRow>[] = [];
+  let after: { date: string; id: string } | undefined;
+  for (;;) {
+    const page = q.clone();
+    // A row value: one range of the index (user_id, date, id) on both engines.
+    if (after !== undefined) page.whereRaw("(date, id) > (?, ?)", [after.date, after.id]);
+    const rows = await page.orderBy([{ column: "date" }, { column: "id" }]).limit(RULE_PAGE);
+    for (const row of rows) {
+      const r = coerceTransactionRow(row);
+      const subject = {
+        payee: r.payee,
+        description: r.description,
+        amountMinor: abs(r.amount_minor),
+        currency: r.currency,
+        direction: r.direction,
+        walletId: r.wallet_id,
+      };
+      if (ruleMatches(rule, subject)) matching.push(r);
+    }
+    if (rows.length < RULE_PAGE) break;
+    after = { date: String(rows[rows.length - 1].date), id: String(rows[rows.length - 1].id) };
+    await breathe();
+  }
   const befores = await transactionsFromRows(db, matching);
   const out: RuleChange[] = [];
   const tags = normalizeTags(rule.add_tags);
@@ -78,16 +96,17 @@ export async function applyRuleChanges(db: Knex, userId: string, rule: RuleRow, 
   const patch: Record<string, unknown> = { updated_at: at };
   if (rule.set_category !== null) Object.assign(patch, { category: rule.set_category, ...foldedKeys({ category: rule.set_category }) });
   if (rule.rename_payee !== null) Object.assign(patch, { payee: rule.rename_payee, ...foldedKeys({ payee: rule.rename_payee }) });
-  for (let i = 0; i < ids.length; i += 500) {
+  // Chunks of a few milliseconds each on SQLite (their triggers included; src/db/pace.ts turns between).
+  for (let i = 0; i < ids.length; i += 200) {
     await byPrimaryKey(db, "transactions")
       .where({ user_id: userId })
-      .whereIn("id", ids.slice(i, i + 500))
+      .whereIn("id", ids.slice(i, i + 200))
       .update(patch);
   }
   const newTags = changes.flatMap((c) =>
     c.after.tags.filter((t) => !c.before.tags.includes(t)).map((tag) => ({ transaction_id: c.before.id, user_id: userId, tag })),
   );
-  for (let i = 0; i < newTags.length; i += 300) await db("transaction_tags").insert(newTags.slice(i, i + 300));
+  for (let i = 0; i < newTags.length; i += 200) await db("transaction_tags").insert(newTags.slice(i, i + 200));
   // Whether an income is a refund depends on its category (docs/ledger.md, "Refunds"), as in update_transactions.
   if (rule.set_category !== null) await markRefunds(db, userId, ids);
   for (const c of changes) c.after.updated_at = at;

@@ -14,6 +14,7 @@ import { applyRuleChanges, changesOfRule, type RuleChange } from "./apply.js";
 import type { RuleRow } from "./match.js";
 import { deleteRule, getRule, insertRule, listRules, updateRule, type RuleFields } from "./store.js";
 import { boundInMinorUnits } from "../shared/amounts.js";
+import { bindShownRecord, lockRow } from "../shared/common.js";
 import { limits } from "../../../generated/limits.js";
 
 /** How many changed transactions the answer lists (the count is always whole). */
@@ -120,7 +121,9 @@ export function changesToApi(changes: readonly RuleChange[]): ApiRuleChange[] {
 export async function removeRule(ctx: DomainContext, p: { rule_id: string }): Promise<RuleRow> {
   const { db } = ctx;
   const { userId } = ctx.caller;
+  await lockRow(db, "rules", userId, p.rule_id);
   const rule = await getRule(db, userId, p.rule_id);
+  bindShownRecord(ctx, "rule", rule.id, rule);
   await deleteRule(db, userId, rule);
   return rule;
 }

@@ -4,6 +4,7 @@
  * today) is used as it is: src/domain/README.md names the one helper for each job.
  */
 import type { Knex } from "knex";
+import type { DomainContext } from "../../context.js";
 import { AppError, invalidParams } from "../../errors.js";
 import { forUpdate } from "../../db/dialect.js";
 import { cleanText, foldKey } from "./text.js";
@@ -59,6 +60,22 @@ export function parseList(text: unknown): string[] {
  * before its first read: a concurrent delete of the same row then finishes first, and this write finds
  * the row gone (not_found) instead of reading it, losing it and failing on the second read.
  */
-export async function lockRow(db: Knex, table: "wallets" | "budgets" | "goals" | "bill_reminders" | "transactions", userId: string, id: string): Promise<void> {
+export async function lockRow(
+  db: Knex,
+  table: "wallets" | "budgets" | "goals" | "bill_reminders" | "transactions" | "rules",
+  userId: string,
+  id: string,
+): Promise<void> {
   await forUpdate(db, db(table).where({ user_id: userId, id }).first("id"));
+}
+
+/**
+ * A one-record write the person confirms (every delete) binds its confirmation to the record as the dry
+ * run shows it, as a bulk write binds its rows (src/writes/preview.ts): the commit that a confirmation
+ * dialog's accept makes is stale_preview when the record changed since the dialog showed it (issue 51).
+ * A delete takes no preview_id, so its dry run answers none (dialogOnly). Called with the record locked
+ * and read, before any write.
+ */
+export function bindShownRecord(ctx: Pick<DomainContext, "bindPreview">, noun: string, id: string, shown: unknown, updatedAt?: string | null): void {
+  ctx.bindPreview?.({ noun, rows: [{ id, content: shown, updatedAt: updatedAt ?? null }], dialogOnly: true });
 }

@@ -70,6 +70,7 @@ async function underFilter<T>(fn: () => Promise<T>): Promise<T> {
 
 const chunks = <T>(xs: readonly T[]): T[][] => Array.from({ length: Math.ceil(xs.length / CHUNK) }, (_, i) => xs.slice(i * CHUNK, (i + 1) * CHUNK));
 
+// eslint-disable-next-line max-lines-per-function -- split by h51loop's branch (issue 51)
 export async function updateTransactions(ctx: DomainContext, p: UpdateTransactionsParams): Promise<BulkEdit> {
   const { db } = ctx;
   const userId = ctx.caller.userId;

@@ -10,6 +10,7 @@ import type { DeleteTransactionParams, Transaction } from "../../../generated/ty
 import type { DomainContext } from "../../context.js";
 import { invalidParams, notFound } from "../../errors.js";
 import { formatMinor } from "../../money/amount.js";
+import { bindShownRecord } from "../shared/common.js";
 import { assertRunningTotalsOf } from "../wallets/ceiling.js";
 import { coerceTransactionRow, findTransactionRow, loadPair, lockTransactionLegs, transactionsFromRows, type TransactionPair } from "./store.js";
 
@@ -45,6 +46,8 @@ export async function deleteTransactionOf(ctx: DomainContext, params: DeleteTran
       `refunds: this transaction has ${refundRows.length === 1 ? "a refund" : `${refundRows.length} refunds`}: ${listed}${more}. Ask the person whether to keep ${refundRows.length === 1 ? "it" : "them"} as plain income (refunds: "keep") or delete ${refundRows.length === 1 ? "it" : "them"} too (refunds: "delete"), then call again.`,
     );
   }
+  // The confirmation binds what the dry run showed: the transaction, its other leg and its refunds.
+  bindShownRecord(ctx, "transaction", pair.transaction.id, { ...pair, refunds: refundRows }, pair.transaction.updated_at);
   const refundIds = refundRows.map((r) => r.id);
   let refunds: Transaction[] = [];
   if (refundIds.length > 0 && params.refunds === "delete") {

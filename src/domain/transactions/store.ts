@@ -353,7 +353,7 @@ function archivedWarning(wallet: WalletRow): Warning {
   };
 }
 
-interface DuplicateProbe {
+export interface DuplicateProbe {
   walletId: string;
   date: string;
   amountMinor: bigint;

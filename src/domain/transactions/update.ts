@@ -27,6 +27,7 @@ import {
   type TransactionRow,
   lockTransactionLegs,
   possibleDuplicates,
+  type DuplicateProbe,
   type TransactionPair,
 } from "./store.js";
 import { cleanText, foldedKeys, normalizeTags } from "../shared/text.js";
@@ -68,10 +69,14 @@ export interface UpdatedTransaction {
   warnings: Warning[];
 }
 
-export async function updateTransaction(ctx: DomainContext, params: UpdateTransactionParams): Promise<UpdatedTransaction> {
-  const { db } = ctx;
-  const { userId } = ctx.caller;
-  const now = ctx.now();
+/** What this call writes, as planned: the row's columns and its transfer's other leg's (column → value). */
+interface Patches {
+  row: Record<string, unknown>;
+  other: Record<string, unknown>;
+}
+
+/** The transaction as it stands, locked, with its transfer's other leg; refuses what no update can do to it. */
+async function lockedForUpdate(db: Knex, userId: string, params: UpdateTransactionParams) {
   // Locked before the first read, dry runs included: a delete of this transaction (or of its transfer's
   // other leg) at the same moment then finishes first, and this update answers not_found.
   await lockTransactionLegs(db, userId, params.transaction_id);
@@ -79,17 +84,13 @@ export async function updateTransaction(ctx: DomainContext, params: UpdateTransa
   if (!row) throw notFound("transaction", "transaction_id", params.transaction_id);
   const before = await loadPair(db, row);
   const other = await findCounterpartRow(db, row);
-  const isTransfer = row.direction === "transfer";
-  const warnings: Warning[] = [];
-
-  if (isTransfer && params.direction !== undefined) {
+  if (row.direction === "transfer" && params.direction !== undefined) {
     throw invalidParams(
       "direction",
       "no direction for a transfer leg",
       "direction: this transaction is a leg of a transfer; a transfer cannot be turned into an expense or income. Delete the transfer (both legs) and record what happened instead.",
     );
   }
-
   // A split row's amount, category and tags are its parts': they change through parts (docs/ledger.md).
   const split = (await storedParts(db, userId, row.id)).length > 0;
   if (split && params.parts === undefined) {
@@ -102,96 +103,111 @@ export async function updateTransaction(ctx: DomainContext, params: UpdateTransa
       );
     }
   }
+  return { row, before, other, split };
+}
 
-  const at = now.toISOString();
-  const patch: Record<string, unknown> = { updated_at: at };
-  const otherPatch: Record<string, unknown> = {};
-
-  let walletId = row.wallet_id;
-  if (params.wallet_id !== undefined && params.wallet_id !== row.wallet_id) {
-    const target = await getWalletRow(db, userId, params.wallet_id, "wallet_id");
-    if (target.currency !== row.currency) {
-      throw invalidParams(
-        "wallet_id",
-        `a wallet in ${row.currency}`,
-        `wallet_id: the transaction is in ${row.currency} but the wallet ${JSON.stringify(target.name)} holds ${target.currency}; a transaction can only move to a wallet of the same currency.`,
-      );
-    }
-    if (other && target.id === other.wallet_id) {
-      throw invalidParams(
-        "wallet_id",
-        "a wallet other than the transfer's other wallet",
-        "wallet_id: that wallet is the other side of this transfer; a transfer needs two different wallets.",
-      );
-    }
-    if (row.external_id !== null) await assertExternalIdFree(db, userId, target.id, row.external_id, row.id);
-    if (target.archived)
-      warnings.push({ code: "wallet_archived", message: `The wallet ${JSON.stringify(target.name)} is archived; the transaction was moved anyway.` });
-    walletId = target.id;
-    patch.wallet_id = target.id;
-    if (other) otherPatch.counterpart_wallet_id = target.id;
+/**
+ * wallet_id: the wallet the transaction ends in. A move goes to a wallet of the same currency other than
+ * the transfer's other wallet, where its external id is free; the other leg then names it as counterpart.
+ */
+async function planWalletMove(
+  db: Knex,
+  userId: string,
+  row: TransactionRow,
+  other: TransactionRow | undefined,
+  walletIdParam: string | undefined,
+  patches: Patches,
+  warnings: Warning[],
+): Promise<string> {
+  if (walletIdParam === undefined || walletIdParam === row.wallet_id) return row.wallet_id;
+  const target = await getWalletRow(db, userId, walletIdParam, "wallet_id");
+  if (target.currency !== row.currency) {
+    throw invalidParams(
+      "wallet_id",
+      `a wallet in ${row.currency}`,
+      `wallet_id: the transaction is in ${row.currency} but the wallet ${JSON.stringify(target.name)} holds ${target.currency}; a transaction can only move to a wallet of the same currency.`,
+    );
   }
+  if (other && target.id === other.wallet_id) {
+    throw invalidParams(
+      "wallet_id",
+      "a wallet other than the transfer's other wallet",
+      "wallet_id: that wallet is the other side of this transfer; a transfer needs two different wallets.",
+    );
+  }
+  if (row.external_id !== null) await assertExternalIdFree(db, userId, target.id, row.external_id, row.id);
+  if (target.archived)
+    warnings.push({ code: "wallet_archived", message: `The wallet ${JSON.stringify(target.name)} is archived; the transaction was moved anyway.` });
+  patches.row.wallet_id = target.id;
+  if (other) patches.other.counterpart_wallet_id = target.id;
+  return target.id;
+}
 
-  await checkNamedCurrency(db, userId, params.currency, row.currency, `the transaction (its wallet)`);
-  const magnitude =
-    params.amount !== undefined ? parseAmountParam(params.amount, row.currency, "amount") : row.amount_minor < 0n ? -row.amount_minor : row.amount_minor;
+/**
+ * amount and direction: the magnitude and direction after this call, and the signed amount when either
+ * is given. A transfer leg keeps its sign (its other leg takes the opposite); an expense is negative.
+ */
+function planAmount(row: TransactionRow, other: TransactionRow | undefined, params: UpdateTransactionParams, patches: Patches) {
+  const isTransfer = row.direction === "transfer";
+  const magnitude = params.amount !== undefined ? parseAmountParam(params.amount, row.currency, "amount") : abs(row.amount_minor);
   const direction = isTransfer ? row.direction : (params.direction ?? row.direction);
   if (params.amount !== undefined || params.direction !== undefined) {
     const outgoing = isTransfer ? row.amount_minor < 0n : direction === "expense";
-    patch.amount_minor = outgoing ? -magnitude : magnitude;
-    patch.direction = direction;
-    if (other && params.amount !== undefined) otherPatch.amount_minor = outgoing ? magnitude : -magnitude;
+    patches.row.amount_minor = outgoing ? -magnitude : magnitude;
+    patches.row.direction = direction;
+    if (other && params.amount !== undefined) patches.other.amount_minor = outgoing ? magnitude : -magnitude;
   }
-  // The split after this call: the parts given (checked against the new amount and direction), none to
-  // un-split, or the stored ones (their sign follows a switched direction).
-  let newParts: PlannedPart[] | undefined;
-  if (params.parts !== undefined) {
-    const signed = direction === "income" ? magnitude : -magnitude;
-    newParts = planParts(
-      params.parts,
-      { amountMinor: signed, currency: row.currency, direction: row.direction === "transfer" ? "transfer" : direction },
-      { category: params.category === undefined ? null : cleanText(params.category), tags: params.tags ?? [] },
-    );
-  }
-  const refundedCategory = await planRefundOf(db, userId, row, direction, params.refund_of);
-  if (params.refund_of !== undefined) patch.refund_of = params.refund_of;
-  if (params.date !== undefined) {
-    patch.date = params.date;
-    if (other) otherPatch.date = params.date;
-  }
-  if (params.description !== undefined) {
-    patch.description = params.description;
-    if (other) otherPatch.description = params.description;
-  }
-  let payee = row.payee;
-  if (params.payee !== undefined) {
-    payee = cleanText(params.payee);
-    Object.assign(patch, { payee, ...foldedKeys({ payee }) });
-  }
+  return { magnitude, direction };
+}
+
+/**
+ * The row's category after this call (undefined: unchanged). A refund's money goes back where it was
+ * spent, so an uncategorised row newly marked a refund takes the refunded expense's category, as on
+ * create; a split row's categories are its parts'; un-split without a category, the row keeps the
+ * category of its largest part (the first of equals).
+ */
+async function planCategory(
+  db: Knex,
+  row: TransactionRow,
+  params: UpdateTransactionParams,
+  split: boolean,
+  newParts: PlannedPart[] | undefined,
+  refundedCategory: string | null,
+): Promise<string | null | undefined> {
   let categoryValue: string | null | undefined = params.category === undefined ? undefined : cleanText(params.category);
-  // A refund's money goes back where it was spent: an uncategorised row takes the refunded expense's category, as on create.
   if (categoryValue === undefined && refundedCategory !== null && row.category === null && !split && params.parts === undefined)
     categoryValue = refundedCategory;
-  if (newParts !== undefined && newParts.length > 0) categoryValue = null; // a split row's categories are its parts'
+  if (newParts !== undefined && newParts.length > 0) categoryValue = null;
   if (newParts !== undefined && newParts.length === 0 && split && categoryValue === undefined) {
-    // Un-split without a category: the row keeps the category of its largest part (the first of equals).
-    const largest = (await storedParts(db, userId, row.id)).reduce((a, b) => (abs(b.amountMinor) > abs(a.amountMinor) ? b : a));
+    const largest = (await storedParts(db, row.user_id, row.id)).reduce((a, b) => (abs(b.amountMinor) > abs(a.amountMinor) ? b : a));
     categoryValue = largest.category;
   }
-  if (categoryValue !== undefined) {
-    Object.assign(patch, { category: categoryValue, ...foldedKeys({ category: categoryValue }) });
-  }
-  if (params.notes !== undefined) patch.notes = params.notes;
+  return categoryValue;
+}
 
+/**
+ * The writes, once every check passed: both legs' columns; then the running totals of every wallet the
+ * money left or reached (a ceiling refuses naming the field that moved it); the parts (a split's signs
+ * follow a switched direction); the tags, a split row's being its parts'.
+ */
+async function writeUpdate(
+  db: Knex,
+  p: { row: TransactionRow; other: TransactionRow | undefined; split: boolean; walletId: string; newParts: PlannedPart[] | undefined },
+  params: UpdateTransactionParams,
+  patches: Patches,
+): Promise<void> {
+  const { row, other, split, newParts } = p;
+  const userId = row.user_id;
+  const patch = patches.row;
   await db("transactions").where({ user_id: userId, id: row.id }).update(patch);
-  if (other && Object.keys(otherPatch).length > 0) {
+  if (other && Object.keys(patches.other).length > 0) {
     await db("transactions")
       .where({ user_id: userId, id: other.id })
-      .update({ ...otherPatch, updated_at: at });
+      .update({ ...patches.other, updated_at: patch.updated_at });
   }
   if (patch.wallet_id !== undefined || patch.amount_minor !== undefined || patch.date !== undefined) {
     const field = params.amount !== undefined ? "amount" : params.wallet_id !== undefined ? "wallet_id" : params.date !== undefined ? "date" : "direction";
-    await assertRunningTotalsOf(db, userId, [row.wallet_id, walletId, ...(other ? [other.wallet_id] : [])], field);
+    await assertRunningTotalsOf(db, userId, [row.wallet_id, p.walletId, ...(other ? [other.wallet_id] : [])], field);
   }
   if (newParts !== undefined) await writeParts(db, userId, row.id, newParts);
   else if (split && patch.direction !== undefined && patch.direction !== row.direction) await negateParts(db, userId, row.id);
@@ -201,30 +217,66 @@ export async function updateTransaction(ctx: DomainContext, params: UpdateTransa
     await db("transaction_tags").where({ transaction_id: row.id }).delete();
     if (tags.length > 0) await db("transaction_tags").insert(tags.map((tag) => ({ transaction_id: row.id, user_id: userId, tag })));
   }
+}
 
+/** A warning when the row, as it now stands, looks like another of its wallet's (possibleDuplicates), or null. */
+async function duplicateWarning(db: Knex, row: TransactionRow, probe: Omit<DuplicateProbe, "externalId">): Promise<Warning | null> {
+  const duplicates = await possibleDuplicates(db, row.user_id, { ...probe, externalId: row.external_id }, [row.id]);
+  if (duplicates.length === 0) return null;
+  return {
+    code: "possible_duplicate",
+    message: `After this change the wallet has ${duplicates.length === 1 ? "another transaction" : `${duplicates.length} other transactions`} with the same amount and payee within a few days (${duplicates.map((d) => `${d.id} on ${d.date}`).join(", ")}). If it is the same payment, delete one with delete_transaction.`,
+  };
+}
+
+export async function updateTransaction(ctx: DomainContext, params: UpdateTransactionParams): Promise<UpdatedTransaction> {
+  const { db } = ctx;
+  const { userId } = ctx.caller;
+  const { row, before, other, split } = await lockedForUpdate(db, userId, params);
+  const isTransfer = row.direction === "transfer";
+  const warnings: Warning[] = [];
+  const patches: Patches = { row: { updated_at: ctx.now().toISOString() }, other: {} };
+
+  // Every check comes before the first write, in the order the fields are read.
+  const walletId = await planWalletMove(db, userId, row, other, params.wallet_id, patches, warnings);
+  await checkNamedCurrency(db, userId, params.currency, row.currency, `the transaction (its wallet)`);
+  const { magnitude, direction } = planAmount(row, other, params, patches);
+  // The split after this call: the parts given (checked against the new amount and direction), none to
+  // un-split, or the stored ones (their sign follows a switched direction).
+  let newParts: PlannedPart[] | undefined;
+  if (params.parts !== undefined) {
+    const signed = direction === "income" ? magnitude : -magnitude;
+    newParts = planParts(
+      params.parts,
+      { amountMinor: signed, currency: row.currency, direction: isTransfer ? "transfer" : direction },
+      { category: params.category === undefined ? null : cleanText(params.category), tags: params.tags ?? [] },
+    );
+  }
+  const refundedCategory = await planRefundOf(db, userId, row, direction, params.refund_of);
+  const patch = patches.row;
+  if (params.refund_of !== undefined) patch.refund_of = params.refund_of;
+  // date and description belong to the transfer as a whole: both legs take them.
+  if (params.date !== undefined) {
+    patch.date = params.date;
+    if (other) patches.other.date = params.date;
+  }
+  if (params.description !== undefined) {
+    patch.description = params.description;
+    if (other) patches.other.description = params.description;
+  }
+  const payee = params.payee !== undefined ? cleanText(params.payee) : row.payee;
+  if (params.payee !== undefined) Object.assign(patch, { payee, ...foldedKeys({ payee }) });
+  const category = await planCategory(db, row, params, split, newParts, refundedCategory);
+  if (category !== undefined) Object.assign(patch, { category, ...foldedKeys({ category }) });
+  if (params.notes !== undefined) patch.notes = params.notes;
+
+  await writeUpdate(db, { row, other, split, walletId, newParts }, params, patches);
   const moved = ["wallet_id", "date", "amount", "direction", "payee"].some((f) => params[f as keyof UpdateTransactionParams] !== undefined);
   if (moved && !isTransfer) {
-    const duplicates = await possibleDuplicates(
-      db,
-      userId,
-      {
-        walletId,
-        date: params.date ?? row.date,
-        amountMinor: patch.amount_minor !== undefined ? (patch.amount_minor as bigint) : row.amount_minor,
-        direction,
-        payee,
-        externalId: row.external_id,
-      },
-      [row.id],
-    );
-    if (duplicates.length > 0) {
-      warnings.push({
-        code: "possible_duplicate",
-        message: `After this change the wallet has ${duplicates.length === 1 ? "another transaction" : `${duplicates.length} other transactions`} with the same amount and payee within a few days (${duplicates.map((d) => `${d.id} on ${d.date}`).join(", ")}). If it is the same payment, delete one with delete_transaction.`,
-      });
-    }
+    const amountMinor = patch.amount_minor !== undefined ? (patch.amount_minor as bigint) : row.amount_minor;
+    const warning = await duplicateWarning(db, row, { walletId, date: params.date ?? row.date, amountMinor, direction, payee });
+    if (warning) warnings.push(warning);
   }
-
   if (!isTransfer) await markRefunds(db, userId, [row.id]);
   const updated = (await findTransactionRow(db, userId, row.id))!;
   return { before, after: await loadPair(db, updated), warnings };

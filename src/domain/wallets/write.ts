@@ -9,7 +9,7 @@ import type { Wallet } from "../../../generated/types.js";
 import { AppError } from "../../errors.js";
 import { parseAmountParam, requireKnownCurrency } from "../shared/amounts.js";
 import { assertRunningTotals } from "./ceiling.js";
-import { lockRow } from "../shared/common.js";
+import { bindShownRecord, lockRow } from "../shared/common.js";
 import { isUniqueViolation } from "../../db/errors.js";
 import { assertNameFree, normalizeWalletName } from "./names.js";
 import { walletReferences } from "./references.js";
@@ -158,6 +158,7 @@ export async function deleteWallet(ctx: DomainContext, p: { wallet_id: string })
     );
   }
   const wallet = (await findWallet(db, userId, row.id, today))!;
+  bindShownRecord(ctx, "wallet", wallet.id, wallet, wallet.updated_at);
   // The CSV mappings remembered for the wallet (src/domain/imports/mappings.ts) go first, by name rather
   // than by the foreign key's cascade: the audit captures them before the wallet, so an undo of the delete
   // puts the wallet back before them.
