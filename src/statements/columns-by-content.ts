@@ -19,6 +19,7 @@ import { invalidParams } from "../errors.js";
 import { NOT_A_BALANCE } from "./csv-preamble.js";
 import { indicatorOf, isIndicatorColumn } from "./csv-sign.js";
 import { parseDate } from "./dates.js";
+import { notBookedOf } from "./row-kinds.js";
 import { guessDecimal, parseDecimal } from "./numbers.js";
 import type { CsvMapping } from "./types.js";
 
@@ -43,6 +44,10 @@ interface Profile {
   cells: string[];
   /** Rows with a cell. */
   filled: number;
+  /** Cells that say the row is not booked ("Reserverat" where Nordea writes the booking day of a booked row). */
+  statuses: number;
+  /** Cells with digits that read as neither a number, a date nor text ("67.34x"): an amount garbled by the export. */
+  odd: number;
   dates: number;
   numbers: number;
   negatives: number;
@@ -51,6 +56,8 @@ interface Profile {
   /** Cells with words (letters, not a code such as an IBAN or a BIC). */
   wordy: number;
   distinct: number;
+  /** Distinct texts with their digits set aside: 1 for a numbered reference ("Transaction no. 9930000004"). */
+  distinctWords: number;
   averageLength: number;
   decimal: "," | ".";
 }
@@ -105,7 +112,10 @@ function profileOf(index: number, name: string, rows: readonly (readonly string[
   let negatives = 0;
   let plainIntegers = 0;
   let wordy = 0;
+  let statuses = 0;
+  let odd = 0;
   for (const c of filledCells) {
+    if (notBookedOf(c) !== null) statuses++;
     const { letters, digits } = lettersAndDigits(c);
     // Every date and number has a digit; a number has at most a currency code's three letters.
     if (digits === 0) {
@@ -120,18 +130,22 @@ function profileOf(index: number, name: string, rows: readonly (readonly string[
       if (/^\d+$/.test(c)) plainIntegers++;
     }
     if (isWordy(c, letters, digits)) wordy++;
+    else if (n === null && !isDate(c)) odd++;
   }
   return {
     index,
     name,
     cells,
     filled: filledCells.length,
+    statuses,
+    odd,
     dates,
     numbers,
     negatives,
     plainIntegers,
     wordy,
     distinct: new Set(filledCells.map((c) => c.toLowerCase())).size,
+    distinctWords: new Set(filledCells.map((c) => c.toLowerCase().replace(/\d+/g, "#"))).size,
     averageLength: filledCells.length === 0 ? 0 : filledCells.reduce((n, c) => n + c.length, 0) / filledCells.length,
     decimal,
   };
@@ -143,11 +157,27 @@ const CURRENCIES = new Set(Intl.supportedValuesOf("currency"));
 const isConstant = (p: Profile, rows: number) => rows >= 3 && p.filled === rows && p.distinct === 1;
 /** One and the same text on every row that has one (three or more): the card holder's name on card rows. */
 const isOneName = (p: Profile) => p.filled >= 3 && p.distinct === 1;
-const isDateColumn = (p: Profile) => p.filled > 0 && p.dates >= p.filled * 0.8;
-/** Numbers in every filled cell, not dates, and not only plain integers (a check number or a card's last four). */
-const isMoneyColumn = (p: Profile) => p.filled > 0 && p.numbers === p.filled && p.dates < p.filled && p.plainIntegers < p.filled;
+const isDateColumn = (p: Profile) => p.filled > p.statuses && p.dates >= (p.filled - p.statuses) * 0.8;
+/**
+ * Numbers in every filled cell but one in ten at most that does not read (that row is then shown invalid,
+ * never the column passed over for the running balance), not dates, and not only plain integers (a check
+ * number or a card's last four).
+ */
+const isMoneyColumn = (p: Profile) =>
+  p.filled > 0 &&
+  p.numbers + p.odd === p.filled &&
+  p.odd <= Math.max(1, p.filled / 10) &&
+  p.numbers > p.odd &&
+  p.dates < p.filled &&
+  p.plainIntegers < p.filled;
 const isTextColumn = (p: Profile, rows: number) =>
-  p.filled >= Math.max(1, rows * 0.5) && p.wordy >= p.filled * 0.5 && !isConstant(p, rows) && !isIndicatorColumn(p.cells.filter((c) => c !== ""));
+  p.filled >= Math.max(1, rows * 0.5) &&
+  p.wordy >= p.filled * 0.5 &&
+  !isConstant(p, rows) &&
+  !isNumberedReference(p) &&
+  !isIndicatorColumn(p.cells.filter((c) => c !== ""));
+/** The same words on every row but for a number (UBS's "Transaction no. 9930000004"): a reference, neither counterparty nor purpose. */
+const isNumberedReference = (p: Profile) => p.filled >= 3 && p.distinct > 1 && p.distinctWords === 1;
 
 /** Whether p's dates are on or after q's on every row both fill, and after on one at least (dates as ISO, read once per column). */
 function isLaterThan(p: readonly (string | null)[], q: readonly (string | null)[]): boolean {
@@ -180,20 +210,27 @@ function cents(cell: string, decimal: "," | "."): number | null {
  * Every consecutive pair must agree; at least two pairs.
  */
 function runsWith(amount: readonly (number | null)[], balance: readonly (number | null)[]): boolean {
-  let pairs = 0;
+  // An amount that does not read (one garbled cell) is not compared: it tells neither way.
+  let forwardPairs = 0;
+  let backwardPairs = 0;
   let forward = true;
   let backward = true;
   for (let i = 1; i < amount.length; i++) {
     contentWork.steps++;
-    const [b0, b1, a0, a1] = [balance[i - 1], balance[i], amount[i - 1] ?? 0, amount[i] ?? 0];
+    const [b0, b1, a0, a1] = [balance[i - 1], balance[i], amount[i - 1], amount[i]];
     if (b0 === null || b0 === undefined || b1 === null || b1 === undefined) continue;
-    pairs++;
-    if (b1 - b0 !== a1) forward = false;
-    if (b0 - b1 !== a0) backward = false;
+    if (a1 !== null && a1 !== undefined) {
+      forwardPairs++;
+      if (b1 - b0 !== a1) forward = false;
+    }
+    if (a0 !== null && a0 !== undefined) {
+      backwardPairs++;
+      if (b0 - b1 !== a0) backward = false;
+    }
     // Neither order holds: the rest cannot help (a wide file's pairs of columns are tried many times).
     if (!forward && !backward) return false;
   }
-  return pairs >= 2 && (forward || backward);
+  return (forward && forwardPairs >= 2) || (backward && backwardPairs >= 2);
 }
 
 const signedMagnitude = (c: number | null, sign: 1 | -1) => (c === null ? null : sign * Math.abs(c));
@@ -234,7 +271,8 @@ export function chooseColumnsByContent(input: ContentInput): ContentResult {
     );
   // The account holder's own name (or account) on every row is never the other party.
   for (const key of ["payee_column", "payer_column", "description_column"] as const)
-    keep(key, (p) => p.filled === 0 || (!isOneName(p) && p.wordy > 0 && !isIndicatorColumn(p.cells.filter((c) => c !== ""))));
+    // An empty column named so (UBS's "Footnotes" beside Description1-3) holds no text: the cells choose another.
+    keep(key, (p) => (p.filled === 0 && n === 0) || (!isOneName(p) && p.wordy > 0 && !isIndicatorColumn(p.cells.filter((c) => c !== ""))));
 
   const taken = () => new Set(Object.values(mapping).filter((v): v is string => typeof v === "string"));
 
@@ -265,7 +303,8 @@ export function chooseColumnsByContent(input: ContentInput): ContentResult {
     for (let i = 0; i < n; i++) {
       contentWork.steps++;
       if (ca[i] !== null && cb[i] !== null) return false;
-      if (ca[i] !== null || cb[i] !== null) either++;
+      // A filled cell that does not read (a garbled amount) still fills its row.
+      if (a.cells[i] !== "" || b.cells[i] !== "") either++;
     }
     return ca.some((v) => v !== null) && cb.some((v) => v !== null) && either >= n * 0.9;
   };

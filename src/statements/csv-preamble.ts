@@ -45,11 +45,28 @@ const OPENING = [
   "previousbalance",
 ];
 const CLOSING = ["kontostand", "saldo", "balance", "solde", "closing", "ending", "endsaldo", "eindsaldo"];
-const PERIOD = ["zeitraum", "period", "periode", "periodo", "from", "von", "du"];
+const PERIOD = ["zeitraum", "period", "periode", "periodo", "from", "von", "du", "vanaf", "desde", "fechadesde", "startdate", "datestart", "datumvon"];
 // A line that holds one end of the period only ("Von:;2026-11-01;" then "Bis:;2026-11-30;", UBS): its one date
 // is that end, never the period's end for a start (issue 48: a closing balance dated the period's first day).
-const START = ["von", "from", "du", "vanaf", "desde", "dal", "startdate", "datumvon"];
-const END = ["bis", "to", "until", "tot", "totenmet", "au", "hasta", "al", "enddate", "datumbis"];
+const START = ["von", "from", "du", "vanaf", "desde", "fechadesde", "dal", "startdate", "datestart", "datumvon"];
+const END = [
+  "bis",
+  "to",
+  "until",
+  "tot",
+  "totenmet",
+  "au",
+  "hasta",
+  "fechahasta",
+  "al",
+  "fino",
+  "finoal",
+  "enddate",
+  "dateend",
+  "todate",
+  "dateto",
+  "datumbis",
+];
 
 /** The dates in a text of several words ("01.11.2026 - 24.11.2026", "Kontostand vom 24.11.2026:"), in order. */
 function datesIn(text: string, order: DateOrder): string[] {
@@ -77,7 +94,14 @@ export function readPreamble(lines: readonly string[][], decimal: "," | ".", ord
       if (dates.length > 1 || !START.includes(key)) periodEnd = dates.at(-1) ?? periodEnd;
     }
     if (NOT_A_BALANCE.some((n) => key.includes(n))) continue;
-    const kind = OPENING.some((o) => key.includes(o)) ? "opening" : CLOSING.some((c) => key.includes(c)) ? "closing" : null;
+    // A name that says which in any language the balance words know ("#Saldo początkowe", "Saldo di apertura") decides first.
+    const says = balanceKindOf(filled[0]!);
+    const kind =
+      says === "opening" || (says !== "closing" && OPENING.some((o) => key.includes(o)))
+        ? "opening"
+        : says === "closing" || CLOSING.some((c) => key.includes(c))
+          ? "closing"
+          : null;
     if (kind === null) continue;
     const amount = filled
       .slice(1)

@@ -48,6 +48,7 @@ export function rowKindsOf(records: readonly Cells[], columns: readonly string[]
       .filter((i) => i >= 0),
   );
   const cellsAt = (i: number) => records.map((r) => r.cells[i] ?? "");
+  const dateAt = index(mapping.date_column);
   const status = columns.findIndex((c, i) => !mapped.has(i) && c !== mapping.payee_column && c !== mapping.payer_column && isStatusColumn(cellsAt(i)));
   const isData = (c: string) =>
     parseDate(c, "day_first") !== null ||
@@ -62,7 +63,8 @@ export function rowKindsOf(records: readonly Cells[], columns: readonly string[]
     balanceNamed(r) {
       // Cheap first: most rows name no balance at all (a 5,000-row preview reads each row once more here).
       if (!r.cells.some((c) => BALANCE_WORD.test(c))) return null;
-      const texts = r.cells.filter((c, i) => c !== "" && !mapped.has(i) && i !== status && !isData(c));
+      // The date column's cell counts when it holds words ("Kontostand" where the day would be).
+      const texts = r.cells.filter((c, i) => c !== "" && (!mapped.has(i) || i === dateAt) && i !== status && !isData(c));
       if (texts.length === 0) return null;
       let kind: BalanceKind = "stated";
       for (const t of new Set(texts)) {

@@ -14,6 +14,7 @@ import { currencyInCell, withoutCurrency } from "./cell-currency.js";
 import { chooseColumnsByContent, type UnsureColumn } from "./columns-by-content.js";
 import { readPreamble } from "./csv-preamble.js";
 import { rowKindsOf } from "./csv-row-kinds.js";
+import { balanceKindOf, isStatusColumn, isTotalLine, notBookedOf, sectionOf } from "./row-kinds.js";
 import { checkRunningBalance, decimalOf, units, type RunningRow } from "./running-balance.js";
 import { resolveBalances, type FoundBalance } from "./stated-balances.js";
 import { indicatorOf, isIndicatorColumn } from "./csv-sign.js";
@@ -31,6 +32,8 @@ const DELIMITERS = [",", ";", "\t", "|"] as const;
 interface Record_ {
   line: number;
   cells: string[];
+  /** The state a section heading above the row gives it ("Pending Transactions"), when not booked. */
+  section?: string;
 }
 
 function readRecords(text: string, delimiter: string, fromLine = 1): Record_[] {
@@ -148,8 +151,49 @@ const NAMES: Vocabulary = {
   ],
   amount_column: ["amount", "betrag", "umsatz", "umsatzineur", "transactionamount", "montant", "montantoperation", "importe", "bedrag", "importo", "value"],
   sign_column: ["afbij", "sollhaben", "sh", "debitcredit", "creditdebit", "cd", "dc", "drcr", "indicator"],
-  debit_column: ["debit", "debitamount", "withdrawal", "withdrawals", "paidout", "moneyout", "addebiti", "soll", "ausgang", "belastung"],
-  credit_column: ["credit", "creditamount", "deposit", "deposits", "paidin", "moneyin", "accrediti", "haben", "eingang", "gutschrift"],
+  // Money out and in, unsigned, in the languages of the exports read (Italian Uscite/Entrate and Dare/Avere, Spanish Cargo/Abono, Polish Obciążenia/Uznania, Nordic Debet/Kredit).
+  debit_column: [
+    "debit",
+    "debitamount",
+    "withdrawal",
+    "withdrawals",
+    "paidout",
+    "moneyout",
+    "addebiti",
+    "addebito",
+    "uscite",
+    "dare",
+    "soll",
+    "ausgang",
+    "belastung",
+    "debito",
+    "cargo",
+    "cargos",
+    "debet",
+    "obciazenia",
+    "wydatki",
+  ],
+  credit_column: [
+    "credit",
+    "creditamount",
+    "deposit",
+    "deposits",
+    "paidin",
+    "moneyin",
+    "accrediti",
+    "accredito",
+    "entrate",
+    "avere",
+    "haben",
+    "eingang",
+    "gutschrift",
+    "credito",
+    "abono",
+    "abonos",
+    "kredit",
+    "uznania",
+    "wplywy",
+  ],
   payer_column: ["zahlungspflichtiger", "zahlungspflichtige", "payer", "payername", "debtor", "betaler"],
   payee_column: [
     "payee",
@@ -387,7 +431,25 @@ export function detectMapping(text: string, given: Partial<CsvMapping> = {}, hin
   const fingerprint =
     given.delimiter === undefined && given.header_row === undefined ? fingerprintOf(delimiter, records, headerIndex, width) : layoutFingerprint(text);
   const data: Record_[] = [];
+  // A heading line of one cell gives the rows under it their state ("Pending Transactions", "Vorgemerkte
+  // Umsätze"); the last one before the header counts too. The header repeated above a section is no row.
+  const headingOf = (r: Record_) => {
+    const filled = r.cells.filter((c) => c !== "");
+    return filled.length === 1 ? sectionOf(filled[0]!) : null;
+  };
+  let section = records
+    .slice(0, Math.max(headerIndex, 0))
+    .map(headingOf)
+    .reduce<string | null>((last, h) => h ?? last, null);
+  const headerKey = header.join("\u0000");
   for (const r of records.slice(headerIndex + 1)) {
+    const heading = headingOf(r);
+    if (heading !== null) {
+      section = heading;
+      continue;
+    }
+    if (headerIndex >= 0 && r.cells.join("\u0000") === headerKey) continue;
+    if (section !== null && section !== "booked") r.section = section;
     if (r.cells.length < Math.min(width, 2) || !r.cells.some((c) => c !== "")) continue;
     // A narrow line without a date after the rows is a trailer ("Alter Kontostand";"4.000,00 EUR"), not a row.
     if (width >= 4 && r.cells.length * 2 <= width && parseDate(r.cells[0]!, "day_first") === null && parseDate(r.cells[0]!, "month_first") === null)
@@ -471,6 +533,13 @@ export function detectMapping(text: string, given: Partial<CsvMapping> = {}, hin
     decimalFallback: given.decimal ?? (delimiter === "," ? "." : ","),
   });
   for (const column of Object.values(mapping)) if (typeof column === "string") used.add(column);
+  // A column of status words ("Contabilizado", "Programada") is the row's state, never its counterparty or
+  // purpose: csv-row-kinds.ts reads it for the rows not booked.
+  for (const key of ["payee_column", "payer_column", "description_column"] as const)
+    if (given[key] === undefined && mapping[key] !== undefined && isStatusColumn(cellsOf(mapping[key]))) {
+      used.delete(mapping[key]!);
+      delete mapping[key];
+    }
   // An indicator column without a telling name is found by its content (every row S or H, Af or Bij …).
   if (mapping.sign_column === undefined && mapping.amount_column !== undefined && given.sign_column === undefined) {
     mapping.sign_column = columns.find((c) => !used.has(c) && c !== mapping.date_column && isIndicatorColumn(cellsOf(c)));
@@ -544,11 +613,15 @@ export function parseCsv(text: string, given: Partial<CsvMapping> = {}, hints: C
     // A row that names a balance ("Anfangssaldo", "Endsaldo", "Beginning balance as of …") and nothing else
     // states it; it is no transaction (issue 48).
     const named = kinds.balanceNamed(r);
+    // An available balance ("Saldo disponibile") is no transaction, and not the ledger's balance either.
+    if (named === "available") continue;
     if (named !== null) {
       const read = readAmount(r, mapping, at);
       const amount = "value" in read ? read.value : mapping.balance_column === undefined ? null : parseDecimal(at(r, mapping.balance_column), mapping.decimal);
       if (amount !== null) {
-        statedRows.push({ kind: named, date: parseDate(dateText, mapping.date_order), amount });
+        // Dated by its date cell, else by another date the line holds ("Kontostand;30.11.2026;…").
+        const date = parseDate(dateText, mapping.date_order) ?? r.cells.map((c) => parseDate(c, mapping.date_order)).find((d) => d !== null) ?? null;
+        statedRows.push({ kind: named, date, amount });
         continue;
       }
     }
@@ -557,9 +630,15 @@ export function parseCsv(text: string, given: Partial<CsvMapping> = {}, hints: C
     row.description = mapping.description_column === mapping.payee_column ? null : at(r, mapping.description_column) || null;
     row.bankId = at(r, mapping.id_column) || null;
     row.currency = at(r, mapping.currency_column).toUpperCase() || null;
-    const notBooked = kinds.notBooked(r);
+    // Not booked: by the status column, or by a word where the booking day would be (Nordea's "Reserverat").
+    const notBooked = kinds.notBooked(r) ?? r.section ?? (row.date === null ? notBookedOf(dateText) : null);
     if (notBooked !== null) row.notBooked = notBooked;
-    if (row.date === null) {
+    // A line that sums rows up, undated ("Total Pending Check and other Credit(s)"), moves no money.
+    if (row.date === null && isTotalLine(r.cells.find((c) => c !== "") ?? "")) {
+      rows.pop();
+      continue;
+    }
+    if (row.date === null && notBooked === null) {
       row.payee = at(r, mapping.payee_column) || at(r, mapping.payer_column) || null;
       row.error = {
         field: "date",
@@ -570,8 +649,15 @@ export function parseCsv(text: string, given: Partial<CsvMapping> = {}, hints: C
     }
     // A line with a balance and no amount ("Beginning balance as of 11/01/2026" in Bank of America's rows) states
     // a balance; it is no transaction.
+    // A row with text of its own (a payee, a purpose) and no amount is a transaction that does not read, never a balance.
     const amountCells = [mapping.amount_column, mapping.debit_column, mapping.credit_column].map((c) => at(r, c));
-    if (mapping.balance_column !== undefined && amountCells.every((c) => c === "") && at(r, mapping.balance_column) !== "") {
+    const text = [mapping.payee_column, mapping.payer_column, mapping.description_column].map((c) => at(r, c)).find((c) => c !== "") ?? "";
+    if (
+      mapping.balance_column !== undefined &&
+      amountCells.every((c) => c === "") &&
+      at(r, mapping.balance_column) !== "" &&
+      (text === "" || balanceKindOf(text) !== null)
+    ) {
       rows.pop();
       continue;
     }
@@ -599,7 +685,7 @@ export function parseCsv(text: string, given: Partial<CsvMapping> = {}, hints: C
       statedRows.push({ kind: "stated", date: row.date, amount: balance });
       continue;
     }
-    if (balance !== null && notBooked === null) {
+    if (balance !== null && notBooked === null && row.date !== null) {
       balances.push({ date: row.date, amount: balance });
       running.push({ row: row.row, date: row.date, amount: amount.value, balance, others: kinds.numbersOf(r) });
     }

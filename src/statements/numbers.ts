@@ -1,7 +1,7 @@
 /**
  * Amounts as banks write them, read into a signed decimal with a point. Handles a decimal comma or point,
  * thousands separators (the other mark, a space, a narrow space or an apostrophe), a sign before or after
- * the number, parentheses for negative, and a currency code or symbol around it. Returns null for anything
+ * the number, parentheses for negative, a DR or CR mark after it, and a currency code or symbol around it. Returns null for anything
  * else: never a guess.
  */
 
@@ -10,9 +10,19 @@ const LEADING_CURRENCY = /^(?:[A-Z]{3}|[€$£¥₹])\s*/;
 // of a long run before the end fails (issue 41; the lint rule regexp/no-super-linear-move holds it).
 const TRAILING_CURRENCY = /(?<!\s)\s*(?:[A-Z]{3}|[€$£¥₹])$/;
 
+// A debit or credit mark after the number ("45.00 DR", "1,234.56 CR"), as Australian, Indian and card exports write it.
+const TRAILING_MARK = /(?<![A-Za-z\s])\s*(DR|CR|Dr|Cr|dr|cr)\.?$/;
+
 export function parseDecimal(text: string, decimal: "," | "."): string | null {
-  let s = text.trim();
+  // U+2212, the minus sign of a typeset or pasted number ("− 45,00"), is a minus.
+  let s = text.trim().replace(/\u2212\s*/g, "-");
   let negative = false;
+  const mark = TRAILING_MARK.exec(s);
+  if (mark !== null && /\d/.test(s.slice(0, mark.index))) {
+    s = s.slice(0, mark.index).trim();
+    if (/^[+-]|[+-]$|^\(/.test(s)) return null;
+    negative = mark[1]!.toUpperCase() === "DR";
+  }
   if (/^\(.*\)$/.test(s)) {
     negative = true;
     s = s.slice(1, -1).trim();

@@ -10,6 +10,7 @@ import { assertDecoded } from "./encoding.js";
 import { parseMt940 } from "./mt940.js";
 import { parseOfx } from "./ofx.js";
 import { parseQif } from "./qif.js";
+import { unpasted } from "./pasted.js";
 import type { CsvMapping, ParsedStatement, StatementFormat } from "./types.js";
 
 export type { CsvMapping, ParsedStatement, StatementFormat } from "./types.js";
@@ -57,7 +58,7 @@ export function parseStatement(
     case "qif":
       return parseQif(body, { date_order: mapping.date_order, decimal: mapping.decimal });
     case "csv":
-      return parseCsv(body, mapping, hints, vocabulary);
+      return parseCsv(unpasted(body), mapping, hints, vocabulary);
     case "mt940":
       return parseMt940(body);
   }

@@ -13,41 +13,120 @@ const fold = (s: string): string =>
     .replace(/ö/g, "oe")
     .replace(/ü/g, "ue")
     .replace(/ß/g, "ss")
+    .replace(/ø/g, "o")
+    .replace(/æ/g, "ae")
+    .replace(/ł/g, "l")
     .normalize("NFKD")
     .replace(/[^a-z0-9 ]/g, "");
 
-/** A row's status as banks write it, folded without spaces: the kind it is when not booked. */
+/**
+ * A row's status as banks write it, folded without spaces: the kind it is when not booked. English,
+ * German, French, Dutch, Spanish, Italian, Portuguese, Polish and the Nordic languages, as their exports
+ * write a Status or Info column (or a date column's "Reserverat").
+ */
 const NOT_BOOKED: Record<string, string> = {
   pending: "pending",
   pdng: "pending",
   authorised: "pending",
   authorized: "pending",
+  authorisation: "pending",
+  authorization: "pending",
+  onhold: "pending",
+  processing: "pending",
+  inprogress: "pending",
   ausstehend: "pending",
   vorgemerkt: "pending",
   umsatzvorgemerkt: "pending",
   vormerkung: "pending",
+  inbearbeitung: "pending",
   enattente: "pending",
+  encours: "pending",
+  autorise: "pending",
+  autorisee: "pending",
+  provisoire: "pending",
   pendiente: "pending",
+  enproceso: "pending",
+  retenido: "pending",
+  retenida: "pending",
+  autorizado: "pending",
+  autorizada: "pending",
   insospeso: "pending",
+  inattesa: "pending",
+  autorizzato: "pending",
+  autorizzata: "pending",
+  pendente: "pending",
   inafwachting: "pending",
+  inbehandeling: "pending",
+  gereserveerd: "pending",
+  oczekujaca: "pending",
+  oczekujace: "pending",
+  blokada: "pending",
+  zablokowana: "pending",
   varaus: "pending",
+  katevaraus: "pending",
+  odottaa: "pending",
+  reserverat: "pending",
+  reservert: "pending",
+  reserveret: "pending",
+  reservation: "pending",
+  venter: "pending",
+  afventer: "pending",
+  ventende: "pending",
+  vantar: "pending",
   scheduled: "scheduled",
+  upcoming: "scheduled",
+  future: "scheduled",
   geplant: "scheduled",
   terminiert: "scheduled",
   planned: "scheduled",
   programme: "scheduled",
+  programmee: "scheduled",
+  avenir: "scheduled",
+  differe: "scheduled",
   programado: "scheduled",
+  programada: "scheduled",
+  programmato: "scheduled",
+  programmata: "scheduled",
+  pianificato: "scheduled",
+  pianificata: "scheduled",
+  agendado: "scheduled",
+  agendada: "scheduled",
   gepland: "scheduled",
+  zaplanowana: "scheduled",
+  zaplanowany: "scheduled",
+  planlagt: "scheduled",
+  planerad: "scheduled",
+  kommande: "scheduled",
+  tuleva: "scheduled",
   reverted: "reverted",
+  storniert: "reverted",
   declined: "declined",
   abgelehnt: "declined",
   rejected: "declined",
   refused: "declined",
   denied: "declined",
+  refuse: "declined",
+  rechazado: "declined",
+  rechazada: "declined",
+  rifiutato: "declined",
+  rifiutata: "declined",
+  geweigerd: "declined",
+  odrzucona: "declined",
+  afvist: "declined",
+  avvist: "declined",
+  avvisad: "declined",
   failed: "failed",
   fehlgeschlagen: "failed",
   cancelled: "cancelled",
   canceled: "cancelled",
+  annule: "cancelled",
+  annulee: "cancelled",
+  anulado: "cancelled",
+  anulada: "cancelled",
+  annullato: "cancelled",
+  annullata: "cancelled",
+  geannuleerd: "cancelled",
+  anulowana: "cancelled",
 };
 const BOOKED = new Set([
   "posted",
@@ -56,15 +135,47 @@ const BOOKED = new Set([
   "cleared",
   "booked",
   "book",
+  "paid",
+  "done",
   "gebucht",
   "umsatzgebucht",
+  "ausgefuehrt",
   "settled",
   "executed",
-  "ausgefuehrt",
   "comptabilise",
+  "comptabilisee",
+  "execute",
+  "executee",
+  "effectue",
+  "effectuee",
   "contabilizado",
+  "contabilizada",
+  "ejecutado",
+  "ejecutada",
+  "realizado",
+  "realizada",
+  "contabilizzato",
+  "contabilizzata",
+  "eseguito",
+  "eseguita",
   "geboekt",
-  "done",
+  "verwerkt",
+  "uitgevoerd",
+  "zaksiegowana",
+  "zaksiegowany",
+  "zrealizowana",
+  "wykonana",
+  "udfort",
+  "gennemfort",
+  "bogfort",
+  "bokfort",
+  "bokfoert",
+  "bokfoerd",
+  "utfort",
+  "utfoerd",
+  "genomfoerd",
+  "kirjattu",
+  "toteutunut",
 ]);
 
 const statusWord = (cell: string): string => fold(cell).replace(/ /g, "");
@@ -73,6 +184,55 @@ const statusWord = (cell: string): string => fold(cell).replace(/ /g, "");
 export function notBookedOf(cell: string): string | null {
   return NOT_BOOKED[statusWord(cell)] ?? null;
 }
+
+// The nouns of a section heading ("Pending Transactions", "Vorgemerkte Umsätze", "Gebuchte Umsätze").
+const SECTION_NOUNS = new Set([
+  "transactions",
+  "transaction",
+  "activity",
+  "items",
+  "umsaetze",
+  "umsatz",
+  "buchungen",
+  "operations",
+  "operaciones",
+  "movimientos",
+  "movimenti",
+  "operazioni",
+  "transaktioner",
+  "posteringer",
+  "transacties",
+  "transakcje",
+  "operacje",
+]);
+
+/**
+ * A line that heads a section of rows by their state (Schwab's "Pending Transactions" and "Posted
+ * Transactions", "Vorgemerkte Umsätze" above "Gebuchte Umsätze"): "booked", the kind not booked, or null
+ * when the text is anything else ("Total Pending Check and other Credit(s)" is a total, no heading).
+ */
+export function sectionOf(text: string): string | null {
+  const words = fold(text)
+    .split(" ")
+    .filter((w) => w !== "" && !SECTION_NOUNS.has(w));
+  if (
+    words.length !== 1 ||
+    words.length ===
+      fold(text)
+        .split(" ")
+        .filter((w) => w !== "").length
+  )
+    return null;
+  const w = words[0]!;
+  for (const stem of [w, w.replace(/e$/, ""), w.replace(/en$/, ""), w.replace(/s$/, "")]) {
+    if (NOT_BOOKED[stem] !== undefined) return NOT_BOOKED[stem]!;
+    if (BOOKED.has(stem)) return "booked";
+  }
+  return null;
+}
+
+/** A line that sums rows up ("Total Pending …", "Summe", "Totale"): no transaction, when it has no date. */
+export const isTotalLine = (text: string): boolean => /^(total|totals|summe|gesamt|totale|totaal|suma|somme)$/.test(fold(text).split(" ")[0] ?? "");
 
 /**
  * A status column: every filled cell of it a status word (booked or not), and at least one of them. Found
@@ -87,7 +247,44 @@ export function isStatusColumn(cells: readonly string[]): boolean {
 // The words of a balance's name, folded: the balance itself (alone or ending a compound, "Anfangssaldo"),
 // the words that say which one, and filler ("as of", "am", "vom"). A text of these words only names a
 // balance; "Balance transfer" or "Saldo-Ausgleich Kreditkarte" does not.
-const BALANCE = ["saldo", "kontostand", "balance", "solde", "stand"];
+const BALANCE = ["saldo", "kontostand", "balance", "solde", "stand", "zustatek", "egyenleg"];
+// Which balance, without saying opening or closing: the ledger's ("Saldo contabile", "Solde comptable",
+// "Bokfört saldo") is a stated balance; an available one ("Saldo disponibile", "Available balance") is no
+// transaction either, but never reconciled against (it counts pending card payments and credit lines).
+const LEDGER = [
+  "contabile",
+  "comptable",
+  "contable",
+  "contabil",
+  "ledger",
+  "bokfort",
+  "bokfoert",
+  "bogfort",
+  "booked",
+  "gebucht",
+  "crediteur",
+  "debiteur",
+  "creditore",
+  "debitore",
+  "acreedor",
+  "deudor",
+  "credit",
+  "debit",
+];
+const AVAILABLE = [
+  "available",
+  "disponibile",
+  "disponible",
+  "verfuegbar",
+  "verfugbar",
+  "beschikbaar",
+  "disponibel",
+  "disponibelt",
+  "tillgangligt",
+  "tillganglig",
+  "dostepne",
+  "dostepny",
+];
 const OPENING = [
   "anfangs",
   "opening",
@@ -109,6 +306,18 @@ const OPENING = [
   "iniziale",
   "inicial",
   "vorheriger",
+  "precedent",
+  "precedente",
+  "apertura",
+  "debut",
+  "pocatecni",
+  "nyito",
+  "poczatkowe",
+  "poczatkowy",
+  "otwarcia",
+  "indgaende",
+  "alku",
+  "aloitus",
 ];
 const CLOSING = [
   "end",
@@ -129,6 +338,18 @@ const CLOSING = [
   "carried",
   "actual",
   "tages",
+  "eind",
+  "abschluss",
+  "cierre",
+  "chiusura",
+  "fin",
+  "koncowe",
+  "koncowy",
+  "konecny",
+  "zaro",
+  "zamkniecia",
+  "udgaende",
+  "loppu",
 ];
 const FILLER = [
   "as",
@@ -155,13 +376,18 @@ const FILLER = [
   "de",
   "van",
   "op",
+  "di",
+  "a",
+  "la",
+  "z",
+  "na",
   "eur",
   "usd",
   "gbp",
   "chf",
 ];
 
-export type BalanceKind = "opening" | "closing" | "stated";
+export type BalanceKind = "opening" | "closing" | "stated" | "available";
 
 /**
  * Whether a text names a balance, and which: "Anfangssaldo", "Endsaldo", "Opening balance",
@@ -175,6 +401,7 @@ export function balanceKindOf(text: string): BalanceKind | null {
   if (words.length === 0 || words.length > 6) return null;
   let named = false;
   let kind: BalanceKind = "stated";
+  let available = false;
   for (const w of words) {
     const base = BALANCE.find((b) => w === b || (w.endsWith(b) && w.length > b.length));
     if (base !== undefined && (base !== "stand" || w === "kontostand")) {
@@ -187,7 +414,8 @@ export function balanceKindOf(text: string): BalanceKind | null {
     }
     if (OPENING.includes(w)) kind = "opening";
     else if (CLOSING.includes(w)) kind = "closing";
-    else if (!FILLER.includes(w)) return null;
+    else if (AVAILABLE.includes(w)) available = true;
+    else if (!FILLER.includes(w) && !LEDGER.includes(w)) return null;
   }
-  return named ? kind : null;
+  return !named ? null : available ? "available" : kind;
 }

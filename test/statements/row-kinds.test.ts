@@ -110,6 +110,197 @@ describe("statement rows: balances, rows not booked, a running balance (issue 48
     expect(undated.closing).to.deep.equal({ date: "2026-11-24", amount: "5911.54" });
   });
 
+  it("reads status words in the languages banks write them: Danish Venter, Italian Autorizzato, Spanish Programada are not booked; Udført, Contabilizzato are", () => {
+    const notBooked = [
+      "Venter",
+      "Afventer",
+      "Reserverat",
+      "Autorizzato",
+      "In attesa",
+      "Programada",
+      "Pendiente",
+      "En attente",
+      "Oczekująca",
+      "Zaplanowana",
+      "Rechazada",
+    ];
+    expect(notBooked.map(notBookedOf), "not booked").to.deep.equal([
+      "pending",
+      "pending",
+      "pending",
+      "pending",
+      "pending",
+      "scheduled",
+      "pending",
+      "pending",
+      "pending",
+      "scheduled",
+      "declined",
+    ]);
+    expect(["Udført", "Bokförd", "Contabilizzato", "Contabilizado", "Zaksięgowana", "Geboekt", "Comptabilisé"].map(notBookedOf), "booked").to.deep.equal(
+      new Array(7).fill(null),
+    );
+    // Danske Bank's export (Dato;Tekst;Beløb;Saldo;Status;Afstemt): the waiting card payment is shown, never booked.
+    const danske = [
+      '"Dato";"Tekst";"Beløb";"Saldo";"Status";"Afstemt"',
+      '"03.11.2026";"Husleje";"-8.500,00";"9.935,00";"Udført";"Nej"',
+      '"27.11.2026";"Irma";"-89,95";"";"Venter";"Nej"',
+      "",
+    ].join("\n");
+    expect(parseStatement(danske).rows.map((r) => [r.payee, r.notBooked ?? "booked"])).to.deep.equal([
+      ["Husleje", "booked"],
+      ["Irma", "pending"],
+    ]);
+  });
+
+  it("never reads a column of status words as the row's purpose or counterparty (a Spanish Estado column)", () => {
+    const text = [
+      "Fecha Operación;Fecha Valor;Concepto;Importe;Saldo;Estado",
+      "29/11/2026;01/12/2026;TRANSFERENCIA PROGRAMADA A JUAN PEREZ;-150,00;;Programada",
+      "21/11/2026;21/11/2026;RECIBO MOVISTAR;-35,90;4.884,30;Contabilizado",
+      "14/11/2026;14/11/2026;COMPRA TARJ. CAFETERIA LA ESQUINA;-1,80;4.920,20;Contabilizado",
+      "",
+    ].join("\n");
+    const p = parseStatement(text);
+    expect(p.mapping?.description_column).to.equal(undefined);
+    expect(p.rows.map((r) => [r.payee, r.description, r.notBooked ?? "booked"])).to.deep.equal([
+      ["TRANSFERENCIA PROGRAMADA A JUAN PEREZ", null, "scheduled"],
+      ["RECIBO MOVISTAR", null, "booked"],
+      ["COMPRA TARJ. CAFETERIA LA ESQUINA", null, "booked"],
+    ]);
+  });
+
+  it("reads a preamble's opening balance and a trailer's closing balance by their names in other languages (mBank's #Saldo początkowe and #Saldo końcowe)", () => {
+    for (const [text, kind] of [
+      ["#Saldo początkowe", "opening"],
+      ["Saldo końcowe", "closing"],
+      ["Eindsaldo", "closing"],
+      ["Saldo di apertura", "opening"],
+      ["Solde précédent", "opening"],
+      ["Saldo de cierre", "closing"],
+      ["Indgående saldo", "opening"],
+    ] as const)
+      expect(balanceKindOf(text), text).to.equal(kind);
+    const text = [
+      "#Klient;",
+      "JAN KOWALSKI;",
+      "#Za okres:;",
+      "01.11.2026;30.11.2026;",
+      "#Saldo początkowe;5 234,12 PLN;",
+      "",
+      "#Data operacji;#Opis operacji;#Tytuł;#Nadawca/Odbiorca;#Numer konta;#Kwota;#Saldo po operacji;",
+      "2026-11-02;PRZELEW WYCHODZĄCY;CZYNSZ LISTOPAD;SPÓŁDZIELNIA;'123';-1 800,00;3 434,12;",
+      "2026-11-05;ZAKUP PRZY UŻYCIU KARTY;ZAKUP;BIEDRONKA;'123';-89,23;3 344,89;",
+      "",
+      ";;;;#Saldo końcowe;3 344,89 PLN;",
+      "",
+    ].join("\n");
+    const p = parseStatement(text);
+    expect(p.rows.map((r) => [r.date, r.amount, r.error])).to.deep.equal([
+      ["2026-11-02", "-1800.00", null],
+      ["2026-11-05", "-89.23", null],
+    ]);
+    expect(p.opening?.amount).to.equal("5234.12");
+    expect(p.closing?.amount).to.equal("3344.89");
+  });
+
+  it("reads a word where the booking day would be as the row's state: Nordea's Reserverat rows are pending, and the column is still the date", () => {
+    const text = [
+      "Bokföringsdag;Belopp;Avsändare;Mottagare;Namn;Rubrik;Saldo;Valuta",
+      "Reserverat;-129,00;1234 56 78901;;Apotek Hjärtat;Kortköp;;SEK",
+      "Reserverat;-64,50;1234 56 78901;;SL Access;Kortköp;;SEK",
+      "2026/11/26;-399,00;1234 56 78901;;Telia Sverige;Autogiro;45162,00;SEK",
+      "2026/11/25;31200,00;;1234 56 78901;Arbetsgivaren AB;Lön;45561,00;SEK",
+      "2026/11/09;-45,00;1234 56 78901;;Pressbyrån;Kortköp;14361,00;SEK",
+      "",
+    ].join("\n");
+    const p = parseStatement(text);
+    expect(p.mapping?.date_column).to.equal("Bokföringsdag");
+    expect(p.rows.map((r) => [r.date, r.amount, r.payee, r.notBooked ?? "booked", r.error])).to.deep.equal([
+      [null, "-129.00", "Apotek Hjärtat", "pending", null],
+      [null, "-64.50", "SL Access", "pending", null],
+      ["2026-11-26", "-399.00", "Telia Sverige", "booked", null],
+      ["2026-11-25", "31200.00", "Arbetsgivaren AB", "booked", null],
+      ["2026-11-09", "-45.00", "Pressbyrån", "booked", null],
+    ]);
+    expect(p.closing).to.deep.equal({ date: "2026-11-26", amount: "45162.00" });
+  });
+
+  it("reads a ledger balance row as a stated balance and an available balance row as neither a transaction nor the balance (Banco BPM's Saldo contabile, Saldo disponibile)", () => {
+    for (const [text, kind] of [
+      ["Saldo contabile", "stated"],
+      ["Solde comptable", "stated"],
+      ["Ledger balance", "stated"],
+      ["Bokfört saldo", "stated"],
+      ["Saldo disponibile", "available"],
+      ["Available balance", "available"],
+      ["Konečný zůstatek", "closing"],
+      ["Balance transfer fee", null],
+    ] as const)
+      expect(balanceKindOf(text), text).to.equal(kind);
+    const text = [
+      "Data contabile;Data valuta;Dare;Avere;Descrizione operazione",
+      "25/11/2026;25/11/2026;55,00;;ADDEBITO SDD A2A ENERGIA",
+      "14/11/2026;14/11/2026;1,80;;PAGAMENTO POS BAR DUOMO",
+      "10/11/2026;10/11/2026;;2.210,00;BONIFICO DA BETA SPA STIPENDIO",
+      "06/11/2026;06/11/2026;34,60;;PAGAMENTO POS ESSELUNGA MILANO",
+      "30/11/2026;;;4.442,05;Saldo contabile",
+      "30/11/2026;;;4.942,05;Saldo disponibile",
+      "",
+    ].join("\n");
+    const p = parseStatement(text);
+    expect(p.mapping).to.include({ debit_column: "Dare", credit_column: "Avere" });
+    expect(p.rows.map((r) => r.amount)).to.deep.equal(["-55.00", "-1.80", "2210.00", "-34.60"]);
+    expect(p.closing).to.deep.equal({ date: "2026-11-30", amount: "4442.05" });
+  });
+
+  it("gives rows the state of the section heading above them (Schwab's Pending and Posted Transactions), and a total line is no row", () => {
+    const text = [
+      '"Transactions  for Checking account XXXXXX-1234 as of 11/30/2026 10:15:22 PM ET"',
+      '"Date","Type","CheckNumber","Description","Withdrawal (-)","Deposit (+)","RunningBalance"',
+      '"Pending Transactions"',
+      '"11/28/2026","VISA","","VISA WHOLE FOODS #10234","$87.45","",""',
+      '"Total Pending Check and other Credit(s)","","","","$87.45","",""',
+      '"Posted Transactions"',
+      '"11/20/2026","ACH","","ATT PAYMENT","$89.99","","$6,316.81"',
+      '"11/12/2026","VISA","","VISA SIGHTGLASS COFFEE","$3.85","","$6,406.80"',
+      '"11/07/2026","DEPOSIT","","ACME INC DIR DEP","","$3,980.00","$6,410.65"',
+      "",
+    ].join("\n");
+    const p = parseStatement(text);
+    expect(p.rows.map((r) => [r.row, r.amount, r.notBooked ?? "booked", r.error])).to.deep.equal([
+      [4, "-87.45", "pending", null],
+      [7, "-89.99", "booked", null],
+      [8, "-3.85", "booked", null],
+      [9, "3980.00", "booked", null],
+    ]);
+    expect(p.closing).to.deep.equal({ date: "2026-11-20", amount: "6316.81" });
+  });
+
+  it("reads a heading before the header and the header repeated for the next section (Vorgemerkte Umsätze, Gebuchte Umsätze), and a balance named where the day would be", () => {
+    const text = [
+      "Umsätze Girokonto;Zeitraum: 01.11.2026 - 30.11.2026",
+      "",
+      "Vorgemerkte Umsätze",
+      "Buchungstag;Wert;Umsatzart;Begünstigter / Auftraggeber;Verwendungszweck;Soll;Haben;Währung",
+      "28.11.2026;28.11.2026;Kartenzahlung;Amazon EU;Bestellung 302;-34,99;;EUR",
+      "",
+      "Gebuchte Umsätze",
+      "Buchungstag;Wert;Umsatzart;Begünstigter / Auftraggeber;Verwendungszweck;Soll;Haben;Währung",
+      "18.11.2026;18.11.2026;Lastschrift;Bäckerei;Kartenzahlung;-3,20;;EUR",
+      "12.11.2026;12.11.2026;Gutschrift;ACME GmbH;Gehalt;;3.150,00;EUR",
+      "Kontostand;30.11.2026;;;;;6.018,29;EUR",
+      "",
+    ].join("\n");
+    const p = parseStatement(text);
+    expect(p.rows.map((r) => [r.payee, r.amount, r.notBooked ?? "booked", r.error])).to.deep.equal([
+      ["Amazon EU", "-34.99", "pending", null],
+      ["Bäckerei", "-3.20", "booked", null],
+      ["ACME GmbH", "3150.00", "booked", null],
+    ]);
+    expect(p.closing).to.deep.equal({ date: "2026-11-30", amount: "6018.29" });
+  });
+
   it("dates balances that name no day by the period's own lines: the opening before Von, the closing at Bis (UBS)", () => {
     // The one date of "Von:" was read as the period's end: the closing balance dated 1 November, before
     // every row but none, warned of the statement's whole movement on correct money.

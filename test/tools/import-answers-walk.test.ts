@@ -158,7 +158,10 @@ describe(`statement corpus: every answer to the tool's warnings ends right or bl
           refusals++;
           // The walk is not vacuous: skipping the unreadable row (money) is refused before anything is written.
           const w = await walletWithTwins(me.token, l);
-          const refused = await outcome(me.token, { wallet_id: w, statement: text, skip_invalid: true, idempotency_key: randomUUID() });
+          // Where the preview asks which column is money out (a pair found by content), the person answers it as read.
+          const asked = preview.warnings.some((x) => x.code === "mapping_unsure" && /money out/.test(x.message)) && preview.mapping !== null;
+          const answer = asked ? { mapping: { debit: preview.mapping!.debit, credit: preview.mapping!.credit } } : {};
+          const refused = await outcome(me.token, { wallet_id: w, statement: text, skip_invalid: true, ...answer, idempotency_key: randomUUID() });
           expect("error" in refused && refused.error.message, l.layout).to.match(/^expected_balance: .*Rows \d+ hold amounts but do not read/);
         }
       }

@@ -1,0 +1,119 @@
+/**
+ * Layouts of banks outside the corpus that read wrong before (issue 48, probed with exports written from
+ * the banks' public descriptions): each test names what its cells must tell.
+ */
+import { expect } from "chai";
+import { parseStatement } from "../../src/statements/parse.js";
+
+describe("statements of unfamiliar layouts, read by their cells (issue 48)", () => {
+  it("takes the purpose and payee from text columns, never from an empty column named so or a numbered reference (UBS Description1-3, Footnotes)", () => {
+    const text = [
+      "Account number:;0235 00123456.01",
+      "From:;2026-11-01",
+      "Until:;2026-11-30",
+      "Opening balance:;12543.90",
+      "Closing balance:;18680.95",
+      "",
+      "Trade date;Booking date;Currency;Debit;Credit;Balance;Transaction no.;Description1;Description2;Description3;Footnotes;",
+      "2026-11-25;2026-11-25;CHF;;8450.00;18680.95;9930000004;Arbeitgeber AG;Lohn November;Transaction no. 9930000004;;",
+      "2026-11-20;2026-11-20;CHF;-119.00;;10230.95;9930000003;Swisscom;eBill Rechnung;Transaction no. 9930000003;;",
+      "2026-11-12;2026-11-12;CHF;-6.50;;10349.95;9930000002;Café Schober;Zahlung Debitkarte;Transaction no. 9930000002;;",
+      "2026-11-04;2026-11-04;CHF;-87.45;;10356.45;9930000001;Coop Pronto;Zahlung Debitkarte;Transaction no. 9930000001;;",
+      "2026-11-02;2026-11-02;CHF;-2100.00;;10443.90;9930000000;Immobilien AG;Miete November;Transaction no. 9930000000;;",
+      "",
+    ].join("\n");
+    const p = parseStatement(text);
+    expect(p.rows.slice(0, 2).map((r) => [r.amount, r.payee, r.description])).to.deep.equal([
+      ["8450.00", "Arbeitgeber AG", "Lohn November"],
+      ["-119.00", "Swisscom", "eBill Rechnung"],
+    ]);
+    // The closing balance names no day: the period's end ("Until"), not its start ("From"), dates it.
+    expect(p.closing).to.deep.equal({ date: "2026-11-30", amount: "18680.95" });
+  });
+
+  it("reads an unsigned amount beside a Portuguese or Spanish Débito/Crédito column as money out and in", () => {
+    const text = [
+      "Data lançamento;Data valor;Descrição;Montante;Tipo;Saldo",
+      "02-11-2026;02-11-2026;TRF P/ SENHORIO LDA;650,00;Débito;1.115,43",
+      "05-11-2026;05-11-2026;COMPRA CONTINENTE LISBOA;34,12;Débito;1.081,31",
+      "10-11-2026;10-11-2026;TRF DE EMPRESA SA ORDENADO;1.850,00;Crédito;2.931,31",
+      "",
+    ].join("\n");
+    const p = parseStatement(text);
+    expect(p.mapping?.sign_column).to.equal("Tipo");
+    expect(p.rows.map((r) => r.amount)).to.deep.equal(["-650.00", "-34.12", "1850.00"]);
+    expect(p.balanceIssues).to.equal(undefined);
+  });
+
+  it("keeps a money column with one amount that does not read: the row is invalid, the running balance is never taken for the amount (CommBank, no header)", () => {
+    const text = [
+      '20/11/2026,"-89.00","Direct Debit 123456 TELSTRA","+7451.71"',
+      '12/11/2026,"+3850.00","Salary ACME PTY LTD","+7540.71"',
+      '06/11/2026,"-4.50","CAFE SYDNEY NS AUS","+3690.71"',
+      '04/11/2026,"-67.34x","WOOLWORTHS 1234 SYDNEY","+3695.21"',
+      '02/11/2026,"-550.00","Transfer To Real Estate Agency","+3762.55"',
+      "",
+    ].join("\n");
+    const p = parseStatement(text);
+    expect([p.mapping?.amount_column, p.mapping?.balance_column]).to.deep.equal(["#2", "#4"]);
+    expect(p.rows.map((r) => r.amount ?? r.error?.field)).to.deep.equal(["-89.00", "3850.00", "-4.50", "amount", "-550.00"]);
+  });
+
+  it("reads a row with a payee and a balance but an amount that does not read as an invalid transaction, never as a balance line (PostFinance)", () => {
+    const text = [
+      "Buchungsdatum;Avisierungstext;Gutschrift in CHF;Lastschrift in CHF;Valuta;Saldo in CHF",
+      '25.11.2026;"LASTSCHRIFT SWISSCOM (SCHWEIZ) AG";;99.00;25.11.2026;10423.45',
+      '12.11.2026;"KAUF/DIENSTLEISTUNG CAFE SPRUENGLI";;5.20;12.11.2026;10522.45',
+      '10.11.2026;"GUTSCHRIFT ARBEITGEBER AG LOHN";7120.00;;10.11.2026;10527.65',
+      '04.11.2026;"KAUF/DIENSTLEISTUNG MIGROS ZUERICH";;62.45x;04.11.2026;3407.65',
+      '02.11.2026;"E-FINANCE AUFTRAG IMMOBILIEN AG";;1850.00;02.11.2026;3470.10',
+      "",
+    ].join("\n");
+    const p = parseStatement(text);
+    expect(p.rows.map((r) => [r.payee?.slice(0, 12), r.amount ?? r.error?.field])).to.deep.equal([
+      ["LASTSCHRIFT ", "-99.00"],
+      ["KAUF/DIENSTL", "-5.20"],
+      ["GUTSCHRIFT A", "7120.00"],
+      ["KAUF/DIENSTL", "amount"],
+      ["E-FINANCE AU", "-1850.00"],
+    ]);
+  });
+
+  it("shows a row with a payee and a balance but no amount as a transaction that does not read, never as a balance line", () => {
+    const text = [
+      "Buchungsdatum;Avisierungstext;Gutschrift in CHF;Lastschrift in CHF;Valuta;Saldo in CHF",
+      '25.11.2026;"LASTSCHRIFT SWISSCOM (SCHWEIZ) AG";;99.00;25.11.2026;10423.45',
+      '12.11.2026;"KAUF/DIENSTLEISTUNG CAFE SPRUENGLI";;5.20;12.11.2026;10522.45',
+      '04.11.2026;"KAUF/DIENSTLEISTUNG MIGROS ZUERICH";;;04.11.2026;10527.65',
+      '02.11.2026;"GUTSCHRIFT ARBEITGEBER AG LOHN";7120.00;;02.11.2026;10590.10',
+      "",
+    ].join("\n");
+    const p = parseStatement(text, undefined, { debit_column: "Lastschrift in CHF", credit_column: "Gutschrift in CHF" });
+    expect(p.rows.map((r) => [r.row, r.amount ?? r.error?.field])).to.deep.equal([
+      [2, "-99.00"],
+      [3, "-5.20"],
+      [4, "amount"],
+      [5, "7120.00"],
+    ]);
+  });
+
+  it("signs unsigned amounts by a direction column (Wise's Direction IN/OUT), the holder's own name on either side never the payee", () => {
+    const text = [
+      "ID,Status,Direction,Created on,Source name,Source amount (after fees),Source currency,Target name,Target amount (after fees),Target currency,Reference",
+      "TRANSFER-1290,CANCELLED,OUT,2026-11-20 10:01:12,Jane Doe,150.00,EUR,Pieter de Vries,150.00,EUR,Concert tickets",
+      "CARD-1280,COMPLETED,OUT,2026-11-21 09:10:00,Jane Doe,19.99,EUR,Netflix,19.99,EUR,",
+      "CARD-1279,COMPLETED,OUT,2026-11-14 09:11:00,Jane Doe,4.50,EUR,Coffee Company,4.50,EUR,",
+      "TRANSFER-1278,COMPLETED,IN,2026-11-10 09:12:00,ACME BV,2400.00,EUR,Jane Doe,2400.00,EUR,",
+      "CARD-1277,COMPLETED,OUT,2026-11-05 09:13:00,Jane Doe,23.10,EUR,Albert Heijn,23.10,EUR,",
+      "",
+    ].join("\n");
+    const p = parseStatement(text);
+    expect(p.rows.map((r) => [r.amount, r.payee, r.notBooked ?? "booked"])).to.deep.equal([
+      ["-150.00", "Pieter de Vries", "cancelled"],
+      ["-19.99", "Netflix", "booked"],
+      ["-4.50", "Coffee Company", "booked"],
+      ["2400.00", "ACME BV", "booked"],
+      ["-23.10", "Albert Heijn", "booked"],
+    ]);
+  });
+});
