@@ -193,9 +193,13 @@ export function assertFreshPreview(payload: Payload, basis: PreviewBasis): void 
   if (changed.length > 0) parts.push(`${changed.length} changed or joined (first: ${changed[0]})`);
   if (now !== payload.n) parts.push(`they are now ${now}, not ${payload.n}`);
   if (parts.length === 0) parts.push("at least one of them changed");
+  // A delete takes no preview_id (dialogOnly): calling it again asks the person about the record as it is now.
+  const next = basis.dialogOnly
+    ? "Call again without dry_run: the person will be asked to confirm it as it is now."
+    : "Preview again (dry_run true), show the person the new preview, and commit with its preview_id.";
   throw new AppError(
     "stale_preview",
-    `preview_id: the ${basis.noun} this call would touch changed since the preview: ${parts.join(", and ")}. Nothing was changed. Preview again (dry_run true), show the person the new preview, and commit with its preview_id.`,
+    `preview_id: the ${basis.noun} this call would touch changed since the preview: ${parts.join(", and ")}. Nothing was changed. ${next}`,
     {
       field: "preview_id",
       changed_count: Math.max(changed.length, joinedOrLeft, 1),

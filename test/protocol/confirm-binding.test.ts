@@ -205,6 +205,10 @@ describe(`protocol: a confirmation binds the rows its dialog showed (${engine})`
           const result = await client.callTool(d.tool, { ...args, idempotency_key: randomUUID() });
           expect(client.asked).to.have.length(1);
           expect(errorData(result)).to.deep.include({ code: "stale_preview", field: "preview_id" });
+          // What the model is told to do must be possible: a delete takes no preview_id, and calling again asks again.
+          const told: string = result.content[0].text;
+          expect(told).to.not.match(/commit with its preview_id/);
+          expect(told).to.match(/call again/i);
           expect(await server.db(table).where({ user_id: user.id, id })).to.have.length(1);
         } finally {
           await client.close();
