@@ -32,7 +32,7 @@ describe(`one cap on every bulk write (${engine})`, function () {
     for (const dry_run of [true, false]) {
       const err = await server.callError("import_transactions", { wallet_id: w, statement: girokontoCsv(CAP + 1), idempotency_key: key(), dry_run }, me.token);
       expect(err.data).to.include({ code: "invalid_params", field: "statement" });
-      expect(err.message).to.include(`holds ${CAP + 1} transactions; one import reads at most ${CAP}`);
+      expect(err.message).to.include(`holds ${CAP + 1} rows to book; one import reads at most ${CAP}`);
     }
     expect(await count(w)).to.equal(0);
   });

@@ -43,7 +43,7 @@ describe(`import: the statement's rows bounded before planning (${engine})`, fun
         const err = await server.callError("import_transactions", { wallet_id: w, statement: file, idempotency_key: randomUUID(), dry_run }, me.token);
         expect(statementPlans.count - before, "statements planned").to.equal(0);
         expect(err.data).to.include({ code: "invalid_params", field: "statement" });
-        expect(err.message).to.include(`holds ${rows} transactions; one import reads at most ${CAP}`);
+        expect(err.message).to.include(`holds ${rows} rows to book; one import reads at most ${CAP}`);
       }
       expect(await server.db("transactions").where({ user_id: me.id, wallet_id: w }).select("id")).to.deep.equal([]);
     });

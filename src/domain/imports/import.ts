@@ -199,8 +199,8 @@ function assertStatementRows(parsed: ParsedStatement): void {
   if (rows <= limits.bulkWriteRows) return;
   throw invalidParams(
     "statement",
-    `a statement of at most ${limits.bulkWriteRows} transactions`,
-    `statement: it holds ${rows} transactions; one import reads at most ${limits.bulkWriteRows}. Nothing was imported. Split the statement by date and import the parts one after another (known rows are recognised, so overlapping parts are safe).`,
+    `a statement of at most ${limits.bulkWriteRows} rows to book`,
+    `statement: it holds ${rows} rows to book; one import reads at most ${limits.bulkWriteRows}. Nothing was imported. Split the statement by date and import the parts one after another (known rows are recognised, so overlapping parts are safe).`,
   );
 }
 
