@@ -96,6 +96,8 @@ export function directionOf(cell: string, signOut: string | undefined): "out" | 
   return outValues(signOut).has(word(cell)) ? "out" : "in";
 }
 
+const CURRENCIES = new Set(Intl.supportedValuesOf("currency"));
+
 /** The most values a column of direction words holds (a transfer, a card payment, a direct debit … and money in). */
 const MAX_DIRECTION_VALUES = 4;
 const MAX_DIRECTION_LENGTH = 24;
@@ -103,15 +105,16 @@ const MAX_DIRECTION_LENGTH = 24;
 /**
  * A column that may tell money out from in with words no list here knows ("Belast."/"Gutschr.",
  * "Afschrijving"/"Bijschrijving", "PAY"/"RCV"): filled on every row, 2 to 4 distinct short values, each with
- * a letter, none a number, a date or a currency code. Its distinct values, in the order of the file, or null.
+ * a letter, none a number or a date, not all currency codes. Its distinct values, in the order of the file, or null.
  * The caller asks the person which one is money out (docs/import.md, mapping_unsure); it never guesses.
  */
 export function directionWords(cells: readonly string[], isNumberOrDate: (cell: string) => boolean): string[] | null {
   if (cells.length < 2 || cells.some((c) => c.trim() === "")) return null;
   const values = [...new Set(cells.map((c) => c.trim()))];
   if (values.length < 2 || values.length > MAX_DIRECTION_VALUES) return null;
-  const fits = (v: string) => v.length <= MAX_DIRECTION_LENGTH && /\p{L}/u.test(v) && !/^[A-Z]{3}$/.test(v) && !isNumberOrDate(v);
-  return values.every(fits) ? values : null;
+  const fits = (v: string) => v.length <= MAX_DIRECTION_LENGTH && /\p{L}/u.test(v) && !isNumberOrDate(v);
+  // A currency column of a multi-currency export ("EUR", "USD") is no direction; "PAY"/"RCV" may be.
+  return values.every(fits) && !values.every((v) => CURRENCIES.has(v)) ? values : null;
 }
 
 export interface DirectionInput {
@@ -175,9 +178,13 @@ export function settleDirection(d: DirectionInput): DirectionAsk | null {
   if (signOut !== undefined || mapping.amount_column === undefined || mapping.purchases_positive === true) return null;
   if (mapping.debit_column !== undefined || mapping.credit_column !== undefined || mapping.balance_column !== undefined) return null;
   if (d.amounts.some((a) => a !== null && a.startsWith("-"))) return null;
+  // Of several, a column whose values repeat (as directions do, row after row) before one that may be text.
+  const found: DirectionAsk[] = [];
   for (const column of open(d)) {
     const values = directionWords(d.cellsBesideAmounts(column), d.isNumberOrDate);
-    if (values !== null && !d.isStatus(cellsOf(column))) return { column, values, named: false };
+    // A purpose column found by content is asked about only where its values repeat: two rows of two purposes are text.
+    const repeats = values !== null && values.length < d.cellsBesideAmounts(column).length;
+    if (values !== null && !d.isStatus(cellsOf(column)) && (repeats || column !== d.mapping.description_column)) found.push({ column, values, named: false });
   }
-  return null;
+  return found.find((f) => f.values.length < d.cellsBesideAmounts(f.column).length) ?? found[0] ?? null;
 }

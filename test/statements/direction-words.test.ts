@@ -9,7 +9,7 @@
 import { expect } from "chai";
 import { AppError } from "../../src/errors.js";
 import { parseCsv } from "../../src/statements/csv.js";
-import { corpus, read } from "../helpers/leave-one-bank-out.js";
+import { corpus, read, vocabularyWithout, withheldWords } from "../helpers/leave-one-bank-out.js";
 
 const dutch = [
   "Datum;Omschrijving;Bedrag;Soort",
@@ -44,6 +44,13 @@ describe("statements: direction in words no list knows is asked, never read as m
     expect(p.unsure?.direction).to.deep.equal({ column: "Soort", values: ["Afschrijving", "Bijschrijving"], named: false });
     const d = parseCsv(danish).unsure?.direction;
     expect(d).to.deep.equal({ column: "Type", values: ["Udbetaling", "Indbetaling", "Overførsel ud"], named: false });
+  });
+
+  it("asks about three-letter words (PAY, RCV), never about a column of currency codes", () => {
+    const pay = ["Date,Reference,Amount,Kind", "11/01/2026,Rent,900.00,PAY", "11/12/2026,Payroll,3150.00,RCV", "11/19/2026,City Power,64.00,PAY", ""].join("\n");
+    expect(parseCsv(pay).unsure?.direction).to.deep.equal({ column: "Kind", values: ["PAY", "RCV"], named: false });
+    const currencies = ["Date,Reference,Amount,Currency", "11/01/2026,Rent,900.00,EUR", "11/12/2026,Payroll,3150.00,USD", ""].join("\n");
+    expect(parseCsv(currencies).unsure?.keys ?? []).not.to.include("sign_out");
   });
 
   it("reads the rows by mapping.sign_out once told (several values by |), with or without mapping.sign", () => {
@@ -88,5 +95,9 @@ describe("statements: direction in words no list knows is asked, never read as m
     const asked = corpus.filter((l) => read(l).unsure?.keys.includes("sign_out") === true).map((l) => l.layout);
     expect(corpus.length).to.be.greaterThan(40);
     expect(asked).to.deep.equal([]);
+    // Nor with the words only its bank uses withheld (the leave-one-bank-out reading).
+    const withheld = withheldWords();
+    const askedWithout = corpus.filter((l) => read(l, vocabularyWithout(withheld.get(l.layout) ?? [])).unsure?.keys.includes("sign_out") === true);
+    expect(askedWithout.map((l) => l.layout)).to.deep.equal([]);
   });
 });
