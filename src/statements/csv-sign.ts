@@ -159,7 +159,11 @@ export function settleDirection(d: DirectionInput): DirectionAsk | null {
   if (out.size > 0 && mapping.sign_column === undefined) {
     const column = open(d).find((c) => cellsOf(c).some((v) => out.has(word(v))));
     if (column === undefined)
-      throw invalidParams("mapping.sign_out", "a value of the sign column", `mapping.sign_out: no column holds ${JSON.stringify(signOut)}. Send mapping.sign naming the column that does.`);
+      throw invalidParams(
+        "mapping.sign_out",
+        "a value of the sign column",
+        `mapping.sign_out: no column holds ${JSON.stringify(signOut)}. Send mapping.sign naming the column that does.`,
+      );
     mapping.sign_column = column;
   }
   if (mapping.sign_column !== undefined) {
@@ -175,7 +179,7 @@ export function settleDirection(d: DirectionInput): DirectionAsk | null {
     return null;
   }
   // sign_out "" and no sign column: the person said every row is money in.
-  if (signOut !== undefined || mapping.amount_column === undefined || mapping.purchases_positive === true) return null;
+  if (signOut !== undefined || mapping.amount_column === undefined || given.purchases_positive !== undefined) return null;
   if (mapping.debit_column !== undefined || mapping.credit_column !== undefined || mapping.balance_column !== undefined) return null;
   if (d.amounts.some((a) => a !== null && a.startsWith("-"))) return null;
   // Of several, a column whose values repeat (as directions do, row after row) before one that may be text.

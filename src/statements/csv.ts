@@ -121,7 +121,10 @@ const looksLikeData = (cell: string): boolean =>
   parseDate(cell, "day_first") !== null || parseDate(cell, "month_first") !== null || parseDecimal(cell, ",") !== null || parseDecimal(cell, ".") !== null;
 
 /** Header names of real bank exports per mapping key, folded (lower case, letters and digits only). First match wins. */
-export type Vocabulary = Record<keyof Omit<CsvMapping, "delimiter" | "header_row" | "date_order" | "decimal" | "purchases_positive" | "sign_out">, readonly string[]>;
+export type Vocabulary = Record<
+  keyof Omit<CsvMapping, "delimiter" | "header_row" | "date_order" | "decimal" | "purchases_positive" | "sign_out">,
+  readonly string[]
+>;
 
 const NAMES: Vocabulary = {
   date_column: [
@@ -597,7 +600,8 @@ export function detectMapping(text: string, given: Partial<CsvMapping> = {}, hin
     cellsOf,
     cellsBesideAmounts: (column) => withAmount.map((r) => r.cells[position.get(column) ?? -1] ?? ""),
     amounts: cellsOf(mapping.amount_column).map((c) => parseDecimal(withoutCurrency(c), mapping.decimal!)),
-    isNumberOrDate: (c) => parseDecimal(c, ",") !== null || parseDecimal(c, ".") !== null || parseDate(c, "day_first") !== null || parseDate(c, "month_first") !== null,
+    isNumberOrDate: (c) =>
+      parseDecimal(c, ",") !== null || parseDecimal(c, ".") !== null || parseDate(c, "day_first") !== null || parseDate(c, "month_first") !== null,
     isStatus: isStatusColumn,
   });
   const unsure = [

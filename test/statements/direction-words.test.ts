@@ -47,7 +47,9 @@ describe("statements: direction in words no list knows is asked, never read as m
   });
 
   it("asks about three-letter words (PAY, RCV), never about a column of currency codes", () => {
-    const pay = ["Date,Reference,Amount,Kind", "11/01/2026,Rent,900.00,PAY", "11/12/2026,Payroll,3150.00,RCV", "11/19/2026,City Power,64.00,PAY", ""].join("\n");
+    const pay = ["Date,Reference,Amount,Kind", "11/01/2026,Rent,900.00,PAY", "11/12/2026,Payroll,3150.00,RCV", "11/19/2026,City Power,64.00,PAY", ""].join(
+      "\n",
+    );
     expect(parseCsv(pay).unsure?.direction).to.deep.equal({ column: "Kind", values: ["PAY", "RCV"], named: false });
     const currencies = ["Date,Reference,Amount,Currency", "11/01/2026,Rent,900.00,EUR", "11/12/2026,Payroll,3150.00,USD", ""].join("\n");
     expect(parseCsv(currencies).unsure?.keys ?? []).not.to.include("sign_out");
@@ -60,6 +62,20 @@ describe("statements: direction in words no list knows is asked, never read as m
     expect(parseCsv(dutch, { sign_out: "afschrijving" }).rows.map((r) => r.amount)).to.deep.equal(["-23.45", "2100.00", "-80.00"]);
     const both = parseCsv(danish, { sign_column: "Type", sign_out: "Udbetaling|Overførsel ud" });
     expect(both.rows.map((r) => r.amount)).to.deep.equal(["-42.50", "28450.00", "-349.00", "-75.00"]);
+  });
+
+  it("asks in a card's export too, where purchases would otherwise be read positive, unless the person sent negate", () => {
+    const card = [
+      "Date,Merchant,Amount,Kind",
+      "2026-11-03,Grocer,23.45,Purchase",
+      "2026-11-10,Thank you,500.00,Pymt",
+      "2026-11-14,Cafe,4.20,Purchase",
+      "",
+    ].join("\n");
+    expect(parseCsv(card, {}, { card: true }).unsure?.direction).to.deep.equal({ column: "Kind", values: ["Purchase", "Pymt"], named: false });
+    expect(parseCsv(card, { purchases_positive: true }, { card: true }).unsure?.keys ?? []).not.to.include("sign_out");
+    const told = parseCsv(card, { sign_column: "Kind", sign_out: "Purchase" }, { card: true });
+    expect(told.rows.map((r) => r.amount)).to.deep.equal(["-23.45", "500.00", "-4.20"]);
   });
 
   it('reads every row as money in only when the person says so (sign_out "")', () => {
@@ -76,7 +92,9 @@ describe("statements: direction in words no list knows is asked, never read as m
 
   it("refuses a sign_out that no row holds, naming the values", () => {
     const err = refused(() => parseCsv(dutch, { sign_column: "Soort", sign_out: "Debit" }));
-    expect(err.message).to.equal('mapping.sign_out: no row of "Soort" holds "Debit"; its values are "Afschrijving", "Bijschrijving". Send the one that means money out.');
+    expect(err.message).to.equal(
+      'mapping.sign_out: no row of "Soort" holds "Debit"; its values are "Afschrijving", "Bijschrijving". Send the one that means money out.',
+    );
   });
 
   it("does not ask where the words are known, the amounts are signed, or a running balance settles the signs", () => {
