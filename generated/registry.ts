@@ -7539,7 +7539,7 @@ export const tools: readonly ToolDefinition[] = [
 {
   "name": "import_transactions",
   "title": "Import transactions",
-  "description": "Imports a bank statement (CSV, MT940, OFX, CAMT, QIF) into a wallet. dry_run previews; commit with preview_id. Possible duplicates: import_rows. decision_needed: expected_balance.",
+  "description": "Imports a bank statement (CSV, MT940, OFX, CAMT, QIF) into a wallet. dry_run previews; commit with preview_id. decision_needed: expected_balance.",
   "summary": "Import a bank statement into a wallet, with preview and de-duplication",
   "scope": "write:transactions",
   "kind": "write",
@@ -7597,7 +7597,7 @@ export const tools: readonly ToolDefinition[] = [
         "type": "string"
       },
       "mapping": {
-        "description": "CSV columns by header or #n; payer: who paid money in; negate: purchases positive.",
+        "description": "CSV columns by header or #n; payer: who pays in; negate: purchases positive.",
         "type": "object",
         "properties": {
           "delimiter": {
@@ -7629,6 +7629,9 @@ export const tools: readonly ToolDefinition[] = [
             "type": "string"
           },
           "sign": {
+            "type": "string"
+          },
+          "sign_out": {
             "type": "string"
           },
           "debit": {
@@ -7785,6 +7788,9 @@ export const tools: readonly ToolDefinition[] = [
                 "type": "string"
               },
               "sign": {
+                "type": "string"
+              },
+              "sign_out": {
                 "type": "string"
               },
               "debit": {

@@ -17,10 +17,10 @@ import { rowKindsOf } from "./csv-row-kinds.js";
 import { balanceKindOf, isStatusColumn, isTotalLine, notBookedOf, sectionOf } from "./row-kinds.js";
 import { checkRunningBalance, decimalOf, units, type RunningRow } from "./running-balance.js";
 import { resolveBalances, type FoundBalance } from "./stated-balances.js";
-import { indicatorOf, isIndicatorColumn } from "./csv-sign.js";
+import { directionOf, isIndicatorColumn, settleDirection } from "./csv-sign.js";
 import { guessDateOrder, parseDate } from "./dates.js";
 import { guessDecimal, parseDecimal } from "./numbers.js";
-import { emptyRow, type CsvMapping, type ParsedStatement, type StatedBalance, type StatementEntry } from "./types.js";
+import { emptyRow, type CsvMapping, type DirectionAsk, type ParsedStatement, type StatedBalance, type StatementEntry } from "./types.js";
 
 /** What the caller knows of the wallet that helps read a file: a card's export may list purchases as positive. */
 export interface CsvHints {
@@ -121,7 +121,10 @@ const looksLikeData = (cell: string): boolean =>
   parseDate(cell, "day_first") !== null || parseDate(cell, "month_first") !== null || parseDecimal(cell, ",") !== null || parseDecimal(cell, ".") !== null;
 
 /** Header names of real bank exports per mapping key, folded (lower case, letters and digits only). First match wins. */
-export type Vocabulary = Record<keyof Omit<CsvMapping, "delimiter" | "header_row" | "date_order" | "decimal" | "purchases_positive">, readonly string[]>;
+export type Vocabulary = Record<
+  keyof Omit<CsvMapping, "delimiter" | "header_row" | "date_order" | "decimal" | "purchases_positive" | "sign_out">,
+  readonly string[]
+>;
 
 const NAMES: Vocabulary = {
   date_column: [
@@ -350,7 +353,9 @@ export interface DetectedCsv {
   /** Lines before the header and narrow undated lines after the data ("Alter Kontostand";"…"): key-value pairs. */
   preamble: string[][];
   /** Mapping keys taken by default or chosen by content with doubt, not told by the file. */
-  unsure: ("date_order" | UnsureColumn)[];
+  unsure: ("date_order" | UnsureColumn | "sign_out")[];
+  /** The column whose words may tell money out from in, when the person must say which (unsure "sign_out"). */
+  direction: DirectionAsk | null;
   /** The layout's fingerprint (layoutFingerprint), null when the file does not read without a mapping. */
   fingerprint: string | null;
 }
@@ -585,7 +590,25 @@ export function detectMapping(text: string, given: Partial<CsvMapping> = {}, hin
   // matters (a date that reads otherwise in the other order; "03 Nov 2026" and "05/05/2026" do not).
   const guessed = guessDateOrder(dates, "day_first") !== guessDateOrder(dates, "month_first");
   const matters = dates.some((d) => parseDate(d, "day_first") !== parseDate(d, "month_first"));
-  const unsure = [...(given.date_order === undefined && guessed && matters ? (["date_order"] as const) : []), ...byContent.unsure];
+  const amountAt = mapping.amount_column === undefined ? -1 : (position.get(mapping.amount_column) ?? -1);
+  const withAmount = data.filter((r) => (r.cells[amountAt] ?? "") !== "");
+  const direction = settleDirection({
+    columns,
+    used,
+    mapping,
+    given,
+    cellsOf,
+    cellsBesideAmounts: (column) => withAmount.map((r) => r.cells[position.get(column) ?? -1] ?? ""),
+    amounts: cellsOf(mapping.amount_column).map((c) => parseDecimal(withoutCurrency(c), mapping.decimal!)),
+    isNumberOrDate: (c) =>
+      parseDecimal(c, ",") !== null || parseDecimal(c, ".") !== null || parseDate(c, "day_first") !== null || parseDate(c, "month_first") !== null,
+    isStatus: isStatusColumn,
+  });
+  const unsure = [
+    ...(given.date_order === undefined && guessed && matters ? (["date_order"] as const) : []),
+    ...byContent.unsure,
+    ...(direction === null ? [] : (["sign_out"] as const)),
+  ];
   for (const key of keys) {
     const column = mapping[key];
     if (column !== undefined && !columns.includes(column))
@@ -595,11 +618,11 @@ export function detectMapping(text: string, given: Partial<CsvMapping> = {}, hin
         `mapping.${key}: there is no column ${JSON.stringify(column)}. Columns: ${columns.map((c) => JSON.stringify(c)).join(", ")}.`,
       );
   }
-  return { mapping: mapping as CsvMapping, records: data, columns, headerIndex, preamble, unsure: [...unsure], fingerprint };
+  return { mapping: mapping as CsvMapping, records: data, columns, headerIndex, preamble, unsure: [...unsure], direction, fingerprint };
 }
 
 export function parseCsv(text: string, given: Partial<CsvMapping> = {}, hints: CsvHints = {}, vocabulary: Vocabulary = NAMES): ParsedStatement {
-  const { mapping, records, columns, preamble, unsure, fingerprint } = detectMapping(text, given, hints, vocabulary);
+  const { mapping, records, columns, preamble, unsure, direction, fingerprint } = detectMapping(text, given, hints, vocabulary);
   const position = positionsOf(columns);
   const at = (r: Record_, column: string | undefined): string => (column === undefined ? "" : (r.cells[position.get(column) ?? -1] ?? ""));
   const kinds = rowKindsOf(records, columns, mapping);
@@ -710,7 +733,13 @@ export function parseCsv(text: string, given: Partial<CsvMapping> = {}, hints: C
     ...(check.issues.length === 0 ? {} : { balanceIssues: { issues: check.issues, feeColumn: check.feeColumn } }),
     ...(unsure.length === 0 || records.length === 0
       ? {}
-      : { unsure: { keys: unsure, sample: Object.fromEntries(columns.map((c, i) => [c, records[0]!.cells[i] ?? ""]).filter(([, v]) => v !== "")) } }),
+      : {
+          unsure: {
+            keys: unsure,
+            sample: Object.fromEntries(columns.map((c, i) => [c, records[0]!.cells[i] ?? ""]).filter(([, v]) => v !== "")),
+            ...(direction === null ? {} : { direction }),
+          },
+        }),
   };
 }
 
@@ -758,7 +787,7 @@ function readSigned(r: Record_, mapping: CsvMapping, at: (r: Record_, c: string 
   let value = read.value;
   if (mapping.sign_column !== undefined) {
     const cell = at(r, mapping.sign_column);
-    const sign = indicatorOf(cell);
+    const sign = directionOf(cell, mapping.sign_out);
     if (sign === null) return { error: `${JSON.stringify(cell.slice(0, 20))} in ${JSON.stringify(mapping.sign_column)} is not a debit or credit mark` };
     const magnitude = value.startsWith("-") ? value.slice(1) : value;
     value = sign === "out" ? `-${magnitude}` : magnitude;

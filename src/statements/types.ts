@@ -62,6 +62,8 @@ export interface CsvMapping {
   amount_column?: string;
   /** An indicator column (S/H, D/C, Debit/Credit, Af/Bij) that signs an unsigned amount. */
   sign_column?: string;
+  /** The sign column's value(s) that mean money out, "|"-separated, for words no list knows; "" when every row is money in. */
+  sign_out?: string;
   /** A card export where purchases are positive: every amount is negated. */
   purchases_positive?: boolean;
   debit_column?: string;
@@ -76,6 +78,14 @@ export interface CsvMapping {
   /** A fee the bank writes beside the amount (balance = previous + amount − fee): netted into the row's amount. */
   fee_column?: string;
   currency_column?: string;
+}
+
+/** A column that may tell money out from in with words no list knows, and its values: the person says which is out. */
+export interface DirectionAsk {
+  column: string;
+  values: string[];
+  /** True when the person (or a remembered mapping) named the column; false when found by content. */
+  named: boolean;
 }
 
 export type DateOrder = "day_first" | "month_first" | "iso";
@@ -97,7 +107,7 @@ export interface ParsedStatement {
    * CSV only: what the reader could not tell from the file and took a default for (the preview asks the
    * person to confirm it), with the first data row as the header names it, for the person to check.
    */
-  unsure?: { keys: ("date_order" | "debit_column")[]; sample: Record<string, string> };
+  unsure?: { keys: ("date_order" | "debit_column" | "sign_out")[]; sample: Record<string, string>; direction?: DirectionAsk };
 }
 
 export const emptyRow = (row: number): StatementEntry => ({

@@ -808,7 +808,7 @@ export interface ServiceLimits {
   default_page_size: number;
 }
 /**
- * CSV columns by header or #n; payer: who paid money in; negate: purchases positive.
+ * CSV columns by header or #n; payer: who pays in; negate: purchases positive.
  *
  * This interface was referenced by `FinanceMcpSchemas`'s JSON-Schema
  * via the `definition` "StatementMapping".
@@ -821,6 +821,7 @@ export interface StatementMapping {
   date?: string;
   amount?: string;
   sign?: string;
+  sign_out?: string;
   debit?: string;
   credit?: string;
   payee?: string;

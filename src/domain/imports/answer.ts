@@ -20,6 +20,7 @@ export function mappingFromApi(m: StatementMapping | undefined): Partial<CsvMapp
   if (m.decimal !== undefined) out.decimal = m.decimal;
   if (m.date_order !== undefined) out.date_order = m.date_order;
   if (m.negate !== undefined) out.purchases_positive = m.negate;
+  if (m.sign_out !== undefined) out.sign_out = m.sign_out;
   for (const key of COLUMN_KEYS) {
     const column = m[key];
     if (column !== undefined) out[`${key}_column`] = column;
@@ -31,6 +32,7 @@ export function mappingToApi(m: CsvMapping | null): StatementMapping | null {
   if (m === null) return null;
   const out: StatementMapping = { delimiter: m.delimiter, header_row: m.header_row, decimal: m.decimal, date_order: m.date_order };
   if (m.purchases_positive === true) out.negate = true;
+  if (m.sign_out !== undefined) out.sign_out = m.sign_out;
   for (const key of COLUMN_KEYS) {
     const column = m[`${key}_column`];
     if (column !== undefined) out[key] = column;
@@ -104,6 +106,12 @@ export function importWarnings(
       out.push({
         code: "mapping_unsure",
         message: `No name or balance in this CSV tells which column is money out: ${JSON.stringify(m.debit_column)} was read as money out (it fills more rows) and ${JSON.stringify(m.credit_column)} as money in: row ${first?.row ?? "?"} (${sample}) is ${first?.amount ?? "?"}. Ask the person; if that is backwards, send mapping.debit = ${JSON.stringify(m.credit_column)} and mapping.credit = ${JSON.stringify(m.debit_column)}.`,
+      });
+    const d = unsure.direction;
+    if (unsure.keys.includes("sign_out") && d !== undefined)
+      out.push({
+        code: "mapping_unsure",
+        message: `${d.named ? `Column ${JSON.stringify(d.column)} holds words no list here knows as money out or in` : `Every amount in this CSV is unsigned and nothing tells money out from in but column ${JSON.stringify(d.column)}`}: ${d.values.map((v) => JSON.stringify(v)).join(", ")}. The commit waits: ask the person which value means money out, then send mapping.sign ${JSON.stringify(d.column)} and mapping.sign_out naming it (several separated by "|"), or mapping.sign_out "" if every row is money in.`,
       });
   }
   if (descriptionsCut > 0)

@@ -222,6 +222,15 @@ function debitCreditUnsure(parsed: ParsedStatement) {
   );
 }
 
+function directionUnsure(parsed: ParsedStatement) {
+  const d = parsed.unsure!.direction!;
+  return invalidParams(
+    "mapping.sign_out",
+    "the value of the sign column that means money out, named by the person",
+    `mapping.sign_out: nothing but column ${JSON.stringify(d.column)} (${d.values.map((v) => JSON.stringify(v)).join(", ")}) tells money out from in, in words no list here knows. Nothing was imported. Ask the person which value means money out, then send mapping {"sign":${JSON.stringify(d.column)},"sign_out":<that value>}, or mapping {"sign_out":""} if every row is money in.`,
+  );
+}
+
 export async function importStatement(db: Knex, userId: string, input: ImportInput): Promise<ImportOutcome> {
   const wallet = await getWalletRow(db, userId, input.walletId, "wallet_id");
   // The statement was read before the transaction (prepareStatement) as this wallet needs it: a card
@@ -278,6 +287,8 @@ export async function importStatement(db: Knex, userId: string, input: ImportInp
         `import_rows: the statement has no row ${n}. Use the row numbers of the preview.`,
       );
   }
+  // Words no list knows decide every row's direction: the commit waits for the person's sign_out (issue 48).
+  if (!input.dryRun && parsed.unsure?.keys.includes("sign_out") === true) throw directionUnsure(parsed);
   const invalid = rows.filter((r) => r.status === "invalid");
   if (invalid.length > 0 && !input.skipInvalid && !input.dryRun) {
     const first = invalid[0]!;

@@ -49,6 +49,7 @@ export function storedMapping(text: unknown): Partial<CsvMapping> | null {
     else if (key === "decimal" && (v === "," || v === ".")) out.decimal = v;
     else if (key === "date_order" && (v === "day_first" || v === "month_first" || v === "iso")) out.date_order = v;
     else if (key === "purchases_positive" && typeof v === "boolean") out.purchases_positive = v;
+    else if (key === "sign_out" && typeof v === "string" && v.length <= 500) out.sign_out = v;
     else if ((TEXT_KEYS as readonly string[]).includes(key) && typeof v === "string" && v.length >= 1 && v.length <= 500)
       out[key as (typeof TEXT_KEYS)[number]] = v;
     else return null;
@@ -89,7 +90,9 @@ const canonical = (m: CsvMapping): string =>
  * unchanged mapping keeps its row, its time and writes nothing for the audit to capture).
  */
 export async function rememberMapping(db: Knex, userId: string, walletId: string, fingerprint: string, mapping: CsvMapping, now: Date): Promise<void> {
-  const text = canonical(withoutPlacement(mapping) as CsvMapping);
+  // "Every row is money in" (sign_out "") is this file's answer, not the layout's: the next file is asked again.
+  const { sign_out: signOut, ...rest } = withoutPlacement(mapping);
+  const text = canonical((signOut === "" ? rest : { ...rest, sign_out: signOut }) as CsvMapping);
   // Only what a restore of the account's export takes back (a column name of at most 500 characters):
   // a mapping the server could not restore is not remembered at all.
   if (storedMapping(text) === null) return;
