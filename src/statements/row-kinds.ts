@@ -176,6 +176,26 @@ const BOOKED = new Set([
   "genomfoerd",
   "kirjattu",
   "toteutunut",
+  "accepted",
+  "approved",
+  "accepte",
+  "acceptee",
+  "valide",
+  "validee",
+  "aanvaard",
+  "geaccepteerd",
+  "goedgekeurd",
+  "akzeptiert",
+  "genehmigt",
+  "aceptado",
+  "aceptada",
+  "accettato",
+  "accettata",
+  "aceite",
+  "hyvaksytty",
+  "godkand",
+  "godkendt",
+  "godkjent",
 ]);
 
 const statusWord = (cell: string): string => fold(cell).replace(/ /g, "");
@@ -241,7 +261,12 @@ export const isTotalLine = (text: string): boolean => /^(total|totals|summe|gesa
  */
 export function isStatusColumn(cells: readonly string[]): boolean {
   const filled = cells.filter((c) => c !== "");
-  return filled.length > 0 && filled.every((c) => BOOKED.has(statusWord(c)) || NOT_BOOKED[statusWord(c)] !== undefined);
+  const unknown = filled.filter((c) => !BOOKED.has(statusWord(c)) && NOT_BOOKED[statusWord(c)] === undefined);
+  if (filled.length > 0 && unknown.length === 0) return true;
+  // A booked word no list knows ("Accepté", "Verbucht"): one word repeated on most rows beside a word that
+  // says not booked is the column's word for booked, never a payee (a payee column varies).
+  const words = new Set(unknown.map(statusWord));
+  return words.size === 1 && unknown.length >= 2 && unknown.length * 2 > filled.length && unknown.length < filled.length;
 }
 
 // The words of a balance's name, folded: the balance itself (alone or ending a compound, "Anfangssaldo"),

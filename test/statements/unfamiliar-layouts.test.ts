@@ -116,4 +116,23 @@ describe("statements of unfamiliar layouts, read by their cells (issue 48)", () 
       ["-23.10", "Albert Heijn", "booked"],
     ]);
   });
+  it("reads a status column whose booked word no list knows by the words beside it that say not booked (BNP Paribas Fortis Statut)", () => {
+    const text = [
+      "Numéro de séquence;Date d'exécution;Date valeur;Montant;Devise du compte;Numéro de compte;Type de transaction;Contrepartie;Nom de la contrepartie;Communication;Détails;Statut;Motif du refus",
+      "2026-0014;28/11/2026;28/11/2026;-42,50;EUR;BE68 5390 0754 7034;Paiement par carte;;COLRUYT ETTERBEEK;;;En attente;",
+      "2026-0013;26/11/2026;26/11/2026;-120,00;EUR;BE68 5390 0754 7034;Virement en euros;BE71 0961 2345 6769;GARAGE DUPONT;Facture 88;;Refusé;Provision insuffisante",
+      "2026-0012;20/11/2026;20/11/2026;-15,99;EUR;BE68 5390 0754 7034;Paiement;BE71 0961 2345 6769;NETFLIX.COM;Domiciliation;Domiciliation NETFLIX.COM;Verwerkt OK;",
+      "2026-0011;14/11/2026;14/11/2026;2415,00;EUR;BE68 5390 0754 7034;Virement en euros;BE71 0961 2345 6769;ACME BELGIUM SA;Salaire;Salaire ACME BELGIUM SA;Verwerkt OK;",
+      "2026-0010;07/11/2026;07/11/2026;-28,75;EUR;BE68 5390 0754 7034;Paiement;BE71 0961 2345 6769;CARREFOUR MARKET IXELLES;Paiement par carte;Paiement par carte CARREFOUR;Verwerkt OK;",
+      "",
+    ].join("\n");
+    const p = parseStatement(text);
+    expect(p.rows.map((r) => [r.amount, r.notBooked ?? null])).to.deep.equal([
+      ["-42.50", "pending"],
+      ["-120.00", "declined"],
+      ["-15.99", null],
+      ["2415.00", null],
+      ["-28.75", null],
+    ]);
+  });
 });
