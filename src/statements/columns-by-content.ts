@@ -515,6 +515,28 @@ export function chooseColumnsByContent(input: ContentInput): ContentResult {
       const description = mostVaried(rest());
       if (description !== undefined) mapping.description_column = description.name;
     }
+    // A purpose that repeats the counterparty on every row behind a booking word ("EUROPESE OVERSCHRIJVING
+    // NAAR <payee>", "VIREMENT EUROPEEN <payee>") says nothing of its own: a varied text beside it that does
+    // not repeat the counterparty is the purpose (KBC's "Vrije mededeling", Belfius's "Communications").
+    const who = mapping.payer_column === undefined ? byName(mapping.payee_column) : undefined;
+    const what = byName(mapping.description_column);
+    if (given.description_column === undefined && who !== undefined && what !== undefined && repeats(what, who)) {
+      const own = mostVaried(rest().filter((p) => p.name !== what.name && !repeats(p, who)));
+      if (own !== undefined && own.distinct >= 2) mapping.description_column = own.name;
+    }
+  }
+
+  /** Whether p holds q's text on every row both fill, with more beside it. */
+  function repeats(p: Profile, q: Profile): boolean {
+    let both = 0;
+    for (let i = 0; i < p.cells.length; i++) {
+      const a = (p.cells[i] ?? "").toLowerCase();
+      const b = (q.cells[i] ?? "").toLowerCase();
+      if (a === "" || b === "") continue;
+      if (a.length <= b.length || !a.includes(b)) return false;
+      both++;
+    }
+    return both >= 2;
   }
 
   /**

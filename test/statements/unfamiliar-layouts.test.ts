@@ -135,4 +135,19 @@ describe("statements of unfamiliar layouts, read by their cells (issue 48)", () 
       ["-28.75", null],
     ]);
   });
+  it("takes as purpose a text of its own, never one that repeats the counterparty behind a booking word (KBC Omschrijving beside Vrije mededeling)", () => {
+    const text = [
+      "Rekeningnummer;Rubrieknaam;Naam;Munt;Afschriftnummer;Datum;Omschrijving;Valuta;Bedrag;Saldo;Naam tegenpartij;Vrije mededeling",
+      "BE68539007547034;Zichtrekening;JANSSENS PIETER;EUR;00011;03/11/2026;EUROPESE OVERSCHRIJVING NAAR IMMO VERHUUR BV;03/11/2026;-850,00;1026,50;Immo Verhuur BV;Huur november",
+      "BE68539007547034;Zichtrekening;JANSSENS PIETER;EUR;00011;05/11/2026;BETALING BANCONTACT COLRUYT GENT;05/11/2026;-43,21;983,29;Colruyt Gent;Kaart 1234 Gent",
+      "BE68539007547034;Zichtrekening;JANSSENS PIETER;EUR;00011;12/11/2026;EUROPESE OVERSCHRIJVING VAN WERKGEVER NV;12/11/2026;2890,00;3873,29;Werkgever NV;Loon oktober",
+      "",
+    ].join("\n");
+    const p = parseStatement(text);
+    expect(p.rows.map((r) => [r.payee, r.description])).to.deep.equal([
+      ["Immo Verhuur BV", "Huur november"],
+      ["Colruyt Gent", "Kaart 1234 Gent"],
+      ["Werkgever NV", "Loon oktober"],
+    ]);
+  });
 });
