@@ -81,8 +81,9 @@ function lettersAndDigits(cell: string): { letters: number; digits: number } {
 
 function isWordy(cell: string, letters: number, digits: number): boolean {
   if (letters < 2 || letters <= digits) return false;
+  // An IBAN is often printed in groups of four; a BIC never has a space ("IDP PURCHASE" is words, not a BIC).
   const compact = cell.replace(/\s+/g, "");
-  return !IBAN.test(compact) && !BIC.test(compact);
+  return !IBAN.test(compact) && !BIC.test(cell.trim());
 }
 
 const isDate = (cell: string) => parseDate(cell, "day_first") !== null || parseDate(cell, "month_first") !== null;

@@ -150,4 +150,25 @@ describe("statements of unfamiliar layouts, read by their cells (issue 48)", () 
       ["Werkgever NV", "Loon oktober"],
     ]);
   });
+  it("keeps the text of a column of words that read like bank codes once their spaces are gone (RBC's Description 2: IDP PURCHASE, BILL PAYMENT)", () => {
+    const text = [
+      '"Account Type","Account Number","Transaction Date","Cheque Number","Description 1","Description 2","CAD$","USD$"',
+      'Chequing,01234-5678901,11/2/2026,,"MORTGAGE PAYMENT","RBC MORTGAGE 1234",-1600.00,',
+      'Chequing,01234-5678901,11/5/2026,,"LOBLAWS #1123","IDP PURCHASE",-87.45,',
+      'Chequing,01234-5678901,11/13/2026,,"PAYROLL DEPOSIT","MAPLE LEAF CORP",3980.50,',
+      'Chequing,01234-5678901,11/17/2026,,"TIM HORTONS #4456","IDP PURCHASE",-4.75,',
+      'Chequing,01234-5678901,11/26/2026,,"BELL CANADA","BILL PAYMENT",-112.99,',
+      "",
+    ].join("\n");
+    const p = parseStatement(text);
+    // Both texts kept on every row, whichever of the two is read as the payee.
+    for (const [i, [d1, d2]] of [
+      ["MORTGAGE PAYMENT", "RBC MORTGAGE 1234"],
+      ["LOBLAWS #1123", "IDP PURCHASE"],
+      ["PAYROLL DEPOSIT", "MAPLE LEAF CORP"],
+      ["TIM HORTONS #4456", "IDP PURCHASE"],
+      ["BELL CANADA", "BILL PAYMENT"],
+    ].entries())
+      expect([p.rows[i]!.payee, p.rows[i]!.description].sort(), `row ${i + 1}`).to.deep.equal([d1, d2].sort());
+  });
 });
