@@ -9,7 +9,7 @@
  */
 import { expect } from "chai";
 import { readFileSync } from "node:fs";
-import { AppError } from "../../src/errors.js";
+import { refused } from "../helpers/refused.js";
 import { VOCABULARY } from "../../src/statements/csv.js";
 import { parseStatement } from "../../src/statements/parse.js";
 import { KNOWN_MISSES, corpus, differences, read, textOf, vocabularyWithout, withheldWords } from "../helpers/leave-one-bank-out.js";
@@ -18,16 +18,6 @@ const withheld = withheldWords();
 const everyWord = Object.values(VOCABULARY).flat();
 const pick = (rows: readonly object[], ...keys: string[]) => rows.map((r) => keys.map((k) => (r as Record<string, unknown>)[k]));
 const layout = (name: string) => corpus.find((l) => l.layout === name)!;
-
-function refused(fn: () => unknown): AppError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof AppError) return err;
-    throw err;
-  }
-  throw new Error("expected an AppError");
-}
 
 /** How many layouts read as with the whole vocabulary when the given words are withheld. */
 function rate(words: (l: (typeof corpus)[number]) => readonly string[]): { right: number; wrong: string[] } {

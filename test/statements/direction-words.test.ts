@@ -7,7 +7,7 @@
  * too eager). Engine-free; the tool's side in test/tools/import-direction-words.test.ts.
  */
 import { expect } from "chai";
-import { AppError } from "../../src/errors.js";
+import { refused } from "../helpers/refused.js";
 import { parseCsv } from "../../src/statements/csv.js";
 import { corpus, read, vocabularyWithout, withheldWords } from "../helpers/leave-one-bank-out.js";
 
@@ -26,16 +26,6 @@ const danish = [
   "2026-11-20,Overførsel,75.00,Overførsel ud",
   "",
 ].join("\n");
-
-function refused(fn: () => unknown): AppError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof AppError) return err;
-    throw err;
-  }
-  throw new Error("expected an AppError");
-}
 
 describe("statements: direction in words no list knows is asked, never read as money in", () => {
   it("asks which value of the column is money out, naming the column and its values", () => {

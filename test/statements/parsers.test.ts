@@ -4,23 +4,13 @@
  */
 import { expect } from "chai";
 import { readFileSync } from "node:fs";
-import { AppError } from "../../src/errors.js";
+import { refused } from "../helpers/refused.js";
 import { parseDate } from "../../src/statements/dates.js";
 import { parseDecimal } from "../../src/statements/numbers.js";
 import { detectFormat, parseStatement } from "../../src/statements/parse.js";
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/statements/${name}`, import.meta.url), "utf8");
 const pick = (rows: any[], ...keys: string[]) => rows.map((r) => keys.map((k) => r[k]));
-
-function refused(fn: () => unknown): AppError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof AppError) return err;
-    throw err;
-  }
-  throw new Error("expected an AppError");
-}
 
 describe("statement parsers", () => {
   it("detects each format from its markers", () => {
