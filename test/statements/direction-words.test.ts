@@ -116,7 +116,12 @@ describe("statements: direction in words no list knows is asked, never read as m
   ].join("\n");
 
   it("asks about a column of one value, naming it (money out only or in only)", () => {
-    const only = ["Buchungstag;Buchungstext;Betrag;Vorgang", "03.11.2026;Stadtwerke;80,00;Lastschrift / Belastung", "05.11.2026;Telekom;39,95;Lastschrift / Belastung", ""].join("\n");
+    const only = [
+      "Buchungstag;Buchungstext;Betrag;Vorgang",
+      "03.11.2026;Stadtwerke;80,00;Lastschrift / Belastung",
+      "05.11.2026;Telekom;39,95;Lastschrift / Belastung",
+      "",
+    ].join("\n");
     expect(parseCsv(only).unsure?.direction).to.deep.equal({ column: "Vorgang", values: ["Lastschrift / Belastung"], named: false });
     expect(parseCsv(only, { sign_out: "Lastschrift / Belastung" }).rows.map((r) => r.amount)).to.deep.equal(["-80.00", "-39.95"]);
     expect(parseCsv(only, { sign_out: "" }).rows.map((r) => r.amount)).to.deep.equal(["80.00", "39.95"]);
@@ -140,7 +145,7 @@ describe("statements: direction in words no list knows is asked, never read as m
     expect(d).to.deep.equal({ column: "Code", values: kinds.slice(0, 8), more: 2, named: false });
   });
 
-  it("asks with no column where nothing in the file may tell, and negate or sign_out \"\" answers", () => {
+  it('asks with no column where nothing in the file may tell, and negate or sign_out "" answers', () => {
     const bare = type.replace(/,[^,\n]+$/gm, "").replace("Amount\n", "Amount\n");
     expect(bare.split("\n")[0]).to.equal("Date,Description,Amount");
     expect(parseCsv(bare).unsure?.direction).to.deep.equal({ column: null, values: [], named: false });
@@ -149,7 +154,12 @@ describe("statements: direction in words no list knows is asked, never read as m
   });
 
   it('reads every row in on a card where the person says so (sign_out ""), not as purchases', () => {
-    const payments = ["Date,Merchant,Amount,Kind", "2026-11-03,Payment thank you,500.00,Bijschrijving", "2026-11-20,Payment thank you,45.00,Bijschrijving", ""].join("\n");
+    const payments = [
+      "Date,Merchant,Amount,Kind",
+      "2026-11-03,Payment thank you,500.00,Bijschrijving",
+      "2026-11-20,Payment thank you,45.00,Bijschrijving",
+      "",
+    ].join("\n");
     expect(parseCsv(payments, {}, { card: true }).unsure?.keys).to.include("sign_out");
     expect(parseCsv(payments, { sign_out: "" }, { card: true }).rows.map((r) => r.amount)).to.deep.equal(["500.00", "45.00"]);
   });
@@ -159,7 +169,9 @@ describe("statements: direction in words no list knows is asked, never read as m
     const signed = ["-23.45", "-150.00", "-900.00", "2500.00", "-11.20", "0.85", "-50.00", "-9.99"];
     const withBalance = type
       .split("\n")
-      .map((line, i) => (i === 0 ? `${line},Balance` : line === "" ? line : `${line},${(balance = Math.round((balance + Number(signed[i - 1])) * 100) / 100).toFixed(2)}`))
+      .map((line, i) =>
+        i === 0 ? `${line},Balance` : line === "" ? line : `${line},${(balance = Math.round((balance + Number(signed[i - 1])) * 100) / 100).toFixed(2)}`,
+      )
       .join("\n");
     const read = parseCsv(withBalance);
     expect(read.unsure?.keys ?? []).not.to.include("sign_out");
