@@ -12,11 +12,10 @@
 import { randomUUID } from "node:crypto";
 import { expect } from "chai";
 import type { Knex } from "knex";
-import pg from "pg";
 import { createChangeBus } from "../../src/events/bus.js";
 import { createDb } from "../../src/db/knex.js";
 import type { AuditEntry } from "../../src/audit/log.js";
-import { migratedTestDatabase, engine, PG_ADMIN_URL, type TestDatabase } from "../helpers/database.js";
+import { migratedTestDatabase, engine, withoutNewConnections, type TestDatabase } from "../helpers/database.js";
 import { callOver, insertUserWithToken } from "../helpers/direct-user.js";
 import { startServerProcess, type ServerProcess } from "../helpers/process.js";
 import { SseReader } from "../protocol/helpers.js";
@@ -108,22 +107,15 @@ describe(`faults: the change listener loses its Postgres session (${engine})`, f
       const own = (await listenerPids()).filter((pid) => !others.has(pid));
       expect(own.length).to.equal(1);
       // The bus listens again 100 ms after it lost its session (LISTEN_RETRY_FIRST_MS): a check delayed past
-      // that (a loaded machine) found it back and waited in vain for it to be down. So the database takes no
-      // new connection until the down state has been seen, and the session stays gone until then.
-      const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
-      await admin.connect();
-      const name = new URL(database.url).pathname.slice(1);
-      try {
-        await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS false`);
+      // that (a loaded machine) found it back and waited in vain for it to be down. So the session stays gone
+      // until the down state has been seen (withoutNewConnections).
+      await withoutNewConnections(database.url, async (admin) => {
         for (const pid of own) await admin.query("SELECT pg_terminate_backend($1)", [pid]);
         await until(() => !bus.listening(), "the bus to notice its session is gone");
         bus.published({ id: "999999", user_id: user.id } as AuditEntry);
         expect(got, "delivered without the listener").to.deep.equal(["999999"]);
         expect(bus.listening(), "down until it can connect").to.equal(false);
-      } finally {
-        await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`);
-        await admin.end();
-      }
+      });
       await until(() => bus.listening(), "the bus to listen again");
       off();
     } finally {

@@ -3,8 +3,7 @@
  * the Postgres change listener and shutdown.
  */
 import { expect } from "chai";
-import pg from "pg";
-import { engine, PG_ADMIN_URL } from "../helpers/database.js";
+import { engine, withoutNewConnections } from "../helpers/database.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 
 describe(`health and readiness (${engine})`, () => {
@@ -67,16 +66,13 @@ describe(`health and readiness (${engine})`, () => {
   if (engine === "postgres") {
     it("/readyz answers 503 when the change listener's session is gone, and 200 once it is back", async () => {
       // The listener reconnects 100 ms after it is lost (src/events/bus.ts LISTEN_RETRY_FIRST_MS): a probe
-      // later than that, on a loaded machine, found it back and never saw the 503. So the database takes no
-      // new connection while the probes run, and the listener stays gone until they are done; the database
-      // check keeps a pooled connection opened before, so the 503 is the listener's alone.
-      const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
-      await admin.connect();
+      // later than that, on a loaded machine, found it back and never saw the 503. So it stays gone while the
+      // probes run (withoutNewConnections); the database check keeps the pooled connection opened before, so
+      // the 503 is the listener's alone.
       const database = new URL(server.database.url).pathname.slice(1);
       let seen: { status: number; body: any } | undefined;
-      try {
-        await server.db.raw("select 1");
-        await admin.query(`ALTER DATABASE ${database} ALLOW_CONNECTIONS false`);
+      await server.db.raw("select 1");
+      await withoutNewConnections(server.database.url, async (admin) => {
         const killed = await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND query LIKE 'LISTEN %'", [database]);
         expect(killed.rowCount).to.equal(1);
         for (let i = 0; i < 400 && seen?.status !== 503; i++) {
@@ -85,10 +81,7 @@ describe(`health and readiness (${engine})`, () => {
         }
         expect(seen!.status).to.equal(503);
         expect(seen!.body.checks).to.deep.include({ listener: "disconnected", database: "ok" });
-      } finally {
-        await admin.query(`ALTER DATABASE ${database} ALLOW_CONNECTIONS true`);
-        await admin.end();
-      }
+      });
       for (let i = 0; i < 400 && seen?.status !== 200; i++) {
         await new Promise((r) => setTimeout(r, 25));
         seen = await get("/readyz");
