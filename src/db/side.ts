@@ -20,6 +20,7 @@ import { dialect } from "./knex.js";
 import { cacheStatements } from "./statement-cache.js";
 import { writeTransactionOpen } from "./pace.js";
 import { FAIL_FAST_MS } from "./sqlite-busy.js";
+import { SAFETY_NET_PAGES } from "./checkpoint.js";
 
 /** The side connection of `db`: a new one on SQLite files, `db` itself otherwise. */
 export function sideConnection(db: Knex): Knex {
@@ -46,6 +47,11 @@ export function sideConnection(db: Knex): Knex {
           return prepare(sql);
         }) as typeof conn.prepare;
         conn.pragma("foreign_keys = ON");
+        // SQLite's default automatic checkpoint (1,000 pages) ran here, on the event loop: a rate-limit
+        // count committed right after a bulk write's COMMIT, before the worker's checkpoint (50 ms
+        // later), copied the whole log back and synced the file (4,826 pages measured). The worker
+        // checkpoints; this connection only past the same safety net (src/db/checkpoint.ts).
+        conn.pragma(`wal_autocheckpoint = ${SAFETY_NET_PAGES}`);
         conn.pragma(`busy_timeout = ${FAIL_FAST_MS}`);
         conn.defaultSafeIntegers(true);
         done(null, conn);
