@@ -28,7 +28,7 @@ import { limits } from "../../generated/limits.js";
 import { tokens } from "../../scripts/answer-measure.js";
 import { girokontoCsv } from "../../scripts/bench/statement.js";
 import { engine } from "../helpers/database.js";
-import { loopBlocks, ownClock } from "../helpers/own-clock.js";
+import { loopBlocks, mark, ownBetween, watchPauses, type Mark } from "../helpers/own-clock.js";
 import { startTestServer, type TestServer, type TestUser } from "../helpers/server.js";
 
 const CAP = limits.bulkWriteRows;
@@ -89,15 +89,18 @@ describe(`bulk writes at the cap beside another user's calls (${engine})`, funct
 
   /** Runs the call beside a stream of the other user's whoami; asserts the bounds and the answer's budget. */
   async function beside(name: string, call: () => Promise<Record<string, unknown>>): Promise<Record<string, any>> {
-    const latencies: number[] = [];
+    // Each whoami's start and end; its own-clock latency is taken once the pauses are all reported.
+    const spans: [Mark, Mark][] = [];
+    const stopWatching = watchPauses();
     const wallLatencies: number[] = [];
     let done = false;
     const stream = (async () => {
-      while (!done || latencies.length < 10) {
-        const [wall, own] = [performance.now(), ownClock()];
+      while (!done || spans.length < 10) {
+        const sent = mark();
         const whoami = await server.call("whoami", {}, other.token);
-        wallLatencies.push(performance.now() - wall);
-        latencies.push(ownClock() - own);
+        const answered = mark();
+        spans.push([sent, answered]);
+        wallLatencies.push(answered.wall - sent.wall);
         expect(whoami.user_id).to.equal(other.id);
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
@@ -112,6 +115,8 @@ describe(`bulk writes at the cap beside another user's calls (${engine})`, funct
     });
     const took = performance.now() - start;
     await stream;
+    const latencies = spans.map(([a, b]) => ownBetween(a, b));
+    stopWatching();
     const answerTokens = tokens(modelText(answer));
     const r = Math.round;
     figures.push(

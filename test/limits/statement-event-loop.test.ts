@@ -15,7 +15,7 @@ import { expect } from "chai";
 import { randomUUID } from "node:crypto";
 import { engine } from "../helpers/database.js";
 import { hostileStatements } from "../helpers/hostile-statements.js";
-import { loopBlocks, ownClock } from "../helpers/own-clock.js";
+import { loopBlocks, mark, ownBetween, watchPauses, type Mark } from "../helpers/own-clock.js";
 import { INLINE_CHARS, parseStatementBounded } from "../../src/statements/bounded.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 
@@ -64,17 +64,20 @@ describe(`statement parsing beside another user's calls (${engine})`, function (
         importer.token,
       );
       expect(statement.length).to.be.within(ALLOWED - 200, ALLOWED);
-      const latencies: number[] = [];
+      // Each whoami's start and end; its own-clock latency is taken once the pauses are all reported.
+      const spans: [Mark, Mark][] = [];
+      const stopWatching = watchPauses();
       const wallLatencies: number[] = [];
       let done = false;
       const stream = (async () => {
         // Until the import is answered, and at least 6 calls: a statement read in a kept worker can be
         // answered within a few calls (issue 37), and a p99 needs samples.
-        while (!done || latencies.length < 6) {
-          const [wall, own] = [performance.now(), ownClock()];
+        while (!done || spans.length < 6) {
+          const sent = mark();
           const me = await server.call("whoami", {}, other.token);
-          wallLatencies.push(performance.now() - wall);
-          latencies.push(ownClock() - own);
+          const answered = mark();
+          spans.push([sent, answered]);
+          wallLatencies.push(answered.wall - sent.wall);
           expect(me.user_id ?? me.user?.id ?? me).to.not.equal(undefined);
           await new Promise((resolve) => setTimeout(resolve, 5));
         }
@@ -96,6 +99,8 @@ describe(`statement parsing beside another user's calls (${engine})`, function (
           blocks = stop();
         });
       await stream;
+      const latencies = spans.map(([a, b]) => ownBetween(a, b));
+      stopWatching();
       // A hostile file is refused naming the statement, an ordinary one previewed; never internal_error.
       if (answer.body.error) expect(answer.body.error.data).to.include({ code: "invalid_params", field: "statement" });
       else expect(answer.body.result.status).to.equal("dry_run");
