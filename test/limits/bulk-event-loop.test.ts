@@ -11,8 +11,9 @@
  *
  * How it stays robust on a loaded machine (the suite runs on 2 shared cores at a load average of 10): both
  * figures are taken on the process's own clock, i.e. wall time less the time the main thread was ready to
- * run but not scheduled (its run-queue wait, the second field of Linux's /proc/thread-self/schedstat).
- * That discounts exactly what other processes' load adds, and keeps everything this process causes:
+ * run but not scheduled (its run-queue wait, the second field of Linux's /proc/thread-self/schedstat),
+ * and the main thread's sleep in a garbage collection pause while V8's helper threads waited for a CPU
+ * (a 305 ms whoami in CI at load 12: test/helpers/own-clock.ts). That discounts exactly what other processes' load adds, and keeps everything this process causes:
  * its CPU work, its waits for a lock, the disk (fsync), Postgres. Elsewhere (no schedstat) the figures are
  * wall time. Wall figures are printed beside them. And, load-free, on SQLite: no read repeated page after
  * page sorts every page (each page is one range of an index). The margin comes from small slices: the work runs in
