@@ -599,7 +599,7 @@ export function chooseColumnsByContent(input: ContentInput): ContentResult {
 
 /** A column that names a kind (a category, a booking type, a status, a product) holds neither the counterparty nor the purpose. */
 const KINDS = ["categor", "kategor", "typ", "status", "state", "product", "produkt"];
-const namesAKind = (header: string) => {
+export const namesAKind = (header: string) => {
   const folded = header.toLowerCase();
   return KINDS.some((k) => folded.includes(k));
 };
@@ -620,3 +620,37 @@ const mostVaried = (ps: readonly Profile[]) =>
     (b, p) => (b === undefined || p.distinct > b.distinct || (p.distinct === b.distinct && p.averageLength > b.averageLength) ? p : b),
     undefined,
   );
+
+/**
+ * Text columns the mapping leaves unread whose words would otherwise be lost (issue 48, third probe): a third
+ * varied text beside the counterparty and the purpose (ČSOB's "název účtu protiúčtu", the counterparty's name
+ * filled on transfers only, beside a note and a booking type; DBS's "Transaction Ref2", the merchant, beside
+ * Ref1). Read by content, as chooseText reads: text on half the rows at least, varied (a booking type repeats,
+ * a status or an S/H sign says nothing of its own), not the holder's one name on every row, not a numbered
+ * reference, not a column that names a kind, and words on half its rows at least (a booking type is one word:
+ * "Lastschrift", "POS"). Its cells are kept in the row's description.
+ */
+export function moreTextColumns(columns: readonly string[], rows: readonly (readonly string[])[], mapping: Partial<CsvMapping>): string[] {
+  const sample = rows.length > MAX_ROWS ? rows.slice(0, MAX_ROWS) : rows;
+  const n = sample.length;
+  const mapped = new Set(Object.values(mapping).filter((v): v is string => typeof v === "string"));
+  const out: string[] = [];
+  columns.forEach((name, i) => {
+    if (mapped.has(name) || namesAKind(name)) return;
+    const p = profileOf(i, name, sample, ".");
+    if (!isTextColumn(p, n) || isOneName(p) || p.statuses > 0 || p.dates > 0) return;
+    // A booking type is one word ("Lastschrift", "Kartenzahlung", "POS"), and repeats; names and purposes are words.
+    if (p.distinct < 2 || p.distinct < p.filled * 0.5) return;
+    if (p.cells.filter((c) => /\S\s+\S/.test(c)).length < p.filled * 0.5) return;
+    out.push(name);
+  });
+  return out;
+}
+
+/** A cell's words where a row has no other text (PKO BP's "Tytuł: …" in "Opis transakcji" on a fee's row): letters, not a date, number, status or sign. */
+export function isWordyCell(cell: string): boolean {
+  const c = cell.trim();
+  if (c === "" || isDate(c) || notBookedOf(c) !== null || indicatorOf(c) !== null) return false;
+  const { letters, digits } = lettersAndDigits(c);
+  return isWordy(c, letters, digits);
+}

@@ -11,7 +11,7 @@ import { createHash } from "node:crypto";
 import { parse } from "csv-parse/sync";
 import { invalidParams } from "../errors.js";
 import { currencyInCell, withoutCurrency } from "./cell-currency.js";
-import { chooseColumnsByContent, type UnsureColumn } from "./columns-by-content.js";
+import { chooseColumnsByContent, isWordyCell, moreTextColumns, namesAKind, type UnsureColumn } from "./columns-by-content.js";
 import { readPreamble } from "./csv-preamble.js";
 import { rowKindsOf } from "./csv-row-kinds.js";
 import { balanceKindOf, isStatusColumn, isTotalLine, notBookedOf, sectionOf } from "./row-kinds.js";
@@ -621,11 +621,40 @@ export function detectMapping(text: string, given: Partial<CsvMapping> = {}, hin
   return { mapping: mapping as CsvMapping, records: data, columns, headerIndex, preamble, unsure: [...unsure], direction, fingerprint };
 }
 
+/**
+ * Text the mapping does not read is kept in the description, never lost (issue 48, third probe): the cells of
+ * a third varied text column (moreTextColumns), and, on a row with no payee and no purpose, the words of any
+ * other column that names no kind (PKO BP's fee row, whose only text stands in "Opis transakcji").
+ */
+function textKeeper(columns: readonly string[], records: readonly Record_[], mapping: Partial<CsvMapping>): (r: Record_, row: StatementEntry) => void {
+  const more = moreTextColumns(
+    columns,
+    records.map((r) => r.cells),
+    mapping,
+  ).map((c) => columns.indexOf(c));
+  const mapped = new Set(Object.values(mapping).filter((v): v is string => typeof v === "string"));
+  const unmapped = columns.flatMap((c, i) => (mapped.has(c) || namesAKind(c) ? [] : [i]));
+  return (r, row) => {
+    // A cell already said, or one that only repeats the counterparty behind a booking word (KBC's "EUROPESE
+    // OVERSCHRIJVING NAAR <payee>"), adds nothing of its own.
+    const has = (cell: string) =>
+      [row.payee, row.description].some((t) => t !== null && t.toLowerCase().includes(cell.toLowerCase())) ||
+      (row.payee !== null && cell.toLowerCase().includes(row.payee.toLowerCase()));
+    const own = (indexes: readonly number[]) => indexes.map((i) => (r.cells[i] ?? "").trim()).filter((c) => c !== "" && !has(c));
+    let extra = own(more);
+    if (extra.length === 0 && row.payee === null && row.description === null) extra = own(unmapped).filter(isWordyCell);
+    if (extra.length === 0) return;
+    if (row.payee === null) row.payee = extra.shift()!;
+    if (extra.length > 0) row.description = [row.description, ...extra].filter((t) => t !== null).join(" ");
+  };
+}
+
 export function parseCsv(text: string, given: Partial<CsvMapping> = {}, hints: CsvHints = {}, vocabulary: Vocabulary = NAMES): ParsedStatement {
   const { mapping, records, columns, preamble, unsure, direction, fingerprint } = detectMapping(text, given, hints, vocabulary);
   const position = positionsOf(columns);
   const at = (r: Record_, column: string | undefined): string => (column === undefined ? "" : (r.cells[position.get(column) ?? -1] ?? ""));
   const kinds = rowKindsOf(records, columns, mapping);
+  const keepText = textKeeper(columns, records, mapping);
   const rows: StatementEntry[] = [];
   const balances: { date: string; amount: string }[] = [];
   const running: RunningRow[] = [];
@@ -708,6 +737,7 @@ export function parseCsv(text: string, given: Partial<CsvMapping> = {}, hints: C
       statedRows.push({ kind: "stated", date: row.date, amount: balance });
       continue;
     }
+    keepText(r, row);
     if (balance !== null && notBooked === null && row.date !== null) {
       balances.push({ date: row.date, amount: balance });
       running.push({ row: row.row, date: row.date, amount: amount.value, balance, others: kinds.numbersOf(r) });

@@ -171,4 +171,58 @@ describe("statements of unfamiliar layouts, read by their cells (issue 48)", () 
     ].entries())
       expect([p.rows[i]!.payee, p.rows[i]!.description].sort(), `row ${i + 1}`).to.deep.equal([d1, d2].sort());
   });
+
+  describe("keeps text the mapping does not read (issue 48, third probe: text was lost with no warning)", () => {
+    it("a counterparty's name filled on transfers only, beside a note and a booking type (ČSOB)", () => {
+      const text = [
+        "číslo účtu;datum zaúčtování;částka;měna;zůstatek;číslo účtu protiúčtu;kód banky protiúčtu;název účtu protiúčtu;variabilní symbol;označení operace;ID transakce;poznámka",
+        "123456789/0300;02.11.2026;-1 234,50;CZK;20 265,50;;;;;Transakce platební kartou;900000;ALBERT HYPERMARKET PRAHA",
+        "123456789/0300;03.11.2026;-15 000,00;CZK;5 265,50;1234567/0800;0800;PETR NOVAK;202611;Odchozí úhrada;900001;NAJEM LISTOPAD",
+        "123456789/0300;05.11.2026;48 500,00;CZK;53 765,50;7654321/0100;0100;ACME S.R.O.;;Příchozí úhrada;900002;MZDA",
+        "123456789/0300;07.11.2026;-899,00;CZK;52 866,50;2222222/2010;2010;T-MOBILE CZ;2026113;Inkaso;900003;FAKTURA 11/2026",
+        "123456789/0300;09.11.2026;-39,00;CZK;52 827,50;;;;;Poplatek;900004;POPLATEK ZA VEDENI UCTU",
+        "123456789/0300;11.11.2026;-2 000,00;CZK;50 827,50;;;;;Výběr z bankomatu;900005;VYBER Z BANKOMATU",
+        "",
+      ].join("\n");
+      const p = parseStatement(text);
+      const said = p.rows.map((r) => `${r.payee ?? ""} ${r.description ?? ""}`);
+      for (const name of ["PETR NOVAK", "ACME S.R.O.", "T-MOBILE CZ"]) expect(said.some((t) => t.includes(name)), name).to.equal(true);
+      expect(p.rows.map((r) => r.amount)).to.deep.equal(["-1234.50", "-15000.00", "48500.00", "-899.00", "-39.00", "-2000.00"]);
+    });
+
+    it("a third varied text beside the payee and purpose (DBS Transaction Ref1-3, a transaction code chosen as the purpose)", () => {
+      const text = [
+        "Account Details For:,POSB eSavings Account 123-45678-9",
+        "Statement as at:,12 Nov 2026",
+        "Ledger Balance:,6243.45",
+        "",
+        "Transaction Date,Reference,Debit Amount,Credit Amount,Transaction Ref1,Transaction Ref2,Transaction Ref3",
+        "12 Nov 2026,GRO,45.60, ,SP SERVICES,GIRO ELECTRICITY,REF5000",
+        "09 Nov 2026,AWL,100.00, ,ATM WITHDRAWAL,TAMPINES CENTRAL,REF5001",
+        "07 Nov 2026,UMC,8.90, ,GRAB RIDES,SINGAPORE TAXI,REF5002",
+        "05 Nov 2026,SAL, ,5600.00,SALARY,ACME PTE LTD,REF5003",
+        "02 Nov 2026,POS,12.50, ,NETS QR PAYMENT,FAIRPRICE BEDOK,REF5004",
+        "",
+      ].join("\n");
+      const p = parseStatement(text);
+      const said = p.rows.map((r) => `${r.payee ?? ""} ${r.description ?? ""}`);
+      for (const words of ["SP SERVICES", "GIRO ELECTRICITY", "ACME PTE LTD", "FAIRPRICE BEDOK", "NETS QR PAYMENT"]) expect(said.some((t) => t.includes(words)), words).to.equal(true);
+    });
+
+    it("the only text of a row in a column the mapping does not read (PKO BP's fee row: Tytuł in Opis transakcji)", () => {
+      const text = [
+        '"Data operacji","Data waluty","Typ transakcji","Kwota","Waluta","Saldo po transakcji","Opis transakcji","","",""',
+        '"2026-11-12","2026-11-12","Opłata","-7.00","PLN","8278.51","Tytuł: OPLATA ZA KARTE","","",""',
+        '"2026-11-09","2026-11-09","Wypłata z bankomatu","-200.00","PLN","8285.51","Tytuł: 000004498849","Lokalizacja: Adres: BANKOMAT EURONET Miasto: WARSZAWA","Data wykonania operacji: 2026-11-09","Numer karty: 425125******1234"',
+        '"2026-11-07","2026-11-07","Zlecenie stałe","-89.00","PLN","8485.51","Rachunek odbiorcy: 12 1020 1234 0000 1234 5678 9030","Nazwa odbiorcy: ORANGE POLSKA","Tytuł: FAKTURA 11/2026",""',
+        '"2026-11-05","2026-11-05","Przelew na rachunek","7800.00","PLN","8574.51","Rachunek nadawcy: 12 1020 1234 0000 1234 5678 9020","Nazwa nadawcy: ACME SP Z O O","Tytuł: WYNAGRODZENIE",""',
+        '"2026-11-02","2026-11-02","Płatność kartą","-45.99","PLN","774.51","Tytuł: 000004498850","Lokalizacja: Adres: BIEDRONKA 1234 Miasto: WARSZAWA","Data wykonania operacji: 2026-11-02","Numer karty: 425125******1234"',
+        "",
+      ].join("\n");
+      const p = parseStatement(text);
+      const fee = p.rows[0]!;
+      expect(`${fee.payee ?? ""} ${fee.description ?? ""}`).to.include("OPLATA ZA KARTE");
+      expect(p.rows.map((r) => r.amount)).to.deep.equal(["-7.00", "-200.00", "-89.00", "7800.00", "-45.99"]);
+    });
+  });
 });
