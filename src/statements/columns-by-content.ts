@@ -20,7 +20,7 @@ import { NOT_A_BALANCE } from "./csv-preamble.js";
 import { indicatorOf, isIndicatorColumn } from "./csv-sign.js";
 import { parseDate } from "./dates.js";
 import { notBookedOf } from "./row-kinds.js";
-import { guessDecimal, parseDecimal } from "./numbers.js";
+import { guessDecimal, isNoAmount, parseDecimal } from "./numbers.js";
 import type { CsvMapping } from "./types.js";
 
 /** What content can tell that the reader then asks the person to confirm. */
@@ -53,6 +53,8 @@ interface Profile {
   negatives: number;
   /** Cells of digits only (a check number, a card's last four, a reference): not money by themselves. */
   plainIntegers: number;
+  /** Cells of a dash alone: no amount on that row (a debit column's dash on a credit's row). */
+  dashes: number;
   /** Cells with words (letters, not a code such as an IBAN or a BIC). */
   wordy: number;
   distinct: number;
@@ -115,7 +117,12 @@ function profileOf(index: number, name: string, rows: readonly (readonly string[
   let wordy = 0;
   let statuses = 0;
   let odd = 0;
+  let dashes = 0;
   for (const c of filledCells) {
+    if (isNoAmount(c)) {
+      dashes++;
+      continue;
+    }
     if (notBookedOf(c) !== null) statuses++;
     const { letters, digits } = lettersAndDigits(c);
     // Every date and number has a digit; a number has at most a currency code's three letters.
@@ -145,6 +152,7 @@ function profileOf(index: number, name: string, rows: readonly (readonly string[
     negatives,
     plainIntegers,
     wordy,
+    dashes,
     distinct: new Set(filledCells.map((c) => c.toLowerCase())).size,
     distinctWords: new Set(filledCells.map((c) => c.toLowerCase().replace(/\d+/g, "#"))).size,
     averageLength: filledCells.length === 0 ? 0 : filledCells.reduce((n, c) => n + c.length, 0) / filledCells.length,
@@ -166,7 +174,7 @@ const isDateColumn = (p: Profile) => p.filled > p.statuses && p.dates >= (p.fill
  */
 const isMoneyColumn = (p: Profile) =>
   p.filled > 0 &&
-  p.numbers + p.odd === p.filled &&
+  p.numbers + p.odd + p.dashes === p.filled &&
   p.odd <= Math.max(1, p.filled / 10) &&
   p.numbers > p.odd &&
   p.dates < p.filled &&

@@ -19,7 +19,7 @@ import { checkRunningBalance, decimalOf, units, type RunningRow } from "./runnin
 import { resolveBalances, type FoundBalance } from "./stated-balances.js";
 import { directionOf, isIndicatorColumn, settleDirection } from "./csv-sign.js";
 import { guessDateOrder, parseDate } from "./dates.js";
-import { guessDecimal, parseDecimal } from "./numbers.js";
+import { guessDecimal, isNoAmount, parseDecimal } from "./numbers.js";
 import { emptyRow, type CsvMapping, type DirectionAsk, type ParsedStatement, type StatedBalance, type StatementEntry } from "./types.js";
 
 /** What the caller knows of the wallet that helps read a file: a card's export may list purchases as positive. */
@@ -833,8 +833,8 @@ function readMagnitude(r: Record_, mapping: CsvMapping, at: (r: Record_, c: stri
       ? { error: `amount ${JSON.stringify(text.slice(0, 40))} does not read as a number with decimal ${JSON.stringify(mapping.decimal)}` }
       : { value, currency: currencyInCell(text) };
   }
-  const debitText = at(r, mapping.debit_column);
-  const creditText = at(r, mapping.credit_column);
+  // A dash stands for no amount in the other column of the pair.
+  const [debitText, creditText] = [at(r, mapping.debit_column), at(r, mapping.credit_column)].map((c) => (isNoAmount(c) ? "" : c)) as [string, string];
   const debit = debitText === "" ? null : parseDecimal(debitText, mapping.decimal);
   const credit = creditText === "" ? null : parseDecimal(creditText, mapping.decimal);
   if (debitText !== "" && debit === null) return { error: `debit ${JSON.stringify(debitText.slice(0, 40))} does not read as a number` };

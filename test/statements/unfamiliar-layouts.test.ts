@@ -225,4 +225,21 @@ describe("statements of unfamiliar layouts, read by their cells (issue 48)", () 
       expect(p.rows.map((r) => r.amount)).to.deep.equal(["-7.00", "-200.00", "-89.00", "7800.00", "-45.99"]);
     });
   });
+
+  it("reads a dash in a debit or credit cell as no amount, so the pair is found by its cells (Banorte Depósitos/Retiros, $ amounts, a totals trailer)", () => {
+    const text = [
+      "Cuenta,Fecha De Operación,Fecha,Referencia,Descripción,Cod. Transac,Sucursal,Depósitos,Retiros,Saldo,Movimiento,Descripción Detallada",
+      `'0123456789,11/11/2026,11/11/2026,7005,COMISION E IVA,D01,0123,"-","$13.92","$15,847.08",6,COMISION E IVA REF 7005`,
+      `'0123456789,09/11/2026,09/11/2026,7004,RETIRO CAJERO BANORTE,D01,0123,"-","$1,200.00","$15,861.00",5,RETIRO CAJERO BANORTE REF 7004`,
+      `'0123456789,05/11/2026,05/11/2026,7002,PAGO DE NOMINA ACME MEXICO,C01,0123,"$22,000.00","-","$17,061.00",3,PAGO DE NOMINA ACME MEXICO REF 7002`,
+      `'0123456789,03/11/2026,03/11/2026,7001,SPEI ENVIADO RENTA NOV LUIS PEREZ,D01,0123,"-","$9,500.00","-$4,939.00",2,SPEI ENVIADO RENTA NOV REF 7001`,
+      `,,,,Total Depósitos,,,"$22,000.00",,,,`,
+      `,,,,Total Retiros,,,,"$10,713.92",,,`,
+      "",
+    ].join("\n");
+    const p = parseStatement(text, undefined, { date_order: "day_first" });
+    expect(p.mapping).to.include({ debit_column: "Retiros", credit_column: "Depósitos" });
+    expect(p.rows.map((r) => r.amount)).to.deep.equal(["-13.92", "-1200.00", "22000.00", "-9500.00"]);
+    expect(p.balanceIssues).to.equal(undefined);
+  });
 });
