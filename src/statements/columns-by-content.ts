@@ -388,6 +388,12 @@ export function chooseColumnsByContent(input: ContentInput): ContentResult {
         }
       }
       mapping.amount_column = amount.name;
+    } else if (pair === undefined && mapping.balance_column !== undefined) {
+      // Balance lines among the rows (Itaú's "SALDO ANTERIOR" and "SALDO TOTAL DISPONÍVEL DIA" after each
+      // day): the amount is the money column filled on every row the balance column leaves empty.
+      const balance = byName(mapping.balance_column)!;
+      const amount = candidates.find((p) => p.filled >= n * 0.5 && p.cells.every((c, i) => c !== "" || balance.cells[i] !== ""));
+      if (amount !== undefined) mapping.amount_column = amount.name;
     }
   }
   // A sign column no name told: every row S or H, Af or Bij, Debit or Credit … beside an amount.

@@ -242,4 +242,26 @@ describe("statements of unfamiliar layouts, read by their cells (issue 48)", () 
     expect(p.rows.map((r) => r.amount)).to.deep.equal(["-13.92", "-1200.00", "22000.00", "-9500.00"]);
     expect(p.balanceIssues).to.equal(undefined);
   });
+
+  it("reads the amount beside balance lines that fill the balance column only (Itaú: SALDO ANTERIOR, SALDO TOTAL DISPONÍVEL DIA after each day)", () => {
+    const text = [
+      "data;lançamento;ag./origem;valor (R$);saldos (R$)",
+      "30/10/2026;SALDO ANTERIOR;;;1.523,40",
+      "02/11/2026;PIX TRANSF MARIA S02/11;;-150,00;",
+      "02/11/2026;SALDO TOTAL DISPONÍVEL DIA;;;1.373,40",
+      "03/11/2026;PAY SUPERMERCADO ZAF;;-87,35;",
+      "03/11/2026;TED 341.1234 JOAO P;;2.500,00;",
+      "03/11/2026;SALDO TOTAL DISPONÍVEL DIA;;;3.786,05",
+      "05/11/2026;TAR PACOTE ITAU;;-39,90;",
+      "05/11/2026;SALDO TOTAL DISPONÍVEL DIA;;;3.746,15",
+      "",
+    ].join("\n");
+    const p = parseStatement(text);
+    expect(p.rows.map((r) => [r.amount, r.payee, r.error])).to.deep.equal([
+      ["-150.00", "PIX TRANSF MARIA S02/11", null],
+      ["-87.35", "PAY SUPERMERCADO ZAF", null],
+      ["2500.00", "TED 341.1234 JOAO P", null],
+      ["-39.90", "TAR PACOTE ITAU", null],
+    ]);
+  });
 });
