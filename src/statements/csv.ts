@@ -559,9 +559,10 @@ export function detectMapping(text: string, given: Partial<CsvMapping> = {}, hin
     );
   const anyDate = records.some((r) => r.cells.some((c) => parseDate(c, "day_first") !== null || parseDate(c, "month_first") !== null));
   if (!anyDate) throw notAStatement();
-  if (mapping.date_column === undefined) throw missing("mapping.date_column", "the booking date");
+  // Named as the tool's mapping names them (mapping.amount, not the reader's amount_column): the person sends that key.
+  if (mapping.date_column === undefined) throw missing("mapping.date", "the booking date");
   if (mapping.amount_column === undefined && mapping.debit_column === undefined && mapping.credit_column === undefined)
-    throw missing("mapping.amount_column", "the amount (or mapping.debit_column and mapping.credit_column)");
+    throw missing("mapping.amount", "the amount (or mapping.debit and mapping.credit)");
   const amountSamples = [
     ...cellsOf(mapping.amount_column),
     ...cellsOf(mapping.debit_column),
@@ -613,9 +614,9 @@ export function detectMapping(text: string, given: Partial<CsvMapping> = {}, hin
     const column = mapping[key];
     if (column !== undefined && !columns.includes(column))
       throw invalidParams(
-        `mapping.${key}`,
+        `mapping.${key.replace(/_column$/, "")}`,
         "a column of the header row",
-        `mapping.${key}: there is no column ${JSON.stringify(column)}. Columns: ${columns.map((c) => JSON.stringify(c)).join(", ")}.`,
+        `mapping.${key.replace(/_column$/, "")}: there is no column ${JSON.stringify(column)}. Columns: ${columns.map((c) => JSON.stringify(c)).join(", ")}.`,
       );
   }
   return { mapping: mapping as CsvMapping, records: data, columns, headerIndex, preamble, unsure: [...unsure], direction, fingerprint };
