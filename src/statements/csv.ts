@@ -431,7 +431,13 @@ export function detectMapping(text: string, given: Partial<CsvMapping> = {}, hin
   } else headerIndex = findHeader(records, width, vocabulary);
   const header = headerIndex >= 0 ? records[headerIndex]!.cells : [];
   const columnCount = Math.max(width, header.length);
-  const columns = Array.from({ length: columnCount }, (_, i) => (header[i] ? header[i]! : `#${i + 1}`));
+  // A name the header repeats ("(SGD)" over UOB's withdrawals and deposits, ING's two "Währung") names its first
+  // column; each later one is told by its position too, so that each column can be read and named in a mapping.
+  const columns = Array.from({ length: columnCount }, (_, i) => {
+    const name = header[i];
+    if (!name) return `#${i + 1}`;
+    return header.indexOf(name) < i ? `${name} #${i + 1}` : name;
+  });
   const preamble = records.slice(0, Math.max(headerIndex, 0)).map((r) => r.cells);
   const fingerprint =
     given.delimiter === undefined && given.header_row === undefined ? fingerprintOf(delimiter, records, headerIndex, width) : layoutFingerprint(text);

@@ -264,4 +264,23 @@ describe("statements of unfamiliar layouts, read by their cells (issue 48)", () 
       ["-39.90", "TAR PACOTE ITAU", null],
     ]);
   });
+
+  it("tells apart two columns the header names alike (UOB's header over two rows: Withdrawal and Deposit above, (SGD) and (SGD) below)", () => {
+    const text = [
+      "Account Number:,123-456-789-0",
+      "Statement Period:,01 Nov 2026 To 12 Nov 2026",
+      "",
+      "Transaction,Transaction,Withdrawal,Deposit,Available",
+      "Date,Description,(SGD),(SGD),Balance (SGD)",
+      '02 Nov 2026,NTUC FAIRPRICE BEDOK,"18.40","","1,871.60"',
+      '04 Nov 2026,FAST PAYMENT RENT LIM BEE HOON,"2,200.00","","-328.40"',
+      '06 Nov 2026,GIRO SALARY ACME ASIA,"","6,100.00","5,771.60"',
+      '08 Nov 2026,SINGTEL GIRO,"62.00","","5,709.60"',
+      "",
+    ].join("\n");
+    const p = parseStatement(text);
+    expect(p.mapping).to.include({ debit_column: "(SGD)", credit_column: "(SGD) #4" });
+    expect(p.rows.map((r) => r.amount)).to.deep.equal(["-18.40", "-2200.00", "6100.00", "-62.00"]);
+    expect(p.closing).to.deep.equal({ date: "2026-11-08", amount: "5709.60" });
+  });
 });
