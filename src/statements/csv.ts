@@ -48,8 +48,14 @@ function readRecords(text: string, delimiter: string, fromLine = 1): Record_[] {
   }) as unknown as { record: string[]; info: { lines: number } }[];
   return out.map(({ record, info }) => ({
     line: info.lines - record.reduce((n, cell) => n + (cell.match(/\n/g)?.length ?? 0), 0),
-    cells: record.map((c) => c.trim()),
+    cells: record.map(cellText),
   }));
+}
+
+/** A cell's text: trimmed, and out of a pair of single quotes that wrap it whole (FNB's ' 2 Nov 2026', 'POS Purchase'). */
+function cellText(cell: string): string {
+  const c = cell.trim();
+  return /^'[^']*'$/.test(c) ? c.slice(1, -1).trim() : c;
 }
 
 /** Each column name's first position (what columns.indexOf answers), in one pass. */

@@ -283,4 +283,23 @@ describe("statements of unfamiliar layouts, read by their cells (issue 48)", () 
     expect(p.rows.map((r) => r.amount)).to.deep.equal(["-18.40", "-2200.00", "6100.00", "-62.00"]);
     expect(p.closing).to.deep.equal({ date: "2026-11-08", amount: "5709.60" });
   });
+
+  it("reads cells wrapped in single quotes for what they hold (FNB: ' 2 Nov 2026', 'POS Purchase'; each line led by its record type)", () => {
+    const text = [
+      "2,'Name:','MR J SMITH'",
+      "3,'Account:','62012345678','FNB Easy Account'",
+      "5,Number,Date,Description1,Description2,Description3,Amount,Balance,Accrued Charges",
+      "5,1,' 2 Nov 2026','POS Purchase','Checkers Sea Point','4587*1234  02 Nov',-345.60,3102.18,0.00",
+      "5,2,' 4 Nov 2026','Internet Pmt To','Rent Nov J Botha','4587*1234  04 Nov',-7500.00,-4397.82,0.00",
+      "5,3,'13 Nov 2026','Magtape Credit','Salary Acme SA','4587*1234  13 Nov',18500.00,14102.18,10.50",
+      "",
+    ].join("\n");
+    const p = parseStatement(text, undefined, { header_row: 3 });
+    expect(p.rows.map((r) => [r.date, r.amount, r.payee, r.description])).to.deep.equal([
+      ["2026-11-02", "-345.60", "POS Purchase", "Checkers Sea Point"],
+      ["2026-11-04", "-7500.00", "Internet Pmt To", "Rent Nov J Botha"],
+      ["2026-11-13", "18500.00", "Magtape Credit", "Salary Acme SA"],
+    ]);
+    expect(p.closing).to.deep.equal({ date: "2026-11-13", amount: "14102.18" });
+  });
 });
