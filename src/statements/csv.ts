@@ -18,7 +18,7 @@ import { balanceKindOf, isStatusColumn, isTotalLine, notBookedOf, sectionOf } fr
 import { checkRunningBalance, decimalOf, units, type RunningRow } from "./running-balance.js";
 import { resolveBalances, type FoundBalance } from "./stated-balances.js";
 import { directionOf, isIndicatorColumn, settleDirection } from "./csv-sign.js";
-import { guessDateOrder, parseDate } from "./dates.js";
+import { compactOrder, guessDateOrder, parseDate } from "./dates.js";
 import { guessDecimal, isNoAmount, parseDecimal } from "./numbers.js";
 import { emptyRow, type CsvMapping, type DirectionAsk, type ParsedStatement, type StatedBalance, type StatementEntry } from "./types.js";
 
@@ -598,7 +598,8 @@ export function detectMapping(text: string, given: Partial<CsvMapping> = {}, hin
   // Said false by the person: kept, so that a mapping remembered from it says so too.
   else if (given.purchases_positive === false) mapping.purchases_positive = false;
   const dates = cellsOf(mapping.date_column);
-  mapping.date_order = given.date_order ?? guessDateOrder(dates, delimiter === "," && mapping.decimal === "." ? "month_first" : "day_first");
+  mapping.date_order =
+    given.date_order ?? guessDateOrder(dates, compactOrder(dates) ?? (delimiter === "," && mapping.decimal === "." ? "month_first" : "day_first"));
   // No day above 12 and no ISO date: the order is the default for the file's delimiter, a guess, when it
   // matters (a date that reads otherwise in the other order; "03 Nov 2026" and "05/05/2026" do not).
   const guessed = guessDateOrder(dates, "day_first") !== guessDateOrder(dates, "month_first");

@@ -302,4 +302,38 @@ describe("statements of unfamiliar layouts, read by their cells (issue 48)", () 
     ]);
     expect(p.closing).to.deep.equal({ date: "2026-11-13", amount: "14102.18" });
   });
+
+  describe("dates no day above 12 decides (issue 48, third probe: the other order, answered, booked the rows months away and the hand-typed twins twice)", () => {
+    it("reads dotted dates day-first without asking: no locale writes month.day.year (Raiffeisen ELBA, no header)", () => {
+      const text = [
+        "11.11.2026;Kontoführung;11.11.2026;-6,90;EUR;11.11.2026 15:35:12:123",
+        "09.11.2026;Auszahlung Karte MC/000001234 BANKOMAT 12345;09.11.2026;-100,00;EUR;09.11.2026 14:34:12:123",
+        "05.11.2026;Gehalt November ACME GMBH;05.11.2026;2650,00;EUR;05.11.2026 12:32:12:123",
+        "03.11.2026;Dauerauftrag Miete November HAUSVERWALTUNG GRUBER;03.11.2026;-850,00;EUR;03.11.2026 11:31:12:123",
+        "",
+      ].join("\n");
+      const p = parseStatement(text);
+      expect(p.rows.map((r) => [r.date, r.amount])).to.deep.equal([
+        ["2026-11-11", "-6.90"],
+        ["2026-11-09", "-100.00"],
+        ["2026-11-05", "2650.00"],
+        ["2026-11-03", "-850.00"],
+      ]);
+      expect(p.unsure?.keys ?? []).not.to.include("date_order");
+    });
+
+    it("reads first the order that keeps a statement's dates within a month, and still asks (ICICI: 02/11 … 12/11 is November, not February to December)", () => {
+      const text = [
+        "S No.,Value Date,Transaction Date,Cheque Number,Transaction Remarks,Withdrawal Amount (INR ),Deposit Amount (INR ),Balance (INR )",
+        '1,02/11/2026,02/11/2026,-,"UPI/630512345678/SWIGGY/Payment","1,250.00","0.00","43,960.55"',
+        '2,03/11/2026,03/11/2026,-,"NEFT-RENT NOV-MR A SHARMA","25,000.00","0.00","18,960.55"',
+        '3,05/11/2026,05/11/2026,-,"NEFT-SALARY-ACME TECHNOLOGIES","0.00","85,000.00","1,03,960.55"',
+        '4,12/11/2026,12/11/2026,-,"SMS CHARGES INCL GST","118.00","0.00","1,03,842.55"',
+        "",
+      ].join("\n");
+      const p = parseStatement(text);
+      expect(p.rows.map((r) => r.date)).to.deep.equal(["2026-11-02", "2026-11-03", "2026-11-05", "2026-11-12"]);
+      expect(p.unsure?.keys).to.include("date_order");
+    });
+  });
 });
