@@ -234,8 +234,18 @@ export function worstTransactions(costs: readonly TransactionCost[]): { expenseO
   return { expenseOrIncome, transferLeg: worst(costs.filter((c) => c.direction === "transfer")) };
 }
 
-/** 128-bit-looking base62 ids from a seeded generator: as costly to read as real ones, the same every run. */
-function seededIds(random: () => number): IdSource {
+/**
+ * The moment the demo ledger is measured at: it ends on this day (Europe/Berlin). Any fixed moment would do,
+ * but one that moves would not: the ledger holds the days of this month so far, so early in a month it has
+ * ~25 fewer transactions than late in one (test/protocol/answer-budgets.test.ts).
+ */
+export const DEMO_LEDGER_AT = new Date("2026-11-24T12:00:00Z");
+
+/**
+ * 128-bit-looking base62 ids from a seeded generator: as costly to read as real ones, the same every run
+ * (a random id reads as 12 to 17 tokens, so random ones move a row's cost by a few tokens from run to run).
+ */
+export function seededIds(random: () => number): IdSource {
   const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
   return { next: (prefix: IdPrefix) => `${prefix}_${Array.from({ length: 22 }, () => ALPHABET[Math.floor(random() * 62)]).join("")}` };
 }

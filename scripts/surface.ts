@@ -13,10 +13,7 @@ import { fileURLToPath } from "node:url";
 import { BUDGETS, measureSurface, surfaceReport, tokens } from "../codegen/budgets.js";
 import { instructions, tools } from "../generated/registry.js";
 import { ANSWER_BUDGETS } from "../src/mcp/answer-budgets.js";
-import { measureAnswers, withDemoLedger, worstTransactions } from "./answer-measure.js";
-
-/** The demo ledger ends on this day (Europe/Berlin); any fixed moment would do. */
-const LEDGER_AT = new Date("2026-11-24T12:00:00Z");
+import { DEMO_LEDGER_AT as LEDGER_AT, measureAnswers, withDemoLedger, worstTransactions } from "./answer-measure.js";
 
 const m = measureSurface(tools);
 const rows = m.perTool.map(

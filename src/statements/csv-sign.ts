@@ -101,17 +101,22 @@ const CURRENCIES = new Set(Intl.supportedValuesOf("currency"));
 /** The most values a column of direction words holds (a transfer, a card payment, a direct debit … and money in). */
 const MAX_DIRECTION_VALUES = 4;
 const MAX_DIRECTION_LENGTH = 24;
+/** The values an ask shows of a column that holds more (a transaction-type column): the count says the rest. */
+export const SHOWN_DIRECTION_VALUES = 8;
 
 /**
  * A column that may tell money out from in with words no list here knows ("Belast."/"Gutschr.",
- * "Afschrijving"/"Bijschrijving", "PAY"/"RCV"): filled on every row, 2 to 4 distinct short values, each with
- * a letter, none a number or a date, not all currency codes. Its distinct values, in the order of the file, or null.
+ * "Afschrijving"/"Bijschrijving", "PAY"/"RCV"): filled on every row, short values, each with a letter, none a
+ * number or a date, not all currency codes; 2 to 4 distinct values, or, with `wide`, one value (a filtered
+ * view's "Lastschrift" on every row) or more than 4 that repeat (a transaction type: "Card payment",
+ * "Direct debit", "Standing order" …). Its distinct values, in the order of the file, or null.
  * The caller asks the person which one is money out (docs/import.md, mapping_unsure); it never guesses.
  */
-export function directionWords(cells: readonly string[], isNumberOrDate: (cell: string) => boolean): string[] | null {
+export function directionWords(cells: readonly string[], isNumberOrDate: (cell: string) => boolean, wide = false): string[] | null {
   if (cells.length < 2 || cells.some((c) => c.trim() === "")) return null;
   const values = [...new Set(cells.map((c) => c.trim()))];
-  if (values.length < 2 || values.length > MAX_DIRECTION_VALUES) return null;
+  const narrow = values.length >= 2 && values.length <= MAX_DIRECTION_VALUES;
+  if (!narrow && !(wide && (values.length === 1 || values.length < cells.length))) return null;
   const fits = (v: string) => v.length <= MAX_DIRECTION_LENGTH && /\p{L}/u.test(v) && !isNumberOrDate(v);
   // A currency column of a multi-currency export ("EUR", "USD") is no direction; "PAY"/"RCV" may be.
   return values.every(fits) && !values.every((v) => CURRENCIES.has(v)) ? values : null;
@@ -145,6 +150,9 @@ const open = (d: DirectionInput): string[] => [
 
 const quoted = (values: readonly string[]) => values.map((v) => JSON.stringify(v)).join(", ");
 
+/** A direction column's values as an ask names them (the warning, the refusal): the first few, and how many more. */
+export const directionValues = (d: DirectionAsk): string => `${quoted(d.values)}${d.more === undefined ? "" : ` and ${d.more} more`}`;
+
 /**
  * Sets mapping.sign_out (and the sign column it names, when the person sent only the value), and says what
  * the person must be asked (issue 48: a balance is never silently wrong): a sign column of words no list
@@ -169,7 +177,15 @@ export function settleDirection(d: DirectionInput): DirectionAsk | null {
   if (mapping.sign_column !== undefined) {
     const cells = cellsOf(mapping.sign_column);
     const values = [...new Set(cells.map((c) => c.trim()))];
-    if (signOut === undefined) return isIndicatorColumn(cells) ? null : { column: mapping.sign_column, values: values.slice(0, 8), named: true };
+    if (signOut === undefined)
+      return isIndicatorColumn(cells)
+        ? null
+        : {
+            column: mapping.sign_column,
+            values: values.slice(0, SHOWN_DIRECTION_VALUES),
+            named: true,
+            ...(values.length > SHOWN_DIRECTION_VALUES ? { more: values.length - SHOWN_DIRECTION_VALUES } : {}),
+          };
     if (out.size > 0 && values.length > 1 && !values.some((v) => out.has(word(v))))
       throw invalidParams(
         "mapping.sign_out",
@@ -179,16 +195,36 @@ export function settleDirection(d: DirectionInput): DirectionAsk | null {
     return null;
   }
   // sign_out "" and no sign column: the person said every row is money in.
-  if (signOut !== undefined || mapping.amount_column === undefined || given.purchases_positive !== undefined) return null;
-  if (mapping.debit_column !== undefined || mapping.credit_column !== undefined || mapping.balance_column !== undefined) return null;
-  if (d.amounts.some((a) => a !== null && a.startsWith("-"))) return null;
-  // Of several, a column whose values repeat (as directions do, row after row) before one that may be text.
-  const found: DirectionAsk[] = [];
+  if (signOut !== undefined || mapping.balance_column !== undefined) return null;
+  return unsignedAsk(d);
+}
+
+/**
+ * Where one unsigned amount column is all non-negative and nothing signs it (no debit/credit pair, indicator
+ * column, sign_out or negate from the person), what to ask: the column most likely to tell money out from
+ * in (2 to 4 repeating values, then a transaction type of more, then 2 to 4 once each, then one value on every
+ * row), or no column at all; null when something signs the amounts. A running balance is not looked at here:
+ * the caller reads the signs by it where it has one (running-balance.ts, signsByBalance).
+ */
+export function unsignedAsk(d: DirectionInput): DirectionAsk | null {
+  const { mapping, given } = d;
+  if (given.sign_out !== undefined || mapping.sign_column !== undefined || mapping.amount_column === undefined || given.purchases_positive !== undefined)
+    return null;
+  if (mapping.debit_column !== undefined || mapping.credit_column !== undefined) return null;
+  const read = d.amounts.filter((a): a is string => a !== null);
+  if (read.length === 0 || read.some((a) => a.startsWith("-"))) return null;
+  const found: { ask: DirectionAsk; rank: number }[] = [];
   for (const column of open(d)) {
-    const values = directionWords(d.cellsBesideAmounts(column), d.isNumberOrDate);
+    const cells = d.cellsBesideAmounts(column);
+    const values = directionWords(cells, d.isNumberOrDate, true);
+    if (values === null || d.isStatus(d.cellsOf(column))) continue;
     // A purpose column found by content is asked about only where its values repeat: two rows of two purposes are text.
-    const repeats = values !== null && values.length < d.cellsBesideAmounts(column).length;
-    if (values !== null && !d.isStatus(cellsOf(column)) && (repeats || column !== d.mapping.description_column)) found.push({ column, values, named: false });
+    const repeats = values.length < cells.length;
+    if (!repeats && column === d.mapping.description_column) continue;
+    const rank = values.length === 1 ? 3 : values.length > MAX_DIRECTION_VALUES ? 1 : repeats ? 0 : 2;
+    const shown = values.slice(0, SHOWN_DIRECTION_VALUES);
+    found.push({ ask: { column, values: shown, named: false, ...(values.length > shown.length ? { more: values.length - shown.length } : {}) }, rank });
   }
-  return found.find((f) => f.values.length < d.cellsBesideAmounts(f.column).length) ?? found[0] ?? null;
+  found.sort((a, b) => a.rank - b.rank);
+  return found[0]?.ask ?? { column: null, values: [], named: false };
 }

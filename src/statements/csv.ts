@@ -15,9 +15,9 @@ import { chooseColumnsByContent, isWordyCell, moreTextColumns, namesAKind, type 
 import { readPreamble } from "./csv-preamble.js";
 import { rowKindsOf } from "./csv-row-kinds.js";
 import { balanceKindOf, isStatusColumn, isTotalLine, notBookedOf, sectionOf } from "./row-kinds.js";
-import { checkRunningBalance, decimalOf, units, type RunningRow } from "./running-balance.js";
+import { checkRunningBalance, decimalOf, signsByBalance, units, type RunningRow } from "./running-balance.js";
 import { resolveBalances, type FoundBalance } from "./stated-balances.js";
-import { directionOf, isIndicatorColumn, settleDirection } from "./csv-sign.js";
+import { directionOf, isIndicatorColumn, settleDirection, unsignedAsk, type DirectionInput } from "./csv-sign.js";
 import { compactOrder, guessDateOrder, parseDate } from "./dates.js";
 import { guessDecimal, isNoAmount, parseDecimal } from "./numbers.js";
 import { emptyRow, type CsvMapping, type DirectionAsk, type ParsedStatement, type StatedBalance, type StatementEntry } from "./types.js";
@@ -362,6 +362,8 @@ export interface DetectedCsv {
   unsure: ("date_order" | UnsureColumn | "sign_out")[];
   /** The column whose words may tell money out from in, when the person must say which (unsure "sign_out"). */
   direction: DirectionAsk | null;
+  /** Unsigned amounts nothing signs but a running balance: what to ask where the balance does not tell. */
+  byBalance: DirectionAsk | null;
   /** The layout's fingerprint (layoutFingerprint), null when the file does not read without a mapping. */
   fingerprint: string | null;
 }
@@ -589,6 +591,8 @@ export function detectMapping(text: string, given: Partial<CsvMapping> = {}, hin
     (hints.card === true &&
       mapping.amount_column !== undefined &&
       mapping.sign_column === undefined &&
+      // sign_out "" is the person's "every row is money in": no amount is negated.
+      given.sign_out === undefined &&
       (() => {
         const values = cellsOf(mapping.amount_column).map((c) => parseDecimal(c, mapping.decimal!));
         const negative = values.filter((v) => v !== null && v.startsWith("-")).length;
@@ -606,7 +610,7 @@ export function detectMapping(text: string, given: Partial<CsvMapping> = {}, hin
   const matters = dates.some((d) => parseDate(d, "day_first") !== parseDate(d, "month_first"));
   const amountAt = mapping.amount_column === undefined ? -1 : (position.get(mapping.amount_column) ?? -1);
   const withAmount = data.filter((r) => (r.cells[amountAt] ?? "") !== "");
-  const direction = settleDirection({
+  const input: DirectionInput = {
     columns,
     used,
     mapping,
@@ -617,7 +621,10 @@ export function detectMapping(text: string, given: Partial<CsvMapping> = {}, hin
     isNumberOrDate: (c) =>
       parseDecimal(c, ",") !== null || parseDecimal(c, ".") !== null || parseDate(c, "day_first") !== null || parseDate(c, "month_first") !== null,
     isStatus: isStatusColumn,
-  });
+  };
+  const direction = settleDirection(input);
+  // Unsigned amounts beside a running balance: the balance tells the signs, or the question is asked (parseCsv).
+  const byBalance = mapping.balance_column !== undefined && given.sign_out === undefined ? unsignedAsk(input) : null;
   const unsure = [
     ...(given.date_order === undefined && guessed && matters ? (["date_order"] as const) : []),
     ...byContent.unsure,
@@ -632,7 +639,7 @@ export function detectMapping(text: string, given: Partial<CsvMapping> = {}, hin
         `mapping.${key.replace(/_column$/, "")}: there is no column ${JSON.stringify(column)}. Columns: ${columns.map((c) => JSON.stringify(c)).join(", ")}.`,
       );
   }
-  return { mapping: mapping as CsvMapping, records: data, columns, headerIndex, preamble, unsure: [...unsure], direction, fingerprint };
+  return { mapping: mapping as CsvMapping, records: data, columns, headerIndex, preamble, unsure: [...unsure], direction, byBalance, fingerprint };
 }
 
 /**
@@ -664,7 +671,9 @@ function textKeeper(columns: readonly string[], records: readonly Record_[], map
 }
 
 export function parseCsv(text: string, given: Partial<CsvMapping> = {}, hints: CsvHints = {}, vocabulary: Vocabulary = NAMES): ParsedStatement {
-  const { mapping, records, columns, preamble, unsure, direction, fingerprint } = detectMapping(text, given, hints, vocabulary);
+  const detected = detectMapping(text, given, hints, vocabulary);
+  const { mapping, records, columns, preamble, unsure, byBalance, fingerprint } = detected;
+  let direction = detected.direction;
   const position = positionsOf(columns);
   const at = (r: Record_, column: string | undefined): string => (column === undefined ? "" : (r.cells[position.get(column) ?? -1] ?? ""));
   const kinds = rowKindsOf(records, columns, mapping);
@@ -757,12 +766,39 @@ export function parseCsv(text: string, given: Partial<CsvMapping> = {}, hints: C
       running.push({ row: row.row, date: row.date, amount: amount.value, balance, others: kinds.numbersOf(r) });
     }
   }
+  // Unsigned amounts beside a running balance (issue 48): each row signed by the balance's change, where it
+  // tells every row but the first (a card's balance may count what is owed: asked there instead).
+  const signs = byBalance === null || hints.card === true || mapping.fee_column !== undefined ? null : signsByBalance(running);
+  if (signs !== null) {
+    const known = signs.filter((s) => s !== null);
+    const recordAt = new Map(records.map((r) => [r.line, r]));
+    const firstAt = signs.indexOf(null);
+    // The first row: as the other rows of its value in the direction column, else as most rows.
+    const column = byBalance!.column;
+    const valueOf = (i: number) => (column === null ? null : at(recordAt.get(running[i]!.row)!, column).trim());
+    const alike = column === null ? [] : signs.filter((s, i) => s !== null && valueOf(i) === valueOf(firstAt));
+    const out = known.filter((s) => s === "out").length;
+    signs[firstAt] = alike.length > 0 && alike.every((s) => s === alike[0]) ? alike[0]! : out > known.length - out ? "out" : "in";
+    const byRow = new Map(running.map((r, i) => [r.row, signs[i]!]));
+    for (const row of rows) {
+      const sign = byRow.get(row.row);
+      if (sign === "out" && row.amount !== null && !row.amount.startsWith("-")) row.amount = `-${row.amount}`;
+      if (sign === "in" && row.amount !== null) row.amount = row.amount.replace(/^-/, "");
+    }
+    const amountOf = new Map(rows.map((row) => [row.row, row.amount]));
+    for (const r of running) r.amount = amountOf.get(r.row) ?? r.amount;
+  }
   const booked = rows.filter((r) => r.notBooked === undefined);
   const dates = booked.map((r) => r.date).filter((d): d is string => d !== null);
   const latest = dates.reduce<string | null>((m, d) => (m === null || d > m ? d : m), null);
   const earliest = dates.reduce<string | null>((m, d) => (m === null || d < m ? d : m), null);
   const stated = readPreamble(preamble, mapping.decimal, mapping.date_order);
   const check = checkRunningBalance(running, dayBefore);
+  // Where the balance does not tell them and reverses a row's sign as read, the person is asked.
+  if (byBalance !== null && signs === null && check.issues.some((i) => i.kind === "sign")) {
+    direction = byBalance;
+    unsure.push("sign_out");
+  }
   const sum = decimalOf(booked.reduce((n, r) => n + (r.amount === null ? 0n : units(r.amount)), 0n));
   const resolved = resolveBalances([...stated.found, ...statedRows], { earliest, latest, periodEnd: stated.periodEnd, periodStart: stated.periodStart, sum });
   return {

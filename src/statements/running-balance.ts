@@ -119,3 +119,30 @@ export function checkRunningBalance(rows: readonly RunningRow[], dayBefore: (dat
   }
   return { issues, feeColumn, opening };
 }
+
+/**
+ * The signs of unsigned amounts told by a running balance (issue 48): in booking order, a row after the
+ * first is money out where the balance falls by its amount and money in where it rises by it. In the file's
+ * order; null in the first booked row's place (no balance before it tells), and null as a whole where any
+ * other row's change is not its amount either way or the column repeats one figure (the check then names
+ * the rows as read: balance_column_mismatch).
+ */
+export function signsByBalance(rows: readonly RunningRow[]): ("out" | "in" | null)[] | null {
+  if (rows.length < 2 || rows.every((r) => units(r.balance) === units(rows[0]!.balance))) return null;
+  const settle = (order: number[]): ("out" | "in" | null)[] | null => {
+    const signs: ("out" | "in" | null)[] = rows.map(() => null);
+    for (let k = 1; k < order.length; k++) {
+      const change = units(rows[order[k]!]!.balance) - units(rows[order[k - 1]!]!.balance);
+      const amount = units(rows[order[k]!]!.amount);
+      if (amount < 0n || (change !== amount && change !== -amount)) return null;
+      signs[order[k]!] = change < 0n ? "out" : "in";
+    }
+    return signs;
+  };
+  const forward = rows.map((_, i) => i);
+  const backward = [...forward].reverse();
+  const first = rows[0]!.date;
+  const last = rows[rows.length - 1]!.date;
+  // Oldest first or newest first by the dates; one day only: whichever order the balances follow.
+  return first < last ? settle(forward) : first > last ? settle(backward) : (settle(forward) ?? settle(backward));
+}

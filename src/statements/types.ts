@@ -82,8 +82,12 @@ export interface CsvMapping {
 
 /** A column that may tell money out from in with words no list knows, and its values: the person says which is out. */
 export interface DirectionAsk {
-  column: string;
+  /** Null where no column of the file may tell (unsigned amounts and nothing else): the person says all in or all out. */
+  column: string | null;
+  /** Its distinct values, the first few (SHOWN_DIRECTION_VALUES in csv-sign.ts). */
   values: string[];
+  /** How many more values the column holds than are shown. */
+  more?: number;
   /** True when the person (or a remembered mapping) named the column; false when found by content. */
   named: boolean;
 }

@@ -13,7 +13,7 @@ import { authenticateBearer, revokeToken } from "../../src/auth/tokens.js";
 import { createTokenCache, type TokenCache } from "../../src/auth/token-cache.js";
 import { createChangeBus, type ChangeBus } from "../../src/events/bus.js";
 import { createDb } from "../../src/db/knex.js";
-import { migratedTestDatabase, engine, type TestDatabase } from "../helpers/database.js";
+import { migratedTestDatabase, engine, withoutNewConnections, type TestDatabase } from "../helpers/database.js";
 import { insertUserWithToken } from "../helpers/direct-user.js";
 import { startTestServer } from "../helpers/server.js";
 
@@ -136,11 +136,14 @@ describe(`token cache (${engine})`, function () {
     const name = new URL(database.url).pathname.slice(1);
     const pids = (await db.raw("SELECT pid FROM pg_stat_activity WHERE datname = ? AND query ILIKE 'LISTEN %'", [name])).rows as { pid: number }[];
     expect(pids.length).to.equal(1);
-    await db.raw("SELECT pg_terminate_backend(?)", [pids[0]!.pid]);
-    await until(() => !bus.listening(), "the bus to notice its session is gone");
-    // Revoked while no NOTIFY can arrive: the next call reads the database.
-    await db("mcp_tokens").where({ user_id: user.id }).update({ revoked_at: new Date().toISOString() });
-    expect(await refused(user.token)).to.equal(true);
+    // The session stays gone until the checks are done (withoutNewConnections: the bus retries after 100 ms).
+    await withoutNewConnections(database.url, async (admin) => {
+      await admin.query("SELECT pg_terminate_backend($1)", [pids[0]!.pid]);
+      await until(() => !bus.listening(), "the bus to notice its session is gone");
+      // Revoked while no NOTIFY can arrive: the next call reads the database.
+      await db("mcp_tokens").where({ user_id: user.id }).update({ revoked_at: new Date().toISOString() });
+      expect(await refused(user.token)).to.equal(true);
+    });
     await until(() => bus.listening(), "the bus to listen again");
     expect(await refused(user.token)).to.equal(true);
 
@@ -148,8 +151,10 @@ describe(`token cache (${engine})`, function () {
     const second = await insertUserWithToken(db);
     await auth(second.token);
     const pids2 = (await db.raw("SELECT pid FROM pg_stat_activity WHERE datname = ? AND query ILIKE 'LISTEN %'", [name])).rows as { pid: number }[];
-    await db.raw("SELECT pg_terminate_backend(?)", [pids2[0]!.pid]);
-    await until(() => !bus.listening(), "the bus to notice its session is gone");
+    await withoutNewConnections(database.url, async (admin) => {
+      await admin.query("SELECT pg_terminate_backend($1)", [pids2[0]!.pid]);
+      await until(() => !bus.listening(), "the bus to notice its session is gone");
+    });
     await until(() => bus.listening(), "the bus to listen again");
     const before = queries;
     await auth(second.token);

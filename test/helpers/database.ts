@@ -155,6 +155,24 @@ async function withAdmin<T>(work: (admin: pg.Client) => Promise<T>): Promise<T> 
   }
 }
 
+/**
+ * Postgres: runs `work` (given a session on the admin database) while the database at `url` takes no new
+ * connection, its open ones kept, then lets it take them again. A test that kills a LISTEN session runs
+ * its checks inside, so the session cannot come back (the change bus retries 100 ms after losing it)
+ * before the test has seen it gone, however late a loaded machine lets the test look.
+ */
+export async function withoutNewConnections<T>(url: string, work: (admin: pg.Client) => Promise<T>): Promise<T> {
+  const name = new URL(url).pathname.slice(1);
+  return withAdmin(async (admin) => {
+    await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS false`);
+    try {
+      return await work(admin);
+    } finally {
+      await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`);
+    }
+  });
+}
+
 async function postgresDatabase(template?: string): Promise<TestDatabase> {
   const name = `fmcp_test_${randomBytes(6).toString("hex")}`;
   await withAdmin((admin) => admin.query(`CREATE DATABASE ${name}${template ? ` TEMPLATE ${template}` : ""}`));

@@ -5,13 +5,29 @@
  * The text is the compact rendering of structuredContent (src/mcp/model-text.ts): a page of transactions
  * is a table, so a transaction costs its row and a share of the column names and wallet ids stated once
  * (scripts/answer-measure.ts measures it; npm run surface writes the same figures into docs/tool-surface.md).
+ *
+ * The server runs on the same fixed moment and seeded ids as that measure (DEMO_LEDGER_AT, seededIds), so
+ * the figures depend neither on the day nor on chance: the demo ledger holds the current month's days so far
+ * (105 transactions on the 24th; 87 to 100 from the 1st to the 17th, when "more than 100" failed), and a
+ * random id moves a row's cost (52 to 60 of its budget of 60 over 600 sets of random ids).
  */
 import { expect } from "chai";
 import { authenticateBearer } from "../../src/auth/tokens.js";
-import { seedDemoPerson } from "../../src/demo/seed.js";
 import { ANSWER_BUDGETS } from "../../src/mcp/answer-budgets.js";
 import { modelData, modelText } from "../../src/mcp/model-text.js";
-import { listedTransactionCosts, measureAnswers, schemaLargestArgs, tokens, type AnswerMeasure, type TransactionCost } from "../../scripts/answer-measure.js";
+import {
+  DEMO_LEDGER_AT,
+  listedTransactionCosts,
+  measureAnswers,
+  schemaLargestArgs,
+  seededIds,
+  tokens,
+  type AnswerMeasure,
+  type TransactionCost,
+} from "../../scripts/answer-measure.js";
+import { todayInTimeZone } from "../../src/calendar/time-zones.js";
+import { DEMO_TIMEZONE, seedDemoPerson } from "../../src/demo/seed.js";
+import { seededRandom } from "../../src/random.js";
 import { engine } from "../helpers/database.js";
 import { startTestServer, type TestServer, type TestUser } from "../helpers/server.js";
 
@@ -52,11 +68,11 @@ describe(`answers sized for a model (${engine})`, function () {
     return a.body.result.structuredContent as Record<string, any>;
   };
   before(async () => {
-    server = await startTestServer();
-    user = await server.createUser();
-    const caller = await authenticateBearer(server.db, `Bearer ${user.token}`, server.config.tokenPepper);
-    await seedDemoPerson(server.services.dispatch, caller);
-    measure = await measureAnswers(call, new Date().toISOString().slice(0, 10));
+    server = await startTestServer({}, { now: () => DEMO_LEDGER_AT, ids: seededIds(seededRandom(20261124)) });
+    user = await server.createUser({ timezone: DEMO_TIMEZONE, currency: "EUR" });
+    const caller = await authenticateBearer(server.db, `Bearer ${user.token}`, server.config.tokenPepper, DEMO_LEDGER_AT);
+    await seedDemoPerson(server.services.dispatch, caller, DEMO_LEDGER_AT);
+    measure = await measureAnswers(call, todayInTimeZone(DEMO_TIMEZONE, DEMO_LEDGER_AT));
   });
   after(async () => server.close());
 

@@ -45,9 +45,7 @@ function steady(text: string, seen: Map<string, string>): string {
       let standIn = seen.get(value);
       if (standIn === undefined) {
         const digest = createHash("sha256").update(`stand-in ${seen.size}`).digest();
-        standIn = alphabet
-          ? value.replace(/[^.]/g, (_, i: number) => alphabet[digest[i % digest.length]! % alphabet.length]!)
-          : "2036-11-25T09:30:00.000Z";
+        standIn = alphabet ? value.replace(/[^.]/g, (_, i: number) => alphabet[digest[i % digest.length]! % alphabet.length]!) : "2036-11-25T09:30:00.000Z";
         seen.set(value, standIn);
       }
       return standIn;

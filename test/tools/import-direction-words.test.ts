@@ -67,4 +67,86 @@ describe(`import_transactions asks which word is money out where no list knows t
     const next = await importFile(me.token, w, { dry_run: true });
     expect(next.warnings.map((x: { code: string }) => x.code)).to.include("mapping_unsure");
   });
+
+  // The shapes the first version left unasked, on a checking and a card wallet, with and without a running
+  // balance: a direction column of one value (money out only, money in only), a transaction type of 6 values,
+  // no column at all. Each is read right by the file's own evidence, or asked and refused until answered,
+  // and the answer reads it right; none commits a wrong balance unasked.
+  type Row = [date: string, text: string, amount: string, type: string];
+  const outOnly: Row[] = [["2026-11-03", "Stadtwerke", "-80.00", "Lastschrift / Belastung"], ["2026-11-05", "Telekom", "-39.95", "Lastschrift / Belastung"], ["2026-11-09", "Versicherung", "-12.50", "Lastschrift / Belastung"]];
+  const inOnly: Row[] = [["2026-11-03", "Salaris", "2100.00", "Bijschrijving"], ["2026-11-15", "Teruggave", "45.00", "Bijschrijving"], ["2026-11-20", "Rente", "1.20", "Bijschrijving"]];
+  const typed: Row[] = [
+    ["2026-11-01", "Tesco", "-23.45", "Card payment"],
+    ["2026-11-02", "Council Tax", "-150.00", "Direct debit"],
+    ["2026-11-03", "Landlord", "-900.00", "Standing order"],
+    ["2026-11-04", "Employer Ltd", "2500.00", "Transfer in"],
+    ["2026-11-05", "Tesco", "-11.20", "Card payment"],
+    ["2026-11-06", "Interest", "0.85", "Interest"],
+    ["2026-11-07", "Cash", "-50.00", "ATM"],
+  ];
+  const csv = (rows: Row[], withType: boolean, opening: number | null) => {
+    let balance = opening ?? 0;
+    const lines = rows.map((r) => {
+      balance = Math.round((balance + Number(r[2])) * 100) / 100;
+      return [r[0], r[1], r[2].replace("-", ""), ...(withType ? [r[3]] : []), ...(opening === null ? [] : [balance.toFixed(2)])].join(",");
+    });
+    return [["Date", "Description", "Amount", ...(withType ? ["Type"] : []), ...(opening === null ? [] : ["Balance"])].join(","), ...lines, ""].join("\n");
+  };
+  const shapes: [string, Row[], boolean][] = [
+    ["money out only", outOnly, true],
+    ["money in only", inOnly, true],
+    ["a type of 6 values", typed, true],
+    ["no column, out only", outOnly, false],
+    ["no column, in only", inOnly, false],
+    ["no column, mixed", typed, false],
+  ];
+
+  for (const type of ["checking", "credit_card"] as const)
+    it(`reads each unsigned shape right or asks, on a ${type} wallet, with and without a running balance`, async () => {
+      const me = await server.createUser();
+      const opening = type === "checking" ? 1000 : -200;
+      const asked: string[] = [];
+      for (const [name, rows, withType] of shapes)
+        for (const running of [false, true]) {
+          const statement = csv(rows, withType, running ? opening : null);
+          const where = `${name}${running ? " with a balance" : ""}`;
+          const truth = ((opening * 100 + rows.reduce((n, r) => n + Math.round(Number(r[2]) * 100), 0)) / 100).toFixed(2);
+          const fresh = async () =>
+            (await server.call("create_wallet", { name: `W ${randomUUID().slice(0, 8)}`, type, currency: "EUR", opening_balance: opening.toFixed(2), idempotency_key: randomUUID() }, me.token))
+              .wallet.id as string;
+          const send = (w: string, extra: Record<string, unknown> = {}) => server.call("import_transactions", { wallet_id: w, statement, idempotency_key: randomUUID(), ...extra }, me.token);
+          const w = await fresh();
+          const preview = await send(w, { dry_run: true });
+          const unsure = preview.warnings.find((x: { code: string; message: string }) => x.code === "mapping_unsure" && x.message.includes("sign_out"));
+          if (unsure === undefined) {
+            // Read by the file's own evidence: right, with nothing to ask.
+            await send(w);
+            expect(await balance(me.token, w), where).to.equal(truth);
+            continue;
+          }
+          asked.push(where);
+          const refused = await server.callError("import_transactions", { wallet_id: w, statement, idempotency_key: randomUUID() }, me.token);
+          expect(refused.data, where).to.include({ code: "invalid_params", field: "mapping.sign_out" });
+          expect(await balance(me.token, w), where).to.equal(opening.toFixed(2));
+          // The person's answer, in the shape the warning names, reads the file right.
+          const outs = [...new Set(rows.filter((r) => r[2].startsWith("-")).map((r) => r[3]))];
+          const mixed = outs.length > 0 && outs.length < new Set(rows.map((r) => r[3])).size;
+          if (!withType && mixed) {
+            expect(unsure.message, where).to.include("a file that mixes them cannot be read");
+            continue;
+          }
+          if (withType) expect(unsure.message, where).to.include(`column "Type": ${[...new Set(rows.map((r) => JSON.stringify(r[3])))].join(", ")}`);
+          const answer = outs.length === 0 ? { sign_out: "" } : withType ? { sign: "Type", sign_out: outs.join("|") } : { negate: true };
+          const answered = await fresh();
+          await send(answered, { mapping: answer });
+          expect(await balance(me.token, answered), `${where} answered ${JSON.stringify(answer)}`).to.equal(truth);
+        }
+      // A balance tells the signs on a checking wallet (a card's may count what is owed); money out only reads as
+      // purchases on a card.
+      expect(asked).to.deep.equal(
+        type === "checking"
+          ? ["money out only", "money in only", "a type of 6 values", "no column, out only", "no column, in only", "no column, mixed"]
+          : ["money out only", "money in only", "money in only with a balance", "a type of 6 values", "a type of 6 values with a balance", "no column, out only", "no column, in only", "no column, in only with a balance", "no column, mixed", "no column, mixed with a balance"],
+      );
+    });
 });

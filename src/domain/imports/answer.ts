@@ -7,6 +7,7 @@ import type { ImportRow, StatementMapping, Warning } from "../../../generated/ty
 import { stringMaxLengths } from "../../../generated/limits.js";
 import { formatMinor } from "../../money/amount.js";
 import type { CsvMapping, ParsedStatement } from "../../statements/parse.js";
+import { directionValues } from "../../statements/csv-sign.js";
 import type { ImportOutcome, MappingSource, PlannedEntry, Reconciliation, RowStatus } from "./import.js";
 import { decisionNeeded, decisionText, type BalanceGate } from "./balance-gate.js";
 
@@ -111,7 +112,10 @@ export function importWarnings(
     if (unsure.keys.includes("sign_out") && d !== undefined)
       out.push({
         code: "mapping_unsure",
-        message: `${d.named ? `Column ${JSON.stringify(d.column)} holds words no list here knows as money out or in` : `Every amount in this CSV is unsigned and nothing tells money out from in but column ${JSON.stringify(d.column)}`}: ${d.values.map((v) => JSON.stringify(v)).join(", ")}. The commit waits: ask the person which value means money out, then send mapping.sign ${JSON.stringify(d.column)} and mapping.sign_out naming it (several separated by "|"), or mapping.sign_out "" if every row is money in.`,
+        message:
+          d.column === null
+            ? `Every amount in this CSV is unsigned and nothing in it tells money out from in. The commit waits: ask the person, then send mapping.sign_out "" if every row is money in, or mapping.negate true if every row is money out; a file that mixes them cannot be read: export it with signed amounts or debit and credit columns.`
+            : `${d.named ? `Column ${JSON.stringify(d.column)} holds words no list here knows as money out or in` : `Every amount in this CSV is unsigned and nothing tells money out from in but column ${JSON.stringify(d.column)}`}: ${directionValues(d)}. The commit waits: ask the person which value means money out, then send mapping.sign ${JSON.stringify(d.column)} and mapping.sign_out naming it (several separated by "|"), or mapping.sign_out "" if every row is money in.`,
       });
   }
   if (descriptionsCut > 0)

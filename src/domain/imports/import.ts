@@ -27,6 +27,7 @@ import { addDays } from "../../calendar/days.js";
 import { parseStatementBounded } from "../../statements/bounded.js";
 import type { CsvHints, CsvMapping, ParsedStatement, StatementFormat } from "../../statements/parse.js";
 import { sameCurrency } from "../../statements/cell-currency.js";
+import { directionValues } from "../../statements/csv-sign.js";
 import { listRules } from "../rules/store.js";
 import { firstMatch } from "../rules/match.js";
 import { assertRunningTotals } from "../wallets/ceiling.js";
@@ -227,7 +228,9 @@ function directionUnsure(parsed: ParsedStatement) {
   return invalidParams(
     "mapping.sign_out",
     "the value of the sign column that means money out, named by the person",
-    `mapping.sign_out: nothing but column ${JSON.stringify(d.column)} (${d.values.map((v) => JSON.stringify(v)).join(", ")}) tells money out from in, in words no list here knows. Nothing was imported. Ask the person which value means money out, then send mapping {"sign":${JSON.stringify(d.column)},"sign_out":<that value>}, or mapping {"sign_out":""} if every row is money in.`,
+    d.column === null
+      ? `mapping.sign_out: every amount is unsigned and nothing in this CSV tells money out from in. Nothing was imported. Ask the person, then send mapping {"sign_out":""} if every row is money in, or mapping {"negate":true} if every row is money out; a file that mixes them cannot be read: export it with signed amounts or debit and credit columns.`
+      : `mapping.sign_out: nothing but column ${JSON.stringify(d.column)} (${directionValues(d)}) tells money out from in, in words no list here knows. Nothing was imported. Ask the person which value means money out, then send mapping {"sign":${JSON.stringify(d.column)},"sign_out":<that value>} (several separated by "|"), or mapping {"sign_out":""} if every row is money in.`,
   );
 }
 
