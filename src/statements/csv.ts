@@ -18,9 +18,9 @@ import { balanceKindOf, isStatusColumn, isTotalLine, notBookedOf, sectionOf } fr
 import { checkRunningBalance, decimalOf, signsByBalance, units, type RunningRow } from "./running-balance.js";
 import { resolveBalances, type FoundBalance } from "./stated-balances.js";
 import { directionOf, isIndicatorColumn, settleDirection, unsignedAsk, type DirectionInput } from "./csv-sign.js";
-import { compactOrder, guessDateOrder, parseDate } from "./dates.js";
+import { compactOrder, dateRange, guessDateOrder, parseDate } from "./dates.js";
 import { guessDecimal, isNoAmount, parseDecimal } from "./numbers.js";
-import { emptyRow, type CsvMapping, type DirectionAsk, type ParsedStatement, type StatedBalance, type StatementEntry } from "./types.js";
+import { emptyRow, type CsvMapping, type DateOrder, type DirectionAsk, type ParsedStatement, type StatedBalance, type StatementEntry } from "./types.js";
 
 /** What the caller knows of the wallet that helps read a file: a card's export may list purchases as positive. */
 export interface CsvHints {
@@ -364,6 +364,8 @@ export interface DetectedCsv {
   direction: DirectionAsk | null;
   /** Unsigned amounts nothing signs but a running balance: what to ask where the balance does not tell. */
   byBalance: DirectionAsk | null;
+  /** The given date order spreads the rows over months where the other keeps them within one. */
+  apart: ParsedStatement["datesApart"] | null;
   /** The layout's fingerprint (layoutFingerprint), null when the file does not read without a mapping. */
   fingerprint: string | null;
 }
@@ -607,6 +609,13 @@ export function detectMapping(text: string, given: Partial<CsvMapping> = {}, hin
   // No day above 12 and no ISO date: the order is the default for the file's delimiter, a guess, when it
   // matters (a date that reads otherwise in the other order; "03 Nov 2026" and "05/05/2026" do not).
   const guessed = guessDateOrder(dates, "day_first") !== guessDateOrder(dates, "month_first");
+  // An order the person (or a remembered mapping) gave that spreads a month's rows over months, where the
+  // other keeps them within one (a day-first statement answered month-first): the commit waits for them.
+  const compact = compactOrder(dates);
+  const apart =
+    given.date_order !== undefined && given.date_order !== "iso" && compact !== null && compact !== given.date_order
+      ? datesApartOf(dates, given.date_order, compact)
+      : null;
   const matters = dates.some((d) => parseDate(d, "day_first") !== parseDate(d, "month_first"));
   const amountAt = mapping.amount_column === undefined ? -1 : (position.get(mapping.amount_column) ?? -1);
   const withAmount = data.filter((r) => (r.cells[amountAt] ?? "") !== "");
@@ -639,7 +648,7 @@ export function detectMapping(text: string, given: Partial<CsvMapping> = {}, hin
         `mapping.${key.replace(/_column$/, "")}: there is no column ${JSON.stringify(column)}. Columns: ${columns.map((c) => JSON.stringify(c)).join(", ")}.`,
       );
   }
-  return { mapping: mapping as CsvMapping, records: data, columns, headerIndex, preamble, unsure: [...unsure], direction, byBalance, fingerprint };
+  return { mapping: mapping as CsvMapping, records: data, columns, headerIndex, preamble, unsure: [...unsure], direction, byBalance, fingerprint, apart };
 }
 
 /**
@@ -811,6 +820,7 @@ export function parseCsv(text: string, given: Partial<CsvMapping> = {}, hints: C
     mapping,
     layout: fingerprint,
     ...(check.issues.length === 0 ? {} : { balanceIssues: { issues: check.issues, feeColumn: check.feeColumn } }),
+    ...(detected.apart === null || detected.apart === undefined ? {} : { datesApart: detected.apart }),
     ...(unsure.length === 0 || records.length === 0
       ? {}
       : {
@@ -821,6 +831,11 @@ export function parseCsv(text: string, given: Partial<CsvMapping> = {}, hints: C
           },
         }),
   };
+}
+
+function datesApartOf(dates: readonly string[], order: DateOrder, other: DateOrder): NonNullable<ParsedStatement["datesApart"]> | null {
+  const [read, compact] = [dateRange(dates, order), dateRange(dates, other)];
+  return read === null || compact === null ? null : { order, from: read.from, to: read.to, other, otherFrom: compact.from, otherTo: compact.to };
 }
 
 const dayBefore = (date: string): string => new Date(Date.parse(`${date}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);

@@ -111,22 +111,26 @@ export function guessDateOrder(samples: readonly string[], fallback: DateOrder):
 /**
  * Where no date decides: the order under which a statement's dates fall within one month's span while the
  * other order spreads them over months (ICICI's 02/11 … 12/11 is November, not February to December). The
- * preview still asks (mapping_unsure); this is only the order it reads first. Null when both or neither do.
+ * preview still asks (mapping_unsure); this is the order it reads first, and an answer of the other order
+ * waits for the person's confirmation (ParsedStatement.datesApart). Null when both or neither do.
  */
 export function compactOrder(samples: readonly string[]): DateOrder | null {
-  const span = (order: DateOrder) => {
-    let [low, high, n] = [Infinity, -Infinity, 0];
-    for (const d of samples) {
-      const date = parseDate(d, order);
-      if (date === null) continue;
-      const day = Date.parse(date) / 86_400_000;
-      [low, high, n] = [Math.min(low, day), Math.max(high, day), n + 1];
-    }
-    return n < 3 ? null : high - low;
-  };
-  const [d, m] = [span("day_first"), span("month_first")];
-  if (d === null || m === null) return null;
+  const [d, m] = [dateRange(samples, "day_first")?.days, dateRange(samples, "month_first")?.days];
+  if (d === undefined || m === undefined) return null;
   if (d <= 31 && m > 62) return "day_first";
   if (m <= 31 && d > 62) return "month_first";
   return null;
+}
+
+/** The first and last of the dates read in an order, and the days between them; null for fewer than three. */
+export function dateRange(samples: readonly string[], order: DateOrder): { from: string; to: string; days: number } | null {
+  let [from, to, n] = ["", "", 0];
+  for (const d of samples) {
+    const date = parseDate(d, order);
+    if (date === null) continue;
+    if (from === "" || date < from) from = date;
+    if (to === "" || date > to) to = date;
+    n++;
+  }
+  return n < 3 ? null : { from, to, days: (Date.parse(to) - Date.parse(from)) / 86_400_000 };
 }

@@ -186,7 +186,11 @@ describe("statements of unfamiliar layouts, read by their cells (issue 48)", () 
       ].join("\n");
       const p = parseStatement(text);
       const said = p.rows.map((r) => `${r.payee ?? ""} ${r.description ?? ""}`);
-      for (const name of ["PETR NOVAK", "ACME S.R.O.", "T-MOBILE CZ"]) expect(said.some((t) => t.includes(name)), name).to.equal(true);
+      for (const name of ["PETR NOVAK", "ACME S.R.O.", "T-MOBILE CZ"])
+        expect(
+          said.some((t) => t.includes(name)),
+          name,
+        ).to.equal(true);
       expect(p.rows.map((r) => r.amount)).to.deep.equal(["-1234.50", "-15000.00", "48500.00", "-899.00", "-39.00", "-2000.00"]);
     });
 
@@ -206,7 +210,11 @@ describe("statements of unfamiliar layouts, read by their cells (issue 48)", () 
       ].join("\n");
       const p = parseStatement(text);
       const said = p.rows.map((r) => `${r.payee ?? ""} ${r.description ?? ""}`);
-      for (const words of ["SP SERVICES", "GIRO ELECTRICITY", "ACME PTE LTD", "FAIRPRICE BEDOK", "NETS QR PAYMENT"]) expect(said.some((t) => t.includes(words)), words).to.equal(true);
+      for (const words of ["SP SERVICES", "GIRO ELECTRICITY", "ACME PTE LTD", "FAIRPRICE BEDOK", "NETS QR PAYMENT"])
+        expect(
+          said.some((t) => t.includes(words)),
+          words,
+        ).to.equal(true);
     });
 
     it("the only text of a row in a column the mapping does not read (PKO BP's fee row: Tytuł in Opis transakcji)", () => {
