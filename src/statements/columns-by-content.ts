@@ -349,6 +349,27 @@ export function chooseColumnsByContent(input: ContentInput): ContentResult {
     return undefined;
   };
 
+  /** Of the first eight full money columns, one that is the sum of two others on every row, the second of them not all zero. */
+  const totalOf = (full: readonly Profile[]): Profile | undefined => {
+    const few = full.slice(0, 8);
+    for (const t of few)
+      for (const a of few)
+        for (const b of few) {
+          if (t === a || t === b || a === b) continue;
+          const [ct, ca, cb] = [centsOf(t), centsOf(a), centsOf(b)];
+          let sums = true;
+          let part = false;
+          for (let i = 0; i < n && sums; i++) {
+            contentWork.steps++;
+            const [x, y, z] = [ct[i] ?? 0, ca[i] ?? 0, cb[i] ?? 0];
+            if (x !== y + z) sums = false;
+            else if (z !== 0) part = true;
+          }
+          if (sums && part) return t;
+        }
+    return undefined;
+  };
+
   // An amount column that fills only some rows beside one that fills the others is one of a debit/credit
   // pair: the pair and its direction are found below, as for a pair no name told.
   if (given.amount_column === undefined && mapping.amount_column !== undefined && mapping.debit_column === undefined && mapping.credit_column === undefined) {
@@ -375,7 +396,7 @@ export function chooseColumnsByContent(input: ContentInput): ContentResult {
       choosePair(pair[0], pair[1]);
     } else if (full.length > 0) {
       // A signed amount and perhaps its running balance: the amount is the column the other runs with.
-      let amount = full[0]!;
+      let amount: Profile | undefined;
       for (const a of full) {
         const balance = balanceFor(
           centsOf(a),
@@ -387,7 +408,9 @@ export function chooseColumnsByContent(input: ContentInput): ContentResult {
           break;
         }
       }
-      mapping.amount_column = amount.name;
+      // No balance tells: a column that is the sum of two others on every row is the money that moved, the
+      // others its parts (Up's Total = Subtotal + Round Up; issue 48, third probe: the round-ups were lost).
+      mapping.amount_column = (amount ?? totalOf(full) ?? full[0]!).name;
     } else if (pair === undefined && mapping.balance_column !== undefined) {
       // Balance lines among the rows (Itaú's "SALDO ANTERIOR" and "SALDO TOTAL DISPONÍVEL DIA" after each
       // day): the amount is the money column filled on every row the balance column leaves empty.

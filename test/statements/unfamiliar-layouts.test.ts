@@ -344,4 +344,23 @@ describe("statements of unfamiliar layouts, read by their cells (issue 48)", () 
       expect(p.unsure?.keys).to.include("date_order");
     });
   });
+
+  it("reads as the amount the column that sums two others on every row, where no balance tells (Up: Total = Subtotal + Round Up)", () => {
+    const text = [
+      "Time,BSB / Account Number,Transaction Type,Payee,Description,Category,Tags,Subtotal (AUD),Currency,Subtotal (Transaction Currency),Round Up (AUD),Total (AUD),Payment Method,Settled Date",
+      "2026-11-09 17:21:10,633-123 / 12345678,Purchase,Spotify,SPOTIFY SYDNEY,Entertainment,,-19.98,AUD,-19.98,-0.01,-19.99,Card,2026-11-10",
+      "2026-11-07 10:24:10,633-123 / 12345678,Purchase,Woolworths,WOOLWORTHS SYDNEY,Groceries,,-56.00,AUD,-56.00,0.00,-56.00,Card,2026-11-08",
+      "2026-11-05 12:20:10,633-123 / 12345678,Deposit,Acme Pty Ltd,ACME PTY LTD SYDNEY,Income,,3100.00,AUD,3100.00,0.00,3100.00,BPAY,2026-11-06",
+      "2026-11-02 14:22:10,633-123 / 12345678,Purchase,Gumption Coffee,GUMPTION COFFEE SYDNEY,Coffee,,-4.00,AUD,-4.00,-0.50,-4.50,Card,2026-11-03",
+      "",
+    ].join("\n");
+    const p = parseStatement(text);
+    expect(p.mapping?.amount_column).to.equal("Total (AUD)");
+    expect(p.rows.map((r) => [r.payee, r.amount])).to.deep.equal([
+      ["Spotify", "-19.99"],
+      ["Woolworths", "-56.00"],
+      ["Acme Pty Ltd", "3100.00"],
+      ["Gumption Coffee", "-4.50"],
+    ]);
+  });
 });
