@@ -20,7 +20,7 @@ import { NOT_A_BALANCE } from "./csv-preamble.js";
 import { indicatorOf, isIndicatorColumn } from "./csv-sign.js";
 import { parseDate } from "./dates.js";
 import { notBookedOf } from "./row-kinds.js";
-import { guessDecimal, parseDecimal } from "./numbers.js";
+import { guessDecimal, isNoAmount, parseDecimal } from "./numbers.js";
 import type { CsvMapping } from "./types.js";
 
 /** What content can tell that the reader then asks the person to confirm. */
@@ -53,6 +53,8 @@ interface Profile {
   negatives: number;
   /** Cells of digits only (a check number, a card's last four, a reference): not money by themselves. */
   plainIntegers: number;
+  /** Cells of a dash alone: no amount on that row (a debit column's dash on a credit's row). */
+  dashes: number;
   /** Cells with words (letters, not a code such as an IBAN or a BIC). */
   wordy: number;
   distinct: number;
@@ -115,7 +117,12 @@ function profileOf(index: number, name: string, rows: readonly (readonly string[
   let wordy = 0;
   let statuses = 0;
   let odd = 0;
+  let dashes = 0;
   for (const c of filledCells) {
+    if (isNoAmount(c)) {
+      dashes++;
+      continue;
+    }
     if (notBookedOf(c) !== null) statuses++;
     const { letters, digits } = lettersAndDigits(c);
     // Every date and number has a digit; a number has at most a currency code's three letters.
@@ -145,6 +152,7 @@ function profileOf(index: number, name: string, rows: readonly (readonly string[
     negatives,
     plainIntegers,
     wordy,
+    dashes,
     distinct: new Set(filledCells.map((c) => c.toLowerCase())).size,
     distinctWords: new Set(filledCells.map((c) => c.toLowerCase().replace(/\d+/g, "#"))).size,
     averageLength: filledCells.length === 0 ? 0 : filledCells.reduce((n, c) => n + c.length, 0) / filledCells.length,
@@ -166,7 +174,7 @@ const isDateColumn = (p: Profile) => p.filled > p.statuses && p.dates >= (p.fill
  */
 const isMoneyColumn = (p: Profile) =>
   p.filled > 0 &&
-  p.numbers + p.odd === p.filled &&
+  p.numbers + p.odd + p.dashes === p.filled &&
   p.odd <= Math.max(1, p.filled / 10) &&
   p.numbers > p.odd &&
   p.dates < p.filled &&
@@ -341,6 +349,27 @@ export function chooseColumnsByContent(input: ContentInput): ContentResult {
     return undefined;
   };
 
+  /** Of the first eight full money columns, one that is the sum of two others on every row, the second of them not all zero. */
+  const totalOf = (full: readonly Profile[]): Profile | undefined => {
+    const few = full.slice(0, 8);
+    for (const t of few)
+      for (const a of few)
+        for (const b of few) {
+          if (t === a || t === b || a === b) continue;
+          const [ct, ca, cb] = [centsOf(t), centsOf(a), centsOf(b)];
+          let sums = true;
+          let part = false;
+          for (let i = 0; i < n && sums; i++) {
+            contentWork.steps++;
+            const [x, y, z] = [ct[i] ?? 0, ca[i] ?? 0, cb[i] ?? 0];
+            if (x !== y + z) sums = false;
+            else if (z !== 0) part = true;
+          }
+          if (sums && part) return t;
+        }
+    return undefined;
+  };
+
   // An amount column that fills only some rows beside one that fills the others is one of a debit/credit
   // pair: the pair and its direction are found below, as for a pair no name told.
   if (given.amount_column === undefined && mapping.amount_column !== undefined && mapping.debit_column === undefined && mapping.credit_column === undefined) {
@@ -367,7 +396,7 @@ export function chooseColumnsByContent(input: ContentInput): ContentResult {
       choosePair(pair[0], pair[1]);
     } else if (full.length > 0) {
       // A signed amount and perhaps its running balance: the amount is the column the other runs with.
-      let amount = full[0]!;
+      let amount: Profile | undefined;
       for (const a of full) {
         const balance = balanceFor(
           centsOf(a),
@@ -379,7 +408,15 @@ export function chooseColumnsByContent(input: ContentInput): ContentResult {
           break;
         }
       }
-      mapping.amount_column = amount.name;
+      // No balance tells: a column that is the sum of two others on every row is the money that moved, the
+      // others its parts (Up's Total = Subtotal + Round Up; issue 48, third probe: the round-ups were lost).
+      mapping.amount_column = (amount ?? totalOf(full) ?? full[0]!).name;
+    } else if (pair === undefined && mapping.balance_column !== undefined) {
+      // Balance lines among the rows (Itaú's "SALDO ANTERIOR" and "SALDO TOTAL DISPONÍVEL DIA" after each
+      // day): the amount is the money column filled on every row the balance column leaves empty.
+      const balance = byName(mapping.balance_column)!;
+      const amount = candidates.find((p) => p.filled >= n * 0.5 && p.cells.every((c, i) => c !== "" || balance.cells[i] !== ""));
+      if (amount !== undefined) mapping.amount_column = amount.name;
     }
   }
   // A sign column no name told: every row S or H, Af or Bij, Debit or Credit … beside an amount.
@@ -599,7 +636,7 @@ export function chooseColumnsByContent(input: ContentInput): ContentResult {
 
 /** A column that names a kind (a category, a booking type, a status, a product) holds neither the counterparty nor the purpose. */
 const KINDS = ["categor", "kategor", "typ", "status", "state", "product", "produkt"];
-const namesAKind = (header: string) => {
+export const namesAKind = (header: string) => {
   const folded = header.toLowerCase();
   return KINDS.some((k) => folded.includes(k));
 };
@@ -620,3 +657,37 @@ const mostVaried = (ps: readonly Profile[]) =>
     (b, p) => (b === undefined || p.distinct > b.distinct || (p.distinct === b.distinct && p.averageLength > b.averageLength) ? p : b),
     undefined,
   );
+
+/**
+ * Text columns the mapping leaves unread whose words would otherwise be lost (issue 48, third probe): a third
+ * varied text beside the counterparty and the purpose (ČSOB's "název účtu protiúčtu", the counterparty's name
+ * filled on transfers only, beside a note and a booking type; DBS's "Transaction Ref2", the merchant, beside
+ * Ref1). Read by content, as chooseText reads: text on half the rows at least, varied (a booking type repeats,
+ * a status or an S/H sign says nothing of its own), not the holder's one name on every row, not a numbered
+ * reference, not a column that names a kind, and words on half its rows at least (a booking type is one word:
+ * "Lastschrift", "POS"). Its cells are kept in the row's description.
+ */
+export function moreTextColumns(columns: readonly string[], rows: readonly (readonly string[])[], mapping: Partial<CsvMapping>): string[] {
+  const sample = rows.length > MAX_ROWS ? rows.slice(0, MAX_ROWS) : rows;
+  const n = sample.length;
+  const mapped = new Set(Object.values(mapping).filter((v): v is string => typeof v === "string"));
+  const out: string[] = [];
+  columns.forEach((name, i) => {
+    if (mapped.has(name) || namesAKind(name)) return;
+    const p = profileOf(i, name, sample, ".");
+    if (!isTextColumn(p, n) || isOneName(p) || p.statuses > 0 || p.dates > 0) return;
+    // A booking type is one word ("Lastschrift", "Kartenzahlung", "POS"), and repeats; names and purposes are words.
+    if (p.distinct < 2 || p.distinct < p.filled * 0.5) return;
+    if (p.cells.filter((c) => /\S\s+\S/.test(c)).length < p.filled * 0.5) return;
+    out.push(name);
+  });
+  return out;
+}
+
+/** A cell's words where a row has no other text (PKO BP's "Tytuł: …" in "Opis transakcji" on a fee's row): letters, not a date, number, status or sign. */
+export function isWordyCell(cell: string): boolean {
+  const c = cell.trim();
+  if (c === "" || isDate(c) || notBookedOf(c) !== null || indicatorOf(c) !== null) return false;
+  const { letters, digits } = lettersAndDigits(c);
+  return isWordy(c, letters, digits);
+}

@@ -11,16 +11,16 @@ import { createHash } from "node:crypto";
 import { parse } from "csv-parse/sync";
 import { invalidParams } from "../errors.js";
 import { currencyInCell, withoutCurrency } from "./cell-currency.js";
-import { chooseColumnsByContent, type UnsureColumn } from "./columns-by-content.js";
+import { chooseColumnsByContent, isWordyCell, moreTextColumns, namesAKind, type UnsureColumn } from "./columns-by-content.js";
 import { readPreamble } from "./csv-preamble.js";
 import { rowKindsOf } from "./csv-row-kinds.js";
 import { balanceKindOf, isStatusColumn, isTotalLine, notBookedOf, sectionOf } from "./row-kinds.js";
 import { checkRunningBalance, decimalOf, signsByBalance, units, type RunningRow } from "./running-balance.js";
 import { resolveBalances, type FoundBalance } from "./stated-balances.js";
 import { directionOf, isIndicatorColumn, settleDirection, unsignedAsk, type DirectionInput } from "./csv-sign.js";
-import { guessDateOrder, parseDate } from "./dates.js";
-import { guessDecimal, parseDecimal } from "./numbers.js";
-import { emptyRow, type CsvMapping, type DirectionAsk, type ParsedStatement, type StatedBalance, type StatementEntry } from "./types.js";
+import { compactOrder, dateRange, guessDateOrder, parseDate } from "./dates.js";
+import { guessDecimal, isNoAmount, parseDecimal } from "./numbers.js";
+import { emptyRow, type CsvMapping, type DateOrder, type DirectionAsk, type ParsedStatement, type StatedBalance, type StatementEntry } from "./types.js";
 
 /** What the caller knows of the wallet that helps read a file: a card's export may list purchases as positive. */
 export interface CsvHints {
@@ -48,8 +48,14 @@ function readRecords(text: string, delimiter: string, fromLine = 1): Record_[] {
   }) as unknown as { record: string[]; info: { lines: number } }[];
   return out.map(({ record, info }) => ({
     line: info.lines - record.reduce((n, cell) => n + (cell.match(/\n/g)?.length ?? 0), 0),
-    cells: record.map((c) => c.trim()),
+    cells: record.map(cellText),
   }));
+}
+
+/** A cell's text: trimmed, and out of a pair of single quotes that wrap it whole (FNB's ' 2 Nov 2026', 'POS Purchase'). */
+function cellText(cell: string): string {
+  const c = cell.trim();
+  return /^'[^']*'$/.test(c) ? c.slice(1, -1).trim() : c;
 }
 
 /** Each column name's first position (what columns.indexOf answers), in one pass. */
@@ -358,6 +364,8 @@ export interface DetectedCsv {
   direction: DirectionAsk | null;
   /** Unsigned amounts nothing signs but a running balance: what to ask where the balance does not tell. */
   byBalance: DirectionAsk | null;
+  /** The given date order spreads the rows over months where the other keeps them within one. */
+  apart: ParsedStatement["datesApart"] | null;
   /** The layout's fingerprint (layoutFingerprint), null when the file does not read without a mapping. */
   fingerprint: string | null;
 }
@@ -433,7 +441,13 @@ export function detectMapping(text: string, given: Partial<CsvMapping> = {}, hin
   } else headerIndex = findHeader(records, width, vocabulary);
   const header = headerIndex >= 0 ? records[headerIndex]!.cells : [];
   const columnCount = Math.max(width, header.length);
-  const columns = Array.from({ length: columnCount }, (_, i) => (header[i] ? header[i]! : `#${i + 1}`));
+  // A name the header repeats ("(SGD)" over UOB's withdrawals and deposits, ING's two "Währung") names its first
+  // column; each later one is told by its position too, so that each column can be read and named in a mapping.
+  const columns = Array.from({ length: columnCount }, (_, i) => {
+    const name = header[i];
+    if (!name) return `#${i + 1}`;
+    return header.indexOf(name) < i ? `${name} #${i + 1}` : name;
+  });
   const preamble = records.slice(0, Math.max(headerIndex, 0)).map((r) => r.cells);
   const fingerprint =
     given.delimiter === undefined && given.header_row === undefined ? fingerprintOf(delimiter, records, headerIndex, width) : layoutFingerprint(text);
@@ -561,9 +575,10 @@ export function detectMapping(text: string, given: Partial<CsvMapping> = {}, hin
     );
   const anyDate = records.some((r) => r.cells.some((c) => parseDate(c, "day_first") !== null || parseDate(c, "month_first") !== null));
   if (!anyDate) throw notAStatement();
-  if (mapping.date_column === undefined) throw missing("mapping.date_column", "the booking date");
+  // Named as the tool's mapping names them (mapping.amount, not the reader's amount_column): the person sends that key.
+  if (mapping.date_column === undefined) throw missing("mapping.date", "the booking date");
   if (mapping.amount_column === undefined && mapping.debit_column === undefined && mapping.credit_column === undefined)
-    throw missing("mapping.amount_column", "the amount (or mapping.debit_column and mapping.credit_column)");
+    throw missing("mapping.amount", "the amount (or mapping.debit and mapping.credit)");
   const amountSamples = [
     ...cellsOf(mapping.amount_column),
     ...cellsOf(mapping.debit_column),
@@ -589,10 +604,18 @@ export function detectMapping(text: string, given: Partial<CsvMapping> = {}, hin
   // Said false by the person: kept, so that a mapping remembered from it says so too.
   else if (given.purchases_positive === false) mapping.purchases_positive = false;
   const dates = cellsOf(mapping.date_column);
-  mapping.date_order = given.date_order ?? guessDateOrder(dates, delimiter === "," && mapping.decimal === "." ? "month_first" : "day_first");
+  mapping.date_order =
+    given.date_order ?? guessDateOrder(dates, compactOrder(dates) ?? (delimiter === "," && mapping.decimal === "." ? "month_first" : "day_first"));
   // No day above 12 and no ISO date: the order is the default for the file's delimiter, a guess, when it
   // matters (a date that reads otherwise in the other order; "03 Nov 2026" and "05/05/2026" do not).
   const guessed = guessDateOrder(dates, "day_first") !== guessDateOrder(dates, "month_first");
+  // An order the person (or a remembered mapping) gave that spreads a month's rows over months, where the
+  // other keeps them within one (a day-first statement answered month-first): the commit waits for them.
+  const compact = compactOrder(dates);
+  const apart =
+    given.date_order !== undefined && given.date_order !== "iso" && compact !== null && compact !== given.date_order
+      ? datesApartOf(dates, given.date_order, compact)
+      : null;
   const matters = dates.some((d) => parseDate(d, "day_first") !== parseDate(d, "month_first"));
   const amountAt = mapping.amount_column === undefined ? -1 : (position.get(mapping.amount_column) ?? -1);
   const withAmount = data.filter((r) => (r.cells[amountAt] ?? "") !== "");
@@ -620,12 +643,40 @@ export function detectMapping(text: string, given: Partial<CsvMapping> = {}, hin
     const column = mapping[key];
     if (column !== undefined && !columns.includes(column))
       throw invalidParams(
-        `mapping.${key}`,
+        `mapping.${key.replace(/_column$/, "")}`,
         "a column of the header row",
-        `mapping.${key}: there is no column ${JSON.stringify(column)}. Columns: ${columns.map((c) => JSON.stringify(c)).join(", ")}.`,
+        `mapping.${key.replace(/_column$/, "")}: there is no column ${JSON.stringify(column)}. Columns: ${columns.map((c) => JSON.stringify(c)).join(", ")}.`,
       );
   }
-  return { mapping: mapping as CsvMapping, records: data, columns, headerIndex, preamble, unsure: [...unsure], direction, byBalance, fingerprint };
+  return { mapping: mapping as CsvMapping, records: data, columns, headerIndex, preamble, unsure: [...unsure], direction, byBalance, fingerprint, apart };
+}
+
+/**
+ * Text the mapping does not read is kept in the description, never lost (issue 48, third probe): the cells of
+ * a third varied text column (moreTextColumns), and, on a row with no payee and no purpose, the words of any
+ * other column that names no kind (PKO BP's fee row, whose only text stands in "Opis transakcji").
+ */
+function textKeeper(columns: readonly string[], records: readonly Record_[], mapping: Partial<CsvMapping>): (r: Record_, row: StatementEntry) => void {
+  const more = moreTextColumns(
+    columns,
+    records.map((r) => r.cells),
+    mapping,
+  ).map((c) => columns.indexOf(c));
+  const mapped = new Set(Object.values(mapping).filter((v): v is string => typeof v === "string"));
+  const unmapped = columns.flatMap((c, i) => (mapped.has(c) || namesAKind(c) ? [] : [i]));
+  return (r, row) => {
+    // A cell already said, or one that only repeats the counterparty behind a booking word (KBC's "EUROPESE
+    // OVERSCHRIJVING NAAR <payee>"), adds nothing of its own.
+    const has = (cell: string) =>
+      [row.payee, row.description].some((t) => t !== null && t.toLowerCase().includes(cell.toLowerCase())) ||
+      (row.payee !== null && cell.toLowerCase().includes(row.payee.toLowerCase()));
+    const own = (indexes: readonly number[]) => indexes.map((i) => (r.cells[i] ?? "").trim()).filter((c) => c !== "" && !has(c));
+    let extra = own(more);
+    if (extra.length === 0 && row.payee === null && row.description === null) extra = own(unmapped).filter(isWordyCell);
+    if (extra.length === 0) return;
+    if (row.payee === null) row.payee = extra.shift()!;
+    if (extra.length > 0) row.description = [row.description, ...extra].filter((t) => t !== null).join(" ");
+  };
 }
 
 export function parseCsv(text: string, given: Partial<CsvMapping> = {}, hints: CsvHints = {}, vocabulary: Vocabulary = NAMES): ParsedStatement {
@@ -635,6 +686,7 @@ export function parseCsv(text: string, given: Partial<CsvMapping> = {}, hints: C
   const position = positionsOf(columns);
   const at = (r: Record_, column: string | undefined): string => (column === undefined ? "" : (r.cells[position.get(column) ?? -1] ?? ""));
   const kinds = rowKindsOf(records, columns, mapping);
+  const keepText = textKeeper(columns, records, mapping);
   const rows: StatementEntry[] = [];
   const balances: { date: string; amount: string }[] = [];
   const running: RunningRow[] = [];
@@ -717,6 +769,7 @@ export function parseCsv(text: string, given: Partial<CsvMapping> = {}, hints: C
       statedRows.push({ kind: "stated", date: row.date, amount: balance });
       continue;
     }
+    keepText(r, row);
     if (balance !== null && notBooked === null && row.date !== null) {
       balances.push({ date: row.date, amount: balance });
       running.push({ row: row.row, date: row.date, amount: amount.value, balance, others: kinds.numbersOf(r) });
@@ -767,6 +820,7 @@ export function parseCsv(text: string, given: Partial<CsvMapping> = {}, hints: C
     mapping,
     layout: fingerprint,
     ...(check.issues.length === 0 ? {} : { balanceIssues: { issues: check.issues, feeColumn: check.feeColumn } }),
+    ...(detected.apart === null || detected.apart === undefined ? {} : { datesApart: detected.apart }),
     ...(unsure.length === 0 || records.length === 0
       ? {}
       : {
@@ -777,6 +831,11 @@ export function parseCsv(text: string, given: Partial<CsvMapping> = {}, hints: C
           },
         }),
   };
+}
+
+function datesApartOf(dates: readonly string[], order: DateOrder, other: DateOrder): NonNullable<ParsedStatement["datesApart"]> | null {
+  const [read, compact] = [dateRange(dates, order), dateRange(dates, other)];
+  return read === null || compact === null ? null : { order, from: read.from, to: read.to, other, otherFrom: compact.from, otherTo: compact.to };
 }
 
 const dayBefore = (date: string): string => new Date(Date.parse(`${date}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
@@ -839,8 +898,8 @@ function readMagnitude(r: Record_, mapping: CsvMapping, at: (r: Record_, c: stri
       ? { error: `amount ${JSON.stringify(text.slice(0, 40))} does not read as a number with decimal ${JSON.stringify(mapping.decimal)}` }
       : { value, currency: currencyInCell(text) };
   }
-  const debitText = at(r, mapping.debit_column);
-  const creditText = at(r, mapping.credit_column);
+  // A dash stands for no amount in the other column of the pair.
+  const [debitText, creditText] = [at(r, mapping.debit_column), at(r, mapping.credit_column)].map((c) => (isNoAmount(c) ? "" : c)) as [string, string];
   const debit = debitText === "" ? null : parseDecimal(debitText, mapping.decimal);
   const credit = creditText === "" ? null : parseDecimal(creditText, mapping.decimal);
   if (debitText !== "" && debit === null) return { error: `debit ${JSON.stringify(debitText.slice(0, 40))} does not read as a number` };

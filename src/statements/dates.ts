@@ -79,24 +79,58 @@ export function parseDate(text: string, order: DateOrder): string | null {
   return order === "month_first" ? iso(y, a, b) : iso(y, b, a);
 }
 
-/** The order of a column of dates: ISO when they start with the year, else the part above 12 decides. */
+/** The order of a column of dates: ISO when they start with the year, else the part above 12 decides, else dots say day-first. */
 export function guessDateOrder(samples: readonly string[], fallback: DateOrder): DateOrder {
   let dayFirst = false;
   let monthFirst = false;
   let isoLike = 0;
+  let numeric = 0;
+  let dotted = 0;
   for (const raw of samples) {
     const s = raw.trim();
     if (/^\d{4}[-./]?\d{2}/.test(s)) {
       isoLike++;
       continue;
     }
-    const m = /^(\d{1,2})\s*[./-]\s*(\d{1,2})/.exec(s);
+    const m = /^(\d{1,2})\s*([./-])\s*(\d{1,2})/.exec(s);
     if (!m) continue;
+    numeric++;
+    if (m[2] === ".") dotted++;
     if (Number(m[1]) > 12) dayFirst = true;
-    if (Number(m[2]) > 12) monthFirst = true;
+    if (Number(m[3]) > 12) monthFirst = true;
   }
   if (isoLike > 0 && isoLike >= samples.length / 2) return "iso";
   if (dayFirst && !monthFirst) return "day_first";
   if (monthFirst && !dayFirst) return "month_first";
+  // Dates written with dots ("02.11.2026") are day-first wherever they are written so (German, Czech,
+  // Polish, Italian, Nordic exports); no locale writes month.day.year (issue 48, third probe).
+  if (!dayFirst && !monthFirst && numeric > 0 && dotted === numeric) return "day_first";
   return fallback;
+}
+
+/**
+ * Where no date decides: the order under which a statement's dates fall within one month's span while the
+ * other order spreads them over months (ICICI's 02/11 … 12/11 is November, not February to December). The
+ * preview still asks (mapping_unsure); this is the order it reads first, and an answer of the other order
+ * waits for the person's confirmation (ParsedStatement.datesApart). Null when both or neither do.
+ */
+export function compactOrder(samples: readonly string[]): DateOrder | null {
+  const [d, m] = [dateRange(samples, "day_first")?.days, dateRange(samples, "month_first")?.days];
+  if (d === undefined || m === undefined) return null;
+  if (d <= 31 && m > 62) return "day_first";
+  if (m <= 31 && d > 62) return "month_first";
+  return null;
+}
+
+/** The first and last of the dates read in an order, and the days between them; null for fewer than three. */
+export function dateRange(samples: readonly string[], order: DateOrder): { from: string; to: string; days: number } | null {
+  let [from, to, n] = ["", "", 0];
+  for (const d of samples) {
+    const date = parseDate(d, order);
+    if (date === null) continue;
+    if (from === "" || date < from) from = date;
+    if (to === "" || date > to) to = date;
+    n++;
+  }
+  return n < 3 ? null : { from, to, days: (Date.parse(to) - Date.parse(from)) / 86_400_000 };
 }

@@ -13,6 +13,9 @@ const TRAILING_CURRENCY = /(?<!\s)\s*(?:[A-Z]{3}|[€$£¥₹])$/;
 // A debit or credit mark after the number ("45.00 DR", "1,234.56 CR"), as Australian, Indian and card exports write it.
 const TRAILING_MARK = /(?<![A-Za-z\s])\s*(DR|CR|Dr|Cr|dr|cr)\.?$/;
 
+/** A dash standing for no amount in a debit or credit cell ("-" beside "$1,200.00": Banorte, many Indian and Latin American exports). */
+export const isNoAmount = (cell: string): boolean => /^[-\u2013\u2014]$/.test(cell.trim());
+
 export function parseDecimal(text: string, decimal: "," | "."): string | null {
   // U+2212, the minus sign of a typeset or pasted number ("− 45,00"), is a minus.
   let s = text.trim().replace(/\u2212\s*/g, "-");

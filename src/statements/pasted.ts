@@ -48,15 +48,18 @@ function modeWidth(lines: readonly string[], split: (l: string) => number): { wi
 
 /**
  * Columns aligned by runs of two or more spaces (tabs a chat collapsed): read so when every line splits
- * into the same three or more cells that way, more than any delimiter gives. A single space stays inside a
- * cell ("1 234,56", "ICA Kvantum").
+ * into the same three or more cells that way, more than any delimiter gives; two lines of the chat's own words
+ * around it at most. A single space stays inside a cell ("1 234,56", "ICA Kvantum").
  */
 function fromSpaceAligned(lines: readonly string[], filled: readonly string[]): string | null {
   if (filled.some((l) => l.includes("\t"))) return null;
-  const bySpaces = modeWidth(filled, (l) => l.trim().split(/ {2,}/).length);
+  // The chat's own words above or below the table ("these are my movements") have no run of spaces: no line of it.
+  const table = filled.filter((l) => / {2,}/.test(l.trim()));
+  if (table.length < 2 || filled.length - table.length > 2) return null;
+  const bySpaces = modeWidth(table, (l) => l.trim().split(/ {2,}/).length);
   if (bySpaces.width < 3 || bySpaces.share < 0.9) return null;
   for (const d of [",", ";", "|"]) {
-    const byDelimiter = modeWidth(filled, (l) => l.split(d).length);
+    const byDelimiter = modeWidth(table, (l) => l.split(d).length);
     if (byDelimiter.share >= 0.9 && byDelimiter.width >= bySpaces.width) return null;
   }
   return lines.map((l) => (l.trim() === "" ? "" : l.trim().replace(/ {2,}/g, "\t"))).join("\n");

@@ -309,6 +309,7 @@ const AVAILABLE = [
   "tillganglig",
   "dostepne",
   "dostepny",
+  "disponivel",
 ];
 const OPENING = [
   "anfangs",
@@ -406,6 +407,10 @@ const FILLER = [
   "la",
   "z",
   "na",
+  "total",
+  "dia",
+  "do",
+  "da",
   "eur",
   "usd",
   "gbp",

@@ -103,6 +103,11 @@ export interface ParsedStatement {
   closing: StatedBalance | null;
   /** CSV only: rows whose amount is not the change of the balance column, and a column that explains them. */
   balanceIssues?: { issues: BalanceIssue[]; feeColumn: string | null };
+  /**
+   * CSV only: the date order the person gave spreads the rows over months where the other order keeps them
+   * within one month (a month's statement read the wrong way round): the commit waits for the person.
+   */
+  datesApart?: { order: DateOrder; from: string; to: string; other: DateOrder; otherFrom: string; otherTo: string };
   /** CSV only: the mapping used. */
   mapping: CsvMapping | null;
   /** CSV only: the layout's fingerprint (header and preamble keys), for a mapping remembered per wallet. */

@@ -162,7 +162,7 @@ describe("statement parsers", () => {
       /no bank or credit card statement/,
     );
     expect(refused(() => parseStatement(fixture("checking-us.csv"), "csv", { amount_column: "Betrag" })).details).to.include({
-      field: "mapping.amount_column",
+      field: "mapping.amount",
     });
     expect(refused(() => parseStatement(fixture("checking-us.csv"), "csv", { header_row: 99 })).details).to.include({ field: "mapping.header_row" });
     expect(refused(() => parseStatement('Date,Payee,Amount\n2026-11-02,"Cafe,-3.50\n', "csv", { delimiter: '"' })).details).to.include({ field: "statement" });

@@ -73,4 +73,27 @@ describe("statements pasted into a chat (issue 48)", () => {
     ]);
     expect(p.closing).to.deep.equal({ date: "2026-11-12", amount: "6021.49" });
   });
+
+  it("reads a space-aligned table below the chat's own words, a comma inside one of its texts (Santander: issue 48, third probe)", () => {
+    const pad = (cells: string[], widths: number[]) => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join("");
+    const w = [18, 14, 50, 14, 0];
+    const text = [
+      "these are my santander movements",
+      "",
+      pad(["Fecha operación", "Fecha valor", "Concepto", "Importe", "Saldo"], w),
+      pad(["09/11/2026", "09/11/2026", "Comision Mantenimiento", "-3,00 EUR", "2.176,20 EUR"], w),
+      pad(["05/11/2026", "05/11/2026", "Nomina Acme Iberia Sl", "1.950,00 EUR", "2.179,20 EUR"], w),
+      pad(["03/11/2026", "03/11/2026", "Transferencia A Favor De Lucia Garcia Alquiler", "-780,00 EUR", "229,20 EUR"], w),
+      pad(["02/11/2026", "02/11/2026", "Compra Mercadona Valencia, Tarjeta 4321", "-52,30 EUR", "1.009,20 EUR"], w),
+      "",
+    ].join("\n");
+    const p = parseStatement(text);
+    expect(p.rows.map((r) => [r.amount, r.payee])).to.deep.equal([
+      ["-3.00", "Comision Mantenimiento"],
+      ["1950.00", "Nomina Acme Iberia Sl"],
+      ["-780.00", "Transferencia A Favor De Lucia Garcia Alquiler"],
+      ["-52.30", "Compra Mercadona Valencia, Tarjeta 4321"],
+    ]);
+    expect(p.closing).to.deep.equal({ date: "2026-11-09", amount: "2176.20" });
+  });
 });

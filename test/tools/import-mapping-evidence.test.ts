@@ -10,9 +10,9 @@ import { engine } from "../helpers/database.js";
 import { startTestServer, type TestServer, type TestUser } from "../helpers/server.js";
 
 // Nothing in October's file tells the date order: the person said month-first, and it is remembered.
-const october = "Kontostand vom 31.10.2026:;100,00 €\nDatum;Empfänger;Betrag\n01.10.2026;Rent;-50,00\n02.10.2026;Grocer;-20,00\n";
+const october = "Kontostand vom 31.10.2026:;100,00 €\nDatum;Empfänger;Betrag\n01/10/2026;Rent;-50,00\n02/10/2026;Grocer;-20,00\n";
 // The same layout; "25.11.2026" can only be day-first, so the file itself says its order.
-const november = "Kontostand vom 30.11.2026:;30,00 €\nDatum;Empfänger;Betrag\n25.11.2026;Rent;-50,00\n01.11.2026;Grocer;-20,00\n03.11.2026;Cafe;-3,20\n";
+const november = "Kontostand vom 30.11.2026:;30,00 €\nDatum;Empfänger;Betrag\n25/11/2026;Rent;-50,00\n01/11/2026;Grocer;-20,00\n03/11/2026;Cafe;-3,20\n";
 
 describe(`import_transactions: a remembered mapping and the file's own evidence (${engine})`, function () {
   this.timeout(120_000);
@@ -50,7 +50,7 @@ describe(`import_transactions: a remembered mapping and the file's own evidence 
   it("a file that does not tell its date order is still read with the remembered one, without that warning", async () => {
     const w = await wallet();
     await importFile(w, october, { mapping: { date_order: "month_first" } });
-    const ambiguous = "Kontostand vom 30.11.2026:;30,00 €\nDatum;Empfänger;Betrag\n01.11.2026;Rent;-50,00\n03.11.2026;Cafe;-3,20\n";
+    const ambiguous = "Kontostand vom 30.11.2026:;30,00 €\nDatum;Empfänger;Betrag\n01/11/2026;Rent;-50,00\n03/11/2026;Cafe;-3,20\n";
     const preview = await importFile(w, ambiguous, { dry_run: true });
     expect(preview.mapping.date_order).to.equal("month_first");
     expect(preview.warnings.map((x: any) => x.code)).to.not.include("mapping_remembered_overruled");

@@ -13,10 +13,10 @@ import { exportAccount } from "../../src/portability/export.js";
 import { importAccount } from "../../src/portability/import.js";
 import { countAccountRows, deleteAccount } from "../../src/account/delete.js";
 
-// Days of 12 or below only: nothing in the file tells day-first from month-first (mapping_unsure).
-const october = "Kontostand vom 31.10.2026:;100,00 €\nDatum;Empfänger;Betrag\n01.10.2026;Rent;-50,00\n02.10.2026;Grocer;-20,00\n";
+// Days of 12 or below only, written with slashes (dotted dates are day-first by convention): nothing in the file tells day-first from month-first (mapping_unsure).
+const october = "Kontostand vom 31.10.2026:;100,00 €\nDatum;Empfänger;Betrag\n01/10/2026;Rent;-50,00\n02/10/2026;Grocer;-20,00\n";
 // The same layout, a month later, another balance in the preamble: the same fingerprint.
-const november = "Kontostand vom 30.11.2026:;30,00 €\nDatum;Empfänger;Betrag\n01.11.2026;Rent;-50,00\n03.11.2026;Cafe;-3,20\n";
+const november = "Kontostand vom 30.11.2026:;30,00 €\nDatum;Empfänger;Betrag\n01/11/2026;Rent;-50,00\n03/11/2026;Cafe;-3,20\n";
 
 describe(`import_transactions remembers a CSV mapping per wallet (${engine})`, function () {
   this.timeout(120_000);

@@ -175,7 +175,7 @@ describe(`import_transactions (${engine})`, function () {
       [{ statement: "<html><body>hi</body></html>" }, "statement", /neither OFX nor a CAMT/],
       [{ statement: fixture("bank-1x.ofx").replace("CHARSET:1252", "CHARSET:KOI8-R") }, "statement", /encoding "KOI8-R"/],
       [{ statement: "Date,Payee,Amount\n11/02/2026,Caf\uFFFD,-3.00\n" }, "statement", /line 2 holds an undecodable character/],
-      [{ statement: fixture("checking-us.csv"), mapping: { amount: "Betrag" } }, "mapping.amount_column", /no column "Betrag"/],
+      [{ statement: fixture("checking-us.csv"), mapping: { amount: "Betrag" } }, "mapping.amount", /^mapping\.amount: there is no column "Betrag"/],
       [{ statement: fixture("statement.camt053.xml") }, "wallet_id", /statement is in EUR/],
     ];
     for (const [params, field, message] of cases) {

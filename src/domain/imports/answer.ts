@@ -187,7 +187,7 @@ export function importWarnings(
     });
   }
   // Before everything: the commit waits for the person (balance-gate.ts).
-  if (preview && gate !== undefined && parsed !== undefined && decisionNeeded(gate, skipInvalid || gate.moneyRows.length > 0))
+  if (preview && gate !== undefined && parsed !== undefined && decisionNeeded(gate, skipInvalid || gate.moneyRows.length > 0, parsed))
     out.unshift({ code: "decision_needed", message: `The commit is refused until the person decides. ${decisionText(gate, reconciliation, parsed)}` });
   return out;
 }

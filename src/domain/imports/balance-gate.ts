@@ -114,7 +114,7 @@ export async function balanceGate(
   if (reconciliation !== null) {
     date = reconciliation.date;
     after = reconciliation.walletMinor;
-  } else if (moneyRows.length === 0) {
+  } else if (moneyRows.length === 0 && parsed.datesApart === undefined) {
     date = "";
     after = 0n;
   } else {
@@ -137,7 +137,8 @@ export async function balanceGate(
 }
 
 /** Whether the commit must wait for the person: money left out, or a closing balance the import does not reach. */
-export const decisionNeeded = (gate: BalanceGate, skipInvalid: boolean): boolean => (skipInvalid && gate.moneyRows.length > 0) || gate.notReached;
+export const decisionNeeded = (gate: BalanceGate, skipInvalid: boolean, parsed?: ParsedStatement): boolean =>
+  (skipInvalid && gate.moneyRows.length > 0) || gate.notReached || parsed?.datesApart !== undefined;
 
 const list = (rows: readonly number[]) => {
   const shown = rows.slice(0, 8).join(", ");
@@ -151,11 +152,19 @@ export function decisionText(gate: BalanceGate, reconciliation: Reconciliation |
   parts.push(`After this import the wallet's balance on ${gate.date} would be ${gate.balanceAfter}${stated}.`);
   if (gate.moneyRows.length > 0) parts.push(`Rows ${list(gate.moneyRows)} hold amounts but do not read, so they would be left out.`);
   if (gate.issueRows.length > 0) parts.push(`The balance column does not follow rows ${list(gate.issueRows)}.`);
+  const apart = parsed.datesApart;
+  const order = (o: string) => o.replace("_", "-");
+  if (apart !== undefined)
+    parts.push(
+      `Read ${order(apart.order)}, the rows run from ${apart.from} to ${apart.to}; read ${order(apart.other)}, they fall within ${apart.otherFrom} to ${apart.otherTo}, as a statement's rows do.`,
+    );
   const fee = parsed.balanceIssues?.feeColumn;
   const fix =
-    fee !== null && fee !== undefined
-      ? `send mapping.fee: ${JSON.stringify(fee)} (that column holds the difference)`
-      : "check the answer's mapping and send a corrected one (the columns of the amount, its sign, debit and credit)";
+    apart !== undefined
+      ? `check mapping.date_order with the person (${JSON.stringify(apart.other)} keeps the rows within one month)`
+      : fee !== null && fee !== undefined
+        ? `send mapping.fee: ${JSON.stringify(fee)} (that column holds the difference)`
+        : "check the answer's mapping and send a corrected one (the columns of the amount, its sign, debit and credit)";
   parts.push(`First ${fix}. If the person confirms ${gate.balanceAfter} instead, commit with expected_balance: "${gate.balanceAfter}".`);
   return parts.join(" ");
 }

@@ -318,7 +318,7 @@ export async function importStatement(db: Knex, userId: string, input: ImportInp
   // or miss the statement's balance waits for the person's word (balance-gate.ts).
   const reconciliation = await reconcile(db, userId, wallet, parsed, rows, toCreate);
   const gate = await balanceGate(db, userId, wallet, parsed, rows, toCreate, reconciliation);
-  if (!input.dryRun && decisionNeeded(gate, input.skipInvalid)) refuseUnconfirmed(gate, reconciliation, parsed, input.expectedBalance, wallet.currency);
+  if (!input.dryRun && decisionNeeded(gate, input.skipInvalid, parsed)) refuseUnconfirmed(gate, reconciliation, parsed, input.expectedBalance, wallet.currency);
   // A preview writes nothing, even inside the rolled-back transaction: 5,000 inserts (and their totals
   // triggers) would be most of its time. It adds the rows it would create to the balance instead.
   const created = input.dryRun ? [] : await record(db, userId, wallet, toCreate, input);
