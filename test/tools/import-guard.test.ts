@@ -106,7 +106,8 @@ describe(`import_transactions guards the balance and matches without payee text 
   it("refuses a row whose amount cell states another currency than the wallet's (issue 41)", async () => {
     const me = await server.createUser();
     const w = await wallet(me.token, "EUR", "0");
-    const text = "Date,Payee,Amount\n2026-11-24,Shop,USD 5.00\n2026-11-24,Cafe,5.00 €\n";
+    // One amount signed, so the direction is not asked (docs/decisions.md#direction-words): the currency is refused.
+    const text = "Date,Payee,Amount\n2026-11-24,Shop,USD 5.00\n2026-11-24,Cafe,-5.00 €\n";
     const preview = await importFile(me.token, w, text, { dry_run: true });
     expect(preview.rows.map((r: any) => [r.row, r.status])).to.deep.equal([
       [2, "invalid: currency: USD differs from the wallet's EUR"],
