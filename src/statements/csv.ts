@@ -778,6 +778,7 @@ export function parseCsv(text: string, given: Partial<CsvMapping> = {}, hints: C
   // Unsigned amounts beside a running balance (issue 48): each row signed by the balance's change, where it
   // tells every row but the first (a card's balance may count what is owed: asked there instead).
   const signs = byBalance === null || hints.card === true || mapping.fee_column !== undefined ? null : signsByBalance(running);
+  let signGuessed: ParsedStatement["signGuessed"];
   if (signs !== null) {
     const known = signs.filter((s) => s !== null);
     const recordAt = new Map(records.map((r) => [r.line, r]));
@@ -788,6 +789,8 @@ export function parseCsv(text: string, given: Partial<CsvMapping> = {}, hints: C
     const alike = column === null ? [] : signs.filter((s, i) => s !== null && valueOf(i) === valueOf(firstAt));
     const out = known.filter((s) => s === "out").length;
     signs[firstAt] = alike.length > 0 && alike.every((s) => s === alike[0]) ? alike[0]! : out > known.length - out ? "out" : "in";
+    // A guess all the same: the opening the balance column gives follows it, so only the wallet can check it.
+    signGuessed = { row: running[firstAt]!.row, sign: signs[firstAt]! };
     const byRow = new Map(running.map((r, i) => [r.row, signs[i]!]));
     for (const row of rows) {
       const sign = byRow.get(row.row);
@@ -821,6 +824,7 @@ export function parseCsv(text: string, given: Partial<CsvMapping> = {}, hints: C
     layout: fingerprint,
     ...(check.issues.length === 0 ? {} : { balanceIssues: { issues: check.issues, feeColumn: check.feeColumn } }),
     ...(detected.apart === null || detected.apart === undefined ? {} : { datesApart: detected.apart }),
+    ...(signGuessed === undefined ? {} : { signGuessed }),
     ...(unsure.length === 0 || records.length === 0
       ? {}
       : {

@@ -108,6 +108,11 @@ export interface ParsedStatement {
    * within one month (a month's statement read the wrong way round): the commit waits for the person.
    */
   datesApart?: { order: DateOrder; from: string; to: string; other: DateOrder; otherFrom: string; otherTo: string };
+  /**
+   * CSV only: unsigned amounts signed by a running balance, whose first booked row's sign is a guess (no balance
+   * before it tells): its row and the direction read. The commit waits where the wallet's balance differs (balance-gate.ts).
+   */
+  signGuessed?: { row: number; sign: "out" | "in" };
   /** CSV only: the mapping used. */
   mapping: CsvMapping | null;
   /** CSV only: the layout's fingerprint (header and preamble keys), for a mapping remembered per wallet. */

@@ -149,4 +149,32 @@ describe(`import_transactions asks which word is money out where no list knows t
           : ["money out only", "money in only", "money in only with a balance", "a type of 6 values", "a type of 6 values with a balance", "no column, out only", "no column, in only", "no column, in only with a balance", "no column, mixed", "no column, mixed with a balance"],
       );
     });
+
+  // The first row of unsigned amounts beside a running balance: no balance before it tells its sign. A wallet
+  // typed right up to the statement is 5,000.00 off the bank after a wrong guess, and the gate took the
+  // difference for the wallet's own ("already differed by as much at the start": the opening was derived from
+  // the guess). Guessed wrong, the commit must wait; the wallet's own balance before the row tells it.
+  it("never commits a wrong guess of the first row's sign when a running balance signs the others", async () => {
+    const me = await server.createUser();
+    const w = await wallet(me.token);
+    const statement = ["Date,Description,Amount,Balance", "2026-11-01,Employer Ltd,2500.00,3500.00", "2026-11-02,Tesco,23.45,3476.55", "2026-11-03,Council Tax,150.00,3326.55", ""].join("\n");
+    const send = (extra: Record<string, unknown> = {}) => server.call("import_transactions", { wallet_id: w, statement, idempotency_key: randomUUID(), ...extra }, me.token);
+    const preview = await send({ dry_run: true });
+    const decision = preview.warnings.find((x: { code: string }) => x.code === "decision_needed");
+    expect(decision?.message).to.include("Row 2's amount is unsigned").and.include("read as money out");
+    const refused = await server.callError("import_transactions", { wallet_id: w, statement, idempotency_key: randomUUID() }, me.token);
+    expect(refused.data).to.include({ code: "invalid_params", field: "expected_balance" });
+    expect(await balance(me.token, w)).to.equal("1000.00");
+    // Guessed right (as most rows: money out), the wallet agrees and nothing waits: the salary last.
+    const right = ["Date,Description,Amount,Balance", "2026-11-01,Tesco,23.45,976.55", "2026-11-02,Council Tax,150.00,826.55", "2026-11-02,Stadtwerke,80.00,746.55", "2026-11-03,Employer Ltd,2500.00,3246.55", ""].join("\n");
+    const other = await wallet(me.token);
+    await server.call("import_transactions", { wallet_id: other, statement: right, idempotency_key: randomUUID() }, me.token);
+    expect(await balance(me.token, other)).to.equal("3246.55");
+    // Guessed wrong on a tie (one row out, one in: read as money in), which the gate took for the wallet's own 46.90.
+    const tie = ["Date,Description,Amount,Balance", "2026-11-01,Tesco,23.45,976.55", "2026-11-02,Council Tax,150.00,826.55", "2026-11-03,Employer Ltd,2500.00,3326.55", ""].join("\n");
+    const third = await wallet(me.token);
+    const tied = await server.callError("import_transactions", { wallet_id: third, statement: tie, idempotency_key: randomUUID() }, me.token);
+    expect(tied.data).to.include({ code: "invalid_params", field: "expected_balance" });
+    expect(await balance(me.token, third)).to.equal("1000.00");
+  });
 });

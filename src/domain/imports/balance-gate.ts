@@ -107,8 +107,12 @@ export async function balanceGate(
   // A wallet that already differed by as much before the statement's first row (from its stated or running
   // opening balance, else from the closing balance less its rows) is not this import's doing: the warning
   // says so, and the commit goes ahead. A difference this import makes waits for the person.
+  // Not where the first row's sign is a guess (unsigned amounts signed by a running balance): the opening the
+  // balance column gives follows the guess, so a wrong one looks like the wallet's own difference.
   const notReached =
-    reconciliation !== null && reconciliation.differenceMinor !== 0n && (opening === null || opening.difference !== reconciliation.differenceMinor);
+    reconciliation !== null &&
+    reconciliation.differenceMinor !== 0n &&
+    (opening === null || opening.difference !== reconciliation.differenceMinor || parsed.signGuessed !== undefined);
   let date: string;
   let after: bigint;
   if (reconciliation !== null) {
@@ -152,6 +156,11 @@ export function decisionText(gate: BalanceGate, reconciliation: Reconciliation |
   parts.push(`After this import the wallet's balance on ${gate.date} would be ${gate.balanceAfter}${stated}.`);
   if (gate.moneyRows.length > 0) parts.push(`Rows ${list(gate.moneyRows)} hold amounts but do not read, so they would be left out.`);
   if (gate.issueRows.length > 0) parts.push(`The balance column does not follow rows ${list(gate.issueRows)}.`);
+  const guessed = parsed.signGuessed;
+  if (guessed !== undefined && gate.notReached)
+    parts.push(
+      `Row ${guessed.row}'s amount is unsigned and no balance before it tells its direction: it was read as money ${guessed.sign}; if it is money ${guessed.sign === "out" ? "in" : "out"}, the balance differs by twice its amount.`,
+    );
   const apart = parsed.datesApart;
   const order = (o: string) => o.replace("_", "-");
   if (apart !== undefined)
