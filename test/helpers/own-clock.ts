@@ -11,8 +11,11 @@
  *    queue, where (1) cannot see it. Measured under load (docs/history/bounded-at-the-cap.md#measured):
  *    scavenges of 100–300 ms wall in which the main thread ran 1–25 ms, and a whoami's 305 ms in CI.
  *    The discount is the least of the other threads' run-queue wait, the pauses' length and the main
- *    thread's sleep in the span, so work on the main thread (a synchronous loop, a parse, a sort) and
- *    waits outside a pause (fsync, a lock, a socket) are never discounted, nor the helpers' own work.
+ *    thread's sleep in the span, so work on the main thread (a synchronous loop, a parse, a sort) is never
+ *    discounted, nor the helpers' own work. A span's sleep is not split at the pauses' ends (no mark can
+ *    be taken inside a block), so a wait outside a pause (fsync, a lock, a socket) in a span that also
+ *    holds a pause the main thread spent working may be discounted, by at most that pause's length while
+ *    other threads waited for a CPU: a block can read short by the GC pauses inside it, never by more.
  *
  * Where schedstat is missing the clock is wall time. test/limits/bulk-event-loop.test.ts explains its use.
  */
