@@ -349,7 +349,12 @@ export function chooseColumnsByContent(input: ContentInput): ContentResult {
     return undefined;
   };
 
-  /** Of the first eight full money columns, one that is the sum of two others on every row, the second of them not all zero. */
+  /**
+   * Of the first eight full money columns, one that is the sum of two others on every row, the second of them
+   * not all zero, the two never of opposite signs: parts of one payment (Up's Subtotal and Round Up). A balance
+   * after a row is the balance before it plus the amount, and a payment out makes those two opposite, so an
+   * export's before/after pair under names no list knows is never read as the amount.
+   */
   const totalOf = (full: readonly Profile[]): Profile | undefined => {
     const few = full.slice(0, 8);
     for (const t of few)
@@ -362,7 +367,7 @@ export function chooseColumnsByContent(input: ContentInput): ContentResult {
           for (let i = 0; i < n && sums; i++) {
             contentWork.steps++;
             const [x, y, z] = [ct[i] ?? 0, ca[i] ?? 0, cb[i] ?? 0];
-            if (x !== y + z) sums = false;
+            if (x !== y + z || y * z < 0) sums = false;
             else if (z !== 0) part = true;
           }
           if (sums && part) return t;

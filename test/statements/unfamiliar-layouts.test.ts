@@ -363,4 +363,19 @@ describe("statements of unfamiliar layouts, read by their cells (issue 48)", () 
       ["Gumption Coffee", "-4.50"],
     ]);
   });
+
+  it("never reads a balance after each row as the amount, where a filtered export's before/after columns have names no list knows", () => {
+    // A search result: rows of one account but not one after the other, so no balance runs from row to row.
+    const text = [
+      "Fecha,Concepto,Movimiento,Anterior,Posterior",
+      "20/11/2026,Compra Mercadona,-52.30,1200.00,1147.70",
+      "15/11/2026,Nomina Acme,2100.00,310.40,2410.40",
+      "08/11/2026,Recibo Iberdrola,-61.20,980.00,918.80",
+      "03/11/2026,Bizum de Ana,25.00,640.00,665.00",
+      "",
+    ].join("\n");
+    const p = parseStatement(text);
+    expect(p.mapping?.amount_column).to.equal("Movimiento");
+    expect(p.rows.map((r) => r.amount)).to.deep.equal(["-52.30", "2100.00", "-61.20", "25.00"]);
+  });
 });
