@@ -368,7 +368,9 @@ describe("calculator: properties", function () {
   }));
 
   it("100,000 random strings: a plain decimal result or a CalculationError, nothing else, quickly", function () {
-    let slowest = 0;
+    // The slowest input by wall time, timed again alone: a machine under load can stall any one call (a
+    // preemption, a collection), but an input that is slow in itself is slow every time.
+    let slowest = { ms: 0, input: "" };
     let results = 0;
     fc.assert(
       fc.property(fc.oneof(fc.string({ maxLength: 300 }), fc.string({ unit: "binary", maxLength: 60 }), grammarSoup, expr), (input) => {
@@ -390,12 +392,22 @@ describe("calculator: properties", function () {
           check(Number.isInteger(error.position) && error.position >= 0 && error.position <= 256, "a position", error.position);
           check(error.message.length > 0 && error.message.length <= 600, "a bounded message", error.message);
         } finally {
-          slowest = Math.max(slowest, performance.now() - started);
+          const ms = performance.now() - started;
+          if (ms > slowest.ms) slowest = { ms, input };
         }
       }),
       { numRuns: 100_000 },
     );
-    expect(slowest, "slowest single call in ms").to.be.below(500);
+    const alone = Array.from({ length: 3 }, () => {
+      const started = performance.now();
+      try {
+        evaluateExpression(slowest.input);
+      } catch {
+        // A CalculationError: timed all the same.
+      }
+      return performance.now() - started;
+    });
+    expect(Math.min(...alone), `the slowest input, ${JSON.stringify(slowest.input.slice(0, 80))}, timed alone (ms)`).to.be.below(500);
     expect(results, "some random inputs are valid").to.be.above(1000);
   });
 
