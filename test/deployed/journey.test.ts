@@ -8,7 +8,8 @@
  *   `user create`, `token create`, `backup`, `export`, `demo`, `user create` + `import`. After each, a
  *   write and its undo preview must find the write's rows (issue 47: every command used to drop SQLite's
  *   row capture until the next restart).
- * - A person's journey over MCP with the SDK client (journey.ts), asserted by value.
+ * - A person's journey over MCP with the SDK client (journey.ts), asserted by value; a statement in words
+ *   no list knows, asked, answered, and the next file read by the remembered answer after the restart.
  * - Then a restart (SQLite, one process per file) or a second server process on the same database
  *   (Postgres), and the same journey holds; the first journey's import is still undoable.
  * - The servers never logged a write refused for missing capture, nor a repair of it.
@@ -19,7 +20,7 @@ import { join } from "node:path";
 import { expect } from "chai";
 import { createTestDatabase, engine, type TestDatabase } from "../helpers/database.js";
 import { baseEnv, cli, demoUntilReady, npmStart, type ServerProcess } from "./processes.js";
-import { connect, journey, writeThenUndoPreview, type Call } from "./journey.js";
+import { connect, journey, unfamiliarStatement, writeThenUndoPreview, type Call } from "./journey.js";
 
 const SCOPES = ["meta:whoami", "read:transactions", "write:transactions", "read:wallets", "write:wallets"].join(",");
 
@@ -70,6 +71,7 @@ describe(`as deployed: npm start, the CLI beside it, a person's journey over MCP
   };
 
   let first: { call: Call; walletId: string; importAuditId: string; importedIds: string[] };
+  let savings: string;
 
   it("the README's commands beside the live server leave every write undoable", async () => {
     const server = await npmStart(env);
@@ -108,6 +110,8 @@ describe(`as deployed: npm start, the CLI beside it, a person's journey over MCP
   it("a person's journey over MCP: import, bulk edit and undo, delete with a refund and undo, forecast, list_changes", async () => {
     const call = await session(servers[0]!, await person("sam@example.com"));
     first = { call, ...(await journey(call, "Giro")) };
+    savings = (await call("create_wallet", { name: "Haushalt", type: "checking", currency: "EUR" })).wallet.id;
+    await unfamiliarStatement(call, savings, 0);
     neverMissing();
   });
 
@@ -130,6 +134,7 @@ describe(`as deployed: npm start, the CLI beside it, a person's journey over MCP
         .map((r: { id: string }) => r.id)
         .sort(),
     ).to.deep.equal(first.importedIds);
+    await unfamiliarStatement(sam, savings, 1); // the answer remembered for the layout, across the restart
     if (engine === "postgres") await writeThenUndoPreview(first.call, first.walletId); // the first process still serves
     neverMissing();
     expect(readFileSync(join(dir, "alex.json"), "utf8")).to.include("alex@example.com");

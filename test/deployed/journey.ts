@@ -151,3 +151,35 @@ export async function journey(call: Call, walletName: string): Promise<JourneyOu
   );
   return { walletId: wallet.id, importAuditId: imported.audit_id, importedIds };
 }
+
+/**
+ * A statement in words no list knows (issue 48): unsigned amounts whose direction only the column "Art"
+ * tells. The preview asks, the commit waits until the person answers, the answer books the right signs.
+ * `month` 0 is this month's file; the next file of the layout (month 1) is read by the remembered answer,
+ * after a restart too.
+ */
+export async function unfamiliarStatement(call: Call, walletId: string, month: 0 | 1): Promise<void> {
+  const day = (n: number) => daysAgo(n + (month === 0 ? 20 : 0));
+  const statement = [
+    "Datum,Empfänger,Betrag,Art",
+    `${day(9)},Stadtwerke,80.00,Belast.`,
+    `${day(8)},Muster AG,2500.00,Gutschr.`,
+    `${day(7)},Bäckerei,4.10,Belast.`,
+    "",
+  ].join("\n");
+  if (month === 0) {
+    const preview = await call("import_transactions", { wallet_id: walletId, statement, dry_run: true });
+    const asked = (preview.warnings as { code: string; message: string }[]).find((w) => w.message.includes("sign_out"));
+    expect(asked?.code, JSON.stringify(preview.warnings)).to.equal("mapping_unsure");
+    expect(asked!.message).to.include('"Art"').and.include('"Belast."');
+    let refused = "";
+    await call("import_transactions", { wallet_id: walletId, statement }).catch((e: Error) => (refused = e.message));
+    expect(refused, "the commit waits for the person's answer").to.include("mapping.sign_out");
+    await call("import_transactions", { wallet_id: walletId, statement, mapping: { sign: "Art", sign_out: "Belast." } });
+  } else {
+    await call("import_transactions", { wallet_id: walletId, statement });
+  }
+  const amounts = (await call("list_transactions", { wallet_id: walletId, limit: 100 })).transactions.map((t: { amount: { value: string } }) => t.amount.value);
+  const once = ["-80.00", "2500.00", "-4.10"];
+  expect([...amounts].sort()).to.deep.equal((month === 0 ? once : [...once, ...once]).sort());
+}
