@@ -11,6 +11,7 @@ import { INLINE_CHARS, PARSE_BUDGET_MS, parseStatementBounded } from "../../src/
 import { parseStatement } from "../../src/statements/parse.js";
 import { MAX_DEPTH } from "../../src/statements/tree.js";
 import { hostileStatements, largeStatements } from "../helpers/hostile-statements.js";
+import { refused } from "../helpers/refused.js";
 
 const ALLOWED = 4_000_000;
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/statements/${name}`, import.meta.url), "utf8");
@@ -23,16 +24,6 @@ async function outcome(promise: Promise<unknown>): Promise<AppError | "rows"> {
     if (err instanceof AppError) return err;
     throw err;
   }
-}
-
-function refusal(fn: () => unknown): AppError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof AppError) return err;
-    throw err;
-  }
-  throw new Error("expected a refusal");
 }
 
 describe("statement parsers: bounded work", function () {
@@ -68,7 +59,7 @@ describe("statement parsers: bounded work", function () {
 
   it("an OFX 1.x file nested 10,000 deep is refused as invalid_params naming the depth", () => {
     const deep = `OFXHEADER:100\n\n<OFX>${"<STMTRS>".repeat(10_000)}<CURDEF>EUR${"</STMTRS>".repeat(10_000)}</OFX>`;
-    const err = refusal(() => parseStatement(deep));
+    const err = refused(() => parseStatement(deep));
     expect(err.errorName).to.equal("invalid_params");
     expect(err.message).to.include(`more than ${MAX_DEPTH} deep`);
   });
@@ -80,7 +71,7 @@ describe("statement parsers: bounded work", function () {
       ["CAMT", camt],
       ["OFX", ofx],
     ]) {
-      const err = refusal(() => parseStatement(text!));
+      const err = refused(() => parseStatement(text!));
       expect(err.errorName).to.equal("invalid_params");
       expect(err.message).to.include(`the ${what} XML nests elements more than ${MAX_DEPTH} deep`);
       expect(err.message).to.not.include("DOCTYPE");
